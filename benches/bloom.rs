@@ -1,0 +1,144 @@
+//! Kernel benchmarks: hashing, insert and probe throughput for u64 and 16-byte string keys at
+//! n = 10^7, p = 1 %, and a 1 GiB filter against a random-read baseline over an array of the
+//! same size in the same run. `cargo bench --bench bloom`; results in docs/BENCHMARKS.md.
+
+use std::hint::black_box;
+
+use arrow::array::{Int64Array, StringArray};
+use bloomjoin::bloom::{BloomFilter, BloomParams, Layout};
+use bloomjoin::key::{hash_array, KeyFamily};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+
+const N: usize = 10_000_000;
+
+/// Deterministic pseudo-random u64s (SplitMix64).
+fn randoms(n: usize, mut s: u64) -> Vec<u64> {
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+fn u64_keys(seed: u64) -> Int64Array {
+    Int64Array::from(
+        randoms(N, seed)
+            .into_iter()
+            .map(|v| v as i64)
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn string_keys(seed: u64) -> StringArray {
+    StringArray::from_iter_values(randoms(N, seed).into_iter().map(|v| format!("{v:016x}")))
+}
+
+fn kernels(c: &mut Criterion) {
+    let ints = u64_keys(1);
+    let absent = u64_keys(2);
+    let strs = string_keys(3);
+
+    let mut g = c.benchmark_group("hash");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function("u64", |b| {
+        b.iter(|| hash_array(black_box(&ints), 0).unwrap())
+    });
+    g.bench_function("str16", |b| {
+        b.iter(|| hash_array(black_box(&strs), 0).unwrap())
+    });
+    g.finish();
+
+    for layout in [Layout::Blocked, Layout::Classic] {
+        let params = BloomParams::for_items(layout, N as u64, 0.01, 0).unwrap();
+        let empty = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+        let int_hashes = hash_array(&ints, 0).unwrap().hashes;
+        let absent_hashes = hash_array(&absent, 0).unwrap().hashes;
+        let mut full = empty.clone();
+        full.insert_hashes(&int_hashes);
+
+        let mut g = c.benchmark_group(format!(
+            "{layout} n=1e7 p=1% ({} MiB)",
+            params.num_bytes() >> 20
+        ));
+        g.sample_size(10);
+        g.throughput(Throughput::Elements(N as u64));
+        g.bench_function("insert u64 (hashed)", |b| {
+            b.iter_batched_ref(
+                || empty.clone(),
+                |f| f.insert_hashes(&int_hashes),
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function("insert u64 (hash+insert)", |b| {
+            b.iter_batched_ref(
+                || empty.clone(),
+                |f| f.insert_array(&ints).unwrap(),
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function("probe u64 absent (hashed)", |b| {
+            b.iter(|| full.probe_hashes(black_box(&absent_hashes)))
+        });
+        g.bench_function("probe u64 present (hashed)", |b| {
+            b.iter(|| full.probe_hashes(black_box(&int_hashes)))
+        });
+        g.bench_function("probe u64 (hash+probe)", |b| {
+            b.iter(|| full.probe_array(black_box(&absent)).unwrap())
+        });
+
+        let sempty = BloomFilter::try_new(params, KeyFamily::Bytes).unwrap();
+        let mut sfull = sempty.clone();
+        sfull.insert_array(&strs).unwrap();
+        g.bench_function("insert str16 (hash+insert)", |b| {
+            b.iter_batched_ref(
+                || sempty.clone(),
+                |f| f.insert_array(&strs).unwrap(),
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function("probe str16 (hash+probe)", |b| {
+            b.iter(|| sfull.probe_array(black_box(&strs)).unwrap())
+        });
+        g.finish();
+    }
+}
+
+/// A 1 GiB blocked filter against random reads over a 1 GiB array, same number of lookups.
+fn one_gib(c: &mut Criterion) {
+    const BYTES: u64 = 1 << 30;
+    let params = BloomParams::explicit(Layout::Blocked, BYTES * 8, 7, 0).unwrap();
+    let mut filter = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+    let fill = randoms(N * 10, 9);
+    filter.insert_hashes(&fill);
+    let probes = randoms(N, 10);
+    let array: Vec<u64> = randoms((BYTES / 8) as usize, 11);
+    let idx: Vec<usize> = probes
+        .iter()
+        .map(|h| ((*h as u128 * array.len() as u128) >> 64) as usize)
+        .collect();
+
+    let mut g = c.benchmark_group("1 GiB");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function("baseline random read u64", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for &i in &idx {
+                acc = acc.wrapping_add(array[i]);
+            }
+            acc
+        })
+    });
+    g.bench_function("probe blocked (hashed)", |b| {
+        b.iter(|| filter.probe_hashes(black_box(&probes)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, kernels, one_gib);
+criterion_main!(benches);

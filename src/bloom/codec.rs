@@ -1,0 +1,322 @@
+//! The native filter file format (version 1), documented in `docs/FORMAT.md`.
+//!
+//! All integers are little-endian.
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! | 0  | 8 | magic `BJFILTER` |
+//! | 8  | 2 | format version, `1` |
+//! | 10 | 1 | layout code (1 blocked, 2 classic) |
+//! | 11 | 1 | key family code (1 integer, 2 bytes) |
+//! | 12 | 4 | `k`, number of hashes |
+//! | 16 | 8 | `m`, number of bits |
+//! | 24 | 8 | seed |
+//! | 32 | 8 | inserted keys (non-null rows, with repeats) |
+//! | 40 | 4 | metadata length `L` in bytes |
+//! | 44 | 4 | reserved, zero |
+//! | 48 | L | metadata, a UTF-8 JSON object ([`FilterMeta`]) |
+//! | .. | 0-7 | zero padding to a multiple of 8 |
+//! | .. | m/8 | the bits, `m/64` words as u64 |
+//! | end-8 | 8 | xxh3-64 (seed 0) of every byte before it |
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::{BloomFilter, BloomParams, Layout, MAX_BITS};
+use crate::error::{Error, Result};
+use crate::key::KeyFamily;
+
+/// The first 8 bytes of every native filter file.
+pub const MAGIC: &[u8; 8] = b"BJFILTER";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+const HEADER_LEN: usize = 48;
+const CHECKSUM_LEN: usize = 8;
+
+/// Descriptive metadata stored with a filter. Readers ignore fields they do not know.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FilterMeta {
+    /// The program that wrote the filter, `bloomjoin <version>`.
+    pub created_by: String,
+    /// The key column the filter was trained on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    /// The Arrow type of the key column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_type: Option<String>,
+    /// The `--where` predicate applied before training.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
+    /// The input locations as given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
+    /// `i/N` when the filter is one shard of a sharded training.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+}
+
+impl FilterMeta {
+    /// Metadata stamped with this build's name and version.
+    pub fn new() -> Self {
+        FilterMeta {
+            created_by: crate::CREATED_BY.to_string(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Serialize a filter and its metadata.
+pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
+    let meta_json = serde_json::to_vec(meta).expect("metadata serializes");
+    let p = filter.params();
+    let padded = meta_json.len().next_multiple_of(8);
+    let mut out = Vec::with_capacity(HEADER_LEN + padded + filter.num_words() * 8 + CHECKSUM_LEN);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(p.layout.code());
+    out.push(filter.family().code());
+    out.extend_from_slice(&p.num_hashes.to_le_bytes());
+    out.extend_from_slice(&p.num_bits.to_le_bytes());
+    out.extend_from_slice(&p.seed.to_le_bytes());
+    out.extend_from_slice(&filter.inserted().to_le_bytes());
+    out.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&meta_json);
+    out.resize(HEADER_LEN + padded, 0);
+    for w in filter.words() {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    let sum = xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Decode a native filter file. `location` names it in errors.
+pub fn decode(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)> {
+    let bad = |reason: String| Error::format(location, reason);
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(bad("bad magic (not a bloomjoin filter file)".into()));
+    }
+    if bytes.len() < HEADER_LEN + CHECKSUM_LEN {
+        return Err(bad(format!(
+            "truncated: {} bytes, shorter than the {}-byte header",
+            bytes.len(),
+            HEADER_LEN + CHECKSUM_LEN
+        )));
+    }
+    let version = u16_at(bytes, 8);
+    if version != FORMAT_VERSION {
+        return Err(bad(format!(
+            "format version {version} is not supported (this build reads version {FORMAT_VERSION})"
+        )));
+    }
+    let layout_code = bytes[10];
+    let family_code = bytes[11];
+    let num_hashes = u32_at(bytes, 12);
+    let num_bits = u64_at(bytes, 16);
+    let seed = u64_at(bytes, 24);
+    let inserted = u64_at(bytes, 32);
+    let meta_len = u32_at(bytes, 40) as usize;
+    let reserved = u32_at(bytes, 44);
+    let layout = Layout::from_code(layout_code)
+        .ok_or_else(|| bad(format!("unknown layout code {layout_code}")))?;
+    let family = KeyFamily::from_code(family_code)
+        .ok_or_else(|| bad(format!("unknown key family code {family_code}")))?;
+    if reserved != 0 {
+        return Err(bad(format!(
+            "reserved header field is {reserved:#x}, not 0"
+        )));
+    }
+    if num_bits == 0 || num_bits % layout.bit_unit() != 0 || num_bits > MAX_BITS {
+        return Err(bad(format!(
+            "impossible params: {num_bits} bits for the {layout} layout"
+        )));
+    }
+    let expected = HEADER_LEN as u64
+        + (meta_len as u64).next_multiple_of(8)
+        + num_bits / 8
+        + CHECKSUM_LEN as u64;
+    if (bytes.len() as u64) < expected {
+        return Err(bad(format!(
+            "truncated: {} bytes, the header announces {expected}",
+            bytes.len()
+        )));
+    }
+    if bytes.len() as u64 > expected {
+        return Err(bad(format!(
+            "{} unexpected trailing bytes after the checksum",
+            bytes.len() as u64 - expected
+        )));
+    }
+    let body = &bytes[..bytes.len() - CHECKSUM_LEN];
+    let stored = u64_at(bytes, bytes.len() - CHECKSUM_LEN);
+    let actual = xxh3_64(body);
+    if stored != actual {
+        return Err(bad(format!(
+            "checksum mismatch (stored {stored:016x}, computed {actual:016x}): the file is corrupt"
+        )));
+    }
+    let params = BloomParams {
+        layout,
+        num_bits,
+        num_hashes,
+        seed,
+    };
+    params
+        .validate()
+        .map_err(|e| bad(format!("impossible params: {e}")))?;
+    let meta_bytes = &bytes[HEADER_LEN..HEADER_LEN + meta_len];
+    let meta: FilterMeta = serde_json::from_slice(meta_bytes)
+        .map_err(|e| bad(format!("metadata is not valid JSON: {e}")))?;
+    let words_at = HEADER_LEN + meta_len.next_multiple_of(8);
+    let words = bytes[words_at..body.len()]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    let filter = BloomFilter::from_words(params, family, inserted, words)?;
+    Ok((filter, meta))
+}
+
+/// Read and decode a filter from a location.
+pub fn read(location: &crate::store::Location) -> Result<(BloomFilter, FilterMeta)> {
+    let bytes = location.read_all()?;
+    decode(&bytes, location.as_str())
+}
+
+/// Encode a filter and write it with one atomic put (create-only unless `overwrite`).
+/// Returns the number of bytes written.
+pub fn write(
+    location: &crate::store::Location,
+    filter: &BloomFilter,
+    meta: &FilterMeta,
+    overwrite: bool,
+) -> Result<u64> {
+    let bytes = encode(filter, meta);
+    let len = bytes.len() as u64;
+    location.put(bytes::Bytes::from(bytes), overwrite)?;
+    Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> (BloomFilter, FilterMeta) {
+        let params = BloomParams::explicit(Layout::Classic, 128, 3, 42).unwrap();
+        let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+        for v in [1, 2, 3] {
+            f.insert_i64(v);
+        }
+        let meta = FilterMeta {
+            created_by: "bloomjoin test".into(),
+            column: Some("id".into()),
+            ..Default::default()
+        };
+        (f, meta)
+    }
+
+    #[test]
+    fn round_trip() {
+        let (f, meta) = small();
+        let bytes = encode(&f, &meta);
+        let (g, meta2) = decode(&bytes, "x").unwrap();
+        assert_eq!(f, g);
+        assert_eq!(meta, meta2);
+        assert_eq!(encode(&g, &meta2), bytes);
+    }
+
+    #[test]
+    fn header_bytes_are_as_documented() {
+        let (f, meta) = small();
+        let bytes = encode(&f, &meta);
+        assert_eq!(&bytes[0..8], b"BJFILTER");
+        assert_eq!(&bytes[8..10], &[1, 0]);
+        assert_eq!(bytes[10], 2, "classic layout code");
+        assert_eq!(bytes[11], 1, "integer family code");
+        assert_eq!(&bytes[12..16], &[3, 0, 0, 0]);
+        assert_eq!(&bytes[16..24], &128u64.to_le_bytes());
+        assert_eq!(&bytes[24..32], &42u64.to_le_bytes());
+        assert_eq!(&bytes[32..40], &3u64.to_le_bytes());
+        let meta_json = br#"{"created_by":"bloomjoin test","column":"id"}"#;
+        assert_eq!(&bytes[40..44], &(meta_json.len() as u32).to_le_bytes());
+        assert_eq!(&bytes[44..48], &[0, 0, 0, 0]);
+        assert_eq!(&bytes[48..48 + meta_json.len()], meta_json);
+        assert_eq!(bytes.len(), 48 + 48 + 16 + 8);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let (f, meta) = small();
+        let bytes = encode(&f, &meta);
+        for len in 0..bytes.len() {
+            let err = decode(&bytes[..len], "f.bjf").unwrap_err().to_string();
+            assert!(err.starts_with("f.bjf: not a valid filter: "), "{err}");
+            assert!(!err.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn every_bit_flip_is_an_error() {
+        let (f, meta) = small();
+        let bytes = encode(&f, &meta);
+        for i in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[i / 8] ^= 1 << (i % 8);
+            assert!(decode(&b, "f").is_err(), "flip of bit {i} went unnoticed");
+        }
+    }
+
+    #[test]
+    fn wrong_magic_future_version_impossible_params() {
+        let (f, meta) = small();
+        let bytes = encode(&f, &meta);
+        let mut b = bytes.clone();
+        b[0] = b'X';
+        assert!(decode(&b, "f")
+            .unwrap_err()
+            .to_string()
+            .contains("bad magic"));
+
+        let mut b = bytes.clone();
+        b[8..10].copy_from_slice(&2u16.to_le_bytes());
+        assert!(decode(&b, "f")
+            .unwrap_err()
+            .to_string()
+            .contains("format version 2"));
+
+        // k = 0 with a valid checksum: the params check must catch it.
+        let mut b = bytes.clone();
+        b[12..16].copy_from_slice(&0u32.to_le_bytes());
+        let n = b.len();
+        let sum = xxh3_64(&b[..n - 8]);
+        b[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        let err = decode(&b, "f").unwrap_err().to_string();
+        assert!(err.contains("impossible params"), "{err}");
+
+        // m not a multiple of 64 for classic.
+        let mut b = bytes.clone();
+        b[16..24].copy_from_slice(&100u64.to_le_bytes());
+        assert!(decode(&b, "f")
+            .unwrap_err()
+            .to_string()
+            .contains("impossible params"));
+
+        // Absurd m: refused before any allocation.
+        let mut b = bytes;
+        b[16..24].copy_from_slice(&(1u64 << 62).to_le_bytes());
+        assert!(decode(&b, "f")
+            .unwrap_err()
+            .to_string()
+            .contains("impossible params"));
+    }
+}

@@ -1,0 +1,762 @@
+//! Bloom filters over canonical keys.
+//!
+//! A filter is defined by [`BloomParams`]: a [`Layout`], the number of bits `m`, the number of
+//! hash functions `k` and the hash seed. Every key is hashed once to 64 bits (see
+//! [`crate::key`]); the layout derives the `k` bit positions from that hash:
+//!
+//! - [`Layout::Blocked`] (the default) splits the `m` bits into 512-bit blocks (one cache line).
+//!   The block is `(h * num_blocks) >> 64` (128-bit product, so the high bits of `h` choose it);
+//!   bit `i` inside the block is the top 9 bits of `h * SALT[i]` (64-bit wrapping product), with
+//!   the odd constants [`BLOCK_SALTS`]. One cache miss per key. Sizing uses the blocked model of
+//!   Putze, Sanders and Singler: the load of a block is Poisson with mean `n / num_blocks`, so
+//!   `fpp = sum_i Pois(i) * (1 - (1 - 1/512)^(i k))^k`; it needs about 3 % more bits than the
+//!   classic formula at 1 %.
+//! - [`Layout::Classic`] spreads the `k` positions over all `m` bits with 64-bit
+//!   Kirsch-Mitzenmacher double hashing: `g_i = h + i * h2` (wrapping), `h2 = fmix64(h) | 1`,
+//!   position `(g_i * m) >> 64`. Its false-positive rate is the textbook `(1 - e^(-kn/m))^k`.
+//!
+//! | target fpp | classic bits/key | classic k | blocked bits/key | blocked k |
+//! |-----------:|-----------------:|----------:|-----------------:|----------:|
+//! | 10 %       | 4.79             | 3         | ~4.9             | 3         |
+//! | 1 %        | 9.59             | 7         | ~9.9             | 7         |
+//! | 0.1 %      | 14.38            | 10        | ~15.3            | 9-10      |
+//!
+//! Filters with equal params and key family merge by bitwise OR ([`BloomFilter::union`]), which
+//! is how partial filters from parallel workers become one filter, bit-identical to a filter
+//! built by one thread.
+//!
+//! ```
+//! use arrow::array::Int64Array;
+//! use bloomjoin::bloom::{BloomFilter, BloomParams, Layout};
+//! use bloomjoin::key::KeyFamily;
+//!
+//! let params = BloomParams::for_items(Layout::Blocked, 1000, 0.01, 42).unwrap();
+//! let mut filter = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+//! filter.insert_array(&Int64Array::from(vec![1, 2, 3])).unwrap();
+//! assert!(filter.contains_i64(2));
+//! ```
+
+pub mod codec;
+
+use std::fmt;
+use std::str::FromStr;
+
+use arrow::array::Array;
+use arrow::buffer::BooleanBuffer;
+
+use crate::error::{Error, Result};
+use crate::key::{self, HashedKeys, KeyFamily};
+
+/// Bits in one block of the blocked layout (a 64-byte cache line).
+pub const BLOCK_BITS: u64 = 512;
+
+/// The largest number of hash functions a filter may use.
+pub const MAX_HASHES: u32 = 32;
+
+/// The largest filter, in bits (64 GiB); larger requests are refused before allocating.
+pub const MAX_BITS: u64 = 1 << 39;
+
+/// Odd 64-bit multipliers that derive the bit positions inside a block: entry `i` is the
+/// `i`-th output of SplitMix64 started at 0, with the low bit set.
+pub const BLOCK_SALTS: [u64; MAX_HASHES as usize] = block_salts();
+
+const fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const fn block_salts() -> [u64; MAX_HASHES as usize] {
+    let mut out = [0u64; MAX_HASHES as usize];
+    let mut state = 0u64;
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = splitmix64(&mut state) | 1;
+        i += 1;
+    }
+    out
+}
+
+/// MurmurHash3's 64-bit finalizer, used to derive the second hash of the classic layout.
+#[inline(always)]
+pub fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+#[inline(always)]
+fn fastrange(h: u64, n: u64) -> u64 {
+    ((h as u128 * n as u128) >> 64) as u64
+}
+
+/// How bit positions are laid out in the filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Layout {
+    /// 512-bit cache-line blocks; one cache miss per key (the default).
+    Blocked,
+    /// k positions over all m bits (Kirsch-Mitzenmacher); textbook false-positive rate.
+    Classic,
+}
+
+impl Layout {
+    /// Every layout, in code order.
+    pub const ALL: [Layout; 2] = [Layout::Blocked, Layout::Classic];
+
+    /// The layout's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Blocked => "blocked",
+            Layout::Classic => "classic",
+        }
+    }
+
+    /// The layout's code in the native filter format.
+    pub fn code(self) -> u8 {
+        match self {
+            Layout::Blocked => 1,
+            Layout::Classic => 2,
+        }
+    }
+
+    /// The layout for a format code.
+    pub fn from_code(code: u8) -> Option<Self> {
+        Layout::ALL.into_iter().find(|l| l.code() == code)
+    }
+
+    /// `m` must be a multiple of this many bits.
+    pub fn bit_unit(self) -> u64 {
+        match self {
+            Layout::Blocked => BLOCK_BITS,
+            Layout::Classic => 64,
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Layout {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Layout::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| Error::param("--layout", format!("{s:?} (expected blocked or classic)")))
+    }
+}
+
+/// The parameters that define a filter; two filters merge only when all four are equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BloomParams {
+    /// Bit layout.
+    pub layout: Layout,
+    /// Number of bits `m` (a multiple of [`Layout::bit_unit`]).
+    pub num_bits: u64,
+    /// Number of hash functions `k`.
+    pub num_hashes: u32,
+    /// Seed of the key hash.
+    pub seed: u64,
+}
+
+impl BloomParams {
+    /// Size a filter for `expected_items` keys at false-positive rate `fpp`, with the layout's
+    /// own model. Errors name `--expected-items` or `--fpp`.
+    pub fn for_items(layout: Layout, expected_items: u64, fpp: f64, seed: u64) -> Result<Self> {
+        if expected_items == 0 {
+            return Err(Error::param("--expected-items", "must be at least 1"));
+        }
+        if !(fpp > 0.0 && fpp < 1.0) {
+            return Err(Error::param(
+                "--fpp",
+                format!("{fpp} is not a probability strictly between 0 and 1"),
+            ));
+        }
+        let n = expected_items as f64;
+        let ln2 = std::f64::consts::LN_2;
+        let classic_bits = (-n * fpp.ln() / (ln2 * ln2)).ceil();
+        let (num_bits, num_hashes) = match layout {
+            Layout::Classic => {
+                let m = round_up(classic_bits.max(64.0), 64.0);
+                let k = ((m / n) * ln2).round().clamp(1.0, MAX_HASHES as f64) as u32;
+                (m, k)
+            }
+            Layout::Blocked => size_blocked(n, fpp, classic_bits),
+        };
+        if !num_bits.is_finite() || num_bits > MAX_BITS as f64 {
+            return Err(Error::param(
+                "--expected-items/--fpp",
+                format!(
+                    "{expected_items} items at fpp {fpp} need {} bits, more than the limit of {} GiB",
+                    num_bits,
+                    MAX_BITS / 8 / (1 << 30)
+                ),
+            ));
+        }
+        let params = BloomParams {
+            layout,
+            num_bits: num_bits as u64,
+            num_hashes,
+            seed,
+        };
+        params.validate()?;
+        Ok(params)
+    }
+
+    /// Explicit `m` (rounded up to the layout's unit) and `k`. Errors name `--bits`/`--hashes`.
+    pub fn explicit(layout: Layout, num_bits: u64, num_hashes: u32, seed: u64) -> Result<Self> {
+        if num_bits == 0 {
+            return Err(Error::param("--bits", "must be at least 1"));
+        }
+        let unit = layout.bit_unit();
+        let num_bits = num_bits
+            .checked_next_multiple_of(unit)
+            .ok_or_else(|| Error::param("--bits", format!("{num_bits} is too large")))?;
+        let params = BloomParams {
+            layout,
+            num_bits,
+            num_hashes,
+            seed,
+        };
+        params.validate()?;
+        Ok(params)
+    }
+
+    /// Check the invariants: `m` a positive multiple of the unit and at most [`MAX_BITS`],
+    /// `1 <= k <= MAX_HASHES`.
+    pub fn validate(&self) -> Result<()> {
+        let unit = self.layout.bit_unit();
+        if self.num_bits == 0 || self.num_bits % unit != 0 {
+            return Err(Error::param(
+                "--bits",
+                format!(
+                    "{} is not a positive multiple of {unit} (required by the {} layout)",
+                    self.num_bits, self.layout
+                ),
+            ));
+        }
+        if self.num_bits > MAX_BITS {
+            return Err(Error::param(
+                "--bits",
+                format!(
+                    "{} bits ({} GiB) exceed the limit of {} GiB",
+                    self.num_bits,
+                    self.num_bits / 8 / (1 << 30),
+                    MAX_BITS / 8 / (1 << 30)
+                ),
+            ));
+        }
+        if self.num_hashes == 0 || self.num_hashes > MAX_HASHES {
+            return Err(Error::param(
+                "--hashes",
+                format!("{} is not between 1 and {MAX_HASHES}", self.num_hashes),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Size of the bit array in bytes.
+    pub fn num_bytes(&self) -> u64 {
+        self.num_bits / 8
+    }
+
+    /// The false-positive rate the layout's model predicts after `n` distinct keys.
+    pub fn expected_fpp(&self, n: u64) -> f64 {
+        let (n, m, k) = (n as f64, self.num_bits as f64, self.num_hashes as f64);
+        match self.layout {
+            Layout::Classic => classic_fpp(n, m, k),
+            Layout::Blocked => blocked_fpp(n, m / BLOCK_BITS as f64, k),
+        }
+    }
+}
+
+fn round_up(x: f64, unit: f64) -> f64 {
+    (x / unit).ceil() * unit
+}
+
+fn classic_fpp(n: f64, m: f64, k: f64) -> f64 {
+    (1.0 - (-k * n / m).exp()).powf(k)
+}
+
+/// Blocked-model false-positive rate for `n` keys in `num_blocks` blocks with `k` hashes.
+fn blocked_fpp(n: f64, num_blocks: f64, k: f64) -> f64 {
+    let lambda = n / num_blocks;
+    if lambda > 4096.0 {
+        // Far beyond any useful load; the classic formula is as good as the sum here.
+        return classic_fpp(n, num_blocks * BLOCK_BITS as f64, k);
+    }
+    let q = 1.0 - 1.0 / BLOCK_BITS as f64;
+    let spread = 12.0 * lambda.sqrt() + 30.0;
+    let hi = (lambda + spread).ceil() as u64;
+    let mut log_pmf = -lambda; // ln Pois(0)
+    let mut total = 0.0;
+    for i in 0..=hi {
+        if i > 0 {
+            log_pmf += lambda.ln() - (i as f64).ln();
+        }
+        let pmf = log_pmf.exp();
+        total += pmf * (1.0 - q.powf(i as f64 * k)).powf(k);
+    }
+    total
+}
+
+/// Smallest blocked filter (and its k) meeting `fpp` for `n` keys.
+fn size_blocked(n: f64, fpp: f64, classic_bits: f64) -> (f64, u32) {
+    let mut best: Option<(u64, u32)> = None;
+    for k in 1..=MAX_HASHES {
+        let kf = k as f64;
+        // Find an upper bound, then binary search the block count.
+        let mut hi = ((classic_bits / BLOCK_BITS as f64).ceil() as u64).max(1);
+        let mut tries = 0;
+        while blocked_fpp(n, hi as f64, kf) > fpp {
+            hi = hi.saturating_mul(2);
+            tries += 1;
+            if tries > 8 {
+                break;
+            }
+        }
+        if blocked_fpp(n, hi as f64, kf) > fpp {
+            continue;
+        }
+        let mut lo = 1u64;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if blocked_fpp(n, mid as f64, kf) <= fpp {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if best.is_none_or(|(b, _)| hi < b) {
+            best = Some((hi, k));
+        }
+    }
+    match best {
+        Some((blocks, k)) => (blocks as f64 * BLOCK_BITS as f64, k),
+        None => (f64::INFINITY, 1),
+    }
+}
+
+/// Hash every slot of a key array as a filter with `params` does (into `out`, cleared
+/// first); returns the key family. Every layout's key hashing goes through here.
+pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) -> Result<KeyFamily> {
+    key::hash_array_into(array, params.seed, out)
+}
+
+/// One 512-bit block, aligned to a cache line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+struct Block([u64; 8]);
+
+/// A Bloom filter: params, key family, an inserted-keys count and the bits.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BloomFilter {
+    params: BloomParams,
+    family: KeyFamily,
+    inserted: u64,
+    /// `num_bits / 64` words, stored in cache-line blocks (the last block may be partly
+    /// unused in the classic layout; unused words stay zero).
+    blocks: Vec<Block>,
+}
+
+impl fmt::Debug for BloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BloomFilter")
+            .field("params", &self.params)
+            .field("family", &self.family)
+            .field("inserted", &self.inserted)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one batch insert did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InsertStats {
+    /// Non-null keys inserted.
+    pub inserted: u64,
+    /// Null slots skipped.
+    pub nulls: u64,
+}
+
+const PREFETCH_DISTANCE: usize = 16;
+
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+impl BloomFilter {
+    /// An empty filter. Fails when the params are invalid or the memory cannot be allocated.
+    pub fn try_new(params: BloomParams, family: KeyFamily) -> Result<Self> {
+        params.validate()?;
+        let words = (params.num_bits / 64) as usize;
+        let nblocks = words.div_ceil(8);
+        let mut blocks = Vec::new();
+        blocks.try_reserve_exact(nblocks).map_err(|_| {
+            Error::param(
+                "--bits",
+                format!(
+                    "cannot allocate {} MiB for the filter",
+                    params.num_bytes() >> 20
+                ),
+            )
+        })?;
+        blocks.resize(nblocks, Block::default());
+        Ok(BloomFilter {
+            params,
+            family,
+            inserted: 0,
+            blocks,
+        })
+    }
+
+    /// An empty filter with the same params and family (a fresh partial).
+    pub fn empty_like(&self) -> Result<Self> {
+        BloomFilter::try_new(self.params, self.family)
+    }
+
+    /// The filter's parameters.
+    pub fn params(&self) -> &BloomParams {
+        &self.params
+    }
+
+    /// The key family the filter holds.
+    pub fn family(&self) -> KeyFamily {
+        self.family
+    }
+
+    /// Number of non-null keys inserted (with repeats), summed over merged partials.
+    pub fn inserted(&self) -> u64 {
+        self.inserted
+    }
+
+    /// Number of 64-bit words.
+    pub fn num_words(&self) -> usize {
+        (self.params.num_bits / 64) as usize
+    }
+
+    /// The words, in order (word `w` holds bits `64w..64w+63`, bit `b` at `1 << b`).
+    pub fn words(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        (0..self.num_words()).map(move |i| self.blocks[i / 8].0[i % 8])
+    }
+
+    /// Build a filter from decoded parts; used by the codec.
+    pub(crate) fn from_words(
+        params: BloomParams,
+        family: KeyFamily,
+        inserted: u64,
+        words: impl ExactSizeIterator<Item = u64>,
+    ) -> Result<Self> {
+        let mut f = BloomFilter::try_new(params, family)?;
+        if words.len() != f.num_words() {
+            return Err(Error::Internal(format!(
+                "word count {} does not match {} bits",
+                words.len(),
+                params.num_bits
+            )));
+        }
+        for (i, w) in words.enumerate() {
+            f.blocks[i / 8].0[i % 8] = w;
+        }
+        f.inserted = inserted;
+        Ok(f)
+    }
+
+    #[inline(always)]
+    fn block_of(&self, h: u64) -> usize {
+        fastrange(h, self.blocks.len() as u64) as usize
+    }
+
+    #[inline(always)]
+    fn block_mask(&self, h: u64) -> [u64; 8] {
+        let mut mask = [0u64; 8];
+        for salt in &BLOCK_SALTS[..self.params.num_hashes as usize] {
+            let p = (h.wrapping_mul(*salt) >> 55) as usize;
+            mask[p >> 6] |= 1u64 << (p & 63);
+        }
+        mask
+    }
+
+    #[inline(always)]
+    fn classic_positions(&self, h: u64) -> impl Iterator<Item = u64> {
+        let h2 = fmix64(h) | 1;
+        let m = self.params.num_bits;
+        (0..self.params.num_hashes as u64)
+            .map(move |i| fastrange(h.wrapping_add(i.wrapping_mul(h2)), m))
+    }
+
+    #[inline(always)]
+    fn set_bit(&mut self, pos: u64) {
+        let w = (pos >> 6) as usize;
+        self.blocks[w >> 3].0[w & 7] |= 1u64 << (pos & 63);
+    }
+
+    #[inline(always)]
+    fn get_bit(&self, pos: u64) -> bool {
+        let w = (pos >> 6) as usize;
+        self.blocks[w >> 3].0[w & 7] & (1u64 << (pos & 63)) != 0
+    }
+
+    /// Insert one pre-hashed key (hashed with this filter's seed).
+    #[inline]
+    pub fn insert_hash(&mut self, h: u64) {
+        match self.params.layout {
+            Layout::Blocked => {
+                let mask = self.block_mask(h);
+                let b = self.block_of(h);
+                let block = &mut self.blocks[b].0;
+                for (w, m) in block.iter_mut().zip(mask) {
+                    *w |= m;
+                }
+            }
+            Layout::Classic => {
+                let h2 = fmix64(h) | 1;
+                let m = self.params.num_bits;
+                for i in 0..self.params.num_hashes as u64 {
+                    self.set_bit(fastrange(h.wrapping_add(i.wrapping_mul(h2)), m));
+                }
+            }
+        }
+        self.inserted += 1;
+    }
+
+    /// True when the pre-hashed key may be in the set; false when it surely is not.
+    #[inline]
+    pub fn contains_hash(&self, h: u64) -> bool {
+        match self.params.layout {
+            Layout::Blocked => {
+                let mask = self.block_mask(h);
+                let block = &self.blocks[self.block_of(h)].0;
+                let mut missing = 0u64;
+                for (w, m) in block.iter().zip(mask) {
+                    missing |= m & !*w;
+                }
+                missing == 0
+            }
+            Layout::Classic => self.classic_positions(h).all(|p| self.get_bit(p)),
+        }
+    }
+
+    fn prefetch_for(&self, h: u64) {
+        match self.params.layout {
+            Layout::Blocked => prefetch(&self.blocks[self.block_of(h)]),
+            Layout::Classic => {
+                let w = (fastrange(h, self.params.num_bits) >> 6) as usize;
+                prefetch(&self.blocks[w >> 3]);
+            }
+        }
+    }
+
+    /// Insert a batch of pre-hashed keys, prefetching ahead.
+    pub fn insert_hashes(&mut self, hashes: &[u64]) {
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&next) = hashes.get(i + PREFETCH_DISTANCE) {
+                self.prefetch_for(next);
+            }
+            self.insert_hash(h);
+        }
+    }
+
+    /// Probe a batch of pre-hashed keys, prefetching ahead; bit `i` is `contains_hash(h[i])`.
+    pub fn probe_hashes(&self, hashes: &[u64]) -> BooleanBuffer {
+        BooleanBuffer::collect_bool(hashes.len(), |i| {
+            if let Some(&next) = hashes.get(i + PREFETCH_DISTANCE) {
+                self.prefetch_for(next);
+            }
+            self.contains_hash(hashes[i])
+        })
+    }
+
+    /// Insert the non-null keys of a hashed array (hashed with this filter's seed).
+    pub fn insert_keys(&mut self, keys: &HashedKeys) -> Result<InsertStats> {
+        self.check_family(keys.family)?;
+        let nulls = keys.null_count() as u64;
+        if nulls == 0 {
+            self.insert_hashes(&keys.hashes);
+        } else {
+            self.insert_hashes(&keys.valid_hashes());
+        }
+        Ok(InsertStats {
+            inserted: keys.len() as u64 - nulls,
+            nulls,
+        })
+    }
+
+    /// Probe a hashed array: true where the key may be present; null keys are false.
+    pub fn probe_keys(&self, keys: &HashedKeys) -> Result<BooleanBuffer> {
+        self.check_family(keys.family)?;
+        let hits = self.probe_hashes(&keys.hashes);
+        Ok(match &keys.nulls {
+            Some(n) => &hits & n.inner(),
+            None => hits,
+        })
+    }
+
+    /// Hash every slot of a key array the way this filter hashes keys.
+    pub fn hash_array(&self, array: &dyn Array) -> Result<HashedKeys> {
+        let mut hashes = Vec::new();
+        let family = hash_into(&self.params, array, &mut hashes)?;
+        Ok(HashedKeys {
+            family,
+            hashes,
+            nulls: array.logical_nulls(),
+        })
+    }
+
+    /// Hash and insert every non-null key of an Arrow array.
+    pub fn insert_array(&mut self, array: &dyn Array) -> Result<InsertStats> {
+        let keys = self.hash_array(array)?;
+        self.insert_keys(&keys)
+    }
+
+    /// Hash and probe every slot of an Arrow array.
+    pub fn probe_array(&self, array: &dyn Array) -> Result<BooleanBuffer> {
+        let keys = self.hash_array(array)?;
+        self.probe_keys(&keys)
+    }
+
+    /// Insert one integer key.
+    pub fn insert_i64(&mut self, v: i64) {
+        self.insert_hash(key::hash_i64(v, self.params.seed));
+    }
+
+    /// Probe one integer key.
+    pub fn contains_i64(&self, v: i64) -> bool {
+        self.contains_hash(key::hash_i64(v, self.params.seed))
+    }
+
+    /// Insert one bytes key.
+    pub fn insert_bytes(&mut self, v: &[u8]) {
+        self.insert_hash(key::hash_bytes(v, self.params.seed));
+    }
+
+    /// Probe one bytes key.
+    pub fn contains_bytes(&self, v: &[u8]) -> bool {
+        self.contains_hash(key::hash_bytes(v, self.params.seed))
+    }
+
+    /// Error unless keys of `family` can be used with this filter.
+    pub fn check_family(&self, family: KeyFamily) -> Result<()> {
+        if family == self.family {
+            Ok(())
+        } else {
+            Err(Error::Usage(format!(
+                "the filter holds {} keys, not {family} keys",
+                self.family
+            )))
+        }
+    }
+
+    /// OR `other` into `self`. Refuses (naming `other_name` and the field) when layout, m, k,
+    /// seed or key family differ.
+    pub fn union(&mut self, other: &BloomFilter, other_name: &str) -> Result<()> {
+        let (a, b) = (&self.params, &other.params);
+        let mismatch = |field: &'static str, ours: String, theirs: String| Error::Incompatible {
+            location: other_name.to_string(),
+            field,
+            ours,
+            theirs,
+        };
+        if a.layout != b.layout {
+            return Err(mismatch(
+                "layout",
+                a.layout.to_string(),
+                b.layout.to_string(),
+            ));
+        }
+        if a.num_bits != b.num_bits {
+            return Err(mismatch(
+                "num_bits (m)",
+                a.num_bits.to_string(),
+                b.num_bits.to_string(),
+            ));
+        }
+        if a.num_hashes != b.num_hashes {
+            return Err(mismatch(
+                "num_hashes (k)",
+                a.num_hashes.to_string(),
+                b.num_hashes.to_string(),
+            ));
+        }
+        if a.seed != b.seed {
+            return Err(mismatch("seed", a.seed.to_string(), b.seed.to_string()));
+        }
+        if self.family != other.family {
+            return Err(mismatch(
+                "key family",
+                self.family.to_string(),
+                other.family.to_string(),
+            ));
+        }
+        for (x, y) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (w, v) in x.0.iter_mut().zip(y.0) {
+                *w |= v;
+            }
+        }
+        self.inserted += other.inserted;
+        Ok(())
+    }
+
+    /// Number of set bits.
+    pub fn count_ones(&self) -> u64 {
+        self.blocks
+            .iter()
+            .flat_map(|b| b.0)
+            .map(|w| w.count_ones() as u64)
+            .sum()
+    }
+
+    /// Fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.params.num_bits as f64
+    }
+
+    /// Distinct keys estimated from the fill ratio (Swamidass and Baldi):
+    /// `-(m/k) ln(1 - X/m)`; `None` when every bit is set.
+    pub fn estimated_distinct(&self) -> Option<f64> {
+        let m = self.params.num_bits as f64;
+        let x = self.count_ones() as f64;
+        if x >= m {
+            return None;
+        }
+        Some(-(m / self.params.num_hashes as f64) * (1.0 - x / m).ln())
+    }
+
+    /// The false-positive rate of the filter as it is now: `fill^k` for the classic layout,
+    /// the mean over blocks of `fill_block^k` for the blocked layout.
+    pub fn estimated_fpp(&self) -> f64 {
+        let k = self.params.num_hashes as i32;
+        match self.params.layout {
+            Layout::Classic => self.fill_ratio().powi(k),
+            Layout::Blocked => {
+                let n = self.blocks.len() as f64;
+                self.blocks
+                    .iter()
+                    .map(|b| {
+                        let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
+                        (ones as f64 / BLOCK_BITS as f64).powi(k)
+                    })
+                    .sum::<f64>()
+                    / n
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,308 @@
+use std::sync::Arc;
+
+use arrow::array::*;
+use arrow::datatypes::{Int32Type, Int8Type};
+use proptest::prelude::*;
+
+use super::*;
+use crate::key::{hash_array, hash_bytes, hash_i64};
+
+fn filled(layout: Layout, n: u64, fpp: f64) -> BloomFilter {
+    let params = BloomParams::for_items(layout, n, fpp, 7).unwrap();
+    let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+    let keys: Vec<u64> = (0..n as i64).map(|v| hash_i64(v, 7)).collect();
+    f.insert_hashes(&keys);
+    f
+}
+
+/// Measured FPP over 10^6 absent keys must be within 15 % of the target.
+fn check_fpp(layout: Layout, fpp: f64) {
+    let n = 100_000u64;
+    let f = filled(layout, n, fpp);
+    let probes: Vec<u64> = (0..1_000_000i64)
+        .map(|v| hash_i64(v + (1 << 40), 7))
+        .collect();
+    let hits = f.probe_hashes(&probes).count_set_bits();
+    let measured = hits as f64 / probes.len() as f64;
+    let rel = (measured - fpp).abs() / fpp;
+    assert!(
+        rel <= 0.15,
+        "{layout} at p={fpp}: measured {measured} ({hits} hits), {:.1} % off; m={} k={}",
+        rel * 100.0,
+        f.params().num_bits,
+        f.params().num_hashes
+    );
+    // The estimate from the bits agrees with the model too.
+    let est = f.estimated_fpp();
+    assert!((est - fpp).abs() / fpp <= 0.15, "estimated fpp {est}");
+    let distinct = f.estimated_distinct().unwrap();
+    assert!(
+        (distinct - n as f64).abs() / (n as f64) < 0.05,
+        "estimated distinct {distinct}"
+    );
+}
+
+#[test]
+fn fpp_blocked_1_percent() {
+    check_fpp(Layout::Blocked, 0.01);
+}
+#[test]
+fn fpp_blocked_0_1_percent() {
+    check_fpp(Layout::Blocked, 0.001);
+}
+#[test]
+fn fpp_classic_1_percent() {
+    check_fpp(Layout::Classic, 0.01);
+}
+#[test]
+fn fpp_classic_0_1_percent() {
+    check_fpp(Layout::Classic, 0.001);
+}
+
+#[test]
+fn sizing_matches_the_formulas() {
+    let c = BloomParams::for_items(Layout::Classic, 1_000_000, 0.01, 0).unwrap();
+    assert_eq!(c.num_bits, 9_585_088); // ceil(9585058.4) rounded up to 64
+    assert_eq!(c.num_hashes, 7);
+    let b = BloomParams::for_items(Layout::Blocked, 1_000_000, 0.01, 0).unwrap();
+    assert_eq!(b.num_bits % 512, 0);
+    let extra = b.num_bits as f64 / c.num_bits as f64;
+    assert!(
+        (1.0..1.10).contains(&extra),
+        "blocked needs {extra}x the classic bits"
+    );
+    assert!(b.expected_fpp(1_000_000) <= 0.01);
+    // One block fewer would miss the target.
+    let smaller = BloomParams {
+        num_bits: b.num_bits - 512,
+        ..b
+    };
+    assert!(smaller.expected_fpp(1_000_000) > 0.01);
+}
+
+#[test]
+fn invalid_params_name_the_parameter() {
+    let e = |r: Result<BloomParams>| r.unwrap_err().to_string();
+    assert!(e(BloomParams::for_items(Layout::Blocked, 10, 0.0, 0)).contains("--fpp"));
+    assert!(e(BloomParams::for_items(Layout::Blocked, 10, 1.5, 0)).contains("--fpp"));
+    assert!(e(BloomParams::for_items(Layout::Blocked, 10, f64::NAN, 0)).contains("--fpp"));
+    assert!(e(BloomParams::for_items(Layout::Blocked, 0, 0.01, 0)).contains("--expected-items"));
+    assert!(e(BloomParams::explicit(Layout::Classic, 0, 3, 0)).contains("--bits"));
+    assert!(e(BloomParams::explicit(Layout::Classic, 64, 0, 0)).contains("--hashes"));
+    assert!(e(BloomParams::explicit(Layout::Classic, 64, 33, 0)).contains("--hashes"));
+    assert!(e(BloomParams::explicit(Layout::Classic, 1 << 50, 3, 0)).contains("--bits"));
+    assert!(e(BloomParams::for_items(Layout::Blocked, u64::MAX, 1e-9, 0)).contains("--fpp"));
+    assert_eq!(
+        BloomParams::explicit(Layout::Blocked, 1000, 3, 0)
+            .unwrap()
+            .num_bits,
+        1024
+    );
+}
+
+#[test]
+fn int32_and_int64_hit_the_same_bits_string_is_another_family() {
+    let params = BloomParams::for_items(Layout::Blocked, 100, 0.01, 3).unwrap();
+    let mut a = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+    let mut b = a.clone();
+    a.insert_array(&Int32Array::from(vec![7])).unwrap();
+    b.insert_array(&Int64Array::from(vec![7])).unwrap();
+    assert_eq!(a, b);
+    let s = StringArray::from(vec!["7"]);
+    let err = a.insert_array(&s).unwrap_err().to_string();
+    assert!(err.contains("integer") && err.contains("bytes"), "{err}");
+    assert!(a.probe_array(&s).is_err());
+    assert_ne!(hash_i64(7, 3), hash_bytes(b"7", 3));
+}
+
+#[test]
+fn hash_golden_values() {
+    // Pinned: changing these breaks every filter ever written.
+    assert_eq!(
+        hash_i64(7, 0),
+        xxhash_rust::xxh3::xxh3_64_with_seed(&7i64.to_le_bytes(), 0)
+    );
+    assert_eq!(hash_i64(0, 0), 0xC77B_3ABB_6F87_ACD9);
+    assert_eq!(hash_bytes(b"", 0), 0x2D06_8005_38D3_94C2);
+    assert_eq!(BLOCK_SALTS[0], 0xE220_A839_7B1D_CDAF);
+}
+
+#[test]
+fn nulls_are_skipped_and_never_match() {
+    let params = BloomParams::for_items(Layout::Classic, 100, 0.01, 0).unwrap();
+    let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+    let a = Int64Array::from(vec![Some(1), None, Some(3)]);
+    let stats = f.insert_array(&a).unwrap();
+    assert_eq!(
+        stats,
+        InsertStats {
+            inserted: 2,
+            nulls: 1
+        }
+    );
+    let hits = f.probe_array(&a).unwrap();
+    assert_eq!(hits.iter().collect::<Vec<_>>(), vec![true, false, true]);
+}
+
+#[test]
+fn union_refuses_mismatches_naming_the_field() {
+    let p = BloomParams::explicit(Layout::Blocked, 1024, 3, 0).unwrap();
+    let mut a = BloomFilter::try_new(p, KeyFamily::Integer).unwrap();
+    let cases = [
+        (BloomParams { seed: 1, ..p }, KeyFamily::Integer, "seed"),
+        (
+            BloomParams { num_hashes: 4, ..p },
+            KeyFamily::Integer,
+            "num_hashes",
+        ),
+        (
+            BloomParams {
+                num_bits: 2048,
+                ..p
+            },
+            KeyFamily::Integer,
+            "num_bits",
+        ),
+        (
+            BloomParams::explicit(Layout::Classic, 1024, 3, 0).unwrap(),
+            KeyFamily::Integer,
+            "layout",
+        ),
+        (p, KeyFamily::Bytes, "key family"),
+    ];
+    for (q, fam, field) in cases {
+        let b = BloomFilter::try_new(q, fam).unwrap();
+        let err = a.union(&b, "part-1.bjf").unwrap_err().to_string();
+        assert!(err.contains(field) && err.contains("part-1.bjf"), "{err}");
+    }
+}
+
+/// Random keys as one Arrow array of every supported key type.
+fn arrays_of(ints: &[Option<i64>], strs: &[Option<String>]) -> Vec<ArrayRef> {
+    let i8s: Vec<Option<i8>> = ints.iter().map(|v| v.map(|x| x as i8)).collect();
+    let i16s: Vec<Option<i16>> = ints.iter().map(|v| v.map(|x| x as i16)).collect();
+    let i32s: Vec<Option<i32>> = ints.iter().map(|v| v.map(|x| x as i32)).collect();
+    let u8s: Vec<Option<u8>> = ints.iter().map(|v| v.map(|x| x as u8)).collect();
+    let u16s: Vec<Option<u16>> = ints.iter().map(|v| v.map(|x| x as u16)).collect();
+    let u32s: Vec<Option<u32>> = ints.iter().map(|v| v.map(|x| x as u32)).collect();
+    let u64s: Vec<Option<u64>> = ints.iter().map(|v| v.map(|x| x as u64)).collect();
+    let bytes: Vec<Option<&[u8]>> = strs
+        .iter()
+        .map(|s| s.as_deref().map(str::as_bytes))
+        .collect();
+    let strs_ref: Vec<Option<&str>> = strs.iter().map(|s| s.as_deref()).collect();
+    vec![
+        Arc::new(Int8Array::from(i8s)),
+        Arc::new(Int16Array::from(i16s)),
+        Arc::new(Int32Array::from(i32s.clone())),
+        Arc::new(Int64Array::from(ints.to_vec())),
+        Arc::new(UInt8Array::from(u8s)),
+        Arc::new(UInt16Array::from(u16s)),
+        Arc::new(UInt32Array::from(u32s)),
+        Arc::new(UInt64Array::from(u64s)),
+        Arc::new(Date32Array::from(i32s)),
+        Arc::new(StringArray::from(strs_ref.clone())),
+        Arc::new(LargeStringArray::from(strs_ref.clone())),
+        Arc::new(StringViewArray::from(strs_ref.clone())),
+        Arc::new(BinaryArray::from(bytes.clone())),
+        Arc::new(LargeBinaryArray::from(bytes.clone())),
+        Arc::new(BinaryViewArray::from(bytes)),
+        Arc::new(
+            strs_ref
+                .iter()
+                .copied()
+                .collect::<DictionaryArray<Int32Type>>(),
+        ),
+        Arc::new(
+            strs_ref
+                .iter()
+                .copied()
+                .collect::<DictionaryArray<Int8Type>>(),
+        ),
+    ]
+}
+
+fn layouts() -> impl Strategy<Value = Layout> {
+    prop_oneof![Just(Layout::Blocked), Just(Layout::Classic)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn no_false_negatives_for_any_key_type(
+        ints in prop::collection::vec(prop::option::weighted(0.9, any::<i64>()), 0..200),
+        strs in prop::collection::vec(prop::option::weighted(0.9, "\\PC{0,12}"), 0..200),
+        layout in layouts(),
+        seed in any::<u64>(),
+    ) {
+        // Dictionary(Int8) holds at most 128 distinct values.
+        let strs: Vec<Option<String>> = strs.into_iter().take(120).collect();
+        for array in arrays_of(&ints, &strs) {
+            let n = array.len().max(1) as u64;
+            let params = BloomParams::for_items(layout, n, 0.01, seed).unwrap();
+            let family = KeyFamily::of(array.data_type()).unwrap();
+            let mut f = BloomFilter::try_new(params, family).unwrap();
+            let stats = f.insert_array(array.as_ref()).unwrap();
+            prop_assert_eq!(stats.inserted as usize, array.len() - array.logical_null_count());
+            let hits = f.probe_array(array.as_ref()).unwrap();
+            for i in 0..array.len() {
+                prop_assert_eq!(hits.value(i), array.is_valid(i), "type {} slot {}", array.data_type(), i);
+            }
+        }
+    }
+
+    #[test]
+    fn string_types_agree_with_each_other(
+        strs in prop::collection::vec(prop::option::of("\\PC{0,20}"), 1..100),
+    ) {
+        let strs: Vec<Option<String>> = strs.into_iter().take(120).collect();
+        let arrays = arrays_of(&[], &strs);
+        let reference = hash_array(arrays[9].as_ref(), 5).unwrap();
+        for a in &arrays[9..] {
+            let h = hash_array(a.as_ref(), 5).unwrap();
+            for i in 0..a.len() {
+                if a.is_valid(i) {
+                    prop_assert_eq!(h.hashes[i], reference.hashes[i], "{}", a.data_type());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn union_of_partials_equals_one_pass(
+        keys in prop::collection::vec(any::<i64>(), 0..2000),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        layout in layouts(),
+        seed in any::<u64>(),
+    ) {
+        let params = BloomParams::for_items(layout, 1000, 0.05, seed).unwrap();
+        let mut whole = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+        whole.insert_array(&Int64Array::from(keys.clone())).unwrap();
+
+        let mut bounds: Vec<usize> = cuts.iter().map(|c| c.index(keys.len() + 1)).collect();
+        bounds.push(0);
+        bounds.push(keys.len());
+        bounds.sort();
+        let mut merged = whole.empty_like().unwrap();
+        for w in bounds.windows(2) {
+            let mut part = whole.empty_like().unwrap();
+            part.insert_array(&Int64Array::from(keys[w[0]..w[1]].to_vec())).unwrap();
+            merged.union(&part, "part").unwrap();
+        }
+        prop_assert_eq!(
+            codec::encode(&merged, &Default::default()),
+            codec::encode(&whole, &Default::default())
+        );
+    }
+
+    #[test]
+    fn decoding_arbitrary_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        let _ = codec::decode(&bytes, "x");
+        let mut with_magic = codec::MAGIC.to_vec();
+        with_magic.extend_from_slice(&bytes);
+        if let Err(e) = codec::decode(&with_magic, "x") {
+            prop_assert!(!e.to_string().contains('\n'));
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! `bloomjoin inspect`: what a filter is and how full it is.
+
+use serde::Serialize;
+
+use crate::bloom::codec::{self, FilterMeta};
+use crate::bloom::{BloomFilter, Layout};
+use crate::error::Result;
+use crate::key::KeyFamily;
+use crate::store::Location;
+
+/// Arguments of `inspect`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The filter (a path or an object-store URL).
+    pub filter: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Everything `inspect` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct FilterInfo {
+    /// Where the filter was read from.
+    pub location: String,
+    /// File format and version.
+    pub format: String,
+    /// Bit layout.
+    pub layout: Layout,
+    /// Number of bits m.
+    pub num_bits: u64,
+    /// Number of hashes k.
+    pub num_hashes: u32,
+    /// Hash seed.
+    pub seed: u64,
+    /// Key family.
+    pub key_family: KeyFamily,
+    /// Non-null keys inserted (with repeats).
+    pub inserted: u64,
+    /// Fraction of bits set.
+    pub fill_ratio: f64,
+    /// Distinct keys estimated from the fill ratio (null when the filter is saturated).
+    pub estimated_distinct: Option<u64>,
+    /// False-positive rate estimated from the bits.
+    pub estimated_fpp: f64,
+    /// Size of the bit array in bytes.
+    pub bits_bytes: u64,
+    /// Size of the file in bytes.
+    pub file_bytes: u64,
+    /// The filter's metadata.
+    pub metadata: FilterMeta,
+}
+
+impl FilterInfo {
+    /// Describe a decoded filter.
+    pub fn new(location: &str, filter: &BloomFilter, meta: &FilterMeta, file_bytes: u64) -> Self {
+        let p = filter.params();
+        FilterInfo {
+            location: location.to_string(),
+            format: format!("bloomjoin v{}", codec::FORMAT_VERSION),
+            layout: p.layout,
+            num_bits: p.num_bits,
+            num_hashes: p.num_hashes,
+            seed: p.seed,
+            key_family: filter.family(),
+            inserted: filter.inserted(),
+            fill_ratio: filter.fill_ratio(),
+            estimated_distinct: filter.estimated_distinct().map(|d| d.round() as u64),
+            estimated_fpp: filter.estimated_fpp(),
+            bits_bytes: p.num_bytes(),
+            file_bytes,
+            metadata: meta.clone(),
+        }
+    }
+
+    /// The human table.
+    pub fn to_table(&self) -> String {
+        let mut rows: Vec<(&str, String)> = vec![
+            ("filter", self.location.clone()),
+            ("format", self.format.clone()),
+            ("layout", self.layout.to_string()),
+            ("bits (m)", self.num_bits.to_string()),
+            ("hashes (k)", self.num_hashes.to_string()),
+            ("seed", self.seed.to_string()),
+            ("key family", self.key_family.to_string()),
+            ("inserted", self.inserted.to_string()),
+            ("fill ratio", format!("{:.4}", self.fill_ratio)),
+            (
+                "est. distinct",
+                self.estimated_distinct
+                    .map_or("saturated".to_string(), |d| d.to_string()),
+            ),
+            ("est. fpp", format!("{:.6}", self.estimated_fpp)),
+            (
+                "size",
+                format!(
+                    "{} bits array, {} file ({} bytes)",
+                    super::human_bytes(self.bits_bytes),
+                    super::human_bytes(self.file_bytes),
+                    self.file_bytes
+                ),
+            ),
+        ];
+        let m = &self.metadata;
+        if let Some(c) = &m.column {
+            rows.push(("column", c.clone()));
+        }
+        if let Some(t) = &m.key_type {
+            rows.push(("key type", t.clone()));
+        }
+        if let Some(w) = &m.predicate {
+            rows.push(("where", w.clone()));
+        }
+        if !m.inputs.is_empty() {
+            rows.push(("inputs", m.inputs.join(", ")));
+        }
+        if let Some(s) = &m.shard {
+            rows.push(("shard", s.clone()));
+        }
+        if !m.created_by.is_empty() {
+            rows.push(("created by", m.created_by.clone()));
+        }
+        rows.iter().map(|(k, v)| format!("{k:<14}{v}\n")).collect()
+    }
+}
+
+/// Run `inspect`.
+pub fn run(args: Args) -> Result<()> {
+    let loc = Location::parse(&args.filter)?;
+    let bytes = loc.read_all()?;
+    let (filter, meta) = codec::decode(&bytes, loc.as_str())?;
+    let info = FilterInfo::new(loc.as_str(), &filter, &meta, bytes.len() as u64);
+    let out = if args.json {
+        serde_json::to_string_pretty(&info).expect("info serializes") + "\n"
+    } else {
+        info.to_table()
+    };
+    crate::cli::print(&out)
+}

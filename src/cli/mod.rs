@@ -1,0 +1,79 @@
+//! The command line: one module per subcommand, each with its `Args` (the doc comments are
+//! the help text) and a `run` function. `main.rs` only parses and maps errors to exit codes.
+
+pub mod inspect;
+pub mod join;
+pub mod merge;
+pub mod probe;
+pub mod train;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::Result;
+
+/// Bloom-filter batch jobs over Parquet: train filters, prefilter reduce-side joins.
+#[derive(Debug, Parser)]
+#[command(name = "bloomjoin", version, about, long_about = None)]
+pub struct Cli {
+    /// Print nothing but errors (no summary, no progress bars).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Train a Bloom filter on a key column of Parquet files.
+    Train(crate::train::TrainSpec),
+    /// Join two Parquet inputs, prefiltering the right side with a Bloom filter.
+    Join(crate::join::JoinSpec),
+    /// Show a filter's parameters, fill ratio and estimated false-positive rate.
+    Inspect(inspect::Args),
+    /// Probe keys against a filter: one key per line in, "maybe" or "no" per line out.
+    #[command(visible_alias = "contains")]
+    Probe(probe::Args),
+    /// OR partial filters (same layout, m, k, seed and key family) into one.
+    Merge(merge::Args),
+}
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    let quiet = cli.quiet;
+    match cli.command {
+        Command::Train(spec) => train::run(spec, quiet),
+        Command::Join(spec) => join::run(spec, quiet),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Probe(args) => probe::run(args),
+        Command::Merge(args) => merge::run(args, quiet),
+    }
+}
+
+/// Format a byte count for people (`1.50 MiB`).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error.
+pub fn print(s: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(crate::error::Error::io("stdout", e)),
+    }
+}

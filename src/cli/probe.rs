@@ -1,0 +1,114 @@
+//! `bloomjoin probe`: ask a filter about keys, one per line.
+
+use std::io::{BufRead, BufReader, Write};
+
+use crate::bloom::codec;
+use crate::error::{Error, Result};
+use crate::key::{self, KeyFamily};
+use crate::store::Location;
+
+/// Arguments of `probe`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The filter (a path or an object-store URL).
+    #[arg(long)]
+    pub filter: String,
+    /// A file with one key per line, or `-` for standard input (the default when no KEY is
+    /// given).
+    #[arg(long, value_name = "FILE|-")]
+    pub keys: Option<String>,
+    /// Keys given on the command line.
+    #[arg(
+        value_name = "KEY",
+        conflicts_with = "keys",
+        allow_negative_numbers = true
+    )]
+    pub key: Vec<String>,
+    /// Print `key<TAB>answer` instead of the answer alone.
+    #[arg(long)]
+    pub with_keys: bool,
+}
+
+const BATCH: usize = 4096;
+
+/// Canonical text of a key for a filter of `family`: integers parse as `i64`; a filter trained
+/// on a `Date32` column also takes `YYYY-MM-DD`. Bytes keys are the line's UTF-8 bytes.
+fn hash_line(line: &str, family: KeyFamily, is_date: bool, seed: u64, at: &str) -> Result<u64> {
+    if family == KeyFamily::Integer && is_date {
+        if let Ok(days) = crate::expr::parse_date(line.trim()) {
+            return Ok(key::hash_i64(days as i64, seed));
+        }
+    }
+    key::hash_text_key(line, family, seed).map_err(|e| Error::Usage(format!("{at}: {e}")))
+}
+
+/// Run `probe`.
+pub fn run(args: Args) -> Result<()> {
+    let loc = Location::parse(&args.filter)?;
+    let (filter, meta) = codec::read(&loc)?;
+    let family = filter.family();
+    let seed = filter.params().seed;
+    let is_date = meta.key_type.as_deref() == Some("Date32");
+
+    let (source, reader): (String, Box<dyn BufRead>) = if !args.key.is_empty() {
+        let joined = args.key.join("\n");
+        (
+            "argument".into(),
+            Box::new(std::io::Cursor::new(joined.into_bytes())),
+        )
+    } else {
+        match args.keys.as_deref() {
+            None | Some("-") => ("stdin".into(), Box::new(std::io::stdin().lock())),
+            Some(path) => {
+                let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+                (path.to_string(), Box::new(BufReader::new(f)))
+            }
+        }
+    };
+
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut lines = Vec::with_capacity(BATCH);
+    let mut hashes = Vec::with_capacity(BATCH);
+    let mut line_no = 0usize;
+    let mut it = reader.lines();
+    loop {
+        lines.clear();
+        hashes.clear();
+        for line in it.by_ref() {
+            let line = line.map_err(|e| Error::io(&source, e))?;
+            line_no += 1;
+            let line = line.strip_suffix('\r').map(str::to_string).unwrap_or(line);
+            let at = format!("{source} line {line_no}");
+            hashes.push(hash_line(&line, family, is_date, seed, &at)?);
+            lines.push(line);
+            if lines.len() == BATCH {
+                break;
+            }
+        }
+        if lines.is_empty() {
+            break;
+        }
+        let hits = filter.probe_hashes(&hashes);
+        let mut write = || -> std::io::Result<()> {
+            for (line, hit) in lines.iter().zip(hits.iter()) {
+                let answer = if hit { "maybe" } else { "no" };
+                if args.with_keys {
+                    writeln!(out, "{line}\t{answer}")?;
+                } else {
+                    writeln!(out, "{answer}")?;
+                }
+            }
+            Ok(())
+        };
+        match write() {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) => return Err(Error::io("stdout", e)),
+        }
+    }
+    match out.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("stdout", e)),
+        _ => Ok(()),
+    }
+}

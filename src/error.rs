@@ -1,0 +1,224 @@
+//! The library's one error type.
+//!
+//! Every message names the file, column or parameter it is about and does not repeat its
+//! source: callers print the whole chain (`{:#}` with anyhow) on one line.
+
+use std::fmt;
+
+/// Result alias used across the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in bloomjoin.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter (flag, job-file key, filter parameter) has an impossible value.
+    #[error("invalid {name}: {reason}")]
+    InvalidParam {
+        /// The parameter, as the user spells it (`--fpp`, `num_bits`, ...).
+        name: String,
+        /// Why it is rejected.
+        reason: String,
+    },
+    /// Two filters cannot be combined because a parameter differs.
+    #[error("cannot merge {location}: {field} differs ({ours} vs {theirs})")]
+    Incompatible {
+        /// The filter that does not fit.
+        location: String,
+        /// The parameter that differs.
+        field: &'static str,
+        /// Value of the filter merged into.
+        ours: String,
+        /// Value of the offending filter.
+        theirs: String,
+    },
+    /// A filter file could not be decoded.
+    #[error("{location}: not a valid filter: {reason}")]
+    Format {
+        /// The filter's location.
+        location: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A key column is missing or of a type that cannot be a key.
+    #[error("{file}: column {column:?}: {reason}")]
+    Column {
+        /// The input file.
+        file: String,
+        /// The column.
+        column: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// An input location matched nothing or is not usable.
+    #[error("{location}: {reason}")]
+    Input {
+        /// The location the user gave.
+        location: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A location string could not be understood.
+    #[error("bad location {location:?}: {reason}")]
+    Location {
+        /// The location the user gave.
+        location: String,
+        /// Why it is rejected.
+        reason: String,
+    },
+    /// The output already exists and `--overwrite` was not given.
+    #[error("{location}: output already exists (pass --overwrite to replace it)")]
+    OutputExists {
+        /// The output location.
+        location: String,
+    },
+    /// A `--where` expression or `--select` list is invalid.
+    #[error("{context}: {reason}")]
+    Expr {
+        /// Which option (and input) the expression belongs to.
+        context: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Bad usage that clap cannot catch (combinations of options, job files).
+    #[error("{0}")]
+    Usage(String),
+    /// A local I/O error on a named path.
+    #[error("{location}")]
+    Io {
+        /// The file or directory.
+        location: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An object-store error on a named location.
+    #[error("{location}")]
+    Store {
+        /// The location.
+        location: String,
+        /// The cause.
+        #[source]
+        source: object_store::Error,
+    },
+    /// A Parquet error reading or writing a named file.
+    #[error("{location}")]
+    Parquet {
+        /// The file.
+        location: String,
+        /// The cause.
+        #[source]
+        source: parquet::errors::ParquetError,
+    },
+    /// An Arrow compute error, with what was being done.
+    #[error("{context}")]
+    Arrow {
+        /// What was being computed.
+        context: String,
+        /// The cause.
+        #[source]
+        source: arrow::error::ArrowError,
+    },
+    /// A task failed; wraps the cause once with the stage and task.
+    #[error("{stage} task {task}")]
+    Task {
+        /// The stage (`train map`, `join reduce`, ...).
+        stage: &'static str,
+        /// The task (split or partition) description.
+        task: String,
+        /// The cause.
+        #[source]
+        source: Box<Error>,
+    },
+    /// Something that should not happen (a worker panic, a closed channel).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The process exit code for this error: 2 for bad usage or bad input, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::InvalidParam { .. }
+            | Error::Incompatible { .. }
+            | Error::Format { .. }
+            | Error::Column { .. }
+            | Error::Input { .. }
+            | Error::Location { .. }
+            | Error::OutputExists { .. }
+            | Error::Expr { .. }
+            | Error::Usage(_) => 2,
+            Error::Io { source, .. } => match source.kind() {
+                std::io::ErrorKind::NotFound
+                | std::io::ErrorKind::PermissionDenied
+                | std::io::ErrorKind::InvalidData
+                | std::io::ErrorKind::UnexpectedEof => 2,
+                _ => 1,
+            },
+            Error::Store { source, .. } => match source {
+                object_store::Error::NotFound { .. }
+                | object_store::Error::AlreadyExists { .. }
+                | object_store::Error::InvalidPath { .. } => 2,
+                _ => 1,
+            },
+            // A file that does not parse as Parquet is bad input.
+            Error::Parquet { .. } => 2,
+            Error::Arrow { .. } => 1,
+            Error::Task { source, .. } => source.exit_code(),
+            Error::Internal(_) => 1,
+        }
+    }
+
+    /// Shorthand for [`Error::InvalidParam`].
+    pub fn param(name: impl Into<String>, reason: impl fmt::Display) -> Self {
+        Error::InvalidParam {
+            name: name.into(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// Shorthand for [`Error::Format`].
+    pub fn format(location: impl Into<String>, reason: impl fmt::Display) -> Self {
+        Error::Format {
+            location: location.into(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// Shorthand for [`Error::Io`].
+    pub fn io(location: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            location: location.into(),
+            source,
+        }
+    }
+
+    /// Shorthand for [`Error::Arrow`].
+    pub fn arrow(context: impl Into<String>, source: arrow::error::ArrowError) -> Self {
+        Error::Arrow {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// Render an error and its whole cause chain on one line (`a: b: c`), collapsing newlines
+/// that some dependency errors contain.
+pub fn one_line(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut cur = err.source();
+    while let Some(e) = cur {
+        let s = e.to_string();
+        // Some sources repeat the message of their own source; skip exact repeats.
+        if !parts.last().is_some_and(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+        cur = e.source();
+    }
+    let joined = parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(": ");
+    joined.split_whitespace().collect::<Vec<_>>().join(" ")
+}

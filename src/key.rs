@@ -1,0 +1,386 @@
+//! Canonical join keys and their seeded 64-bit hashes.
+//!
+//! A key column is mapped to one of two families. The **integer** family holds every Arrow
+//! integer type and `Date32` (its day number), all widened to `i64`, so an `Int32` key on one
+//! side meets an `Int64` key on the other; `UInt64` values are reinterpreted as two's
+//! complement `i64`. The **bytes** family holds `Utf8`, `LargeUtf8`, `Utf8View`, `Binary`,
+//! `LargeBinary`, `BinaryView`, `FixedSizeBinary` and dictionaries of any of these; a key is
+//! its raw bytes (UTF-8 for strings).
+//!
+//! Hashes are xxh3-64 with an explicit seed: an integer key hashes its 8 little-endian bytes,
+//! a bytes key hashes its bytes. The same hash drives the filter and (with another seed) the
+//! shuffle, so it must never change: golden vectors in the tests pin it.
+//!
+//! ```
+//! use arrow::array::{Int32Array, Int64Array};
+//! use bloomjoin::key::{hash_array, KeyFamily};
+//! let a = hash_array(&Int32Array::from(vec![7]), 0).unwrap();
+//! let b = hash_array(&Int64Array::from(vec![7]), 0).unwrap();
+//! assert_eq!(a.family, KeyFamily::Integer);
+//! assert_eq!(a.hashes, b.hashes);
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BinaryViewArray, DictionaryArray, GenericByteArray, PrimitiveArray,
+    StringViewArray,
+};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{
+    ArrowDictionaryKeyType, ArrowPrimitiveType, ByteArrayType, DataType, Date32Type, Int16Type,
+    Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::error::{Error, Result};
+
+/// The family a key column belongs to; filters and joins refuse to mix families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyFamily {
+    /// Integers of any width and `Date32`, widened to `i64`.
+    Integer,
+    /// Strings and binary, as their bytes.
+    Bytes,
+}
+
+impl KeyFamily {
+    /// The family's code in the native filter format.
+    pub fn code(self) -> u8 {
+        match self {
+            KeyFamily::Integer => 1,
+            KeyFamily::Bytes => 2,
+        }
+    }
+
+    /// The family for a format code.
+    pub fn from_code(code: u8) -> Option<Self> {
+        match code {
+            1 => Some(KeyFamily::Integer),
+            2 => Some(KeyFamily::Bytes),
+            _ => None,
+        }
+    }
+
+    /// The family of an Arrow type, or `None` when the type cannot be a key.
+    pub fn of(data_type: &DataType) -> Option<Self> {
+        match data_type {
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64
+            | DataType::Date32 => Some(KeyFamily::Integer),
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::FixedSizeBinary(_) => Some(KeyFamily::Bytes),
+            DataType::Dictionary(k, v) if k.is_dictionary_key_type() => KeyFamily::of(v),
+            _ => None,
+        }
+    }
+
+    /// Check that a column of `data_type` can be a key; the error names file and column.
+    pub fn check(data_type: &DataType, file: &str, column: &str) -> Result<Self> {
+        KeyFamily::of(data_type).ok_or_else(|| Error::Column {
+            file: file.to_string(),
+            column: column.to_string(),
+            reason: format!(
+                "type {data_type} cannot be a key (integers, Date32, strings and binary can)"
+            ),
+        })
+    }
+}
+
+impl fmt::Display for KeyFamily {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyFamily::Integer => "integer",
+            KeyFamily::Bytes => "bytes",
+        })
+    }
+}
+
+impl FromStr for KeyFamily {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "integer" => Ok(KeyFamily::Integer),
+            "bytes" => Ok(KeyFamily::Bytes),
+            other => Err(Error::param(
+                "key family",
+                format!("{other:?} (expected integer or bytes)"),
+            )),
+        }
+    }
+}
+
+/// Hash of one integer key (any width, widened to `i64`).
+#[inline(always)]
+pub fn hash_i64(value: i64, seed: u64) -> u64 {
+    xxh3_64_with_seed(&value.to_le_bytes(), seed)
+}
+
+/// Hash of one bytes key.
+#[inline(always)]
+pub fn hash_bytes(value: &[u8], seed: u64) -> u64 {
+    xxh3_64_with_seed(value, seed)
+}
+
+/// The hashes of a whole key array, one per slot, with the array's nulls.
+///
+/// Null slots hold an unspecified hash; consumers skip them using `nulls`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HashedKeys {
+    /// The key family of the hashed array.
+    pub family: KeyFamily,
+    /// One hash per slot.
+    pub hashes: Vec<u64>,
+    /// Validity of the slots (`None`: no nulls).
+    pub nulls: Option<NullBuffer>,
+}
+
+impl HashedKeys {
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// True when there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// Number of null slots.
+    pub fn null_count(&self) -> usize {
+        self.nulls.as_ref().map_or(0, |n| n.null_count())
+    }
+
+    /// True when slot `i` holds a key (is not null).
+    #[inline]
+    pub fn is_valid(&self, i: usize) -> bool {
+        self.nulls.as_ref().is_none_or(|n| n.is_valid(i))
+    }
+
+    /// The hashes of the non-null slots, in order.
+    pub fn valid_hashes(&self) -> Vec<u64> {
+        match &self.nulls {
+            None => self.hashes.clone(),
+            Some(n) => n.valid_indices().map(|i| self.hashes[i]).collect(),
+        }
+    }
+}
+
+/// Hash every slot of a key array with `seed`.
+///
+/// Errors when the array's type cannot be a key (the caller adds file and column).
+pub fn hash_array(array: &dyn Array, seed: u64) -> Result<HashedKeys> {
+    let mut hashes = Vec::new();
+    let family = hash_array_into(array, seed, &mut hashes)?;
+    Ok(HashedKeys {
+        family,
+        hashes,
+        nulls: array.logical_nulls(),
+    })
+}
+
+/// Hash every slot of a key array into `out` (cleared first); returns the key family.
+pub fn hash_array_into(array: &dyn Array, seed: u64, out: &mut Vec<u64>) -> Result<KeyFamily> {
+    out.clear();
+    out.reserve(array.len());
+    let dt = array.data_type();
+    match dt {
+        DataType::Int8 => ints::<Int8Type>(array, seed, out),
+        DataType::Int16 => ints::<Int16Type>(array, seed, out),
+        DataType::Int32 => ints::<Int32Type>(array, seed, out),
+        DataType::Int64 => ints::<Int64Type>(array, seed, out),
+        DataType::UInt8 => ints::<UInt8Type>(array, seed, out),
+        DataType::UInt16 => ints::<UInt16Type>(array, seed, out),
+        DataType::UInt32 => ints::<UInt32Type>(array, seed, out),
+        DataType::UInt64 => ints::<UInt64Type>(array, seed, out),
+        DataType::Date32 => ints::<Date32Type>(array, seed, out),
+        DataType::Utf8 => bytes_of(array.as_string::<i32>(), seed, out),
+        DataType::LargeUtf8 => bytes_of(array.as_string::<i64>(), seed, out),
+        DataType::Binary => bytes_of(array.as_binary::<i32>(), seed, out),
+        DataType::LargeBinary => bytes_of(array.as_binary::<i64>(), seed, out),
+        DataType::Utf8View => {
+            let a: &StringViewArray = array.as_string_view();
+            out.extend((0..a.len()).map(|i| hash_bytes(a.value(i).as_bytes(), seed)));
+        }
+        DataType::BinaryView => {
+            let a: &BinaryViewArray = array.as_binary_view();
+            out.extend((0..a.len()).map(|i| hash_bytes(a.value(i), seed)));
+        }
+        DataType::FixedSizeBinary(_) => {
+            let a = array.as_fixed_size_binary();
+            out.extend((0..a.len()).map(|i| hash_bytes(a.value(i), seed)));
+        }
+        DataType::Dictionary(k, _) => {
+            use arrow::datatypes::DataType as D;
+            match k.as_ref() {
+                D::Int8 => dict::<Int8Type>(array, seed, out)?,
+                D::Int16 => dict::<Int16Type>(array, seed, out)?,
+                D::Int32 => dict::<Int32Type>(array, seed, out)?,
+                D::Int64 => dict::<Int64Type>(array, seed, out)?,
+                D::UInt8 => dict::<UInt8Type>(array, seed, out)?,
+                D::UInt16 => dict::<UInt16Type>(array, seed, out)?,
+                D::UInt32 => dict::<UInt32Type>(array, seed, out)?,
+                D::UInt64 => dict::<UInt64Type>(array, seed, out)?,
+                _ => return Err(unsupported(dt)),
+            }
+        }
+        _ => return Err(unsupported(dt)),
+    }
+    KeyFamily::of(dt).ok_or_else(|| unsupported(dt))
+}
+
+fn unsupported(dt: &DataType) -> Error {
+    Error::Usage(format!(
+        "type {dt} cannot be a key (integers, Date32, strings and binary can)"
+    ))
+}
+
+/// Integer types whose values widen to the canonical `i64`.
+trait WidenToI64: ArrowPrimitiveType {
+    fn widen(v: Self::Native) -> i64;
+}
+
+macro_rules! widen {
+    ($($t:ty),*) => {$(
+        impl WidenToI64 for $t {
+            #[inline(always)]
+            fn widen(v: Self::Native) -> i64 {
+                // UInt64 wraps into the negative range by design (documented above).
+                v as i64
+            }
+        }
+    )*};
+}
+widen!(
+    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Date32Type
+);
+
+fn ints<T: WidenToI64>(array: &dyn Array, seed: u64, out: &mut Vec<u64>) {
+    let a: &PrimitiveArray<T> = array.as_primitive::<T>();
+    out.extend(a.values().iter().map(|&v| hash_i64(T::widen(v), seed)));
+}
+
+fn bytes_of<T: ByteArrayType>(a: &GenericByteArray<T>, seed: u64, out: &mut Vec<u64>) {
+    let offsets = a.value_offsets();
+    let data = a.value_data();
+    out.extend(offsets.windows(2).map(|w| {
+        let (s, e) = (w[0].as_usize(), w[1].as_usize());
+        hash_bytes(&data[s..e], seed)
+    }));
+}
+
+fn dict<K: ArrowDictionaryKeyType>(array: &dyn Array, seed: u64, out: &mut Vec<u64>) -> Result<()> {
+    let d: &DictionaryArray<K> = array.as_dictionary::<K>();
+    let mut values = Vec::new();
+    hash_array_into(d.values().as_ref(), seed, &mut values)?;
+    let keys = d.keys();
+    out.extend(keys.values().iter().enumerate().map(|(i, k)| {
+        // Null keys may hold any index; give them a fixed hash instead of indexing.
+        if keys.is_null(i) {
+            0
+        } else {
+            values.get(k.as_usize()).copied().unwrap_or(0)
+        }
+    }));
+    Ok(())
+}
+
+use arrow::datatypes::ArrowNativeType as _;
+
+/// Parse a text key (one line of `probe` input) into its canonical form and hash it.
+pub fn hash_text_key(text: &str, family: KeyFamily, seed: u64) -> Result<u64> {
+    match family {
+        KeyFamily::Bytes => Ok(hash_bytes(text.as_bytes(), seed)),
+        KeyFamily::Integer => {
+            let t = text.trim();
+            let v: i64 = t.parse().map_err(|_| {
+                Error::Usage(format!(
+                    "key {text:?} is not an integer, and the filter holds integer keys"
+                ))
+            })?;
+            Ok(hash_i64(v, seed))
+        }
+    }
+}
+
+/// Convenience: hash an [`ArrayRef`].
+pub fn hash_array_ref(array: &ArrayRef, seed: u64) -> Result<HashedKeys> {
+    hash_array(array.as_ref(), seed)
+}
+
+/// Key values in canonical form, for exact equality in the join (hashes only route rows).
+#[derive(Debug, Clone)]
+pub enum CanonicalKeys {
+    /// Integer keys widened to `i64` (null slots hold 0).
+    Int(Vec<i64>),
+    /// Bytes keys.
+    Bytes(arrow::array::LargeBinaryArray),
+}
+
+impl CanonicalKeys {
+    /// Canonical keys of an array (any supported key type).
+    pub fn try_new(array: &dyn Array) -> Result<Self> {
+        let family =
+            KeyFamily::of(array.data_type()).ok_or_else(|| unsupported(array.data_type()))?;
+        match family {
+            KeyFamily::Integer => {
+                let mut out = Vec::with_capacity(array.len());
+                widen_into(array, &mut out)?;
+                Ok(CanonicalKeys::Int(out))
+            }
+            KeyFamily::Bytes => {
+                let b = arrow::compute::cast(array, &DataType::LargeBinary)
+                    .map_err(|e| Error::arrow("key to bytes", e))?;
+                Ok(CanonicalKeys::Bytes(b.as_binary::<i64>().clone()))
+            }
+        }
+    }
+
+    /// True when slot `i` of `self` equals slot `j` of `other` (both non-null, same family).
+    #[inline]
+    pub fn eq_at(&self, i: usize, other: &CanonicalKeys, j: usize) -> bool {
+        match (self, other) {
+            (CanonicalKeys::Int(a), CanonicalKeys::Int(b)) => a[i] == b[j],
+            (CanonicalKeys::Bytes(a), CanonicalKeys::Bytes(b)) => a.value(i) == b.value(j),
+            _ => false,
+        }
+    }
+}
+
+fn widen_into(array: &dyn Array, out: &mut Vec<i64>) -> Result<()> {
+    fn w<T: WidenToI64>(a: &dyn Array, out: &mut Vec<i64>) {
+        out.extend(a.as_primitive::<T>().values().iter().map(|&v| T::widen(v)));
+    }
+    match array.data_type() {
+        DataType::Int8 => w::<Int8Type>(array, out),
+        DataType::Int16 => w::<Int16Type>(array, out),
+        DataType::Int32 => w::<Int32Type>(array, out),
+        DataType::Int64 => w::<Int64Type>(array, out),
+        DataType::UInt8 => w::<UInt8Type>(array, out),
+        DataType::UInt16 => w::<UInt16Type>(array, out),
+        DataType::UInt32 => w::<UInt32Type>(array, out),
+        DataType::UInt64 => w::<UInt64Type>(array, out),
+        DataType::Date32 => w::<Date32Type>(array, out),
+        DataType::Dictionary(_, v) if v.is_integer() || **v == DataType::Date32 => {
+            let unpacked = arrow::compute::cast(array, v)
+                .map_err(|e| Error::arrow("unpack key dictionary", e))?;
+            widen_into(unpacked.as_ref(), out)?;
+        }
+        other => return Err(unsupported(other)),
+    }
+    Ok(())
+}

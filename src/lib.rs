@@ -1,0 +1,46 @@
+//! # bloomjoin
+//!
+//! Batch jobs built around Bloom filters, in the style of Hadoop's reduce-side join with a
+//! Bloom filter (MapReduce Design Patterns): **train** a filter over a key column of Parquet
+//! files in parallel (partial filters OR-merged into one, bit-identical to a single-threaded
+//! build), and **join** two Parquet inputs with the filter broadcast to every map worker, so
+//! rows of the big side whose key the filter rules out are dropped before the shuffle.
+//!
+//! The pieces: [`key`] (canonical keys and their hashes), [`bloom`] (the filter, its layouts
+//! and its file format), [`store`] (locations on local disk or object stores), [`expr`]
+//! (`--where` predicates), and [`cli`] (the subcommands).
+//!
+//! ```
+//! use arrow::array::StringArray;
+//! use bloomjoin::bloom::{codec, BloomFilter, BloomParams, Layout};
+//! use bloomjoin::key::KeyFamily;
+//!
+//! let params = BloomParams::for_items(Layout::Blocked, 10_000, 0.01, 0)?;
+//! let mut filter = BloomFilter::try_new(params, KeyFamily::Bytes)?;
+//! filter.insert_array(&StringArray::from(vec!["alice", "bob"]))?;
+//! let bytes = codec::encode(&filter, &codec::FilterMeta::new());
+//! let (back, _) = codec::decode(&bytes, "in-memory")?;
+//! assert!(back.contains_bytes(b"alice"));
+//! # Ok::<(), bloomjoin::Error>(())
+//! ```
+
+pub mod bloom;
+pub mod cli;
+pub mod commit;
+pub mod error;
+pub mod expr;
+pub mod join;
+pub mod key;
+pub mod plan;
+pub mod progress;
+pub mod read;
+pub mod reduce;
+pub mod shuffle;
+pub mod store;
+pub mod sys;
+pub mod train;
+
+pub use error::{Error, Result};
+
+/// `bloomjoin <version>`, stamped into every filter and report.
+pub const CREATED_BY: &str = concat!("bloomjoin ", env!("CARGO_PKG_VERSION"));

@@ -1,0 +1,23 @@
+//! The `bloomjoin` binary: parse the command line, run it, map errors to exit codes
+//! (0 success, 2 bad usage or bad input, 1 anything else).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = bloomjoin::cli::Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("BLOOMJOIN_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    match bloomjoin::cli::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bloomjoin: error: {}", bloomjoin::error::one_line(&e));
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}

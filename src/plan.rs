@@ -1,0 +1,410 @@
+//! Input planning: expand locations into Parquet files, read their footers, and cut the
+//! row groups into splits balanced by rows.
+//!
+//! In: the `--input` locations (paths, directories, globs, object-store URLs). Out: a
+//! [`Plan`] of [`InputFile`]s (location, size, footer, Arrow schema) and [`Split`]s (one file,
+//! a contiguous run of whole row groups). Splits never cross files and their order is fixed
+//! by the sorted file list, so any worker count sees the same splits.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use bytes::Bytes;
+use futures::TryStreamExt;
+use object_store::ObjectStoreExt;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataPushDecoder};
+use parquet::DecodeResult;
+
+use crate::error::{Error, Result};
+use crate::store::{block_on, Location};
+
+/// Reads byte ranges of one file: plain positioned reads for local files, ranged GETs
+/// (coalesced by `object_store`) for remote ones.
+#[derive(Debug)]
+pub struct RangeReader {
+    location: Location,
+    file: Option<std::fs::File>,
+}
+
+impl RangeReader {
+    /// Open a reader for `location`.
+    pub fn open(location: &Location) -> Result<Self> {
+        let file = match location.local_path() {
+            Some(p) => Some(std::fs::File::open(p).map_err(|e| Error::io(location.as_str(), e))?),
+            None => None,
+        };
+        Ok(RangeReader {
+            location: location.clone(),
+            file,
+        })
+    }
+
+    /// The file's size in bytes.
+    pub fn size(&self) -> Result<u64> {
+        match &self.file {
+            Some(f) => f
+                .metadata()
+                .map(|m| m.len())
+                .map_err(|e| Error::io(self.location.as_str(), e)),
+            None => block_on(self.location.store().head(self.location.path()))
+                .map(|m| m.size)
+                .map_err(|source| Error::Store {
+                    location: self.location.to_string(),
+                    source,
+                }),
+        }
+    }
+
+    /// Fetch the ranges.
+    pub fn fetch(&self, ranges: &[Range<u64>]) -> Result<Vec<Bytes>> {
+        match &self.file {
+            Some(f) => ranges
+                .iter()
+                .map(|r| {
+                    let mut buf = vec![0u8; (r.end - r.start) as usize];
+                    read_at(f, &mut buf, r.start)
+                        .map_err(|e| Error::io(self.location.as_str(), e))?;
+                    Ok(Bytes::from(buf))
+                })
+                .collect(),
+            None => block_on(
+                self.location
+                    .store()
+                    .get_ranges(self.location.path(), ranges),
+            )
+            .map_err(|source| Error::Store {
+                location: self.location.to_string(),
+                source,
+            }),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = f.try_clone()?;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+/// One Parquet input file with its footer.
+#[derive(Debug)]
+pub struct InputFile {
+    /// Where it is.
+    pub location: Location,
+    /// Size in bytes.
+    pub size: u64,
+    /// The decoded footer and the Arrow schema.
+    pub metadata: ArrowReaderMetadata,
+}
+
+impl InputFile {
+    /// Read the footer of the file at `location`.
+    pub fn open(location: Location) -> Result<InputFile> {
+        let reader = RangeReader::open(&location)?;
+        let size = reader.size()?;
+        let perr = |source| Error::Parquet {
+            location: location.to_string(),
+            source,
+        };
+        let mut decoder = ParquetMetaDataPushDecoder::try_new(size)
+            .map_err(perr)?
+            .with_page_index_policy(PageIndexPolicy::Skip);
+        let meta = loop {
+            match decoder.try_decode().map_err(perr)? {
+                DecodeResult::NeedsData(ranges) => {
+                    let data = reader.fetch(&ranges)?;
+                    decoder.push_ranges(ranges, data).map_err(perr)?;
+                }
+                DecodeResult::Data(m) => break m,
+                DecodeResult::Finished => {
+                    return Err(Error::Input {
+                        location: location.to_string(),
+                        reason: "the Parquet footer could not be read".into(),
+                    })
+                }
+            }
+        };
+        let metadata = ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::new())
+            .map_err(perr)?;
+        Ok(InputFile {
+            location,
+            size,
+            metadata,
+        })
+    }
+
+    /// The Parquet footer.
+    pub fn parquet(&self) -> &Arc<ParquetMetaData> {
+        self.metadata.metadata()
+    }
+
+    /// The Arrow schema.
+    pub fn schema(&self) -> &SchemaRef {
+        self.metadata.schema()
+    }
+
+    /// Total rows.
+    pub fn num_rows(&self) -> u64 {
+        self.parquet().file_metadata().num_rows().max(0) as u64
+    }
+
+    /// Rows of row group `i`.
+    pub fn row_group_rows(&self, i: usize) -> u64 {
+        self.parquet().row_group(i).num_rows().max(0) as u64
+    }
+
+    /// Number of row groups.
+    pub fn num_row_groups(&self) -> usize {
+        self.parquet().num_row_groups()
+    }
+}
+
+/// A unit of map work: a contiguous run of whole row groups of one file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Split {
+    /// Index of the file in [`Plan::files`].
+    pub file: usize,
+    /// Row groups `[start, end)`.
+    pub row_groups: Range<usize>,
+    /// Rows in those row groups.
+    pub rows: u64,
+}
+
+/// The files and splits of one side of a job.
+#[derive(Debug)]
+pub struct Plan {
+    /// The input files, sorted by location within each `--input`, in `--input` order.
+    pub files: Vec<Arc<InputFile>>,
+    /// The splits, file by file.
+    pub splits: Vec<Split>,
+}
+
+impl Plan {
+    /// Total rows of all files.
+    pub fn num_rows(&self) -> u64 {
+        self.files.iter().map(|f| f.num_rows()).sum()
+    }
+
+    /// Total bytes of all files.
+    pub fn num_bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.size).sum()
+    }
+
+    /// Keep only the `index`-th of `count` deterministic slices of the splits (round robin
+    /// over the split list), for sharded training.
+    pub fn shard(&mut self, index: usize, count: usize) {
+        let splits = std::mem::take(&mut self.splits);
+        self.splits = splits
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % count == index)
+            .map(|(_, s)| s)
+            .collect();
+    }
+}
+
+/// How to cut row groups into splits.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitOptions {
+    /// Close a split once it holds at least this many rows.
+    pub target_rows: u64,
+}
+
+impl SplitOptions {
+    /// The default: about four splits per worker, at least one row group each.
+    pub fn for_workers(total_rows: u64, workers: usize) -> Self {
+        let target = total_rows / (workers as u64 * 4).max(1);
+        SplitOptions {
+            target_rows: target.max(1),
+        }
+    }
+}
+
+/// Expand, open and split `inputs`. The files are opened in parallel on the current pool.
+pub fn plan(inputs: &[String], split: impl Fn(u64) -> SplitOptions) -> Result<Plan> {
+    let mut locations = Vec::new();
+    for input in inputs {
+        locations.extend(expand(input)?);
+    }
+    use rayon::prelude::*;
+    let files: Vec<Arc<InputFile>> = locations
+        .into_par_iter()
+        .map(|l| InputFile::open(l).map(Arc::new))
+        .collect::<Result<_>>()?;
+    let total: u64 = files.iter().map(|f| f.num_rows()).sum();
+    let opts = split(total);
+    let splits = make_splits(&files, opts);
+    Ok(Plan { files, splits })
+}
+
+/// Cut every file's row groups into splits of at least `target_rows` rows.
+pub fn make_splits(files: &[Arc<InputFile>], opts: SplitOptions) -> Vec<Split> {
+    let mut splits = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        let n = f.num_row_groups();
+        let mut start = 0;
+        let mut rows = 0;
+        for rg in 0..n {
+            rows += f.row_group_rows(rg);
+            if rows >= opts.target_rows || rg + 1 == n {
+                splits.push(Split {
+                    file: fi,
+                    row_groups: start..rg + 1,
+                    rows,
+                });
+                start = rg + 1;
+                rows = 0;
+            }
+        }
+    }
+    splits
+}
+
+fn has_glob(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+fn is_data_name(name: &str) -> bool {
+    !name.starts_with('_') && !name.starts_with('.')
+}
+
+fn is_parquet_name(name: &str) -> bool {
+    is_data_name(name) && name.to_ascii_lowercase().ends_with(".parquet")
+}
+
+/// Expand one input location into its Parquet files, sorted: a file is itself; a directory
+/// (or object prefix) gives every `*.parquet` below it, skipping names that start with `_` or
+/// `.`; a glob gives the files it matches. Matching nothing is an error.
+pub fn expand(input: &str) -> Result<Vec<Location>> {
+    let loc = Location::parse(input)?;
+    let none = |what: &str| Error::Input {
+        location: input.to_string(),
+        reason: what.to_string(),
+    };
+    let mut out = if let Some(path) = loc.local_path() {
+        if has_glob(input) {
+            let pattern = path.to_string_lossy().to_string();
+            let paths = glob::glob(&pattern).map_err(|e| none(&format!("bad glob: {e}")))?;
+            let mut v = Vec::new();
+            for p in paths {
+                let p = p.map_err(|e| Error::io(input, e.into()))?;
+                if p.is_file() {
+                    v.push(Location::parse(&p.to_string_lossy())?);
+                }
+            }
+            if v.is_empty() {
+                return Err(none("the glob matched no files"));
+            }
+            v
+        } else if path.is_dir() {
+            let mut v = Vec::new();
+            walk_local(path, &mut v).map_err(|e| Error::io(input, e))?;
+            if v.is_empty() {
+                return Err(none("the directory holds no *.parquet files"));
+            }
+            v.into_iter()
+                .map(|p| Location::parse(&p.to_string_lossy()))
+                .collect::<Result<_>>()?
+        } else if path.is_file() {
+            vec![loc]
+        } else {
+            return Err(Error::io(
+                input,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
+            ));
+        }
+    } else {
+        expand_remote(&loc, input)?
+    };
+    out.sort_by(|a, b| a.path().as_ref().cmp(b.path().as_ref()));
+    Ok(out)
+}
+
+fn walk_local(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().to_string();
+        let p = e.path();
+        if p.is_dir() {
+            if is_data_name(&name) {
+                walk_local(&p, out)?;
+            }
+        } else if is_parquet_name(&name) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn expand_remote(loc: &Location, input: &str) -> Result<Vec<Location>> {
+    let store = loc.store().clone();
+    let serr = |source| Error::Store {
+        location: input.to_string(),
+        source,
+    };
+    let raw_path = loc.path().as_ref().to_string();
+    if has_glob(input) {
+        // List below the literal prefix, then match the whole path.
+        let parts: Vec<&str> = raw_path.split('/').collect();
+        let literal: Vec<&str> = parts.iter().take_while(|p| !has_glob(p)).copied().collect();
+        let prefix = object_store::path::Path::from(literal.join("/"));
+        let pattern = glob::Pattern::new(&raw_path).map_err(|e| Error::Input {
+            location: input.to_string(),
+            reason: format!("bad glob: {e}"),
+        })?;
+        let opts = glob::MatchOptions {
+            require_literal_separator: true,
+            ..Default::default()
+        };
+        let listed: Vec<_> =
+            block_on(store.list(Some(&prefix)).try_collect::<Vec<_>>()).map_err(serr)?;
+        let v: Vec<Location> = listed
+            .into_iter()
+            .filter(|m| pattern.matches_with(m.location.as_ref(), opts))
+            .map(|m| loc.with_path(m.location))
+            .collect();
+        if v.is_empty() {
+            return Err(Error::Input {
+                location: input.to_string(),
+                reason: "the glob matched no objects".into(),
+            });
+        }
+        return Ok(v);
+    }
+    match block_on(store.head(loc.path())) {
+        Ok(_) => return Ok(vec![loc.clone()]),
+        Err(object_store::Error::NotFound { .. }) => {}
+        Err(e) => return Err(serr(e)),
+    }
+    let listed: Vec<_> =
+        block_on(store.list(Some(loc.path())).try_collect::<Vec<_>>()).map_err(serr)?;
+    let v: Vec<Location> = listed
+        .into_iter()
+        .filter(|m| {
+            let rel = m
+                .location
+                .as_ref()
+                .strip_prefix(loc.path().as_ref())
+                .unwrap_or_default();
+            rel.split('/').filter(|s| !s.is_empty()).all(is_data_name)
+                && m.location.filename().is_some_and(is_parquet_name)
+        })
+        .map(|m| loc.with_path(m.location))
+        .collect();
+    if v.is_empty() {
+        return Err(Error::Input {
+            location: input.to_string(),
+            reason: "no such object, and no *.parquet objects below it".into(),
+        });
+    }
+    Ok(v)
+}

@@ -1,0 +1,773 @@
+//! The train job: Parquet splits across worker threads, one partial filter per worker,
+//! OR-merge, atomic write.
+//!
+//! In: a [`TrainSpec`] (what the command line or a job file said). Out: the filter written to
+//! `output` and a [`TrainReport`]. Every worker trains a partial with the same params; the
+//! partials are ORed, so the bytes are the same for any worker count, split size and batch
+//! size. Nothing is written unless every split succeeded.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use cardinality_estimator::CardinalityEstimator;
+use serde::{Deserialize, Serialize};
+
+use crate::bloom::codec::{self, FilterMeta};
+use crate::bloom::{BloomFilter, BloomParams, Layout};
+use crate::error::{Error, Result};
+use crate::expr::Predicate;
+use crate::key::KeyFamily;
+use crate::plan::{self, Plan, SplitOptions};
+use crate::read::{ReadOptions, SplitReader};
+use crate::store::Location;
+
+/// The train job's options, shared by the command line and job files.
+#[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct TrainSpec {
+    /// Input Parquet files: paths, directories, globs or object-store URLs (repeatable).
+    #[arg(long, short, required = true, num_args = 1.., value_name = "LOC")]
+    pub input: Vec<String>,
+    /// The key column.
+    #[arg(long, short)]
+    pub column: String,
+    /// Train only on rows where this SQL condition holds, e.g. "Reputation > 1500".
+    #[arg(long = "where", value_name = "EXPR")]
+    #[serde(rename = "where")]
+    pub predicate: Option<String>,
+    /// Expected number of distinct keys (with --fpp). Without it (and without --bits), a first
+    /// pass estimates the distinct keys that pass --where.
+    #[arg(long, value_name = "N")]
+    pub expected_items: Option<u64>,
+    /// Target false-positive rate [default: 0.01].
+    #[arg(long, value_name = "P")]
+    pub fpp: Option<f64>,
+    /// Explicit number of bits m (with --hashes).
+    #[arg(long, value_name = "M", conflicts_with_all = ["expected_items", "fpp"], requires = "hashes")]
+    pub bits: Option<u64>,
+    /// Explicit number of hash functions k (with --bits).
+    #[arg(long, value_name = "K", requires = "bits")]
+    pub hashes: Option<u32>,
+    /// Hash seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Bit layout: blocked (one cache line per key) or classic.
+    #[arg(long, default_value = "blocked")]
+    pub layout: Layout,
+    /// Worker threads [default: all cores].
+    #[arg(long, short, value_name = "W")]
+    pub workers: Option<usize>,
+    /// Where to write the filter (a path or an object-store URL).
+    #[arg(long, short)]
+    pub output: String,
+    /// Write the counters as JSON to this path.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<String>,
+    /// Replace an existing output.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Train only the i-th of N deterministic slices of the splits (0-based), e.g. 0/4.
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<String>,
+    /// Rows per decoded batch.
+    #[arg(long, default_value_t = 65_536, value_name = "ROWS")]
+    pub batch_size: usize,
+    /// Close a split once it holds this many rows [default: total rows / (4 x workers)].
+    #[arg(long, value_name = "ROWS")]
+    pub split_rows: Option<u64>,
+}
+
+impl Default for TrainSpec {
+    fn default() -> Self {
+        TrainSpec {
+            input: Vec::new(),
+            column: String::new(),
+            predicate: None,
+            expected_items: None,
+            fpp: None,
+            bits: None,
+            hashes: None,
+            seed: 0,
+            layout: Layout::Blocked,
+            workers: None,
+            output: String::new(),
+            report: None,
+            overwrite: false,
+            shard: None,
+            batch_size: 65_536,
+            split_rows: None,
+        }
+    }
+}
+
+/// The distinct-count sketch: HyperLogLog with 2^14 registers (about 0.8 % error), fed with
+/// our own key hashes so the estimate is deterministic.
+type Sketch = CardinalityEstimator<u64, wyhash::WyHash, 14, 6>;
+
+/// Parse `i/N` (0 <= i < N).
+pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
+    let bad = || Error::param("--shard", format!("{s:?} is not i/N with 0 <= i < N"));
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// How the filter was sized.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sizing {
+    /// `expected-items`, `explicit` or `estimated-distinct`.
+    pub method: &'static str,
+    /// The item count used for sizing (absent for explicit m and k).
+    pub items: Option<u64>,
+    /// The target false-positive rate (absent for explicit m and k).
+    pub fpp: Option<f64>,
+}
+
+/// Time per stage, in milliseconds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TrainTimes {
+    /// Expanding inputs, reading footers, checking columns.
+    pub plan_ms: u64,
+    /// The distinct-count pass (when sizing needs it).
+    pub count_ms: u64,
+    /// Training the partials.
+    pub map_ms: u64,
+    /// ORing the partials.
+    pub reduce_ms: u64,
+    /// Encoding and writing the filter.
+    pub write_ms: u64,
+    /// Everything.
+    pub total_ms: u64,
+}
+
+/// What the train job did: the counters of its `--report`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrainReport {
+    /// `bloomjoin <version>`.
+    pub created_by: &'static str,
+    /// The input files read.
+    pub inputs: Vec<String>,
+    /// Number of input files.
+    pub files: usize,
+    /// Number of splits trained (after sharding).
+    pub splits: usize,
+    /// The shard, when sharded.
+    pub shard: Option<String>,
+    /// Worker threads.
+    pub workers: usize,
+    /// The key column.
+    pub column: String,
+    /// Its key family.
+    pub key_family: KeyFamily,
+    /// The `--where` predicate.
+    #[serde(rename = "where")]
+    pub predicate: Option<String>,
+    /// Rows read from the splits.
+    pub rows_read: u64,
+    /// Rows that passed `--where` (all rows without it).
+    pub rows_passing_where: u64,
+    /// Passing rows whose key was null (skipped).
+    pub null_keys: u64,
+    /// Keys inserted (passing, non-null rows).
+    pub keys_inserted: u64,
+    /// Bytes fetched from the inputs.
+    pub bytes_read: u64,
+    /// How the filter was sized.
+    pub sizing: Sizing,
+    /// The filter's parameters.
+    pub params: BloomParams,
+    /// Fraction of bits set.
+    pub fill_ratio: f64,
+    /// False-positive rate estimated from the bits.
+    pub estimated_fpp: f64,
+    /// Where the filter was written.
+    pub output: String,
+    /// Size of the written filter file.
+    pub filter_bytes: u64,
+    /// Time per stage.
+    pub times: TrainTimes,
+    /// Peak resident memory of the process, bytes.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl TrainReport {
+    /// The human summary.
+    pub fn summary(&self) -> String {
+        let p = &self.params;
+        let mut s = format!(
+            "trained {} ({} layout, m={} bits, k={}, seed={}) on column {:?} ({} keys)\n",
+            self.output, p.layout, p.num_bits, p.num_hashes, p.seed, self.column, self.key_family
+        );
+        s += &format!(
+            "  inputs       {} files, {} splits, {} workers{}\n",
+            self.files,
+            self.splits,
+            self.workers,
+            self.shard
+                .as_ref()
+                .map(|x| format!(", shard {x}"))
+                .unwrap_or_default()
+        );
+        s += &format!("  rows read    {}\n", self.rows_read);
+        if let Some(w) = &self.predicate {
+            s += &format!(
+                "  where        {w}: {} rows pass\n",
+                self.rows_passing_where
+            );
+        }
+        s += &format!(
+            "  keys         {} inserted, {} null keys skipped\n",
+            self.keys_inserted, self.null_keys
+        );
+        match (self.sizing.method, self.sizing.items, self.sizing.fpp) {
+            ("estimated-distinct", Some(n), Some(f)) => {
+                s += &format!(
+                    "  sizing       ~{n} distinct keys (HyperLogLog estimate) at fpp {f}\n"
+                )
+            }
+            (_, Some(n), Some(f)) => {
+                s += &format!("  sizing       {n} expected items at fpp {f}\n")
+            }
+            _ => s += "  sizing       explicit m and k\n",
+        }
+        s += &format!(
+            "  filter       {} bytes, fill ratio {:.4}, est. fpp {:.6}\n",
+            self.filter_bytes, self.fill_ratio, self.estimated_fpp
+        );
+        let t = &self.times;
+        s += &format!(
+            "  time         {} ms (plan {}, count {}, map {}, reduce {}, write {})",
+            t.total_ms, t.plan_ms, t.count_ms, t.map_ms, t.reduce_ms, t.write_ms
+        );
+        if let Some(r) = self.peak_rss_bytes {
+            s += &format!(", peak RSS {}", crate::cli::human_bytes(r));
+        }
+        s + "\n"
+    }
+}
+
+/// Per-file facts the map tasks need.
+struct FileKey {
+    /// Index of the key column among the file's top-level columns.
+    key: usize,
+    /// Columns to decode, in schema order.
+    columns: Vec<usize>,
+    /// Position of the key column in the decoded batch.
+    key_pos: usize,
+}
+
+/// Counters of one worker.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    rows_read: u64,
+    rows_passing: u64,
+    nulls: u64,
+    inserted: u64,
+    bytes_read: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.rows_read += o.rows_read;
+        self.rows_passing += o.rows_passing;
+        self.nulls += o.nulls;
+        self.inserted += o.inserted;
+        self.bytes_read += o.bytes_read;
+    }
+}
+
+/// Check the key column and predicate against every file; returns the key family and the
+/// per-file projections.
+fn check_inputs(
+    plan: &Plan,
+    column: &str,
+    predicate: Option<&Predicate>,
+) -> Result<(KeyFamily, Vec<FileKey>)> {
+    let mut family: Option<(KeyFamily, String, String)> = None;
+    let mut keys = Vec::with_capacity(plan.files.len());
+    for f in &plan.files {
+        let schema = f.schema();
+        let file = f.location.to_string();
+        let key = schema.index_of(column).map_err(|_| Error::Column {
+            file: file.clone(),
+            column: column.to_string(),
+            reason: format!(
+                "no such column (the file has {})",
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })?;
+        let dt = schema.field(key).data_type();
+        let fam = KeyFamily::check(dt, &file, column)?;
+        match &family {
+            None => family = Some((fam, dt.to_string(), file.clone())),
+            Some((f0, t0, file0)) if *f0 != fam => {
+                return Err(Error::Column {
+                    file,
+                    column: column.to_string(),
+                    reason: format!(
+                        "type {dt} ({fam} keys) differs from {t0} ({f0} keys) in {file0}"
+                    ),
+                })
+            }
+            _ => {}
+        }
+        let mut columns = vec![key];
+        if let Some(p) = predicate {
+            p.check(schema, &file)?;
+            for c in p.columns() {
+                columns.push(schema.index_of(c).expect("checked above"));
+            }
+        }
+        columns.sort_unstable();
+        columns.dedup();
+        let key_pos = columns
+            .iter()
+            .position(|c| *c == key)
+            .expect("key is projected");
+        keys.push(FileKey {
+            key,
+            columns,
+            key_pos,
+        });
+    }
+    let (fam, _, _) = family.ok_or_else(|| Error::Usage("no input files".into()))?;
+    Ok((fam, keys))
+}
+
+/// Run `f` over every split on `workers` threads; each worker folds its splits into one
+/// accumulator made by `init`. Returns the accumulators (one per worker that ran).
+fn map_splits<A: Send>(
+    plan: &Plan,
+    workers: usize,
+    init: impl Fn() -> Result<A> + Sync,
+    f: impl Fn(&mut A, usize) -> Result<()> + Sync,
+) -> Result<Vec<A>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Result<A>>> = Mutex::new(Vec::new());
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    rayon::scope(|s| {
+        for _ in 0..workers.min(plan.splits.len()).max(1) {
+            s.spawn(|_| {
+                let run = || -> Result<A> {
+                    let mut acc = init()?;
+                    loop {
+                        if failed.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= plan.splits.len() {
+                            break;
+                        }
+                        f(&mut acc, i).map_err(|e| {
+                            let s = &plan.splits[i];
+                            Error::Task {
+                                stage: "map",
+                                task: format!(
+                                    "{} row groups {}..{}",
+                                    plan.files[s.file].location,
+                                    s.row_groups.start,
+                                    s.row_groups.end
+                                ),
+                                source: Box::new(e),
+                            }
+                        })?;
+                    }
+                    Ok(acc)
+                };
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(
+                    |p| {
+                        let msg = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "unknown panic".into());
+                        Err(Error::Internal(format!("a map worker panicked: {msg}")))
+                    },
+                );
+                if r.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                results.lock().expect("results").push(r);
+            });
+        }
+    });
+    let results = results.into_inner().expect("results");
+    // Report the first error deterministically: prefer a task error over a worker's abort.
+    results.into_iter().collect()
+}
+
+/// Keys (hashed as a filter with `params` does) of the rows of `batch` that pass the predicate and are not null,
+/// appended to `out`; updates `counts`.
+fn passing_hashes(
+    batch: &arrow::array::RecordBatch,
+    fk: &FileKey,
+    predicate: Option<&Predicate>,
+    params: &BloomParams,
+    counts: &mut Counts,
+    scratch: &mut Vec<u64>,
+    out: &mut Vec<u64>,
+) -> Result<()> {
+    let keys = batch.column(fk.key_pos);
+    counts.rows_read += batch.num_rows() as u64;
+    crate::bloom::hash_into(params, keys.as_ref(), scratch)?;
+    let nulls = keys.logical_nulls();
+    match predicate {
+        None => {
+            counts.rows_passing += batch.num_rows() as u64;
+            match &nulls {
+                None => out.extend_from_slice(scratch),
+                Some(n) => {
+                    counts.nulls += n.null_count() as u64;
+                    out.extend(n.valid_indices().map(|i| scratch[i]));
+                }
+            }
+        }
+        Some(p) => {
+            let mask = p.evaluate(batch)?;
+            let pass = mask.values();
+            counts.rows_passing += pass.count_set_bits() as u64;
+            for i in pass.set_indices() {
+                if nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
+                    out.push(scratch[i]);
+                } else {
+                    counts.nulls += 1;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Run the train job.
+pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
+    let t0 = Instant::now();
+    let workers = spec.workers.unwrap_or_else(crate::sys::default_workers);
+    if workers == 0 {
+        return Err(Error::param("--workers", "must be at least 1"));
+    }
+    if spec.batch_size == 0 {
+        return Err(Error::param("--batch-size", "must be at least 1"));
+    }
+    if spec.column.is_empty() {
+        return Err(Error::param("--column", "is required"));
+    }
+    if spec.input.is_empty() {
+        return Err(Error::param("--input", "is required"));
+    }
+    if spec.split_rows == Some(0) {
+        return Err(Error::param("--split-rows", "must be at least 1"));
+    }
+    if spec.bits.is_some() != spec.hashes.is_some() {
+        return Err(Error::param(
+            if spec.bits.is_some() {
+                "--hashes"
+            } else {
+                "--bits"
+            },
+            "--bits and --hashes go together",
+        ));
+    }
+    if spec.bits.is_some() && (spec.fpp.is_some() || spec.expected_items.is_some()) {
+        return Err(Error::param(
+            "--bits",
+            "cannot be combined with --fpp or --expected-items",
+        ));
+    }
+    let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
+    // Validate sizing parameters before reading anything.
+    let fpp = spec.fpp.unwrap_or(0.01);
+    let explicit = match (spec.bits, spec.hashes) {
+        (Some(m), Some(k)) => Some(BloomParams::explicit(spec.layout, m, k, spec.seed)?),
+        _ => None,
+    };
+    if explicit.is_none() {
+        BloomParams::for_items(
+            spec.layout,
+            spec.expected_items.unwrap_or(1),
+            fpp,
+            spec.seed,
+        )?;
+    }
+    let predicate = spec
+        .predicate
+        .as_deref()
+        .map(|w| Predicate::parse(w, "--where"))
+        .transpose()?;
+    let output = Location::parse(&spec.output)?;
+    if !spec.overwrite && output.exists()? {
+        return Err(Error::OutputExists {
+            location: output.to_string(),
+        });
+    }
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("bloomjoin-map-{i}"))
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
+    pool.install(|| {
+        let mut times = TrainTimes::default();
+        let mut plan = plan::plan(&spec.input, |total| match spec.split_rows {
+            Some(r) => SplitOptions { target_rows: r },
+            None => SplitOptions::for_workers(total, workers),
+        })?;
+        let (family, file_keys) = check_inputs(&plan, &spec.column, predicate.as_ref())?;
+        if let Some((i, n)) = shard {
+            plan.shard(i, n);
+        }
+        times.plan_ms = t0.elapsed().as_millis() as u64;
+
+        let read_split =
+            |i: usize,
+             each: &mut dyn FnMut(&arrow::array::RecordBatch, &FileKey) -> Result<()>|
+             -> Result<u64> {
+                let s = &plan.splits[i];
+                let file = plan.files[s.file].clone();
+                let fk = &file_keys[s.file];
+                let mut reader = SplitReader::try_new(
+                    file,
+                    s,
+                    ReadOptions {
+                        columns: fk.columns.clone(),
+                        batch_size: spec.batch_size,
+                        row_filter: None,
+                    },
+                )?;
+                for b in reader.by_ref() {
+                    each(&b?, fk)?;
+                }
+                Ok(reader.bytes_read())
+            };
+
+        // Sizing.
+        let t_count = Instant::now();
+        let (params, sizing) = match explicit {
+            Some(p) => (
+                p,
+                Sizing {
+                    method: "explicit",
+                    items: None,
+                    fpp: None,
+                },
+            ),
+            None => match spec.expected_items {
+                Some(n) => (
+                    BloomParams::for_items(spec.layout, n, fpp, spec.seed)?,
+                    Sizing {
+                        method: "expected-items",
+                        items: Some(n),
+                        fpp: Some(fpp),
+                    },
+                ),
+                None => {
+                    // Any fixed 64-bit key hash serves the sketch; the native one is fastest.
+                    let count_params = BloomParams {
+                        layout: Layout::Blocked,
+                        num_bits: crate::bloom::BLOCK_BITS,
+                        num_hashes: 1,
+                        seed: spec.seed,
+                    };
+                    let bar = crate::progress::rows(
+                        "count",
+                        plan.splits.iter().map(|s| s.rows).sum(),
+                        show_progress,
+                    );
+                    let sketches = map_splits(
+                        &plan,
+                        workers,
+                        || Ok(Box::new(Sketch::new())),
+                        |est, i| {
+                            let mut counts = Counts::default();
+                            let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
+                            read_split(i, &mut |b, fk| {
+                                hashes.clear();
+                                passing_hashes(
+                                    b,
+                                    fk,
+                                    predicate.as_ref(),
+                                    &count_params,
+                                    &mut counts,
+                                    &mut scratch,
+                                    &mut hashes,
+                                )?;
+                                for h in &hashes {
+                                    est.insert_hash(*h);
+                                }
+                                bar.inc(b.num_rows() as u64);
+                                Ok(())
+                            })?;
+                            Ok(())
+                        },
+                    )?;
+                    bar.finish_and_clear();
+                    let mut all = Sketch::new();
+                    for s in &sketches {
+                        all.merge(s);
+                    }
+                    let n = (all.estimate() as u64).max(1);
+                    (
+                        BloomParams::for_items(spec.layout, n, fpp, spec.seed)?,
+                        Sizing {
+                            method: "estimated-distinct",
+                            items: Some(n),
+                            fpp: Some(fpp),
+                        },
+                    )
+                }
+            },
+        };
+        times.count_ms = t_count.elapsed().as_millis() as u64;
+        check_memory(&params, workers)?;
+
+        // Map: one partial per worker.
+        let t_map = Instant::now();
+        let bar = crate::progress::rows(
+            "train",
+            plan.splits.iter().map(|s| s.rows).sum(),
+            show_progress,
+        );
+        let partials = map_splits(
+            &plan,
+            workers,
+            || Ok((BloomFilter::try_new(params, family)?, Counts::default())),
+            |(filter, counts), i| {
+                let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
+                let bytes = read_split(i, &mut |b, fk| {
+                    hashes.clear();
+                    passing_hashes(
+                        b,
+                        fk,
+                        predicate.as_ref(),
+                        &params,
+                        counts,
+                        &mut scratch,
+                        &mut hashes,
+                    )?;
+                    filter.insert_hashes(&hashes);
+                    counts.inserted += hashes.len() as u64;
+                    bar.inc(b.num_rows() as u64);
+                    Ok(())
+                })?;
+                counts.bytes_read += bytes;
+                Ok(())
+            },
+        )?;
+        bar.finish_and_clear();
+        times.map_ms = t_map.elapsed().as_millis() as u64;
+
+        // Reduce: OR the partials.
+        let t_reduce = Instant::now();
+        let mut total = Counts::default();
+        let mut iter = partials.into_iter();
+        let (mut filter, c0) = iter
+            .next()
+            .ok_or_else(|| Error::Internal("no partial filters".into()))?;
+        total.add(&c0);
+        for (f, c) in iter {
+            filter.union(&f, "partial")?;
+            total.add(&c);
+        }
+        times.reduce_ms = t_reduce.elapsed().as_millis() as u64;
+
+        // Write.
+        let t_write = Instant::now();
+        let key_type = plan.files[0]
+            .schema()
+            .field(file_keys[0].key)
+            .data_type()
+            .to_string();
+        let meta = FilterMeta {
+            created_by: crate::CREATED_BY.to_string(),
+            column: Some(spec.column.clone()),
+            key_type: Some(key_type),
+            predicate: spec.predicate.clone(),
+            inputs: spec.input.clone(),
+            shard: spec.shard.clone(),
+        };
+        let filter_bytes = codec::write(&output, &filter, &meta, spec.overwrite)?;
+        times.write_ms = t_write.elapsed().as_millis() as u64;
+        times.total_ms = t0.elapsed().as_millis() as u64;
+
+        let report = TrainReport {
+            created_by: crate::CREATED_BY,
+            inputs: plan.files.iter().map(|f| f.location.to_string()).collect(),
+            files: plan.files.len(),
+            splits: plan.splits.len(),
+            shard: spec.shard.clone(),
+            workers,
+            column: spec.column.clone(),
+            key_family: family,
+            predicate: spec.predicate.clone(),
+            rows_read: total.rows_read,
+            rows_passing_where: total.rows_passing,
+            null_keys: total.nulls,
+            keys_inserted: total.inserted,
+            bytes_read: total.bytes_read,
+            sizing,
+            params,
+            fill_ratio: filter.fill_ratio(),
+            estimated_fpp: filter.estimated_fpp(),
+            output: output.to_string(),
+            filter_bytes,
+            times,
+            peak_rss_bytes: crate::sys::peak_rss(),
+        };
+        if let Some(path) = &spec.report {
+            write_report(path, &report)?;
+        }
+        Ok(report)
+    })
+}
+
+/// Refuse filters whose partials (one per worker plus the merged one) cannot fit in memory.
+fn check_memory(params: &BloomParams, workers: usize) -> Result<()> {
+    let Some(total) = crate::sys::total_memory() else {
+        return Ok(());
+    };
+    let need = params.num_bytes().saturating_mul(workers as u64 + 1);
+    if need > total / 10 * 8 {
+        return Err(Error::param(
+            "--bits/--expected-items",
+            format!(
+                "{} workers x {} filter need {}, more than 80 % of this machine's {} (fewer --workers or a larger --fpp)",
+                workers,
+                crate::cli::human_bytes(params.num_bytes()),
+                crate::cli::human_bytes(need),
+                crate::cli::human_bytes(total)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Write a JSON report to a local path, atomically (temporary file, then rename).
+pub fn write_report<T: Serialize>(path: &str, report: &T) -> Result<()> {
+    let json = serde_json::to_string_pretty(report).expect("report serializes") + "\n";
+    let p = std::path::Path::new(path);
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
+    }
+    let tmp = p.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, json).map_err(|e| Error::io(path, e))?;
+    std::fs::rename(&tmp, p).map_err(|e| Error::io(path, e))
+}
+
+/// Convenience for tests and job chains: the filter a spec would produce, in memory.
+pub fn read_output(spec: &TrainSpec) -> Result<(BloomFilter, FilterMeta)> {
+    codec::read(&Location::parse(&spec.output)?)
+}
+
+/// Shared handle to a loaded filter (the broadcast of the join job).
+pub type SharedFilter = Arc<BloomFilter>;

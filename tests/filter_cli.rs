@@ -1,0 +1,170 @@
+//! `inspect`, `probe` and `merge` through the binary, on filters built with the library.
+
+use std::path::Path;
+
+use arrow::array::{Int64Array, StringArray};
+use bloomjoin::bloom::codec::{self, FilterMeta};
+use bloomjoin::bloom::{BloomFilter, BloomParams, Layout};
+use bloomjoin::key::KeyFamily;
+
+use crate::util::{files_below, run_in, run_stdin};
+
+fn write_int_filter(path: &Path, keys: &[i64], seed: u64, shard: Option<&str>) {
+    let params = BloomParams::for_items(Layout::Blocked, 1000, 0.01, seed).unwrap();
+    let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+    f.insert_array(&Int64Array::from(keys.to_vec())).unwrap();
+    let meta = FilterMeta {
+        column: Some("id".into()),
+        shard: shard.map(str::to_string),
+        ..FilterMeta::new()
+    };
+    std::fs::write(path, codec::encode(&f, &meta)).unwrap();
+}
+
+#[test]
+fn inspect_table_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("f.bjf");
+    write_int_filter(&p, &(0..500).collect::<Vec<_>>(), 9, None);
+    let out = run_in(dir.path(), &["inspect", "f.bjf"]).ok();
+    for needle in [
+        "layout        blocked",
+        "hashes (k)",
+        "seed          9",
+        "key family    integer",
+        "inserted      500",
+        "fill ratio",
+        "est. fpp",
+        "size",
+        "column        id",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing from\n{out}");
+    }
+    let json = run_in(dir.path(), &["inspect", "f.bjf", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["layout"], "blocked");
+    assert_eq!(v["seed"], 9);
+    assert_eq!(v["inserted"], 500);
+    assert_eq!(v["key_family"], "integer");
+    assert_eq!(v["metadata"]["column"], "id");
+    let est = v["estimated_distinct"].as_u64().unwrap();
+    assert!((450..=550).contains(&est), "{est}");
+    assert!(v["estimated_fpp"].as_f64().unwrap() < 0.01);
+    assert_eq!(
+        v["file_bytes"].as_u64().unwrap(),
+        std::fs::metadata(&p).unwrap().len()
+    );
+}
+
+#[test]
+fn probe_answers_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write_int_filter(&dir.path().join("f.bjf"), &[1, 2, 3], 0, None);
+    let out = run_stdin(dir.path(), &["probe", "--filter", "f.bjf"], "1\n2\n3\n").ok();
+    assert_eq!(out, "maybe\nmaybe\nmaybe\n");
+    // Absent keys: nearly all "no" at p = 1 %.
+    let absent: String = (1000..2000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(dir.path().join("keys.txt"), &absent).unwrap();
+    let out = run_in(
+        dir.path(),
+        &["probe", "--filter", "f.bjf", "--keys", "keys.txt"],
+    )
+    .ok();
+    assert_eq!(out.lines().count(), 1000);
+    let maybes = out.lines().filter(|l| *l == "maybe").count();
+    assert!(maybes < 30, "{maybes} false positives in 1000");
+    let out = run_in(
+        dir.path(),
+        &["contains", "--filter", "f.bjf", "--with-keys", "2", "-7"],
+    )
+    .ok();
+    assert!(out.starts_with("2\tmaybe\n-7\t"), "{out}");
+    run_in(dir.path(), &["probe", "--filter", "f.bjf", "abc"])
+        .fails(2, &["argument line 1", "not an integer"]);
+}
+
+#[test]
+fn probe_string_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = BloomParams::for_items(Layout::Classic, 100, 0.001, 0).unwrap();
+    let mut f = BloomFilter::try_new(params, KeyFamily::Bytes).unwrap();
+    f.insert_array(&StringArray::from(vec!["zürich", "7", ""]))
+        .unwrap();
+    std::fs::write(
+        dir.path().join("s.bjf"),
+        codec::encode(&f, &FilterMeta::new()),
+    )
+    .unwrap();
+    let out = run_stdin(
+        dir.path(),
+        &["probe", "--filter", "s.bjf"],
+        "zürich\r\n7\n\n",
+    )
+    .ok();
+    assert_eq!(out, "maybe\nmaybe\nmaybe\n");
+}
+
+#[test]
+fn merge_of_shards_equals_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let keys: Vec<i64> = (0..900).map(|i| i * 7).collect();
+    write_int_filter(&d.join("whole.bjf"), &keys, 1, None);
+    write_int_filter(&d.join("a.bjf"), &keys[..300], 1, Some("0/3"));
+    write_int_filter(&d.join("b.bjf"), &keys[300..600], 1, Some("1/3"));
+    write_int_filter(&d.join("c.bjf"), &keys[600..], 1, Some("2/3"));
+    run_in(
+        d,
+        &["merge", "--output", "m.bjf", "a.bjf", "b.bjf", "c.bjf"],
+    )
+    .ok();
+    // Metadata is re-stamped the same way for both, so whole files compare.
+    let (whole, _) = codec::decode(&std::fs::read(d.join("whole.bjf")).unwrap(), "w").unwrap();
+    let (merged, meta) = codec::decode(&std::fs::read(d.join("m.bjf")).unwrap(), "m").unwrap();
+    assert_eq!(whole, merged);
+    assert_eq!(meta.shard, None);
+    assert_eq!(meta.column.as_deref(), Some("id"));
+    // An existing output is refused and left as it was.
+    let before = std::fs::read(d.join("m.bjf")).unwrap();
+    run_in(d, &["merge", "--output", "m.bjf", "a.bjf"]).fails(2, &["m.bjf", "--overwrite"]);
+    assert_eq!(std::fs::read(d.join("m.bjf")).unwrap(), before);
+    run_in(d, &["merge", "--overwrite", "--output", "m.bjf", "a.bjf"]).ok();
+}
+
+#[test]
+fn merge_refuses_mismatched_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_int_filter(&d.join("a.bjf"), &[1], 1, None);
+    write_int_filter(&d.join("b.bjf"), &[2], 2, None);
+    run_in(d, &["merge", "--output", "m.bjf", "a.bjf", "b.bjf"]).fails(2, &["b.bjf", "seed"]);
+    assert!(!d.join("m.bjf").exists());
+}
+
+#[test]
+fn bad_filters_give_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_int_filter(&d.join("good.bjf"), &[1, 2], 0, None);
+    let good = std::fs::read(d.join("good.bjf")).unwrap();
+    std::fs::write(d.join("trunc.bjf"), &good[..good.len() - 9]).unwrap();
+    let mut flipped = good.clone();
+    flipped[100] ^= 0x10;
+    std::fs::write(d.join("flip.bjf"), &flipped).unwrap();
+    let mut future = good.clone();
+    future[8] = 9;
+    std::fs::write(d.join("future.bjf"), &future).unwrap();
+    std::fs::write(d.join("text.bjf"), "hello").unwrap();
+
+    run_in(d, &["inspect", "trunc.bjf"]).fails(2, &["trunc.bjf", "truncated"]);
+    run_in(d, &["inspect", "flip.bjf"]).fails(2, &["flip.bjf", "checksum"]);
+    run_in(d, &["inspect", "future.bjf"]).fails(2, &["future.bjf", "version 9"]);
+    run_in(d, &["inspect", "text.bjf"]).fails(2, &["text.bjf", "magic"]);
+    run_in(d, &["inspect", "missing.bjf"]).fails(2, &["missing.bjf"]);
+    run_in(d, &["probe", "--filter", "flip.bjf", "1"]).fails(2, &["flip.bjf"]);
+    run_in(d, &["merge", "--output", "o.bjf", "good.bjf", "trunc.bjf"]).fails(2, &["trunc.bjf"]);
+    run_in(d, &["inspect", "ftp://host/f.bjf"]).fails(2, &["ftp", "scheme"]);
+    assert!(!d.join("o.bjf").exists());
+    let before = files_below(d);
+    assert!(before.iter().all(|f| f.ends_with(".bjf")));
+}

@@ -1,0 +1,8 @@
+//! Black-box tests: each runs the real `bloomjoin` binary in a fresh temporary directory.
+
+mod util;
+
+mod filter_cli;
+mod golden;
+mod join_cli;
+mod train_cli;

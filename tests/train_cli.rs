@@ -1,0 +1,341 @@
+//! The train job through the binary, on Parquet files written by the tests.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::*;
+use arrow::datatypes::Int32Type;
+use bloomjoin::bloom::codec;
+
+use crate::util::{files_below, run_in, write_parquet};
+
+/// Three files of 1000 rows in row groups of 100: keys with nulls in every supported type.
+fn fixture(dir: &Path) {
+    for f in 0..3i64 {
+        let ids: Vec<Option<i64>> = (0..1000)
+            .map(|i| {
+                let id = f * 1000 + i;
+                (id % 17 != 0).then_some(id)
+            })
+            .collect();
+        let names: Vec<Option<String>> = ids
+            .iter()
+            .map(|v| v.map(|x| format!("user-{x}-ü")))
+            .collect();
+        let names_ref: Vec<Option<&str>> = names.iter().map(|s| s.as_deref()).collect();
+        let rep: Vec<i64> = (0..1000).map(|i| (i * 37 % 3000) as i64).collect();
+        let cols: Vec<(&str, ArrayRef)> = vec![
+            ("id", Arc::new(Int64Array::from(ids.clone()))),
+            (
+                "id32",
+                Arc::new(Int32Array::from(
+                    ids.iter().map(|v| v.map(|x| x as i32)).collect::<Vec<_>>(),
+                )),
+            ),
+            ("name", Arc::new(StringArray::from(names_ref.clone()))),
+            ("lname", Arc::new(LargeStringArray::from(names_ref.clone()))),
+            (
+                "dname",
+                Arc::new(
+                    names_ref
+                        .iter()
+                        .copied()
+                        .collect::<DictionaryArray<Int32Type>>(),
+                ),
+            ),
+            ("rep", Arc::new(Int64Array::from(rep))),
+            ("score", Arc::new(Float64Array::from(vec![1.5; 1000]))),
+        ];
+        write_parquet(&dir.join(format!("in/part-{f}.parquet")), cols, 100);
+    }
+}
+
+fn filter_bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn every_passing_key_probes_maybe_for_every_key_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    for col in ["id", "id32", "name", "lname", "dname"] {
+        let out = format!("{col}.bjf");
+        let summary = run_in(
+            d,
+            &[
+                "train",
+                "--input",
+                "in",
+                "--column",
+                col,
+                "--where",
+                "rep > 1500",
+                "--fpp",
+                "0.01",
+                "--output",
+                &out,
+            ],
+        )
+        .ok();
+        assert!(summary.contains("inserted"), "{summary}");
+        let (f, meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
+        assert_eq!(meta.column.as_deref(), Some(col));
+        assert_eq!(meta.predicate.as_deref(), Some("rep > 1500"));
+        let mut expected = 0;
+        for file in 0..3i64 {
+            for i in 0..1000i64 {
+                let id = file * 1000 + i;
+                let rep = i * 37 % 3000;
+                if rep > 1500 && id % 17 != 0 {
+                    expected += 1;
+                    let hit = if col.starts_with("id") {
+                        f.contains_i64(id)
+                    } else {
+                        f.contains_bytes(format!("user-{id}-ü").as_bytes())
+                    };
+                    assert!(hit, "{col}: key {id} missing");
+                }
+            }
+        }
+        assert_eq!(f.inserted(), expected, "{col}");
+    }
+    // Int32 and Int64 keys give the same filter bits.
+    let (a, _) = codec::decode(&filter_bytes(&d.join("id.bjf")), "a").unwrap();
+    let (b, _) = codec::decode(&filter_bytes(&d.join("id32.bjf")), "b").unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn same_bytes_for_any_workers_split_and_batch_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    let mut outputs = Vec::new();
+    for (i, extra) in [
+        vec!["--workers", "1"],
+        vec!["--workers", "2"],
+        vec!["--workers", "7"],
+        vec!["--workers", "3", "--split-rows", "1"],
+        vec!["--workers", "2", "--split-rows", "100000"],
+        vec!["--workers", "2", "--batch-size", "7"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // Sized by the distinct-count pass (only --fpp) to cover it too.
+        let out = format!("w{i}.bjf");
+        let mut args = vec![
+            "train",
+            "-q",
+            "--input",
+            "in/part-*.parquet",
+            "--column",
+            "name",
+            "--fpp",
+            "0.001",
+            "--output",
+            &out,
+        ];
+        args.extend(extra);
+        run_in(d, &args).ok();
+        outputs.push(filter_bytes(&d.join(&out)));
+    }
+    for o in &outputs[1..] {
+        assert!(o == &outputs[0], "filter bytes differ between runs");
+    }
+}
+
+#[test]
+fn sharded_then_merged_equals_unsharded() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    let common = [
+        "--input",
+        "in",
+        "--column",
+        "id",
+        "--expected-items",
+        "3000",
+        "--fpp",
+        "0.01",
+        "--split-rows",
+        "200",
+    ];
+    let mut args = vec!["train", "-q", "--output", "whole.bjf"];
+    args.extend(common);
+    run_in(d, &args).ok();
+    let mut parts = Vec::new();
+    for i in 0..3 {
+        let out = format!("shard-{i}.bjf");
+        let shard = format!("{i}/3");
+        let mut args = vec!["train", "-q", "--output", &out, "--shard", &shard];
+        args.extend(common);
+        run_in(d, &args).ok();
+        parts.push(out);
+    }
+    let mut args = vec!["merge", "-q", "--output", "merged.bjf"];
+    args.extend(parts.iter().map(String::as_str));
+    run_in(d, &args).ok();
+    assert!(filter_bytes(&d.join("merged.bjf")) == filter_bytes(&d.join("whole.bjf")));
+}
+
+#[test]
+fn report_has_the_counters() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "in",
+            "--column",
+            "id",
+            "--where",
+            "rep > 1500",
+            "--output",
+            "f.bjf",
+            "--report",
+            "r/report.json",
+            "--layout",
+            "classic",
+        ],
+    )
+    .ok();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r/report.json")).unwrap()).unwrap();
+    assert_eq!(r["files"], 3);
+    assert_eq!(r["rows_read"], 3000);
+    let passing = r["rows_passing_where"].as_u64().unwrap();
+    let nulls = r["null_keys"].as_u64().unwrap();
+    assert_eq!(r["keys_inserted"].as_u64().unwrap(), passing - nulls);
+    assert!(nulls > 0);
+    assert_eq!(r["sizing"]["method"], "estimated-distinct");
+    let est = r["sizing"]["items"].as_u64().unwrap() as f64;
+    let truth = (passing - nulls) as f64;
+    assert!(
+        (est - truth).abs() / truth < 0.05,
+        "estimate {est} vs {truth}"
+    );
+    assert_eq!(r["params"]["layout"], "classic");
+    assert!(r["times"]["total_ms"].is_u64());
+    assert!(r["peak_rss_bytes"].as_u64().unwrap() > 0);
+    assert!(r["bytes_read"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn memory_output_through_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let spec = bloomjoin::train::TrainSpec {
+        input: vec![dir.path().join("in").to_string_lossy().into_owned()],
+        column: "id".into(),
+        expected_items: Some(3000),
+        output: "memory:///filters/id.bjf".into(),
+        workers: Some(2),
+        ..Default::default()
+    };
+    let report = bloomjoin::train::run(&spec, false).unwrap();
+    let (f, _) = bloomjoin::train::read_output(&spec).unwrap();
+    assert_eq!(f.inserted(), report.keys_inserted);
+    assert!(f.contains_i64(1));
+    // Create-only: a second run without overwrite fails and keeps the first filter.
+    let err = bloomjoin::train::run(&spec, false).unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+}
+
+#[test]
+fn bad_input_one_line_exit_2_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    std::fs::write(d.join("not.parquet"), "this is not parquet").unwrap();
+    std::fs::write(d.join("empty.parquet"), "").unwrap();
+    let train = |args: &[&str]| {
+        let mut a = vec!["train", "--output", "out.bjf"];
+        a.extend_from_slice(args);
+        run_in(d, &a)
+    };
+    train(&["--input", "missing.parquet", "--column", "id"]).fails(2, &["missing.parquet"]);
+    train(&["--input", "in/*.csv", "--column", "id"]).fails(2, &["in/*.csv", "matched no"]);
+    train(&["--input", "not.parquet", "--column", "id"]).fails(2, &["not.parquet"]);
+    train(&["--input", "empty.parquet", "--column", "id"]).fails(2, &["empty.parquet"]);
+    train(&["--input", "in", "--column", "nope"])
+        .fails(2, &["part-0.parquet", "\"nope\"", "no such column"]);
+    train(&["--input", "in", "--column", "score"])
+        .fails(2, &["\"score\"", "Float64", "cannot be a key"]);
+    train(&["--input", "in", "--column", "id", "--where", "rep >"]).fails(2, &["--where"]);
+    train(&["--input", "in", "--column", "id", "--where", "nope = 1"]).fails(2, &["\"nope\""]);
+    train(&["--input", "in", "--column", "id", "--where", "name > 5"])
+        .fails(2, &["cannot compare"]);
+    train(&["--input", "in", "--column", "id", "--fpp", "0"]).fails(2, &["--fpp"]);
+    train(&["--input", "in", "--column", "id", "--fpp", "1.5"]).fails(2, &["--fpp"]);
+    train(&[
+        "--input", "in", "--column", "id", "--bits", "0", "--hashes", "3",
+    ])
+    .fails(2, &["--bits"]);
+    train(&["--input", "in", "--column", "id", "--shard", "3/3"]).fails(2, &["--shard"]);
+    train(&[
+        "--input",
+        "in",
+        "--column",
+        "id",
+        "--expected-items",
+        "100000000000000",
+        "--fpp",
+        "0.000001",
+    ])
+    .fails(2, &["--expected-items"]);
+    assert!(!d.join("out.bjf").exists());
+    // Mixed key families across files.
+    write_parquet(
+        &d.join("mixed/a.parquet"),
+        vec![("k", Arc::new(Int64Array::from(vec![1])) as ArrayRef)],
+        10,
+    );
+    write_parquet(
+        &d.join("mixed/b.parquet"),
+        vec![("k", Arc::new(StringArray::from(vec!["x"])) as ArrayRef)],
+        10,
+    );
+    train(&["--input", "mixed", "--column", "k"]).fails(2, &["b.parquet", "differs"]);
+    // Existing output without --overwrite: refused, left untouched.
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "in", "--column", "id", "--output", "out.bjf",
+        ],
+    )
+    .ok();
+    let before = filter_bytes(&d.join("out.bjf"));
+    train(&["--input", "in", "--column", "name"]).fails(2, &["out.bjf", "--overwrite"]);
+    assert_eq!(filter_bytes(&d.join("out.bjf")), before);
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "in",
+            "--column",
+            "name",
+            "--output",
+            "out.bjf",
+            "--overwrite",
+        ],
+    )
+    .ok();
+    assert_ne!(filter_bytes(&d.join("out.bjf")), before);
+    // No stray temporary files anywhere.
+    assert!(
+        files_below(d)
+            .iter()
+            .all(|f| !f.contains("tmp") && !f.contains("#")),
+        "{:?}",
+        files_below(d)
+    );
+}
