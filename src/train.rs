@@ -128,6 +128,9 @@ pub struct Sizing {
     pub items: Option<u64>,
     /// The target false-positive rate (absent for explicit m and k).
     pub fpp: Option<f64>,
+    /// The HyperLogLog estimate of the distinct keys (for `estimated-distinct`); `items` is
+    /// this plus a 2 % margin (about 2.5 standard errors), so the target is met.
+    pub estimated_distinct: Option<u64>,
 }
 
 /// Time per stage, in milliseconds.
@@ -560,6 +563,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     method: "explicit",
                     items: None,
                     fpp: None,
+                    estimated_distinct: None,
                 },
             ),
             None => match spec.expected_items {
@@ -569,6 +573,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         method: "expected-items",
                         items: Some(n),
                         fpp: Some(fpp),
+                        estimated_distinct: None,
                     },
                 ),
                 None => {
@@ -616,13 +621,15 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     for s in &sketches {
                         all.merge(s);
                     }
-                    let n = (all.estimate() as u64).max(1);
+                    let estimate = all.estimate() as u64;
+                    let n = ((estimate as f64 * 1.02).ceil() as u64).max(1);
                     (
                         BloomParams::for_items(spec.layout, n, fpp, spec.seed)?,
                         Sizing {
                             method: "estimated-distinct",
                             items: Some(n),
                             fpp: Some(fpp),
+                            estimated_distinct: Some(estimate),
                         },
                     )
                 }

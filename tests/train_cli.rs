@@ -215,7 +215,12 @@ fn report_has_the_counters() {
     assert_eq!(r["keys_inserted"].as_u64().unwrap(), passing - nulls);
     assert!(nulls > 0);
     assert_eq!(r["sizing"]["method"], "estimated-distinct");
-    let est = r["sizing"]["items"].as_u64().unwrap() as f64;
+    let est = r["sizing"]["estimated_distinct"].as_u64().unwrap() as f64;
+    let items = r["sizing"]["items"].as_u64().unwrap() as f64;
+    assert!(
+        items >= est * 1.02 && items <= est * 1.02 + 1.0,
+        "{items} for estimate {est}"
+    );
     let truth = (passing - nulls) as f64;
     assert!(
         (est - truth).abs() / truth < 0.05,

@@ -5,6 +5,7 @@ pub mod inspect;
 pub mod join;
 pub mod merge;
 pub mod probe;
+pub mod scan;
 pub mod train;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,8 @@ pub enum Command {
     Probe(probe::Args),
     /// OR partial filters (same layout, m, k, seed and key family) into one.
     Merge(merge::Args),
+    /// Read one column and count it: the plain-scan baseline of the train benchmark.
+    Scan(scan::Args),
 }
 
 /// Run a parsed command line.
@@ -48,6 +51,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Inspect(args) => inspect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Merge(args) => merge::run(args, quiet),
+        Command::Scan(args) => scan::run(args, quiet),
     }
 }
 

@@ -1,0 +1,112 @@
+//! `bloomjoin scan`: read one column of Parquet inputs with the same planner and reader as
+//! `train` and do nothing but count (rows, nulls, and a sum for integer columns). It is the
+//! baseline of the train benchmark: the cost of decoding the key column alone.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow::array::{Array, AsArray};
+use arrow::datatypes::Int64Type;
+
+use crate::error::{Error, Result};
+use crate::plan::{self, SplitOptions};
+use crate::read::{ReadOptions, SplitReader};
+
+/// Arguments of `scan`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Input Parquet files: paths, directories, globs or object-store URLs.
+    #[arg(long, short, required = true, num_args = 1.., value_name = "LOC")]
+    pub input: Vec<String>,
+    /// The column to read.
+    #[arg(long, short)]
+    pub column: String,
+    /// Worker threads [default: all cores].
+    #[arg(long, short, value_name = "W")]
+    pub workers: Option<usize>,
+    /// Rows per decoded batch.
+    #[arg(long, default_value_t = 65_536, value_name = "ROWS")]
+    pub batch_size: usize,
+}
+
+/// Run `scan`.
+pub fn run(args: Args, quiet: bool) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let workers = args
+        .workers
+        .unwrap_or_else(crate::sys::default_workers)
+        .max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    let (rows, nulls, sum) = pool.install(|| -> Result<(u64, u64, u64)> {
+        let plan = plan::plan(&args.input, |t| SplitOptions::for_workers(t, workers))?;
+        let (rows, nulls, sum) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+        let next = AtomicU64::new(0);
+        let err = std::sync::Mutex::new(None);
+        rayon::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|_| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    let Some(split) = plan.splits.get(i) else {
+                        break;
+                    };
+                    let file = plan.files[split.file].clone();
+                    let r = (|| -> Result<()> {
+                        let col =
+                            file.schema()
+                                .index_of(&args.column)
+                                .map_err(|_| Error::Column {
+                                    file: file.location.to_string(),
+                                    column: args.column.clone(),
+                                    reason: "no such column".into(),
+                                })?;
+                        let reader = SplitReader::try_new(
+                            file.clone(),
+                            split,
+                            ReadOptions {
+                                columns: vec![col],
+                                batch_size: args.batch_size,
+                                row_filter: None,
+                            },
+                        )?;
+                        for b in reader {
+                            let b = b?;
+                            let c = b.column(0);
+                            rows.fetch_add(c.len() as u64, Ordering::Relaxed);
+                            nulls.fetch_add(c.null_count() as u64, Ordering::Relaxed);
+                            if let Ok(ints) =
+                                arrow::compute::cast(c, &arrow::datatypes::DataType::Int64)
+                            {
+                                let s: i64 = ints
+                                    .as_primitive::<Int64Type>()
+                                    .values()
+                                    .iter()
+                                    .fold(0i64, |a, v| a.wrapping_add(*v));
+                                sum.fetch_add(s as u64, Ordering::Relaxed);
+                            }
+                        }
+                        Ok(())
+                    })();
+                    if let Err(e) = r {
+                        err.lock().expect("error slot").get_or_insert(e);
+                        break;
+                    }
+                });
+            }
+        });
+        if let Some(e) = err.into_inner().expect("error slot") {
+            return Err(e);
+        }
+        Ok((rows.into_inner(), nulls.into_inner(), sum.into_inner()))
+    })?;
+    if !quiet {
+        crate::cli::print(&format!(
+            "scanned column {:?}: {rows} rows, {nulls} nulls, wrapping sum {} in {} ms\n",
+            args.column,
+            sum as i64,
+            t0.elapsed().as_millis()
+        ))?;
+    }
+    Ok(())
+}
