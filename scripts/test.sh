@@ -12,6 +12,13 @@ cargo fmt --all -- --check
 step "cargo clippy --all-targets -D warnings"
 cargo clippy --locked --all-targets -- -D warnings
 
+step "test tools: a real S3-compatible server (moto) in .cache/venv-moto"
+if [ ! -x .cache/venv-moto/bin/moto_server ]; then
+    python3 -m venv .cache/venv-moto
+    .cache/venv-moto/bin/pip install -q --disable-pip-version-check "moto[s3,server]" flask flask-cors
+fi
+.cache/venv-moto/bin/moto_server --help >/dev/null
+
 step "cargo test (unit, property and black-box CLI tests)"
 cargo test --locked --lib --bins --tests
 

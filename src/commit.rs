@@ -1,10 +1,19 @@
-//! Atomic commit of a directory of output parts, Hadoop style.
+//! Atomic commit of a directory of output parts, Hadoop style, on any object store.
 //!
-//! Parts are staged under `<output>/_temporary/<run-id>/`, moved to their final names with
-//! create-only renames when every task has succeeded, and `_SUCCESS` is written last with a
-//! create-only put. A failed or aborted job leaves no `_SUCCESS` and no part under a final
-//! name; two jobs racing for one output: the first to claim a final name wins, the other
-//! fails cleanly and removes what it staged.
+//! Protocol (works with plain renames and create-only puts, so on S3 too):
+//! 1. Tasks write `<output>/_temporary/<run-id>/part-NNNNN.parquet`.
+//! 2. When every task succeeded, each part is renamed to its final name
+//!    `<output>/part-NNNNN-<run-id>.parquet` (a rename never exposes a half-written object: a
+//!    local rename is atomic, an object-store rename is a server-side copy).
+//! 3. `_SUCCESS` is written last with a create-only put; it holds the report and the list of
+//!    the run's parts (the manifest). A run that loses the race for `_SUCCESS` removes its
+//!    parts again and fails. With `--overwrite`, the old `_SUCCESS` is removed first, so no
+//!    reader ever sees a `_SUCCESS` next to a mix of old and new parts.
+//! 4. After `_SUCCESS`, parts of earlier failed or replaced runs and this run's staging are
+//!    removed.
+//!
+//! An output "exists" when it has a `_SUCCESS`. A run that failed or was killed leaves no
+//! `_SUCCESS` and no partly written part under a final name; the next run cleans up after it.
 
 use bytes::Bytes;
 use futures::TryStreamExt;
@@ -27,8 +36,17 @@ pub struct OutputDir {
     overwrite: bool,
 }
 
+/// A new run id: time and process id, unique enough for concurrent runs on one store.
+fn new_run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{:x}{:05x}", nanos, std::process::id() & 0xfffff)
+}
+
 impl OutputDir {
-    /// Claim `dir` for a run: refuse an existing output (anything but `_temporary/`) unless
+    /// Claim `dir` for a run: refuse a committed output (one with `_SUCCESS`) unless
     /// `overwrite`.
     pub fn prepare(dir: Location, overwrite: bool) -> Result<OutputDir> {
         if let Some(p) = dir.local_path() {
@@ -39,27 +57,14 @@ impl OutputDir {
                 });
             }
         }
-        let existing = list_below(&dir)?;
-        let visible = existing
-            .iter()
-            .filter(|p| !rel(&dir, p).starts_with(TEMPORARY))
-            .count();
-        if visible > 0 && !overwrite {
+        if !overwrite && dir.child(SUCCESS).exists()? {
             return Err(Error::OutputExists {
                 location: dir.to_string(),
             });
         }
-        let run_id = format!(
-            "{}-{:x}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        );
         Ok(OutputDir {
             dir,
-            run_id,
+            run_id: new_run_id(),
             overwrite,
         })
     }
@@ -69,24 +74,35 @@ impl OutputDir {
         &self.dir
     }
 
-    /// Where part `name` is staged.
+    /// This run's id.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Where task part `name` (e.g. `part-00003`) is staged.
     pub fn staged(&self, name: &str) -> Location {
-        self.dir.child(TEMPORARY).child(&self.run_id).child(name)
+        self.dir
+            .child(TEMPORARY)
+            .child(&self.run_id)
+            .child(&format!("{name}.parquet"))
     }
 
-    /// Where part `name` ends up.
-    pub fn final_location(&self, name: &str) -> Location {
-        self.dir.child(name)
+    /// The final file name of task part `name`.
+    pub fn final_name(&self, name: &str) -> String {
+        format!("{name}-{}.parquet", self.run_id)
     }
 
-    /// Move the staged `parts` into place and write `_SUCCESS` with `marker`. On any failure
-    /// the parts this run already moved are removed again, and the staging is cleaned.
+    /// Move the staged `parts` into place and write `_SUCCESS` with `marker`; then remove
+    /// leftovers of earlier runs. On failure, this run's moved parts are removed again.
     pub fn commit(&self, parts: &[String], marker: Bytes) -> Result<()> {
         let mut moved = Vec::new();
         let r = self.try_commit(parts, marker, &mut moved);
-        if r.is_err() {
-            for l in &moved {
-                let _ = l.delete();
+        match &r {
+            Ok(()) => self.remove_stale(&moved),
+            Err(_) => {
+                for l in &moved {
+                    let _ = l.delete();
+                }
             }
         }
         self.cleanup_staging();
@@ -95,41 +111,55 @@ impl OutputDir {
 
     fn try_commit(&self, parts: &[String], marker: Bytes, moved: &mut Vec<Location>) -> Result<()> {
         let store = self.dir.store();
+        let success = self.dir.child(SUCCESS);
         if self.overwrite {
-            // Remove the previous output's visible files (not other runs' staging).
-            for p in list_below(&self.dir)? {
-                if !rel(&self.dir, &p).starts_with(TEMPORARY) {
-                    block_on(store.delete(&p)).map_err(|source| self.err(source))?;
-                }
-            }
+            success.delete()?;
         }
-        let claimed = |r: std::result::Result<(), object_store::Error>, at: &Location| match r {
-            Ok(()) => Ok(()),
-            Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
-                location: at.to_string(),
-            }),
-            Err(source) => Err(Error::Store {
-                location: at.to_string(),
-                source,
-            }),
-        };
         for name in parts {
             let from = self.staged(name);
-            let to = self.final_location(name);
-            claimed(
-                block_on(store.rename_if_not_exists(from.path(), to.path())),
-                &to,
-            )?;
+            let to = self.dir.child(&self.final_name(name));
+            block_on(store.rename(from.path(), to.path())).map_err(|source| Error::Store {
+                location: to.to_string(),
+                source,
+            })?;
             moved.push(to);
         }
-        let success = self.final_location(SUCCESS);
+        crate::fault::hit("commit")?;
         let opts = PutOptions {
             mode: PutMode::Create,
             ..Default::default()
         };
-        let put =
-            block_on(store.put_opts(success.path(), PutPayload::from(marker), opts)).map(|_| ());
-        claimed(put, &success)
+        match block_on(store.put_opts(success.path(), PutPayload::from(marker), opts)) {
+            Ok(_) => Ok(()),
+            Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
+                location: self.dir.to_string(),
+            }),
+            Err(source) => Err(Error::Store {
+                location: success.to_string(),
+                source,
+            }),
+        }
+    }
+
+    /// Remove every file that is not this run's output: parts of failed or replaced runs,
+    /// and all of `_temporary` (as Hadoop's committer does; a run still staging there would
+    /// lose the race for `_SUCCESS` anyway).
+    fn remove_stale(&self, ours: &[Location]) {
+        let keep: Vec<&str> = ours.iter().map(|l| l.path().as_ref()).collect();
+        if let Ok(paths) = list_below(&self.dir) {
+            for p in paths {
+                let r = rel(&self.dir, &p);
+                if r == SUCCESS || keep.contains(&p.as_ref()) {
+                    continue;
+                }
+                if r.starts_with(TEMPORARY) || (r.starts_with("part-") && !r.contains('/')) {
+                    let _ = block_on(self.dir.store().delete(&p));
+                }
+            }
+        }
+        if let Some(p) = self.dir.child(TEMPORARY).local_path() {
+            let _ = std::fs::remove_dir_all(p);
+        }
     }
 
     /// Remove this run's staged files (best effort; used on failure and after commit).
@@ -146,13 +176,6 @@ impl OutputDir {
                 // Only removes `_temporary` when no other run is staging.
                 let _ = std::fs::remove_dir(parent);
             }
-        }
-    }
-
-    fn err(&self, source: object_store::Error) -> Error {
-        Error::Store {
-            location: self.dir.to_string(),
-            source,
         }
     }
 }

@@ -159,7 +159,23 @@ impl Error {
                 object_store::Error::NotFound { .. }
                 | object_store::Error::AlreadyExists { .. }
                 | object_store::Error::InvalidPath { .. } => 2,
-                _ => 1,
+                // A missing bucket or a denied request is a wrong location, not a failure.
+                other => {
+                    let text = other.to_string();
+                    if [
+                        "NoSuchBucket",
+                        "404 Not Found",
+                        "403 Forbidden",
+                        "AccessDenied",
+                    ]
+                    .iter()
+                    .any(|n| text.contains(n))
+                    {
+                        2
+                    } else {
+                        1
+                    }
+                }
             },
             // A file that does not parse as Parquet is bad input.
             Error::Parquet { .. } => 2,

@@ -687,6 +687,7 @@ fn row_groups_to_read(
 
 /// Read one split, filter it, shuffle its rows.
 fn map_split(ctx: &MapCtx, split_index: usize, scratch: &mut Vec<u64>) -> Result<()> {
+    crate::fault::hit("map")?;
     let side = ctx.side;
     let split = &side.plan.splits[split_index];
     let file = side.plan.files[split.file].clone();
@@ -902,6 +903,10 @@ fn reduce_loop(
     cancel: &AtomicBool,
 ) -> Result<ReduceCounts> {
     let mut failed: Option<Error> = None;
+    if let Err(e) = crate::fault::hit("reduce") {
+        cancel.store(true, Ordering::Relaxed);
+        failed = Some(e);
+    }
     for msg in rx.iter() {
         if failed.is_some() || cancel.load(Ordering::Relaxed) {
             continue; // drain so that map workers never block on a dead reducer
@@ -1072,7 +1077,7 @@ pub fn run(spec: &JoinSpec, show_progress: bool) -> Result<JoinReport> {
             right_key: 0,
             seed,
         };
-        let part_names: Vec<String> = (0..reducers).map(|r| format!("part-{r:05}.parquet")).collect();
+        let part_names: Vec<String> = (0..reducers).map(|r| format!("part-{r:05}")).collect();
         let cancel = AtomicBool::new(false);
         let memory = AtomicU64::new(0);
         let left_counters = MapCounters::default();

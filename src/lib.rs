@@ -29,6 +29,7 @@ pub mod cli;
 pub mod commit;
 pub mod error;
 pub mod expr;
+pub mod fault;
 pub mod join;
 pub mod key;
 pub mod plan;

@@ -13,7 +13,20 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    match bloomjoin::cli::run(cli) {
+    // Worker panics are caught and reported as one-line errors; keep the default hook from
+    // printing them (and their backtraces) as well.
+    std::panic::set_hook(Box::new(|info| {
+        tracing::debug!("panic: {info}");
+    }));
+    let result = std::panic::catch_unwind(|| bloomjoin::cli::run(cli)).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(bloomjoin::Error::Internal(format!("panic: {msg}")))
+    });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("bloomjoin: error: {}", bloomjoin::error::one_line(&e));

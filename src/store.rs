@@ -88,22 +88,26 @@ fn cloud_store(url: &Url, scheme: ObjectStoreScheme, raw: &str) -> Result<Arc<dy
         location: raw.to_string(),
         source,
     };
+    let retry = retry_config();
     let store: Arc<dyn ObjectStore> = match scheme {
         ObjectStoreScheme::AmazonS3 => Arc::new(
             object_store::aws::AmazonS3Builder::from_env()
                 .with_url(url.as_str())
+                .with_retry(retry)
                 .build()
                 .map_err(bad)?,
         ),
         ObjectStoreScheme::GoogleCloudStorage => Arc::new(
             object_store::gcp::GoogleCloudStorageBuilder::from_env()
                 .with_url(url.as_str())
+                .with_retry(retry)
                 .build()
                 .map_err(bad)?,
         ),
         ObjectStoreScheme::MicrosoftAzure => Arc::new(
             object_store::azure::MicrosoftAzureBuilder::from_env()
                 .with_url(url.as_str())
+                .with_retry(retry)
                 .build()
                 .map_err(bad)?,
         ),
@@ -119,6 +123,24 @@ fn cloud_store(url: &Url, scheme: ObjectStoreScheme, raw: &str) -> Result<Arc<dy
         .expect("store cache")
         .insert(key, store.clone());
     Ok(store)
+}
+
+/// Retries of transient object-store failures (5xx, timeouts, dropped connections):
+/// `BLOOMJOIN_MAX_RETRIES` (default 5) with exponential backoff from 100 ms, given up after
+/// `BLOOMJOIN_RETRY_TIMEOUT_SECS` (default 60) so a dead endpoint fails the job in seconds,
+/// not minutes.
+fn retry_config() -> object_store::RetryConfig {
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    object_store::RetryConfig {
+        backoff: object_store::BackoffConfig::default(),
+        max_retries: env("BLOOMJOIN_MAX_RETRIES", 5) as usize,
+        retry_timeout: std::time::Duration::from_secs(env("BLOOMJOIN_RETRY_TIMEOUT_SECS", 60)),
+    }
 }
 
 /// The URL schemes [`Location::parse`] accepts.

@@ -373,19 +373,21 @@ fn map_splits<A: Send>(
                         if i >= plan.splits.len() {
                             break;
                         }
-                        f(&mut acc, i).map_err(|e| {
-                            let s = &plan.splits[i];
-                            Error::Task {
-                                stage: "map",
-                                task: format!(
-                                    "{} row groups {}..{}",
-                                    plan.files[s.file].location,
-                                    s.row_groups.start,
-                                    s.row_groups.end
-                                ),
-                                source: Box::new(e),
-                            }
-                        })?;
+                        crate::fault::hit("map")
+                            .and_then(|()| f(&mut acc, i))
+                            .map_err(|e| {
+                                let s = &plan.splits[i];
+                                Error::Task {
+                                    stage: "map",
+                                    task: format!(
+                                        "{} row groups {}..{}",
+                                        plan.files[s.file].location,
+                                        s.row_groups.start,
+                                        s.row_groups.end
+                                    ),
+                                    source: Box::new(e),
+                                }
+                            })?;
                     }
                     Ok(acc)
                 };

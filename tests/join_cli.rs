@@ -40,7 +40,7 @@ fn comments() -> Vec<Comment> {
         .collect()
 }
 
-fn fixture(d: &Path) {
+pub fn fixture(d: &Path) {
     let u = users();
     for (f, chunk) in u.chunks(100).enumerate() {
         write_parquet(
@@ -103,7 +103,7 @@ fn opt(v: Option<i64>) -> String {
 
 /// The reference result: a nested-loop join written out as sorted `a|b|c` rows with the
 /// default columns (left Id, name, Reputation, then right Id_right, UserId, Text).
-fn reference(join_type: &str, min_rep: i64) -> Vec<String> {
+pub fn reference(join_type: &str, min_rep: i64) -> Vec<String> {
     let u: Vec<User> = users().into_iter().filter(|x| x.rep > min_rep).collect();
     let c = comments();
     let lrow = |x: &User| format!("{}|{}|{}", opt(x.id), x.name, x.rep);
@@ -138,7 +138,7 @@ fn reference(join_type: &str, min_rep: i64) -> Vec<String> {
     out
 }
 
-fn train(d: &Path) {
+pub fn train(d: &Path) {
     run_in(
         d,
         &[

@@ -5,4 +5,5 @@ mod util;
 mod filter_cli;
 mod golden;
 mod join_cli;
+mod reliability;
 mod train_cli;

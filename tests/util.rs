@@ -53,7 +53,7 @@ impl Run {
             self.stderr, self.stdout
         );
         let err = self.stderr.trim_end();
-        assert!(!err.contains("panicked"), "panic: {err}");
+        assert!(!err.contains("panicked at"), "panic: {err}");
         assert_eq!(err.lines().count(), 1, "not one line: {err:?}");
         assert!(err.starts_with("bloomjoin: error: "), "{err}");
         for n in needles {
@@ -152,7 +152,11 @@ pub fn read_rows(dir: &Path) -> (Vec<String>, Vec<String>) {
     let mut rows = Vec::new();
     let mut names = Vec::new();
     for f in files_below(dir) {
-        if !f.ends_with(".parquet") {
+        // Like any reader of a Hadoop-style output: skip `_temporary/`, `_SUCCESS`, `.crc`.
+        if !f.ends_with(".parquet")
+            || f.split('/')
+                .any(|c| c.starts_with('_') || c.starts_with('.'))
+        {
             continue;
         }
         let file = std::fs::File::open(dir.join(&f)).unwrap();
@@ -188,4 +192,260 @@ pub fn read_rows(dir: &Path) -> (Vec<String>, Vec<String>) {
     }
     rows.sort();
     (rows, names)
+}
+
+/// Run the binary with `args` in `dir` and extra environment variables.
+pub fn run_env(dir: &Path, args: &[&str], env: &[(String, String)]) -> Run {
+    Run::from(
+        Command::new(bin())
+            .args(args)
+            .current_dir(dir)
+            .env_remove("BLOOMJOIN_LOG")
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("the binary runs"),
+    )
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_for_port(port: u16) {
+    let t0 = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed().as_secs() < 60,
+            "nothing listens on 127.0.0.1:{port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// A real S3-compatible server (moto) on a free loopback port, stopped by PID on drop.
+/// `scripts/test.sh` installs moto into `.cache/venv-moto`; `BLOOMJOIN_MOTO_SERVER` overrides
+/// the path. A missing server fails the test: S3 tests are never skipped.
+pub struct S3Server {
+    child: std::process::Child,
+    /// The port it listens on.
+    pub port: u16,
+    python: PathBuf,
+}
+
+impl S3Server {
+    /// Start a server.
+    pub fn start() -> S3Server {
+        let moto = std::env::var_os("BLOOMJOIN_MOTO_SERVER")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join(".cache/venv-moto/bin/moto_server"));
+        assert!(
+            moto.exists(),
+            "{} not found: run scripts/test.sh (it installs moto) or set BLOOMJOIN_MOTO_SERVER",
+            moto.display()
+        );
+        let port = free_port();
+        let child = Command::new(&moto)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("moto_server starts");
+        wait_for_port(port);
+        S3Server {
+            child,
+            port,
+            python: moto.parent().unwrap().join("python"),
+        }
+    }
+
+    /// The environment a client needs to reach `endpoint_port` (this server or a proxy).
+    pub fn env_for(port: u16) -> Vec<(String, String)> {
+        [
+            ("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{port}")),
+            ("AWS_ALLOW_HTTP", "true".into()),
+            ("AWS_ACCESS_KEY_ID", "test".into()),
+            ("AWS_SECRET_ACCESS_KEY", "test".into()),
+            ("AWS_REGION", "us-east-1".into()),
+            ("AWS_EC2_METADATA_DISABLED", "true".into()),
+            ("BLOOMJOIN_MAX_RETRIES", "3".into()),
+            ("BLOOMJOIN_RETRY_TIMEOUT_SECS", "10".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+
+    /// The environment to reach this server directly.
+    pub fn env(&self) -> Vec<(String, String)> {
+        S3Server::env_for(self.port)
+    }
+
+    /// Run Python with a boto3 client `s3` bound to this server; returns stdout.
+    pub fn python(&self, code: &str) -> String {
+        let prelude = format!(
+            "import boto3\ns3 = boto3.client('s3', endpoint_url='http://127.0.0.1:{}', region_name='us-east-1', aws_access_key_id='test', aws_secret_access_key='test')\n",
+            self.port
+        );
+        let out = Command::new(&self.python)
+            .arg("-c")
+            .arg(prelude + code)
+            .output()
+            .expect("python runs");
+        assert!(
+            out.status.success(),
+            "python failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Create a bucket and upload every file below `dir` under `prefix/`.
+    pub fn upload_dir(&self, bucket: &str, dir: &Path, prefix: &str) {
+        let mut code =
+            format!("try:\n    s3.create_bucket(Bucket='{bucket}')\nexcept Exception:\n    pass\n");
+        for f in files_below(dir) {
+            code += &format!(
+                "s3.upload_file({:?}, '{bucket}', {:?})\n",
+                dir.join(&f).display().to_string(),
+                format!("{prefix}/{f}")
+            );
+        }
+        self.python(&code);
+    }
+
+    /// Keys below `prefix` in `bucket`, sorted.
+    pub fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
+        let out = self.python(&format!(
+            "r = s3.list_objects_v2(Bucket='{bucket}', Prefix='{prefix}')\nfor o in r.get('Contents', []): print(o['Key'])\n"
+        ));
+        let mut v: Vec<String> = out.lines().map(str::to_string).collect();
+        v.sort();
+        v
+    }
+
+    /// Download every object below `prefix` into `dir` (keeping relative names).
+    pub fn download(&self, bucket: &str, prefix: &str, dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        for k in self.keys(bucket, prefix) {
+            let rel = k.trim_start_matches(prefix).trim_start_matches('/');
+            let target = dir.join(rel);
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            self.python(&format!(
+                "s3.download_file('{bucket}', {k:?}, {:?})\n",
+                target.display().to_string()
+            ));
+        }
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fault-injecting HTTP proxy in front of a server on loopback: it forwards each request on
+/// its own connection, and can answer the next N requests with 503 or refuse everything
+/// (as a stopped server would) from the K-th request on.
+pub struct FaultProxy {
+    /// The port clients connect to.
+    pub port: u16,
+    /// Requests still to answer with 503.
+    pub fail_next: Arc<std::sync::atomic::AtomicUsize>,
+    /// From this many requests on, drop every connection (usize::MAX: never).
+    pub down_after: Arc<std::sync::atomic::AtomicUsize>,
+    /// Requests seen.
+    pub seen: Arc<std::sync::atomic::AtomicUsize>,
+    /// 503s sent.
+    pub injected: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl FaultProxy {
+    /// Start a proxy to `127.0.0.1:upstream`.
+    pub fn start(upstream: u16) -> FaultProxy {
+        use std::io::{Read, Write};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let fail_next = Arc::new(AtomicUsize::new(0));
+        let down_after = Arc::new(AtomicUsize::new(usize::MAX));
+        let seen = Arc::new(AtomicUsize::new(0));
+        let injected = Arc::new(AtomicUsize::new(0));
+        let (f, d, s, i) = (
+            fail_next.clone(),
+            down_after.clone(),
+            seen.clone(),
+            injected.clone(),
+        );
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut client) = conn else { continue };
+                let (f, d, s, i) = (f.clone(), d.clone(), s.clone(), i.clone());
+                std::thread::spawn(move || {
+                    // Read the request head.
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        match client.read(&mut byte) {
+                            Ok(1) => head.push(byte[0]),
+                            _ => return,
+                        }
+                    }
+                    let n = s.fetch_add(1, Ordering::SeqCst);
+                    if n >= d.load(Ordering::SeqCst) {
+                        return; // a stopped server: the connection just closes
+                    }
+                    if f.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |x| x.checked_sub(1))
+                        .is_ok()
+                    {
+                        i.fetch_add(1, Ordering::SeqCst);
+                        let body = "<Error><Code>ServiceUnavailable</Code><Message>injected</Message></Error>";
+                        let _ = write!(
+                            client,
+                            "HTTP/1.1 503 Service Unavailable\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                        return;
+                    }
+                    let Ok(mut up) = std::net::TcpStream::connect(("127.0.0.1", upstream)) else {
+                        return;
+                    };
+                    // One request per connection, so every request passes the checks above.
+                    let text = String::from_utf8_lossy(&head).to_string();
+                    let mut rewritten: String = text
+                        .split("\r\n")
+                        .filter(|l| {
+                            !l.to_ascii_lowercase().starts_with("connection:") && !l.is_empty()
+                        })
+                        .map(|l| format!("{l}\r\n"))
+                        .collect();
+                    rewritten.push_str("Connection: close\r\n\r\n");
+                    if up.write_all(rewritten.as_bytes()).is_err() {
+                        return;
+                    }
+                    let (mut c2, mut u2) = (client.try_clone().unwrap(), up.try_clone().unwrap());
+                    let t = std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut c2, &mut u2);
+                        let _ = u2.shutdown(std::net::Shutdown::Write);
+                    });
+                    let _ = std::io::copy(&mut up, &mut client);
+                    let _ = client.shutdown(std::net::Shutdown::Both);
+                    let _ = t.join();
+                });
+            }
+        });
+        FaultProxy {
+            port,
+            fail_next,
+            down_after,
+            seen,
+            injected,
+        }
+    }
 }
