@@ -1154,7 +1154,6 @@ pub fn run(spec: &JoinSpec, show_progress: bool) -> Result<JoinReport> {
                 bar.finish_and_clear();
                 (t_probe, r)
             });
-            let build_ms = t_build.elapsed().as_millis() as u64;
             drop(senders);
             let mut counts = Vec::with_capacity(reducers);
             let mut reduce_err = None;
@@ -1170,7 +1169,7 @@ pub fn run(spec: &JoinSpec, show_progress: bool) -> Result<JoinReport> {
                 }
             }
             let (t_probe, right_result) = map_result?;
-            times.build_ms = build_ms - t_probe.elapsed().as_millis().min(build_ms as u128) as u64;
+            times.build_ms = t_probe.duration_since(t_build).as_millis() as u64;
             times.probe_ms = t_probe.elapsed().as_millis() as u64;
             right_result?;
             if let Some(e) = reduce_err {
@@ -1231,4 +1230,64 @@ pub fn run(spec: &JoinSpec, show_progress: bool) -> Result<JoinReport> {
         }
         Ok(report)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("512MiB", "--memory-limit").unwrap(), 512 << 20);
+        assert_eq!(parse_size("2G", "--memory-limit").unwrap(), 2 << 30);
+        assert_eq!(parse_size("1.5 GiB", "--memory-limit").unwrap(), 3 << 29);
+        assert_eq!(parse_size("4096", "--memory-limit").unwrap(), 4096);
+        for bad in ["", "abc", "0", "5 parsecs", "-1G"] {
+            let e = parse_size(bad, "--memory-limit").unwrap_err().to_string();
+            assert!(e.contains("--memory-limit"), "{e}");
+        }
+    }
+
+    #[test]
+    fn select_resolves_names_and_suffixes() {
+        let l = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("x", DataType::Utf8, true),
+        ]);
+        let r = Schema::new(vec![
+            Field::new("uid", DataType::Int64, true),
+            Field::new("x", DataType::Utf8, true),
+        ]);
+        let spec = |sel: Option<&str>, jt| JoinSpec {
+            select: sel.map(str::to_string),
+            join_type: jt,
+            ..Default::default()
+        };
+        let names =
+            |v: Vec<(Side, String, String)>| v.into_iter().map(|(_, _, n)| n).collect::<Vec<_>>();
+        assert_eq!(
+            names(resolve_select(&spec(None, JoinType::Inner), &l, &r).unwrap()),
+            ["id", "x", "uid", "x_right"]
+        );
+        assert_eq!(
+            names(resolve_select(&spec(None, JoinType::LeftAnti), &l, &r).unwrap()),
+            ["id", "x"]
+        );
+        assert_eq!(
+            names(
+                resolve_select(&spec(Some("uid, right.x, left.x"), JoinType::Inner), &l, &r)
+                    .unwrap()
+            ),
+            ["uid", "x", "x_right"]
+        );
+        // In a semi join only left columns exist, so a bare name is not ambiguous.
+        assert_eq!(
+            names(resolve_select(&spec(Some("x"), JoinType::LeftSemi), &l, &r).unwrap()),
+            ["x"]
+        );
+        assert!(resolve_select(&spec(Some("x"), JoinType::Inner), &l, &r).is_err());
+        assert!(resolve_select(&spec(Some("id,id"), JoinType::Inner), &l, &r).is_err());
+        assert!(resolve_select(&spec(Some("left.uid"), JoinType::Inner), &l, &r).is_err());
+        assert!(resolve_select(&spec(Some("a,,b"), JoinType::Inner), &l, &r).is_err());
+    }
 }
