@@ -514,21 +514,31 @@ fn resolve_select(
             }
         }
     }
-    // Output names: bare names; a right name already taken gets `_right`.
-    let mut out: Vec<(Side, String, String)> = Vec::new();
-    for (side, name) in picked {
-        let mut out_name = name.clone();
-        while out.iter().any(|(_, _, n)| *n == out_name) {
-            if side == Side::Right {
-                out_name.push_str("_right");
-            } else {
-                return Err(Error::param(
-                    "--select",
-                    format!("column {name:?} is selected twice"),
-                ));
-            }
+    // Output names: bare names; where a left and a right column share a name, the right one
+    // gets `_right` (again, until the name is free).
+    for (i, (side, name)) in picked.iter().enumerate() {
+        if picked[..i].contains(&(*side, name.clone())) {
+            return Err(Error::param(
+                "--select",
+                format!("column {name:?} is selected twice"),
+            ));
         }
-        out.push((side, name, out_name));
+    }
+    let mut out: Vec<(Side, String, String)> = picked
+        .iter()
+        .map(|(s, n)| (*s, n.clone(), n.clone()))
+        .collect();
+    for i in 0..out.len() {
+        if out[i].0 != Side::Right {
+            continue;
+        }
+        while out
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && o.2 == out[i].2)
+        {
+            out[i].2.push_str("_right");
+        }
     }
     Ok(out)
 }
@@ -1278,7 +1288,7 @@ mod tests {
                 resolve_select(&spec(Some("uid, right.x, left.x"), JoinType::Inner), &l, &r)
                     .unwrap()
             ),
-            ["uid", "x", "x_right"]
+            ["uid", "x_right", "x"]
         );
         // In a semi join only left columns exist, so a bare name is not ambiguous.
         assert_eq!(
