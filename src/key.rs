@@ -384,3 +384,57 @@ fn widen_into(array: &dyn Array, out: &mut Vec<i64>) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::*;
+    use arrow::datatypes::Int16Type;
+
+    use super::*;
+
+    #[test]
+    fn canonical_keys_of_every_type_compare_across_types() {
+        let strs = vec![Some("a"), None, Some("zoë"), Some("")];
+        let bytes: Vec<Option<&[u8]>> = strs.iter().map(|s| s.map(str::as_bytes)).collect();
+        let arrays: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(strs.clone())),
+            Arc::new(LargeStringArray::from(strs.clone())),
+            Arc::new(StringViewArray::from(strs.clone())),
+            Arc::new(BinaryArray::from(bytes.clone())),
+            Arc::new(LargeBinaryArray::from(bytes.clone())),
+            Arc::new(BinaryViewArray::from(bytes.clone())),
+            Arc::new(strs.iter().copied().collect::<DictionaryArray<Int16Type>>()),
+        ];
+        let reference = CanonicalKeys::try_new(arrays[0].as_ref()).unwrap();
+        for a in &arrays {
+            let k = CanonicalKeys::try_new(a.as_ref())
+                .unwrap_or_else(|e| panic!("{}: {e}", a.data_type()));
+            for (i, j) in [(0, 2), (2, 3), (3, 0)] {
+                assert!(k.eq_at(i, &reference, i), "{} slot {i}", a.data_type());
+                assert!(!k.eq_at(i, &reference, j), "{} slot {i}", a.data_type());
+            }
+        }
+        let fixed =
+            FixedSizeBinaryArray::try_from_iter(vec![b"ab".to_vec(), b"cd".to_vec()].into_iter())
+                .unwrap();
+        let k = CanonicalKeys::try_new(&fixed).unwrap();
+        let b = CanonicalKeys::try_new(&BinaryArray::from(vec![&b"cd"[..]])).unwrap();
+        assert!(k.eq_at(1, &b, 0));
+
+        let ints: Vec<ArrayRef> = vec![
+            Arc::new(Int8Array::from(vec![-1, 7])),
+            Arc::new(Int32Array::from(vec![-1, 7])),
+            Arc::new(Int64Array::from(vec![-1, 7])),
+            Arc::new(UInt16Array::from(vec![65535, 7])),
+            Arc::new(Date32Array::from(vec![-1, 7])),
+        ];
+        let r = CanonicalKeys::try_new(ints[2].as_ref()).unwrap();
+        for a in &ints {
+            let k = CanonicalKeys::try_new(a.as_ref()).unwrap();
+            assert!(k.eq_at(1, &r, 1), "{}", a.data_type());
+        }
+        assert!(CanonicalKeys::try_new(&Float64Array::from(vec![1.0])).is_err());
+    }
+}
