@@ -5,4 +5,5 @@ mod util;
 mod filter_cli;
 mod golden;
 mod join_cli;
+mod spark_golden;
 mod train_cli;
