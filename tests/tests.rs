@@ -5,5 +5,6 @@ mod util;
 mod filter_cli;
 mod golden;
 mod join_cli;
+mod spark_cli;
 mod spark_golden;
 mod train_cli;
