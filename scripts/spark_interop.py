@@ -14,6 +14,7 @@ line is `N passed, M failed`.
 
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -265,6 +266,8 @@ def main():
 
     spark.stop()
     print(f"keys on which Spark and bloomjoin agreed: {agreed_keys} ({time.time() - t0:.0f}s)")
+    if not FAILED and not os.environ.get("KEEP_WORK"):
+        shutil.rmtree(work, ignore_errors=True)
     print(f"{PASSED} passed, {FAILED} failed")
     return 1 if FAILED else 0
 
