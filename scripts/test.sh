@@ -25,5 +25,8 @@ cargo test --locked --lib --bins --tests
 step "cargo test --doc"
 cargo test --locked --doc
 
+step "Spark interop (live local Spark through pyspark)"
+bash scripts/spark-interop.sh
+
 echo
 echo "test.sh: all steps passed"

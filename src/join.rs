@@ -1031,7 +1031,7 @@ pub fn run(spec: &JoinSpec, show_progress: bool) -> Result<JoinReport> {
         }
         let filter = match &loaded {
             Some((f, meta)) => {
-                if f.family() != right.family {
+                if f.check_family(right.family).is_err() {
                     return Err(Error::Usage(format!(
                         "key family mismatch: the filter {} holds {} keys, but --right-key {} holds {} keys",
                         spec.filter.as_deref().unwrap_or_default(),

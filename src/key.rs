@@ -44,6 +44,11 @@ pub enum KeyFamily {
     Integer,
     /// Strings and binary, as their bytes.
     Bytes,
+    /// Unknown: a filter read from Spark's format, which does not record what was inserted.
+    /// Only Spark-layout filters have it; they accept keys of either family (integers hash as
+    /// Spark's longs, bytes as Spark's binary/strings), so the caller's key column decides.
+    /// No key column has this family.
+    Any,
 }
 
 impl KeyFamily {
@@ -52,6 +57,7 @@ impl KeyFamily {
         match self {
             KeyFamily::Integer => 1,
             KeyFamily::Bytes => 2,
+            KeyFamily::Any => 3,
         }
     }
 
@@ -60,6 +66,7 @@ impl KeyFamily {
         match code {
             1 => Some(KeyFamily::Integer),
             2 => Some(KeyFamily::Bytes),
+            3 => Some(KeyFamily::Any),
             _ => None,
         }
     }
@@ -105,6 +112,7 @@ impl fmt::Display for KeyFamily {
         f.write_str(match self {
             KeyFamily::Integer => "integer",
             KeyFamily::Bytes => "bytes",
+            KeyFamily::Any => "any",
         })
     }
 }
@@ -115,11 +123,36 @@ impl FromStr for KeyFamily {
         match s {
             "integer" => Ok(KeyFamily::Integer),
             "bytes" => Ok(KeyFamily::Bytes),
+            "any" => Ok(KeyFamily::Any),
             other => Err(Error::param(
                 "key family",
-                format!("{other:?} (expected integer or bytes)"),
+                format!("{other:?} (expected integer, bytes or any)"),
             )),
         }
+    }
+}
+
+/// How keys turn into 64-bit hashes: one function per family. [`hash_array_with`] walks any
+/// key array with a hasher; [`Xxh3`] is the native one, the Spark layouts have their own.
+pub trait KeyHasher {
+    /// Hash of one integer key (widened to `i64`).
+    fn hash_int(&self, v: i64) -> u64;
+    /// Hash of one bytes key.
+    fn hash_bytes(&self, v: &[u8]) -> u64;
+}
+
+/// The native key hash: XXH3-64 with a seed ([`hash_i64`], [`hash_bytes`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Xxh3(pub u64);
+
+impl KeyHasher for Xxh3 {
+    #[inline(always)]
+    fn hash_int(&self, v: i64) -> u64 {
+        hash_i64(v, self.0)
+    }
+    #[inline(always)]
+    fn hash_bytes(&self, v: &[u8]) -> u64 {
+        hash_bytes(v, self.0)
     }
 }
 
@@ -194,46 +227,57 @@ pub fn hash_array(array: &dyn Array, seed: u64) -> Result<HashedKeys> {
 
 /// Hash every slot of a key array into `out` (cleared first); returns the key family.
 pub fn hash_array_into(array: &dyn Array, seed: u64, out: &mut Vec<u64>) -> Result<KeyFamily> {
+    hash_array_with(array, &Xxh3(seed), out)
+}
+
+/// Hash every slot of a key array with `hasher` into `out` (cleared first); returns the key
+/// family. Integer keys are widened to `i64` first, bytes keys are their raw bytes.
+pub fn hash_array_with<H: KeyHasher>(
+    array: &dyn Array,
+    hasher: &H,
+    out: &mut Vec<u64>,
+) -> Result<KeyFamily> {
     out.clear();
     out.reserve(array.len());
     let dt = array.data_type();
+    let h = hasher;
     match dt {
-        DataType::Int8 => ints::<Int8Type>(array, seed, out),
-        DataType::Int16 => ints::<Int16Type>(array, seed, out),
-        DataType::Int32 => ints::<Int32Type>(array, seed, out),
-        DataType::Int64 => ints::<Int64Type>(array, seed, out),
-        DataType::UInt8 => ints::<UInt8Type>(array, seed, out),
-        DataType::UInt16 => ints::<UInt16Type>(array, seed, out),
-        DataType::UInt32 => ints::<UInt32Type>(array, seed, out),
-        DataType::UInt64 => ints::<UInt64Type>(array, seed, out),
-        DataType::Date32 => ints::<Date32Type>(array, seed, out),
-        DataType::Utf8 => bytes_of(array.as_string::<i32>(), seed, out),
-        DataType::LargeUtf8 => bytes_of(array.as_string::<i64>(), seed, out),
-        DataType::Binary => bytes_of(array.as_binary::<i32>(), seed, out),
-        DataType::LargeBinary => bytes_of(array.as_binary::<i64>(), seed, out),
+        DataType::Int8 => ints::<Int8Type, H>(array, h, out),
+        DataType::Int16 => ints::<Int16Type, H>(array, h, out),
+        DataType::Int32 => ints::<Int32Type, H>(array, h, out),
+        DataType::Int64 => ints::<Int64Type, H>(array, h, out),
+        DataType::UInt8 => ints::<UInt8Type, H>(array, h, out),
+        DataType::UInt16 => ints::<UInt16Type, H>(array, h, out),
+        DataType::UInt32 => ints::<UInt32Type, H>(array, h, out),
+        DataType::UInt64 => ints::<UInt64Type, H>(array, h, out),
+        DataType::Date32 => ints::<Date32Type, H>(array, h, out),
+        DataType::Utf8 => bytes_of(array.as_string::<i32>(), h, out),
+        DataType::LargeUtf8 => bytes_of(array.as_string::<i64>(), h, out),
+        DataType::Binary => bytes_of(array.as_binary::<i32>(), h, out),
+        DataType::LargeBinary => bytes_of(array.as_binary::<i64>(), h, out),
         DataType::Utf8View => {
             let a: &StringViewArray = array.as_string_view();
-            out.extend((0..a.len()).map(|i| hash_bytes(a.value(i).as_bytes(), seed)));
+            out.extend((0..a.len()).map(|i| h.hash_bytes(a.value(i).as_bytes())));
         }
         DataType::BinaryView => {
             let a: &BinaryViewArray = array.as_binary_view();
-            out.extend((0..a.len()).map(|i| hash_bytes(a.value(i), seed)));
+            out.extend((0..a.len()).map(|i| h.hash_bytes(a.value(i))));
         }
         DataType::FixedSizeBinary(_) => {
             let a = array.as_fixed_size_binary();
-            out.extend((0..a.len()).map(|i| hash_bytes(a.value(i), seed)));
+            out.extend((0..a.len()).map(|i| h.hash_bytes(a.value(i))));
         }
         DataType::Dictionary(k, _) => {
             use arrow::datatypes::DataType as D;
             match k.as_ref() {
-                D::Int8 => dict::<Int8Type>(array, seed, out)?,
-                D::Int16 => dict::<Int16Type>(array, seed, out)?,
-                D::Int32 => dict::<Int32Type>(array, seed, out)?,
-                D::Int64 => dict::<Int64Type>(array, seed, out)?,
-                D::UInt8 => dict::<UInt8Type>(array, seed, out)?,
-                D::UInt16 => dict::<UInt16Type>(array, seed, out)?,
-                D::UInt32 => dict::<UInt32Type>(array, seed, out)?,
-                D::UInt64 => dict::<UInt64Type>(array, seed, out)?,
+                D::Int8 => dict::<Int8Type, H>(array, h, out)?,
+                D::Int16 => dict::<Int16Type, H>(array, h, out)?,
+                D::Int32 => dict::<Int32Type, H>(array, h, out)?,
+                D::Int64 => dict::<Int64Type, H>(array, h, out)?,
+                D::UInt8 => dict::<UInt8Type, H>(array, h, out)?,
+                D::UInt16 => dict::<UInt16Type, H>(array, h, out)?,
+                D::UInt32 => dict::<UInt32Type, H>(array, h, out)?,
+                D::UInt64 => dict::<UInt64Type, H>(array, h, out)?,
                 _ => return Err(unsupported(dt)),
             }
         }
@@ -269,24 +313,28 @@ widen!(
     Date32Type
 );
 
-fn ints<T: WidenToI64>(array: &dyn Array, seed: u64, out: &mut Vec<u64>) {
+fn ints<T: WidenToI64, H: KeyHasher>(array: &dyn Array, h: &H, out: &mut Vec<u64>) {
     let a: &PrimitiveArray<T> = array.as_primitive::<T>();
-    out.extend(a.values().iter().map(|&v| hash_i64(T::widen(v), seed)));
+    out.extend(a.values().iter().map(|&v| h.hash_int(T::widen(v))));
 }
 
-fn bytes_of<T: ByteArrayType>(a: &GenericByteArray<T>, seed: u64, out: &mut Vec<u64>) {
+fn bytes_of<T: ByteArrayType, H: KeyHasher>(a: &GenericByteArray<T>, h: &H, out: &mut Vec<u64>) {
     let offsets = a.value_offsets();
     let data = a.value_data();
     out.extend(offsets.windows(2).map(|w| {
         let (s, e) = (w[0].as_usize(), w[1].as_usize());
-        hash_bytes(&data[s..e], seed)
+        h.hash_bytes(&data[s..e])
     }));
 }
 
-fn dict<K: ArrowDictionaryKeyType>(array: &dyn Array, seed: u64, out: &mut Vec<u64>) -> Result<()> {
+fn dict<K: ArrowDictionaryKeyType, H: KeyHasher>(
+    array: &dyn Array,
+    h: &H,
+    out: &mut Vec<u64>,
+) -> Result<()> {
     let d: &DictionaryArray<K> = array.as_dictionary::<K>();
     let mut values = Vec::new();
-    hash_array_into(d.values().as_ref(), seed, &mut values)?;
+    hash_array_with(d.values().as_ref(), h, &mut values)?;
     let keys = d.keys();
     out.extend(keys.values().iter().enumerate().map(|(i, k)| {
         // Null keys may hold any index; give them a fixed hash instead of indexing.
@@ -303,8 +351,15 @@ use arrow::datatypes::ArrowNativeType as _;
 
 /// Parse a text key (one line of `probe` input) into its canonical form and hash it.
 pub fn hash_text_key(text: &str, family: KeyFamily, seed: u64) -> Result<u64> {
+    hash_text_key_with(text, family, &Xxh3(seed))
+}
+
+/// Parse a text key as a key of `family` and hash it with `hasher`: an integer family key
+/// parses as `i64`, a bytes key is the text's UTF-8 bytes. [`KeyFamily::Any`] is refused: the
+/// caller must say which family the text is.
+pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &H) -> Result<u64> {
     match family {
-        KeyFamily::Bytes => Ok(hash_bytes(text.as_bytes(), seed)),
+        KeyFamily::Bytes => Ok(hasher.hash_bytes(text.as_bytes())),
         KeyFamily::Integer => {
             let t = text.trim();
             let v: i64 = t.parse().map_err(|_| {
@@ -312,8 +367,11 @@ pub fn hash_text_key(text: &str, family: KeyFamily, seed: u64) -> Result<u64> {
                     "key {text:?} is not an integer, and the filter holds integer keys"
                 ))
             })?;
-            Ok(hash_i64(v, seed))
+            Ok(hasher.hash_int(v))
         }
+        KeyFamily::Any => Err(Error::Usage(
+            "the filter does not record its key family (Spark format): say whether the keys are integers or bytes".into(),
+        )),
     }
 }
 
@@ -347,6 +405,7 @@ impl CanonicalKeys {
                     .map_err(|e| Error::arrow("key to bytes", e))?;
                 Ok(CanonicalKeys::Bytes(b.as_binary::<i64>().clone()))
             }
+            KeyFamily::Any => Err(unsupported(array.data_type())),
         }
     }
 

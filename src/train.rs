@@ -13,7 +13,7 @@ use std::time::Instant;
 use cardinality_estimator::CardinalityEstimator;
 use serde::{Deserialize, Serialize};
 
-use crate::bloom::codec::{self, FilterMeta};
+use crate::bloom::codec::{self, FileFormat, FilterMeta};
 use crate::bloom::{BloomFilter, BloomParams, Layout};
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
@@ -52,9 +52,14 @@ pub struct TrainSpec {
     /// Hash seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Bit layout: blocked (one cache line per key) or classic.
+    /// Bit layout: blocked (one cache line per key), classic, or Apache Spark's spark-v1 /
+    /// spark-v2 (bit-exact with Spark's BloomFilter; Spark's sizing).
     #[arg(long, default_value = "blocked")]
     pub layout: Layout,
+    /// Output file format: native, or spark (Spark's BloomFilter.writeTo bytes, readable by
+    /// BloomFilter.readFrom; needs --layout spark-v1 or spark-v2).
+    #[arg(long, value_enum, default_value_t = FileFormat::Native)]
+    pub format: FileFormat,
     /// Worker threads [default: all cores].
     #[arg(long, short, value_name = "W")]
     pub workers: Option<usize>,
@@ -90,6 +95,7 @@ impl Default for TrainSpec {
             hashes: None,
             seed: 0,
             layout: Layout::Blocked,
+            format: FileFormat::Native,
             workers: None,
             output: String::new(),
             report: None,
@@ -186,6 +192,8 @@ pub struct TrainReport {
     pub sizing: Sizing,
     /// The filter's parameters.
     pub params: BloomParams,
+    /// The output file format.
+    pub format: FileFormat,
     /// Fraction of bits set.
     pub fill_ratio: f64,
     /// False-positive rate estimated from the bits.
@@ -205,8 +213,15 @@ impl TrainReport {
     pub fn summary(&self) -> String {
         let p = &self.params;
         let mut s = format!(
-            "trained {} ({} layout, m={} bits, k={}, seed={}) on column {:?} ({} keys)\n",
-            self.output, p.layout, p.num_bits, p.num_hashes, p.seed, self.column, self.key_family
+            "trained {} ({} layout, {} format, m={} bits, k={}, seed={}) on column {:?} ({} keys)\n",
+            self.output,
+            p.layout,
+            self.format,
+            p.num_bits,
+            p.num_hashes,
+            p.seed,
+            self.column,
+            self.key_family
         );
         s += &format!(
             "  inputs       {} files, {} splits, {} workers{}\n",
@@ -491,6 +506,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         ));
     }
     let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
+    spec.format.check_layout(spec.layout, "--format")?;
     // Validate sizing parameters before reading anything.
     let fpp = spec.fpp.unwrap_or(0.01);
     let explicit = match (spec.bits, spec.hashes) {
@@ -705,7 +721,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             inputs: spec.input.clone(),
             shard: spec.shard.clone(),
         };
-        let filter_bytes = codec::write(&output, &filter, &meta, spec.overwrite)?;
+        let filter_bytes = codec::write_as(&output, &filter, &meta, spec.format, spec.overwrite)?;
         times.write_ms = t_write.elapsed().as_millis() as u64;
         times.total_ms = t0.elapsed().as_millis() as u64;
 
@@ -726,6 +742,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             bytes_read: total.bytes_read,
             sizing,
             params,
+            format: spec.format,
             fill_ratio: filter.fill_ratio(),
             estimated_fpp: filter.estimated_fpp(),
             output: output.to_string(),

@@ -6,4 +6,6 @@ mod filter_cli;
 mod golden;
 mod join_cli;
 mod reliability;
+mod spark_cli;
+mod spark_golden;
 mod train_cli;

@@ -1,4 +1,6 @@
-//! The native filter file format (version 1), documented in `docs/FORMAT.md`.
+//! The native filter file format (version 1), documented in `docs/FORMAT.md`, and format
+//! detection: [`decode`] and [`read`] also accept Apache Spark's serialized Bloom filters
+//! (see [`super::spark`]), told apart by their first bytes.
 //!
 //! All integers are little-endian.
 //!
@@ -6,8 +8,8 @@
 //! |-------:|-----:|-------|
 //! | 0  | 8 | magic `BJFILTER` |
 //! | 8  | 2 | format version, `1` |
-//! | 10 | 1 | layout code (1 blocked, 2 classic) |
-//! | 11 | 1 | key family code (1 integer, 2 bytes) |
+//! | 10 | 1 | layout code (1 blocked, 2 classic, 3 spark-v1, 4 spark-v2) |
+//! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only) |
 //! | 12 | 4 | `k`, number of hashes |
 //! | 16 | 8 | `m`, number of bits |
 //! | 24 | 8 | seed |
@@ -32,6 +34,62 @@ pub const MAGIC: &[u8; 8] = b"BJFILTER";
 pub const FORMAT_VERSION: u16 = 1;
 const HEADER_LEN: usize = 48;
 const CHECKSUM_LEN: usize = 8;
+
+/// A filter file format.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileFormat {
+    /// bloomjoin's own format (any layout; keeps key family, counts and metadata).
+    #[default]
+    Native,
+    /// Apache Spark's `BloomFilter.writeTo` format (spark-v1 and spark-v2 layouts only; bits
+    /// and params, nothing else).
+    Spark,
+}
+
+impl FileFormat {
+    /// The format's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFormat::Native => "native",
+            FileFormat::Spark => "spark",
+        }
+    }
+
+    /// The format of a file, from its first bytes: the native magic, or Spark's big-endian
+    /// version 1 or 2. `None` when it is neither.
+    pub fn detect(bytes: &[u8]) -> Option<FileFormat> {
+        if bytes.starts_with(MAGIC) {
+            Some(FileFormat::Native)
+        } else if super::spark::detect(bytes).is_some() {
+            Some(FileFormat::Spark)
+        } else {
+            None
+        }
+    }
+
+    /// Error unless a filter with `layout` can be written in this format (`what` names the
+    /// option, e.g. `--format`).
+    pub fn check_layout(self, layout: Layout, what: &str) -> Result<()> {
+        if self == FileFormat::Spark && !layout.is_spark() {
+            return Err(Error::param(
+                what,
+                format!(
+                    "spark needs --layout spark-v1 or spark-v2, not {layout} (Spark's format has no other layouts)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for FileFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Descriptive metadata stored with a filter. Readers ignore fields they do not know.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,8 +160,30 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// Decode a native filter file. `location` names it in errors.
+/// Encode a filter in `format` (Spark's format keeps only the params and bits).
+pub fn encode_as(filter: &BloomFilter, meta: &FilterMeta, format: FileFormat) -> Result<Vec<u8>> {
+    match format {
+        FileFormat::Native => Ok(encode(filter, meta)),
+        FileFormat::Spark => super::spark::encode(filter),
+    }
+}
+
+/// Decode a filter file of either format, detected from its first bytes (see
+/// [`FileFormat::detect`]). A Spark file yields empty metadata and [`KeyFamily::Any`].
+/// `location` names the file in errors.
 pub fn decode(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)> {
+    match FileFormat::detect(bytes) {
+        Some(FileFormat::Spark) => Ok((super::spark::decode(bytes, location)?, FilterMeta::default())),
+        Some(FileFormat::Native) => decode_native(bytes, location),
+        None => Err(Error::format(
+            location,
+            "bad magic (neither a bloomjoin filter file nor a Spark Bloom filter of version 1 or 2)",
+        )),
+    }
+}
+
+/// Decode a native filter file. `location` names it in errors.
+pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)> {
     let bad = |reason: String| Error::format(location, reason);
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         return Err(bad("bad magic (not a bloomjoin filter file)".into()));
@@ -133,6 +213,11 @@ pub fn decode(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)>
         .ok_or_else(|| bad(format!("unknown layout code {layout_code}")))?;
     let family = KeyFamily::from_code(family_code)
         .ok_or_else(|| bad(format!("unknown key family code {family_code}")))?;
+    if family == KeyFamily::Any && !layout.is_spark() {
+        return Err(bad(format!(
+            "key family \"any\" with the {layout} layout (only Spark layouts have it)"
+        )));
+    }
     if reserved != 0 {
         return Err(bad(format!(
             "reserved header field is {reserved:#x}, not 0"
@@ -187,10 +272,20 @@ pub fn decode(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)>
     Ok((filter, meta))
 }
 
-/// Read and decode a filter from a location.
+/// Read and decode a filter (either format) from a location.
 pub fn read(location: &crate::store::Location) -> Result<(BloomFilter, FilterMeta)> {
+    let (f, m, _) = read_with_format(location)?;
+    Ok((f, m))
+}
+
+/// Read and decode a filter from a location; also returns the file's format.
+pub fn read_with_format(
+    location: &crate::store::Location,
+) -> Result<(BloomFilter, FilterMeta, FileFormat)> {
     let bytes = location.read_all()?;
-    decode(&bytes, location.as_str())
+    let (f, m) = decode(&bytes, location.as_str())?;
+    let format = FileFormat::detect(&bytes).unwrap_or_default();
+    Ok((f, m, format))
 }
 
 /// Encode a filter and write it with one atomic put (create-only unless `overwrite`).
@@ -201,7 +296,19 @@ pub fn write(
     meta: &FilterMeta,
     overwrite: bool,
 ) -> Result<u64> {
-    let bytes = encode(filter, meta);
+    write_as(location, filter, meta, FileFormat::Native, overwrite)
+}
+
+/// Encode a filter in `format` and write it with one atomic put (create-only unless
+/// `overwrite`). Returns the number of bytes written.
+pub fn write_as(
+    location: &crate::store::Location,
+    filter: &BloomFilter,
+    meta: &FilterMeta,
+    format: FileFormat,
+    overwrite: bool,
+) -> Result<u64> {
+    let bytes = encode_as(filter, meta, format)?;
     let len = bytes.len() as u64;
     location.put(bytes::Bytes::from(bytes), overwrite)?;
     Ok(len)

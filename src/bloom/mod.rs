@@ -14,6 +14,10 @@
 //! - [`Layout::Classic`] spreads the `k` positions over all `m` bits with 64-bit
 //!   Kirsch-Mitzenmacher double hashing: `g_i = h + i * h2` (wrapping), `h2 = fmix64(h) | 1`,
 //!   position `(g_i * m) >> 64`. Its false-positive rate is the textbook `(1 - e^(-kn/m))^k`.
+//! - [`Layout::SparkV1`] and [`Layout::SparkV2`] are Apache Spark's
+//!   `org.apache.spark.util.sketch.BloomFilter` versions 1 (Spark 2.0-4.0) and 2 (Spark 4.1+),
+//!   bit for bit: Spark's Murmur3 hashes, index math and sizing (see [`spark`]). Their "hash"
+//!   packs Spark's two 32-bit hashes; their filters can also be written in Spark's own format.
 //!
 //! | target fpp | classic bits/key | classic k | blocked bits/key | blocked k |
 //! |-----------:|-----------------:|----------:|-----------------:|----------:|
@@ -37,6 +41,7 @@
 //! ```
 
 pub mod codec;
+pub mod spark;
 
 use std::fmt;
 use std::str::FromStr;
@@ -45,7 +50,7 @@ use arrow::array::Array;
 use arrow::buffer::BooleanBuffer;
 
 use crate::error::{Error, Result};
-use crate::key::{self, HashedKeys, KeyFamily};
+use crate::key::{self, HashedKeys, KeyFamily, KeyHasher};
 
 /// Bits in one block of the blocked layout (a 64-byte cache line).
 pub const BLOCK_BITS: u64 = 512;
@@ -103,17 +108,30 @@ pub enum Layout {
     Blocked,
     /// k positions over all m bits (Kirsch-Mitzenmacher); textbook false-positive rate.
     Classic,
+    /// Apache Spark's `BloomFilterImpl` (version 1, Spark 2.0-4.0): Murmur3 `h1`/`h2`, 32-bit
+    /// index math, no seed.
+    SparkV1,
+    /// Apache Spark's `BloomFilterImplV2` (version 2, the default of Spark 4.1+): Murmur3
+    /// `h1`/`h2` seeded with a 32-bit seed, 64-bit index math.
+    SparkV2,
 }
 
 impl Layout {
     /// Every layout, in code order.
-    pub const ALL: [Layout; 2] = [Layout::Blocked, Layout::Classic];
+    pub const ALL: [Layout; 4] = [
+        Layout::Blocked,
+        Layout::Classic,
+        Layout::SparkV1,
+        Layout::SparkV2,
+    ];
 
     /// The layout's name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Layout::Blocked => "blocked",
             Layout::Classic => "classic",
+            Layout::SparkV1 => "spark-v1",
+            Layout::SparkV2 => "spark-v2",
         }
     }
 
@@ -122,6 +140,8 @@ impl Layout {
         match self {
             Layout::Blocked => 1,
             Layout::Classic => 2,
+            Layout::SparkV1 => 3,
+            Layout::SparkV2 => 4,
         }
     }
 
@@ -134,8 +154,13 @@ impl Layout {
     pub fn bit_unit(self) -> u64 {
         match self {
             Layout::Blocked => BLOCK_BITS,
-            Layout::Classic => 64,
+            Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => 64,
         }
+    }
+
+    /// True for the Spark layouts ([`Layout::SparkV1`], [`Layout::SparkV2`]).
+    pub fn is_spark(self) -> bool {
+        matches!(self, Layout::SparkV1 | Layout::SparkV2)
     }
 }
 
@@ -151,7 +176,12 @@ impl FromStr for Layout {
         Layout::ALL
             .into_iter()
             .find(|l| l.name() == s)
-            .ok_or_else(|| Error::param("--layout", format!("{s:?} (expected blocked or classic)")))
+            .ok_or_else(|| {
+                Error::param(
+                    "--layout",
+                    format!("{s:?} (expected blocked, classic, spark-v1 or spark-v2)"),
+                )
+            })
     }
 }
 
@@ -164,14 +194,30 @@ pub struct BloomParams {
     pub num_bits: u64,
     /// Number of hash functions `k`.
     pub num_hashes: u32,
-    /// Seed of the key hash.
+    /// Seed of the key hash. For [`Layout::SparkV2`] the two's-complement bits of Spark's
+    /// 32-bit seed (0..=2^32-1; Spark's -1 is 4294967295); always 0 for [`Layout::SparkV1`].
     pub seed: u64,
 }
 
 impl BloomParams {
     /// Size a filter for `expected_items` keys at false-positive rate `fpp`, with the layout's
     /// own model. Errors name `--expected-items` or `--fpp`.
+    ///
+    /// The Spark layouts use Spark's sizing exactly (`BloomFilter.create(n, fpp)`):
+    /// `numBits = optimalNumOfBits(n, fpp)`, `k = optimalNumOfHashFunctions(n, numBits)` (from
+    /// the requested bits), `m = ceil(numBits / 64) * 64`.
     pub fn for_items(layout: Layout, expected_items: u64, fpp: f64, seed: u64) -> Result<Self> {
+        if layout.is_spark() {
+            let (_, words, k) = spark::size(expected_items, fpp)?;
+            let params = BloomParams {
+                layout,
+                num_bits: words * 64,
+                num_hashes: k,
+                seed,
+            };
+            params.validate()?;
+            return Ok(params);
+        }
         if expected_items == 0 {
             return Err(Error::param("--expected-items", "must be at least 1"));
         }
@@ -191,6 +237,7 @@ impl BloomParams {
                 (m, k)
             }
             Layout::Blocked => size_blocked(n, fpp, classic_bits),
+            Layout::SparkV1 | Layout::SparkV2 => unreachable!("sized above"),
         };
         if !num_bits.is_finite() || num_bits > MAX_BITS as f64 {
             return Err(Error::param(
@@ -232,7 +279,8 @@ impl BloomParams {
     }
 
     /// Check the invariants: `m` a positive multiple of the unit and at most [`MAX_BITS`],
-    /// `1 <= k <= MAX_HASHES`.
+    /// `1 <= k <= MAX_HASHES`. Spark layouts: at most 2^31-1 words,
+    /// `1 <= k <=` [`spark::SPARK_MAX_HASHES`], a 32-bit seed (V2) or seed 0 (V1).
     pub fn validate(&self) -> Result<()> {
         let unit = self.layout.bit_unit();
         if self.num_bits == 0 || self.num_bits % unit != 0 {
@@ -255,11 +303,46 @@ impl BloomParams {
                 ),
             ));
         }
-        if self.num_hashes == 0 || self.num_hashes > MAX_HASHES {
+        let max_hashes = if self.layout.is_spark() {
+            spark::SPARK_MAX_HASHES
+        } else {
+            MAX_HASHES
+        };
+        if self.num_hashes == 0 || self.num_hashes > max_hashes {
             return Err(Error::param(
                 "--hashes",
-                format!("{} is not between 1 and {MAX_HASHES}", self.num_hashes),
+                format!("{} is not between 1 and {max_hashes}", self.num_hashes),
             ));
+        }
+        match self.layout {
+            Layout::SparkV1 | Layout::SparkV2 if self.num_bits / 64 > spark::SPARK_MAX_WORDS => {
+                return Err(Error::param(
+                    "--bits",
+                    format!(
+                        "{} bits exceed Spark's limit of 2^31-1 words of 64 bits",
+                        self.num_bits
+                    ),
+                ))
+            }
+            Layout::SparkV1 if self.seed != 0 => {
+                return Err(Error::param(
+                    "--seed",
+                    format!(
+                        "{} is not 0: spark-v1 filters have no seed (use spark-v2)",
+                        self.seed
+                    ),
+                ))
+            }
+            Layout::SparkV2 if self.seed > u32::MAX as u64 => {
+                return Err(Error::param(
+                    "--seed",
+                    format!(
+                        "{} does not fit Spark's 32-bit seed (0..=4294967295, two's complement)",
+                        self.seed
+                    ),
+                ))
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -273,8 +356,28 @@ impl BloomParams {
     pub fn expected_fpp(&self, n: u64) -> f64 {
         let (n, m, k) = (n as f64, self.num_bits as f64, self.num_hashes as f64);
         match self.layout {
-            Layout::Classic => classic_fpp(n, m, k),
+            Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => classic_fpp(n, m, k),
             Layout::Blocked => blocked_fpp(n, m / BLOCK_BITS as f64, k),
+        }
+    }
+
+    /// The hash of one integer key in a filter with these params.
+    #[inline]
+    pub fn hash_i64(&self, v: i64) -> u64 {
+        if self.layout.is_spark() {
+            spark::SparkHasher::new(self).hash_int(v)
+        } else {
+            key::hash_i64(v, self.seed)
+        }
+    }
+
+    /// The hash of one bytes key in a filter with these params.
+    #[inline]
+    pub fn hash_bytes(&self, v: &[u8]) -> u64 {
+        if self.layout.is_spark() {
+            spark::SparkHasher::new(self).hash_bytes(v)
+        } else {
+            key::hash_bytes(v, self.seed)
         }
     }
 }
@@ -348,8 +451,15 @@ fn size_blocked(n: f64, fpp: f64, classic_bits: f64) -> (f64, u32) {
 
 /// Hash every slot of a key array as a filter with `params` does (into `out`, cleared
 /// first); returns the key family. Every layout's key hashing goes through here.
+///
+/// Native layouts hash with XXH3-64 and the seed; Spark layouts compute Spark's `h1`/`h2`
+/// (see [`spark`]) and pack them into the u64.
 pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) -> Result<KeyFamily> {
-    key::hash_array_into(array, params.seed, out)
+    if params.layout.is_spark() {
+        key::hash_array_with(array, &spark::SparkHasher::new(params), out)
+    } else {
+        key::hash_array_into(array, params.seed, out)
+    }
 }
 
 /// One 512-bit block, aligned to a cache line.
@@ -404,6 +514,15 @@ impl BloomFilter {
     /// An empty filter. Fails when the params are invalid or the memory cannot be allocated.
     pub fn try_new(params: BloomParams, family: KeyFamily) -> Result<Self> {
         params.validate()?;
+        if family == KeyFamily::Any && !params.layout.is_spark() {
+            return Err(Error::param(
+                "key family",
+                format!(
+                    "\"any\" is only possible for Spark layouts, not {}",
+                    params.layout
+                ),
+            ));
+        }
         let words = (params.num_bits / 64) as usize;
         let nblocks = words.div_ceil(8);
         let mut blocks = Vec::new();
@@ -531,6 +650,18 @@ impl BloomFilter {
                     self.set_bit(fastrange(h.wrapping_add(i.wrapping_mul(h2)), m));
                 }
             }
+            Layout::SparkV1 => {
+                let (k, m) = (self.params.num_hashes, self.params.num_bits);
+                for p in spark::v1_positions(h, k, m) {
+                    self.set_bit(p);
+                }
+            }
+            Layout::SparkV2 => {
+                let (k, m) = (self.params.num_hashes, self.params.num_bits);
+                for p in spark::v2_positions(h, k, m) {
+                    self.set_bit(p);
+                }
+            }
         }
         self.inserted += 1;
     }
@@ -549,6 +680,10 @@ impl BloomFilter {
                 missing == 0
             }
             Layout::Classic => self.classic_positions(h).all(|p| self.get_bit(p)),
+            Layout::SparkV1 => spark::v1_positions(h, self.params.num_hashes, self.params.num_bits)
+                .all(|p| self.get_bit(p)),
+            Layout::SparkV2 => spark::v2_positions(h, self.params.num_hashes, self.params.num_bits)
+                .all(|p| self.get_bit(p)),
         }
     }
 
@@ -558,6 +693,18 @@ impl BloomFilter {
             Layout::Classic => {
                 let w = (fastrange(h, self.params.num_bits) >> 6) as usize;
                 prefetch(&self.blocks[w >> 3]);
+            }
+            // Spark's positions are scattered over the whole array; prefetch the first.
+            Layout::SparkV1 | Layout::SparkV2 => {
+                let (k, m) = (1, self.params.num_bits);
+                let first = if self.params.layout == Layout::SparkV1 {
+                    spark::v1_positions(h, k, m).next()
+                } else {
+                    spark::v2_positions(h, k, m).next()
+                };
+                if let Some(p) = first {
+                    prefetch(&self.blocks[(p >> 9) as usize]);
+                }
             }
         }
     }
@@ -632,27 +779,39 @@ impl BloomFilter {
 
     /// Insert one integer key.
     pub fn insert_i64(&mut self, v: i64) {
-        self.insert_hash(key::hash_i64(v, self.params.seed));
+        self.insert_hash(self.params.hash_i64(v));
     }
 
     /// Probe one integer key.
     pub fn contains_i64(&self, v: i64) -> bool {
-        self.contains_hash(key::hash_i64(v, self.params.seed))
+        self.contains_hash(self.params.hash_i64(v))
     }
 
     /// Insert one bytes key.
     pub fn insert_bytes(&mut self, v: &[u8]) {
-        self.insert_hash(key::hash_bytes(v, self.params.seed));
+        self.insert_hash(self.params.hash_bytes(v));
     }
 
     /// Probe one bytes key.
     pub fn contains_bytes(&self, v: &[u8]) -> bool {
-        self.contains_hash(key::hash_bytes(v, self.params.seed))
+        self.contains_hash(self.params.hash_bytes(v))
     }
 
-    /// Error unless keys of `family` can be used with this filter.
+    /// Hash a text key (one line of `probe` input) as a key of `family`, the way this filter
+    /// hashes keys: integers parse as `i64`, bytes keys are the UTF-8 bytes of the text.
+    pub fn hash_text(&self, text: &str, family: KeyFamily) -> Result<u64> {
+        self.check_family(family)?;
+        if self.params.layout.is_spark() {
+            key::hash_text_key_with(text, family, &spark::SparkHasher::new(&self.params))
+        } else {
+            key::hash_text_key(text, family, self.params.seed)
+        }
+    }
+
+    /// Error unless keys of `family` can be used with this filter (a filter of family
+    /// [`KeyFamily::Any`] takes either).
     pub fn check_family(&self, family: KeyFamily) -> Result<()> {
-        if family == self.family {
+        if family == self.family || self.family == KeyFamily::Any {
             Ok(())
         } else {
             Err(Error::Usage(format!(
@@ -664,6 +823,10 @@ impl BloomFilter {
 
     /// OR `other` into `self`. Refuses (naming `other_name` and the field) when layout, m, k,
     /// seed or key family differ.
+    ///
+    /// Spark layouts follow Spark's `mergeInPlace` rules, checked in Spark's order: same
+    /// version (layout), same bit size, same seed, same k. A filter of family
+    /// [`KeyFamily::Any`] merges with either family and the result is `Any`.
     pub fn union(&mut self, other: &BloomFilter, other_name: &str) -> Result<()> {
         let (a, b) = (&self.params, &other.params);
         let mismatch = |field: &'static str, ours: String, theirs: String| Error::Incompatible {
@@ -686,6 +849,11 @@ impl BloomFilter {
                 b.num_bits.to_string(),
             ));
         }
+        // Spark checks the seed before k; the native layouts check k first.
+        let seed_first = a.layout.is_spark();
+        if seed_first && a.seed != b.seed {
+            return Err(mismatch("seed", a.seed.to_string(), b.seed.to_string()));
+        }
         if a.num_hashes != b.num_hashes {
             return Err(mismatch(
                 "num_hashes (k)",
@@ -696,13 +864,12 @@ impl BloomFilter {
         if a.seed != b.seed {
             return Err(mismatch("seed", a.seed.to_string(), b.seed.to_string()));
         }
-        if self.family != other.family {
-            return Err(mismatch(
-                "key family",
-                self.family.to_string(),
-                other.family.to_string(),
-            ));
-        }
+        let family = match (self.family, other.family) {
+            (x, y) if x == y => x,
+            (KeyFamily::Any, _) | (_, KeyFamily::Any) => KeyFamily::Any,
+            (x, y) => return Err(mismatch("key family", x.to_string(), y.to_string())),
+        };
+        self.family = family;
         for (x, y) in self.blocks.iter_mut().zip(&other.blocks) {
             for (w, v) in x.0.iter_mut().zip(y.0) {
                 *w |= v;
@@ -742,7 +909,8 @@ impl BloomFilter {
     pub fn estimated_fpp(&self) -> f64 {
         let k = self.params.num_hashes as i32;
         match self.params.layout {
-            Layout::Classic => self.fill_ratio().powi(k),
+            // Spark's expectedFpp() is (cardinality / bitSize)^k, the same estimate.
+            Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => self.fill_ratio().powi(k),
             Layout::Blocked => {
                 let n = self.blocks.len() as f64;
                 self.blocks

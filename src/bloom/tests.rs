@@ -223,7 +223,44 @@ fn arrays_of(ints: &[Option<i64>], strs: &[Option<String>]) -> Vec<ArrayRef> {
 }
 
 fn layouts() -> impl Strategy<Value = Layout> {
-    prop_oneof![Just(Layout::Blocked), Just(Layout::Classic)]
+    prop_oneof![
+        Just(Layout::Blocked),
+        Just(Layout::Classic),
+        Just(Layout::SparkV1),
+        Just(Layout::SparkV2)
+    ]
+}
+
+/// A seed the layout accepts: none for spark-v1, 32 bits for spark-v2.
+fn seed_for(layout: Layout, seed: u64) -> u64 {
+    match layout {
+        Layout::SparkV1 => 0,
+        Layout::SparkV2 => seed & 0xffff_ffff,
+        _ => seed,
+    }
+}
+
+fn spark_filters() -> impl Strategy<Value = BloomFilter> {
+    (
+        prop_oneof![Just(Layout::SparkV1), Just(Layout::SparkV2)],
+        1u64..40,
+        1u32..12,
+        any::<u32>(),
+        prop::collection::vec(any::<i64>(), 0..50),
+        prop::collection::vec("\\PC{0,9}", 0..50),
+    )
+        .prop_map(|(layout, words, k, seed, ints, strs)| {
+            let seed = seed_for(layout, seed as u64);
+            let p = BloomParams::explicit(layout, words * 64, k, seed).unwrap();
+            let mut f = BloomFilter::try_new(p, KeyFamily::Integer).unwrap();
+            for v in ints {
+                f.insert_i64(v);
+            }
+            for s in strs {
+                f.insert_bytes(s.as_bytes());
+            }
+            f
+        })
 }
 
 proptest! {
@@ -240,7 +277,7 @@ proptest! {
         let strs: Vec<Option<String>> = strs.into_iter().take(120).collect();
         for array in arrays_of(&ints, &strs) {
             let n = array.len().max(1) as u64;
-            let params = BloomParams::for_items(layout, n, 0.01, seed).unwrap();
+            let params = BloomParams::for_items(layout, n, 0.01, seed_for(layout, seed)).unwrap();
             let family = KeyFamily::of(array.data_type()).unwrap();
             let mut f = BloomFilter::try_new(params, family).unwrap();
             let stats = f.insert_array(array.as_ref()).unwrap();
@@ -276,7 +313,7 @@ proptest! {
         layout in layouts(),
         seed in any::<u64>(),
     ) {
-        let params = BloomParams::for_items(layout, 1000, 0.05, seed).unwrap();
+        let params = BloomParams::for_items(layout, 1000, 0.05, seed_for(layout, seed)).unwrap();
         let mut whole = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
         whole.insert_array(&Int64Array::from(keys.clone())).unwrap();
 
@@ -297,8 +334,53 @@ proptest! {
     }
 
     #[test]
+    fn spark_format_round_trips(f in spark_filters()) {
+        let bytes = spark::encode(&f).unwrap();
+        prop_assert_eq!(codec::FileFormat::detect(&bytes), Some(codec::FileFormat::Spark));
+        let (g, meta) = codec::decode(&bytes, "s").unwrap();
+        prop_assert_eq!(g.family(), KeyFamily::Any);
+        prop_assert_eq!(g.params(), f.params());
+        prop_assert!(g.words().eq(f.words()));
+        prop_assert_eq!(&spark::encode(&g).unwrap(), &bytes);
+        // Natively stored (layout codes 3/4), with the "any" family too.
+        let native = codec::encode(&g, &meta);
+        let (h, _) = codec::decode(&native, "n").unwrap();
+        prop_assert_eq!(&h, &g);
+    }
+
+    #[test]
+    fn decoding_arbitrary_spark_bytes_never_panics(
+        version in 0i32..4,
+        k in prop_oneof![Just(-1i32), 0i32..40, Just(i32::MAX)],
+        seed in any::<i32>(),
+        words in prop_oneof![Just(-1i32), 0i32..8, Just(i32::MAX)],
+        body in prop::collection::vec(any::<u8>(), 0..80),
+    ) {
+        let mut b = version.to_be_bytes().to_vec();
+        b.extend_from_slice(&k.to_be_bytes());
+        if version == 2 {
+            b.extend_from_slice(&seed.to_be_bytes());
+        }
+        b.extend_from_slice(&words.to_be_bytes());
+        b.extend_from_slice(&body);
+        for len in [b.len(), b.len() / 2, 4, 3] {
+            if let Err(e) = codec::decode(&b[..len.min(b.len())], "x") {
+                prop_assert!(!e.to_string().contains('\n'));
+                prop_assert!(e.to_string().starts_with("x: not a valid filter"), "{}", e);
+            }
+        }
+    }
+
+    #[test]
     fn decoding_arbitrary_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         let _ = codec::decode(&bytes, "x");
+        for version in [1i32, 2] {
+            let mut spark_like = version.to_be_bytes().to_vec();
+            spark_like.extend_from_slice(&bytes);
+            if let Err(e) = codec::decode(&spark_like, "x") {
+                prop_assert!(!e.to_string().contains('\n'));
+            }
+        }
         let mut with_magic = codec::MAGIC.to_vec();
         with_magic.extend_from_slice(&bytes);
         if let Err(e) = codec::decode(&with_magic, "x") {

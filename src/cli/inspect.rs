@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use crate::bloom::codec::{self, FilterMeta};
-use crate::bloom::{BloomFilter, Layout};
+use crate::bloom::codec::{self, FileFormat, FilterMeta};
+use crate::bloom::{spark, BloomFilter, Layout};
 use crate::error::Result;
 use crate::key::KeyFamily;
 use crate::store::Location;
@@ -23,7 +23,7 @@ pub struct Args {
 pub struct FilterInfo {
     /// Where the filter was read from.
     pub location: String,
-    /// File format and version.
+    /// File format and version (`bloomjoin v1`, `spark v1`, `spark v2`).
     pub format: String,
     /// Bit layout.
     pub layout: Layout,
@@ -35,8 +35,8 @@ pub struct FilterInfo {
     pub seed: u64,
     /// Key family.
     pub key_family: KeyFamily,
-    /// Non-null keys inserted (with repeats).
-    pub inserted: u64,
+    /// Non-null keys inserted (with repeats); null for Spark's format, which does not record it.
+    pub inserted: Option<u64>,
     /// Fraction of bits set.
     pub fill_ratio: f64,
     /// Distinct keys estimated from the fill ratio (null when the filter is saturated).
@@ -52,18 +52,28 @@ pub struct FilterInfo {
 }
 
 impl FilterInfo {
-    /// Describe a decoded filter.
-    pub fn new(location: &str, filter: &BloomFilter, meta: &FilterMeta, file_bytes: u64) -> Self {
+    /// Describe a decoded filter read from a file of `format`.
+    pub fn new(
+        location: &str,
+        filter: &BloomFilter,
+        meta: &FilterMeta,
+        format: FileFormat,
+        file_bytes: u64,
+    ) -> Self {
         let p = filter.params();
+        let native = format == FileFormat::Native;
         FilterInfo {
             location: location.to_string(),
-            format: format!("bloomjoin v{}", codec::FORMAT_VERSION),
+            format: match spark::version_of(p.layout) {
+                Some(v) if !native => format!("spark v{v}"),
+                _ => format!("bloomjoin v{}", codec::FORMAT_VERSION),
+            },
             layout: p.layout,
             num_bits: p.num_bits,
             num_hashes: p.num_hashes,
             seed: p.seed,
             key_family: filter.family(),
-            inserted: filter.inserted(),
+            inserted: native.then(|| filter.inserted()),
             fill_ratio: filter.fill_ratio(),
             estimated_distinct: filter.estimated_distinct().map(|d| d.round() as u64),
             estimated_fpp: filter.estimated_fpp(),
@@ -83,7 +93,13 @@ impl FilterInfo {
             ("hashes (k)", self.num_hashes.to_string()),
             ("seed", self.seed.to_string()),
             ("key family", self.key_family.to_string()),
-            ("inserted", self.inserted.to_string()),
+            (
+                "inserted",
+                self.inserted
+                    .map_or("unknown (not recorded in Spark's format)".into(), |n| {
+                        n.to_string()
+                    }),
+            ),
             ("fill ratio", format!("{:.4}", self.fill_ratio)),
             (
                 "est. distinct",
@@ -129,7 +145,8 @@ pub fn run(args: Args) -> Result<()> {
     let loc = Location::parse(&args.filter)?;
     let bytes = loc.read_all()?;
     let (filter, meta) = codec::decode(&bytes, loc.as_str())?;
-    let info = FilterInfo::new(loc.as_str(), &filter, &meta, bytes.len() as u64);
+    let format = FileFormat::detect(&bytes).unwrap_or_default();
+    let info = FilterInfo::new(loc.as_str(), &filter, &meta, format, bytes.len() as u64);
     let out = if args.json {
         serde_json::to_string_pretty(&info).expect("info serializes") + "\n"
     } else {

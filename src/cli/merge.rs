@@ -1,6 +1,6 @@
 //! `bloomjoin merge`: OR partial filters into one.
 
-use crate::bloom::codec::{self, FilterMeta};
+use crate::bloom::codec::{self, FileFormat, FilterMeta};
 use crate::bloom::BloomFilter;
 use crate::error::{Error, Result};
 use crate::store::Location;
@@ -17,6 +17,10 @@ pub struct Args {
     /// Replace an existing output.
     #[arg(long)]
     pub overwrite: bool,
+    /// Output format [default: the format of the first partial, so Spark files in give a Spark
+    /// file out]. `spark` needs spark-v1/spark-v2 filters.
+    #[arg(long, value_enum)]
+    pub format: Option<FileFormat>,
 }
 
 /// Merge decoded filters: OR the bits, add the counts, and combine the metadata (fields that
@@ -62,17 +66,21 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         });
     }
     let mut parts = Vec::with_capacity(args.partials.len());
+    let mut first_format = None;
     for p in &args.partials {
         let loc = Location::parse(p)?;
-        let (f, m) = codec::read(&loc)?;
+        let (f, m, format) = codec::read_with_format(&loc)?;
+        first_format.get_or_insert(format);
         parts.push((p.clone(), f, m));
     }
     let n = parts.len();
     let (merged, meta) = merge_filters(parts)?;
-    let bytes = codec::write(&out, &merged, &meta, args.overwrite)?;
+    let format = args.format.or(first_format).unwrap_or_default();
+    format.check_layout(merged.params().layout, "--format")?;
+    let bytes = codec::write_as(&out, &merged, &meta, format, args.overwrite)?;
     if !quiet {
         eprintln!(
-            "merged {n} filters into {out}: {} keys inserted, fill ratio {:.4}, est. fpp {:.6}, {} bytes",
+            "merged {n} filters into {out} ({format} format): {} keys inserted, fill ratio {:.4}, est. fpp {:.6}, {} bytes",
             merged.inserted(),
             merged.fill_ratio(),
             merged.estimated_fpp(),

@@ -2,9 +2,9 @@
 
 use std::io::{BufRead, BufReader, Write};
 
-use crate::bloom::codec;
+use crate::bloom::{codec, BloomFilter};
 use crate::error::{Error, Result};
-use crate::key::{self, KeyFamily};
+use crate::key::KeyFamily;
 use crate::store::Location;
 
 /// Arguments of `probe`.
@@ -27,27 +27,59 @@ pub struct Args {
     /// Print `key<TAB>answer` instead of the answer alone.
     #[arg(long)]
     pub with_keys: bool,
+    /// How to read each line: `integer` (parsed as a 64-bit integer) or `bytes` (its UTF-8
+    /// bytes). Defaults to the filter's key family; required for a filter in Spark's format,
+    /// which does not record it (Spark hashes integers as longs, strings as UTF-8 bytes).
+    #[arg(long, value_name = "integer|bytes")]
+    pub key_type: Option<KeyFamily>,
 }
 
 const BATCH: usize = 4096;
 
-/// Canonical text of a key for a filter of `family`: integers parse as `i64`; a filter trained
+/// Canonical text of a key of `family` for `filter`: integers parse as `i64`; a filter trained
 /// on a `Date32` column also takes `YYYY-MM-DD`. Bytes keys are the line's UTF-8 bytes.
-fn hash_line(line: &str, family: KeyFamily, is_date: bool, seed: u64, at: &str) -> Result<u64> {
+fn hash_line(
+    line: &str,
+    filter: &BloomFilter,
+    family: KeyFamily,
+    is_date: bool,
+    at: &str,
+) -> Result<u64> {
     if family == KeyFamily::Integer && is_date {
         if let Ok(days) = crate::expr::parse_date(line.trim()) {
-            return Ok(key::hash_i64(days as i64, seed));
+            return Ok(filter.params().hash_i64(days as i64));
         }
     }
-    key::hash_text_key(line, family, seed).map_err(|e| Error::Usage(format!("{at}: {e}")))
+    filter
+        .hash_text(line, family)
+        .map_err(|e| Error::Usage(format!("{at}: {e}")))
 }
 
 /// Run `probe`.
 pub fn run(args: Args) -> Result<()> {
     let loc = Location::parse(&args.filter)?;
     let (filter, meta) = codec::read(&loc)?;
-    let family = filter.family();
-    let seed = filter.params().seed;
+    let family = match (args.key_type, filter.family()) {
+        (None, KeyFamily::Any) => {
+            return Err(Error::Usage(format!(
+                "{}: the filter is in Spark's format, which does not record the key type: pass --key-type integer or --key-type bytes",
+                loc
+            )))
+        }
+        (Some(KeyFamily::Any), _) => {
+            return Err(Error::param(
+                "--key-type",
+                "\"any\" (expected integer or bytes)",
+            ))
+        }
+        (Some(t), _) => {
+            filter
+                .check_family(t)
+                .map_err(|e| Error::param("--key-type", format!("{t}: {e}")))?;
+            t
+        }
+        (None, f) => f,
+    };
     let is_date = meta.key_type.as_deref() == Some("Date32");
 
     let (source, reader): (String, Box<dyn BufRead>) = if !args.key.is_empty() {
@@ -80,7 +112,7 @@ pub fn run(args: Args) -> Result<()> {
             line_no += 1;
             let line = line.strip_suffix('\r').map(str::to_string).unwrap_or(line);
             let at = format!("{source} line {line_no}");
-            hashes.push(hash_line(&line, family, is_date, seed, &at)?);
+            hashes.push(hash_line(&line, &filter, family, is_date, &at)?);
             lines.push(line);
             if lines.len() == BATCH {
                 break;

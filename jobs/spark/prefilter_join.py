@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Spark jobs (PySpark, Spark 4.1+) that share Bloom filters with bloomjoin.
+
+Two subcommands:
+
+``prefilter``
+    Read a filter that ``bloomjoin train --layout spark-v1|spark-v2 --format spark`` wrote to
+    a location (any Hadoop path: file://, hdfs://, s3a://, gs://, abfss://), hand it to every
+    task, drop the right rows whose key the filter rules out with Spark's own ``mightContain``
+    (the catalyst expression ``BloomFilterMightContain``, the one Spark's runtime bloom-filter
+    joins use), then join. Spark's ``might_contain`` takes BIGINT values only, so the key must
+    be an integer column (the filter must have been trained on integer keys).
+
+``export-filter``
+    The reverse: build a filter with Spark's ``df.stat.bloomFilter(col, n, fpp)`` (Spark 4.1+
+    writes version 2, seed 0) and write its ``BloomFilter.writeTo`` bytes to a location, for
+    ``bloomjoin join --filter <location>``.
+
+Examples::
+
+    spark-submit jobs/spark/prefilter_join.py prefilter --filter s3a://b/users.spark \\
+        --left s3a://b/users --left-key Id --right s3a://b/comments --right-key UserId \\
+        --output s3a://b/joined
+    spark-submit jobs/spark/prefilter_join.py export-filter --input s3a://b/users \\
+        --column Id --expected-items 10000000 --fpp 0.01 --output s3a://b/users.spark
+
+The functions are importable (``scripts/spark_interop.py`` uses them with a local session).
+"""
+
+import argparse
+import sys
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
+
+INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
+
+
+def read_bytes(spark: SparkSession, location: str) -> bytes:
+    """The bytes of one file at a Hadoop location, read through Spark's binaryFile source."""
+    rows = spark.read.format("binaryFile").load(location).select("content").collect()
+    if len(rows) != 1:
+        raise SystemExit(f"{location}: expected one filter file, found {len(rows)}")
+    return bytes(rows[0][0])
+
+
+def write_bytes(spark: SparkSession, location: str, data: bytes) -> None:
+    """Write bytes to a Hadoop location (create, overwrite), through the Hadoop FileSystem."""
+    jvm = spark._jvm
+    path = jvm.org.apache.hadoop.fs.Path(location)
+    fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
+    out = fs.create(path, True)
+    try:
+        out.write(bytearray(data))
+    finally:
+        out.close()
+
+
+def load_filter(spark: SparkSession, data: bytes):
+    """Spark's BloomFilter.readFrom on the bytes (a JVM object): proves Spark accepts them."""
+    jvm = spark._jvm
+    stream = jvm.java.io.ByteArrayInputStream(bytearray(data))
+    return jvm.org.apache.spark.util.sketch.BloomFilter.readFrom(stream)
+
+
+def filter_to_bytes(spark: SparkSession, jfilter) -> bytes:
+    """BloomFilter.writeTo of a JVM filter, as bytes."""
+    out = spark._jvm.java.io.ByteArrayOutputStream()
+    jfilter.writeTo(out)
+    return bytes(out.toByteArray())
+
+
+def might_contain(spark: SparkSession, data: bytes, key):
+    """A Column: Spark's ``might_contain(<filter bytes>, key)`` (BloomFilterMightContain).
+
+    The serialized filter is a literal of the plan, so Spark ships it once with every task
+    and each task deserializes it once (``BloomFilter.readFrom``), as for its own runtime
+    bloom filters; the key must be BIGINT (integral columns are cast).
+    """
+    from pyspark.sql.classic.column import Column
+
+    jvm = spark._jvm
+    expr = jvm.org.apache.spark.sql.catalyst.expressions
+    utils = jvm.org.apache.spark.sql.classic.ExpressionUtils
+    binary = jvm.org.apache.spark.sql.types.DataTypes.BinaryType
+    lit = expr.Literal.create(bytearray(data), binary)
+    key = F.col(key) if isinstance(key, str) else key
+    mc = expr.BloomFilterMightContain(lit, utils.expression(key.cast("bigint")._jc))
+    return Column(utils.column(mc))
+
+
+def prefilter_join(
+    spark: SparkSession,
+    filter_bytes: bytes,
+    left: DataFrame,
+    left_key: str,
+    right: DataFrame,
+    right_key: str,
+    how: str = "inner",
+) -> DataFrame:
+    """Join ``left`` and ``right`` on ``left_key == right_key``, dropping right rows the filter
+    (trained on the left keys) rules out before the join. ``how`` must be a join type whose
+    result the prefilter cannot change (inner, left, left_semi, left_anti: right rows without
+    a left match are never output); right and full outer joins are refused."""
+    if how not in ("inner", "left", "left_outer", "left_semi", "left_anti"):
+        raise SystemExit(f"--type {how}: the prefilter would drop right rows this join outputs")
+    dtype = right.schema[right_key].dataType
+    if not isinstance(dtype, INTEGRAL):
+        raise SystemExit(
+            f"--right-key {right_key}: type {dtype.simpleString()}; Spark's might_contain takes "
+            "BIGINT only (train the filter on an integer key)"
+        )
+    load_filter(spark, filter_bytes)  # fail early, with Spark's own error, on a bad file
+    kept = right.where(might_contain(spark, filter_bytes, right_key))
+    cond = left[left_key] == kept[right_key]
+    return left.join(kept, cond, how)
+
+
+def export_filter(spark: SparkSession, df: DataFrame, column: str, n: int, fpp: float) -> bytes:
+    """Spark's ``df.stat.bloomFilter(column, n, fpp)`` serialized with ``writeTo``."""
+    jfilter = df._jdf.stat().bloomFilter(column, n, fpp)
+    return filter_to_bytes(spark, jfilter)
+
+
+def main(argv=None, stop_session: bool = True) -> int:
+    """The command line. ``stop_session=False`` leaves an existing session running (tests)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("prefilter", help="join with a bloomjoin filter as the prefilter")
+    a.add_argument("--filter", required=True, help="the filter (Spark format) location")
+    a.add_argument("--left", required=True, nargs="+", help="left Parquet location(s)")
+    a.add_argument("--left-key", required=True)
+    a.add_argument("--right", required=True, nargs="+", help="right Parquet location(s)")
+    a.add_argument("--right-key", required=True)
+    a.add_argument("--type", default="inner", help="inner, left, left_semi or left_anti")
+    a.add_argument("--output", required=True, help="output Parquet directory")
+    a.add_argument("--master", help="Spark master (default: spark-submit's)")
+    b = sub.add_parser("export-filter", help="write Spark's df.stat.bloomFilter for bloomjoin")
+    b.add_argument("--input", required=True, nargs="+", help="Parquet location(s)")
+    b.add_argument("--column", required=True)
+    b.add_argument("--expected-items", type=int, required=True)
+    b.add_argument("--fpp", type=float, default=0.03)
+    b.add_argument("--output", required=True, help="where to write the filter")
+    b.add_argument("--master", help="Spark master (default: spark-submit's)")
+    args = p.parse_args(argv)
+
+    builder = SparkSession.builder.appName(f"bloomjoin-{args.cmd}")
+    if args.master:
+        builder = builder.master(args.master)
+    spark = builder.getOrCreate()
+    try:
+        if args.cmd == "prefilter":
+            data = read_bytes(spark, args.filter)
+            left = spark.read.parquet(*args.left)
+            right = spark.read.parquet(*args.right)
+            out = prefilter_join(spark, data, left, args.left_key, right, args.right_key, args.type)
+            out.write.mode("errorifexists").parquet(args.output)
+        else:
+            df = spark.read.parquet(*args.input)
+            data = export_filter(spark, df, args.column, args.expected_items, args.fpp)
+            write_bytes(spark, args.output, data)
+    finally:
+        if stop_session:
+            spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Live interop checks between bloomjoin and a real Apache Spark (local[2], through py4j).
+
+(a) Spark's BloomFilter.readFrom accepts our spark-v1/spark-v2 files, and Spark's
+    mightContain agrees with `bloomjoin probe` on every probe key (>= 10^5 per filter).
+(b) `bloomjoin probe` agrees with Spark on filters Spark wrote (df.stat.bloomFilter, V2, and
+    BloomFilter.create(V1, ...)).
+(c) The PySpark job jobs/spark/prefilter_join.py gives the same join as `bloomjoin join`, and
+    `bloomjoin join --filter <Spark's filter>` gives the same join as Spark.
+
+Run by scripts/spark-interop.sh (which makes the venv). Exits 1 on any mismatch; the last
+line is `N passed, M failed`.
+"""
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(os.environ.get("BLOOMJOIN_BIN", ROOT / "target" / "debug" / "bloomjoin"))
+sys.path.insert(0, str(ROOT / "jobs" / "spark"))
+import prefilter_join as job  # noqa: E402
+
+PASSED = 0
+FAILED = 0
+
+
+def check(name, ok, detail=""):
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+        print(f"  ok    {name}{(': ' + detail) if detail else ''}", flush=True)
+    else:
+        FAILED += 1
+        print(f"  FAIL  {name}{(': ' + detail) if detail else ''}", flush=True)
+
+
+def bj(*args):
+    r = subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"bloomjoin {' '.join(map(str, args))} failed: {r.stderr.strip()}")
+    return r.stdout
+
+
+def bj_probe(filter_path, key_type, keys_file):
+    out = bj("probe", "--filter", filter_path, "--key-type", key_type, "--keys", keys_file)
+    return [line == "maybe" for line in out.splitlines()]
+
+
+def write_keys(path, keys):
+    with open(path, "w", encoding="utf-8") as f:
+        for k in keys:
+            f.write(f"{k}\n")
+
+
+def parquet_rows(path, columns):
+    t = pq.read_table(path, columns=columns)
+    return sorted(zip(*(t.column(c).to_pylist() for c in columns)))
+
+
+def main():
+    if not BIN.exists():
+        raise SystemExit(f"{BIN} is missing: build it with `cargo build`")
+    work = Path(tempfile.mkdtemp(prefix="bloomjoin-spark-"))
+    rng = random.Random(20240611)
+
+    # --- data ---------------------------------------------------------------------------
+    n_left = 60_000
+    left_ids = rng.sample(range(-(2**40), 2**40), n_left)
+    left_ids[:5] = [0, 1, -1, 2**63 - 1, -(2**63)]
+    left = pa.table(
+        {
+            "id": pa.array(left_ids, pa.int64()),
+            "lv": pa.array([abs(i) % 1000 for i in left_ids], pa.int64()),
+            "name": pa.array([f"user-{i}-é" for i in left_ids], pa.string()),
+        }
+    )
+    (work / "left").mkdir()
+    pq.write_table(left, work / "left" / "l.parquet", row_group_size=20_000)
+    left_set = set(left_ids)
+    (work / "right").mkdir()
+    row = 0
+    for f in range(2):
+        uids = [rng.choice(left_ids) if rng.random() < 0.3 else rng.randrange(-(2**40), 2**40)
+                for _ in range(100_000)]
+        right = pa.table(
+            {
+                "uid": pa.array(uids, pa.int64()),
+                "who": pa.array([f"w{row + i}" for i in range(len(uids))], pa.string()),
+                "row": pa.array(range(row, row + len(uids)), pa.int64()),
+            }
+        )
+        row += len(uids)
+        pq.write_table(right, work / "right" / f"r{f}.parquet", row_group_size=25_000)
+
+    probe_ids = rng.sample(left_ids, 40_000) + [rng.randrange(-(2**62), 2**62) for _ in range(80_000)]
+    probe_ids += [-5, 0, 5, 2**63 - 1, -(2**63)]
+    write_keys(work / "probe_ids.txt", probe_ids)
+    probe_names = [f"user-{i}-é" for i in rng.sample(left_ids, 3000)] + [
+        f"user-{rng.randrange(-(2**40), 2**40)}-é" for _ in range(4000)
+    ] + ["", "a", "ab", "abc", "✓✓", "\x7f"]
+    write_keys(work / "probe_names.txt", probe_names)
+
+    # --- Spark --------------------------------------------------------------------------
+    from pyspark.sql import SparkSession
+
+    t0 = time.time()
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("bloomjoin-interop")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    print(f"Spark {spark.version} up in {time.time() - t0:.1f}s; work dir {work}", flush=True)
+    jvm = spark._jvm
+    sketch = jvm.org.apache.spark.util.sketch
+    left_df = spark.read.parquet(str(work / "left"))
+    right_df = spark.read.parquet(str(work / "right"))
+    pq.write_table(pa.table({"k": pa.array(probe_ids, pa.int64())}), work / "probes.parquet")
+    probes_df = spark.read.parquet(str(work / "probes.parquet"))
+
+    def spark_long_answers(data):
+        """Spark's mightContain (SQL might_contain) for every probe id, in probe order."""
+        hits = probes_df.where(job.might_contain(spark, data, "k")).select("k").collect()
+        hit_set = {r[0] for r in hits}
+        return [k in hit_set for k in probe_ids]
+
+    def spark_string_answers(jfilter):
+        return [bool(jfilter.mightContainString(s)) for s in probe_names]
+
+    agreed_keys = 0
+
+    # --- (a) our filters in Spark ---------------------------------------------------------
+    print("(a) Spark reads bloomjoin's spark-v1/spark-v2 filters", flush=True)
+    for layout, seed in [("spark-v1", 0), ("spark-v2", 0), ("spark-v2", 42), ("spark-v2", 4294967295)]:
+        path = work / f"ours_{layout}_{seed}.spark"
+        bj("train", "-q", "--input", work / "left", "--column", "id", "--layout", layout,
+           "--seed", seed, "--expected-items", n_left, "--fpp", "0.01", "--format", "spark",
+           "--output", path)
+        data = path.read_bytes()
+        jf = job.load_filter(spark, data)
+        cls = jf.getClass().getSimpleName()
+        want_cls = "BloomFilterImpl" if layout == "spark-v1" else "BloomFilterImplV2"
+        check(f"{path.name}: readFrom gives {want_cls}", cls == want_cls, cls)
+        check(f"{path.name}: Spark re-serializes the same bytes", job.filter_to_bytes(spark, jf) == data)
+        ours = bj_probe(path, "integer", work / "probe_ids.txt")
+        theirs = spark_long_answers(data)
+        diff = sum(a != b for a, b in zip(ours, theirs))
+        check(f"{path.name}: mightContain == bloomjoin probe on {len(probe_ids)} long keys",
+              len(ours) == len(theirs) and diff == 0,
+              f"{diff} differ, {sum(theirs)} maybe")
+        agreed_keys += len(probe_ids) if diff == 0 else 0
+        misses = sum(1 for k, t in zip(probe_ids, theirs) if k in left_set and not t)
+        check(f"{path.name}: no false negatives in Spark", misses == 0)
+    # Strings: putBinary/putString of the UTF-8 bytes.
+    for layout in ["spark-v1", "spark-v2"]:
+        path = work / f"ours_{layout}_names.spark"
+        bj("train", "-q", "--input", work / "left", "--column", "name", "--layout", layout,
+           "--expected-items", n_left, "--fpp", "0.01", "--format", "spark", "--output", path)
+        jf = job.load_filter(spark, path.read_bytes())
+        ours = bj_probe(path, "bytes", work / "probe_names.txt")
+        theirs = spark_string_answers(jf)
+        diff = sum(a != b for a, b in zip(ours, theirs))
+        check(f"{path.name}: mightContainString == bloomjoin probe on {len(probe_names)} strings",
+              len(ours) == len(theirs) and diff == 0, f"{diff} differ")
+        agreed_keys += len(probe_names) if diff == 0 else 0
+    # Same keys, same sizing: our spark-v2 file is byte-identical to df.stat.bloomFilter.
+    spark_long = job.export_filter(spark, left_df, "id", n_left, 0.01)
+    check("train --layout spark-v2 == df.stat.bloomFilter('id', n, 0.01) byte for byte",
+          (work / "ours_spark-v2_0.spark").read_bytes() == spark_long)
+    spark_names = job.export_filter(spark, left_df, "name", n_left, 0.01)
+    check("train --layout spark-v2 == df.stat.bloomFilter('name', n, 0.01) byte for byte",
+          (work / "ours_spark-v2_names.spark").read_bytes() == spark_names)
+
+    # --- (b) Spark's filters in bloomjoin -------------------------------------------------
+    print("(b) bloomjoin reads Spark's filters", flush=True)
+    (work / "spark_long.bin").write_bytes(spark_long)
+    (work / "spark_names.bin").write_bytes(spark_names)
+    ours = bj_probe(work / "spark_long.bin", "integer", work / "probe_ids.txt")
+    theirs = spark_long_answers(spark_long)
+    diff = sum(a != b for a, b in zip(ours, theirs))
+    check(f"df.stat.bloomFilter (long): bloomjoin probe == Spark on {len(probe_ids)} keys",
+          len(ours) == len(theirs) and diff == 0, f"{diff} differ")
+    agreed_keys += len(probe_ids) if diff == 0 else 0
+    jf = job.load_filter(spark, spark_names)
+    ours = bj_probe(work / "spark_names.bin", "bytes", work / "probe_names.txt")
+    theirs = spark_string_answers(jf)
+    diff = sum(a != b for a, b in zip(ours, theirs))
+    check(f"df.stat.bloomFilter (string): bloomjoin probe == Spark on {len(probe_names)} keys",
+          len(ours) == len(theirs) and diff == 0, f"{diff} differ")
+    agreed_keys += len(probe_names) if diff == 0 else 0
+    # A V1 filter built through Spark's API (as Spark <= 4.0 writes), seed ignored.
+    version = getattr(sketch, "BloomFilter$Version")
+    v1 = sketch.BloomFilter.create(version.V1, 3000, sketch.BloomFilter.optimalNumOfBits(3000, 0.02), 0)
+    for k in left_ids[:3000]:
+        v1.putLong(k)
+    v1_bytes = job.filter_to_bytes(spark, v1)
+    (work / "spark_v1.bin").write_bytes(v1_bytes)
+    ours = bj_probe(work / "spark_v1.bin", "integer", work / "probe_ids.txt")
+    theirs = spark_long_answers(v1_bytes)
+    diff = sum(a != b for a, b in zip(ours, theirs))
+    check(f"BloomFilter.create(V1, ...): bloomjoin probe == Spark on {len(probe_ids)} keys",
+          len(ours) == len(theirs) and diff == 0, f"{diff} differ")
+    agreed_keys += len(probe_ids) if diff == 0 else 0
+    info = bj("inspect", work / "spark_v1.bin")
+    check("inspect shows Spark's V1 format", "spark v1" in info and "spark-v1" in info)
+    # Spark's partial filters merge in bloomjoin like mergeInPlace.
+    parts = []
+    for i in range(2):
+        part = left_df.where(f"id % 2 {'=' if i == 0 else '!='} 0")
+        data = job.export_filter(spark, part, "id", n_left, 0.01)
+        (work / f"spark_part{i}.bin").write_bytes(data)
+        parts.append(work / f"spark_part{i}.bin")
+    bj("merge", "-q", "-o", work / "spark_merged.bin", *parts)
+    check("bloomjoin merge of Spark partials == Spark's single-pass filter",
+          (work / "spark_merged.bin").read_bytes() == spark_long)
+
+    # --- (c) joins ------------------------------------------------------------------------
+    print("(c) joins: PySpark job vs bloomjoin join", flush=True)
+    cols = ["id", "lv", "uid", "who", "row"]
+    ours_filter = work / "ours_spark-v2_0.spark"
+    joined = job.prefilter_join(spark, ours_filter.read_bytes(), left_df, "id", right_df, "uid")
+    spark_rows = sorted(tuple(r) for r in joined.select(*cols).collect())
+    plain = left_df.join(right_df, left_df["id"] == right_df["uid"]).select(*cols).collect()
+    plain_rows = sorted(tuple(r) for r in plain)
+    check("PySpark prefilter join == plain Spark join", spark_rows == plain_rows,
+          f"{len(spark_rows)} rows")
+    for name, flt in [("our filter", ours_filter), ("Spark's filter", work / "spark_long.bin")]:
+        out = work / f"bj_join_{flt.stem}"
+        report = work / f"bj_join_{flt.stem}.json"
+        bj("join", "-q", "--filter", flt, "--left", work / "left", "--left-key", "id",
+           "--right", work / "right", "--right-key", "uid", "--select", ",".join(cols),
+           "--output", out, "--report", report)
+        rows = parquet_rows(out, cols)
+        check(f"bloomjoin join --filter {name} == PySpark job's join", rows == spark_rows,
+              f"{len(rows)} rows vs {len(spark_rows)}")
+        import json
+        dropped = json.loads(report.read_text())["right"]["rows_dropped_by_filter"]
+        check(f"bloomjoin join --filter {name} dropped rows", dropped > 100_000, f"{dropped}")
+
+    # The job's command line: export-filter, then prefilter (in this session).
+    job_filter = work / "job_filter.spark"
+    job_out = work / "job_out"
+    rc = job.main(["export-filter", "--input", str(work / "left"), "--column", "id",
+                   "--expected-items", str(n_left), "--fpp", "0.01", "--output", str(job_filter)],
+                  stop_session=False)
+    check("job export-filter writes Spark's filter", rc == 0 and job_filter.read_bytes() == spark_long)
+    rc = job.main(["prefilter", "--filter", str(ours_filter), "--left", str(work / "left"),
+                   "--left-key", "id", "--right", str(work / "right"), "--right-key", "uid",
+                   "--output", str(job_out)], stop_session=False)
+    rows = sorted(tuple(r) for r in zip(*(pq.read_table(job_out).column(c).to_pylist() for c in cols)))
+    check("job prefilter (command line) == bloomjoin join", rc == 0 and rows == spark_rows,
+          f"{len(rows)} rows")
+
+    spark.stop()
+    print(f"keys on which Spark and bloomjoin agreed: {agreed_keys} ({time.time() - t0:.0f}s)")
+    if not FAILED and not os.environ.get("KEEP_WORK"):
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{PASSED} passed, {FAILED} failed")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
