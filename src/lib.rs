@@ -27,6 +27,7 @@
 pub mod bloom;
 pub mod cli;
 pub mod commit;
+pub mod datagen;
 pub mod error;
 pub mod expr;
 pub mod join;

@@ -1,6 +1,7 @@
 //! The command line: one module per subcommand, each with its `Args` (the doc comments are
 //! the help text) and a `run` function. `main.rs` only parses and maps errors to exit codes.
 
+pub mod datagen;
 pub mod inspect;
 pub mod join;
 pub mod merge;
@@ -37,6 +38,8 @@ pub enum Command {
     Probe(probe::Args),
     /// OR partial filters (same layout, m, k, seed and key family) into one.
     Merge(merge::Args),
+    /// Write the deterministic StackOverflow-like sample tables (users, comments) as Parquet.
+    Datagen(crate::datagen::DatagenSpec),
 }
 
 /// Run a parsed command line.
@@ -48,6 +51,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Inspect(args) => inspect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Merge(args) => merge::run(args, quiet),
+        Command::Datagen(spec) => datagen::run(spec, quiet),
     }
 }
 
