@@ -30,6 +30,7 @@ pub mod commit;
 pub mod datagen;
 pub mod error;
 pub mod expr;
+pub mod job;
 pub mod join;
 pub mod key;
 pub mod plan;

@@ -4,5 +4,6 @@ mod util;
 
 mod filter_cli;
 mod golden;
+mod jobs_cli;
 mod join_cli;
 mod train_cli;

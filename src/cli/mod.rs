@@ -6,6 +6,7 @@ pub mod inspect;
 pub mod join;
 pub mod merge;
 pub mod probe;
+pub mod run;
 pub mod train;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +39,8 @@ pub enum Command {
     Probe(probe::Args),
     /// OR partial filters (same layout, m, k, seed and key family) into one.
     Merge(merge::Args),
+    /// Run a job file: its steps (train, then join) in order, stopping at the first failure.
+    Run(run::Args),
     /// Write the deterministic StackOverflow-like sample tables (users, comments) as Parquet.
     Datagen(crate::datagen::DatagenSpec),
 }
@@ -51,6 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Inspect(args) => inspect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Merge(args) => merge::run(args, quiet),
+        Command::Run(args) => run::run(args, quiet),
         Command::Datagen(spec) => datagen::run(spec, quiet),
     }
 }
