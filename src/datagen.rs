@@ -114,6 +114,7 @@ const EPOCH_MS: i64 = 1_217_462_400_000;
 /// The span of creation dates: about 16 years.
 const SPAN_MS: i64 = 16 * 365 * 86_400_000;
 
+#[rustfmt::skip]
 const FIRST_NAMES: &[&str] = &[
     "Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace", "Heidi", "Ivan", "Judy", "Mallory",
     "Niaj", "Olivia", "Peggy", "Rupert", "Sybil", "Trent", "Victor", "Walter", "Zoë", "José",
@@ -122,6 +123,7 @@ const FIRST_NAMES: &[&str] = &[
     "محمد", "فاطمة", "אברהם", "Ana", "Chidi", "Aroha", "Siobhán", "Priyā",
 ];
 
+#[rustfmt::skip]
 const LAST_NAMES: &[&str] = &[
     "Smith", "Jones", "García", "Müller", "Rossi", "Novák", "Kowalski", "Andersen", "O'Brien",
     "Dubois", "Silva", "Yılmaz", "Nakamura", "Kim", "Chen", "Singh", "Okafor", "Hansen",
@@ -161,6 +163,7 @@ const LOCATIONS: &[&str] = &[
     "localhost",
 ];
 
+#[rustfmt::skip]
 const WORDS: &[&str] = &[
     "the", "a", "this", "that", "it", "is", "not", "works", "doesn't", "work", "for", "me",
     "you", "can", "use", "try", "should", "would", "why", "how", "what", "when", "thanks",
@@ -360,7 +363,10 @@ fn comments_batch(s: &Shape, rows: std::ops::Range<u64>) -> Result<RecordBatch> 
                 }
             };
             user.append_value(i32::try_from(uid).map_err(|_| {
-                Error::param("--users", "more than 2^31 users do not fit the Int32 UserId")
+                Error::param(
+                    "--users",
+                    "more than 2^31 users do not fit the Int32 UserId",
+                )
             })?);
             if below(&mut r, 50) == 0 {
                 uname.append_null();
@@ -516,7 +522,9 @@ fn write_file(s: &Shape, t: &FileTask, codec: Codec) -> Result<(usize, u64)> {
             at = end;
         }
         let meta = w.close().map_err(perr)?;
-        let bytes = std::fs::metadata(&tmp).map_err(|e| Error::io(&shown, e))?.len();
+        let bytes = std::fs::metadata(&tmp)
+            .map_err(|e| Error::io(&shown, e))?
+            .len();
         std::fs::rename(&tmp, &t.path).map_err(|e| Error::io(&shown, e))?;
         Ok((meta.num_row_groups(), bytes))
     })();
@@ -555,10 +563,7 @@ impl DatagenSpec {
         if self.output.contains("://") {
             return Err(Error::param(
                 "--output",
-                format!(
-                    "{:?}: datagen writes local directories only",
-                    self.output
-                ),
+                format!("{:?}: datagen writes local directories only", self.output),
             ));
         }
         if self.comments == 0 {

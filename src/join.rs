@@ -949,7 +949,10 @@ impl JoinSpec {
         match spec.reducers {
             Some(0) => return Err(Error::param("--reducers", "must be at least 1")),
             Some(r) if r > 10_000 => {
-                return Err(Error::param("--reducers", format!("{r} is more than 10000")))
+                return Err(Error::param(
+                    "--reducers",
+                    format!("{r} is more than 10000"),
+                ))
             }
             _ => {}
         }
