@@ -25,6 +25,12 @@ cargo test --locked --lib --bins --tests
 step "cargo test --doc"
 cargo test --locked --doc
 
+step "scripts/ci-sample.sh (every jobs/*.toml on data/sample against jobs/expected)"
+bash scripts/ci-sample.sh
+
+step "scripts/crosscheck.sh (bloomjoin's joins against DuckDB's)"
+bash scripts/crosscheck.sh
+
 step "Spark interop (live local Spark through pyspark)"
 bash scripts/spark-interop.sh
 

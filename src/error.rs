@@ -130,6 +130,18 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A step of a job file failed (or is invalid); wraps the cause once with the file and
+    /// the step.
+    #[error("{job}: {detail}")]
+    JobStep {
+        /// The job file.
+        job: String,
+        /// Which step, and what happened to the steps after it.
+        detail: String,
+        /// The cause.
+        #[source]
+        source: Box<Error>,
+    },
     /// Something that should not happen (a worker panic, a closed channel).
     #[error("internal error: {0}")]
     Internal(String),
@@ -180,7 +192,7 @@ impl Error {
             // A file that does not parse as Parquet is bad input.
             Error::Parquet { .. } => 2,
             Error::Arrow { .. } => 1,
-            Error::Task { source, .. } => source.exit_code(),
+            Error::Task { source, .. } | Error::JobStep { source, .. } => source.exit_code(),
             Error::Internal(_) => 1,
         }
     }

@@ -952,28 +952,77 @@ fn reduce_loop(
     }
 }
 
+impl JoinSpec {
+    /// Check the options without reading anything: required options, ranges, sizes, the
+    /// `--left-where`/`--right-where` syntax and the locations. [`run`] calls it first; job
+    /// files call it for every step before running any.
+    pub fn validate(&self) -> Result<()> {
+        let spec = self;
+        if spec.workers == Some(0) {
+            return Err(Error::param("--workers", "must be at least 1"));
+        }
+        match spec.reducers {
+            Some(0) => return Err(Error::param("--reducers", "must be at least 1")),
+            Some(r) if r > 10_000 => {
+                return Err(Error::param(
+                    "--reducers",
+                    format!("{r} is more than 10000"),
+                ))
+            }
+            _ => {}
+        }
+        if spec.batch_size == 0 {
+            return Err(Error::param("--batch-size", "must be at least 1"));
+        }
+        if spec.split_rows == Some(0) {
+            return Err(Error::param("--split-rows", "must be at least 1"));
+        }
+        if spec.left.is_empty() {
+            return Err(Error::param("--left", "is required"));
+        }
+        if spec.right.is_empty() {
+            return Err(Error::param("--right", "is required"));
+        }
+        if spec.left_key.is_empty() {
+            return Err(Error::param("--left-key", "is required"));
+        }
+        if spec.right_key.is_empty() {
+            return Err(Error::param("--right-key", "is required"));
+        }
+        if spec.filter.is_none() && !spec.no_prefilter {
+            return Err(Error::param(
+                "--filter",
+                "is required (or --no-prefilter to join without a filter)",
+            ));
+        }
+        if let Some(s) = &spec.memory_limit {
+            parse_size(s, "--memory-limit")?;
+        }
+        if let Some(w) = &spec.left_where {
+            Predicate::parse(w, "--left-where")?;
+        }
+        if let Some(w) = &spec.right_where {
+            Predicate::parse(w, "--right-where")?;
+        }
+        if let Some(f) = &spec.filter {
+            Location::parse(f)?;
+        }
+        Location::parse(&spec.output)?;
+        Ok(())
+    }
+}
+
 /// Run the join job.
 pub fn run(spec: &JoinSpec, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
+    spec.validate()?;
     let workers = spec.workers.unwrap_or_else(crate::sys::default_workers);
-    if workers == 0 {
-        return Err(Error::param("--workers", "must be at least 1"));
-    }
     let reducers = spec.reducers.unwrap_or(workers);
-    if reducers == 0 {
-        return Err(Error::param("--reducers", "must be at least 1"));
-    }
     if reducers > 10_000 {
         return Err(Error::param(
             "--reducers",
-            format!("{reducers} is more than 10000"),
+            format!("{reducers} (one per worker) is more than 10000"),
         ));
-    }
-    if spec.batch_size == 0 {
-        return Err(Error::param("--batch-size", "must be at least 1"));
-    }
-    if spec.split_rows == Some(0) {
-        return Err(Error::param("--split-rows", "must be at least 1"));
     }
     let limit = match &spec.memory_limit {
         Some(s) => parse_size(s, "--memory-limit")?,

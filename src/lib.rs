@@ -27,9 +27,11 @@
 pub mod bloom;
 pub mod cli;
 pub mod commit;
+pub mod datagen;
 pub mod error;
 pub mod expr;
 pub mod fault;
+pub mod job;
 pub mod join;
 pub mod key;
 pub mod plan;

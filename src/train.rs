@@ -470,57 +470,77 @@ fn passing_hashes(
     Ok(())
 }
 
+impl TrainSpec {
+    /// Check the options without reading anything: required options, ranges, sizing, the
+    /// `--where` syntax, the shard and the output location. [`run`] calls it first; job files
+    /// call it for every step before running any.
+    pub fn validate(&self) -> Result<()> {
+        let spec = self;
+        if spec.workers == Some(0) {
+            return Err(Error::param("--workers", "must be at least 1"));
+        }
+        if spec.batch_size == 0 {
+            return Err(Error::param("--batch-size", "must be at least 1"));
+        }
+        if spec.column.is_empty() {
+            return Err(Error::param("--column", "is required"));
+        }
+        if spec.input.is_empty() {
+            return Err(Error::param("--input", "is required"));
+        }
+        if spec.split_rows == Some(0) {
+            return Err(Error::param("--split-rows", "must be at least 1"));
+        }
+        if spec.bits.is_some() != spec.hashes.is_some() {
+            return Err(Error::param(
+                if spec.bits.is_some() {
+                    "--hashes"
+                } else {
+                    "--bits"
+                },
+                "--bits and --hashes go together",
+            ));
+        }
+        if spec.bits.is_some() && (spec.fpp.is_some() || spec.expected_items.is_some()) {
+            return Err(Error::param(
+                "--bits",
+                "cannot be combined with --fpp or --expected-items",
+            ));
+        }
+        spec.shard.as_deref().map(parse_shard).transpose()?;
+        spec.format.check_layout(spec.layout, "--format")?;
+        match (spec.bits, spec.hashes) {
+            (Some(m), Some(k)) => {
+                BloomParams::explicit(spec.layout, m, k, spec.seed)?;
+            }
+            _ => {
+                BloomParams::for_items(
+                    spec.layout,
+                    spec.expected_items.unwrap_or(1),
+                    spec.fpp.unwrap_or(0.01),
+                    spec.seed,
+                )?;
+            }
+        }
+        if let Some(w) = &spec.predicate {
+            Predicate::parse(w, "--where")?;
+        }
+        Location::parse(&spec.output)?;
+        Ok(())
+    }
+}
+
 /// Run the train job.
 pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
     let t0 = Instant::now();
+    spec.validate()?;
     let workers = spec.workers.unwrap_or_else(crate::sys::default_workers);
-    if workers == 0 {
-        return Err(Error::param("--workers", "must be at least 1"));
-    }
-    if spec.batch_size == 0 {
-        return Err(Error::param("--batch-size", "must be at least 1"));
-    }
-    if spec.column.is_empty() {
-        return Err(Error::param("--column", "is required"));
-    }
-    if spec.input.is_empty() {
-        return Err(Error::param("--input", "is required"));
-    }
-    if spec.split_rows == Some(0) {
-        return Err(Error::param("--split-rows", "must be at least 1"));
-    }
-    if spec.bits.is_some() != spec.hashes.is_some() {
-        return Err(Error::param(
-            if spec.bits.is_some() {
-                "--hashes"
-            } else {
-                "--bits"
-            },
-            "--bits and --hashes go together",
-        ));
-    }
-    if spec.bits.is_some() && (spec.fpp.is_some() || spec.expected_items.is_some()) {
-        return Err(Error::param(
-            "--bits",
-            "cannot be combined with --fpp or --expected-items",
-        ));
-    }
     let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
-    spec.format.check_layout(spec.layout, "--format")?;
-    // Validate sizing parameters before reading anything.
     let fpp = spec.fpp.unwrap_or(0.01);
     let explicit = match (spec.bits, spec.hashes) {
         (Some(m), Some(k)) => Some(BloomParams::explicit(spec.layout, m, k, spec.seed)?),
         _ => None,
     };
-    if explicit.is_none() {
-        BloomParams::for_items(
-            spec.layout,
-            spec.expected_items.unwrap_or(1),
-            fpp,
-            spec.seed,
-        )?;
-    }
     let predicate = spec
         .predicate
         .as_deref()

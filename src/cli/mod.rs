@@ -1,10 +1,12 @@
 //! The command line: one module per subcommand, each with its `Args` (the doc comments are
 //! the help text) and a `run` function. `main.rs` only parses and maps errors to exit codes.
 
+pub mod datagen;
 pub mod inspect;
 pub mod join;
 pub mod merge;
 pub mod probe;
+pub mod run;
 pub mod scan;
 pub mod train;
 
@@ -40,6 +42,10 @@ pub enum Command {
     Merge(merge::Args),
     /// Read one column and count it: the plain-scan baseline of the train benchmark.
     Scan(scan::Args),
+    /// Run a job file: its steps (train, then join) in order, stopping at the first failure.
+    Run(run::Args),
+    /// Write the deterministic StackOverflow-like sample tables (users, comments) as Parquet.
+    Datagen(crate::datagen::DatagenSpec),
 }
 
 /// Run a parsed command line.
@@ -52,6 +58,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Probe(args) => probe::run(args),
         Command::Merge(args) => merge::run(args, quiet),
         Command::Scan(args) => scan::run(args, quiet),
+        Command::Run(args) => run::run(args, quiet),
+        Command::Datagen(spec) => datagen::run(spec, quiet),
     }
 }
 

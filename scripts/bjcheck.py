@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Check bloomjoin job outputs: row counts, order-independent checksums, and DuckDB's join.
+
+Used by scripts/ci-sample.sh and scripts/crosscheck.sh (with the venv of scripts/venv.sh).
+
+  bjcheck.py checksum DIR                       rows and checksum of the Parquet parts in DIR
+  bjcheck.py expect JOB.toml [--update]         a job's output against jobs/expected/NAME.json
+  bjcheck.py duckdb JOB.toml [--set K=V]... [--output DIR] [--expected]
+        run the job's join in DuckDB from the job file alone, compare the row multiset with
+        bloomjoin's output exactly, and (--expected) DuckDB's count and checksum with the
+        checked-in expected result
+
+The checksum of a table (an order-independent fingerprint of its row multiset):
+
+  canonical value  NULL -> "\\N"; integers in decimal; strings as they are; booleans
+                   "true"/"false"; timestamps as integer milliseconds since the epoch;
+                   dates as YYYY-MM-DD (other types are refused)
+  canonical row    the canonical values of its columns, in order, joined by U+001F
+  checksum         sum over rows of the first 8 bytes of MD5(UTF-8 of the canonical row),
+                   read as a big-endian unsigned integer, mod 2^64; written as 16 hex digits
+
+Exit status: 0 when everything matches, 1 on any mismatch, 2 on bad usage.
+"""
+
+import glob
+import hashlib
+import json
+import os
+import sys
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEP = "\x1f"
+NULL = "\\N"
+
+
+def die(msg, code=2):
+    print(f"bjcheck: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------------------- checksums
+
+
+def canonical_column(col):
+    """The canonical text of every value of an Arrow column (None for nulls)."""
+    t = col.type
+    if pa.types.is_dictionary(t):
+        col = col.cast(t.value_type)
+        t = t.value_type
+    if pa.types.is_timestamp(t):
+        col = col.cast(pa.timestamp("ms", tz=t.tz)).cast(pa.int64())
+    elif pa.types.is_date(t):
+        col = pc.strftime(col.cast(pa.timestamp("s")), format="%Y-%m-%d")
+    elif pa.types.is_boolean(t):
+        return [None if v is None else ("true" if v else "false") for v in col.to_pylist()]
+    elif not (
+        pa.types.is_integer(t)
+        or pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_string_view(t)
+    ):
+        die(f"column type {t} has no canonical text (only integers, strings, booleans, dates, timestamps)")
+    return [None if v is None else str(v) for v in col.to_pylist()]
+
+
+def checksum(table):
+    """(rows, checksum) of an Arrow table, per the definition above."""
+    cols = [canonical_column(table.column(i)) for i in range(table.num_columns)]
+    total = 0
+    for row in zip(*cols):
+        text = SEP.join(NULL if v is None else v for v in row)
+        total += int.from_bytes(hashlib.md5(text.encode("utf-8")).digest()[:8], "big")
+    return table.num_rows, total % (1 << 64)
+
+
+def read_output(path):
+    """bloomjoin's output: every part-*.parquet in the directory, as one Arrow table."""
+    if not os.path.exists(os.path.join(path, "_SUCCESS")):
+        die(f"{path}: no _SUCCESS: the job did not complete", 1)
+    parts = sorted(glob.glob(os.path.join(path, "part-*.parquet")))
+    if not parts:
+        die(f"{path}: no part-*.parquet", 1)
+    tables = [pq.read_table(p) for p in parts]
+    return pa.concat_tables(tables)
+
+
+# ---------------------------------------------------------------------------- job files
+
+
+def toml_value(raw):
+    """A --set value: TOML if it parses as one, else the raw string (as bloomjoin does)."""
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def load_job(path, sets=()):
+    with open(path, "rb") as f:
+        job = tomllib.load(f)
+    for s in sets:
+        lhs, _, raw = s.partition("=")
+        table, _, key = lhs.partition(".")
+        if table not in job:
+            die(f"--set {s}: {path} has no [{table}]")
+        v = toml_value(raw)
+        if key in ("input", "left", "right") and isinstance(v, str):
+            v = [v]
+        job[table][key] = v
+    if "join" not in job:
+        die(f"{path}: no [join] step to check")
+    return job
+
+
+def expand(locations):
+    """Input locations to Parquet files, as bloomjoin expands local paths: a directory is
+    every *.parquet below it, skipping names that start with _ or ."""
+    files = []
+    for loc in locations:
+        if os.path.isdir(loc):
+            for d, dirs, names in os.walk(loc):
+                dirs[:] = sorted(x for x in dirs if not x.startswith(("_", ".")))
+                files += [
+                    os.path.join(d, n)
+                    for n in sorted(names)
+                    if n.endswith(".parquet") and not n.startswith(("_", "."))
+                ]
+        elif any(c in loc for c in "*?["):
+            files += sorted(glob.glob(loc, recursive=True))
+        else:
+            files.append(loc)
+    if not files:
+        die(f"no Parquet files in {locations}")
+    return sorted(set(files))
+
+
+def qi(name):
+    return '"' + name.replace('"', '""') + '"'
+
+
+def qs(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
+def columns_of(con, files):
+    return [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet([{', '.join(qs(f) for f in files)}])").fetchall()]
+
+
+def resolve_select(spec, left_cols, right_cols):
+    """bloomjoin's --select rules: (side, source name, output name) per output column."""
+    jt = spec.get("type", "inner")
+    outputs_right = jt not in ("left-semi", "left-anti")
+    picked = []
+    sel = spec.get("select")
+    if sel is None:
+        picked += [("l", c) for c in left_cols]
+        if outputs_right:
+            picked += [("r", c) for c in right_cols]
+    else:
+        for item in (x.strip() for x in sel.split(",")):
+            if item.startswith("left."):
+                picked.append(("l", item[5:]))
+            elif item.startswith("right."):
+                picked.append(("r", item[6:]))
+            else:
+                in_l = item in left_cols
+                in_r = item in right_cols and outputs_right
+                if in_l == in_r:
+                    die(f"select item {item!r} is ambiguous or unknown")
+                picked.append(("l" if in_l else "r", item))
+    out = []
+    taken = set()
+    for side, name in picked:
+        o = name
+        while o in taken:
+            o += "_right"
+        taken.add(o)
+        out.append((side, name, o))
+    return out
+
+
+def duckdb_sql(con, job):
+    """The job's join as one DuckDB query, from the job file alone."""
+    j = job["join"]
+    lf, rf = expand(j["left"]), expand(j["right"])
+    lcols, rcols = columns_of(con, lf), columns_of(con, rf)
+    src = lambda files: f"read_parquet([{', '.join(qs(f) for f in files)}])"
+    lw = f" WHERE {j['left-where']}" if j.get("left-where") else ""
+    rw = f" WHERE {j['right-where']}" if j.get("right-where") else ""
+    L = f"(SELECT * FROM {src(lf)}{lw})"
+    R = f"(SELECT * FROM {src(rf)}{rw})"
+    on = f"l.{qi(j['left-key'])} = r.{qi(j['right-key'])}"
+    cols = resolve_select(j, lcols, rcols)
+    proj = ", ".join(f"{side}.{qi(name)} AS {qi(out)}" for side, name, out in cols)
+    jt = j.get("type", "inner")
+    if jt in ("inner", "left", "right", "full"):
+        kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
+        sql = f"SELECT {proj} FROM {L} l {kw} {R} r ON {on}"
+    elif jt in ("left-semi", "left-anti"):
+        neg = "NOT " if jt == "left-anti" else ""
+        sql = f"SELECT {proj} FROM {L} l WHERE {neg}EXISTS (SELECT 1 FROM {R} r WHERE {on})"
+    else:
+        die(f"unknown join type {jt!r}")
+    return sql, [c[2] for c in cols]
+
+
+def expected_path(job_path):
+    name = os.path.splitext(os.path.basename(job_path))[0]
+    return os.path.join(ROOT, "jobs", "expected", name + ".json")
+
+
+def fmt(rows, ck):
+    return f"{rows} rows, checksum {ck:016x}"
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def cmd_checksum(args):
+    rows, ck = checksum(read_output(args[0]))
+    print(json.dumps({"rows": rows, "checksum": f"{ck:016x}"}))
+    return 0
+
+
+def cmd_expect(args):
+    update = "--update" in args
+    job_path = [a for a in args if a != "--update"][0]
+    job = load_job(job_path)
+    out = job["join"]["output"]
+    table = read_output(out)
+    rows, ck = checksum(table)
+    exp_path = expected_path(job_path)
+    got = {"job": os.path.relpath(job_path, ROOT), "columns": table.column_names, "rows": rows, "checksum": f"{ck:016x}"}
+    if update:
+        with open(exp_path, "w") as f:
+            json.dump(got, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        print(f"wrote {os.path.relpath(exp_path, ROOT)}: {fmt(rows, ck)}")
+        return 0
+    if not os.path.exists(exp_path):
+        print(f"MISMATCH {job_path}: no expected result {os.path.relpath(exp_path, ROOT)}")
+        return 1
+    with open(exp_path) as f:
+        exp = json.load(f)
+    bad = [k for k in ("columns", "rows", "checksum") if exp.get(k) != got[k]]
+    if bad:
+        for k in bad:
+            print(f"MISMATCH {job_path}: {k}: expected {exp.get(k)}, got {got[k]}")
+        return 1
+    print(f"ok {job_path}: {fmt(rows, ck)}, as expected")
+    return 0
+
+
+def cmd_duckdb(args):
+    sets, output, want_expected, job_path = [], None, False, None
+    it = iter(args)
+    for a in it:
+        if a == "--set":
+            sets.append(next(it))
+        elif a == "--output":
+            output = next(it)
+        elif a == "--expected":
+            want_expected = True
+        else:
+            job_path = a
+    job = load_job(job_path, sets)
+    output = output or job["join"]["output"]
+    label = job_path + "".join(f" --set {s}" for s in sets)
+    con = duckdb.connect()
+    sql, names = duckdb_sql(con, job)
+    ours = read_output(output)
+    theirs = con.sql(sql).to_arrow_table()
+    failures = []
+    if ours.column_names != names:
+        failures.append(f"columns: bloomjoin {ours.column_names}, DuckDB {names}")
+    con.register("ours", ours)
+    con.register("theirs", theirs)
+    only_ours = con.execute("SELECT count(*) FROM (SELECT * FROM ours EXCEPT ALL SELECT * FROM theirs)").fetchone()[0]
+    only_theirs = con.execute("SELECT count(*) FROM (SELECT * FROM theirs EXCEPT ALL SELECT * FROM ours)").fetchone()[0]
+    if only_ours or only_theirs or ours.num_rows != theirs.num_rows:
+        failures.append(
+            f"row multisets differ: bloomjoin {ours.num_rows} rows, DuckDB {theirs.num_rows}; "
+            f"{only_ours} only in bloomjoin's, {only_theirs} only in DuckDB's"
+        )
+    rows, ck = checksum(theirs)
+    ours_ck = checksum(ours)
+    if (rows, ck) != ours_ck and not failures:
+        failures.append(f"checksums differ: bloomjoin {fmt(*ours_ck)}, DuckDB {fmt(rows, ck)}")
+    if want_expected:
+        with open(expected_path(job_path)) as f:
+            exp = json.load(f)
+        if (exp["rows"], exp["checksum"]) != (rows, f"{ck:016x}"):
+            failures.append(f"DuckDB gives {fmt(rows, ck)}, jobs/expected says {exp['rows']} rows, checksum {exp['checksum']}")
+    if failures:
+        for f in failures:
+            print(f"MISMATCH {label}: {f}")
+        return 1
+    extra = ", reproduces jobs/expected" if want_expected else ""
+    print(f"ok {label}: DuckDB and bloomjoin agree exactly ({fmt(rows, ck)}{extra})")
+    return 0
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in ("checksum", "expect", "duckdb"):
+        die("usage: bjcheck.py checksum DIR | expect JOB [--update] | duckdb JOB [--set K=V]... [--output DIR] [--expected]")
+    os.chdir(ROOT)
+    return {"checksum": cmd_checksum, "expect": cmd_expect, "duckdb": cmd_duckdb}[argv[1]](argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

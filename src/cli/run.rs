@@ -1,0 +1,60 @@
+//! `bloomjoin run`: run a job file (see [`crate::job`]) and print each step's summary.
+
+use std::time::Instant;
+
+use crate::error::Result;
+use crate::job::{self, Job, StepReport};
+
+/// Arguments of `run`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The job file (TOML with [train] and/or [join] tables), e.g. jobs/users_comments.toml.
+    pub job: String,
+    /// Override a key of the job file, e.g. --set join.reducers=4 --set train.fpp=0.001
+    /// (repeatable; the value is TOML, or else a string).
+    #[arg(long = "set", value_name = "TABLE.KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// Run `run`: validate the whole job, then its steps in order, printing each summary.
+pub fn run(args: Args, quiet: bool) -> Result<()> {
+    let t0 = Instant::now();
+    let job = Job::load(&args.job, &args.set)?;
+    if !quiet {
+        let names: Vec<&str> = job.steps().iter().map(|s| s.name()).collect();
+        let mut head = format!("job {}: {}\n", job.path, names.join(", then "));
+        if let Some(d) = &job.description {
+            head += &format!("  {d}\n");
+        }
+        crate::cli::print(&head)?;
+    }
+    let reports = job::run(
+        &job,
+        !quiet,
+        |i, n, step| {
+            if !quiet {
+                let _ = crate::cli::print(&format!("\n[{i}/{n}] {}\n", step.name()));
+            }
+        },
+        |r| {
+            if quiet {
+                Ok(())
+            } else {
+                crate::cli::print(&r.summary())
+            }
+        },
+    )?;
+    if !quiet {
+        let out = reports.last().map(|r| match r {
+            StepReport::Join(j) => format!(", {} rows out in {}", j.rows_out, j.output),
+            StepReport::Train(t) => format!(", filter {}", t.output),
+        });
+        crate::cli::print(&format!(
+            "\njob done: {} steps in {} ms{}\n",
+            reports.len(),
+            t0.elapsed().as_millis(),
+            out.unwrap_or_default()
+        ))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,458 @@
+//! Job files: a TOML file that chains the steps of a batch job (train, then join) with every
+//! option of the command line.
+//!
+//! ```toml
+//! description = "Comments of reputable users"
+//!
+//! [train]                      # every option of `bloomjoin train`, kebab-case
+//! input = ["data/sample/users"]
+//! column = "Id"
+//! where = "Reputation > 1500"
+//! output = "out/users_comments/users.bjf"
+//! overwrite = true
+//!
+//! [join]                       # every option of `bloomjoin join`, kebab-case
+//! left = ["data/sample/users"] # `filter` defaults to the train step's output
+//! left-key = "Id"
+//! left-where = "Reputation > 1500"
+//! right = ["data/sample/comments"]
+//! right-key = "UserId"
+//! output = "out/users_comments/join"
+//! overwrite = true
+//! ```
+//!
+//! Keys are those of [`TrainSpec`] and [`JoinSpec`]; unknown keys and tables are errors naming
+//! the file, the table and the key. `--set table.key=value` overrides a key (the value is
+//! TOML: `4`, `0.001`, `true`, `["a", "b"]`, or else taken as a string). Relative paths are
+//! used as they are, so they resolve against the working directory. Everything is checked
+//! before the first step runs; a failing step stops the chain.
+
+use std::time::Instant;
+
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+use crate::join::JoinSpec;
+use crate::train::TrainSpec;
+
+/// The tables a job file may have, in the order their steps run.
+pub const STEPS: [&str; 2] = ["train", "join"];
+
+/// A parsed, overridden and validated job file.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The job file, as given.
+    pub path: String,
+    /// Its `description`, if any.
+    pub description: Option<String>,
+    /// The train step.
+    pub train: Option<TrainSpec>,
+    /// The join step.
+    pub join: Option<JoinSpec>,
+}
+
+/// One step of a job, ready to run.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// Train a filter.
+    Train(TrainSpec),
+    /// Join.
+    Join(JoinSpec),
+}
+
+impl Step {
+    /// The step's table name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Train(_) => "train",
+            Step::Join(_) => "join",
+        }
+    }
+}
+
+/// Parse the value of a `--set`: TOML if it parses as a TOML value, otherwise the raw text
+/// as a string.
+fn parse_value(raw: &str) -> toml::Value {
+    let doc = format!("v = {raw}");
+    match doc.parse::<toml::Table>() {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(raw.into())),
+        Err(_) => toml::Value::String(raw.to_string()),
+    }
+}
+
+/// Deserialize one step's table, naming the file and the table on error.
+fn step_spec<T: DeserializeOwned>(path: &str, name: &str, table: toml::Table) -> Result<T> {
+    toml::Value::Table(table)
+        .try_into::<T>()
+        .map_err(|e| Error::Usage(format!("{path}: [{name}]: {}", one_line(e.message()))))
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `key = value` alone is accepted by the step's spec; the error names the key.
+fn check_key<T: DeserializeOwned>(key: &str, value: &toml::Value) -> Result<(), String> {
+    let mut t = toml::Table::new();
+    t.insert(key.to_string(), value.clone());
+    toml::Value::Table(t)
+        .try_into::<T>()
+        .map(|_| ())
+        .map_err(|e| one_line(e.message()))
+}
+
+/// Apply one `--set table.key=value` to the parsed file.
+fn apply_set(path: &str, doc: &mut toml::Table, set: &str) -> Result<()> {
+    let bad = |why: String| Error::param("--set", format!("{set:?}: {why}"));
+    let (lhs, raw) = set
+        .split_once('=')
+        .ok_or_else(|| bad("expected table.key=value, e.g. join.reducers=4".into()))?;
+    let (table, key) = lhs
+        .trim()
+        .split_once('.')
+        .ok_or_else(|| bad("expected table.key=value, e.g. join.reducers=4".into()))?;
+    if !STEPS.contains(&table) {
+        return Err(bad(format!(
+            "unknown table [{table}] (a job has [train] and [join])"
+        )));
+    }
+    let Some(toml::Value::Table(t)) = doc.get_mut(table) else {
+        return Err(bad(format!("{path} has no [{table}] step")));
+    };
+    let check = |v: &toml::Value| match table {
+        "train" => check_key::<TrainSpec>(key, v),
+        _ => check_key::<JoinSpec>(key, v),
+    };
+    // The value as TOML, else as a plain string, else as a one-element list (for `input`,
+    // `left`, `right`): the first form the spec accepts wins.
+    let typed = parse_value(raw.trim());
+    let mut candidates = vec![typed];
+    candidates.push(toml::Value::String(raw.to_string()));
+    candidates.push(toml::Value::Array(vec![toml::Value::String(
+        raw.to_string(),
+    )]));
+    let mut first_err = None;
+    for v in candidates {
+        match check(&v) {
+            Ok(()) => {
+                t.insert(key.to_string(), v);
+                return Ok(());
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    Err(bad(format!(
+        "[{table}] {}",
+        first_err.expect("at least one candidate")
+    )))
+}
+
+impl Job {
+    /// Read, parse, override and validate a job file. Errors name the file (and the table
+    /// and key, or the `--set`); nothing runs.
+    pub fn load(path: &str, sets: &[String]) -> Result<Job> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Job::parse(path, &text, sets)
+    }
+
+    /// [`Job::load`] from text already read (`path` is used in messages).
+    pub fn parse(path: &str, text: &str, sets: &[String]) -> Result<Job> {
+        let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            Error::Usage(format!(
+                "{path}{}: invalid TOML: {}",
+                line.map(|l| format!(":{l}")).unwrap_or_default(),
+                one_line(e.message())
+            ))
+        })?;
+        for (k, v) in &doc {
+            match (k.as_str(), v) {
+                ("description", toml::Value::String(_)) => {}
+                ("description", _) => {
+                    return Err(Error::Usage(format!(
+                        "{path}: `description` must be a string"
+                    )))
+                }
+                (s, toml::Value::Table(_)) if STEPS.contains(&s) => {}
+                (s, _) if STEPS.contains(&s) => {
+                    return Err(Error::Usage(format!("{path}: `{s}` must be a table [{s}]")))
+                }
+                (other, _) => {
+                    return Err(Error::Usage(format!(
+                        "{path}: unknown key `{other}` (a job file has `description`, [train] and [join])"
+                    )))
+                }
+            }
+        }
+        if !STEPS.iter().any(|s| doc.contains_key(*s)) {
+            return Err(Error::Usage(format!(
+                "{path}: no steps: add a [train] and/or a [join] table"
+            )));
+        }
+        for s in sets {
+            apply_set(path, &mut doc, s)?;
+        }
+        let description = match doc.remove("description") {
+            Some(toml::Value::String(s)) => Some(s),
+            _ => None,
+        };
+        let take = |doc: &mut toml::Table, name: &str| match doc.remove(name) {
+            Some(toml::Value::Table(t)) => Some(t),
+            _ => None,
+        };
+        let train_table = take(&mut doc, "train");
+        let join_table = take(&mut doc, "join");
+        let train = train_table
+            .map(|t| {
+                require(path, "train", &t, &["input", "column", "output"])?;
+                step_spec::<TrainSpec>(path, "train", t)
+            })
+            .transpose()?;
+        let join = join_table
+            .map(|t| {
+                require(
+                    path,
+                    "join",
+                    &t,
+                    &["left", "left-key", "right", "right-key", "output"],
+                )?;
+                let mut spec = step_spec::<JoinSpec>(path, "join", t)?;
+                if spec.filter.is_none() && !spec.no_prefilter {
+                    match &train {
+                        Some(tr) => spec.filter = Some(tr.output.clone()),
+                        None => {
+                            return Err(Error::Usage(format!(
+                                "{path}: [join]: no `filter` and no [train] step to take it from (or set no-prefilter = true)"
+                            )))
+                        }
+                    }
+                }
+                Ok(spec)
+            })
+            .transpose()?;
+        // Validation once, at the edge: every step, before any runs.
+        if let Some(t) = &train {
+            t.validate().map_err(|e| in_step(path, "train", e))?;
+        }
+        if let Some(j) = &join {
+            j.validate().map_err(|e| in_step(path, "join", e))?;
+        }
+        Ok(Job {
+            path: path.to_string(),
+            description,
+            train,
+            join,
+        })
+    }
+
+    /// The steps in the order they run.
+    pub fn steps(&self) -> Vec<Step> {
+        let mut v = Vec::new();
+        if let Some(t) = &self.train {
+            v.push(Step::Train(t.clone()));
+        }
+        if let Some(j) = &self.join {
+            v.push(Step::Join(j.clone()));
+        }
+        v
+    }
+}
+
+/// Refuse a step table without a required key.
+fn require(path: &str, name: &str, t: &toml::Table, keys: &[&str]) -> Result<()> {
+    for k in keys {
+        if !t.contains_key(*k) {
+            return Err(Error::Usage(format!("{path}: [{name}]: missing key `{k}`")));
+        }
+    }
+    Ok(())
+}
+
+/// Name the file and step in a validation error, keeping its kind (and exit code).
+fn in_step(path: &str, name: &str, e: Error) -> Error {
+    match e {
+        Error::InvalidParam { name: p, reason } => Error::InvalidParam {
+            name: format!("{} in {path} [{name}]", p.trim_start_matches("--")),
+            reason,
+        },
+        Error::Expr { context, reason } => Error::Expr {
+            context: format!("{path} [{name}] {}", context.trim_start_matches("--")),
+            reason,
+        },
+        other => Error::JobStep {
+            job: path.to_string(),
+            detail: format!("[{name}] is invalid"),
+            source: Box::new(other),
+        },
+    }
+}
+
+/// What one step printed and counted.
+#[derive(Debug)]
+pub enum StepReport {
+    /// The train step's report.
+    Train(crate::train::TrainReport),
+    /// The join step's report.
+    Join(crate::join::JoinReport),
+}
+
+impl StepReport {
+    /// The step's human summary with its counters.
+    pub fn summary(&self) -> String {
+        match self {
+            StepReport::Train(r) => r.summary(),
+            StepReport::Join(r) => r.summary(),
+        }
+    }
+}
+
+/// Run the job's steps in order. `on_step(i, n, step)` is called before each step and
+/// `on_done(report)` after it (the CLI prints there). The first failure stops the chain and
+/// is returned naming the job file, the step and the steps not run.
+pub fn run(
+    job: &Job,
+    show_progress: bool,
+    mut on_step: impl FnMut(usize, usize, &Step),
+    mut on_done: impl FnMut(&StepReport) -> Result<()>,
+) -> Result<Vec<StepReport>> {
+    let steps = job.steps();
+    let n = steps.len();
+    let mut reports = Vec::with_capacity(n);
+    for (i, step) in steps.iter().enumerate() {
+        on_step(i + 1, n, step);
+        let t = Instant::now();
+        let r = match step {
+            Step::Train(s) => crate::train::run(s, show_progress).map(StepReport::Train),
+            Step::Join(s) => crate::join::run(s, show_progress).map(StepReport::Join),
+        };
+        match r {
+            Ok(r) => {
+                tracing::debug!(
+                    step = step.name(),
+                    ms = t.elapsed().as_millis() as u64,
+                    "step done"
+                );
+                on_done(&r)?;
+                reports.push(r);
+            }
+            Err(e) => {
+                let rest: Vec<&str> = steps[i + 1..].iter().map(Step::name).collect();
+                let not_run = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} not run)", rest.join(", "))
+                };
+                return Err(Error::JobStep {
+                    job: job.path.clone(),
+                    detail: format!("step {} of {n} [{}] failed{not_run}", i + 1, step.name()),
+                    source: Box::new(e),
+                });
+            }
+        }
+    }
+    Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JOB: &str = r#"
+description = "test"
+[train]
+input = ["u"]
+column = "Id"
+output = "out/f.bjf"
+[join]
+left = ["u"]
+left-key = "Id"
+right = ["c"]
+right-key = "UserId"
+output = "out/j"
+"#;
+
+    fn sets(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn parses_and_defaults_the_filter_to_the_train_output() {
+        let j = Job::parse("j.toml", JOB, &[]).unwrap();
+        assert_eq!(j.description.as_deref(), Some("test"));
+        assert_eq!(
+            j.join.as_ref().unwrap().filter.as_deref(),
+            Some("out/f.bjf")
+        );
+        assert_eq!(
+            j.steps().iter().map(Step::name).collect::<Vec<_>>(),
+            ["train", "join"]
+        );
+    }
+
+    #[test]
+    fn set_overrides_typed_and_string_values() {
+        let j = Job::parse(
+            "j.toml",
+            JOB,
+            &sets(&[
+                "join.reducers=4",
+                "train.fpp=0.001",
+                "join.type=left-anti",
+                "train.where=Reputation > 1500",
+                "train.output=other.bjf",
+                "join.right=c2",
+                "join.overwrite=true",
+            ]),
+        )
+        .unwrap();
+        let (t, jn) = (j.train.unwrap(), j.join.unwrap());
+        assert_eq!(jn.reducers, Some(4));
+        assert_eq!(t.fpp, Some(0.001));
+        assert_eq!(jn.join_type, crate::join::JoinType::LeftAnti);
+        assert_eq!(t.predicate.as_deref(), Some("Reputation > 1500"));
+        assert_eq!(jn.filter.as_deref(), Some("other.bjf"));
+        assert_eq!(jn.right, vec!["c2".to_string()]);
+        assert!(jn.overwrite);
+    }
+
+    #[test]
+    fn errors_name_the_file_table_and_key() {
+        let e = Job::parse("j.toml", &format!("{JOB}\nfpp2 = 1\n"), &[]).unwrap_err();
+        let msg = crate::error::one_line(&e);
+        assert!(msg.contains("j.toml") && msg.contains("fpp2"), "{msg}");
+        assert_eq!(e.exit_code(), 2);
+
+        let bad = JOB.replace("column = \"Id\"", "column = \"Id\"\nfpp2 = 0.1");
+        let msg = crate::error::one_line(&Job::parse("j.toml", &bad, &[]).unwrap_err());
+        assert!(
+            msg.contains("j.toml: [train]: unknown field `fpp2`"),
+            "{msg}"
+        );
+
+        for (set, needle) in [
+            ("train.fpp2=1", "fpp2"),
+            ("spark.x=1", "[spark]"),
+            ("join.reducers=many", "reducers"),
+            ("noequals", "table.key=value"),
+            ("train.workers=0", "workers"),
+        ] {
+            let e = Job::parse("j.toml", JOB, &sets(&[set])).unwrap_err();
+            let msg = crate::error::one_line(&e);
+            assert!(msg.contains(needle), "{set}: {msg}");
+            assert_eq!(e.exit_code(), 2, "{msg}");
+        }
+
+        let missing = JOB.replace("right-key = \"UserId\"\n", "");
+        let msg = crate::error::one_line(&Job::parse("j.toml", &missing, &[]).unwrap_err());
+        assert!(msg.contains("[join]: missing key `right-key`"), "{msg}");
+
+        let msg = crate::error::one_line(&Job::parse("j.toml", "[train\n", &[]).unwrap_err());
+        assert!(msg.starts_with("j.toml:1: invalid TOML"), "{msg}");
+    }
+}
