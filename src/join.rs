@@ -9,8 +9,8 @@
 //! for rows that pass), partitioned the same way and streamed through the reducers' hash
 //! tables. The prefilter is used only for join types whose result it cannot change.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use arrow::array::{Array, BooleanArray, RecordBatch};
@@ -697,7 +697,6 @@ fn row_groups_to_read(
 
 /// Read one split, filter it, shuffle its rows.
 fn map_split(ctx: &MapCtx, split_index: usize, scratch: &mut Vec<u64>) -> Result<()> {
-    crate::fault::hit("map")?;
     let side = ctx.side;
     let split = &side.plan.splits[split_index];
     let file = side.plan.files[split.file].clone();
@@ -843,65 +842,20 @@ fn map_split(ctx: &MapCtx, split_index: usize, scratch: &mut Vec<u64>) -> Result
 
 /// Run every split of one side on the pool.
 fn run_map(ctx: &MapCtx, workers: usize) -> Result<()> {
-    let n = ctx.side.plan.splits.len();
-    let next = AtomicUsize::new(0);
-    let first_err: Mutex<Option<Error>> = Mutex::new(None);
-    rayon::scope(|s| {
-        for _ in 0..workers.min(n).max(1) {
-            s.spawn(|_| {
-                let mut scratch = Vec::new();
-                loop {
-                    if ctx.cancel.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        map_split(ctx, i, &mut scratch)
-                    }))
-                    .unwrap_or_else(|p| {
-                        Err(Error::Internal(format!(
-                            "a map task panicked: {}",
-                            panic_message(&p)
-                        )))
-                    });
-                    if let Err(e) = r {
-                        let split = &ctx.side.plan.splits[i];
-                        let e = Error::Task {
-                            stage: if ctx.tag == Side::Left {
-                                "left map"
-                            } else {
-                                "right map"
-                            },
-                            task: format!(
-                                "{} row groups {}..{}",
-                                ctx.side.plan.files[split.file].location,
-                                split.row_groups.start,
-                                split.row_groups.end
-                            ),
-                            source: Box::new(e),
-                        };
-                        ctx.cancel.store(true, Ordering::Relaxed);
-                        first_err.lock().expect("error slot").get_or_insert(e);
-                        break;
-                    }
-                }
-            });
-        }
-    });
-    match first_err.into_inner().expect("error slot") {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
-}
-
-fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
+    let stage = if ctx.tag == Side::Left {
+        "left map"
+    } else {
+        "right map"
+    };
+    crate::map::run_splits(
+        &ctx.side.plan,
+        stage,
+        workers,
+        ctx.cancel,
+        || Ok(Vec::new()),
+        |scratch, i| map_split(ctx, i, scratch),
+    )
+    .map(|_| ())
 }
 
 /// A reducer thread's loop: build from left batches, probe with right batches.
@@ -1158,7 +1112,7 @@ pub fn run(spec: &JoinSpec, show_progress: bool) -> Result<JoinReport> {
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                                 reduce_loop(rx, reducer, memory, limit, cancel)
                             }))
-                            .unwrap_or_else(|p| Err(Error::Internal(format!("a reducer panicked: {}", panic_message(&p)))))
+                            .unwrap_or_else(|p| Err(Error::Internal(format!("a reducer panicked: {}", crate::map::panic_message(p.as_ref())))))
                             .map_err(|e| Error::Task {
                                 stage: "reduce",
                                 task: name.clone(),

@@ -34,6 +34,7 @@ pub mod fault;
 pub mod job;
 pub mod join;
 pub mod key;
+pub mod map;
 pub mod plan;
 pub mod progress;
 pub mod read;

@@ -6,8 +6,8 @@
 //! partials are ORed, so the bytes are the same for any worker count, split size and batch
 //! size. Nothing is written unless every split succeeded.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 use cardinality_estimator::CardinalityEstimator;
@@ -364,70 +364,6 @@ fn check_inputs(
     Ok((fam, keys))
 }
 
-/// Run `f` over every split on `workers` threads; each worker folds its splits into one
-/// accumulator made by `init`. Returns the accumulators (one per worker that ran).
-fn map_splits<A: Send>(
-    plan: &Plan,
-    workers: usize,
-    init: impl Fn() -> Result<A> + Sync,
-    f: impl Fn(&mut A, usize) -> Result<()> + Sync,
-) -> Result<Vec<A>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Result<A>>> = Mutex::new(Vec::new());
-    let failed = std::sync::atomic::AtomicBool::new(false);
-    rayon::scope(|s| {
-        for _ in 0..workers.min(plan.splits.len()).max(1) {
-            s.spawn(|_| {
-                let run = || -> Result<A> {
-                    let mut acc = init()?;
-                    loop {
-                        if failed.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= plan.splits.len() {
-                            break;
-                        }
-                        crate::fault::hit("map")
-                            .and_then(|()| f(&mut acc, i))
-                            .map_err(|e| {
-                                let s = &plan.splits[i];
-                                Error::Task {
-                                    stage: "map",
-                                    task: format!(
-                                        "{} row groups {}..{}",
-                                        plan.files[s.file].location,
-                                        s.row_groups.start,
-                                        s.row_groups.end
-                                    ),
-                                    source: Box::new(e),
-                                }
-                            })?;
-                    }
-                    Ok(acc)
-                };
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(
-                    |p| {
-                        let msg = p
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| p.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "unknown panic".into());
-                        Err(Error::Internal(format!("a map worker panicked: {msg}")))
-                    },
-                );
-                if r.is_err() {
-                    failed.store(true, Ordering::Relaxed);
-                }
-                results.lock().expect("results").push(r);
-            });
-        }
-    });
-    let results = results.into_inner().expect("results");
-    // Report the first error deterministically: prefer a task error over a worker's abort.
-    results.into_iter().collect()
-}
-
 /// Keys (hashed as a filter with `params` does) of the rows of `batch` that pass the predicate and are not null,
 /// appended to `out`; updates `counts`.
 fn passing_hashes(
@@ -559,6 +495,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         .build()
         .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
     pool.install(|| {
+        let cancel = AtomicBool::new(false);
         let mut times = TrainTimes::default();
         let mut plan = plan::plan(&spec.input, |total| match spec.split_rows {
             Some(r) => SplitOptions { target_rows: r },
@@ -627,9 +564,11 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         plan.splits.iter().map(|s| s.rows).sum(),
                         show_progress,
                     );
-                    let sketches = map_splits(
+                    let sketches = crate::map::run_splits(
                         &plan,
+                        "count",
                         workers,
+                        &cancel,
                         || Ok(Box::new(Sketch::new())),
                         |est, i| {
                             let mut counts = Counts::default();
@@ -683,9 +622,11 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             plan.splits.iter().map(|s| s.rows).sum(),
             show_progress,
         );
-        let partials = map_splits(
+        let partials = crate::map::run_splits(
             &plan,
+            "map",
             workers,
+            &cancel,
             || Ok((BloomFilter::try_new(params, family)?, Counts::default())),
             |(filter, counts), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());

@@ -42,62 +42,50 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     let (rows, nulls, sum) = pool.install(|| -> Result<(u64, u64, u64)> {
         let plan = plan::plan(&args.input, |t| SplitOptions::for_workers(t, workers))?;
         let (rows, nulls, sum) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
-        let next = AtomicU64::new(0);
-        let err = std::sync::Mutex::new(None);
-        rayon::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(|_| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    let Some(split) = plan.splits.get(i) else {
-                        break;
-                    };
-                    let file = plan.files[split.file].clone();
-                    let r = (|| -> Result<()> {
-                        let col =
-                            file.schema()
-                                .index_of(&args.column)
-                                .map_err(|_| Error::Column {
-                                    file: file.location.to_string(),
-                                    column: args.column.clone(),
-                                    reason: "no such column".into(),
-                                })?;
-                        let reader = SplitReader::try_new(
-                            file.clone(),
-                            split,
-                            ReadOptions {
-                                columns: vec![col],
-                                batch_size: args.batch_size,
-                                row_filter: None,
-                            },
-                        )?;
-                        for b in reader {
-                            let b = b?;
-                            let c = b.column(0);
-                            rows.fetch_add(c.len() as u64, Ordering::Relaxed);
-                            nulls.fetch_add(c.null_count() as u64, Ordering::Relaxed);
-                            if let Ok(ints) =
-                                arrow::compute::cast(c, &arrow::datatypes::DataType::Int64)
-                            {
-                                let s: i64 = ints
-                                    .as_primitive::<Int64Type>()
-                                    .values()
-                                    .iter()
-                                    .fold(0i64, |a, v| a.wrapping_add(*v));
-                                sum.fetch_add(s as u64, Ordering::Relaxed);
-                            }
-                        }
-                        Ok(())
-                    })();
-                    if let Err(e) = r {
-                        err.lock().expect("error slot").get_or_insert(e);
-                        break;
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        crate::map::run_splits(
+            &plan,
+            "scan",
+            workers,
+            &cancel,
+            || Ok(()),
+            |_, i| {
+                let split = &plan.splits[i];
+                let file = plan.files[split.file].clone();
+                let col = file
+                    .schema()
+                    .index_of(&args.column)
+                    .map_err(|_| Error::Column {
+                        file: file.location.to_string(),
+                        column: args.column.clone(),
+                        reason: "no such column".into(),
+                    })?;
+                let reader = SplitReader::try_new(
+                    file.clone(),
+                    split,
+                    ReadOptions {
+                        columns: vec![col],
+                        batch_size: args.batch_size,
+                        row_filter: None,
+                    },
+                )?;
+                for b in reader {
+                    let b = b?;
+                    let c = b.column(0);
+                    rows.fetch_add(c.len() as u64, Ordering::Relaxed);
+                    nulls.fetch_add(c.null_count() as u64, Ordering::Relaxed);
+                    if let Ok(ints) = arrow::compute::cast(c, &arrow::datatypes::DataType::Int64) {
+                        let s: i64 = ints
+                            .as_primitive::<Int64Type>()
+                            .values()
+                            .iter()
+                            .fold(0i64, |a, v| a.wrapping_add(*v));
+                        sum.fetch_add(s as u64, Ordering::Relaxed);
                     }
-                });
-            }
-        });
-        if let Some(e) = err.into_inner().expect("error slot") {
-            return Err(e);
-        }
+                }
+                Ok(())
+            },
+        )?;
         Ok((rows.into_inner(), nulls.into_inner(), sum.into_inner()))
     })?;
     if !quiet {

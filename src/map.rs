@@ -1,0 +1,87 @@
+//! The map stage runner shared by `train`, `join` and `scan`: the splits of a [`Plan`] on `W`
+//! worker threads of the current rayon pool.
+//!
+//! Each worker pulls the next split index from a shared counter and folds it into its own
+//! accumulator (a partial filter, a scratch buffer), so work is balanced without per-split
+//! allocation of accumulators. The first failure (an error or a panic, caught here) cancels the
+//! other workers and is returned once, wrapped with the stage and the split it came from.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::error::{Error, Result};
+use crate::plan::Plan;
+
+/// The message of a caught panic.
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Run `f(acc, split_index)` for every split on `workers` threads; each worker starts from
+/// `init()`. Returns the accumulators of the workers that ran. `cancel` is set on failure and,
+/// when set by someone else (a failed reducer), stops the workers early without an error.
+pub fn run_splits<A: Send>(
+    plan: &Plan,
+    stage: &'static str,
+    workers: usize,
+    cancel: &AtomicBool,
+    init: impl Fn() -> Result<A> + Sync,
+    f: impl Fn(&mut A, usize) -> Result<()> + Sync,
+) -> Result<Vec<A>> {
+    let n = plan.splits.len();
+    let next = AtomicUsize::new(0);
+    let accs: Mutex<Vec<A>> = Mutex::new(Vec::new());
+    let first_err: Mutex<Option<Error>> = Mutex::new(None);
+    let fail = |e: Error| {
+        cancel.store(true, Ordering::Relaxed);
+        first_err.lock().expect("error slot").get_or_insert(e);
+    };
+    rayon::scope(|s| {
+        for _ in 0..workers.min(n).max(1) {
+            s.spawn(|_| {
+                let mut acc = match init() {
+                    Ok(a) => a,
+                    Err(e) => return fail(e),
+                };
+                loop {
+                    if cancel.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let task = || crate::fault::hit("map").and_then(|()| f(&mut acc, i));
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task))
+                        .unwrap_or_else(|p| {
+                            Err(Error::Internal(format!(
+                                "a map task panicked: {}",
+                                panic_message(p.as_ref())
+                            )))
+                        });
+                    if let Err(e) = r {
+                        let split = &plan.splits[i];
+                        return fail(Error::Task {
+                            stage,
+                            task: format!(
+                                "{} row groups {}..{}",
+                                plan.files[split.file].location,
+                                split.row_groups.start,
+                                split.row_groups.end
+                            ),
+                            source: Box::new(e),
+                        });
+                    }
+                }
+                accs.lock().expect("accumulators").push(acc);
+            });
+        }
+    });
+    match first_err.into_inner().expect("error slot") {
+        Some(e) => Err(e),
+        None => Ok(accs.into_inner().expect("accumulators")),
+    }
+}
