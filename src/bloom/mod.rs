@@ -499,6 +499,9 @@ pub struct InsertStats {
 
 const PREFETCH_DISTANCE: usize = 16;
 
+/// Keys per pipelined chunk of the blocked layout's batch insert and probe (one output word).
+const CHUNK: usize = 64;
+
 #[inline(always)]
 fn prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
@@ -711,6 +714,9 @@ impl BloomFilter {
 
     /// Insert a batch of pre-hashed keys, prefetching ahead.
     pub fn insert_hashes(&mut self, hashes: &[u64]) {
+        if self.params.layout == Layout::Blocked {
+            return self.insert_blocked(hashes);
+        }
         for (i, &h) in hashes.iter().enumerate() {
             if let Some(&next) = hashes.get(i + PREFETCH_DISTANCE) {
                 self.prefetch_for(next);
@@ -719,8 +725,78 @@ impl BloomFilter {
         }
     }
 
+    /// Block indices of one chunk of hashes, with a prefetch of each block.
+    #[inline(always)]
+    fn chunk_blocks(&self, chunk: &[u64], idx: &mut [usize; CHUNK]) {
+        let nb = self.blocks.len() as u64;
+        for (slot, &h) in idx.iter_mut().zip(chunk) {
+            *slot = fastrange(h, nb) as usize;
+            prefetch(self.blocks.as_ptr().wrapping_add(*slot));
+        }
+    }
+
+    /// The blocked layout's batch insert: block indices of the next chunk are computed and
+    /// prefetched before the current chunk is inserted, so many misses are in flight.
+    fn insert_blocked(&mut self, hashes: &[u64]) {
+        let salts = &BLOCK_SALTS[..self.params.num_hashes as usize];
+        let mut cur = [0usize; CHUNK];
+        let mut next = [0usize; CHUNK];
+        let mut chunks = hashes.chunks(CHUNK).peekable();
+        if let Some(first) = chunks.peek() {
+            self.chunk_blocks(first, &mut cur);
+        }
+        while let Some(chunk) = chunks.next() {
+            if let Some(following) = chunks.peek() {
+                self.chunk_blocks(following, &mut next);
+            }
+            for (&h, &b) in chunk.iter().zip(cur.iter()) {
+                let block = &mut self.blocks[b].0;
+                for salt in salts {
+                    let p = (h.wrapping_mul(*salt) >> 55) as usize;
+                    block[p >> 6] |= 1u64 << (p & 63);
+                }
+            }
+            self.inserted += chunk.len() as u64;
+            std::mem::swap(&mut cur, &mut next);
+        }
+    }
+
+    /// The blocked layout's batch probe, pipelined like [`Self::insert_blocked`]; each output
+    /// word (64 keys) is assembled in a register.
+    fn probe_blocked(&self, hashes: &[u64]) -> BooleanBuffer {
+        let salts = &BLOCK_SALTS[..self.params.num_hashes as usize];
+        let mut words: Vec<u64> = Vec::with_capacity(hashes.len().div_ceil(64));
+        let mut cur = [0usize; CHUNK];
+        let mut next = [0usize; CHUNK];
+        let mut chunks = hashes.chunks(CHUNK).peekable();
+        if let Some(first) = chunks.peek() {
+            self.chunk_blocks(first, &mut cur);
+        }
+        while let Some(chunk) = chunks.next() {
+            if let Some(following) = chunks.peek() {
+                self.chunk_blocks(following, &mut next);
+            }
+            let mut word = 0u64;
+            for (j, (&h, &b)) in chunk.iter().zip(cur.iter()).enumerate() {
+                let block = &self.blocks[b].0;
+                let mut missing = 0u64;
+                for salt in salts {
+                    let p = (h.wrapping_mul(*salt) >> 55) as usize;
+                    missing |= !block[p >> 6] >> (p & 63);
+                }
+                word |= ((missing & 1) ^ 1) << j;
+            }
+            words.push(word);
+            std::mem::swap(&mut cur, &mut next);
+        }
+        BooleanBuffer::new(arrow::buffer::Buffer::from_vec(words), 0, hashes.len())
+    }
+
     /// Probe a batch of pre-hashed keys, prefetching ahead; bit `i` is `contains_hash(h[i])`.
     pub fn probe_hashes(&self, hashes: &[u64]) -> BooleanBuffer {
+        if self.params.layout == Layout::Blocked {
+            return self.probe_blocked(hashes);
+        }
         BooleanBuffer::collect_bool(hashes.len(), |i| {
             if let Some(&next) = hashes.get(i + PREFETCH_DISTANCE) {
                 self.prefetch_for(next);

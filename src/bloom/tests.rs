@@ -388,3 +388,36 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The pipelined batch paths agree with the one-key paths, for every layout.
+    #[test]
+    fn batch_paths_equal_single_key_paths(
+        keys in prop::collection::vec(any::<u64>(), 0..300),
+        probes in prop::collection::vec(any::<u64>(), 0..300),
+        layout in layouts(),
+        seed in any::<u64>(),
+    ) {
+        let seed = match layout {
+            Layout::SparkV1 => 0,
+            Layout::SparkV2 => seed & 0xffff_ffff,
+            _ => seed,
+        };
+        let params = BloomParams::for_items(layout, 100, 0.05, seed).unwrap();
+        let mut batch = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+        let mut single = batch.clone();
+        batch.insert_hashes(&keys);
+        for &h in &keys {
+            single.insert_hash(h);
+        }
+        prop_assert_eq!(&batch, &single);
+        let all: Vec<u64> = keys.iter().chain(&probes).copied().collect();
+        let hits = batch.probe_hashes(&all);
+        prop_assert_eq!(hits.len(), all.len());
+        for (i, &h) in all.iter().enumerate() {
+            prop_assert_eq!(hits.value(i), single.contains_hash(h));
+        }
+    }
+}
