@@ -46,7 +46,7 @@ def py(code):
 
 def duckdb_sql(sql, threads):
     return py(
-        "import duckdb,sys; c=duckdb.connect(); c.execute('SET threads=%d'); "
+        "import duckdb,sys; c=duckdb.connect(); c.execute('SET enable_progress_bar=false'); c.execute('SET threads=%d'); "
         "r=c.execute(sys.argv[1]).fetchall(); print(r)" % threads
     ) + [sql]
 
@@ -169,7 +169,7 @@ def main():
             both = ["sh", "-c", " ".join("'" + x.replace("'", "'\\''") + "'" for x in train) + " && " +
                     " ".join("'" + x.replace("'", "'\\''") + "'" for x in join)]
             duck = py(
-                "import duckdb,sys; c=duckdb.connect(); c.execute('SET threads=%d'); "
+                "import duckdb,sys; c=duckdb.connect(); c.execute('SET enable_progress_bar=false'); c.execute('SET threads=%d'); "
                 "c.execute(\"COPY (\" + sys.argv[1] + \") TO '\" + sys.argv[2] + \"' (FORMAT parquet, COMPRESSION zstd)\")" % a.workers
             ) + [q, out_d]
             pw = where.replace("DATE '1995-03-01'", "'1995-03-01'").replace("DATE '1995-04-01'", "'1995-04-01'")
