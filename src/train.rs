@@ -247,7 +247,8 @@ impl TrainReport {
         match (self.sizing.method, self.sizing.items, self.sizing.fpp) {
             ("estimated-distinct", Some(n), Some(f)) => {
                 s += &format!(
-                    "  sizing       ~{n} distinct keys (HyperLogLog estimate) at fpp {f}\n"
+                    "  sizing       ~{} distinct keys (HyperLogLog estimate), sized for {n} at fpp {f}\n",
+                    self.sizing.estimated_distinct.unwrap_or(n)
                 )
             }
             (_, Some(n), Some(f)) => {

@@ -79,6 +79,10 @@ fn every_passing_key_probes_maybe_for_every_key_type() {
         )
         .ok();
         assert!(summary.contains("inserted"), "{summary}");
+        assert!(
+            summary.contains("(HyperLogLog estimate), sized for "),
+            "{summary}"
+        );
         let (f, meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
         assert_eq!(meta.column.as_deref(), Some(col));
         assert_eq!(meta.predicate.as_deref(), Some("rep > 1500"));
