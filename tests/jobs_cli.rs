@@ -416,3 +416,33 @@ fn datagen_reproduces_the_committed_sample() {
         );
     }
 }
+
+/// The README's first command prints what the README shows: every fragment of its example
+/// output (the parts between `...` elisions) appears in the real output, except the line with
+/// worker and reducer counts, which follow the machine's cores.
+#[test]
+fn readme_first_command_output_is_true() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("It prints each step's summary")
+        .expect("README example intro");
+    let block = &readme[start..];
+    let body = block.split("```").nth(1).expect("README example block");
+    let d = workdir();
+    std::os::unix::fs::symlink(root().join("jobs"), d.path().join("jobs")).unwrap();
+    let out = run_in(d.path(), &["run", "jobs/users_comments.toml"]).ok();
+    let mut checked = 0;
+    for line in body.lines().filter(|l| !l.trim().is_empty()) {
+        if line.contains(" workers, ") {
+            continue;
+        }
+        for fragment in line.split("...").map(str::trim).filter(|f| f.len() > 2) {
+            assert!(
+                out.contains(fragment),
+                "README fragment {fragment:?} not in the output:\n{out}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} fragments checked");
+}
