@@ -513,6 +513,36 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// Walk `hashes` in chunks of [`CHUNK`] keys of a blocked filter with `num_blocks` blocks
+/// starting at `base`: the block indices of the next chunk are computed and prefetched before
+/// `f(chunk, block_indices)` works on the current one, so many cache misses are in flight.
+fn pipelined_blocks(
+    num_blocks: u64,
+    base: *const Block,
+    hashes: &[u64],
+    mut f: impl FnMut(&[u64], &[usize]),
+) {
+    let fill = |chunk: &[u64], idx: &mut [usize; CHUNK]| {
+        for (slot, &h) in idx.iter_mut().zip(chunk) {
+            *slot = fastrange(h, num_blocks) as usize;
+            prefetch(base.wrapping_add(*slot));
+        }
+    };
+    let mut cur = [0usize; CHUNK];
+    let mut next = [0usize; CHUNK];
+    let mut chunks = hashes.chunks(CHUNK).peekable();
+    if let Some(first) = chunks.peek() {
+        fill(first, &mut cur);
+    }
+    while let Some(chunk) = chunks.next() {
+        if let Some(following) = chunks.peek() {
+            fill(following, &mut next);
+        }
+        f(chunk, &cur[..chunk.len()]);
+        std::mem::swap(&mut cur, &mut next);
+    }
+}
+
 impl BloomFilter {
     /// An empty filter. Fails when the params are invalid or the memory cannot be allocated.
     pub fn try_new(params: BloomParams, family: KeyFamily) -> Result<Self> {
@@ -725,59 +755,32 @@ impl BloomFilter {
         }
     }
 
-    /// Block indices of one chunk of hashes, with a prefetch of each block.
-    #[inline(always)]
-    fn chunk_blocks(&self, chunk: &[u64], idx: &mut [usize; CHUNK]) {
-        let nb = self.blocks.len() as u64;
-        for (slot, &h) in idx.iter_mut().zip(chunk) {
-            *slot = fastrange(h, nb) as usize;
-            prefetch(self.blocks.as_ptr().wrapping_add(*slot));
-        }
-    }
-
-    /// The blocked layout's batch insert: block indices of the next chunk are computed and
-    /// prefetched before the current chunk is inserted, so many misses are in flight.
+    /// The blocked layout's batch insert, pipelined by [`pipelined_blocks`].
     fn insert_blocked(&mut self, hashes: &[u64]) {
         let salts = &BLOCK_SALTS[..self.params.num_hashes as usize];
-        let mut cur = [0usize; CHUNK];
-        let mut next = [0usize; CHUNK];
-        let mut chunks = hashes.chunks(CHUNK).peekable();
-        if let Some(first) = chunks.peek() {
-            self.chunk_blocks(first, &mut cur);
-        }
-        while let Some(chunk) = chunks.next() {
-            if let Some(following) = chunks.peek() {
-                self.chunk_blocks(following, &mut next);
-            }
-            for (&h, &b) in chunk.iter().zip(cur.iter()) {
-                let block = &mut self.blocks[b].0;
+        let (nb, base) = (self.blocks.len() as u64, self.blocks.as_ptr());
+        let blocks = &mut self.blocks;
+        pipelined_blocks(nb, base, hashes, |chunk, idx| {
+            for (&h, &b) in chunk.iter().zip(idx) {
+                let block = &mut blocks[b].0;
                 for salt in salts {
                     let p = (h.wrapping_mul(*salt) >> 55) as usize;
                     block[p >> 6] |= 1u64 << (p & 63);
                 }
             }
-            self.inserted += chunk.len() as u64;
-            std::mem::swap(&mut cur, &mut next);
-        }
+        });
+        self.inserted += hashes.len() as u64;
     }
 
-    /// The blocked layout's batch probe, pipelined like [`Self::insert_blocked`]; each output
-    /// word (64 keys) is assembled in a register.
+    /// The blocked layout's batch probe, pipelined by [`pipelined_blocks`]; each output word
+    /// (64 keys) is assembled in a register.
     fn probe_blocked(&self, hashes: &[u64]) -> BooleanBuffer {
         let salts = &BLOCK_SALTS[..self.params.num_hashes as usize];
         let mut words: Vec<u64> = Vec::with_capacity(hashes.len().div_ceil(64));
-        let mut cur = [0usize; CHUNK];
-        let mut next = [0usize; CHUNK];
-        let mut chunks = hashes.chunks(CHUNK).peekable();
-        if let Some(first) = chunks.peek() {
-            self.chunk_blocks(first, &mut cur);
-        }
-        while let Some(chunk) = chunks.next() {
-            if let Some(following) = chunks.peek() {
-                self.chunk_blocks(following, &mut next);
-            }
+        let (nb, base) = (self.blocks.len() as u64, self.blocks.as_ptr());
+        pipelined_blocks(nb, base, hashes, |chunk, idx| {
             let mut word = 0u64;
-            for (j, (&h, &b)) in chunk.iter().zip(cur.iter()).enumerate() {
+            for (j, (&h, &b)) in chunk.iter().zip(idx).enumerate() {
                 let block = &self.blocks[b].0;
                 let mut missing = 0u64;
                 for salt in salts {
@@ -787,8 +790,7 @@ impl BloomFilter {
                 word |= ((missing & 1) ^ 1) << j;
             }
             words.push(word);
-            std::mem::swap(&mut cur, &mut next);
-        }
+        });
         BooleanBuffer::new(arrow::buffer::Buffer::from_vec(words), 0, hashes.len())
     }
 
