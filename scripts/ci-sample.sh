@@ -7,14 +7,11 @@
 #   scripts/ci-sample.sh jobs/users_comments.toml
 #
 # BLOOMJOIN=path/to/bloomjoin to test another binary (default: target/debug/bloomjoin, built
-# with `cargo build` when missing).
+# by scripts/bin.sh when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN=${BLOOMJOIN:-target/debug/bloomjoin}
-if [ -z "${BLOOMJOIN:-}" ]; then
-    cargo build --locked --quiet --bin bloomjoin
-fi
+BIN=$(bash scripts/bin.sh)
 PY=$(bash scripts/venv.sh)
 
 jobs=("$@")

@@ -9,10 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN=${BLOOMJOIN:-target/debug/bloomjoin}
-if [ -z "${BLOOMJOIN:-}" ]; then
-    cargo build --locked --quiet --bin bloomjoin
-fi
+BIN=$(bash scripts/bin.sh)
 PY=$(bash scripts/venv.sh)
 OUT=out/crosscheck
 rm -rf "$OUT"

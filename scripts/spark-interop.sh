@@ -15,8 +15,9 @@ fi
 "$VENV/bin/python" -c 'import pyspark; print("pyspark", pyspark.__version__)'
 java -version 2>&1 | head -1
 
-# The test suite builds the binary; this is a no-op when it is up to date.
-cargo build --locked --quiet --bin bloomjoin
+# The binary of the test suite (a no-op build when it is up to date).
+BLOOMJOIN_BIN=$(bash scripts/bin.sh)
+export BLOOMJOIN_BIN
 
 export PYSPARK_PYTHON="$PWD/$VENV/bin/python"
 exec "$VENV/bin/python" scripts/spark_interop.py
