@@ -139,6 +139,10 @@ pub trait KeyHasher {
     fn hash_int(&self, v: i64) -> u64;
     /// Hash of one bytes key.
     fn hash_bytes(&self, v: &[u8]) -> u64;
+    /// Append the hashes of integer keys to `out`.
+    fn hash_ints<T: WidenToI64>(&self, values: &[T], out: &mut Vec<u64>) {
+        out.extend(values.iter().map(|&v| self.hash_int(v.widen())));
+    }
 }
 
 /// The native key hash: XXH3-64 with a seed ([`hash_i64`], [`hash_bytes`]).
@@ -154,6 +158,30 @@ impl KeyHasher for Xxh3 {
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         hash_bytes(v, self.0)
     }
+    fn hash_ints<T: WidenToI64>(&self, values: &[T], out: &mut Vec<u64>) {
+        #[cfg(target_arch = "x86_64")]
+        if simd_hash() {
+            // SAFETY: simd_hash checked that the CPU has AVX-512 F, DQ and VL.
+            return unsafe { hash_ints_avx512(values, self.0, out) };
+        }
+        out.extend(values.iter().map(|&v| hash_i64(v.widen(), self.0)));
+    }
+}
+
+/// Whether the CPU runs [`hash_ints_avx512`].
+#[cfg(target_arch = "x86_64")]
+fn simd_hash() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+}
+
+/// [`hash_i64`] over a slice, compiled for AVX-512 so that the compiler hashes 8 keys per
+/// instruction (the 64-bit multiplies need AVX-512 DQ). Same values as the scalar loop.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+fn hash_ints_avx512<T: WidenToI64>(values: &[T], seed: u64, out: &mut Vec<u64>) {
+    out.extend(values.iter().map(|&v| hash_i64(v.widen(), seed)));
 }
 
 /// Hash of one integer key (any width, widened to `i64`).
@@ -307,30 +335,31 @@ fn unsupported(dt: &DataType) -> Error {
     ))
 }
 
-/// Integer types whose values widen to the canonical `i64`.
-trait WidenToI64: ArrowPrimitiveType {
-    fn widen(v: Self::Native) -> i64;
+/// Native integer values that widen to the canonical `i64` key.
+pub trait WidenToI64: Copy {
+    /// The value as the canonical `i64` key.
+    fn widen(self) -> i64;
 }
 
 macro_rules! widen {
     ($($t:ty),*) => {$(
         impl WidenToI64 for $t {
             #[inline(always)]
-            fn widen(v: Self::Native) -> i64 {
-                // UInt64 wraps into the negative range by design (documented above).
-                v as i64
+            fn widen(self) -> i64 {
+                // u64 wraps into the negative range by design (documented above).
+                self as i64
             }
         }
     )*};
 }
-widen!(
-    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
-    Date32Type
-);
+widen!(i8, i16, i32, i64, u8, u16, u32, u64);
 
-fn ints<T: WidenToI64, H: KeyHasher>(array: &dyn Array, h: &H, out: &mut Vec<u64>) {
+fn ints<T: ArrowPrimitiveType, H: KeyHasher>(array: &dyn Array, h: &H, out: &mut Vec<u64>)
+where
+    T::Native: WidenToI64,
+{
     let a: &PrimitiveArray<T> = array.as_primitive::<T>();
-    out.extend(a.values().iter().map(|&v| h.hash_int(T::widen(v))));
+    h.hash_ints(a.values(), out);
 }
 
 fn bytes_of<T: ByteArrayType, H: KeyHasher>(a: &GenericByteArray<T>, h: &H, out: &mut Vec<u64>) {
@@ -436,8 +465,11 @@ impl CanonicalKeys {
 }
 
 fn widen_into(array: &dyn Array, out: &mut Vec<i64>) -> Result<()> {
-    fn w<T: WidenToI64>(a: &dyn Array, out: &mut Vec<i64>) {
-        out.extend(a.as_primitive::<T>().values().iter().map(|&v| T::widen(v)));
+    fn w<T: ArrowPrimitiveType>(a: &dyn Array, out: &mut Vec<i64>)
+    where
+        T::Native: WidenToI64,
+    {
+        out.extend(a.as_primitive::<T>().values().iter().map(|&v| v.widen()));
     }
     match array.data_type() {
         DataType::Int8 => w::<Int8Type>(array, out),
@@ -469,6 +501,31 @@ mod tests {
         #[test]
         fn hash_i64_is_xxh3_of_the_8_le_bytes(v in any::<i64>(), seed in any::<u64>()) {
             prop_assert_eq!(super::hash_i64(v, seed), xxh3_64_with_seed(&v.to_le_bytes(), seed));
+        }
+    }
+
+    proptest! {
+        /// The batch integer path (vectorized where the CPU allows) equals the one-key hash
+        /// for every integer width, at every length (SIMD bodies and tails).
+        #[test]
+        fn integer_arrays_hash_like_single_keys(
+            v in prop::collection::vec(any::<i64>(), 0..100),
+            seed in any::<u64>(),
+        ) {
+            use arrow::array::{Int16Array, Int64Array, UInt32Array, UInt64Array};
+            let arrays: Vec<(ArrayRef, Vec<i64>)> = vec![
+                (Arc::new(Int64Array::from(v.clone())), v.clone()),
+                (Arc::new(Int16Array::from_iter_values(v.iter().map(|&x| x as i16))),
+                    v.iter().map(|&x| x as i16 as i64).collect()),
+                (Arc::new(UInt32Array::from_iter_values(v.iter().map(|&x| x as u32))),
+                    v.iter().map(|&x| x as u32 as i64).collect()),
+                (Arc::new(UInt64Array::from_iter_values(v.iter().map(|&x| x as u64))), v.clone()),
+            ];
+            for (array, widened) in arrays {
+                let got = hash_array(array.as_ref(), seed).unwrap().hashes;
+                let want: Vec<u64> = widened.iter().map(|&x| super::hash_i64(x, seed)).collect();
+                prop_assert_eq!(got, want);
+            }
         }
     }
 

@@ -223,7 +223,7 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
             "reserved header field is {reserved:#x}, not 0"
         )));
     }
-    if num_bits == 0 || num_bits % layout.bit_unit() != 0 || num_bits > MAX_BITS {
+    if num_bits == 0 || !num_bits.is_multiple_of(layout.bit_unit()) || num_bits > MAX_BITS {
         return Err(bad(format!(
             "impossible params: {num_bits} bits for the {layout} layout"
         )));
