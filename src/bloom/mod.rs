@@ -872,23 +872,32 @@ impl BloomFilter {
     }
 
     /// The blocked layout's batch insert, prefetching [`PREFETCH_AHEAD`] keys ahead. A key
-    /// equal to the one before it (sorted or clustered input) sets no new bit and is skipped.
+    /// equal to the one before it (sorted or clustered input) sets no new bit: runs of equal
+    /// keys are collapsed first, in chunks on the stack, so that the prefetch distance counts
+    /// distinct keys.
     fn insert_blocked(&mut self, hashes: &[u64]) {
+        const RUN_CHUNK: usize = 1024;
         let salts = &BLOCK_SALTS[..self.params.num_hashes as usize];
         let (nb, base) = (self.blocks.len() as u64, self.blocks.as_ptr());
         let blocks = &mut self.blocks;
-        let mut prev = None;
-        for_each_block(nb, base, hashes, |_, h, b| {
-            if prev == Some(h) {
-                return;
+        let mut distinct = [0u64; RUN_CHUNK];
+        for chunk in hashes.chunks(RUN_CHUNK) {
+            // Branch-free run collapse: always write, advance only past a new value.
+            let mut n = 0;
+            let mut prev = !chunk[0];
+            for &h in chunk {
+                distinct[n] = h;
+                n += (h != prev) as usize;
+                prev = h;
             }
-            prev = Some(h);
-            let block = &mut blocks[b].0;
-            for salt in salts {
-                let p = (h.wrapping_mul(*salt) >> 55) as usize;
-                block[p >> 6] |= 1u64 << (p & 63);
-            }
-        });
+            for_each_block(nb, base, &distinct[..n], |_, h, b| {
+                let block = &mut blocks[b].0;
+                for salt in salts {
+                    let p = (h.wrapping_mul(*salt) >> 55) as usize;
+                    block[p >> 6] |= 1u64 << (p & 63);
+                }
+            });
+        }
         self.inserted += hashes.len() as u64;
     }
 
