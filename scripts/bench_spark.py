@@ -8,7 +8,8 @@
 WHERE ...` with Spark's runtime Bloom filter on and writes zstd Parquet. The last line on
 stdout is JSON: the query's own seconds (without JVM start and stop) and, for joins, whether
 the optimizer injected a runtime Bloom filter (bloom_filter_agg / might_contain in the
-optimized plan) and the physical join it planned. Runs under the venv of `scripts/venv.sh spark`.
+optimized plan) and the physical join it planned. Runs under the venv of
+`scripts/venv.sh spark`.
 """
 import argparse
 import json
