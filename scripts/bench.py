@@ -21,6 +21,7 @@ imported after the last run.
 import argparse
 import datetime
 import json
+import math
 import os
 import re
 import shlex
@@ -345,6 +346,7 @@ def chart(path, meta, results):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     suites = [s for s in ("train", "join") if any(r["suite"] == s for r in results)]
     family = lambda e: e.replace(" sum(col)", "")  # one color for DuckDB in both panels
@@ -362,8 +364,11 @@ def chart(path, meta, results):
             bars = ax.bar(xs, ys, width, label=e, color=colors[family(e)])
             ax.bar_label(bars, fmt="%.2g", fontsize=6)
         medians = [r["median_s"] for r in rows]
-        if max(medians) > 20 * min(medians):
+        if max(medians) > 20 * min(medians):  # Spark dwarfs the rest
             ax.set_yscale("log")
+            ax.set_ylim(bottom=10 ** math.floor(math.log10(min(medians))))
+            ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xticks(range(len(wls)))
         ax.set_xticklabels([re.sub(r" (\(|where )", r"\n\1", wl) for wl in wls], fontsize=8)
         ax.set_ylabel("median seconds" + (" (log scale)" if ax.get_yscale() == "log" else ""))
