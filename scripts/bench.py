@@ -1,17 +1,32 @@
 #!/usr/bin/env python3
-"""Whole-job benchmarks: bloomjoin next to baselines in the same run.
+"""Whole-job benchmarks: bloomjoin next to its peers in the same run (scripts/bench.sh).
 
 Runs every engine of a workload alternately (engine A, B, C, A, B, C, ...), `--runs` times,
-and reports the median wall time, the ratio to the workload's baseline, and peak RSS (from
-wait4's rusage of each run's process). Every join output is checked against DuckDB's row count.
+and reports the median wall time, the ratios to the workload's baseline (and, for joins, to
+the faster of DuckDB and Polars), and peak RSS (from wait4's rusage of each run's process).
+Spark (scripts/bench_spark.py) is timed as a whole process, JVM start included; the time of
+its query alone, measured inside the process, is a row of its own ("query alone").
 
-Used by scripts/bench-train.sh and scripts/bench-join.sh; prints a markdown table and writes
-JSON with every run to --json.
+Every join output is checked against DuckDB's: row count, and per column (by name) the sum
+of the hashes of its values as text, plus the same over whole rows; a mismatch exits
+non-zero naming the workload, engine and columns.
+
+Writes a markdown section into --doc (between `<!-- bench:begin sfN -->` and
+`<!-- bench:end sfN -->`, replaced on rerun), the chart --chart, and every run to --json.
+
+This process starts every timed command, so it must stay small: a child's peak RSS includes
+the peak RSS of the process that spawned it (the kernel carries it over at exec), so the
+driver's own peak is a floor under every measurement (printed with the results). DuckDB
+runs in child processes; matplotlib is imported after the last run.
 """
 import argparse
+import datetime
 import json
+import math
 import os
-import shutil
+import re
+import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -19,14 +34,17 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+SCAN, DUCKDB, POLARS, SPARK = "arrow-rs scan", "duckdb", "polars", "spark local[2]"
+TRAIN_W2, TRAIN_W1 = "bloomjoin train W=2", "bloomjoin train W=1"
+JOIN, TRAIN_JOIN = "bloomjoin join", "bloomjoin train+join"
+QUERY_ALONE = " (query alone)"
 
 
-def run(cmd, env=None):
+def run(cmd):
     """Run a command; return (seconds, peak RSS bytes, stdout)."""
     with tempfile.TemporaryFile() as errf:
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf, env=env)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
         out = p.stdout.read()
         # wait4 gives this child's own rusage (ru_maxrss in KiB on Linux, including the
         # children it waited for).
@@ -44,170 +62,382 @@ def py(code):
     return [sys.executable, "-c", code]
 
 
-def duckdb_sql(sql, threads):
-    return py(
-        "import duckdb,sys; c=duckdb.connect(); c.execute('SET enable_progress_bar=false'); c.execute('SET threads=%d'); "
-        "r=c.execute(sys.argv[1]).fetchall(); print(r)" % threads
-    ) + [sql]
+DUCKDB_SETUP = "import duckdb,json,sys; c=duckdb.connect(); c.execute('SET enable_progress_bar=false'); "
+
+
+def duckdb_timed(sql, threads):
+    """The timed DuckDB engine: run sql (a query, or a COPY) and print its result."""
+    return py(DUCKDB_SETUP + f"c.execute('SET threads={threads}'); print(c.execute(sys.argv[1]).fetchall())") + [sql]
+
+
+def duckdb_rows(sql):
+    """Untimed helper query in a child process: its rows as dicts."""
+    code = DUCKDB_SETUP + (
+        "cur=c.execute(sys.argv[1]); names=[d[0] for d in cur.description]; "
+        "print(json.dumps([dict(zip(names, r)) for r in cur.fetchall()], default=str))"
+    )
+    return json.loads(run(py(code) + [sql])[2])
+
+
+def checksum(files):
+    """count(*), and per column name sum(hash(value as text)), plus one over whole rows (the
+    columns in name order), of the Parquet files matching a glob. Text makes the sums
+    independent of the physical types engines pick (Int32/Int64, string views, ...)."""
+    src = f"read_parquet('{files}')"
+    names = sorted(r["column_name"] for r in duckdb_rows(f"DESCRIBE SELECT * FROM {src}"))
+    text = [f'CAST("{n}" AS VARCHAR)' for n in names]
+    sums = [f'sum(hash({t})) AS "{n}"' for t, n in zip(text, names)]
+    sql = f"SELECT count(*) AS \"count(*)\", {', '.join(sums)}, sum(hash({', '.join(text)})) AS \"(whole rows)\" FROM {src}"
+    return duckdb_rows(sql)[0]
+
+
+def scalar(sql):
+    return next(iter(duckdb_rows(sql)[0].values()))
 
 
 def bench(workloads, runs):
     results = []
     for wl in workloads:
+        print(f"{wl['name']}: {', '.join(e for e, _ in wl['engines'])} x {runs}", file=sys.stderr, flush=True)
         times = {e: [] for e, _ in wl["engines"]}
+        query_times = {}
         rss = {e: 0 for e, _ in wl["engines"]}
-        outs = {}
         for prep in wl.get("prepare", []):
             run(prep)
-        for r in range(runs):
+        for _ in range(runs):
             for name, cmd in wl["engines"]:
-                for path in wl.get("clean", {}).get(name, []):
-                    shutil.rmtree(path, ignore_errors=True)
-                    if os.path.isfile(path):
-                        os.remove(path)
                 dt, m, out = run(cmd)
                 times[name].append(dt)
                 rss[name] = max(rss[name], m)
-                outs[name] = out
-        check = wl.get("check")
-        if check:
-            check()
-        base = statistics.median(times[wl["baseline"]])
-        for name, _ in wl["engines"]:
-            med = statistics.median(times[name])
+                if name == SPARK:
+                    info = json.loads(out.strip().splitlines()[-1])
+                    query_times.setdefault(name + QUERY_ALONE, []).append(info.pop("query_s"))
+                    wl["spark"] = info
+        if "outputs" in wl:
+            wl["checked"] = check_outputs(wl)
+        if "report" in wl:
+            wl["filter"] = filter_counters(wl["report"])
+        rows = [(e, t, rss[e] / 2**20) for e, t in times.items()] + [(e, t, None) for e, t in query_times.items()]
+        med = {e: statistics.median(t) for e, t, _ in rows}
+        base = med[wl["baseline"]]
+        peer = min(med[DUCKDB], med[POLARS]) if wl["suite"] == "join" else None
+        for engine, t, mib in rows:
             results.append(
                 {
+                    "suite": wl["suite"],
                     "workload": wl["name"],
-                    "engine": name,
-                    "median_s": med,
-                    "runs_s": times[name],
-                    "ratio_to_baseline": med / base,
+                    "engine": engine,
+                    "median_s": med[engine],
+                    "runs_s": t,
                     "baseline": wl["baseline"],
-                    "peak_rss_mib": rss[name] / 2**20,
-                    "rows": wl.get("rows"),
+                    "ratio_to_baseline": med[engine] / base,
+                    "ratio_to_best_peer": med[engine] / peer if peer else None,
+                    "peak_rss_mib": mib,
                 }
             )
     return results
 
 
-def table(results):
-    lines = [
-        "| workload | engine | median s | x baseline | peak RSS MiB | runs (s) |",
-        "|---|---|---:|---:|---:|---|",
-    ]
-    for r in results:
-        lines.append(
-            "| {workload} | {engine} | {median_s:.2f} | {ratio_to_baseline:.2f} (vs {baseline}) | {peak_rss_mib:.0f} | {runs} |".format(
-                runs=", ".join(f"{t:.2f}" for t in r["runs_s"]), **r
-            )
+def check_outputs(wl):
+    """Every engine's output against DuckDB's: the same row count and checksums."""
+    want = checksum(wl["outputs"][DUCKDB])
+    for engine, files in wl["outputs"].items():
+        if engine == DUCKDB:
+            continue
+        got = checksum(files)
+        bad = [c for c in sorted(want.keys() | got.keys()) if want.get(c) != got.get(c)]
+        if bad:
+            detail = ", ".join(f"{c}: {got.get(c, 'missing')} vs {want.get(c, 'missing')}" for c in bad)
+            raise SystemExit(f"CHECK FAILED: {wl['name']}: {engine}'s output differs from DuckDB's in {detail}")
+    print(f"  outputs of {', '.join(wl['outputs'])}: {want['count(*)']} rows, "
+          f"{len(want) - 1} checksums equal", file=sys.stderr)
+    return {"rows": want["count(*)"], "checksums": want}
+
+
+def filter_counters(report_path):
+    with open(report_path) as f:
+        r = json.load(f)
+    return {
+        "right_rows_read": r["right"]["rows_read"],
+        "dropped_by_filter": r["right"]["rows_dropped_by_filter"],
+        "false_positives": r["prefilter"]["false_positives"],
+        "observed_fpp": r["prefilter"]["observed_fpp"],
+        "rows_out": r["rows_out"],
+    }
+
+
+def train_workloads(a, d, w):
+    B, W = a.bin, str(a.workers)
+    out = []
+    for name, table, col, where, scan_col in [
+        ("train lineitem.l_orderkey", "lineitem", "l_orderkey", None, "l_orderkey"),
+        ("train part.p_partkey where p_name LIKE '%green%'", "part", "p_partkey", "p_name LIKE '%green%'", "p_name"),
+    ]:
+        sql_where = f" WHERE {where}" if where else ""
+        n = scalar(f"SELECT count(DISTINCT {col}) FROM '{d(table)}'{sql_where}")
+        train = [B, "train", "-q", "--input", d(table), "--column", col, "--expected-items", str(n), "--fpp", "0.01",
+                 "--output", w(f"{table}.bjf"), "--overwrite"] + (["--where", where] if where else [])
+        spark = [a.spark_python, os.path.join(HERE, "bench_spark.py"), "train", "--input", d(table), "--column", col,
+                 "--expected-items", str(n), "--fpp", "0.01"] + (["--where", where] if where else [])
+        out.append(
+            {
+                "suite": "train",
+                "name": name,
+                "baseline": SCAN,
+                "keys": n,
+                "engines": [
+                    (SCAN, [B, "scan", "-q", "--input", d(table), "--column", scan_col, "--workers", W]),
+                    (TRAIN_W2, train + ["--workers", W]),
+                    (TRAIN_W1, train + ["--workers", "1"]),
+                    (DUCKDB + " sum(col)", duckdb_timed(f"SELECT sum({col}) FROM '{d(table)}'{sql_where}", a.workers)),
+                    (SPARK, spark),
+                ],
+            }
         )
+    return out
+
+
+def join_workloads(a, d, w):
+    B, W = a.bin, str(a.workers)
+    out = []
+    for name, lt, lk, where, rt, rk in [
+        ("lineitem x part (p_name LIKE '%green%')", "part", "p_partkey", "p_name LIKE '%green%'", "lineitem", "l_partkey"),
+        ("lineitem x orders (o_orderdate in 1995-03)", "orders", "o_orderkey",
+         "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'", "lineitem", "l_orderkey"),
+        ("orders x customer (c_mktsegment = 'BUILDING')", "customer", "c_custkey", "c_mktsegment = 'BUILDING'", "orders", "o_custkey"),
+    ]:
+        filt, report = w(f"{lt}.bjf"), w(f"{lt}-report.json")
+        outs = {e: w(f"{lt}-{e.split()[0]}") for e in (JOIN, DUCKDB, POLARS, SPARK)}
+        train = [B, "train", "-q", "--input", d(lt), "--column", lk, "--where", where, "--workers", W,
+                 "--output", filt, "--overwrite"]
+        join = [B, "join", "-q", "--filter", filt, "--left", d(lt), "--left-key", lk, "--left-where", where,
+                "--right", d(rt), "--right-key", rk, "--workers", W, "--output", outs[JOIN], "--overwrite",
+                "--report", report]
+        q = f"SELECT * FROM '{d(lt)}' l JOIN '{d(rt)}' r ON l.{lk} = r.{rk} WHERE {where}"
+        polars = py(
+            "import os,sys; os.environ['POLARS_MAX_THREADS']=sys.argv[6]\n"
+            "import polars as pl\n"
+            "l=pl.scan_parquet(sys.argv[1]).sql('select * from self where '+sys.argv[2])\n"
+            "r=pl.scan_parquet(sys.argv[3])\n"
+            # coalesce=False keeps the right key column, as the other engines do.
+            "l.join(r,left_on=sys.argv[4],right_on=sys.argv[5],coalesce=False).sink_parquet(sys.argv[7],compression='zstd')"
+        ) + [d(lt), re.sub(r"DATE ('[-0-9]+')", r"\1", where), d(rt), lk, rk, W, outs[POLARS] + ".parquet"]
+        spark = [a.spark_python, os.path.join(HERE, "bench_spark.py"), "join", "--left", d(lt), "--left-key", lk,
+                 "--left-where", where, "--right", d(rt), "--right-key", rk, "--output", outs[SPARK]]
+        out.append(
+            {
+                "suite": "join",
+                "name": name,
+                "baseline": DUCKDB,
+                "prepare": [train],
+                "engines": [
+                    (JOIN, join),
+                    (TRAIN_JOIN, ["sh", "-c", f"{shlex.join(train)} && {shlex.join(join)}"]),
+                    (DUCKDB, duckdb_timed(f"COPY ({q}) TO '{outs[DUCKDB]}.parquet' (FORMAT parquet, COMPRESSION zstd)", a.workers)),
+                    (POLARS, polars),
+                    (SPARK, spark),
+                ],
+                "outputs": {
+                    JOIN: outs[JOIN] + "/part-*.parquet",
+                    DUCKDB: outs[DUCKDB] + ".parquet",
+                    POLARS: outs[POLARS] + ".parquet",
+                    SPARK: outs[SPARK] + "/*.parquet",
+                },
+                "report": report,
+            }
+        )
+    return out
+
+
+def goals(results):
+    """The project's goals, each with the measured ratio."""
+    med = {(r["workload"], r["engine"]): r["median_s"] for r in results}
+    out = []
+
+    def goal(text, ratio, limit, at_most, note=""):
+        met = ratio <= limit if at_most else ratio >= limit
+        out.append({"goal": text, "ratio": ratio, "limit": limit, "met": met, "note": note})
+
+    for wl, suite in dict.fromkeys((r["workload"], r["suite"]) for r in results):
+        m = lambda e: med[(wl, e)]
+        spark_note = lambda e: f" ({m(SPARK + QUERY_ALONE) / m(e):.1f}x against Spark's query alone)"
+        if suite == "train":
+            goal(f"{wl}: train <= 1.3x the plain scan", m(TRAIN_W2) / m(SCAN), 1.3, True)
+            goal(f"{wl}: train >= 10x faster than Spark", m(SPARK) / m(TRAIN_W2), 10, False, spark_note(TRAIN_W2))
+            goal(f"{wl}: W=1 -> W=2 speedup >= 1.7x", m(TRAIN_W1) / m(TRAIN_W2), 1.7, False)
+        else:
+            for e in (JOIN, TRAIN_JOIN):
+                goal(f"{wl}: {e} <= 0.8x min(DuckDB, Polars)", m(e) / min(m(DUCKDB), m(POLARS)), 0.8, True)
+                goal(f"{wl}: {e} >= 10x faster than Spark", m(SPARK) / m(e), 10, False, spark_note(e))
+    return out
+
+
+def markdown(meta, results, workloads, goal_list):
+    lines = [
+        f"### TPC-H scale {meta['scale']}",
+        "",
+        f"`{meta['command']}` on {meta['date']}: {meta['machine']}; binary {meta['binary']}; "
+        f"suite at commit {meta['commit']}. Medians of {meta['runs']} run(s), engines alternating, "
+        "2 workers/threads everywhere; Spark's time is the whole process (JVM start included), "
+        "\"query alone\" its query timed inside the process. Peak RSS has a floor of "
+        f"{meta['rss_floor_mib']:.0f} MiB: a process inherits the high-water mark of the one that "
+        "spawned it (here the Python driver). Generated by scripts/bench.sh: a rerun replaces this section.",
+    ]
+    for suite in ("train", "join"):
+        rows = [r for r in results if r["suite"] == suite]
+        if not rows:
+            continue
+        peer = suite == "join"
+        lines += [
+            "",
+            f"| workload | engine | median s | x {rows[0]['baseline']} |" + (" x min(DuckDB, Polars) |" if peer else "")
+            + " peak RSS MiB | runs (s) |",
+            "|---|---|---:|---:|" + ("---:|" if peer else "") + "---:|---|",
+        ]
+        for r in rows:
+            lines.append(
+                f"| {r['workload']} | {r['engine']} | {r['median_s']:.2f} | {r['ratio_to_baseline']:.2f} |"
+                + (f" {r['ratio_to_best_peer']:.2f} |" if peer else "")
+                + (f" {r['peak_rss_mib']:.0f} |" if r["peak_rss_mib"] is not None else " – |")
+                + f" {', '.join(f'{t:.2f}' for t in r['runs_s'])} |"
+            )
+    joins = [wl for wl in workloads if wl["suite"] == "join"]
+    if joins:
+        lines += [
+            "",
+            "Join outputs and filters: rows out of every engine (each output's row count and checksums equal "
+            "DuckDB's), bloomjoin's filter counters (`--report` of the last run), and the join Spark planned "
+            "and whether its optimizer injected a runtime Bloom filter (`bloom_filter_agg`/`might_contain`).",
+            "",
+            "| workload | rows out | right rows read | dropped by the filter | false positives | observed fpp "
+            "| Spark join | Spark runtime Bloom filter |",
+            "|---|---:|---:|---:|---:|---:|---|---|",
+        ]
+        for wl in joins:
+            f, s = wl["filter"], wl["spark"]
+            lines.append(
+                f"| {wl['name']} | {wl['checked']['rows']} | {f['right_rows_read']} | {f['dropped_by_filter']} "
+                f"| {f['false_positives']} | {f['observed_fpp']:.4f} | {s['join']} "
+                f"| {'yes' if s['runtime_bloom_filter'] else 'no'} |"
+            )
+    lines += ["", "Goals:", ""]
+    lines += [
+        f"- {'MET' if g['met'] else '**NOT MET**'}: {g['goal']}: {g['ratio']:.2f}x{g['note']}" for g in goal_list
+    ]
     return "\n".join(lines)
+
+
+def update_doc(path, scale, section):
+    """Replace the section between this scale's markers (or add it before "## Reproduce")."""
+    begin, end = f"<!-- bench:begin sf{scale} -->", f"<!-- bench:end sf{scale} -->"
+    with open(path) as f:
+        doc = f.read()
+    block = f"{begin}\n{section}\n{end}"
+    if begin in doc and end in doc:
+        doc = doc[: doc.index(begin)] + block + doc[doc.index(end) + len(end) :]
+    else:
+        at = doc.find("\n## Reproduce")
+        at = len(doc) if at < 0 else at + 1
+        doc = doc[:at] + block + "\n\n" + doc[at:]
+    with open(path, "w") as f:
+        f.write(doc)
+
+
+def chart(path, meta, results):
+    """Grouped bars: median seconds per workload and engine, one panel per suite."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    suites = [s for s in ("train", "join") if any(r["suite"] == s for r in results)]
+    family = lambda e: e.replace(" sum(col)", "")  # one color for DuckDB in both panels
+    engines = list(dict.fromkeys(family(r["engine"]) for r in results))
+    colors = {e: plt.cm.tab10(i % 10) for i, e in enumerate(engines)}
+    fig, axes = plt.subplots(1, len(suites), figsize=(7 * len(suites), 6), squeeze=False)
+    for ax, suite in zip(axes[0], suites):
+        rows = [r for r in results if r["suite"] == suite]
+        wls = list(dict.fromkeys(r["workload"] for r in rows))
+        engs = list(dict.fromkeys(r["engine"] for r in rows))
+        width = 0.8 / len(engs)
+        for i, e in enumerate(engs):
+            xs = [wls.index(r["workload"]) + (i - (len(engs) - 1) / 2) * width for r in rows if r["engine"] == e]
+            ys = [r["median_s"] for r in rows if r["engine"] == e]
+            bars = ax.bar(xs, ys, width, label=e, color=colors[family(e)])
+            ax.bar_label(bars, fmt="%.2g", fontsize=6)
+        medians = [r["median_s"] for r in rows]
+        if max(medians) > 20 * min(medians):  # Spark dwarfs the rest
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=10 ** math.floor(math.log10(min(medians))))
+            ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xticks(range(len(wls)))
+        ax.set_xticklabels([re.sub(r" (\(|where )", r"\n\1", wl) for wl in wls], fontsize=8)
+        ax.set_ylabel("median seconds" + (" (log scale)" if ax.get_yscale() == "log" else ""))
+        ax.set_title(suite)
+        ax.legend(fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.12))
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"bloomjoin and peers, TPC-H SF{meta['scale']}, median of {meta['runs']} run(s)\n{meta['machine']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def machine():
+    with open("/proc/cpuinfo") as f:
+        model = re.search(r"model name\s*:\s*(.*)", f.read())
+    with open("/proc/meminfo") as f:
+        mem_kib = int(re.search(r"MemTotal:\s*(\d+)", f.read()).group(1))
+    return f"{os.cpu_count()} CPUs {model.group(1) if model else '?'}, {mem_kib / 2**20:.0f} GiB"
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--spark-python", required=True, help="python of the venv with pyspark")
     ap.add_argument("--data", required=True, help="TPC-H parquet directory")
+    ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--suite", choices=["train", "join"], required=True)
+    ap.add_argument("--suite", choices=["train", "join", "all"], default="all")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--json")
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--doc", required=True)
+    ap.add_argument("--chart", required=True)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     d = lambda t: os.path.join(a.data, f"{t}.parquet")
     w = lambda n: os.path.join(a.work, n)
-    B = a.bin
-    W = str(a.workers)
     workloads = []
-    if a.suite == "train":
-        li = d("lineitem")
-        n = int(run(duckdb_sql(f"select count(distinct l_orderkey) from '{li}'", a.workers))[2].strip("[](),\n "))
-        pn = int(run(duckdb_sql(f"select count(*) from '{d('part')}' where p_name like '%green%'", a.workers))[2].strip("[](),\n "))
-        workloads.append(
-            {
-                "name": "train lineitem.l_orderkey",
-                "baseline": "arrow-rs scan",
-                "rows": n,
-                "engines": [
-                    ("arrow-rs scan", [B, "scan", "-q", "--input", li, "--column", "l_orderkey", "--workers", W]),
-                    ("bloomjoin train W=2", [B, "train", "-q", "--input", li, "--column", "l_orderkey", "--expected-items", str(n), "--fpp", "0.01", "--workers", W, "--output", w("orderkey.bjf"), "--overwrite"]),
-                    ("bloomjoin train W=1", [B, "train", "-q", "--input", li, "--column", "l_orderkey", "--expected-items", str(n), "--fpp", "0.01", "--workers", "1", "--output", w("orderkey1.bjf"), "--overwrite"]),
-                    ("duckdb sum(col)", duckdb_sql(f"select sum(l_orderkey) from '{li}'", a.workers)),
-                ],
-            }
-        )
-        workloads.append(
-            {
-                "name": "train part.p_partkey where p_name LIKE '%green%'",
-                "baseline": "arrow-rs scan",
-                "rows": pn,
-                "engines": [
-                    ("arrow-rs scan", [B, "scan", "-q", "--input", d("part"), "--column", "p_name", "--workers", W]),
-                    ("bloomjoin train W=2", [B, "train", "-q", "--input", d("part"), "--column", "p_partkey", "--where", "p_name LIKE '%green%'", "--expected-items", str(pn), "--workers", W, "--output", w("part.bjf"), "--overwrite"]),
-                    ("duckdb sum(col)", duckdb_sql(f"select sum(p_partkey) from '{d('part')}' where p_name like '%green%'", a.workers)),
-                ],
-            }
-        )
-    else:
-        jobs = [
-            ("lineitem x part (p_name LIKE '%green%')", "part", "p_partkey", "p_name LIKE '%green%'", "lineitem", "l_partkey"),
-            ("lineitem x orders (o_orderdate in 1995-03)", "orders", "o_orderkey",
-             "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'", "lineitem", "l_orderkey"),
-            ("orders x customer (c_mktsegment = 'BUILDING')", "customer", "c_custkey", "c_mktsegment = 'BUILDING'", "orders", "o_custkey"),
-        ]
-        for name, lt, lk, where, rt, rk in jobs:
-            sql_where = where.replace("DATE '", "DATE '")
-            q = f"select * from '{d(lt)}' l join '{d(rt)}' r on l.{lk} = r.{rk} where {sql_where}"
-            expected = int(run(duckdb_sql(f"select count(*) from ({q})", a.workers))[2].strip("[](),\n "))
-            filt = w(f"{lt}.bjf")
-            train = [B, "train", "-q", "--input", d(lt), "--column", lk, "--where", where, "--workers", W, "--output", filt, "--overwrite"]
-            out_b, out_d, out_p = w(f"{lt}-bj"), w(f"{lt}-duck.parquet"), w(f"{lt}-polars.parquet")
-            join = [B, "join", "-q", "--filter", filt, "--left", d(lt), "--left-key", lk, "--left-where", where,
-                    "--right", d(rt), "--right-key", rk, "--workers", W, "--output", out_b, "--overwrite",
-                    "--report", w(f"{lt}-report.json")]
-            both = ["sh", "-c", " ".join("'" + x.replace("'", "'\\''") + "'" for x in train) + " && " +
-                    " ".join("'" + x.replace("'", "'\\''") + "'" for x in join)]
-            duck = py(
-                "import duckdb,sys; c=duckdb.connect(); c.execute('SET enable_progress_bar=false'); c.execute('SET threads=%d'); "
-                "c.execute(\"COPY (\" + sys.argv[1] + \") TO '\" + sys.argv[2] + \"' (FORMAT parquet, COMPRESSION zstd)\")" % a.workers
-            ) + [q, out_d]
-            pw = where.replace("DATE '1995-03-01'", "'1995-03-01'").replace("DATE '1995-04-01'", "'1995-04-01'")
-            polars = py(
-                "import os,sys; os.environ['POLARS_MAX_THREADS']=sys.argv[6]\n"
-                "import polars as pl\n"
-                "l=pl.scan_parquet(sys.argv[1]).sql('select * from self where '+sys.argv[2])\n"
-                "r=pl.scan_parquet(sys.argv[3])\n"
-                "l.join(r,left_on=sys.argv[4],right_on=sys.argv[5]).sink_parquet(sys.argv[7],compression='zstd')"
-            ) + [d(lt), pw, d(rt), lk, rk, W, out_p]
-
-            def check(out_b=out_b, out_d=out_d, out_p=out_p, expected=expected, name=name):
-                got = int(run(duckdb_sql(f"select count(*) from '{out_b}/part-*.parquet'", 2))[2].strip("[](),\n "))
-                dd = int(run(duckdb_sql(f"select count(*) from '{out_d}'", 2))[2].strip("[](),\n "))
-                pp = int(run(duckdb_sql(f"select count(*) from '{out_p}'", 2))[2].strip("[](),\n "))
-                if not (got == dd == pp == expected):
-                    raise SystemExit(f"{name}: row counts differ: bloomjoin {got}, duckdb {dd}, polars {pp}, expected {expected}")
-
-            workloads.append(
-                {
-                    "name": name,
-                    "baseline": "duckdb",
-                    "rows": expected,
-                    "prepare": [train],
-                    "engines": [
-                        ("bloomjoin join", join),
-                        ("bloomjoin train+join", both),
-                        ("duckdb", duck),
-                        ("polars", polars),
-                    ],
-                    "check": check,
-                }
-            )
+    if a.suite in ("train", "all"):
+        workloads += train_workloads(a, d, w)
+    if a.suite in ("join", "all"):
+        workloads += join_workloads(a, d, w)
     results = bench(workloads, a.runs)
-    print(table(results))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(results, f, indent=1)
+    floor_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before matplotlib
+
+    git = lambda *args: subprocess.run(["git", *args], capture_output=True, text=True, cwd=HERE).stdout.strip()
+    meta = {
+        "scale": a.scale,
+        "runs": a.runs,
+        "suite": a.suite,
+        "command": f"scripts/bench.sh --scale {a.scale} --runs {a.runs} --suite {a.suite}",
+        "date": datetime.date.today().isoformat(),
+        "machine": machine(),
+        "binary": subprocess.run([a.bin, "--version"], capture_output=True, text=True).stdout.strip(),
+        "commit": git("rev-parse", "--short", "HEAD") + ("-dirty" if git("status", "--porcelain") else ""),
+        "rss_floor_mib": floor_mib,
+    }
+    goal_list = goals(results)
+    section = markdown(meta, results, workloads, goal_list)
+    print(section)
+    update_doc(a.doc, a.scale, section)
+    chart(a.chart, meta, results)
+    keep = ("suite", "name", "keys", "spark", "filter", "checked")
+    with open(a.json, "w") as f:
+        json.dump({**meta, "results": results, "goals": goal_list,
+                   "workloads": [{k: wl[k] for k in keep if k in wl} for wl in workloads]}, f, indent=1)
+    print(f"wrote {a.doc} (section sf{a.scale}), {a.chart}, {a.json}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,36 @@
 #!/usr/bin/env bash
-# Create (or reuse) the Python environment the end-to-end scripts need: .cache/venv with
-# DuckDB and pyarrow from PyPI. Prints the path of its python on stdout; everything else goes
-# to stderr. Idempotent: a second run only checks the imports.
+# Create (or reuse) a Python environment under .cache from PyPI and print the path of its
+# python on stdout; everything else goes to stderr. Idempotent: a second run only checks the
+# imports.
+#   scripts/venv.sh         .cache/venv: DuckDB and pyarrow (the end-to-end scripts)
+#   scripts/venv.sh spark   .cache/venv-spark: pyspark and pyarrow (needs Java 17)
+#   scripts/venv.sh bench   .cache/venv-bench: tpchgen-cli, DuckDB, Polars, pyarrow, matplotlib
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=.cache/venv
+case "${1:-}" in
+"")
+    VENV=.cache/venv
+    IMPORTS="duckdb, pyarrow"
+    # Loose pins: any release of these major lines reads our Parquet and has the SQL we use.
+    REQS=("duckdb>=1.1,<3" "pyarrow>=15,<30" "tomli>=2; python_version < '3.11'")
+    ;;
+spark)
+    VENV=.cache/venv-spark
+    IMPORTS="pyspark, pyarrow"
+    REQS=(pyspark pyarrow)
+    ;;
+bench)
+    VENV=.cache/venv-bench
+    IMPORTS="duckdb, polars, pyarrow, matplotlib"
+    REQS=(tpchgen-cli duckdb polars pyarrow matplotlib)
+    ;;
+*)
+    echo "usage: scripts/venv.sh [spark|bench]" >&2
+    exit 2
+    ;;
+esac
 PY="$VENV/bin/python"
-# Loose pins: any release of these major lines reads our Parquet and has the SQL we use.
-REQS=("duckdb>=1.1,<3" "pyarrow>=15,<30" "tomli>=2; python_version < '3.11'")
 
 if [ ! -x "$PY" ]; then
     mkdir -p .cache
@@ -18,11 +40,11 @@ if [ ! -x "$PY" ]; then
         exit 1
     fi
 fi
-if ! "$PY" -c 'import duckdb, pyarrow' 2>/dev/null; then
+if ! "$PY" -c "import $IMPORTS" 2>/dev/null; then
     "$PY" -m pip install --quiet --disable-pip-version-check "${REQS[@]}" >&2
 fi
-if ! "$PY" -c 'import duckdb, pyarrow' >&2; then
-    echo "scripts/venv.sh: duckdb and pyarrow did not install into $VENV (pip needs PyPI)" >&2
+if ! "$PY" -c "import $IMPORTS" >&2; then
+    echo "scripts/venv.sh: $IMPORTS did not install into $VENV (pip needs PyPI)" >&2
     exit 1
 fi
 echo "$PWD/$PY"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The benchmark suite on TPC-H: train and join, bloomjoin next to a plain arrow-rs scan,
+# DuckDB, Polars and Spark (local[2]), engines alternating, medians of N runs, peak RSS, every
+# join output checked against DuckDB's (row count and per-column checksums).
+#   scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all] [--bin PATH]
+# Sets up .cache/venv-bench and .cache/venv-spark (scripts/venv.sh), generates TPC-H once into
+# .cache/tpch/sfN, builds the release binary unless --bin is given. Writes the tables and goal
+# checks into docs/BENCHMARKS.md (between <!-- bench:begin sfN --> and <!-- bench:end sfN -->),
+# the chart docs/bench.png, and every run to .cache/bench-sfN.json.
+set -euo pipefail
+
+usage() {
+    echo "usage: scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all] [--bin PATH]" >&2
+    exit 2
+}
+SCALE=1 RUNS=3 SUITE=all BIN=
+while [ $# -gt 0 ]; do
+    [ $# -ge 2 ] || usage
+    case "$1" in
+    --scale) SCALE=$2 ;;
+    --runs) RUNS=$2 ;;
+    --suite) SUITE=$2 ;;
+    --bin) BIN=$(realpath "$2") ;;
+    *) usage ;;
+    esac
+    shift 2
+done
+cd "$(dirname "$0")/.."
+
+PY=$(bash scripts/venv.sh bench)
+SPARK_PY=$(bash scripts/venv.sh spark)
+TPCH_DIR=.cache/tpch/sf$SCALE
+if [ ! -f "$TPCH_DIR/.done" ]; then
+    rm -rf "$TPCH_DIR"
+    "$(dirname "$PY")/tpchgen-cli" parquet -s "$SCALE" -o "$TPCH_DIR"
+    touch "$TPCH_DIR/.done"
+fi
+if [ -z "$BIN" ]; then
+    cargo build --release --locked --bins >&2
+    BIN=target/release/bloomjoin
+fi
+
+"$PY" scripts/bench.py --bin "$BIN" --spark-python "$SPARK_PY" --data "$TPCH_DIR" --scale "$SCALE" \
+    --suite "$SUITE" --runs "$RUNS" --work ".cache/bench-work/sf$SCALE" \
+    --json ".cache/bench-sf$SCALE.json" --doc docs/BENCHMARKS.md --chart docs/bench.png
