@@ -36,7 +36,8 @@ if [ ! -f "$TPCH_DIR/.done" ]; then
     touch "$TPCH_DIR/.done"
 fi
 if [ -z "$BIN" ]; then
-    cargo build --release --locked --bins >&2
+    # --benches: the same dependency features as `cargo bench`, so the two share one build.
+    cargo build --release --locked --bins --benches >&2
     BIN=target/release/bloomjoin
 fi
 

@@ -877,6 +877,9 @@ fn reduce_loop(
         }
         let r = match msg {
             Msg::Left(b) => {
+                // Kept until the end: compact first, so that neither the memory nor its
+                // accounting includes the decoder's buffers the rows merely point into.
+                let b = crate::reduce::compact_views(b);
                 let size = b.get_array_memory_size() as u64;
                 let total = memory.fetch_add(size, Ordering::Relaxed) + size;
                 if total > limit {

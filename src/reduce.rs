@@ -419,3 +419,32 @@ impl Reducer {
         Ok(self.counts)
     }
 }
+
+/// A batch whose string and binary view columns hold only the bytes their rows use. Filtered
+/// or shuffled view arrays still point into the buffers they were decoded into (whole
+/// dictionary pages, whole batches); a build side kept for the whole job would keep all of
+/// those alive.
+pub fn compact_views(batch: RecordBatch) -> RecordBatch {
+    use arrow::array::AsArray;
+    use arrow::datatypes::DataType;
+    if !batch
+        .columns()
+        .iter()
+        .any(|c| matches!(c.data_type(), DataType::Utf8View | DataType::BinaryView))
+    {
+        return batch;
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|c| -> ArrayRef {
+            match c.data_type() {
+                DataType::Utf8View => Arc::new(c.as_string_view().gc()),
+                DataType::BinaryView => Arc::new(c.as_binary_view().gc()),
+                _ => Arc::clone(c),
+            }
+        })
+        .collect();
+    // Same schema, same row count: only the buffers change.
+    RecordBatch::try_new(batch.schema(), columns).unwrap_or(batch)
+}

@@ -876,7 +876,7 @@ impl BloomFilter {
     /// keys are collapsed first, in chunks on the stack, so that the prefetch distance counts
     /// distinct keys.
     fn insert_blocked(&mut self, hashes: &[u64]) {
-        const RUN_CHUNK: usize = 1024;
+        const RUN_CHUNK: usize = 4096;
         let salts = &BLOCK_SALTS[..self.params.num_hashes as usize];
         let (nb, base) = (self.blocks.len() as u64, self.blocks.as_ptr());
         let blocks = &mut self.blocks;
