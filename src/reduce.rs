@@ -448,3 +448,44 @@ pub fn compact_views(batch: RecordBatch) -> RecordBatch {
     // Same schema, same row count: only the buffers change.
     RecordBatch::try_new(batch.schema(), columns).unwrap_or(batch)
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow::array::{Array, AsArray, Int64Array, StringViewArray};
+    use arrow::compute::filter_record_batch;
+    use arrow::datatypes::{DataType, Field, Schema};
+
+    use super::*;
+
+    #[test]
+    fn compact_views_keeps_values_and_drops_unused_bytes() {
+        let long: Vec<String> = (0..10_000).map(|i| format!("{i:040}")).collect();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int64, false),
+            Field::new("s", DataType::Utf8View, true),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from_iter_values(0..10_000)),
+                Arc::new(StringViewArray::from_iter_values(&long)),
+            ],
+        )
+        .unwrap();
+        let keep = arrow::array::BooleanArray::from_iter((0..10_000).map(|i| Some(i % 100 == 0)));
+        let few = filter_record_batch(&batch, &keep).unwrap();
+        let compact = compact_views(few.clone());
+        assert_eq!(compact, few);
+        let bytes = |b: &RecordBatch| -> usize {
+            let a = b.column(1).as_string_view();
+            a.data_buffers().iter().map(|d| d.len()).sum()
+        };
+        assert!(
+            bytes(&few) >= 400_000,
+            "the filtered array still points at every string"
+        );
+        assert_eq!(bytes(&compact), 100 * 40);
+        assert!(compact.get_array_memory_size() * 10 < few.get_array_memory_size());
+        assert_eq!(compact.column(1).len(), 100);
+    }
+}
