@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    bloomjoin::sys::tune_allocator();
     let cli = bloomjoin::cli::Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("BLOOMJOIN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

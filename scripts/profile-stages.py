@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a bloomjoin command spends its CPU time, by stage.
 
-Usage: scripts/profile.py [--freq HZ] -- bloomjoin train|join ...
+Usage: scripts/profile-stages.py [--freq HZ] -- bloomjoin train|join ...
 
 Samples the command with `perf record --call-graph dwarf` (CPU-clock sampling, so it works in
 VMs without hardware counters) and attributes every sample to the first stage, walking from
