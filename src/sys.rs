@@ -27,21 +27,6 @@ pub fn default_workers() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn parses_proc_fields() {
-        assert_eq!(
-            super::field_kib("VmHWM:\t  1234 kB\n", "VmHWM:"),
-            Some(1234)
-        );
-        if cfg!(target_os = "linux") {
-            assert!(super::peak_rss().unwrap() > 0);
-            assert!(super::total_memory().unwrap() > 0);
-        }
-    }
-}
-
 /// Tune glibc's allocator for batch jobs: serve buffers up to 32 MiB from the heap and keep up
 /// to 256 MiB of freed memory instead of returning it at once. By default glibc gives every
 /// allocation of 128 KiB or more (a decoded column of an 8,192-row batch) its own `mmap` and
@@ -56,6 +41,21 @@ pub fn tune_allocator() {
         unsafe {
             libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
             libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parses_proc_fields() {
+        assert_eq!(
+            super::field_kib("VmHWM:\t  1234 kB\n", "VmHWM:"),
+            Some(1234)
+        );
+        if cfg!(target_os = "linux") {
+            assert!(super::peak_rss().unwrap() > 0);
+            assert!(super::total_memory().unwrap() > 0);
         }
     }
 }
