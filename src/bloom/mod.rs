@@ -515,9 +515,9 @@ pub struct InsertStats {
 const PREFETCH_DISTANCE: usize = 16;
 
 /// Keys ahead of the current one whose block the blocked kernels prefetch: enough cache misses
-/// in flight to hide memory latency, few enough to fit the core's line-fill buffers. Measured
-/// on the project machine (docs/BENCHMARKS.md): 32 beats 8, 16 and 64 for both an 11 MiB and a
-/// 1 GiB filter.
+/// in flight to hide memory latency, few enough to fit the core's line-fill buffers. In a sweep
+/// on the project machine (docs/BENCHMARKS.md), 32 and 48 were fastest on an 11 MiB filter,
+/// ahead of 8, 16 and 64.
 const PREFETCH_AHEAD: usize = 32;
 
 #[inline(always)]
