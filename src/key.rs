@@ -164,8 +164,14 @@ impl KeyHasher for Xxh3 {
             // SAFETY: simd_hash checked that the CPU has AVX-512 F, DQ and VL.
             return unsafe { hash_ints_avx512(values, self.0, out) };
         }
-        out.extend(values.iter().map(|&v| hash_i64(v.widen(), self.0)));
+        xxh3_ints(values, self.0, out);
     }
+}
+
+/// [`hash_i64`] over a slice; inlined into [`hash_ints_avx512`] to be compiled for AVX-512.
+#[inline(always)]
+fn xxh3_ints<T: WidenToI64>(values: &[T], seed: u64, out: &mut Vec<u64>) {
+    out.extend(values.iter().map(|&v| hash_i64(v.widen(), seed)));
 }
 
 /// Whether the CPU runs [`hash_ints_avx512`].
@@ -176,12 +182,12 @@ fn simd_hash() -> bool {
         && std::arch::is_x86_feature_detected!("avx512vl")
 }
 
-/// [`hash_i64`] over a slice, compiled for AVX-512 so that the compiler hashes 8 keys per
-/// instruction (the 64-bit multiplies need AVX-512 DQ). Same values as the scalar loop.
+/// [`xxh3_ints`] compiled for AVX-512, so that the compiler hashes 8 keys per instruction
+/// (the 64-bit multiplies need AVX-512 DQ). Same values as the scalar loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 fn hash_ints_avx512<T: WidenToI64>(values: &[T], seed: u64, out: &mut Vec<u64>) {
-    out.extend(values.iter().map(|&v| hash_i64(v.widen(), seed)));
+    xxh3_ints(values, seed, out)
 }
 
 /// Hash of one integer key (any width, widened to `i64`).

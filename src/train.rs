@@ -365,8 +365,9 @@ fn check_inputs(
     Ok((fam, keys))
 }
 
-/// Keys (hashed as a filter with `params` does) of the rows of `batch` that pass the predicate and are not null,
-/// appended to `out`; updates `counts`.
+/// Keys (hashed as a filter with `params` does) of the rows of `batch` that pass the predicate
+/// and are not null, written to `out` (replacing what it held); updates `counts`. `scratch` is
+/// working space; the two buffers may trade places.
 fn passing_hashes(
     batch: &arrow::array::RecordBatch,
     fk: &FileKey,
@@ -379,12 +380,14 @@ fn passing_hashes(
     let keys = batch.column(fk.key_pos);
     counts.rows_read += batch.num_rows() as u64;
     crate::bloom::hash_into(params, keys.as_ref(), scratch)?;
+    out.clear();
     let nulls = keys.logical_nulls();
     match predicate {
         None => {
             counts.rows_passing += batch.num_rows() as u64;
             match &nulls {
-                None => out.extend_from_slice(scratch),
+                // Every hash is wanted: hand the buffer over instead of copying it.
+                None => std::mem::swap(scratch, out),
                 Some(n) => {
                     counts.nulls += n.null_count() as u64;
                     out.extend(n.valid_indices().map(|i| scratch[i]));
@@ -575,7 +578,6 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                             let mut counts = Counts::default();
                             let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
                             read_split(i, &mut |b, fk| {
-                                hashes.clear();
                                 passing_hashes(
                                     b,
                                     fk,
@@ -632,7 +634,6 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             |(filter, counts), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
                 let bytes = read_split(i, &mut |b, fk| {
-                    hashes.clear();
                     passing_hashes(
                         b,
                         fk,
