@@ -38,7 +38,7 @@ fi
 if [ -z "$BIN" ]; then
     # --benches: the same dependency features as `cargo bench`, so the two share one build.
     cargo build --release --locked --bins --benches >&2
-    BIN=target/release/bloomjoin
+    BIN=${CARGO_TARGET_DIR:-target}/release/bloomjoin
 fi
 
 "$PY" scripts/bench.py --bin "$BIN" --spark-python "$SPARK_PY" --data "$TPCH_DIR" --scale "$SCALE" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Print the path of the bloomjoin binary the end-to-end scripts use: $BLOOMJOIN if set, else
-# target/debug/bloomjoin, built with the same features as `cargo test` so that a fresh
+# target/debug/bloomjoin (under $CARGO_TARGET_DIR when set), built with the same features as `cargo test` so that a fresh
 # checkout compiles the dependencies once (a plain `cargo build` would rebuild most of them:
 # the dev-dependencies switch on extra features of shared crates).
 set -euo pipefail
@@ -10,4 +10,4 @@ if [ -n "${BLOOMJOIN:-}" ]; then
     exit 0
 fi
 cargo build --locked --quiet --tests >&2
-echo "$PWD/target/debug/bloomjoin"
+echo "$(realpath "${CARGO_TARGET_DIR:-target}")/debug/bloomjoin"
