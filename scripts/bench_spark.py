@@ -2,10 +2,10 @@
 """Spark's side of scripts/bench.py: one benchmark run in a local[2] Spark, in its own process.
 
   bench_spark.py train --input F --column C [--where SQL] --expected-items N --fpp P
-  bench_spark.py join --left F --left-key K --left-where SQL --right F --right-key K --output DIR
+  bench_spark.py join --left F --left-key K --left-where SQL --right F --right-key K [--select COLS] --output DIR
 
-`train` builds `df.stat.bloomFilter(C, N, P)`; `join` runs `SELECT * FROM l JOIN r ON ...
-WHERE ...` with Spark's runtime Bloom filter on and writes zstd Parquet. The last line on
+`train` builds `df.stat.bloomFilter(C, N, P)`; `join` runs `SELECT * (or COLS) FROM l JOIN r
+ON ... WHERE ...` with Spark's runtime Bloom filter on and writes zstd Parquet. The last line on
 stdout is JSON: the query's own seconds (without JVM start and stop) and, for joins, whether
 the optimizer injected a runtime Bloom filter (bloom_filter_agg / might_contain in the
 optimized plan) and the physical join it planned. Runs under the venv of
@@ -66,6 +66,7 @@ def main():
         j.add_argument(f"--{side}", required=True)
         j.add_argument(f"--{side}-key", required=True)
     j.add_argument("--left-where", required=True)
+    j.add_argument("--select", default="*")
     j.add_argument("--output", required=True)
     a = ap.parse_args()
 
@@ -82,7 +83,7 @@ def main():
     else:
         spark.read.parquet(a.left).createOrReplaceTempView("l")
         spark.read.parquet(a.right).createOrReplaceTempView("r")
-        df = spark.sql(f"SELECT * FROM l JOIN r ON l.{a.left_key} = r.{a.right_key} WHERE {a.left_where}")
+        df = spark.sql(f"SELECT {a.select} FROM l JOIN r ON l.{a.left_key} = r.{a.right_key} WHERE {a.left_where}")
         qe = df._jdf.queryExecution()
         plan = qe.optimizedPlan().toString()
         result["runtime_bloom_filter"] = "bloom_filter_agg" in plan or "might_contain" in plan

@@ -2,7 +2,7 @@
 # Cross-check bloomjoin's join against DuckDB's on the same Parquet: for every job file, and
 # for every join type (inner, left, left-semi, left-anti, right, full) with an integer key
 # (users.Id = comments.UserId: Int64 against Int32) and a string key (users.DisplayName =
-# comments.UserDisplayName), on data/sample, which has null keys and duplicate keys on both
+# comments.UserDisplayName) under both strategies (replicated, reduce-side), on data/sample, which has null keys and duplicate keys on both
 # sides. DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -41,16 +41,21 @@ for job in jobs/*.toml; do
     check "$OUT/$(basename "$job" .toml)" "$job"
 done
 
-echo "== every join type, integer and string keys"
+echo "== every join type, integer and string keys, both strategies"
 for type in inner left left-semi left-anti right full; do
-    check "$OUT/int-$type" jobs/users_comments_left.toml "join.type=$type"
-    check "$OUT/str-$type" jobs/users_comments_by_name.toml "join.type=$type"
+    for strategy in replicated reduce-side; do
+        check "$OUT/int-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy"
+        check "$OUT/str-$type-$strategy" jobs/users_comments_by_name.toml "join.type=$type" "join.strategy=$strategy"
+    done
 done
 
 echo "== one worker and one reducer, many workers and reducers, tiny splits and batches"
 check "$OUT/serial" jobs/users_comments.toml join.workers=1 join.reducers=1 train.workers=1
-check "$OUT/wide" jobs/users_comments.toml join.workers=3 join.reducers=13 join.split-rows=1000 join.batch-size=100
+check "$OUT/wide" jobs/users_comments.toml join.workers=3 join.split-rows=1000 join.batch-size=100
+check "$OUT/wide-reduce" jobs/users_comments.toml join.strategy=reduce-side join.workers=3 join.reducers=13 join.split-rows=1000 join.batch-size=100
+check "$OUT/over-budget" jobs/users_comments_left.toml join.memory-limit=16KiB join.workers=2
 check "$OUT/no-prefilter" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti
+check "$OUT/no-prefilter-reduce" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti join.strategy=reduce-side
 
 echo
 echo "crosscheck: $passed passed, $failed failed"

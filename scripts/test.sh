@@ -9,8 +9,8 @@ step() { printf '\n==> %s\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy --all-targets -D warnings"
-cargo clippy --locked --all-targets -- -D warnings
+step "cargo clippy --workspace --all-targets -D warnings (the library, the binary, python/)"
+cargo clippy --locked --workspace --all-targets -- -D warnings
 
 step "test tools: a real S3-compatible server (moto) in .cache/venv-moto"
 if [ ! -x .cache/venv-moto/bin/moto_server ]; then
@@ -30,6 +30,9 @@ bash scripts/ci-sample.sh
 
 step "scripts/crosscheck.sh (bloomjoin's joins against DuckDB's)"
 bash scripts/crosscheck.sh
+
+step "Python package (pip install ./python into .cache/venv-python; pytest python/tests)"
+bash scripts/test-python.sh
 
 step "Spark interop (live local Spark through pyspark)"
 bash scripts/spark-interop.sh

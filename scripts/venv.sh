@@ -3,7 +3,11 @@
 # python on stdout; everything else goes to stderr. Idempotent: a second run only checks the
 # imports.
 #   scripts/venv.sh         .cache/venv: DuckDB and pyarrow (the end-to-end scripts)
-#   scripts/venv.sh spark   .cache/venv-spark: pyspark and pyarrow (needs Java 17)
+#   scripts/venv.sh spark   .cache/venv-spark: pyspark, pyarrow, pandas (for mapInArrow) and
+#                           pytest (needs Java 17)
+#   scripts/venv.sh python  .cache/venv-python: what the Python package's tests use (pytest,
+#                           pyarrow, Polars, DuckDB, NumPy); the package itself is installed
+#                           by scripts/test.sh (pip install ./python)
 #   scripts/venv.sh bench   .cache/venv-bench: tpchgen-cli, DuckDB, Polars, pyarrow, matplotlib
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +21,13 @@ case "${1:-}" in
     ;;
 spark)
     VENV=.cache/venv-spark
-    IMPORTS="pyspark, pyarrow"
-    REQS=(pyspark pyarrow)
+    IMPORTS="pyspark, pyarrow, pandas, pytest"
+    REQS=(pyspark pyarrow pandas pytest)
+    ;;
+python)
+    VENV=.cache/venv-python
+    IMPORTS="pytest, pyarrow, polars, duckdb, numpy"
+    REQS=("pytest>=8" "pyarrow>=15,<30" "polars>=1.20" "duckdb>=1.1,<3" "numpy>=1.24")
     ;;
 bench)
     VENV=.cache/venv-bench
@@ -26,7 +35,7 @@ bench)
     REQS=(tpchgen-cli duckdb polars pyarrow matplotlib)
     ;;
 *)
-    echo "usage: scripts/venv.sh [spark|bench]" >&2
+    echo "usage: scripts/venv.sh [spark|bench|python]" >&2
     exit 2
     ;;
 esac

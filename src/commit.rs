@@ -1,24 +1,43 @@
-//! Atomic commit of a directory of output parts, Hadoop style, on any object store.
+//! Atomic commit of a directory of output parts, Hadoop style, on any object store, and the
+//! [`PartWriter`] that writes one part.
 //!
-//! Protocol (works with plain renames and create-only puts, so on S3 too):
-//! 1. Tasks write `<output>/_temporary/<run-id>/part-NNNNN.parquet`.
-//! 2. When every task succeeded, each part is renamed to its final name
-//!    `<output>/part-NNNNN-<run-id>.parquet` (a rename never exposes a half-written object: a
-//!    local rename is atomic, an object-store rename is a server-side copy).
-//! 3. `_SUCCESS` is written last with a create-only put; it holds the report and the list of
-//!    the run's parts (the manifest). A run that loses the race for `_SUCCESS` removes its
-//!    parts again and fails. With `--overwrite`, the old `_SUCCESS` is removed first, so no
-//!    reader ever sees a `_SUCCESS` next to a mix of old and new parts.
-//! 4. After `_SUCCESS`, parts of earlier failed or replaced runs and this run's staging are
-//!    removed.
+//! Protocol (plain renames, create-only and conditional puts, so on S3 too):
+//! 1. [`OutputDir::prepare`]: refuse a committed output (one with `_SUCCESS`) unless
+//!    `--overwrite`; list the location once, so that a missing bucket or a denied request
+//!    fails the job before any work.
+//! 2. Tasks write `<output>/_temporary/<run-id>/part-NNNNN.parquet`.
+//! 3. When every task succeeded, the run takes the output's commit lease (`_lease`: an
+//!    exclusive file lock for local outputs, a create-only object renewed and taken over with
+//!    conditional puts on object stores), so commits to one output never interleave. Holding
+//!    it, the run refuses an output committed meanwhile (without `--overwrite`) or removes the
+//!    old `_SUCCESS` (with it, so no reader sees a `_SUCCESS` next to a mix of old and new
+//!    parts), renames each part to `part-NNNNN-<run-id>.parquet` (a rename never exposes a
+//!    half-written object), writes `_SUCCESS` create-only with the report, the run id and the
+//!    part names (the manifest), removes the parts that earlier runs left, and releases the
+//!    lease.
 //!
-//! An output "exists" when it has a `_SUCCESS`. A run that failed or was killed leaves no
-//! `_SUCCESS` and no partly written part under a final name; the next run cleans up after it.
+//! A run removes only files whose names carry a bloomjoin run id: its own staging and parts,
+//! the final-name parts of earlier runs (a replaced output, a failed or killed run: under the
+//! lease no other run can be committing them), and the staging of runs whose process is known
+//! to be dead (same machine, no such process). A person's `part-1.parquet`, another tool's
+//! parts and a live run's staging stay.
+//!
+//! An output "exists" when it has a `_SUCCESS`. A run that failed, was killed or was
+//! cancelled leaves no `_SUCCESS` and no partly written part under a final name; the next run
+//! cleans up after it. A run that exits 0 leaves a committed output: `_SUCCESS` and exactly the
+//! parts its manifest names (until a later `--overwrite` run replaces them the same way).
 
+use std::time::{Duration, Instant};
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
 use bytes::Bytes;
 use futures::TryStreamExt;
 use object_store::path::Path as ObjPath;
-use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
 
 use crate::error::{Error, Result};
 use crate::store::{block_on, Location};
@@ -27,6 +46,8 @@ use crate::store::{block_on, Location};
 pub const SUCCESS: &str = "_SUCCESS";
 /// The staging folder.
 pub const TEMPORARY: &str = "_temporary";
+/// The commit lease.
+pub const LEASE: &str = "_lease";
 
 /// An output directory being written by one run.
 #[derive(Debug)]
@@ -36,18 +57,59 @@ pub struct OutputDir {
     overwrite: bool,
 }
 
-/// A new run id: time and process id, unique enough for concurrent runs on one store.
+/// A new run id: 32 hex digits, the start time in nanoseconds (16), this machine's
+/// [`host_id`](crate::sys::host_id) (8) and the process id (8), so later runs can tell the runs
+/// of dead processes on this machine from live ones.
 fn new_run_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
+        .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    format!("{:x}{:05x}", nanos, std::process::id() & 0xfffff)
+    format!(
+        "{nanos:016x}{:08x}{:08x}",
+        crate::sys::host_id(),
+        std::process::id()
+    )
+}
+
+/// True for a run id bloomjoin writes: 32 lowercase hex digits, or the 21 of versions before
+/// the commit lease.
+fn is_run_id(s: &str) -> bool {
+    (s.len() == 32 || s.len() == 21) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The run id in a final part name `part-NNNNN-<run-id>.parquet`, if the name is one.
+fn part_run_id(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("part-")?.strip_suffix(".parquet")?;
+    let (num, id) = rest.split_once('-')?;
+    (num.len() == 5 && num.bytes().all(|b| b.is_ascii_digit()) && is_run_id(id)).then_some(id)
+}
+
+/// True when the run `id` (a 32-digit id) belongs to a process of this machine that is gone.
+fn run_is_dead(id: &str) -> bool {
+    if id.len() != 32 || !is_run_id(id) {
+        return false;
+    }
+    let host = u32::from_str_radix(&id[16..24], 16).ok();
+    let pid = u32::from_str_radix(&id[24..32], 16).ok();
+    match (host, pid) {
+        (Some(h), Some(p)) => h == crate::sys::host_id() && !crate::sys::process_alive(p),
+        _ => false,
+    }
+}
+
+fn env_secs(name: &str, default: f64) -> Duration {
+    let secs = std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(default);
+    Duration::from_secs_f64(secs)
 }
 
 impl OutputDir {
     /// Claim `dir` for a run: refuse a committed output (one with `_SUCCESS`) unless
-    /// `overwrite`.
+    /// `overwrite`, and fail now when the location cannot be listed (a missing bucket).
     pub fn prepare(dir: Location, overwrite: bool) -> Result<OutputDir> {
         if let Some(p) = dir.local_path() {
             if p.is_file() {
@@ -56,6 +118,10 @@ impl OutputDir {
                     reason: "is a file; the join output is a directory".into(),
                 });
             }
+        } else {
+            // A HEAD of a missing bucket is a plain 404; a listing names the cause.
+            block_on(dir.store().list_with_delimiter(Some(dir.path())))
+                .map_err(|source| Error::store(dir.to_string(), source))?;
         }
         if !overwrite && dir.child(SUCCESS).exists()? {
             return Err(Error::OutputExists {
@@ -92,73 +158,112 @@ impl OutputDir {
         format!("{name}-{}.parquet", self.run_id)
     }
 
-    /// Move the staged `parts` into place and write `_SUCCESS` with `marker`; then remove
-    /// leftovers of earlier runs. On failure, this run's moved parts are removed again.
+    /// Under the output's commit lease: move the staged `parts` into place and write
+    /// `_SUCCESS` with `marker` (a JSON object, the report; the run id and the part names are
+    /// added to it), then remove what earlier runs left. On failure or cancellation, this
+    /// run's moved parts are removed again and nothing is committed.
     pub fn commit(&self, parts: &[String], marker: Bytes) -> Result<()> {
-        let mut moved = Vec::new();
-        let r = self.try_commit(parts, marker, &mut moved);
-        match &r {
-            Ok(()) => self.remove_stale(&moved),
-            Err(_) => {
-                for l in &moved {
-                    let _ = l.delete();
+        let r = match Lease::acquire(&self.dir, &self.run_id) {
+            Ok(mut lease) => {
+                let mut moved = Vec::new();
+                let r = self.try_commit(&mut lease, parts, marker, &mut moved);
+                match &r {
+                    Ok(()) => self.remove_stale(&moved),
+                    Err(_) => {
+                        for l in &moved {
+                            let _ = l.delete();
+                        }
+                    }
                 }
+                lease.release();
+                r
             }
-        }
+            Err(e) => Err(e),
+        };
         self.cleanup_staging();
         r
     }
 
-    fn try_commit(&self, parts: &[String], marker: Bytes, moved: &mut Vec<Location>) -> Result<()> {
+    fn try_commit(
+        &self,
+        lease: &mut Lease,
+        parts: &[String],
+        marker: Bytes,
+        moved: &mut Vec<Location>,
+    ) -> Result<()> {
+        if crate::cancel::requested() {
+            return Err(Error::Cancelled);
+        }
         let store = self.dir.store();
         let success = self.dir.child(SUCCESS);
-        if self.overwrite {
+        if success.exists()? {
+            if !self.overwrite {
+                // Another run committed while this one worked.
+                return Err(Error::OutputExists {
+                    location: self.dir.to_string(),
+                });
+            }
             success.delete()?;
         }
+        let mut names = Vec::with_capacity(parts.len());
         for name in parts {
+            lease.renew()?;
             let from = self.staged(name);
-            let to = self.dir.child(&self.final_name(name));
-            block_on(store.rename(from.path(), to.path())).map_err(|source| Error::Store {
-                location: to.to_string(),
-                source,
-            })?;
+            let final_name = self.final_name(name);
+            let to = self.dir.child(&final_name);
+            block_on(store.rename(from.path(), to.path()))
+                .map_err(|source| Error::store(to.to_string(), source))?;
             moved.push(to);
+            names.push(final_name);
         }
         crate::fault::hit("commit")?;
+        if crate::cancel::requested() {
+            return Err(Error::Cancelled);
+        }
+        // Also proves that the lease is still this run's.
+        lease.renew_now()?;
+        let manifest = manifest(&marker, &self.run_id, &names);
         let opts = PutOptions {
             mode: PutMode::Create,
             ..Default::default()
         };
-        match block_on(store.put_opts(success.path(), PutPayload::from(marker), opts)) {
+        match block_on(store.put_opts(success.path(), PutPayload::from(manifest), opts)) {
             Ok(_) => Ok(()),
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.dir.to_string(),
             }),
-            Err(source) => Err(Error::Store {
-                location: success.to_string(),
-                source,
-            }),
+            Err(source) => Err(Error::store(success.to_string(), source)),
         }
     }
 
-    /// Remove every file that is not this run's output: parts of failed or replaced runs,
-    /// and all of `_temporary` (as Hadoop's committer does; a run still staging there would
-    /// lose the race for `_SUCCESS` anyway).
+    /// After a commit: remove the final-name parts of earlier bloomjoin runs (none of them
+    /// can be committing: this run holds the lease) and the staging of dead runs. Files
+    /// without a bloomjoin run id in their name, and live runs' staging, stay.
     fn remove_stale(&self, ours: &[Location]) {
         let keep: Vec<&str> = ours.iter().map(|l| l.path().as_ref()).collect();
-        if let Ok(paths) = list_below(&self.dir) {
-            for p in paths {
-                let r = rel(&self.dir, &p);
-                if r == SUCCESS || keep.contains(&p.as_ref()) {
-                    continue;
-                }
-                if r.starts_with(TEMPORARY) || (r.starts_with("part-") && !r.contains('/')) {
+        let Ok(paths) = list_below(&self.dir) else {
+            return;
+        };
+        let mut dead_staging = Vec::new();
+        for p in paths {
+            let r = rel(&self.dir, &p);
+            if keep.contains(&p.as_ref()) {
+                continue;
+            }
+            if let Some(staging) = r.strip_prefix(&format!("{TEMPORARY}/")) {
+                let run = staging.split('/').next().unwrap_or_default();
+                if run != self.run_id && run_is_dead(run) {
                     let _ = block_on(self.dir.store().delete(&p));
+                    dead_staging.push(run.to_string());
                 }
+            } else if !r.contains('/') && part_run_id(&r).is_some() {
+                let _ = block_on(self.dir.store().delete(&p));
             }
         }
-        if let Some(p) = self.dir.child(TEMPORARY).local_path() {
-            let _ = std::fs::remove_dir_all(p);
+        for run in dead_staging {
+            if let Some(p) = self.dir.child(TEMPORARY).child(&run).local_path() {
+                let _ = std::fs::remove_dir_all(p);
+            }
         }
     }
 
@@ -180,6 +285,169 @@ impl OutputDir {
     }
 }
 
+/// Writes one Parquet part (zstd): straight into the staging location for local outputs, to a
+/// local temporary file uploaded at the end for object stores.
+pub struct PartWriter {
+    writer: Option<ArrowWriter<PartFile>>,
+    local: std::path::PathBuf,
+    target: Location,
+    upload: bool,
+    rows: u64,
+}
+
+impl PartWriter {
+    /// Start a part at `target` with `schema`.
+    pub fn create(target: Location, schema: SchemaRef) -> Result<Self> {
+        let (local, upload) = match target.local_path() {
+            Some(p) => (p.to_path_buf(), false),
+            None => {
+                remove_dead_temporary_parts();
+                let name = format!(
+                    "{TEMP_PART_PREFIX}{:08x}-{}-{}.parquet",
+                    crate::sys::host_id(),
+                    std::process::id(),
+                    target.path().as_ref().replace('/', "_")
+                );
+                (std::env::temp_dir().join(name), true)
+            }
+        };
+        if let Some(dir) = local.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+        }
+        let file =
+            std::fs::File::create(&local).map_err(|e| Error::io(local.display().to_string(), e))?;
+        let file = PartFile {
+            file,
+            fault: crate::fault::io_error("write"),
+        };
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(
+                ZstdLevel::try_new(1).expect("level 1 is valid"),
+            ))
+            // Parquet's own types (Date64 as DATE, standard list and map names), so that
+            // readers other than arrow-rs see the values, not raw milliseconds.
+            .set_coerce_types(true)
+            .build();
+        let writer =
+            ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| Error::Parquet {
+                location: target.to_string(),
+                source,
+            })?;
+        Ok(PartWriter {
+            writer: Some(writer),
+            local,
+            target,
+            upload,
+            rows: 0,
+        })
+    }
+
+    /// Append a batch.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.rows += batch.num_rows() as u64;
+        let w = self.writer.as_mut().expect("open writer");
+        w.write(batch).map_err(|source| Error::Parquet {
+            location: self.target.to_string(),
+            source,
+        })
+    }
+
+    /// Finish the part; returns `(rows, bytes)`.
+    pub fn finish(mut self) -> Result<(u64, u64)> {
+        let w = self.writer.take().expect("open writer");
+        w.close().map_err(|source| Error::Parquet {
+            location: self.target.to_string(),
+            source,
+        })?;
+        let bytes = std::fs::metadata(&self.local)
+            .map_err(|e| Error::io(self.local.display().to_string(), e))?
+            .len();
+        if self.upload {
+            crate::store::upload_file(&self.local, &self.target)?;
+            let _ = std::fs::remove_file(&self.local);
+        }
+        Ok((self.rows, bytes))
+    }
+}
+
+impl Drop for PartWriter {
+    fn drop(&mut self) {
+        if self.upload {
+            let _ = std::fs::remove_file(&self.local);
+        }
+    }
+}
+
+/// A part's file, with the `write:enospc` fault point (`src/fault.rs`): writes then fail as
+/// on a full disk, through the same path as a real one.
+struct PartFile {
+    file: std::fs::File,
+    fault: Option<std::io::Error>,
+}
+
+impl std::io::Write for PartFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &self.fault {
+            Some(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+            None => self.file.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Local temporary parts (of object-store outputs) are named
+/// `bloomjoin-part-<host id>-<pid>-<target>.parquet` in the temporary directory.
+const TEMP_PART_PREFIX: &str = "bloomjoin-part-";
+
+/// Remove the temporary parts that processes of this machine left when they died (killed, or
+/// a power cut): once per process, before its first temporary part. Names of other machines
+/// (a shared temporary directory) and of live processes are left alone.
+fn remove_dead_temporary_parts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let dir = std::env::temp_dir();
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return;
+        };
+        let host = format!("{:08x}", crate::sys::host_id());
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(rest) = name.strip_prefix(TEMP_PART_PREFIX) else {
+                continue;
+            };
+            let mut fields = rest.splitn(3, '-');
+            let (Some(h), Some(pid)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            let dead = h == host
+                && pid
+                    .parse::<u32>()
+                    .is_ok_and(|p| !crate::sys::process_alive(p));
+            if dead && name.ends_with(".parquet") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    });
+}
+
+/// The `_SUCCESS` body: the report object with `run_id` and `parts` added.
+fn manifest(marker: &[u8], run_id: &str, parts: &[String]) -> Bytes {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(marker).unwrap_or(serde_json::Value::Null);
+    if !v.is_object() {
+        v = serde_json::json!({ "report": v });
+    }
+    v["run_id"] = serde_json::json!(run_id);
+    v["parts"] = serde_json::json!(parts);
+    Bytes::from(serde_json::to_vec_pretty(&v).expect("JSON serializes"))
+}
+
 fn rel(dir: &Location, p: &ObjPath) -> String {
     p.as_ref()
         .strip_prefix(dir.path().as_ref())
@@ -198,8 +466,397 @@ pub fn list_below(dir: &Location) -> Result<Vec<ObjPath>> {
     let prefix = dir.path().clone();
     block_on(dir.store().list(Some(&prefix)).try_collect::<Vec<_>>())
         .map(|v| v.into_iter().map(|m| m.location).collect())
-        .map_err(|source| Error::Store {
-            location: dir.to_string(),
-            source,
-        })
+        .map_err(|source| Error::store(dir.to_string(), source))
+}
+
+/// The commit lease of one output: at most one run moves parts into it and writes its
+/// `_SUCCESS` at a time.
+///
+/// - Local outputs: an exclusive lock (`flock`) on `<output>/_lease`. The kernel releases it
+///   when the holder dies, so a killed run never blocks the next one.
+/// - Object stores: the object `<output>/_lease`, created with a create-only put and holding
+///   the run id, machine, process and an expiry (`BLOOMJOIN_LEASE_SECS`, default 300 s). The
+///   holder renews it with a conditional put (`PutMode::Update` on its ETag/version) at least
+///   every third of that time while it commits. A waiter takes over a lease that expired or
+///   whose process is known dead with the same conditional put, so of several waiters exactly
+///   one wins.
+///
+/// A run waits for the lease at most `BLOOMJOIN_COMMIT_WAIT_SECS` (default 600 s).
+enum Lease {
+    Local {
+        file: std::fs::File,
+        path: std::path::PathBuf,
+    },
+    Object {
+        loc: Location,
+        run_id: String,
+        version: UpdateVersion,
+        renewed: Instant,
+        ttl: Duration,
+    },
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LeaseBody {
+    run_id: String,
+    host: u32,
+    pid: u32,
+    expires_unix_ms: u64,
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn lease_body(run_id: &str, ttl: Duration) -> PutPayload {
+    let body = LeaseBody {
+        run_id: run_id.to_string(),
+        host: crate::sys::host_id(),
+        pid: std::process::id(),
+        expires_unix_ms: now_ms() + ttl.as_millis() as u64,
+    };
+    PutPayload::from(serde_json::to_vec(&body).expect("JSON serializes"))
+}
+
+/// Sleeps between attempts to take the lease: 10 ms doubling to 500 ms; fails once `limit`
+/// has passed, and at once when the job is cancelled.
+struct Wait {
+    start: Instant,
+    limit: Duration,
+    next: Duration,
+}
+
+impl Wait {
+    fn new() -> Wait {
+        Wait {
+            start: Instant::now(),
+            limit: env_secs("BLOOMJOIN_COMMIT_WAIT_SECS", 600.0),
+            next: Duration::from_millis(10),
+        }
+    }
+
+    fn sleep(&mut self, dir: &Location) -> Result<()> {
+        if crate::cancel::requested() {
+            return Err(Error::Cancelled);
+        }
+        if self.start.elapsed() >= self.limit {
+            return Err(Error::io(
+                dir.as_str(),
+                std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "another run held the commit lease ({LEASE}) for more than {:.0} s (BLOOMJOIN_COMMIT_WAIT_SECS)",
+                        self.limit.as_secs_f64()
+                    ),
+                ),
+            ));
+        }
+        std::thread::sleep(self.next);
+        self.next = (self.next * 2).min(Duration::from_millis(500));
+        Ok(())
+    }
+}
+
+impl Lease {
+    fn acquire(dir: &Location, run_id: &str) -> Result<Lease> {
+        match dir.local_path() {
+            Some(p) => Lease::acquire_local(dir, &p.join(LEASE)),
+            None => Lease::acquire_object(dir, run_id),
+        }
+    }
+
+    fn acquire_local(dir: &Location, path: &std::path::Path) -> Result<Lease> {
+        let ioe = |e| Error::io(path.display().to_string(), e);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(ioe)?;
+        }
+        let mut wait = Wait::new();
+        loop {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(ioe)?;
+            match file.try_lock() {
+                // The previous holder removes the file before unlocking it: a lock on a file
+                // that is no longer at `path` is no lease.
+                Ok(()) if same_file(&file, path) => {
+                    return Ok(Lease::Local {
+                        file,
+                        path: path.to_path_buf(),
+                    })
+                }
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                Err(std::fs::TryLockError::Error(e)) => return Err(ioe(e)),
+            }
+            drop(file);
+            wait.sleep(dir)?;
+        }
+    }
+
+    fn acquire_object(dir: &Location, run_id: &str) -> Result<Lease> {
+        let loc = dir.child(LEASE);
+        let store = loc.store().clone();
+        let ttl = env_secs("BLOOMJOIN_LEASE_SECS", 300.0);
+        let serr = |source| Error::store(loc.to_string(), source);
+        let held = |r: object_store::PutResult| Lease::Object {
+            loc: loc.clone(),
+            run_id: run_id.to_string(),
+            version: r.into(),
+            renewed: Instant::now(),
+            ttl,
+        };
+        let mut wait = Wait::new();
+        loop {
+            let create = PutOptions {
+                mode: PutMode::Create,
+                ..Default::default()
+            };
+            match block_on(store.put_opts(loc.path(), lease_body(run_id, ttl), create)) {
+                Ok(r) => return Ok(held(r)),
+                Err(object_store::Error::AlreadyExists { .. })
+                | Err(object_store::Error::Precondition { .. }) => {}
+                Err(e) => return Err(serr(e)),
+            }
+            let current = block_on(async {
+                let g = store.get(loc.path()).await?;
+                let meta = g.meta.clone();
+                Ok::<_, object_store::Error>((meta, g.bytes().await?))
+            });
+            let (meta, body) = match current {
+                Ok(x) => x,
+                // Released between our two requests: try again at once.
+                Err(object_store::Error::NotFound { .. }) => continue,
+                Err(e) => return Err(serr(e)),
+            };
+            let stale = match serde_json::from_slice::<LeaseBody>(&body) {
+                Ok(b) => {
+                    now_ms() > b.expires_unix_ms
+                        || (b.host == crate::sys::host_id() && !crate::sys::process_alive(b.pid))
+                }
+                // Not ours to read: stale once it is older than a lease.
+                Err(_) => {
+                    let age = chrono_age_ms(meta.last_modified.timestamp_millis());
+                    age > ttl.as_millis() as u64
+                }
+            };
+            if stale {
+                let update = PutOptions {
+                    mode: PutMode::Update(UpdateVersion {
+                        e_tag: meta.e_tag.clone(),
+                        version: meta.version.clone(),
+                    }),
+                    ..Default::default()
+                };
+                match block_on(store.put_opts(loc.path(), lease_body(run_id, ttl), update)) {
+                    Ok(r) => return Ok(held(r)),
+                    // Another waiter took it over first, or the holder renewed it.
+                    Err(object_store::Error::Precondition { .. })
+                    | Err(object_store::Error::AlreadyExists { .. })
+                    | Err(object_store::Error::NotFound { .. })
+                    | Err(object_store::Error::NotImplemented { .. }) => {}
+                    Err(e) => return Err(serr(e)),
+                }
+            }
+            wait.sleep(dir)?;
+        }
+    }
+
+    /// Renew an object lease once a third of its time has passed.
+    fn renew(&mut self) -> Result<()> {
+        match self {
+            Lease::Object { renewed, ttl, .. } if renewed.elapsed() < *ttl / 3 => Ok(()),
+            _ => self.renew_now(),
+        }
+    }
+
+    /// Renew an object lease now, proving that it is still this run's.
+    fn renew_now(&mut self) -> Result<()> {
+        let Lease::Object {
+            loc,
+            run_id,
+            version,
+            renewed,
+            ttl,
+        } = self
+        else {
+            return Ok(());
+        };
+        let opts = PutOptions {
+            mode: PutMode::Update(version.clone()),
+            ..Default::default()
+        };
+        match block_on(
+            loc.store()
+                .put_opts(loc.path(), lease_body(run_id, *ttl), opts),
+        ) {
+            Ok(r) => {
+                *version = r.into();
+                *renewed = Instant::now();
+                Ok(())
+            }
+            Err(object_store::Error::Precondition { .. })
+            | Err(object_store::Error::NotFound { .. }) => Err(Error::io(
+                loc.as_str(),
+                std::io::Error::other(format!(
+                    "this run lost the commit lease: it was not renewed within {:.0} s (BLOOMJOIN_LEASE_SECS) and another run took it over",
+                    ttl.as_secs_f64()
+                )),
+            )),
+            Err(source) => Err(Error::store(loc.to_string(), source)),
+        }
+    }
+
+    /// Give the lease up (best effort: an expired lease is taken over anyway).
+    fn release(self) {
+        match self {
+            Lease::Local { file, path } => {
+                // Remove before unlocking (see `acquire_local`).
+                let _ = std::fs::remove_file(&path);
+                drop(file);
+            }
+            Lease::Object { loc, version, .. } => {
+                // Only while it is still ours.
+                if let Ok(meta) = block_on(loc.store().head(loc.path())) {
+                    if meta.e_tag == version.e_tag {
+                        let _ = loc.delete();
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn chrono_age_ms(then_ms: i64) -> u64 {
+    (now_ms() as i64).saturating_sub(then_ms).max(0) as u64
+}
+
+#[cfg(unix)]
+fn same_file(file: &std::fs::File, path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &std::fs::File, path: &std::path::Path) -> bool {
+    path.exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_and_part_names() {
+        let id = new_run_id();
+        assert!(is_run_id(&id), "{id}");
+        assert!(!run_is_dead(&id), "this process is alive");
+        let dead = format!(
+            "{}{:08x}{:08x}",
+            &id[..16],
+            crate::sys::host_id(),
+            u32::MAX - 1
+        );
+        assert!(run_is_dead(&dead));
+        let elsewhere = format!(
+            "{}{:08x}{:08x}",
+            &id[..16],
+            crate::sys::host_id() ^ 1,
+            u32::MAX - 1
+        );
+        assert!(
+            !run_is_dead(&elsewhere),
+            "another machine's run is never known dead"
+        );
+        assert_eq!(
+            part_run_id(&format!("part-00003-{id}.parquet")),
+            Some(id.as_str())
+        );
+        assert_eq!(
+            part_run_id("part-00000-17f3a2b4c5d6e7f80a1b2.parquet"),
+            Some("17f3a2b4c5d6e7f80a1b2")
+        );
+        for theirs in [
+            "part-1.parquet",
+            "part-00000.parquet",
+            "part-00000-notes.parquet",
+            "part-00000-3f2a8b1c-5d6e-4f70-8a9b-0c1d2e3f4a5b-c000.snappy.parquet",
+            "part-00000-3F2A8B1C5D6E4F708A9B0C1D2E3F4A5B.parquet",
+            "part-0000-3f2a8b1c5d6e4f708a9b0c1d2e3f4a5b.parquet",
+        ] {
+            assert_eq!(part_run_id(theirs), None, "{theirs}");
+        }
+    }
+
+    #[test]
+    fn manifest_adds_the_run_and_its_parts() {
+        let m = manifest(
+            br#"{"rows_out": 3}"#,
+            "abc",
+            &["part-00000-abc.parquet".into()],
+        );
+        let v: serde_json::Value = serde_json::from_slice(&m).unwrap();
+        assert_eq!(v["rows_out"], 3);
+        assert_eq!(v["run_id"], "abc");
+        assert_eq!(v["parts"][0], "part-00000-abc.parquet");
+    }
+
+    /// Two holders of one output's lease never overlap, on the local file system and on an
+    /// object store (here the in-memory one, which implements conditional puts).
+    #[test]
+    fn the_lease_is_exclusive() {
+        let dir = tempfile::tempdir().unwrap();
+        let local = Location::parse(dir.path().join("out").to_str().unwrap()).unwrap();
+        let memory = Location::parse("memory:///commit-test/lease/out").unwrap();
+        for loc in [local, memory] {
+            let inside = std::sync::atomic::AtomicUsize::new(0);
+            let max = std::sync::atomic::AtomicUsize::new(0);
+            std::thread::scope(|s| {
+                for t in 0..4 {
+                    let (loc, inside, max) = (&loc, &inside, &max);
+                    s.spawn(move || {
+                        for i in 0..10 {
+                            let lease = Lease::acquire(loc, &format!("{t:016x}{i:016x}")).unwrap();
+                            let n = inside.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                            max.fetch_max(n, std::sync::atomic::Ordering::SeqCst);
+                            std::thread::sleep(Duration::from_millis(2));
+                            inside.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                            lease.release();
+                        }
+                    });
+                }
+            });
+            assert_eq!(max.load(std::sync::atomic::Ordering::SeqCst), 1, "{loc}");
+            assert!(!loc.child(LEASE).exists().unwrap(), "{loc}: released");
+        }
+    }
+
+    /// A lease left by a dead process of this machine is taken over at once.
+    #[test]
+    fn a_dead_holders_object_lease_is_taken_over() {
+        let dir = Location::parse("memory:///commit-test/stale/out").unwrap();
+        let body = LeaseBody {
+            run_id: "x".into(),
+            host: crate::sys::host_id(),
+            pid: u32::MAX - 1,
+            expires_unix_ms: now_ms() + 3_600_000,
+        };
+        dir.child(LEASE)
+            .put(Bytes::from(serde_json::to_vec(&body).unwrap()), false)
+            .unwrap();
+        let lease = Lease::acquire(&dir, "mine").unwrap();
+        let held: LeaseBody =
+            serde_json::from_slice(&dir.child(LEASE).read_all().unwrap()).unwrap();
+        assert_eq!(held.run_id, "mine");
+        lease.release();
+    }
 }

@@ -72,6 +72,29 @@ pub enum Error {
         /// The output location.
         location: String,
     },
+    /// No credentials for an object store (e.g. no AWS keys in the environment, and the
+    /// instance metadata service, tried last, gave none).
+    #[error("{location}: {reason}")]
+    Credentials {
+        /// The location.
+        location: String,
+        /// What is missing and how to provide it.
+        reason: String,
+    },
+    /// An output location is, contains or lies inside an input location.
+    #[error("{output_flag} {output}: {how} the input {input} ({input_flag}); write the output outside every input")]
+    Overlap {
+        /// The output option (`--output`).
+        output_flag: String,
+        /// The output location.
+        output: String,
+        /// `is`, `contains` or `lies inside`.
+        how: &'static str,
+        /// The input location.
+        input: String,
+        /// The input option (`--input`, `--left`, `--right`, `--filter`).
+        input_flag: String,
+    },
     /// A `--where` expression or `--select` list is invalid.
     #[error("{context}: {reason}")]
     Expr {
@@ -92,8 +115,9 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// An object-store error on a named location.
-    #[error("{location}")]
+    /// An object-store error on a named location. Construct it with [`Error::store`], which
+    /// recognizes missing credentials.
+    #[error("{location}{}", store_hint(source))]
     Store {
         /// The location.
         location: String,
@@ -142,6 +166,10 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// The job was cancelled ([`crate::cancel::request`], e.g. by SIGINT or SIGTERM); what it
+    /// staged was removed and nothing was committed.
+    #[error("cancelled: nothing was committed")]
+    Cancelled,
     /// Something that should not happen (a worker panic, a closed channel).
     #[error("internal error: {0}")]
     Internal(String),
@@ -158,6 +186,8 @@ impl Error {
             | Error::Input { .. }
             | Error::Location { .. }
             | Error::OutputExists { .. }
+            | Error::Overlap { .. }
+            | Error::Credentials { .. }
             | Error::Expr { .. }
             | Error::Usage(_) => 2,
             Error::Io { source, .. } => match source.kind() {
@@ -189,11 +219,51 @@ impl Error {
                     }
                 }
             },
-            // A file that does not parse as Parquet is bad input.
-            Error::Parquet { .. } => 2,
+            // A file that does not parse as Parquet is bad input; a failed write (a full disk)
+            // is a failure of the machine, as in every other writer.
+            Error::Parquet { source, .. } => match io_kind(source) {
+                Some(
+                    std::io::ErrorKind::InvalidData
+                    | std::io::ErrorKind::UnexpectedEof
+                    | std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::PermissionDenied,
+                )
+                | None => 2,
+                Some(_) => 1,
+            },
             Error::Arrow { .. } => 1,
             Error::Task { source, .. } | Error::JobStep { source, .. } => source.exit_code(),
             Error::Internal(_) => 1,
+            // The binary exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+            Error::Cancelled => 130,
+        }
+    }
+
+    /// An object-store error on `location`. A failure of the AWS instance metadata service,
+    /// which object_store asks for credentials when the environment has none, is reported as
+    /// [`Error::Credentials`]: the credentials are missing, the 403 or timeout of that
+    /// endpoint is only how it shows.
+    pub fn store(location: impl Into<String>, source: object_store::Error) -> Self {
+        let location = location.into();
+        let text = one_line(&source);
+        if text.contains("/latest/api/token") || text.contains("/latest/meta-data/iam/") {
+            let answer = text.rsplit(" - ").next().unwrap_or_default();
+            return Error::Credentials {
+                location,
+                reason: format!(
+                    "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN; AWS_SKIP_SIGNATURE=true for a public bucket); the instance metadata service, asked last, gave none ({answer})"
+                ),
+            };
+        }
+        Error::Store { location, source }
+    }
+
+    /// True when this error is (or wraps) [`Error::Cancelled`].
+    pub fn is_cancelled(&self) -> bool {
+        match self {
+            Error::Cancelled => true,
+            Error::Task { source, .. } | Error::JobStep { source, .. } => source.is_cancelled(),
+            _ => false,
         }
     }
 
@@ -227,6 +297,31 @@ impl Error {
             context: context.into(),
             source,
         }
+    }
+}
+
+/// The kind of the first I/O error in `err`'s cause chain.
+fn io_kind(err: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        cur = e.source();
+    }
+    None
+}
+
+/// What to add to an object-store error's location: the timeout that expired, and how to
+/// change it.
+fn store_hint(source: &object_store::Error) -> String {
+    if one_line(source).contains("timed out") {
+        format!(
+            ": no answer within {} s per request (BLOOMJOIN_IO_TIMEOUT_SECS)",
+            crate::store::io_timeout().as_secs_f64()
+        )
+    } else {
+        String::new()
     }
 }
 

@@ -31,8 +31,9 @@ use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 
+use crate::cli::join::JoinSpec;
 use crate::error::{Error, Result};
-use crate::join::JoinSpec;
+use crate::join::JoinJob;
 use crate::train::TrainSpec;
 
 /// The tables a job file may have, in the order their steps run.
@@ -48,16 +49,16 @@ pub struct Job {
     /// The train step.
     pub train: Option<TrainSpec>,
     /// The join step.
-    pub join: Option<JoinSpec>,
+    pub join: Option<JoinJob>,
 }
 
 /// One step of a job, ready to run.
 #[derive(Debug, Clone)]
 pub enum Step {
     /// Train a filter.
-    Train(TrainSpec),
+    Train(Box<TrainSpec>),
     /// Join.
-    Join(JoinSpec),
+    Join(Box<JoinJob>),
 }
 
 impl Step {
@@ -126,13 +127,18 @@ fn apply_set(path: &str, doc: &mut toml::Table, set: &str) -> Result<()> {
         _ => check_key::<JoinSpec>(key, v),
     };
     // The value as TOML, else as a plain string, else as a one-element list (for `input`,
-    // `left`, `right`): the first form the spec accepts wins.
+    // `left`, `right`): the first form the spec accepts wins. A value that parses as a TOML
+    // string is that string (quotes removed) in every form, as in the file itself.
     let typed = parse_value(raw.trim());
-    let mut candidates = vec![typed];
-    candidates.push(toml::Value::String(raw.to_string()));
-    candidates.push(toml::Value::Array(vec![toml::Value::String(
-        raw.to_string(),
-    )]));
+    let text = match &typed {
+        toml::Value::String(s) => s.clone(),
+        _ => raw.to_string(),
+    };
+    let candidates = vec![
+        typed,
+        toml::Value::String(text.clone()),
+        toml::Value::Array(vec![toml::Value::String(text)]),
+    ];
     let mut first_err = None;
     for v in candidates {
         match check(&v) {
@@ -214,7 +220,7 @@ impl Job {
                 step_spec::<TrainSpec>(path, "train", t)
             })
             .transpose()?;
-        let join = join_table
+        let join_spec = join_table
             .map(|t| {
                 require(
                     path,
@@ -240,9 +246,9 @@ impl Job {
         if let Some(t) = &train {
             t.validate().map_err(|e| in_step(path, "train", e))?;
         }
-        if let Some(j) = &join {
-            j.validate().map_err(|e| in_step(path, "join", e))?;
-        }
+        let join = join_spec
+            .map(|j| j.to_job().map_err(|e| in_step(path, "join", e)))
+            .transpose()?;
         Ok(Job {
             path: path.to_string(),
             description,
@@ -255,10 +261,10 @@ impl Job {
     pub fn steps(&self) -> Vec<Step> {
         let mut v = Vec::new();
         if let Some(t) = &self.train {
-            v.push(Step::Train(t.clone()));
+            v.push(Step::Train(Box::new(t.clone())));
         }
         if let Some(j) = &self.join {
-            v.push(Step::Join(j.clone()));
+            v.push(Step::Join(Box::new(j.clone())));
         }
         v
     }
@@ -323,6 +329,20 @@ pub fn run(
 ) -> Result<Vec<StepReport>> {
     let steps = job.steps();
     let n = steps.len();
+    // An output that overlaps an input is refused before the first step runs.
+    for step in &steps {
+        let r = match step {
+            Step::Train(s) => {
+                crate::plan::refuse_overlap(&s.output, "output", &[("input", &s.input)])
+            }
+            Step::Join(j) => crate::plan::refuse_join_overlap(j, ""),
+        };
+        r.map_err(|e| Error::JobStep {
+            job: job.path.clone(),
+            detail: format!("[{}] is invalid", step.name()),
+            source: Box::new(e),
+        })?;
+    }
     let mut reports = Vec::with_capacity(n);
     for (i, step) in steps.iter().enumerate() {
         on_step(i + 1, n, step);
@@ -386,8 +406,8 @@ output = "out/j"
         let j = Job::parse("j.toml", JOB, &[]).unwrap();
         assert_eq!(j.description.as_deref(), Some("test"));
         assert_eq!(
-            j.join.as_ref().unwrap().filter.as_deref(),
-            Some("out/f.bjf")
+            j.join.as_ref().unwrap().filter.as_ref().unwrap().as_str(),
+            "out/f.bjf"
         );
         assert_eq!(
             j.steps().iter().map(Step::name).collect::<Vec<_>>(),
@@ -412,13 +432,41 @@ output = "out/j"
         )
         .unwrap();
         let (t, jn) = (j.train.unwrap(), j.join.unwrap());
-        assert_eq!(jn.reducers, Some(4));
+        assert_eq!(jn.reducers.get(), 4);
         assert_eq!(t.fpp, Some(0.001));
         assert_eq!(jn.join_type, crate::join::JoinType::LeftAnti);
         assert_eq!(t.predicate.as_deref(), Some("Reputation > 1500"));
-        assert_eq!(jn.filter.as_deref(), Some("other.bjf"));
-        assert_eq!(jn.right, vec!["c2".to_string()]);
+        assert_eq!(jn.filter.as_ref().unwrap().as_str(), "other.bjf");
+        assert_eq!(jn.right.inputs, vec!["c2".to_string()]);
         assert!(jn.overwrite);
+    }
+
+    /// `--set 'join.left="data/users"'` is the TOML string `data/users`, also where the key
+    /// takes a list (issue 12, defect 10).
+    #[test]
+    fn set_quoted_string_keeps_toml_value_semantics() {
+        let j = Job::parse(
+            "j.toml",
+            JOB,
+            &sets(&[
+                r#"join.left="data/users""#,
+                r#"join.right='data/comments dir'"#,
+                r#"train.output="f.bjf""#,
+                r#"join.left-where="Reputation > 1500""#,
+            ]),
+        )
+        .unwrap();
+        let (t, jn) = (j.train.unwrap(), j.join.unwrap());
+        assert_eq!(jn.left.inputs, vec!["data/users".to_string()]);
+        assert_eq!(jn.right.inputs, vec!["data/comments dir".to_string()]);
+        assert_eq!(t.output, "f.bjf");
+        assert_eq!(
+            jn.left.predicate.as_ref().map(|p| p.text()),
+            Some("Reputation > 1500")
+        );
+        // Unquoted text is still taken as it is.
+        let j = Job::parse("j.toml", JOB, &sets(&["join.left=data/users"])).unwrap();
+        assert_eq!(j.join.unwrap().left.inputs, vec!["data/users".to_string()]);
     }
 
     #[test]

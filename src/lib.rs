@@ -8,7 +8,10 @@
 //!
 //! The pieces: [`key`] (canonical keys and their hashes), [`bloom`] (the filter, its layouts
 //! and its file format), [`store`] (locations on local disk or object stores), [`expr`]
-//! (`--where` predicates), and [`cli`] (the subcommands).
+//! (`--where` predicates); the pipeline's stages [`plan`] (inputs, splits, the sides of a
+//! join), [`map`] (the workers and the right side's prefilter), [`shuffle`], [`reduce`] (the
+//! hash join) and [`commit`] (parts and the atomic commit), run by the jobs [`train`] and
+//! [`join`]; and [`cli`] (the subcommands, and the options they validate into jobs).
 //!
 //! ```
 //! use arrow::array::StringArray;
@@ -25,6 +28,7 @@
 //! ```
 
 pub mod bloom;
+pub mod cancel;
 pub mod cli;
 pub mod commit;
 pub mod datagen;
@@ -39,6 +43,8 @@ pub mod plan;
 pub mod progress;
 pub mod read;
 pub mod reduce;
+pub mod report;
+pub mod seed;
 pub mod shuffle;
 pub mod store;
 pub mod sys;

@@ -2,8 +2,32 @@
 //! (0 success, 2 bad usage or bad input, 1 anything else).
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::Parser;
+
+/// The signal that asked the job to stop (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// SIGINT and SIGTERM cancel the job cleanly ([`bloomjoin::cancel`]): it stops, removes what it
+/// staged, commits nothing and exits 128 + the signal (130, 143). A second signal ends the
+/// process at once.
+fn handle_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("bloomjoin-signals".into())
+        .spawn(move || {
+            for sig in signals.forever() {
+                if SIGNAL.swap(sig, Ordering::SeqCst) != 0 {
+                    std::process::exit(128 + sig);
+                }
+                bloomjoin::cancel::request();
+            }
+        });
+}
 
 fn main() -> ExitCode {
     bloomjoin::sys::tune_allocator();
@@ -19,6 +43,7 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         tracing::debug!("panic: {info}");
     }));
+    handle_signals();
     let result = std::panic::catch_unwind(|| bloomjoin::cli::run(cli)).unwrap_or_else(|p| {
         let msg = p
             .downcast_ref::<&str>()
@@ -29,6 +54,14 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_cancelled() => {
+            let sig = match SIGNAL.load(Ordering::SeqCst) {
+                0 => 2,
+                s => s,
+            };
+            eprintln!("bloomjoin: error: {}", bloomjoin::error::one_line(&e));
+            ExitCode::from((128 + sig) as u8)
+        }
         Err(e) => {
             eprintln!("bloomjoin: error: {}", bloomjoin::error::one_line(&e));
             ExitCode::from(e.exit_code() as u8)

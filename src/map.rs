@@ -1,5 +1,6 @@
-//! The map stage runner shared by `train`, `join` and `scan`: the splits of a [`Plan`] on `W`
-//! worker threads of the current rayon pool.
+//! The map stage: the runner shared by `train`, `join` and `scan` (the splits of a [`Plan`]
+//! on `W` worker threads of the current rayon pool), and the join's map task with its
+//! prefilter tiers (`task`, `prefilter`, `prune`).
 //!
 //! Each worker pulls the next split index from a shared counter and folds it into its own
 //! accumulator (a partial filter, a scratch buffer), so work is balanced without per-split
@@ -11,6 +12,10 @@ use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::plan::Plan;
+
+pub(crate) mod prefilter;
+pub(crate) mod prune;
+pub(crate) mod task;
 
 /// The message of a caught panic.
 pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -47,6 +52,9 @@ pub fn run_splits<A: Send>(
                     Err(e) => return fail(e),
                 };
                 loop {
+                    if crate::cancel::requested() {
+                        return fail(Error::Cancelled);
+                    }
                     if cancel.load(Ordering::Relaxed) {
                         return;
                     }
@@ -63,6 +71,9 @@ pub fn run_splits<A: Send>(
                             )))
                         });
                     if let Err(e) = r {
+                        if e.is_cancelled() {
+                            return fail(e);
+                        }
                         let split = &plan.splits[i];
                         return fail(Error::Task {
                             stage,

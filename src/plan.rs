@@ -4,7 +4,8 @@
 //! In: the `--input` locations (paths, directories, globs, object-store URLs). Out: a
 //! [`Plan`] of [`InputFile`]s (location, size, footer, Arrow schema) and [`Split`]s (one file,
 //! a contiguous run of whole row groups). Splits never cross files and their order is fixed
-//! by the sorted file list, so any worker count sees the same splits.
+//! by the sorted file list, so any worker count sees the same splits. [`side`] plans the two
+//! sides of a join on top of this.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -19,6 +20,8 @@ use parquet::DecodeResult;
 
 use crate::error::{Error, Result};
 use crate::store::{block_on, Location};
+
+pub(crate) mod side;
 
 /// Reads byte ranges of one file: plain positioned reads for local files, ranged GETs
 /// (coalesced by `object_store`) for remote ones.
@@ -50,10 +53,7 @@ impl RangeReader {
                 .map_err(|e| Error::io(self.location.as_str(), e)),
             None => block_on(self.location.store().head(self.location.path()))
                 .map(|m| m.size)
-                .map_err(|source| Error::Store {
-                    location: self.location.to_string(),
-                    source,
-                }),
+                .map_err(|source| Error::store(self.location.to_string(), source)),
         }
     }
 
@@ -74,10 +74,7 @@ impl RangeReader {
                     .store()
                     .get_ranges(self.location.path(), ranges),
             )
-            .map_err(|source| Error::Store {
-                location: self.location.to_string(),
-                source,
-            }),
+            .map_err(|source| Error::store(self.location.to_string(), source)),
         }
     }
 }
@@ -230,10 +227,18 @@ impl SplitOptions {
 }
 
 /// Expand, open and split `inputs`. The files are opened in parallel on the current pool.
+///
+/// A file reached more than once (as a directory, a glob and a file; through a symlink or
+/// another spelling of its path) is read once, at its first place in that order.
 pub fn plan(inputs: &[String], split: impl Fn(u64) -> SplitOptions) -> Result<Plan> {
     let mut locations = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for input in inputs {
-        locations.extend(expand(input)?);
+        for l in expand(input)? {
+            if seen.insert(l.resolved()?) {
+                locations.push(l);
+            }
+        }
     }
     use rayon::prelude::*;
     let files: Vec<Arc<InputFile>> = locations
@@ -269,8 +274,96 @@ pub fn make_splits(files: &[Arc<InputFile>], opts: SplitOptions) -> Vec<Split> {
     splits
 }
 
-fn has_glob(s: &str) -> bool {
+/// True when `s` has glob characters (`*`, `?`, `[`).
+pub fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
+}
+
+/// The location of a glob's literal part: its components before the first one with a glob
+/// character (`data/*/x.parquet` -> `data`, `s3://b/p*/x` -> `s3://b`, `*.parquet` -> `.`).
+fn glob_root(input: &str) -> Result<Location> {
+    let literal: Vec<&str> = input.split('/').take_while(|c| !has_glob(c)).collect();
+    let root = literal.join("/");
+    Location::parse(if root.is_empty() { "." } else { &root })
+}
+
+/// The glob pattern of a local input: a relative input is matched below the working
+/// directory, whose own name may hold glob characters (so it is escaped).
+fn local_pattern(input: &str, path: &std::path::Path) -> String {
+    if !input.contains("://") && std::path::Path::new(input).is_relative() {
+        if let Ok(cwd) = std::env::current_dir() {
+            let cwd = glob::Pattern::escape(&cwd.to_string_lossy());
+            return format!("{}/{input}", cwd.trim_end_matches('/'));
+        }
+    }
+    path.to_string_lossy().into_owned()
+}
+
+/// Where an input's files lie: the location itself, or, for a glob that names no existing
+/// file or directory, the directory of its literal part.
+pub fn input_scope(input: &str) -> Result<Location> {
+    let loc = Location::parse(input)?;
+    if !has_glob(input) {
+        return Ok(loc);
+    }
+    let exists = match loc.local_path() {
+        Some(p) => p.exists(),
+        None => loc.exists()?,
+    };
+    if exists {
+        Ok(loc)
+    } else {
+        glob_root(input)
+    }
+}
+
+/// [`refuse_overlap`] for a join: the output against both sides and the filter. `dashes` is
+/// `--` for the command line, empty for job-file keys.
+pub(crate) fn refuse_join_overlap(job: &crate::join::JoinJob, dashes: &str) -> Result<()> {
+    let filter: Vec<String> = job
+        .filter()
+        .iter()
+        .map(|f| f.as_str().to_string())
+        .collect();
+    let flag = |n: &str| format!("{dashes}{n}");
+    refuse_overlap(
+        job.output().as_str(),
+        &flag("output"),
+        &[
+            (&flag("left"), &job.left.inputs),
+            (&flag("right"), &job.right.inputs),
+            (&flag("filter"), &filter),
+        ],
+    )
+}
+
+/// Refuse an output that is, contains or lies inside one of the inputs (each given with its
+/// option), comparing resolved locations (relative paths, symlinks, `..`, `file://`): a job
+/// must never read what it writes, nor write over what it reads. Checked before anything runs.
+pub fn refuse_overlap(output: &str, output_flag: &str, inputs: &[(&str, &[String])]) -> Result<()> {
+    let out = Location::parse(output)?.resolved()?;
+    for (flag, list) in inputs {
+        for input in list.iter() {
+            let scope = input_scope(input)?.resolved()?;
+            let how = if out == scope {
+                "is"
+            } else if out.contains(&scope) {
+                "contains"
+            } else if scope.contains(&out) {
+                "lies inside"
+            } else {
+                continue;
+            };
+            return Err(Error::Overlap {
+                output_flag: output_flag.to_string(),
+                output: output.to_string(),
+                how,
+                input: input.to_string(),
+                input_flag: flag.to_string(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn is_data_name(name: &str) -> bool {
@@ -284,6 +377,10 @@ fn is_parquet_name(name: &str) -> bool {
 /// Expand one input location into its Parquet files, sorted: a file is itself; a directory
 /// (or object prefix) gives every `*.parquet` below it, skipping names that start with `_` or
 /// `.`; a glob gives the files it matches. Matching nothing is an error.
+///
+/// A location that exists is taken literally even when its name has glob characters
+/// (`file[1].parquet` is that file); only a location that does not exist is a glob. To match
+/// a glob character literally inside a glob, put it in brackets: `[[]`, `[]]`, `[*]`, `[?]`.
 pub fn expand(input: &str) -> Result<Vec<Location>> {
     let loc = Location::parse(input)?;
     let none = |what: &str| Error::Input {
@@ -291,8 +388,19 @@ pub fn expand(input: &str) -> Result<Vec<Location>> {
         reason: what.to_string(),
     };
     let mut out = if let Some(path) = loc.local_path() {
-        if has_glob(input) {
-            let pattern = path.to_string_lossy().to_string();
+        if path.is_file() {
+            vec![loc]
+        } else if path.is_dir() {
+            let mut v = Vec::new();
+            walk_local(path, &mut v).map_err(|e| Error::io(input, e))?;
+            if v.is_empty() {
+                return Err(none("the directory holds no *.parquet files"));
+            }
+            v.into_iter()
+                .map(|p| Location::parse(&p.to_string_lossy()))
+                .collect::<Result<_>>()?
+        } else if has_glob(input) {
+            let pattern = local_pattern(input, path);
             let paths = glob::glob(&pattern).map_err(|e| none(&format!("bad glob: {e}")))?;
             let mut v = Vec::new();
             for p in paths {
@@ -305,17 +413,6 @@ pub fn expand(input: &str) -> Result<Vec<Location>> {
                 return Err(none("the glob matched no files"));
             }
             v
-        } else if path.is_dir() {
-            let mut v = Vec::new();
-            walk_local(path, &mut v).map_err(|e| Error::io(input, e))?;
-            if v.is_empty() {
-                return Err(none("the directory holds no *.parquet files"));
-            }
-            v.into_iter()
-                .map(|p| Location::parse(&p.to_string_lossy()))
-                .collect::<Result<_>>()?
-        } else if path.is_file() {
-            vec![loc]
         } else {
             return Err(Error::io(
                 input,
@@ -347,13 +444,35 @@ fn walk_local(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::
 
 fn expand_remote(loc: &Location, input: &str) -> Result<Vec<Location>> {
     let store = loc.store().clone();
-    let serr = |source| Error::Store {
-        location: input.to_string(),
-        source,
-    };
-    let raw_path = loc.path().as_ref().to_string();
+    let serr = |source| Error::store(input.to_string(), source);
+    // A path that exists is a path: an object, then a prefix with data objects below it; only
+    // then a glob.
+    match block_on(store.head(loc.path())) {
+        Ok(_) => return Ok(vec![loc.clone()]),
+        Err(object_store::Error::NotFound { .. }) => {}
+        Err(e) => return Err(serr(e)),
+    }
+    let listed: Vec<_> =
+        block_on(store.list(Some(loc.path())).try_collect::<Vec<_>>()).map_err(serr)?;
+    let v: Vec<Location> = listed
+        .into_iter()
+        .filter(|m| {
+            let rel = m
+                .location
+                .as_ref()
+                .strip_prefix(loc.path().as_ref())
+                .unwrap_or_default();
+            rel.split('/').filter(|s| !s.is_empty()).all(is_data_name)
+                && m.location.filename().is_some_and(is_parquet_name)
+        })
+        .map(|m| loc.with_path(m.location))
+        .collect();
+    if !v.is_empty() {
+        return Ok(v);
+    }
     if has_glob(input) {
         // List below the literal prefix, then match the whole path.
+        let raw_path = loc.path().as_ref().to_string();
         let parts: Vec<&str> = raw_path.split('/').collect();
         let literal: Vec<&str> = parts.iter().take_while(|p| !has_glob(p)).copied().collect();
         let prefix = object_store::path::Path::from(literal.join("/"));
@@ -380,31 +499,8 @@ fn expand_remote(loc: &Location, input: &str) -> Result<Vec<Location>> {
         }
         return Ok(v);
     }
-    match block_on(store.head(loc.path())) {
-        Ok(_) => return Ok(vec![loc.clone()]),
-        Err(object_store::Error::NotFound { .. }) => {}
-        Err(e) => return Err(serr(e)),
-    }
-    let listed: Vec<_> =
-        block_on(store.list(Some(loc.path())).try_collect::<Vec<_>>()).map_err(serr)?;
-    let v: Vec<Location> = listed
-        .into_iter()
-        .filter(|m| {
-            let rel = m
-                .location
-                .as_ref()
-                .strip_prefix(loc.path().as_ref())
-                .unwrap_or_default();
-            rel.split('/').filter(|s| !s.is_empty()).all(is_data_name)
-                && m.location.filename().is_some_and(is_parquet_name)
-        })
-        .map(|m| loc.with_path(m.location))
-        .collect();
-    if v.is_empty() {
-        return Err(Error::Input {
-            location: input.to_string(),
-            reason: "no such object, and no *.parquet objects below it".into(),
-        });
-    }
-    Ok(v)
+    Err(Error::Input {
+        location: input.to_string(),
+        reason: "no such object, and no *.parquet objects below it".into(),
+    })
 }

@@ -95,6 +95,17 @@ impl SplitReader {
 impl Iterator for SplitReader {
     type Item = Result<RecordBatch>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_batch().transpose()
+        // The parquet crate panics on some corrupt pages (unchecked offsets): that is a bad
+        // input file, reported as such, not an internal error.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.next_batch())) {
+            Ok(r) => r.transpose(),
+            Err(p) => Some(Err(Error::Input {
+                location: self.file.location.to_string(),
+                reason: format!(
+                    "corrupt Parquet data: the decoder failed ({})",
+                    crate::map::panic_message(p.as_ref())
+                ),
+            })),
+        }
     }
 }

@@ -1,22 +1,26 @@
-//! The reduce side: one hash join per partition, written as one Parquet part.
+//! The hash join: a table built on the left rows' canonical keys, probed by right batches.
 //!
-//! A [`Reducer`] receives its partition's left batches first (the build side), builds a hash
-//! table on the canonical key, then streams the right batches through it and writes joined
-//! batches to its [`PartWriter`] as they are produced. Null keys never match.
+//! Both strategies use it. Replicated: one [`JoinTable`] of the whole left side, shared by
+//! every map worker, each probing with its right batches and writing its own part through an
+//! [`Emitter`]. Reduce-side: one table per partition, built and probed by that partition's
+//! reducer. Every row arrives with the base hash of its key, computed once by the map stage;
+//! the table remixes it with its own salt ([`table_hash`]), so it never depends on the bits
+//! the partitioner used. Null keys never match.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow::array::{Array, ArrayRef, RecordBatch, UInt32Array};
+use arrow::buffer::NullBuffer;
 use arrow::compute::{concat_batches, take};
 use arrow::datatypes::SchemaRef;
-use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
 
+use crate::commit::PartWriter;
 use crate::error::{Error, Result};
-use crate::key::{self, CanonicalKeys};
+use crate::key::CanonicalKeys;
 use crate::store::Location;
 
 /// The join types (MapReduce Design Patterns' set).
@@ -65,6 +69,16 @@ impl JoinType {
         matches!(self, JoinType::Right | JoinType::Full)
     }
 
+    /// Which left rows are written once every right row has been probed: the matched ones
+    /// (semi), the unmatched ones (left, full, anti), or none.
+    fn left_rows_at_end(self) -> Option<bool> {
+        match self {
+            JoinType::LeftSemi => Some(true),
+            JoinType::Left | JoinType::Full | JoinType::LeftAnti => Some(false),
+            JoinType::Inner | JoinType::Right => None,
+        }
+    }
+
     /// The name on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -88,16 +102,36 @@ pub enum Side {
     Right,
 }
 
-/// One output column: its side, its position in that side's shuffled batches, its name.
+/// One output column: its side and its position in that side's batches.
 #[derive(Debug, Clone)]
 pub struct OutColumn {
     /// The side.
     pub side: Side,
-    /// Index in the side's shuffled batch schema.
+    /// Index in the side's batch schema.
     pub index: usize,
 }
 
-/// Hashes are already well mixed: use them as they are.
+/// The static description of a join shared by every table and emitter.
+#[derive(Debug, Clone)]
+pub(crate) struct JoinShape {
+    /// The join type.
+    pub join_type: JoinType,
+    /// Output schema.
+    pub out_schema: SchemaRef,
+    /// Where each output column comes from.
+    pub out_columns: Vec<OutColumn>,
+    /// Schema of the left side's batches (key in column 0).
+    pub left_schema: SchemaRef,
+}
+
+/// The table's remix of a row's base key hash ("TABLE" salt): independent of the bits the
+/// partitioner and the Bloom filter use.
+#[inline]
+pub(crate) fn table_hash(h: u64) -> u64 {
+    crate::bloom::fmix64(h ^ 0x5441_424C_455F_5631)
+}
+
+/// Table hashes are already well mixed: use them as they are.
 #[derive(Default)]
 struct IdHasher(u64);
 
@@ -117,306 +151,219 @@ impl Hasher for IdHasher {
 
 const NONE: u32 = u32::MAX;
 
-/// Writes one Parquet part (zstd): straight into the staging location for local outputs, to a
-/// local temporary file uploaded at the end for object stores.
-pub struct PartWriter {
-    writer: Option<ArrowWriter<std::fs::File>>,
-    local: std::path::PathBuf,
-    target: Location,
-    upload: bool,
-    rows: u64,
-}
-
-impl PartWriter {
-    /// Start a part at `target` with `schema`.
-    pub fn create(target: Location, schema: SchemaRef) -> Result<Self> {
-        let (local, upload) = match target.local_path() {
-            Some(p) => (p.to_path_buf(), false),
-            None => {
-                let name = format!(
-                    "bloomjoin-part-{}-{}.parquet",
-                    std::process::id(),
-                    target.path().as_ref().replace('/', "_")
-                );
-                (std::env::temp_dir().join(name), true)
-            }
-        };
-        if let Some(dir) = local.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
-        }
-        let file =
-            std::fs::File::create(&local).map_err(|e| Error::io(local.display().to_string(), e))?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(
-                ZstdLevel::try_new(1).expect("level 1 is valid"),
-            ))
-            .build();
-        let writer =
-            ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| Error::Parquet {
-                location: target.to_string(),
-                source,
-            })?;
-        Ok(PartWriter {
-            writer: Some(writer),
-            local,
-            target,
-            upload,
-            rows: 0,
-        })
-    }
-
-    /// Append a batch.
-    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
-        self.rows += batch.num_rows() as u64;
-        let w = self.writer.as_mut().expect("open writer");
-        w.write(batch).map_err(|source| Error::Parquet {
-            location: self.target.to_string(),
-            source,
-        })
-    }
-
-    /// Finish the part; returns `(rows, bytes)`.
-    pub fn finish(mut self) -> Result<(u64, u64)> {
-        let w = self.writer.take().expect("open writer");
-        w.close().map_err(|source| Error::Parquet {
-            location: self.target.to_string(),
-            source,
-        })?;
-        let bytes = std::fs::metadata(&self.local)
-            .map_err(|e| Error::io(self.local.display().to_string(), e))?
-            .len();
-        if self.upload {
-            crate::store::upload_file(&self.local, &self.target)?;
-            let _ = std::fs::remove_file(&self.local);
-        }
-        Ok((self.rows, bytes))
-    }
-}
-
-impl Drop for PartWriter {
-    fn drop(&mut self) {
-        if self.upload {
-            let _ = std::fs::remove_file(&self.local);
-        }
-    }
-}
-
-/// Counters of one reducer.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ReduceCounts {
-    /// Left rows received.
-    pub left_rows: u64,
-    /// Right rows received.
-    pub right_rows: u64,
-    /// Right rows (non-null key) that matched no left row.
-    pub right_unmatched: u64,
-    /// Rows written.
-    pub rows_out: u64,
-    /// Bytes written.
-    pub bytes_out: u64,
-}
-
-/// The hash join of one partition.
-pub struct Reducer {
-    join_type: JoinType,
-    out_schema: SchemaRef,
-    out_columns: Arc<Vec<OutColumn>>,
-    left_schema: SchemaRef,
-    left_key: usize,
-    right_key: usize,
-    seed: u64,
-    left_batches: Vec<RecordBatch>,
-    build: Option<Build>,
-    writer: PartWriter,
-    /// Counters so far.
-    pub counts: ReduceCounts,
-}
-
-struct Build {
+/// The build side: the left rows, their canonical keys, and chains of rows per table hash.
+/// Shared read-only by the probing workers; only the matched flags change, atomically.
+pub(crate) struct JoinTable {
     batch: RecordBatch,
     keys: CanonicalKeys,
-    table: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    heads: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
     next: Vec<u32>,
-    matched: Vec<bool>,
+    /// One bit per left row: matched by some right row.
+    matched: Vec<AtomicU64>,
 }
 
-/// The static description of a join shared by every reducer.
-#[derive(Debug, Clone)]
-pub struct JoinShape {
-    /// The join type.
-    pub join_type: JoinType,
-    /// Output schema.
-    pub out_schema: SchemaRef,
-    /// Where each output column comes from.
-    pub out_columns: Arc<Vec<OutColumn>>,
-    /// Schema of the left side's shuffled batches.
-    pub left_schema: SchemaRef,
-    /// Key column index in the left batches.
-    pub left_key: usize,
-    /// Key column index in the right batches.
-    pub right_key: usize,
-    /// Hash seed of the join table (the shuffle seed).
-    pub seed: u64,
-}
-
-impl Reducer {
-    /// A reducer writing its part to `part`.
-    pub fn new(shape: &JoinShape, part: Location) -> Result<Self> {
-        Ok(Reducer {
-            join_type: shape.join_type,
-            out_schema: shape.out_schema.clone(),
-            out_columns: shape.out_columns.clone(),
-            left_schema: shape.left_schema.clone(),
-            left_key: shape.left_key,
-            right_key: shape.right_key,
-            seed: shape.seed,
-            left_batches: Vec::new(),
-            build: None,
-            writer: PartWriter::create(part, shape.out_schema.clone())?,
-            counts: ReduceCounts::default(),
-        })
-    }
-
-    /// Take a left (build-side) batch.
-    pub fn push_left(&mut self, batch: RecordBatch) {
-        self.counts.left_rows += batch.num_rows() as u64;
-        self.left_batches.push(batch);
-    }
-
-    /// All left batches are in: build the hash table.
-    pub fn build(&mut self) -> Result<()> {
-        let batch = concat_batches(&self.left_schema, &self.left_batches)
+impl JoinTable {
+    /// Build from left batches (key in column 0) and the base hashes of their keys (one
+    /// vector per batch).
+    pub(crate) fn build(
+        schema: &SchemaRef,
+        batches: Vec<RecordBatch>,
+        hashes: Vec<Vec<u64>>,
+    ) -> Result<JoinTable> {
+        let batch = concat_batches(schema, &batches)
             .map_err(|e| Error::arrow("concatenating the build side", e))?;
-        self.left_batches = Vec::new();
-        let key_col = batch.column(self.left_key);
-        let keys = CanonicalKeys::try_new(key_col.as_ref())?;
-        let hashed = key::hash_array(key_col.as_ref(), self.seed)?;
+        drop(batches);
         let n = batch.num_rows();
-        let mut table: HashMap<u64, u32, BuildHasherDefault<IdHasher>> =
+        if n >= NONE as usize {
+            return Err(Error::param(
+                "--memory-limit",
+                format!("a build side of {n} rows is more than one table holds (2^32 - 1): use --strategy reduce-side"),
+            ));
+        }
+        let key_col = batch.column(0);
+        let keys = CanonicalKeys::try_new(key_col.as_ref())?;
+        let nulls = key_col.logical_nulls();
+        let mut heads: HashMap<u64, u32, BuildHasherDefault<IdHasher>> =
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut next = vec![NONE; n];
+        let all: Vec<u64> = hashes.into_iter().flatten().collect();
+        if all.len() != n {
+            return Err(Error::Internal(format!(
+                "{} key hashes for {n} build rows",
+                all.len()
+            )));
+        }
         // Insert in reverse so each chain lists rows in input order.
         for i in (0..n).rev() {
-            if !hashed.is_valid(i) {
+            if nulls.as_ref().is_some_and(|v| v.is_null(i)) {
                 continue;
             }
-            let head = table.entry(hashed.hashes[i]).or_insert(NONE);
+            let head = heads.entry(table_hash(all[i])).or_insert(NONE);
             next[i] = *head;
             *head = i as u32;
         }
-        self.build = Some(Build {
+        Ok(JoinTable {
             batch,
             keys,
-            table,
+            heads,
             next,
-            matched: vec![false; n],
-        });
-        Ok(())
+            matched: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        })
     }
 
-    /// Stream a right batch through the table.
-    pub fn push_right(&mut self, right: RecordBatch) -> Result<()> {
-        self.counts.right_rows += right.num_rows() as u64;
-        let build = self
-            .build
-            .as_mut()
-            .ok_or_else(|| Error::Internal("right batch before build".into()))?;
-        let key_col = right.column(self.right_key);
-        let hashed = key::hash_array(key_col.as_ref(), self.seed)?;
-        let rkeys = CanonicalKeys::try_new(key_col.as_ref())?;
-        let mut li: Vec<Option<u32>> = Vec::new();
-        let mut ri: Vec<Option<u32>> = Vec::new();
-        let keep_right = self.join_type.keeps_right();
-        for j in 0..right.num_rows() {
-            let mut found = false;
-            if hashed.is_valid(j) {
-                if let Some(&head) = build.table.get(&hashed.hashes[j]) {
-                    let mut i = head;
-                    while i != NONE {
-                        if build.keys.eq_at(i as usize, &rkeys, j) {
-                            found = true;
-                            build.matched[i as usize] = true;
-                            if self.join_type.outputs_right() {
-                                li.push(Some(i));
-                                ri.push(Some(j as u32));
-                            }
-                        }
-                        i = build.next[i as usize];
-                    }
+    /// Number of left rows.
+    pub(crate) fn num_rows(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    /// Whether some left row's key has base hash `h` (the prefilter's `keys` tier).
+    #[inline]
+    pub(crate) fn has_hash(&self, h: u64) -> bool {
+        self.heads.contains_key(&table_hash(h))
+    }
+
+    /// Visit every left row whose key equals right key `j` (with base hash `h`).
+    #[inline]
+    fn for_each_match(&self, h: u64, rkeys: &CanonicalKeys, j: usize, mut f: impl FnMut(u32)) {
+        if let Some(&head) = self.heads.get(&table_hash(h)) {
+            let mut i = head;
+            while i != NONE {
+                if self.keys.eq_at(i as usize, rkeys, j) {
+                    f(i);
                 }
+                i = self.next[i as usize];
+            }
+        }
+    }
+
+    #[inline]
+    fn mark(&self, i: u32) {
+        let (w, bit) = ((i / 64) as usize, 1u64 << (i % 64));
+        // Most rows match more than once: read before writing to keep the cache line shared.
+        if self.matched[w].load(Ordering::Relaxed) & bit == 0 {
+            self.matched[w].fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    #[inline]
+    fn is_matched(&self, i: usize) -> bool {
+        self.matched[i / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
+    }
+}
+
+/// Output rows flushed to the part once this many are pending.
+const FLUSH_ROWS: usize = 65_536;
+
+/// Probes right batches against a table and writes the joined rows to one part.
+pub(crate) struct Emitter {
+    shape: Arc<JoinShape>,
+    writer: PartWriter,
+    /// Right rows (non-null key) that matched no left row.
+    pub right_unmatched: u64,
+    left_idx: Vec<Option<u32>>,
+    right_idx: Vec<u32>,
+}
+
+impl Emitter {
+    /// An emitter writing its part to `part`.
+    pub(crate) fn new(shape: Arc<JoinShape>, part: Location) -> Result<Self> {
+        let writer = PartWriter::create(part, shape.out_schema.clone())?;
+        Ok(Emitter {
+            shape,
+            writer,
+            right_unmatched: 0,
+            left_idx: Vec::new(),
+            right_idx: Vec::new(),
+        })
+    }
+
+    /// Probe the rows of `right` (key in column 0, base hashes `hashes`) against `table`:
+    /// mark the matched left rows and write the pairs (and, for right and full joins, the
+    /// unmatched right rows).
+    pub(crate) fn probe(
+        &mut self,
+        table: &JoinTable,
+        right: &RecordBatch,
+        hashes: &[u64],
+    ) -> Result<()> {
+        let key_col = right.column(0);
+        let rkeys = CanonicalKeys::try_new(key_col.as_ref())?;
+        let nulls: Option<NullBuffer> = key_col.logical_nulls();
+        let jt = self.shape.join_type;
+        let (pairs, keep_right) = (jt.outputs_right(), jt.keeps_right());
+        for (j, &h) in hashes.iter().enumerate().take(right.num_rows()) {
+            let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
+            let mut found = false;
+            if valid {
+                table.for_each_match(h, &rkeys, j, |i| {
+                    found = true;
+                    table.mark(i);
+                    if pairs {
+                        self.left_idx.push(Some(i));
+                        self.right_idx.push(j as u32);
+                    }
+                });
                 if !found {
-                    self.counts.right_unmatched += 1;
+                    self.right_unmatched += 1;
                 }
             }
             if !found && keep_right {
-                li.push(None);
-                ri.push(Some(j as u32));
+                self.left_idx.push(None);
+                self.right_idx.push(j as u32);
+            }
+            if self.left_idx.len() >= FLUSH_ROWS {
+                self.flush(table, Some(right))?;
             }
         }
-        if !li.is_empty() {
-            let out = self.assemble(
-                &UInt32Array::from(li),
-                Some((&right, &UInt32Array::from(ri))),
-            )?;
-            self.writer.write(&out)?;
-        }
-        Ok(())
+        self.flush(table, Some(right))
     }
 
-    fn assemble(
-        &self,
-        left_idx: &UInt32Array,
-        right: Option<(&RecordBatch, &UInt32Array)>,
-    ) -> Result<RecordBatch> {
-        let build = self.build.as_ref().expect("built");
-        let n = left_idx.len();
+    /// Write the left rows of `rows` that the join type keeps once every right row has been
+    /// probed (matched ones for semi, unmatched ones for left, full and anti joins).
+    pub(crate) fn emit_left(&mut self, table: &JoinTable, rows: Range<usize>) -> Result<()> {
+        let Some(flag) = self.shape.join_type.left_rows_at_end() else {
+            return Ok(());
+        };
+        for i in rows {
+            if table.is_matched(i) == flag {
+                self.left_idx.push(Some(i as u32));
+                if self.left_idx.len() >= FLUSH_ROWS {
+                    self.flush(table, None)?;
+                }
+            }
+        }
+        self.flush(table, None)
+    }
+
+    /// Write the pending rows: pairs of `right` rows, or left rows alone (`right: None`).
+    fn flush(&mut self, table: &JoinTable, right: Option<&RecordBatch>) -> Result<()> {
+        if self.left_idx.is_empty() {
+            return Ok(());
+        }
+        let li = UInt32Array::from(std::mem::take(&mut self.left_idx));
+        let ri = UInt32Array::from(std::mem::take(&mut self.right_idx));
+        let n = li.len();
         let cols: Vec<ArrayRef> = self
+            .shape
             .out_columns
             .iter()
-            .zip(self.out_schema.fields())
+            .zip(self.shape.out_schema.fields())
             .map(|(c, f)| match (c.side, right) {
-                (Side::Left, _) => take(build.batch.column(c.index).as_ref(), left_idx, None),
-                (Side::Right, Some((rb, ri))) => take(rb.column(c.index).as_ref(), ri, None),
+                (Side::Left, _) => take(table.batch.column(c.index).as_ref(), &li, None),
+                (Side::Right, Some(rb)) => take(rb.column(c.index).as_ref(), &ri, None),
                 // Right columns of left-only rows are all null.
                 (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), n)),
             })
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| Error::arrow("assembling output rows", e))?;
-        RecordBatch::try_new(self.out_schema.clone(), cols)
-            .map_err(|e| Error::arrow("output batch", e))
+        let out = RecordBatch::try_new(self.shape.out_schema.clone(), cols)
+            .map_err(|e| Error::arrow("output batch", e))?;
+        self.writer.write(&out)
     }
 
-    /// No more right batches: emit what depends on the whole right side, close the part.
-    pub fn finish(mut self) -> Result<ReduceCounts> {
-        if self.build.is_none() {
-            self.build()?;
-        }
-        let build = self.build.as_ref().expect("built");
-        let wanted = match self.join_type {
-            JoinType::LeftSemi => Some(true),
-            JoinType::Left | JoinType::Full | JoinType::LeftAnti => Some(false),
-            _ => None,
-        };
-        if let Some(flag) = wanted {
-            let rows: Vec<u32> = build
-                .matched
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| **m == flag)
-                .map(|(i, _)| i as u32)
-                .collect();
-            for chunk in rows.chunks(65_536) {
-                let out = self.assemble(&UInt32Array::from(chunk.to_vec()), None)?;
-                self.writer.write(&out)?;
-            }
-        }
-        let (rows, bytes) = self.writer.finish()?;
-        self.counts.rows_out = rows;
-        self.counts.bytes_out = bytes;
-        Ok(self.counts)
+    /// Close the part; returns `(rows, bytes)` written.
+    pub(crate) fn finish(self) -> Result<(u64, u64)> {
+        self.writer.finish()
     }
 }
 
@@ -447,6 +394,76 @@ pub fn compact_views(batch: RecordBatch) -> RecordBatch {
         .collect();
     // Same schema, same row count: only the buffers change.
     RecordBatch::try_new(batch.schema(), columns).unwrap_or(batch)
+}
+
+/// Bytes a build side holds per row beyond its batches: the key hash carried from the map
+/// stage, the chain link, the table entry and the matched bit, rounded up.
+pub(crate) const TABLE_BYTES_PER_ROW: u64 = 40;
+
+/// The build side's memory budget (`--memory-limit`): the bytes of the left rows held in
+/// memory at once, shared by every worker.
+pub(crate) struct Budget {
+    used: AtomicU64,
+    limit: u64,
+}
+
+impl Budget {
+    /// A budget of `limit` bytes.
+    pub(crate) fn new(limit: u64) -> Self {
+        Budget {
+            used: AtomicU64::new(0),
+            limit,
+        }
+    }
+
+    /// The limit in bytes.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Bytes held now.
+    pub(crate) fn used(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// Count `size` more bytes; false (and nothing counted) when that would go over.
+    pub(crate) fn try_take(&self, size: u64) -> bool {
+        let mut cur = self.used.load(Ordering::Relaxed);
+        loop {
+            if cur.saturating_add(size) > self.limit {
+                return false;
+            }
+            match self.used.compare_exchange_weak(
+                cur,
+                cur + size,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Give back `size` bytes.
+    pub(crate) fn release(&self, size: u64) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(size))
+            });
+    }
+
+    /// The error for a build side that does not fit: `what` says what needed the memory.
+    pub(crate) fn exceeded(&self, what: &str) -> Error {
+        Error::param(
+            "--memory-limit",
+            format!(
+                "{what} needs more than {} of memory: raise --memory-limit, narrow the left side with --left-where or --select, or swap the sides",
+                crate::report::human_bytes(self.limit)
+            ),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -84,33 +84,47 @@ fn cloud_store(url: &Url, scheme: ObjectStoreScheme, raw: &str) -> Result<Arc<dy
     if let Some(s) = cache.lock().expect("store cache").get(&key) {
         return Ok(s.clone());
     }
-    let bad = |source: object_store::Error| Error::Store {
-        location: raw.to_string(),
-        source,
-    };
+    let bad = |source: object_store::Error| Error::store(raw.to_string(), source);
     let retry = retry_config();
+    let (timeout, connect) = timeouts();
+    use object_store::ClientConfigKey::{ConnectTimeout, Timeout};
     let store: Arc<dyn ObjectStore> = match scheme {
-        ObjectStoreScheme::AmazonS3 => Arc::new(
-            object_store::aws::AmazonS3Builder::from_env()
-                .with_url(url.as_str())
-                .with_retry(retry)
-                .build()
-                .map_err(bad)?,
-        ),
-        ObjectStoreScheme::GoogleCloudStorage => Arc::new(
-            object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                .with_url(url.as_str())
-                .with_retry(retry)
-                .build()
-                .map_err(bad)?,
-        ),
-        ObjectStoreScheme::MicrosoftAzure => Arc::new(
-            object_store::azure::MicrosoftAzureBuilder::from_env()
-                .with_url(url.as_str())
-                .with_retry(retry)
-                .build()
-                .map_err(bad)?,
-        ),
+        ObjectStoreScheme::AmazonS3 => {
+            use object_store::aws::AmazonS3ConfigKey::Client;
+            Arc::new(
+                object_store::aws::AmazonS3Builder::from_env()
+                    .with_url(url.as_str())
+                    .with_retry(retry)
+                    .with_config(Client(Timeout), timeout)
+                    .with_config(Client(ConnectTimeout), connect)
+                    .build()
+                    .map_err(bad)?,
+            )
+        }
+        ObjectStoreScheme::GoogleCloudStorage => {
+            use object_store::gcp::GoogleConfigKey::Client;
+            Arc::new(
+                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                    .with_url(url.as_str())
+                    .with_retry(retry)
+                    .with_config(Client(Timeout), timeout)
+                    .with_config(Client(ConnectTimeout), connect)
+                    .build()
+                    .map_err(bad)?,
+            )
+        }
+        ObjectStoreScheme::MicrosoftAzure => {
+            use object_store::azure::AzureConfigKey::Client;
+            Arc::new(
+                object_store::azure::MicrosoftAzureBuilder::from_env()
+                    .with_url(url.as_str())
+                    .with_retry(retry)
+                    .with_config(Client(Timeout), timeout)
+                    .with_config(Client(ConnectTimeout), connect)
+                    .build()
+                    .map_err(bad)?,
+            )
+        }
         _ => {
             return Err(Error::Location {
                 location: raw.to_string(),
@@ -141,6 +155,90 @@ fn retry_config() -> object_store::RetryConfig {
         max_retries: env("BLOOMJOIN_MAX_RETRIES", 5) as usize,
         retry_timeout: std::time::Duration::from_secs(env("BLOOMJOIN_RETRY_TIMEOUT_SECS", 60)),
     }
+}
+
+/// The per-request timeout of object-store requests: `BLOOMJOIN_IO_TIMEOUT_SECS` (default
+/// 30, fractions allowed). An endpoint that accepts the connection but never answers fails a
+/// request after this long; the request is retried like any timeout (`BLOOMJOIN_MAX_RETRIES`
+/// times, within `BLOOMJOIN_RETRY_TIMEOUT_SECS`).
+pub fn io_timeout() -> std::time::Duration {
+    std::env::var("BLOOMJOIN_IO_TIMEOUT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(
+            std::time::Duration::from_secs(30),
+            std::time::Duration::from_secs_f64,
+        )
+}
+
+/// The request and connect timeouts, as object_store's configuration values (the connect
+/// timeout is the request timeout, at most 5 s).
+fn timeouts() -> (String, String) {
+    let t = io_timeout();
+    let c = t.min(std::time::Duration::from_secs(5));
+    (
+        format!("{}ms", t.as_millis().max(1)),
+        format!("{}ms", c.as_millis().max(1)),
+    )
+}
+
+/// Where a location resolves to, for comparing locations: its store and the components of its
+/// path. Local paths are absolute, with symlinks and `..` resolved as far as the path exists
+/// (the rest is normalized lexically, as creating it would resolve it); object-store paths are
+/// keys under `scheme://bucket`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Resolved {
+    /// `file`, `memory`, or `scheme://bucket`.
+    store: String,
+    /// The path's components.
+    parts: Vec<String>,
+}
+
+impl Resolved {
+    /// True when `other` is this location or lies below it.
+    pub fn contains(&self, other: &Resolved) -> bool {
+        self.store == other.store && other.parts.starts_with(&self.parts)
+    }
+}
+
+impl fmt::Display for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.store.as_str() {
+            "file" => write!(f, "/{}", self.parts.join("/")),
+            "memory" => write!(f, "memory:///{}", self.parts.join("/")),
+            s => write!(f, "{s}/{}", self.parts.join("/")),
+        }
+    }
+}
+
+/// `p` made absolute, with symlinks and `..` resolved as far as it exists. Past the first
+/// component that does not exist, `..` is resolved lexically, as creating the path would.
+fn resolve_local(p: &std::path::Path) -> std::io::Result<PathBuf> {
+    use std::path::Component;
+    let abs = std::path::absolute(p)?;
+    let mut out = PathBuf::new();
+    let mut exists = true;
+    for c in abs.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::CurDir => {}
+            // `out` has no symlinks left, so its parent is the real parent.
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => {
+                out.push(n);
+                if exists {
+                    match std::fs::canonicalize(&out) {
+                        Ok(real) => out = real,
+                        Err(_) => exists = false,
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The URL schemes [`Location::parse`] accepts.
@@ -194,7 +292,14 @@ impl Location {
     }
 
     fn local(raw: &str, p: PathBuf) -> Result<Location> {
-        let abs = std::path::absolute(&p).map_err(|e| Error::io(raw, e))?;
+        let mut abs = std::path::absolute(&p).map_err(|e| Error::io(raw, e))?;
+        // Object-store paths have no `..`: resolve it (through symlinks, as the OS would).
+        if abs
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+        {
+            abs = resolve_local(&abs).map_err(|e| Error::io(raw, e))?;
+        }
         let path = ObjPath::from_absolute_path(&abs).map_err(|e| Error::Location {
             location: raw.to_string(),
             reason: e.to_string(),
@@ -241,6 +346,37 @@ impl Location {
         }
     }
 
+    /// Where this location resolves to (see [`Resolved`]). Two spellings of one file (a
+    /// relative and an absolute path, a symlink, `file://`) resolve to the same value.
+    pub fn resolved(&self) -> Result<Resolved> {
+        if let Some(p) = &self.local {
+            let r = resolve_local(p).map_err(|e| Error::io(&self.display, e))?;
+            let parts = r
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect();
+            return Ok(Resolved {
+                store: "file".into(),
+                parts,
+            });
+        }
+        let store = match self.display.split_once("://") {
+            Some(("memory", _)) => "memory".to_string(),
+            Some((scheme, rest)) => {
+                let host = rest.split('/').next().unwrap_or_default();
+                format!("{}://{host}", scheme.to_ascii_lowercase())
+            }
+            None => String::new(),
+        };
+        Ok(Resolved {
+            store,
+            parts: self.path.parts().map(|p| p.as_ref().to_string()).collect(),
+        })
+    }
+
     /// The store.
     pub fn store(&self) -> &Arc<dyn ObjectStore> {
         &self.store
@@ -262,10 +398,7 @@ impl Location {
     }
 
     fn store_err(&self, source: object_store::Error) -> Error {
-        Error::Store {
-            location: self.display.clone(),
-            source,
-        }
+        Error::store(self.display.clone(), source)
     }
 
     /// Read the whole object.
@@ -311,6 +444,13 @@ impl Location {
             mode,
             ..Default::default()
         };
+        if let Some(e) = crate::fault::io_error("write") {
+            // What object_store's local store returns when the disk is full.
+            return Err(self.store_err(object_store::Error::Generic {
+                store: "LocalFileSystem",
+                source: Box::new(e),
+            }));
+        }
         match block_on(
             self.store
                 .put_opts(&self.path, PutPayload::from(data), opts),
@@ -332,47 +472,51 @@ impl Location {
     }
 }
 
-/// Upload a local file to `target` (multipart for large files, parts of 10 MiB). Nothing is
-/// visible at `target` unless the whole upload succeeded.
+/// Upload a local file to `target`: one put up to 10 MiB, a multipart upload in parts of
+/// 10 MiB above. Nothing is visible at `target` unless the whole upload succeeded: a failed or
+/// cancelled multipart upload is aborted. Errors keep the store's cause (e.g. `NoSuchBucket`).
 pub fn upload_file(local: &std::path::Path, target: &Location) -> Result<()> {
-    use tokio::io::AsyncWriteExt;
-    let err = |source| Error::Store {
-        location: target.to_string(),
-        source,
-    };
-    let mut file =
-        std::fs::File::open(local).map_err(|e| Error::io(local.display().to_string(), e))?;
+    use std::io::Read;
+    const PART: usize = 10 << 20;
+    let lerr = |e| Error::io(local.display().to_string(), e);
+    let serr = |source| Error::store(target.to_string(), source);
+    let mut file = std::fs::File::open(local).map_err(lerr)?;
+    let size = file.metadata().map_err(lerr)?.len();
+    let store = target.store();
+    if size <= PART as u64 {
+        let mut data = Vec::with_capacity(size as usize);
+        file.read_to_end(&mut data).map_err(lerr)?;
+        return block_on(store.put(target.path(), PutPayload::from(data)))
+            .map(|_| ())
+            .map_err(serr);
+    }
     block_on(async {
-        let mut w = object_store::buffered::BufWriter::with_capacity(
-            target.store().clone(),
-            target.path().clone(),
-            10 << 20,
-        );
+        let upload = store.put_multipart(target.path()).await.map_err(serr)?;
+        let mut w = object_store::WriteMultipart::new_with_chunk_size(upload, PART);
         let mut buf = vec![0u8; 1 << 20];
         loop {
-            use std::io::Read;
-            let n = file
-                .read(&mut buf)
-                .map_err(|e| Error::io(local.display().to_string(), e))?;
-            if n == 0 {
-                break;
-            }
-            if let Err(e) = w.write_all(&buf[..n]).await {
+            let step = if crate::cancel::requested() {
+                Err(Error::Cancelled)
+            } else {
+                match file.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => match w.wait_for_capacity(4).await {
+                        Ok(()) => {
+                            w.write(&buf[..n]);
+                            Ok(())
+                        }
+                        Err(e) => Err(serr(e)),
+                    },
+                    Err(e) => Err(lerr(e)),
+                }
+            };
+            if let Err(e) = step {
                 let _ = w.abort().await;
-                return Err(Error::io(target.to_string(), e));
+                return Err(e);
             }
         }
-        match w.shutdown().await {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let _ = w.abort().await;
-                Err(Error::io(target.to_string(), e))
-            }
-        }
-    })
-    .map_err(|e| match e {
-        Error::Store { source, .. } => err(source),
-        other => other,
+        // `finish` aborts the upload itself when it fails.
+        w.finish().await.map(|_| ()).map_err(serr)
     })
 }
 

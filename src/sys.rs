@@ -45,6 +45,29 @@ pub fn tune_allocator() {
     }
 }
 
+/// A 32-bit tag of this machine (a hash of its host name), written into run ids and lease
+/// files so that a later run can tell whether a process id it finds there is on this machine.
+pub fn host_id() -> u32 {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    xxhash_rust::xxh3::xxh3_64(name.trim().as_bytes()) as u32
+}
+
+/// False only when process `pid` of this machine is known to be gone (Linux: no
+/// `/proc/<pid>`). Elsewhere every process counts as alive, so nothing of it is removed.
+pub fn process_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    if cfg!(target_os = "linux") && std::path::Path::new("/proc/self").exists() {
+        return std::path::Path::new(&format!("/proc/{pid}")).exists();
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -56,6 +79,10 @@ mod tests {
         if cfg!(target_os = "linux") {
             assert!(super::peak_rss().unwrap() > 0);
             assert!(super::total_memory().unwrap() > 0);
+            assert!(super::process_alive(std::process::id()));
+            assert!(super::process_alive(1));
+            // Beyond Linux's pid_max (2^22).
+            assert!(!super::process_alive(u32::MAX - 1));
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::expr::Predicate;
 use crate::key::KeyFamily;
 use crate::plan::{self, Plan, SplitOptions};
 use crate::read::{ReadOptions, SplitReader};
+use crate::seed::Seed;
 use crate::store::Location;
 
 /// The train job's options, shared by the command line and job files.
@@ -33,7 +34,7 @@ pub struct TrainSpec {
     #[arg(long, short)]
     pub column: String,
     /// Train only on rows where this SQL condition holds, e.g. "Reputation > 1500".
-    #[arg(long = "where", value_name = "EXPR")]
+    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
     #[serde(rename = "where")]
     pub predicate: Option<String>,
     /// Expected number of distinct keys (with --fpp). Without it (and without --bits), a first
@@ -49,9 +50,10 @@ pub struct TrainSpec {
     /// Explicit number of hash functions k (with --bits).
     #[arg(long, value_name = "K", requires = "bits")]
     pub hashes: Option<u32>,
-    /// Hash seed.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Hash seed: 0..=2^64-1; for spark-v2 also Spark's Java int (-1640531527 is the same seed
+    /// as 2654435769).
+    #[arg(long, default_value_t = Seed::default(), allow_negative_numbers = true, value_name = "S")]
+    pub seed: Seed,
     /// Bit layout: blocked (one cache line per key), classic, or Apache Spark's spark-v1 /
     /// spark-v2 (bit-exact with Spark's BloomFilter; Spark's sizing).
     #[arg(long, default_value = "blocked")]
@@ -93,7 +95,7 @@ impl Default for TrainSpec {
             fpp: None,
             bits: None,
             hashes: None,
-            seed: 0,
+            seed: Seed::default(),
             layout: Layout::Blocked,
             format: FileFormat::Native,
             workers: None,
@@ -449,16 +451,17 @@ impl TrainSpec {
         }
         spec.shard.as_deref().map(parse_shard).transpose()?;
         spec.format.check_layout(spec.layout, "--format")?;
+        let seed = spec.seed.for_layout(spec.layout)?;
         match (spec.bits, spec.hashes) {
             (Some(m), Some(k)) => {
-                BloomParams::explicit(spec.layout, m, k, spec.seed)?;
+                BloomParams::explicit(spec.layout, m, k, seed)?;
             }
             _ => {
                 BloomParams::for_items(
                     spec.layout,
                     spec.expected_items.unwrap_or(1),
                     spec.fpp.unwrap_or(0.01),
-                    spec.seed,
+                    seed,
                 )?;
             }
         }
@@ -476,9 +479,10 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
     spec.validate()?;
     let workers = spec.workers.unwrap_or_else(crate::sys::default_workers);
     let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
+    let seed = spec.seed.for_layout(spec.layout)?;
     let fpp = spec.fpp.unwrap_or(0.01);
     let explicit = match (spec.bits, spec.hashes) {
-        (Some(m), Some(k)) => Some(BloomParams::explicit(spec.layout, m, k, spec.seed)?),
+        (Some(m), Some(k)) => Some(BloomParams::explicit(spec.layout, m, k, seed)?),
         _ => None,
     };
     let predicate = spec
@@ -487,6 +491,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         .map(|w| Predicate::parse(w, "--where"))
         .transpose()?;
     let output = Location::parse(&spec.output)?;
+    plan::refuse_overlap(&spec.output, "--output", &[("--input", &spec.input)])?;
     if !spec.overwrite && output.exists()? {
         return Err(Error::OutputExists {
             location: output.to_string(),
@@ -547,7 +552,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             ),
             None => match spec.expected_items {
                 Some(n) => (
-                    BloomParams::for_items(spec.layout, n, fpp, spec.seed)?,
+                    BloomParams::for_items(spec.layout, n, fpp, seed)?,
                     Sizing {
                         method: "expected-items",
                         items: Some(n),
@@ -561,7 +566,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         layout: Layout::Blocked,
                         num_bits: crate::bloom::BLOCK_BITS,
                         num_hashes: 1,
-                        seed: spec.seed,
+                        seed,
                     };
                     let bar = crate::progress::rows(
                         "count",
@@ -604,7 +609,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     let estimate = all.estimate() as u64;
                     let n = ((estimate as f64 * 1.02).ceil() as u64).max(1);
                     (
-                        BloomParams::for_items(spec.layout, n, fpp, spec.seed)?,
+                        BloomParams::for_items(spec.layout, n, fpp, seed)?,
                         Sizing {
                             method: "estimated-distinct",
                             items: Some(n),
@@ -684,6 +689,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             inputs: spec.input.clone(),
             shard: spec.shard.clone(),
         };
+        if crate::cancel::requested() {
+            return Err(Error::Cancelled);
+        }
         let filter_bytes = codec::write_as(&output, &filter, &meta, spec.format, spec.overwrite)?;
         times.write_ms = t_write.elapsed().as_millis() as u64;
         times.total_ms = t0.elapsed().as_millis() as u64;

@@ -153,7 +153,9 @@ fn the_main_job_prints_both_summaries_with_counters() {
         "keys         ",
         "[2/2] join",
         "joined (inner join, ",
-        "4 reducers) into out/users_comments/join",
+        "replicated strategy, ",
+        " parts) into out/users_comments/join",
+        "fits the memory budget",
         "rows dropped by the filter",
         "false positives",
         "job done: 2 steps in ",
@@ -185,6 +187,8 @@ fn set_overrides_keys_of_the_job_file() {
             "--set",
             "join.reducers=2",
             "--set",
+            "join.strategy=reduce-side",
+            "--set",
             "train.fpp=0.001",
             "--set",
             "train.output=elsewhere/f.bjf",
@@ -204,7 +208,8 @@ fn set_overrides_keys_of_the_job_file() {
     assert!(out.contains("trained elsewhere/f.bjf"), "{out}");
     assert!(out.contains("at fpp 0.001"), "{out}");
     assert!(out.contains("(left-semi join, "), "{out}");
-    assert!(out.contains("2 reducers) into elsewhere/join"), "{out}");
+    assert!(out.contains("reduce-side strategy, "), "{out}");
+    assert!(out.contains("2 parts) into elsewhere/join"), "{out}");
     let parts: Vec<String> = files_below(&d.path().join("elsewhere/join"))
         .into_iter()
         .filter(|f| f.starts_with("part-"))

@@ -345,6 +345,8 @@ fn bad_input_one_line_exit_2_nothing_written() {
             "users",
             "--left-key",
             "Id",
+            "--left-where",
+            "Reputation > 1500",
             "--right",
             "comments",
             "--right-key",
@@ -387,7 +389,12 @@ fn bad_input_one_line_exit_2_nothing_written() {
     bytes[8] = 2;
     std::fs::write(d.join("future.bjf"), bytes).unwrap();
     base("future.bjf", "o6", &[]).fails(2, &["future.bjf", "version 2"]);
-    base("users.bjf", "o7", &["--memory-limit", "1KiB"]).fails(2, &["--memory-limit"]);
+    base(
+        "users.bjf",
+        "o7",
+        &["--memory-limit", "1KiB", "--strategy", "replicated"],
+    )
+    .fails(2, &["--memory-limit"]);
     for o in ["o1", "o2", "o3", "o4", "o5", "o6", "o7"] {
         assert!(
             files_below(&d.join(o)).is_empty(),
@@ -403,7 +410,7 @@ fn bad_input_one_line_exit_2_nothing_written() {
     base(
         "users.bjf",
         "done",
-        &["-q", "--overwrite", "--reducers", "1"],
+        &["-q", "--overwrite", "--workers", "1"],
     )
     .ok();
     let after = files_below(&d.join("done"));
@@ -413,4 +420,412 @@ fn bad_input_one_line_exit_2_nothing_written() {
         after[1].starts_with("part-00000-") && after[1].ends_with(".parquet"),
         "{after:?}"
     );
+}
+
+fn report(d: &Path, path: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(d.join(path)).unwrap()).unwrap()
+}
+
+#[test]
+fn every_join_type_is_the_same_under_both_strategies_and_without_the_prefilter() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let configs: [&[&str]; 9] = [
+        &["--strategy", "replicated", "--workers", "1"],
+        &[
+            "--strategy",
+            "replicated",
+            "--workers",
+            "3",
+            "--split-rows",
+            "1",
+            "--batch-size",
+            "5",
+        ],
+        &[
+            "--strategy",
+            "replicated",
+            "--workers",
+            "2",
+            "--no-prefilter",
+        ],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "1",
+            "--reducers",
+            "1",
+        ],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "2",
+            "--reducers",
+            "3",
+            "--batch-size",
+            "7",
+        ],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "3",
+            "--reducers",
+            "13",
+            "--split-rows",
+            "1",
+        ],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "2",
+            "--no-prefilter",
+        ],
+        // auto, with a budget the left side outgrows half-way: reduce-side
+        &[
+            "--workers",
+            "2",
+            "--memory-limit",
+            "8KiB",
+            "--batch-size",
+            "10",
+            "--split-rows",
+            "30",
+        ],
+        // auto, fits: replicated
+        &["--workers", "2", "--split-rows", "500"],
+    ];
+    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+        let expected = reference(jt, 1500);
+        for (i, extra) in configs.iter().enumerate() {
+            let out = format!("o-{jt}-{i}");
+            let json = format!("{out}.json");
+            let mut args = extra.to_vec();
+            args.extend(["--report", &json, "-q"]);
+            join(d, &out, jt, &args);
+            assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
+            let r = report(d, &json);
+            let used = r["strategy"]["used"].as_str().unwrap();
+            let want = match i {
+                0..=2 | 8 => "replicated",
+                _ => "reduce-side",
+            };
+            assert_eq!(used, want, "{jt} {extra:?}: {}", r["strategy"]);
+            // The prefilter's tiers, and what each dropped.
+            let tiers: Vec<&str> = r["prefilter"]["tiers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            let prefiltered = !extra.contains(&"--no-prefilter") && !matches!(jt, "right" | "full");
+            let want_tiers: &[&str] = match (prefiltered, used) {
+                (false, _) => &[],
+                (true, "replicated") => &["statistics", "bloom", "keys"],
+                (true, _) => &["statistics", "bloom"],
+            };
+            assert_eq!(tiers, want_tiers, "{jt} {extra:?}");
+            let by_keys = r["right"]["rows_dropped_by_keys"].as_u64().unwrap();
+            let fp = r["prefilter"]["false_positives"].as_u64().unwrap();
+            if tiers.contains(&"keys") {
+                // Every false positive of the Bloom filter is dropped before the join.
+                assert!(by_keys > 0, "{jt} {extra:?}: {r}");
+                assert_eq!(fp, by_keys, "{jt} {extra:?}");
+            } else {
+                assert_eq!(by_keys, 0);
+            }
+            if used == "reduce-side" {
+                let parts = r["strategy"]["partitions"].as_u64().unwrap();
+                assert_eq!(r["parts"].as_u64().unwrap(), parts);
+                assert_eq!(
+                    files_below(&d.join(&out))
+                        .iter()
+                        .filter(|f| f.starts_with("part-"))
+                        .count() as u64,
+                    parts
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_left_side_over_the_memory_limit_runs_reduce_side_or_fails_when_replicated_is_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    // Spill files go to the temporary directory: a private one, to see that none is left.
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let env = [("TMPDIR".to_string(), tmp.display().to_string())];
+    let mut args = vec![
+        "join",
+        "--filter",
+        "users.bjf",
+        "--left",
+        "users",
+        "--left-key",
+        "Id",
+        "--left-where",
+        "Reputation > 1500",
+        "--right",
+        "comments",
+        "--right-key",
+        "UserId",
+        "--output",
+        "auto",
+        "--memory-limit",
+        "4KiB",
+        "--report",
+        "auto.json",
+    ];
+    // auto: the left side does not fit 4 KiB, so the join goes reduce-side and says why.
+    let summary = crate::util::run_env(d, &args, &env).ok();
+    assert_eq!(read_rows(&d.join("auto")).0, reference("inner", 1500));
+    let r = report(d, "auto.json");
+    assert_eq!(r["strategy"]["requested"], "auto");
+    assert_eq!(r["strategy"]["used"], "reduce-side");
+    let reason = r["strategy"]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("outgrew the memory budget (4.00 KiB)"),
+        "{reason}"
+    );
+    assert!(summary.contains("reduce-side strategy"), "{summary}");
+    assert!(r["strategy"]["spilled_bytes"].as_u64().unwrap() > 0);
+    assert!(r["strategy"]["build_bytes"].as_u64().unwrap() <= 4096);
+    // Forced replicated: a one-line error naming the limit, exit 2, nothing written.
+    args[14] = "forced";
+    args.extend(["--strategy", "replicated"]);
+    crate::util::run_env(d, &args, &env)
+        .fails(2, &["--memory-limit", "--strategy replicated", "4.00 KiB"]);
+    assert!(files_below(&d.join("forced")).is_empty());
+    // A budget no partition fits: reduce-side fails the same way.
+    args[16] = "100";
+    args[20] = "auto";
+    crate::util::run_env(d, &args, &env).fails(2, &["--memory-limit", "partition"]);
+    assert!(files_below(&d.join("forced")).is_empty());
+    assert!(files_below(&tmp).is_empty(), "{:?}", files_below(&tmp));
+    assert!(std::fs::read_dir(&tmp).unwrap().next().is_none());
+}
+
+#[test]
+fn a_failing_reducer_leaves_nothing_under_either_strategy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    for strategy in ["replicated", "reduce-side"] {
+        for (fault, needle) in [
+            ("reduce:error", "injected fault at reduce"),
+            ("reduce", "panicked"),
+        ] {
+            let out = format!("o-{strategy}");
+            let r = crate::util::run_env(
+                d,
+                &[
+                    "join",
+                    "--filter",
+                    "users.bjf",
+                    "--left",
+                    "users",
+                    "--left-key",
+                    "Id",
+                    "--right",
+                    "comments",
+                    "--right-key",
+                    "UserId",
+                    "--left-where",
+                    "Reputation > 1500",
+                    "--output",
+                    &out,
+                    "--strategy",
+                    strategy,
+                ],
+                &[("BLOOMJOIN_FAULT".to_string(), fault.to_string())],
+            );
+            let err = r.fails(1, &[needle, "reduce task"]);
+            assert!(!err.contains("panicked at"), "{err}");
+            let files = files_below(&d.join(&out));
+            assert!(
+                !files
+                    .iter()
+                    .any(|f| f == "_SUCCESS" || f.starts_with("part-")),
+                "{strategy} {fault}: {files:?}"
+            );
+        }
+    }
+}
+
+/// Fuzzer finding F2: a Date64 column came out as a bare INT64 (milliseconds) that DuckDB and
+/// pyarrow read as BIGINT. The part's Parquet schema must say DATE.
+#[test]
+fn date64_output_columns_are_parquet_dates() {
+    use parquet::basic::{LogicalType, Type as PhysicalType};
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let day = 86_400_000i64;
+    write_parquet(
+        &d.join("in/d.parquet"),
+        vec![
+            ("k", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef),
+            (
+                "d",
+                Arc::new(Date64Array::from(vec![0, day, 2 * day])) as ArrayRef,
+            ),
+        ],
+        10,
+    );
+    for strategy in ["replicated", "reduce-side"] {
+        let out = format!("o-{strategy}");
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--no-prefilter",
+                "--left",
+                "in",
+                "--left-key",
+                "k",
+                "--right",
+                "in",
+                "--right-key",
+                "k",
+                "--select",
+                "left.k,left.d",
+                "--strategy",
+                strategy,
+                "--output",
+                &out,
+            ],
+        )
+        .ok();
+        let mut seen = 0;
+        for f in files_below(&d.join(&out))
+            .iter()
+            .filter(|f| f.ends_with(".parquet"))
+        {
+            let r = SerializedFileReader::new(std::fs::File::open(d.join(&out).join(f)).unwrap())
+                .unwrap();
+            let col = r.metadata().file_metadata().schema_descr().column(1);
+            assert_eq!(col.name(), "d");
+            assert_eq!(col.physical_type(), PhysicalType::INT32, "{strategy}");
+            assert_eq!(
+                col.logical_type_ref(),
+                Some(&LogicalType::Date),
+                "{strategy}"
+            );
+            seen += 1;
+        }
+        assert!(seen > 0);
+        // arrow-rs reads the same dates back (as Date64, from the embedded Arrow schema).
+        let (rows, _) = read_rows(&d.join(&out));
+        assert_eq!(
+            rows,
+            [
+                "1|1970-01-01T00:00:00",
+                "2|1970-01-02T00:00:00",
+                "3|1970-01-03T00:00:00"
+            ],
+            "{strategy}"
+        );
+    }
+}
+
+/// `--right-where` runs after the key tiers in the same row filter; the key hashes carried
+/// from the tiers to the join must follow it row for row.
+#[test]
+fn right_where_gives_the_same_rows_under_both_strategies() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    for jt in ["inner", "left", "left-semi", "left-anti"] {
+        let mut results = Vec::new();
+        for (i, extra) in [
+            vec!["--strategy", "replicated", "--batch-size", "7"],
+            vec!["--strategy", "reduce-side", "--reducers", "3"],
+            vec!["--no-prefilter"],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let out = format!("rw-{jt}-{i}");
+            let mut args = vec!["--right-where", "Id < 1500 AND Text LIKE 'c1%'", "-q"];
+            args.extend(extra);
+            join(d, &out, jt, &args);
+            results.push(read_rows(&d.join(&out)).0);
+        }
+        assert_eq!(results[0], results[2], "{jt}");
+        assert_eq!(results[1], results[2], "{jt}");
+        if jt == "inner" {
+            let want: Vec<String> = reference("inner", 1500)
+                .into_iter()
+                .filter(|r| {
+                    let c: Vec<&str> = r.split('|').collect();
+                    c[3].parse::<i64>().unwrap() < 1500 && c[5].starts_with("c1")
+                })
+                .collect();
+            assert!(!want.is_empty());
+            assert_eq!(results[0], want);
+        }
+    }
+}
+
+/// A left side with no rows (nothing passes --left-where) under both strategies.
+#[test]
+fn an_empty_left_side_joins_under_both_strategies() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+        for strategy in ["replicated", "reduce-side"] {
+            let out = format!("e-{jt}-{strategy}");
+            run_in(
+                d,
+                &[
+                    "join",
+                    "-q",
+                    "--filter",
+                    "users.bjf",
+                    "--left",
+                    "users",
+                    "--left-key",
+                    "Id",
+                    "--left-where",
+                    "Reputation > 1000000",
+                    "--right",
+                    "comments",
+                    "--right-key",
+                    "UserId",
+                    "--type",
+                    jt,
+                    "--strategy",
+                    strategy,
+                    "--output",
+                    &out,
+                ],
+            )
+            .ok();
+            let rows = read_rows(&d.join(&out)).0;
+            let want = if matches!(jt, "right" | "full") {
+                3000
+            } else {
+                0
+            };
+            assert_eq!(rows.len(), want, "{jt} {strategy}");
+            assert!(
+                rows.iter().all(|r| r.starts_with("NULL|NULL|NULL|")),
+                "{jt} {strategy}"
+            );
+        }
+    }
 }

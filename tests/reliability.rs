@@ -179,6 +179,8 @@ fn s3_large_output_uses_multipart_and_matches_local() {
             "s3://lake/big",
             "--right-key",
             "k",
+            "--strategy",
+            "reduce-side",
             "--reducers",
             "1",
             "--workers",
@@ -489,4 +491,792 @@ fn paths_with_spaces_and_unicode() {
     let abs = d.join("users").display().to_string();
     run_in(&d, &train_args(&abs, "a b.bjf")).ok();
     run_in(&d, &["inspect", "a b.bjf"]).ok();
+}
+
+fn report_field(d: &Path, report: &str, field: &str) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join(report)).unwrap()).unwrap();
+    v[field].clone()
+}
+
+/// Issue 12, defect 5: an output that is, contains or lies inside an input (however it is
+/// spelled: relative, absolute, `..`, a symlink, `file://`, a glob's directory) is refused
+/// with exit 2 before anything runs, and the input is untouched.
+#[test]
+fn output_overlapping_an_input_is_refused_and_the_input_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    std::os::unix::fs::symlink(d.join("comments"), d.join("alias")).unwrap();
+    let before = files_below(&d.join("comments"));
+    let abs = d.join("comments").display().to_string();
+    let url = format!("file://{abs}/out");
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (
+            join_args("users.bjf", "users", "comments", "comments"),
+            "is the input comments (--right)",
+            "comments",
+        ),
+        (
+            join_args("users.bjf", "users", "comments", "alias"),
+            "is the input",
+            "alias",
+        ),
+        (
+            join_args("users.bjf", "users", "comments", "users/../comments"),
+            "is the input",
+            "users/../comments",
+        ),
+        (
+            join_args("users.bjf", "users", "comments", "comments/out"),
+            "lies inside the input comments (--right)",
+            "comments/out",
+        ),
+        (
+            join_args("users.bjf", "users", "comments", &url),
+            "lies inside",
+            "/out",
+        ),
+        (
+            join_args("users.bjf", "users", "alias/c*.parquet", "comments/x"),
+            "lies inside the input alias/c*.parquet",
+            "comments/x",
+        ),
+        (
+            join_args("users.bjf", "users", &abs, "."),
+            "contains the input",
+            "--output .",
+        ),
+        (
+            join_args("users.bjf", "users", "comments", "users.bjf"),
+            "is the input users.bjf (--filter)",
+            "users.bjf",
+        ),
+    ];
+    for (mut args, needle, out) in cases {
+        args.push("--overwrite");
+        run_in(d, &args).fails(2, &[needle, out]);
+        assert_eq!(files_below(&d.join("comments")), before, "{args:?}");
+        assert!(!d.join("comments/out").exists() && !d.join("comments/x").exists());
+    }
+    // train: the filter may not land inside (or on) an input either.
+    let mut t = train_args("users", "users/f.bjf");
+    t.push("--overwrite");
+    run_in(d, &t).fails(2, &["lies inside the input users (--input)"]);
+    let mut t = train_args("users/u0.parquet", "users/u0.parquet");
+    t.push("--overwrite");
+    run_in(d, &t).fails(2, &["is the input users/u0.parquet (--input)"]);
+    assert!(!d.join("users/f.bjf").exists());
+    // Job files: checked before the first step runs.
+    std::fs::write(
+        d.join("j.toml"),
+        "[train]\ninput = [\"users\"]\ncolumn = \"Id\"\noutput = \"f.bjf\"\n[join]\nleft = [\"users\"]\nleft-key = \"Id\"\nright = [\"comments\"]\nright-key = \"UserId\"\noutput = \"comments/j\"\n",
+    )
+    .unwrap();
+    run_in(d, &["run", "j.toml"]).fails(
+        2,
+        &["j.toml", "[join]", "lies inside the input comments (right)"],
+    );
+    assert!(!d.join("f.bjf").exists(), "the train step ran");
+    // Reading what an earlier run wrote next to the input is still fine when it is outside.
+    run_in(d, &join_args("users.bjf", "users", "comments", "out")).ok();
+    assert_eq!(read_rows(&d.join("out")).0, reference("inner", 1500));
+}
+
+/// Issue 12, defect 5, on S3: the same checks for `s3://` locations.
+#[test]
+fn s3_output_overlapping_an_input_is_refused() {
+    let s3 = S3Server::start();
+    let env = s3.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    s3.upload_dir("lake", &d.join("comments"), "comments");
+    let before = s3.keys("lake", "comments/");
+    for (out, right, needle) in [
+        (
+            "s3://lake/comments",
+            "s3://lake/comments",
+            "is the input s3://lake/comments (--right)",
+        ),
+        (
+            "s3://lake/comments/out",
+            "s3://lake/comments",
+            "lies inside",
+        ),
+        (
+            "s3://lake/comments/out",
+            "s3://lake/comments/*.parquet",
+            "lies inside",
+        ),
+        ("s3://lake", "s3://lake/comments", "contains"),
+    ] {
+        let mut args = join_args("users.bjf", "users", right, out);
+        args.push("--overwrite");
+        run_env(d, &args, &env).fails(2, &[needle]);
+        assert_eq!(s3.keys("lake", "comments/"), before);
+    }
+    // Another bucket, or a sibling prefix, is not an overlap.
+    run_env(
+        d,
+        &join_args(
+            "users.bjf",
+            "users",
+            "s3://lake/comments",
+            "s3://lake/comments2",
+        ),
+        &env,
+    )
+    .ok();
+}
+
+/// Issue 12, defect 5: a commit deletes only what a bloomjoin run wrote (parts named with a
+/// run id): a person's `part-1.parquet` and another tool's part in the output directory
+/// survive a join and an `--overwrite` join.
+#[test]
+fn commit_never_deletes_files_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let out = d.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let theirs = [
+        "part-1.parquet",
+        "part-00000-3f2a8b1c-5d6e-4f70-8a9b-0c1d2e3f4a5b-c000.snappy.parquet",
+        "part-00001-notes.parquet",
+        "part-00000.parquet",
+    ];
+    for f in theirs {
+        std::fs::write(out.join(f), format!("{f}: not ours")).unwrap();
+    }
+    let args = join_args("users.bjf", "users", "comments", "out");
+    run_in(d, &args).ok();
+    let mut again = args.clone();
+    again.push("--overwrite");
+    run_in(d, &again).ok();
+    for f in theirs {
+        assert_eq!(
+            std::fs::read_to_string(out.join(f)).unwrap(),
+            format!("{f}: not ours"),
+            "{f} was removed or changed"
+        );
+    }
+    // Exactly one run's parts besides them: the second run replaced the first.
+    let ours: Vec<String> = files_below(&out)
+        .into_iter()
+        .filter(|f| f.starts_with("part-") && !theirs.contains(&f.as_str()))
+        .collect();
+    assert_eq!(ours.len(), 2, "{ours:?}");
+}
+
+/// Issue 12, defect 10: a path that exists is a path even when its name has glob characters;
+/// an escaped glob matches it; a glob below a working directory whose name has glob
+/// characters works.
+#[test]
+fn existing_path_with_glob_characters_is_a_path() {
+    let top = tempfile::tempdir().unwrap();
+    let d = top.path().join("run [1]");
+    std::fs::create_dir_all(&d).unwrap();
+    let ints = |v: Vec<i64>| vec![("k", Arc::new(Int64Array::from(v)) as ArrayRef)];
+    write_parquet(&d.join("in/file[1].parquet"), ints(vec![1, 2, 3]), 10);
+    write_parquet(&d.join("in/file1.parquet"), ints((100..200).collect()), 10);
+    let rows = |input: &str, name: &str| -> u64 {
+        run_in(
+            &d,
+            &[
+                "train",
+                "-q",
+                "--input",
+                input,
+                "--column",
+                "k",
+                "--output",
+                name,
+                "--report",
+                &format!("{name}.json"),
+            ],
+        )
+        .ok();
+        report_field(&d, &format!("{name}.json"), "rows_read")
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(rows("in/file[1].parquet", "a.bjf"), 3);
+    assert_eq!(rows("in/file[[]1].parquet", "b.bjf"), 3);
+    assert_eq!(rows("in/file?.parquet", "c.bjf"), 100);
+    assert_eq!(rows("in/*.parquet", "d.bjf"), 103);
+    let abs = d.join("in/file[1].parquet").display().to_string();
+    assert_eq!(rows(&abs, "e.bjf"), 3);
+}
+
+/// Issue 12, defect 10: the same file reached as a directory, a glob, a file, a symlink and
+/// another spelling is read once.
+#[test]
+fn the_same_file_reached_several_ways_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    std::os::unix::fs::symlink(d.join("users"), d.join("link")).unwrap();
+    let abs = d.join("users/u1.parquet").display().to_string();
+    let url = format!("file://{abs}");
+    let once = |inputs: &[&str], report: &str| -> u64 {
+        let mut args = vec![
+            "train", "-q", "--column", "Id", "--output", report, "--report",
+        ];
+        let json = format!("{report}.json");
+        args.push(&json);
+        for i in inputs {
+            args.push("--input");
+            args.push(i);
+        }
+        run_in(d, &args).ok();
+        report_field(d, &json, "rows_read").as_u64().unwrap()
+    };
+    let all = once(&["users"], "a.bjf");
+    assert_eq!(all, 300);
+    assert_eq!(
+        once(
+            &[
+                "users",
+                "users/*.parquet",
+                "users/u0.parquet",
+                "./users/../users/u2.parquet",
+                "link",
+                &abs,
+                &url
+            ],
+            "b.bjf"
+        ),
+        all
+    );
+    assert_eq!(report_field(d, "b.bjf.json", "files").as_u64().unwrap(), 3);
+    // join: the left side read once, so every match appears once.
+    let args = vec![
+        "join",
+        "-q",
+        "--filter",
+        "users.bjf",
+        "--left",
+        "users",
+        "link",
+        "users/u0.parquet",
+        "--left-key",
+        "Id",
+        "--left-where",
+        "Reputation > 1500",
+        "--right",
+        "comments",
+        "comments/c0.parquet",
+        "--right-key",
+        "UserId",
+        "--output",
+        "out",
+    ];
+    run_in(d, &args).ok();
+    assert_eq!(read_rows(&d.join("out")).0, reference("inner", 1500));
+}
+
+/// Run the binary in `dir` with `env` and no AWS settings inherited from the caller.
+fn run_clean_aws(dir: &Path, args: &[&str], env: &[(&str, String)]) -> crate::util::Run {
+    let mut cmd = std::process::Command::new(crate::util::bin());
+    cmd.args(args).current_dir(dir).env_remove("BLOOMJOIN_LOG");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("AWS_") {
+            cmd.env_remove(k);
+        }
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    crate::util::Run {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// A loopback server: `Some(answer)` answers every request with it; `None` accepts
+/// connections and never answers. Returns its port.
+fn loopback_server(answer: Option<&'static str>) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            let Ok(mut c) = conn else { continue };
+            match answer {
+                None => held.push(c),
+                Some(a) => {
+                    let mut buf = [0u8; 4096];
+                    let _ = c.read(&mut buf);
+                    let _ = write!(
+                        c,
+                        "{a}\r\nContent-Length: 9\r\nConnection: close\r\n\r\nforbidden"
+                    );
+                }
+            }
+        }
+    });
+    port
+}
+
+/// Issue 12, defect 10: an S3 endpoint that accepts connections and never answers fails
+/// after the configured per-request timeout (`BLOOMJOIN_IO_TIMEOUT_SECS`), and the message
+/// says which setting that is.
+#[test]
+fn s3_endpoint_that_never_answers_fails_after_the_configured_timeout() {
+    let port = loopback_server(None);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let env = [
+        ("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{port}")),
+        ("AWS_ALLOW_HTTP", "true".into()),
+        ("AWS_ACCESS_KEY_ID", "test".into()),
+        ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("BLOOMJOIN_IO_TIMEOUT_SECS", "0.3".into()),
+        ("BLOOMJOIN_MAX_RETRIES", "0".into()),
+    ];
+    run_clean_aws(d, &train_args("s3://lake/users", "f.bjf"), &env).fails(
+        1,
+        &[
+            "s3://lake/users",
+            "no answer within 0.3 s",
+            "BLOOMJOIN_IO_TIMEOUT_SECS",
+        ],
+    );
+    run_clean_aws(
+        d,
+        &join_args("users.bjf", "users", "comments", "s3://lake/out"),
+        &env,
+    )
+    .fails(1, &["s3://lake/out", "BLOOMJOIN_IO_TIMEOUT_SECS"]);
+    assert!(!d.join("f.bjf").exists());
+}
+
+/// Issue 12, defect 10: without AWS credentials in the environment, object_store asks the
+/// instance metadata service last; its 403 is reported as missing credentials (exit 2), with
+/// the variables to set.
+#[test]
+fn missing_aws_credentials_are_reported_as_missing_credentials() {
+    let imds = loopback_server(Some("HTTP/1.1 403 Forbidden"));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let env = [
+        ("AWS_ENDPOINT_URL", "http://127.0.0.1:9".to_string()),
+        ("AWS_ALLOW_HTTP", "true".into()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("AWS_METADATA_ENDPOINT", format!("http://127.0.0.1:{imds}")),
+        ("BLOOMJOIN_MAX_RETRIES", "0".into()),
+    ];
+    for args in [
+        train_args("s3://lake/users", "f.bjf"),
+        join_args("users.bjf", "users", "comments", "s3://lake/out"),
+        vec!["inspect", "s3://lake/f.bjf"],
+    ] {
+        let err = run_clean_aws(d, &args, &env).fails(
+            2,
+            &[
+                "s3://lake/",
+                "no AWS credentials",
+                "AWS_ACCESS_KEY_ID",
+                "AWS_SECRET_ACCESS_KEY",
+            ],
+        );
+        assert!(!err.contains("/latest/api/token"), "{err}");
+    }
+}
+
+/// Issue 12, defect 9: `join -o s3://missing-bucket/out` fails before any work with the
+/// store's cause (NoSuchBucket) in its one-line message, not a reducer panic.
+#[test]
+fn join_to_a_missing_bucket_names_no_such_bucket() {
+    let s3 = S3Server::start();
+    let env = s3.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let err = run_env(
+        d,
+        &join_args("users.bjf", "users", "comments", "s3://missing-bucket/out"),
+        &env,
+    )
+    .fails(2, &["s3://missing-bucket/out", "NoSuchBucket"]);
+    assert!(!err.contains("panicked"), "{err}");
+    run_env(d, &train_args("users", "s3://missing-bucket/f.bjf"), &env)
+        .fails(2, &["s3://missing-bucket/f.bjf", "NoSuchBucket"]);
+}
+
+/// The manifest of a committed output: its run id and part names.
+fn manifest(success: &str) -> (String, Vec<String>) {
+    let v: serde_json::Value = serde_json::from_str(success).unwrap();
+    let mut parts: Vec<String> = v["parts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no parts in {success}"))
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    parts.sort();
+    (v["run_id"].as_str().unwrap().to_string(), parts)
+}
+
+/// The process id in a run id (its last 8 hex digits).
+fn run_pid(run_id: &str) -> u32 {
+    u32::from_str_radix(&run_id[run_id.len() - 8..], 16).unwrap()
+}
+
+/// Issue 12, defect 6: several `--overwrite` joins race for one output, many times, some with
+/// a widened commit window. Every job exits 0 (commits take turns under the lease), and
+/// afterwards the output is committed: `_SUCCESS` of a job that exited 0, next to exactly the
+/// parts its manifest names, holding the reference rows; no lease and no staging left.
+#[test]
+fn overwrite_joins_racing_for_one_output_leave_it_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    for round in 0..10 {
+        let children: Vec<_> = (0..4)
+            .map(|j| {
+                let reducers = (1 + (round + j) % 3).to_string();
+                let mut args = join_args("users.bjf", "users", "comments", "out");
+                args.extend(["--overwrite", "--reducers", &reducers]);
+                let mut cmd = std::process::Command::new(crate::util::bin());
+                cmd.args(&args)
+                    .current_dir(d)
+                    .stderr(std::process::Stdio::piped());
+                if (round + j) % 2 == 0 {
+                    cmd.env("BLOOMJOIN_FAULT", "commit:sleep-150");
+                }
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        let mut ok_pids = Vec::new();
+        for c in children {
+            let pid = c.id();
+            let o = c.wait_with_output().unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "round {round}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            ok_pids.push(pid);
+        }
+        let out = d.join("out");
+        let (run_id, parts) = manifest(&std::fs::read_to_string(out.join("_SUCCESS")).unwrap());
+        assert!(
+            ok_pids.contains(&run_pid(&run_id)),
+            "round {round}: {run_id}"
+        );
+        let files = files_below(&out);
+        let on_disk: Vec<String> = files
+            .iter()
+            .filter(|f| f.starts_with("part-"))
+            .cloned()
+            .collect();
+        assert_eq!(on_disk, parts, "round {round}: {files:?}");
+        assert!(parts.iter().all(|p| p.contains(&run_id)), "{parts:?}");
+        assert_eq!(
+            files.len(),
+            parts.len() + 1,
+            "round {round}: leftovers {files:?}"
+        );
+        assert_eq!(read_rows(&out).0, reference("inner", 1500), "round {round}");
+    }
+}
+
+/// Issue 12, defect 6, on S3 (moto behind a proxy that forwards one request at a time, see
+/// [`FaultProxy::serialize`]): the same guarantees with the lease object and conditional puts.
+#[test]
+fn s3_overwrite_joins_racing_for_one_output_leave_it_committed() {
+    let s3 = S3Server::start();
+    let proxy = FaultProxy::start(s3.port);
+    proxy.serialize.store(true, Ordering::SeqCst);
+    let env = S3Server::env_for(proxy.port);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    s3.upload_dir("lake", &d.join("users"), "users");
+    for round in 0..4 {
+        let children: Vec<_> = (0..3)
+            .map(|j| {
+                let reducers = (1 + (round + j) % 2).to_string();
+                let mut args = join_args("users.bjf", "users", "comments", "s3://lake/out");
+                args.extend(["--overwrite", "--reducers", &reducers]);
+                let mut cmd = std::process::Command::new(crate::util::bin());
+                cmd.args(&args)
+                    .current_dir(d)
+                    .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                    .stderr(std::process::Stdio::piped());
+                if (round + j) % 2 == 0 {
+                    cmd.env("BLOOMJOIN_FAULT", "commit:sleep-200");
+                }
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        let mut ok_pids = Vec::new();
+        for c in children {
+            let pid = c.id();
+            let o = c.wait_with_output().unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "round {round}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            ok_pids.push(pid);
+        }
+        let keys = s3.keys("lake", "out/");
+        let success = s3.python(
+            "print(s3.get_object(Bucket='lake', Key='out/_SUCCESS')['Body'].read().decode())",
+        );
+        let (run_id, parts) = manifest(&success);
+        assert!(
+            ok_pids.contains(&run_pid(&run_id)),
+            "round {round}: {run_id}"
+        );
+        let on_s3: Vec<String> = keys
+            .iter()
+            .filter_map(|k| k.strip_prefix("out/"))
+            .filter(|k| k.starts_with("part-"))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(on_s3, parts, "round {round}: {keys:?}");
+        assert_eq!(
+            keys.len(),
+            parts.len() + 1,
+            "round {round}: leftovers {keys:?}"
+        );
+        let local = d.join(format!("o{round}"));
+        s3.download("lake", "out", &local);
+        assert_eq!(
+            read_rows(&local).0,
+            reference("inner", 1500),
+            "round {round}"
+        );
+    }
+}
+
+/// Start `args` in `dir` with `env`, wait until the fault point marks that it got there, send
+/// `signal`, and return the outcome.
+fn signalled(
+    dir: &Path,
+    args: &[&str],
+    env: &[(String, String)],
+    signal: &str,
+) -> crate::util::Run {
+    let mark = dir.join(format!("reached-{signal}"));
+    let _ = std::fs::remove_file(&mark);
+    let mut child = std::process::Command::new(crate::util::bin())
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env("BLOOMJOIN_FAULT_MARK", &mark)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !mark.exists() {
+        if let Some(st) = child.try_wait().unwrap() {
+            panic!("the job ended ({st}) before reaching its fault point");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let st = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    crate::util::Run {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn temp_parts(tmp: &Path) -> Vec<String> {
+    files_below(tmp)
+        .into_iter()
+        .filter(|f| f.starts_with("bloomjoin-part-"))
+        .collect()
+}
+
+/// Issue 12, defect 9: SIGINT or SIGTERM during a join (local and S3 outputs) or a train
+/// cancels it cleanly: exit 130 / 143, one line, no `_SUCCESS`, nothing staged or under a
+/// final name, no temporary part files left in the temporary directory; the rerun succeeds.
+#[test]
+fn sigint_and_sigterm_cancel_cleanly() {
+    let s3 = S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    s3.upload_dir("lake", &d.join("users"), "users");
+    let tmp = d.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut env = s3.env();
+    env.push(("TMPDIR".into(), tmp.display().to_string()));
+    env.push(("BLOOMJOIN_FAULT".into(), "map:sleep-600000".into()));
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        // S3 output: the reducers' temporary parts exist before the map stage starts.
+        let args = join_args("users.bjf", "users", "comments", "s3://lake/out");
+        signalled(d, &args, &env, signal).fails(code, &["cancelled"]);
+        assert_eq!(s3.keys("lake", "out/"), Vec::<String>::new(), "SIG{signal}");
+        assert_eq!(temp_parts(&tmp), Vec::<String>::new(), "SIG{signal}");
+        // Local output: staged parts removed.
+        let args = join_args("users.bjf", "users", "comments", "out");
+        signalled(d, &args, &env, signal).fails(code, &["cancelled"]);
+        assert_eq!(
+            files_below(&d.join("out")),
+            Vec::<String>::new(),
+            "SIG{signal}"
+        );
+        // Train: no filter.
+        signalled(d, &train_args("users", "t.bjf"), &env, signal).fails(code, &["cancelled"]);
+        assert!(!d.join("t.bjf").exists());
+    }
+    // A signal during the commit's window (parts moved, `_SUCCESS` not yet written).
+    let mut commit_env = s3.env();
+    commit_env.push(("BLOOMJOIN_FAULT".into(), "commit:sleep-600000".into()));
+    let args = join_args("users.bjf", "users", "comments", "out");
+    signalled(d, &args, &commit_env, "INT").fails(130, &["cancelled"]);
+    assert_no_commit(&d.join("out"));
+    run_in(d, &args).ok();
+    assert_eq!(read_rows(&d.join("out")).0, reference("inner", 1500));
+}
+
+/// Issue 12, defect 9: a later run removes the temporary part files that dead processes of
+/// this machine left, and keeps those of live processes and of other machines.
+#[test]
+fn later_runs_remove_temporary_parts_of_dead_processes() {
+    let s3 = S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    s3.upload_dir("lake", &d.join("users"), "users");
+    let tmp = d.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let host = format!("{:08x}", bloomjoin::sys::host_id());
+    let other = format!("{:08x}", bloomjoin::sys::host_id() ^ 1);
+    let dead = format!("bloomjoin-part-{host}-4294967294-lake_out__temporary_x_part-00000.parquet");
+    let live = format!(
+        "bloomjoin-part-{host}-{}-lake_out_part-00000.parquet",
+        std::process::id()
+    );
+    let elsewhere = format!("bloomjoin-part-{other}-4294967294-lake_out_part-00000.parquet");
+    for f in [&dead, &live, &elsewhere] {
+        std::fs::write(tmp.join(f), b"left over").unwrap();
+    }
+    let mut env = s3.env();
+    env.push(("TMPDIR".into(), tmp.display().to_string()));
+    run_env(
+        d,
+        &join_args("users.bjf", "users", "comments", "s3://lake/out"),
+        &env,
+    )
+    .ok();
+    let mut left = temp_parts(&tmp);
+    left.sort();
+    let mut want = vec![live, elsewhere];
+    want.sort();
+    assert_eq!(left, want);
+}
+
+/// Fuzzer finding F16: a Parquet file whose data page makes the parquet crate panic is bad
+/// input: exit 2 naming the file (train and join), not an internal error.
+#[test]
+fn a_corrupt_page_that_panics_the_decoder_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    std::fs::write(d.join("bad.parquet"), base64(F16_BAD_PARQUET)).unwrap();
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "-i",
+            "bad.parquet",
+            "-c",
+            "k",
+            "-o",
+            "bad.bjf",
+        ],
+    )
+    .fails(2, &["bad.parquet", "corrupt Parquet data"]);
+    assert!(!d.join("bad.bjf").exists());
+}
+
+/// The mutated file of finding F16 (`/work/wt/fuzz-findings.md`), base64.
+const F16_BAD_PARQUET: &str = "\
+UEFSMRUGFQwVDFwVAhUAFQIVABUEFQASAAC1KzphC0CrkwIB1P///xUGFQwVDFwVAhUAFQIVABUEFQASAAACAdT///8VBhUOFQ5c\
+FQIVABUCFQoVBBUAEgAAAgGAAgQBBBUGFQ4VDlwVAhUAFQIVChUEFQASAAACAYACBAEUGSECAhkoBNT///8E1P///xkoBNT///8E\
+1P///xUCGSYAAClGAAIAAgAZIQICGSgIAgAAAAAAAAAICgAAAAAAAAAZKAgCAAAAAAAAAAgKAAAAAAAAABUCGSYAAClGAAIAAgAZ\
+LBYIFTgWAAAWQBU4FgIAABksFngVOhYAABayARU6FgIAABUEGTw1ABgGc2NoZW1hFQQAFQIlAhgBawAVBCUCGANsaWQAFgQZHBks\
+JgAcFQIZJQYAGRgBaxUCFgQWcBZwJgg8GATU////GATU////FgAoBNT///8YBNT///8REQAZHBUAFQAVBAA8KQYZJgAEAAAWsAMV\
+IhbsARVSACYAHBUEGSUGChkYA2xpZBUCFgQWdBZ0Jng8GAgKAAAAAAAAABgIAgAAAAAAAAAWACgICgAAAAAAAAAYCAIAAAAAAAAA\
+EREAGRwVABUKFQQAPCkGGSYABAAAFtIDFSQWvgIVcgAW5AEWBCYIFuQBABkcGAxBUlJPVzpzY2hlbWEY7AEvLy8vLzZnQUFBQVFB\
+QUFBQUFBS0FBd0FCZ0FGQUFnQUNnQUFBQUFCQkFBTUFBQUFDQUFJQUFBQUJBQUlBQUFBQkFBQUFBSUFBQUJFQUFBQUJBQUFBTlQv\
+Ly84QUFBRUNFQUFBQUJRQUFBQUVBQUFBQUFBQUFBTUFBQUJzYVdRQXhQLy8vd0FBQUFGQUFBQUFFQUFVQUFnQUJnQUhBQXdBQUFB\
+UUFCQUFBQUFBQUFFQ0VBQUFBQndBQUFBRUFBQUFBQUFBQUFFQUFBQnJBQUFBQ0FBTUFBZ0FCd0FJQUFBQUFBQUFBU0FBQUFBPQAY\
+IHBhcnF1ZXQtY3BwLWFycm93IHZlcnNpb24gMjYuMC4xGSwcAAAcAAAAFQIAAFBBUjE=";
+
+/// Decode standard base64 (no dependency for one fixture).
+fn base64(text: &str) -> Vec<u8> {
+    let val = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => (c - b'A') as u32,
+            b'a'..=b'z' => (c - b'a' + 26) as u32,
+            b'0'..=b'9' => (c - b'0' + 52) as u32,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        }
+    };
+    let clean: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+    let mut out = Vec::new();
+    for chunk in clean.chunks(4) {
+        let pad = chunk.iter().filter(|c| **c == b'=').count();
+        let n = chunk
+            .iter()
+            .map(|c| if *c == b'=' { 0 } else { val(*c) })
+            .fold(0u32, |acc, v| acc << 6 | v);
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    out
+}
+
+/// Issue 12, defect 10: a full disk (the `write:enospc` fault point: every write of an output
+/// file fails with ENOSPC) is exit 1 in train and in join, as documented, naming the cause;
+/// nothing is written or committed.
+#[test]
+fn disk_full_is_exit_1_in_train_and_join() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let env = vec![("BLOOMJOIN_FAULT".to_string(), "write:enospc".to_string())];
+    run_env(d, &train_args("users", "full.bjf"), &env)
+        .fails(1, &["full.bjf", "No space left on device"]);
+    assert!(!d.join("full.bjf").exists());
+    run_env(d, &join_args("users.bjf", "users", "comments", "out"), &env)
+        .fails(1, &["No space left on device"]);
+    assert_no_commit(&d.join("out"));
 }

@@ -472,3 +472,70 @@ fn spark_errors_are_one_line_exit_2() {
         .fails(2, &[name]);
     }
 }
+
+/// Issue 12, defect 3: `--seed` takes Spark's signed Java int for spark-v2 (the same filter
+/// bytes as the unsigned form), also in job files; `inspect` prints it signed, as Spark does;
+/// negative seeds of the other layouts are refused naming `--seed`.
+#[test]
+fn spark_seed_as_java_int_gives_the_same_bytes_and_inspect_prints_it_signed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    let args = |seed: &'static str, out: &'static str| -> Vec<&'static str> {
+        vec![
+            "--column",
+            "id",
+            "--layout",
+            "spark-v2",
+            "--expected-items",
+            "1500",
+            "--fpp",
+            "0.03",
+            "--format",
+            "spark",
+            "--seed",
+            seed,
+            "--output",
+            out,
+        ]
+    };
+    train(d, &args("-1640531527", "neg.spark"));
+    train(d, &args("2654435769", "pos.spark"));
+    assert_eq!(read(d, "neg.spark"), read(d, "pos.spark"));
+    assert_eq!(
+        &read(d, "neg.spark")[8..12],
+        &(-1640531527i32).to_be_bytes()
+    );
+    for f in ["neg.spark", "pos.spark"] {
+        let out = run_in(d, &["inspect", f]).ok();
+        assert!(out.contains("seed          -1640531527\n"), "{out}");
+        let json = run_in(d, &["inspect", f, "--json"]).ok();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["seed"], -1640531527i64);
+    }
+    // The same in a job file.
+    std::fs::write(
+        d.join("j.toml"),
+        "[train]\ninput = [\"left\"]\ncolumn = \"id\"\nlayout = \"spark-v2\"\nexpected-items = 1500\nfpp = 0.03\nformat = \"spark\"\nseed = -1640531527\noutput = \"job.spark\"\n",
+    )
+    .unwrap();
+    run_in(d, &["run", "-q", "j.toml"]).ok();
+    assert_eq!(read(d, "job.spark"), read(d, "pos.spark"));
+    // Native layouts' seeds are unsigned; spark-v1 has none; beyond a Java int is refused.
+    for (layout, seed, needle) in [
+        ("blocked", "-1", "unsigned"),
+        ("classic", "-7", "unsigned"),
+        ("spark-v1", "-1", "spark-v1"),
+        ("spark-v2", "-2147483649", "out of range"),
+    ] {
+        run_in(
+            d,
+            &[
+                "train", "--input", "left", "--column", "id", "--layout", layout, "--seed", seed,
+                "--output", "x.bjf",
+            ],
+        )
+        .fails(2, &["--seed", needle]);
+    }
+    assert!(!d.join("x.bjf").exists());
+}

@@ -348,3 +348,74 @@ fn bad_input_one_line_exit_2_nothing_written() {
         files_below(d)
     );
 }
+
+/// Fuzzer finding F3: Parquet files compressed with GZIP or Brotli (what pandas and pyarrow
+/// write with `compression='gzip'`, older Hive and Spark defaults) are read like any other,
+/// in train and join.
+#[test]
+fn gzip_and_brotli_compressed_inputs_are_read() {
+    use parquet::basic::{BrotliLevel, Compression, GzipLevel};
+    let dir = tempfile::tempdir().unwrap();
+    let keys = Int64Array::from_iter_values(0..500);
+    for (name, codec) in [
+        ("gzip", Compression::GZIP(GzipLevel::default())),
+        ("brotli", Compression::BROTLI(BrotliLevel::default())),
+    ] {
+        let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+            arrow::datatypes::Field::new("k", arrow::datatypes::DataType::Int64, false),
+        ]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(keys.clone())]).unwrap();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(codec)
+            .build();
+        let path = dir.path().join(format!("{name}.parquet"));
+        let file = std::fs::File::create(&path).unwrap();
+        let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let input = format!("{name}.parquet");
+        let filter = format!("{name}.bjf");
+        run_in(
+            dir.path(),
+            &["-q", "train", "-i", &input, "-c", "k", "-o", &filter],
+        )
+        .ok();
+        let probe = run_in(dir.path(), &["probe", "--filter", &filter, "0", "499"]).ok();
+        assert_eq!(probe, "maybe\nmaybe\n", "{name}");
+        let out = format!("{name}-join");
+        run_in(
+            dir.path(),
+            &[
+                "-q",
+                "join",
+                "--filter",
+                &filter,
+                "--left",
+                &input,
+                "--left-key",
+                "k",
+                "--right",
+                &input,
+                "--right-key",
+                "k",
+                "-o",
+                &out,
+            ],
+        )
+        .ok();
+        let rows: usize = files_below(&dir.path().join(&out))
+            .iter()
+            .filter(|f| f.ends_with(".parquet"))
+            .map(|f| {
+                let file = std::fs::File::open(dir.path().join(&out).join(f)).unwrap();
+                parquet::file::reader::SerializedFileReader::new(file)
+                    .map(|r| {
+                        use parquet::file::reader::FileReader;
+                        r.metadata().file_metadata().num_rows() as usize
+                    })
+                    .unwrap()
+            })
+            .sum();
+        assert_eq!(rows, 500, "{name}");
+    }
+}

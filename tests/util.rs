@@ -5,9 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Path of the binary under test.
+/// Path of the binary under test: this build's, or `BLOOMJOIN_TEST_BIN` (to show that a
+/// regression test fails on another build, e.g. main's).
 pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_bloomjoin"))
+    std::env::var_os("BLOOMJOIN_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_bloomjoin")))
 }
 
 /// The repository root (for `data/`, `jobs/`).
@@ -364,6 +367,10 @@ pub struct FaultProxy {
     pub seen: Arc<std::sync::atomic::AtomicUsize>,
     /// 503s sent.
     pub injected: Arc<std::sync::atomic::AtomicUsize>,
+    /// Forward one request at a time. moto checks a conditional put's precondition and then
+    /// writes without a lock, so concurrent conditional puts can both succeed there (S3's are
+    /// atomic); serialized, they behave as on S3.
+    pub serialize: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl FaultProxy {
@@ -377,16 +384,20 @@ impl FaultProxy {
         let down_after = Arc::new(AtomicUsize::new(usize::MAX));
         let seen = Arc::new(AtomicUsize::new(0));
         let injected = Arc::new(AtomicUsize::new(0));
-        let (f, d, s, i) = (
+        let serialize = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let one_at_a_time = Arc::new(std::sync::Mutex::new(()));
+        let (f, d, s, i, z) = (
             fail_next.clone(),
             down_after.clone(),
             seen.clone(),
             injected.clone(),
+            serialize.clone(),
         );
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(mut client) = conn else { continue };
                 let (f, d, s, i) = (f.clone(), d.clone(), s.clone(), i.clone());
+                let (z, lock) = (z.clone(), one_at_a_time.clone());
                 std::thread::spawn(move || {
                     // Read the request head.
                     let mut head = Vec::new();
@@ -413,6 +424,9 @@ impl FaultProxy {
                         );
                         return;
                     }
+                    let _turn = z
+                        .load(Ordering::SeqCst)
+                        .then(|| lock.lock().unwrap_or_else(|e| e.into_inner()));
                     let Ok(mut up) = std::net::TcpStream::connect(("127.0.0.1", upstream)) else {
                         return;
                     };
@@ -446,6 +460,7 @@ impl FaultProxy {
             down_after,
             seen,
             injected,
+            serialize,
         }
     }
 }

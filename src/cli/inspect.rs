@@ -31,8 +31,8 @@ pub struct FilterInfo {
     pub num_bits: u64,
     /// Number of hashes k.
     pub num_hashes: u32,
-    /// Hash seed.
-    pub seed: u64,
+    /// Hash seed; for the Spark layouts as Spark prints it, a signed 32-bit Java int.
+    pub seed: i128,
     /// Key family.
     pub key_family: KeyFamily,
     /// Non-null keys inserted (with repeats); null for Spark's format, which does not record it.
@@ -71,7 +71,11 @@ impl FilterInfo {
             layout: p.layout,
             num_bits: p.num_bits,
             num_hashes: p.num_hashes,
-            seed: p.seed,
+            seed: if p.layout.is_spark() {
+                spark::spark_seed(p) as i128
+            } else {
+                p.seed as i128
+            },
             key_family: filter.family(),
             inserted: native.then(|| filter.inserted()),
             fill_ratio: filter.fill_ratio(),

@@ -1,13 +1,400 @@
-//! `bloomjoin join`: the command-line face of [`crate::join`].
+//! `bloomjoin join`: the options as the user gives them ([`JoinSpec`], from the command line
+//! or a job file's `[join]` table), checked once into a [`JoinJob`] that [`crate::join::run`]
+//! consumes.
 
-use crate::error::Result;
-use crate::join::{self, JoinSpec};
+use std::num::{NonZeroU64, NonZeroUsize};
 
-/// Run `join` and print the summary with the counters.
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::expr::Predicate;
+use crate::join::{self, ColumnRef, FilterMismatch, JoinJob, JoinType, Side, SideJob, Strategy};
+use crate::store::Location;
+
+/// The join job's options, shared by the command line and job files (kebab-case keys).
+#[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct JoinSpec {
+    /// The Bloom filter trained on the left key (a path or an object-store URL).
+    #[arg(long, value_name = "LOC", required_unless_present = "no_prefilter")]
+    pub filter: Option<String>,
+    /// Left (build, filtered-on) inputs: files, directories, globs or URLs.
+    #[arg(long, required = true, num_args = 1.., value_name = "LOC")]
+    pub left: Vec<String>,
+    /// Left key column.
+    #[arg(long, value_name = "COL")]
+    pub left_key: String,
+    /// Keep only left rows where this SQL condition holds.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub left_where: Option<String>,
+    /// Right (big, prefiltered) inputs.
+    #[arg(long, required = true, num_args = 1.., value_name = "LOC")]
+    pub right: Vec<String>,
+    /// Right key column.
+    #[arg(long, value_name = "COL")]
+    pub right_key: String,
+    /// Keep only right rows where this SQL condition holds.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub right_where: Option<String>,
+    /// Join type.
+    #[arg(long = "type", value_enum, default_value = "inner")]
+    #[serde(rename = "type")]
+    pub join_type: JoinType,
+    /// How to run the join: replicated (the whole left side in one hash table, probed by every
+    /// worker; no shuffle) when the left side fits --memory-limit, else reduce-side (both
+    /// sides partitioned by key through local disk).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub strategy: Strategy,
+    /// Output columns, comma-separated: `left.x`, `right.y` or unambiguous bare names
+    /// [default: all left columns, then all right columns].
+    #[arg(long, value_name = "COLS")]
+    pub select: Option<String>,
+    /// Reducers (partitions, output parts) of the reduce-side strategy; more when the left
+    /// side needs them to fit --memory-limit [default: the number of workers].
+    #[arg(long, short = 'r', value_name = "R")]
+    pub reducers: Option<usize>,
+    /// Map worker threads [default: all cores].
+    #[arg(long, short, value_name = "W")]
+    pub workers: Option<usize>,
+    /// Output directory (a path or an object-store URL).
+    #[arg(long, short)]
+    pub output: String,
+    /// Write the counters as JSON to this path.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<String>,
+    /// Replace an existing output.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Rows per decoded batch.
+    #[arg(long, default_value_t = 8192, value_name = "ROWS")]
+    pub batch_size: usize,
+    /// Close a split once it holds this many rows [default: total rows / (4 x workers)].
+    #[arg(long, value_name = "ROWS")]
+    pub split_rows: Option<u64>,
+    /// Memory for the build (left) side, e.g. 2GiB [default: half the machine's memory].
+    /// A left side (after --left-where) over it runs reduce-side.
+    #[arg(long, value_name = "SIZE")]
+    pub memory_limit: Option<String>,
+    /// Do not use the filter (for comparisons); the result is the same.
+    #[arg(long)]
+    pub no_prefilter: bool,
+    /// When a left key (after --left-where) is not in the filter, which then does not cover
+    /// the left side: fail (error), or join without the filter and say so (ignore-filter).
+    #[arg(long, value_enum, default_value = "error")]
+    pub filter_mismatch: FilterMismatch,
+}
+
+impl Default for JoinSpec {
+    fn default() -> Self {
+        JoinSpec {
+            filter: None,
+            left: Vec::new(),
+            left_key: String::new(),
+            left_where: None,
+            right: Vec::new(),
+            right_key: String::new(),
+            right_where: None,
+            join_type: JoinType::Inner,
+            strategy: Strategy::Auto,
+            select: None,
+            reducers: None,
+            workers: None,
+            output: String::new(),
+            report: None,
+            overwrite: false,
+            batch_size: 8192,
+            split_rows: None,
+            memory_limit: None,
+            no_prefilter: false,
+            filter_mismatch: FilterMismatch::Error,
+        }
+    }
+}
+
+/// The most reducers (output parts) a join may have.
+const MAX_REDUCERS: usize = 10_000;
+
+impl JoinSpec {
+    /// Check the options without reading any input and turn them into a [`JoinJob`]: required
+    /// options, ranges, sizes, the `--left-where`/`--right-where` and `--select` syntax and the
+    /// locations. Job files call it for every step before running any.
+    pub fn to_job(&self) -> Result<JoinJob> {
+        let spec = self;
+        let nonzero = |v: Option<usize>, name: &str| -> Result<Option<NonZeroUsize>> {
+            v.map(|v| NonZeroUsize::new(v).ok_or_else(|| Error::param(name, "must be at least 1")))
+                .transpose()
+        };
+        let workers = nonzero(spec.workers, "--workers")?;
+        let reducers = nonzero(spec.reducers, "--reducers")?;
+        if let Some(r) = reducers.filter(|r| r.get() > MAX_REDUCERS) {
+            return Err(Error::param(
+                "--reducers",
+                format!("{r} is more than {MAX_REDUCERS}"),
+            ));
+        }
+        let batch_size = NonZeroUsize::new(spec.batch_size)
+            .ok_or_else(|| Error::param("--batch-size", "must be at least 1"))?;
+        let split_rows = spec
+            .split_rows
+            .map(|r| {
+                NonZeroU64::new(r).ok_or_else(|| Error::param("--split-rows", "must be at least 1"))
+            })
+            .transpose()?;
+        for (name, inputs) in [("--left", &spec.left), ("--right", &spec.right)] {
+            if inputs.is_empty() {
+                return Err(Error::param(name, "is required"));
+            }
+        }
+        for (name, key) in [
+            ("--left-key", &spec.left_key),
+            ("--right-key", &spec.right_key),
+        ] {
+            if key.is_empty() {
+                return Err(Error::param(name, "is required"));
+            }
+        }
+        if spec.filter.is_none() && !spec.no_prefilter {
+            return Err(Error::param(
+                "--filter",
+                "is required (or --no-prefilter to join without a filter)",
+            ));
+        }
+        let memory_limit = match &spec.memory_limit {
+            Some(s) => parse_size(s, "--memory-limit")?,
+            None => crate::sys::total_memory().map_or(4 << 30, |m| m / 2),
+        };
+        let predicate = |w: &Option<String>, name: &str| {
+            w.as_deref().map(|w| Predicate::parse(w, name)).transpose()
+        };
+        let workers = workers.unwrap_or_else(|| {
+            NonZeroUsize::new(crate::sys::default_workers()).unwrap_or(NonZeroUsize::MIN)
+        });
+        let reducers = reducers.unwrap_or(workers);
+        if reducers.get() > MAX_REDUCERS {
+            return Err(Error::param(
+                "--reducers",
+                format!("{reducers} (one per worker) is more than {MAX_REDUCERS}"),
+            ));
+        }
+        Ok(JoinJob {
+            filter: spec.filter.as_deref().map(Location::parse).transpose()?,
+            prefilter: !spec.no_prefilter,
+            filter_mismatch: spec.filter_mismatch,
+            left: SideJob {
+                inputs: spec.left.clone(),
+                key: spec.left_key.clone(),
+                predicate: predicate(&spec.left_where, "--left-where")?,
+            },
+            right: SideJob {
+                inputs: spec.right.clone(),
+                key: spec.right_key.clone(),
+                predicate: predicate(&spec.right_where, "--right-where")?,
+            },
+            join_type: spec.join_type,
+            strategy: spec.strategy,
+            select: spec.select.as_deref().map(parse_select).transpose()?,
+            workers,
+            reducers,
+            output: Location::parse(&spec.output)?,
+            report: spec.report.clone(),
+            overwrite: spec.overwrite,
+            batch_size,
+            split_rows,
+            memory_limit,
+        })
+    }
+}
+
+/// Parse a `--select` list: comma-separated names, each bare or qualified (`left.x`,
+/// `right.y`). Resolving them against the inputs' schemas happens when the sides are planned.
+fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
+    list.split(',')
+        .map(str::trim)
+        .map(|item| {
+            if item.is_empty() {
+                return Err(Error::param(
+                    "--select",
+                    format!("{list:?} has an empty column name"),
+                ));
+            }
+            Ok(if let Some(n) = item.strip_prefix("left.") {
+                ColumnRef {
+                    side: Some(Side::Left),
+                    name: n.to_string(),
+                }
+            } else if let Some(n) = item.strip_prefix("right.") {
+                ColumnRef {
+                    side: Some(Side::Right),
+                    name: n.to_string(),
+                }
+            } else {
+                ColumnRef {
+                    side: None,
+                    name: item.to_string(),
+                }
+            })
+        })
+        .collect()
+}
+
+/// Parse a size like `512MiB`, `2G`, `1.5GiB` or a number of bytes; `name` is the option.
+pub fn parse_size(s: &str, name: &str) -> Result<u64> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| Error::param(name, format!("{s:?} is not a size (e.g. 512MiB, 4GiB)")))?;
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" | "kib" => 1024.0,
+        "m" | "mb" | "mib" => 1024.0 * 1024.0,
+        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tb" | "tib" => 1024.0f64.powi(4),
+        _ => return Err(Error::param(name, format!("{s:?} has an unknown unit"))),
+    };
+    let bytes = v * mult;
+    if bytes.is_nan() || bytes < 1.0 {
+        return Err(Error::param(name, format!("{s:?} must be positive")));
+    }
+    Ok(bytes as u64)
+}
+
+/// Run `join` and print the summary with the counters; warnings go to stderr, even with
+/// `--quiet`.
 pub fn run(spec: JoinSpec, quiet: bool) -> Result<()> {
-    let report = join::run(&spec, !quiet)?;
+    let report = join::run(&spec.to_job()?, !quiet)?;
+    warn(&report);
     if !quiet {
         crate::cli::print(&report.summary())?;
     }
     Ok(())
+}
+
+/// Print a join's warnings on stderr, one line each.
+pub fn warn(report: &join::JoinReport) {
+    for w in &report.warnings {
+        eprintln!("bloomjoin: warning: {w}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("512MiB", "--memory-limit").unwrap(), 512 << 20);
+        assert_eq!(parse_size("2G", "--memory-limit").unwrap(), 2 << 30);
+        assert_eq!(parse_size("1.5 GiB", "--memory-limit").unwrap(), 3 << 29);
+        assert_eq!(parse_size("4096", "--memory-limit").unwrap(), 4096);
+        for bad in ["", "abc", "0", "5 parsecs", "-1G"] {
+            let e = parse_size(bad, "--memory-limit").unwrap_err().to_string();
+            assert!(e.contains("--memory-limit"), "{e}");
+        }
+    }
+
+    fn spec() -> JoinSpec {
+        JoinSpec {
+            filter: Some("f.bjf".into()),
+            left: vec!["u".into()],
+            left_key: "Id".into(),
+            right: vec!["c".into()],
+            right_key: "UserId".into(),
+            output: "out".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn to_job_checks_every_option_once() {
+        let job = JoinSpec {
+            workers: Some(3),
+            select: Some("left.Id, Text".into()),
+            left_where: Some("Reputation > 1500".into()),
+            ..spec()
+        }
+        .to_job()
+        .unwrap();
+        assert_eq!(job.workers.get(), 3);
+        assert_eq!(job.reducers.get(), 3, "reducers default to the workers");
+        assert_eq!(
+            job.select.unwrap(),
+            [
+                ColumnRef {
+                    side: Some(Side::Left),
+                    name: "Id".into()
+                },
+                ColumnRef {
+                    side: None,
+                    name: "Text".into()
+                }
+            ]
+        );
+        assert_eq!(job.left.predicate.unwrap().text(), "Reputation > 1500");
+        for (bad, needle) in [
+            (
+                JoinSpec {
+                    workers: Some(0),
+                    ..spec()
+                },
+                "--workers",
+            ),
+            (
+                JoinSpec {
+                    reducers: Some(10_001),
+                    ..spec()
+                },
+                "--reducers",
+            ),
+            (
+                JoinSpec {
+                    batch_size: 0,
+                    ..spec()
+                },
+                "--batch-size",
+            ),
+            (
+                JoinSpec {
+                    split_rows: Some(0),
+                    ..spec()
+                },
+                "--split-rows",
+            ),
+            (
+                JoinSpec {
+                    filter: None,
+                    ..spec()
+                },
+                "--filter",
+            ),
+            (
+                JoinSpec {
+                    select: Some("a,,b".into()),
+                    ..spec()
+                },
+                "--select",
+            ),
+            (
+                JoinSpec {
+                    right_where: Some("x >".into()),
+                    ..spec()
+                },
+                "--right-where",
+            ),
+            (
+                JoinSpec {
+                    memory_limit: Some("lots".into()),
+                    ..spec()
+                },
+                "--memory-limit",
+            ),
+        ] {
+            let e = bad.to_job().unwrap_err();
+            assert!(e.to_string().contains(needle), "{needle}: {e}");
+            assert_eq!(e.exit_code(), 2, "{e}");
+        }
+    }
 }

@@ -32,7 +32,7 @@ pub enum Command {
     /// Train a Bloom filter on a key column of Parquet files.
     Train(crate::train::TrainSpec),
     /// Join two Parquet inputs, prefiltering the right side with a Bloom filter.
-    Join(crate::join::JoinSpec),
+    Join(join::JoinSpec),
     /// Show a filter's parameters, fill ratio and estimated false-positive rate.
     Inspect(inspect::Args),
     /// Probe keys against a filter: one key per line in, "maybe" or "no" per line out.
@@ -63,21 +63,7 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Format a byte count for people (`1.50 MiB`).
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.2} {}", UNITS[u])
-    }
-}
+pub use crate::report::human_bytes;
 
 /// Write to stdout; a closed pipe (`| head`) is not an error.
 pub fn print(s: &str) -> Result<()> {

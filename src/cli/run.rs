@@ -37,6 +37,9 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
             }
         },
         |r| {
+            if let StepReport::Join(j) = r {
+                crate::cli::join::warn(j);
+            }
             if quiet {
                 Ok(())
             } else {

@@ -1,0 +1,356 @@
+//! `bloomjoin.Filter`: a decoded filter (either file format), probed with Arrow arrays.
+
+use std::sync::Arc;
+
+use arrow::array::{BooleanArray, BooleanBufferBuilder};
+use bloomjoin::bloom::codec::{self, FileFormat, FilterMeta};
+use bloomjoin::bloom::BloomFilter;
+use bloomjoin::cli::inspect::FilterInfo;
+use bloomjoin::cli::merge::merge_filters;
+use bloomjoin::store::Location;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
+use pyo3::types::{PyBytes, PyList};
+
+use crate::arrow_io;
+use crate::errors::{self, IntoPyResult};
+
+/// A Bloom filter read from a file or from bytes, in bloomjoin's format or Spark's.
+///
+/// Open one with ``Filter.open(location)`` (a path or an object-store URL, with the same
+/// environment variables as the command line) or ``Filter.from_bytes(data)``; both
+/// formats are detected from the first bytes.
+///
+/// ``f.contains(values)`` answers for a whole array of keys at once (a pyarrow Array or
+/// ChunkedArray, a Polars Series, a NumPy array or a list) through the Arrow C data
+/// interface: True where the key may be in the set, False where it certainly is not and
+/// for nulls. ``key in f`` answers for one key. ``f.info()`` is what
+/// ``bloomjoin inspect --json`` prints. Filters are immutable, safe to share between
+/// threads, and pickle as their bytes.
+#[pyclass(module = "bloomjoin", name = "Filter", frozen)]
+pub struct Filter {
+    filter: Arc<BloomFilter>,
+    meta: FilterMeta,
+    format: FileFormat,
+    location: String,
+    /// Size of the file it was read from (None for a merged filter, encoded when asked).
+    file_bytes: Option<u64>,
+}
+
+/// Keys hashed and probed at a time by `contains`: 512 KiB of hashes, within L2.
+pub const PROBE_SLICE: usize = 1 << 16;
+
+/// A location argument: a str (path or URL) or an `os.PathLike`.
+pub fn location_arg(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    let path: std::path::PathBuf = obj.extract().map_err(|_| {
+        errors::usage(
+            py,
+            format!(
+                "{what}: expected a path or URL (str or os.PathLike), got {}",
+                arrow_io::type_name(obj)
+            ),
+        )
+    })?;
+    path.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| errors::usage(py, format!("{what}: {path:?} is not valid UTF-8")))
+}
+
+/// A `format=` argument: `native` or `spark` (None: `default`).
+fn format_arg(py: Python<'_>, format: Option<&str>, default: FileFormat) -> PyResult<FileFormat> {
+    match format {
+        None => Ok(default),
+        Some(s) => serde_json::from_value(serde_json::Value::String(s.to_string()))
+            .map_err(|e| errors::usage(py, format!("invalid format: {e}"))),
+    }
+}
+
+impl Filter {
+    fn decoded(bytes: &[u8], location: &str) -> bloomjoin::Result<Filter> {
+        let (filter, meta) = codec::decode(bytes, location)?;
+        Ok(Filter {
+            filter: Arc::new(filter),
+            meta,
+            format: FileFormat::detect(bytes).unwrap_or_default(),
+            location: location.to_string(),
+            file_bytes: Some(bytes.len() as u64),
+        })
+    }
+
+    fn read(location: &str) -> bloomjoin::Result<Filter> {
+        let loc = Location::parse(location)?;
+        let bytes = loc.read_all()?;
+        Filter::decoded(&bytes, loc.as_str())
+    }
+
+    fn encode(&self, format: FileFormat) -> bloomjoin::Result<Vec<u8>> {
+        codec::encode_as(&self.filter, &self.meta, format)
+    }
+
+    /// The inner filter (for the benchmark hook).
+    pub fn inner(&self) -> &BloomFilter {
+        &self.filter
+    }
+}
+
+#[pymethods]
+impl Filter {
+    /// Read a filter from a path or an object-store URL (``s3://``, ``gs://``, ``az://``,
+    /// ``file://``...), in bloomjoin's format or Spark's.
+    ///
+    /// Raises FilterFormatError for a file that is not a valid filter, InputError for a
+    /// missing file or a bad location.
+    #[staticmethod]
+    fn open(py: Python<'_>, location: &Bound<'_, PyAny>) -> PyResult<Filter> {
+        let location = location_arg(py, location, "location")?;
+        py.detach(|| Filter::read(&location)).py_err(py)
+    }
+
+    /// Decode a filter from bytes (bloomjoin's format or Spark's ``BloomFilter.writeTo``).
+    ///
+    /// Raises FilterFormatError for bytes that are not a valid filter.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: PyBackedBytes) -> PyResult<Filter> {
+        Filter::decoded(&data, "<bytes>").py_err(py)
+    }
+
+    /// OR filters into one (same layout, bits, hashes, seed and key family), like
+    /// ``bloomjoin merge``. Items are Filters or locations to open.
+    ///
+    /// Raises IncompatibleFiltersError naming the filter and the parameter that differs.
+    #[staticmethod]
+    fn merge(py: Python<'_>, filters: &Bound<'_, PyAny>) -> PyResult<Filter> {
+        let mut parts = Vec::new();
+        let mut format = None;
+        for item in filters.try_iter().map_err(|_| {
+            errors::usage(
+                py,
+                "merge() takes a list of Filters or locations".to_string(),
+            )
+        })? {
+            let item = item?;
+            let f: Py<Filter> = match item.cast::<Filter>() {
+                Ok(f) => f.clone().unbind(),
+                Err(_) => {
+                    let loc = location_arg(py, &item, "merge()")?;
+                    Py::new(py, py.detach(|| Filter::read(&loc)).py_err(py)?)?
+                }
+            };
+            let f = f.get();
+            format.get_or_insert(f.format);
+            parts.push((f.location.clone(), (*f.filter).clone(), f.meta.clone()));
+        }
+        let (filter, meta) = merge_filters(parts).py_err(py)?;
+        let format = format.unwrap_or_default();
+        format
+            .check_layout(filter.params().layout, "format")
+            .py_err(py)?;
+        Ok(Filter {
+            filter: Arc::new(filter),
+            meta,
+            format,
+            location: "<merged>".into(),
+            file_bytes: None,
+        })
+    }
+
+    /// Probe an array of keys: a pyarrow Array or ChunkedArray, a Polars Series, a NumPy
+    /// array or a list.
+    ///
+    /// Returns a pyarrow BooleanArray of the same length (a Polars Series for a Polars
+    /// Series, so that ``pl.col(c).map_batches(f.contains)`` works): True where the key
+    /// may be in the set, False where it is not, and False for nulls. Keys are read through
+    /// the Arrow C data interface, without Python objects per key; the GIL is released
+    /// while probing.
+    ///
+    /// Integer columns of any width meet each other, strings and binary compare by bytes.
+    /// Raises KeyTypeError for values that are not keys of the filter's kind (floats,
+    /// strings for an integer filter, nested types, a single str).
+    fn contains<'py>(
+        &self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arrays = arrow_io::import_keys(values)?;
+        let filter = &self.filter;
+        let probed = py.detach(|| -> bloomjoin::Result<BooleanArray> {
+            // Probe in slices (zero-copy) so that the hashes of one slice stay in cache
+            // instead of a 10M-key array's 80 MB of hashes going out to memory and back.
+            let mut bits = BooleanBufferBuilder::new(arrow_io::total_len(&arrays));
+            for a in &arrays {
+                for offset in (0..a.len()).step_by(PROBE_SLICE) {
+                    let n = PROBE_SLICE.min(a.len() - offset);
+                    bits.append_buffer(&filter.probe_array(&a.slice(offset, n))?);
+                }
+            }
+            Ok(BooleanArray::new(bits.finish(), None))
+        });
+        let probed = probed.map_err(|e| {
+            errors::key_type(
+                py,
+                format!("contains(): {}", bloomjoin::error::one_line(&e)),
+            )
+        })?;
+        drop(arrays);
+        let out = arrow_io::export_bools(py, probed)?;
+        if arrow_io::is_polars_series(values) {
+            arrow_io::to_polars(values, out)
+        } else {
+            Ok(out)
+        }
+    }
+
+    /// ``key in f``: whether one key may be in the set (False for None).
+    ///
+    /// The key is converted as ``pyarrow.array([key])`` would (int, str, bytes,
+    /// datetime.date, ...), so it means what the same value means in ``contains``.
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        if key.is_none() {
+            return Ok(false);
+        }
+        let one = PyList::new(py, [key])?;
+        let arrays = arrow_io::import_keys(one.as_any())?;
+        let mut hit = false;
+        for a in &arrays {
+            let bits = self.filter.probe_array(a).map_err(|e| {
+                errors::key_type(py, format!("in: {}", bloomjoin::error::one_line(&e)))
+            })?;
+            hit |= bits.iter().any(|b| b);
+        }
+        Ok(hit)
+    }
+
+    /// What ``bloomjoin inspect --json`` prints: format, layout, bits, hashes, seed, key
+    /// family, inserted keys, fill ratio, estimated distinct keys and false-positive rate,
+    /// sizes and the metadata (column, where, inputs, created_by), as a dict.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let file_bytes = match self.file_bytes {
+            Some(n) => n,
+            None => self.encode(self.format).py_err(py)?.len() as u64,
+        };
+        let info = FilterInfo::new(
+            &self.location,
+            &self.filter,
+            &self.meta,
+            self.format,
+            file_bytes,
+        );
+        let json = serde_json::to_string(&info)
+            .map_err(|e| errors::new_err(py, "OperationalError", e.to_string(), 1))?;
+        crate::json_loads(py, &json)
+    }
+
+    /// The filter as file bytes, in ``format`` ("native" or "spark"; default: the format it
+    /// was read in). Spark's format needs a spark-v1 or spark-v2 layout.
+    #[pyo3(signature = (format=None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        format: Option<&str>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let format = format_arg(py, format, self.format)?;
+        let bytes = self.encode(format).py_err(py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Write the filter to a path or an object-store URL with one atomic put, like the
+    /// command line; returns the number of bytes written. An existing file is refused
+    /// (OutputExistsError) unless ``overwrite=True``.
+    #[pyo3(signature = (location, *, overwrite=false, format=None))]
+    fn write(
+        &self,
+        py: Python<'_>,
+        location: &Bound<'_, PyAny>,
+        overwrite: bool,
+        format: Option<&str>,
+    ) -> PyResult<u64> {
+        let location = location_arg(py, location, "location")?;
+        let format = format_arg(py, format, self.format)?;
+        py.detach(|| {
+            let loc = Location::parse(&location)?;
+            codec::write_as(&loc, &self.filter, &self.meta, format, overwrite)
+        })
+        .py_err(py)
+    }
+
+    /// Register a pyarrow compute function that probes this filter and return the
+    /// expression calling it on ``column`` of type ``type`` (a pyarrow DataType), for
+    /// ``dataset.filter(f.expression("UserId", pa.int64()))`` and
+    /// ``dataset.to_table(filter=...)``.
+    fn expression<'py>(
+        slf: &Bound<'py, Self>,
+        column: &str,
+        r#type: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        py.import("bloomjoin._pyarrow")?
+            .call_method1("expression", (slf, column, r#type))
+    }
+
+    /// The bit layout: "blocked", "classic", "spark-v1" or "spark-v2".
+    #[getter]
+    fn layout(&self) -> String {
+        self.filter.params().layout.to_string()
+    }
+
+    /// The number of bits m.
+    #[getter]
+    fn num_bits(&self) -> u64 {
+        self.filter.params().num_bits
+    }
+
+    /// The number of hash functions k.
+    #[getter]
+    fn num_hashes(&self) -> u32 {
+        self.filter.params().num_hashes
+    }
+
+    /// The hash seed.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.filter.params().seed
+    }
+
+    /// The key family: "integer", "bytes", or "any" (Spark's format does not record it).
+    #[getter]
+    fn key_family(&self) -> String {
+        self.filter.family().to_string()
+    }
+
+    /// The file format it was read in: "native" or "spark".
+    #[getter]
+    fn format(&self) -> String {
+        self.format.to_string()
+    }
+
+    /// Where it was read from ("<bytes>" for from_bytes, "<merged>" for merge).
+    #[getter]
+    fn location(&self) -> String {
+        self.location.clone()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let p = self.filter.params();
+        let location = pyo3::types::PyString::new(py, &self.location).repr()?;
+        Ok(format!(
+            "Filter({location}, format='{}', layout='{}', num_bits={}, num_hashes={}, seed={}, key_family='{}')",
+            self.format,
+            p.layout,
+            p.num_bits,
+            p.num_hashes,
+            p.seed,
+            self.filter.family()
+        ))
+    }
+
+    /// Pickle as the file bytes (for Spark, Dask and multiprocessing workers).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let this = slf.get();
+        let bytes = this.encode(this.format).py_err(py)?;
+        let from_bytes = py.get_type::<Filter>().getattr("from_bytes")?;
+        (from_bytes, (PyBytes::new(py, &bytes),))
+            .into_pyobject(py)
+            .map(|t| t.into_any())
+    }
+}

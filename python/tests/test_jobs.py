@@ -1,0 +1,164 @@
+"""train / join / run_job: the command line's jobs, keyword for keyword, with the same
+bytes, rows and reports, and the GIL released while they run."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import bloomjoin
+from conftest import ROOT, SAMPLE, cli
+
+USERS = str(SAMPLE / "users")
+COMMENTS = str(SAMPLE / "comments")
+
+
+def kebab_args(options: dict) -> list[str]:
+    """Keyword options as command-line flags."""
+    args = []
+    for k, v in options.items():
+        flag = "--" + k.replace("_", "-")
+        if v is True:
+            args.append(flag)
+        elif isinstance(v, list):
+            args += [flag, *map(str, v)]
+        else:
+            args += [flag, str(v)]
+    return args
+
+
+TRAIN_CASES = {
+    "estimated-distinct": dict(column="Id"),
+    "where-and-fpp": dict(column="Id", where="Reputation > 1500", fpp=0.001),
+    "expected-items": dict(column="Id", expected_items=5000, fpp=0.02, seed=42),
+    "explicit-bits": dict(column="DisplayName", bits=65536, hashes=5, layout="classic"),
+    "spark-format": dict(column="Id", layout="spark-v2", format="spark", expected_items=4000),
+    "spark-v1-native": dict(column="Id", layout="spark-v1", fpp=0.03),
+    "one-worker-small-splits": dict(column="Id", workers=1, split_rows=100, batch_size=64),
+    "shard": dict(column="Id", shard="1/3"),
+}
+
+
+@pytest.mark.parametrize("case", list(TRAIN_CASES))
+def test_train_writes_the_same_bytes_as_the_cli(case, tmp_path):
+    options = TRAIN_CASES[case]
+    ours, theirs = tmp_path / "py.bjf", tmp_path / "cli.bjf"
+    report = bloomjoin.train(input=[USERS], output=str(ours), **options)
+    cli("train", "--input", USERS, "--output", theirs, *kebab_args(options))
+    assert ours.read_bytes() == theirs.read_bytes()
+    assert report["column"] == options["column"]
+    assert report["params"]["num_bits"] == bloomjoin.Filter.open(ours).num_bits
+
+
+def test_train_report_has_the_cli_report_keys(tmp_path):
+    report = bloomjoin.train(input=USERS, column="Id", output=tmp_path / "a.bjf")
+    cli("train", "-i", USERS, "-c", "Id", "-o", tmp_path / "b.bjf",
+        "--report", tmp_path / "r.json")
+    theirs = json.loads((tmp_path / "r.json").read_text())
+    assert set(report) == set(theirs)
+    for k in ["rows_read", "rows_passing_where", "null_keys", "keys_inserted", "params",
+              "sizing", "key_family", "inputs", "files", "fill_ratio"]:
+        assert report[k] == theirs[k], k
+    assert report["keys_inserted"] > 0
+
+
+def test_train_accepts_a_str_or_pathlike_for_a_list_option(tmp_path):
+    a = bloomjoin.train(input=USERS, column="Id", output=tmp_path / "a.bjf")
+    b = bloomjoin.train(input=[Path(USERS)], column="Id", output=str(tmp_path / "b.bjf"))
+    assert a["inputs"] == b["inputs"]
+    assert (tmp_path / "a.bjf").read_bytes() == (tmp_path / "b.bjf").read_bytes()
+
+
+def test_train_writes_the_report_file_it_returns(tmp_path):
+    report = bloomjoin.train(input=USERS, column="Id", output=tmp_path / "a.bjf",
+                             report=tmp_path / "r.json")
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["keys_inserted"] == report["keys_inserted"]
+
+
+def read_rows(directory: Path) -> list[tuple]:
+    parts = sorted(p for p in directory.glob("part-*.parquet"))
+    assert (directory / "_SUCCESS").exists()
+    rows = []
+    for p in parts:
+        t = pq.read_table(p)
+        rows += list(zip(*(t.column(i).to_pylist() for i in range(t.num_columns))))
+    return sorted(rows, key=repr)
+
+
+@pytest.mark.parametrize("join_type", ["inner", "left-semi", "left-anti", "full"])
+def test_join_gives_the_cli_rows_and_counters(join_type, tmp_path):
+    filt = tmp_path / "u.bjf"
+    bloomjoin.train(input=USERS, column="Id", where="Reputation > 1500", output=filt)
+    options = dict(
+        filter=str(filt), left=[USERS], left_key="Id", left_where="Reputation > 1500",
+        right=[COMMENTS], right_key="UserId", type=join_type, reducers=3,
+    )
+    report = bloomjoin.join(output=str(tmp_path / "py"), **options)
+    cli("join", "--output", tmp_path / "cli", "--report", tmp_path / "r.json",
+        *kebab_args(options))
+    theirs = json.loads((tmp_path / "r.json").read_text())
+    assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
+    assert report["rows_out"] == theirs["rows_out"] > 0
+    assert report["right"]["rows_dropped_by_filter"] == theirs["right"]["rows_dropped_by_filter"]
+    assert report["prefilter"]["used"] == theirs["prefilter"]["used"] == (join_type != "full")
+    assert set(report) == set(theirs)
+
+
+def test_run_job_runs_every_step_with_overrides(tmp_path):
+    job = ROOT / "jobs" / "users_comments.toml"
+    sets = {
+        "train.output": str(tmp_path / "py" / "users.bjf"),
+        "train.report": str(tmp_path / "py" / "train.json"),
+        "join.output": str(tmp_path / "py" / "join"),
+        "join": {"report": str(tmp_path / "py" / "join.json"), "workers": 1},
+        "train.fpp": 0.001,
+    }
+    steps = bloomjoin.run_job(job, set=sets)
+    assert list(steps) == ["train", "join"]
+    cli("run", job,
+        "--set", f"train.output={tmp_path / 'cli' / 'users.bjf'}",
+        "--set", f"train.report={tmp_path / 'cli' / 'train.json'}",
+        "--set", f"join.output={tmp_path / 'cli' / 'join'}",
+        "--set", f"join.report={tmp_path / 'cli' / 'join.json'}",
+        "--set", "join.workers=1", "--set", "train.fpp=0.001")
+    assert (tmp_path / "py" / "users.bjf").read_bytes() == \
+        (tmp_path / "cli" / "users.bjf").read_bytes()
+    assert read_rows(tmp_path / "py" / "join") == read_rows(tmp_path / "cli" / "join")
+    assert steps["join"]["workers"] == 1
+    assert steps["train"]["sizing"]["fpp"] == 0.001
+    assert steps["join"]["rows_out"] == \
+        json.loads((tmp_path / "cli" / "join.json").read_text())["rows_out"]
+
+
+def test_jobs_release_the_gil(tmp_path):
+    """While a job runs, another Python thread runs.
+
+    With a switch interval of 1000 s, a thread waiting for the GIL gets it only when the
+    holder gives it up. `other` is released just before the job starts: if the job held the
+    GIL until it returned, `other` could not have run when we look right after it returns.
+    """
+    go, ran = threading.Event(), threading.Event()
+
+    def other():
+        go.wait()
+        ran.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    try:
+        go.set()
+        bloomjoin.train(input=COMMENTS, column="UserId", output=tmp_path / "f.bjf", workers=1)
+        ran_during_job = ran.is_set()
+    finally:
+        sys.setswitchinterval(old)
+        go.set()
+        t.join()
+    assert ran_during_job

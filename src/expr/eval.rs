@@ -1,0 +1,1040 @@
+//! Evaluation of a [`Tree`] on a record batch, with an explicit stack (no recursion on the
+//! depth of the expression), and the comparisons, which are exact:
+//!
+//! - integers of every width and signedness, decimals of every precision and scale, dates and
+//!   timestamps of every unit are "exact" types: a value is an integer `raw` scaled by a power
+//!   of ten (numbers) or by a number of nanoseconds (dates, timestamps). A literal is placed
+//!   among the raw values exactly (rounded down, with a flag saying whether it was hit), so a
+//!   comparison with the column's own kernel and one scalar is exact, and a literal beyond the
+//!   column's range gives the constant answer. Two exact columns of different types are
+//!   compared as 256-bit (numbers) or 128-bit (nanoseconds) integers.
+//! - floats compare as floats, as DuckDB does: a number literal is rounded to the column's
+//!   float type, `-0.0 = 0.0`, NaN equals NaN and is greater than every other value. A float
+//!   meeting an integer or decimal compares as DOUBLE.
+//! - strings compare by their UTF-8 bytes, binary by bytes, booleans with FALSE < TRUE.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+
+use arrow::array::{
+    cast::AsArray, Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, Date32Array,
+    Datum, Decimal128Array, Decimal256Array, Float32Array, Float64Array, PrimitiveArray,
+    RecordBatch, Scalar, StringArray, TimestampMicrosecondArray, TimestampNanosecondArray,
+};
+use arrow::buffer::{BooleanBuffer, NullBuffer};
+use arrow::compute::kernels::cmp;
+use arrow::compute::kernels::comparison::{ilike, like, nilike, nlike};
+use arrow::compute::{and_kleene, cast, is_not_null, is_null, not, or_kleene};
+use arrow::datatypes::*;
+use arrow::error::ArrowError;
+
+use super::lit::{self, Lit, Raw, DAY_NS};
+use super::parse::{CmpOp, Node, Tree};
+
+/// A value during evaluation.
+#[derive(Clone)]
+pub(crate) enum Val<'a> {
+    /// A column, or the result of a sub-expression.
+    Arr(ArrayRef),
+    /// A condition's result.
+    Bool(BooleanArray),
+    /// A literal, not yet materialized.
+    Lit(&'a Lit),
+}
+
+/// An error during evaluation: the reason, without the option and expression text.
+pub(crate) type Reason = String;
+
+/// One node being evaluated: its children's values arrive one at a time.
+struct Frame<'a> {
+    node: usize,
+    next: usize,
+    vals: Vec<(Val<'a>, usize)>,
+    acc: Option<BooleanArray>,
+}
+
+impl<'a> Frame<'a> {
+    fn new(node: usize) -> Self {
+        Frame {
+            node,
+            next: 0,
+            vals: Vec::new(),
+            acc: None,
+        }
+    }
+}
+
+/// `IN` lists of at least this many literals are looked up in a sorted set (built once per
+/// column type) instead of compared one value at a time.
+pub(crate) const IN_SET_MIN: usize = 16;
+
+/// The sorted sets of long `IN` lists, per node and column type; shared by every clone of a
+/// predicate, so each set is built once however many batches and workers use it.
+#[derive(Debug, Default)]
+pub(crate) struct InSets {
+    sets: Mutex<Vec<InSetEntry>>,
+}
+
+/// A node, a column type, and the node's set for that type (`None`: no set, compare one by
+/// one).
+type InSetEntry = (usize, DataType, Option<Arc<InSet>>);
+
+impl InSets {
+    /// How many sets have been built (for tests).
+    #[cfg(test)]
+    pub(crate) fn built(&self) -> usize {
+        let sets = self.sets.lock().unwrap_or_else(|p| p.into_inner());
+        sets.iter().filter(|(_, _, s)| s.is_some()).count()
+    }
+}
+
+/// The values of an `IN` list in a column's native representation, sorted, without the ones
+/// that cannot equal any value of the column (out of its range, between its raw values).
+#[derive(Debug)]
+pub(crate) struct InSet {
+    values: Box<dyn Any + Send + Sync>,
+    has_null: bool,
+}
+
+/// Evaluate `tree` on `batch`.
+pub(crate) fn evaluate<'a>(
+    tree: &'a Tree,
+    sets: &InSets,
+    batch: &RecordBatch,
+) -> Result<Val<'a>, Reason> {
+    let ev = Eval {
+        tree,
+        sets,
+        batch,
+        decoded: RefCell::new(Vec::new()),
+    };
+    let root = tree.root();
+    if let Some(v) = ev.leaf(root)? {
+        return Ok(v);
+    }
+    let mut stack = vec![Frame::new(root)];
+    loop {
+        let top = stack.last_mut().expect("the root frame is popped last");
+        match tree.nodes[top.node].child(top.next) {
+            Some(c) => {
+                top.next += 1;
+                match ev.leaf(c)? {
+                    Some(v) => ev.absorb(top, c, v)?,
+                    None => stack.push(Frame::new(c)),
+                }
+            }
+            None => {
+                let done = stack.pop().expect("non-empty");
+                let node = done.node;
+                let v = ev.finish(done)?;
+                match stack.last_mut() {
+                    None => return Ok(v),
+                    Some(parent) => ev.absorb(parent, node, v)?,
+                }
+            }
+        }
+    }
+}
+
+struct Eval<'a, 'b> {
+    tree: &'a Tree,
+    sets: &'b InSets,
+    batch: &'b RecordBatch,
+    /// Dictionary columns decoded so far: a column named many times is decoded once.
+    decoded: RefCell<Vec<(&'a str, ArrayRef)>>,
+}
+
+impl<'a> Eval<'a, '_> {
+    fn rows(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    /// The value of a leaf (column or literal); `None` for inner nodes.
+    fn leaf(&self, i: usize) -> Result<Option<Val<'a>>, Reason> {
+        Ok(match &self.tree.nodes[i] {
+            Node::Column(name) => Some(Val::Arr(self.column(name)?)),
+            Node::Lit(l) => Some(Val::Lit(l)),
+            _ => None,
+        })
+    }
+
+    fn column(&self, name: &'a str) -> Result<ArrayRef, Reason> {
+        let col = self
+            .batch
+            .column_by_name(name)
+            .ok_or_else(|| format!("no column {name:?}"))?;
+        // Dictionaries compare through their values.
+        if let DataType::Dictionary(_, v) = col.data_type() {
+            if let Some((_, d)) = self.decoded.borrow().iter().find(|(n, _)| *n == name) {
+                return Ok(Arc::clone(d));
+            }
+            let d = cast(col, v).map_err(|e| format!("decoding column {name:?}: {e}"))?;
+            self.decoded.borrow_mut().push((name, Arc::clone(&d)));
+            return Ok(d);
+        }
+        Ok(Arc::clone(col))
+    }
+
+    /// Describe node `i` for messages.
+    fn describe(&self, i: usize) -> String {
+        match &self.tree.nodes[i] {
+            Node::Column(c) => format!("column {c:?}"),
+            Node::Lit(l) => l.to_string(),
+            _ => "the condition".into(),
+        }
+    }
+
+    /// Describe a value's type for messages.
+    fn type_of(&self, v: &Val) -> String {
+        match v {
+            Val::Arr(a) => format!("of type {}", a.data_type()),
+            Val::Bool(_) => "a boolean".into(),
+            Val::Lit(l) => l.kind().into(),
+        }
+    }
+
+    fn as_bool(&self, v: Val, i: usize) -> Result<BooleanArray, Reason> {
+        let n = self.rows();
+        match v {
+            Val::Bool(b) => Ok(b),
+            Val::Arr(a) => match a.data_type() {
+                DataType::Boolean => Ok(a.as_boolean().clone()),
+                DataType::Null => Ok(BooleanArray::new_null(a.len())),
+                other => Err(format!(
+                    "{} is {other}, not a boolean condition",
+                    self.describe(i)
+                )),
+            },
+            Val::Lit(Lit::Bool(b)) => Ok(constant(*b, n, None)),
+            Val::Lit(Lit::Null) => Ok(BooleanArray::new_null(n)),
+            Val::Lit(l) => Err(format!("{l} is not a boolean condition")),
+        }
+    }
+
+    fn absorb(&self, f: &mut Frame<'a>, child: usize, v: Val<'a>) -> Result<(), Reason> {
+        match &self.tree.nodes[f.node] {
+            Node::And(_) | Node::Or(_) => {
+                let b = self.as_bool(v, child)?;
+                let and = matches!(self.tree.nodes[f.node], Node::And(_));
+                f.acc = Some(match f.acc.take() {
+                    None => b,
+                    Some(acc) if and => and_kleene(&acc, &b).map_err(kernel)?,
+                    Some(acc) => or_kleene(&acc, &b).map_err(kernel)?,
+                });
+            }
+            Node::InList(items, _) if f.vals.is_empty() => match self.in_set(f.node, items, &v)? {
+                // Every value at once: the list's own children need not be visited.
+                Some(b) => {
+                    f.acc = Some(b);
+                    f.next = items.len();
+                }
+                None => f.vals.push((v, child)),
+            },
+            Node::InList(..) => {
+                let (x, xi) = &f.vals[0];
+                let eq = self.compare(CmpOp::Eq, (x, *xi), (&v, child))?;
+                f.acc = Some(match f.acc.take() {
+                    None => eq,
+                    Some(acc) => or_kleene(&acc, &eq).map_err(kernel)?,
+                });
+            }
+            _ => f.vals.push((v, child)),
+        }
+        Ok(())
+    }
+
+    fn finish(&self, f: Frame<'a>) -> Result<Val<'a>, Reason> {
+        let n = self.rows();
+        let node = &self.tree.nodes[f.node];
+        let mut vals = f.vals.into_iter();
+        let mut arg = || vals.next().expect("every child was evaluated");
+        let b = match node {
+            Node::Column(_) | Node::Lit(_) => unreachable!("leaves have no frame"),
+            Node::And(_) | Node::Or(_) => f.acc.expect("AND and OR have operands"),
+            Node::InList(_, negated) => {
+                let acc = f.acc.expect("IN has a list");
+                if *negated {
+                    not(&acc).map_err(kernel)?
+                } else {
+                    acc
+                }
+            }
+            Node::Not(_) => {
+                let (v, i) = arg();
+                not(&self.as_bool(v, i)?).map_err(kernel)?
+            }
+            Node::IsNull(_, negated) => {
+                let (v, _) = arg();
+                match v {
+                    Val::Arr(a) => {
+                        if *negated {
+                            is_not_null(&a)
+                        } else {
+                            is_null(&a)
+                        }
+                    }
+                    .map_err(kernel)?,
+                    Val::Bool(b) => if *negated {
+                        is_not_null(&b)
+                    } else {
+                        is_null(&b)
+                    }
+                    .map_err(kernel)?,
+                    Val::Lit(l) => constant((*l == Lit::Null) != *negated, n, None),
+                }
+            }
+            Node::Cmp(op, ..) => {
+                let (a, ai) = arg();
+                let (b, bi) = arg();
+                self.compare(*op, (&a, ai), (&b, bi))?
+            }
+            Node::Between(.., negated) => {
+                let (x, xi) = arg();
+                let (lo, loi) = arg();
+                let (hi, hii) = arg();
+                let ge = self.compare(CmpOp::GtEq, (&x, xi), (&lo, loi))?;
+                let le = self.compare(CmpOp::LtEq, (&x, xi), (&hi, hii))?;
+                let both = and_kleene(&ge, &le).map_err(kernel)?;
+                if *negated {
+                    not(&both).map_err(kernel)?
+                } else {
+                    both
+                }
+            }
+            Node::Like(_, pattern, negated, ci) => {
+                let (v, i) = arg();
+                self.like(v, i, pattern, *negated, *ci)?
+            }
+        };
+        Ok(Val::Bool(b))
+    }
+
+    fn like(
+        &self,
+        v: Val,
+        i: usize,
+        pattern: &str,
+        negated: bool,
+        ci: bool,
+    ) -> Result<BooleanArray, Reason> {
+        let n = self.rows();
+        let word = if ci { "ILIKE" } else { "LIKE" };
+        let arr: ArrayRef = match v {
+            Val::Arr(a) => a,
+            Val::Lit(Lit::Str(s)) => Arc::new(StringArray::from(vec![s.as_str(); n])),
+            Val::Lit(Lit::Null) => return Ok(BooleanArray::new_null(n)),
+            other => {
+                return Err(format!(
+                    "{word} needs a string, {} is {}",
+                    self.describe(i),
+                    self.type_of(&other)
+                ))
+            }
+        };
+        match arr.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {}
+            DataType::Null => return Ok(BooleanArray::new_null(arr.len())),
+            other => {
+                return Err(format!(
+                    "{word} needs a string, {} is {other}",
+                    self.describe(i)
+                ))
+            }
+        }
+        // ILIKE is LIKE on lowercased text, as in DuckDB. Arrow's `ilike` folds case by
+        // Unicode simple case folding (so 'ς' ILIKE 'Σ' would hold), which agrees with
+        // lowercasing only on ASCII: it runs when the pattern and every value are ASCII.
+        let (arr, pattern, ci) = match (ci, pattern.is_ascii()) {
+            (true, ascii) => match lowercased(&arr, ascii)? {
+                Some(lower) => (lower, lowercase(pattern), false),
+                None => (arr, pattern.to_string(), true),
+            },
+            (false, _) => (arr, pattern.to_string(), false),
+        };
+        let pat = cast(
+            &(Arc::new(StringArray::from(vec![pattern])) as ArrayRef),
+            arr.data_type(),
+        )
+        .map_err(kernel)?;
+        let pat = Scalar::new(pat);
+        match (negated, ci) {
+            (false, false) => like(&arr, &pat),
+            (true, false) => nlike(&arr, &pat),
+            (false, true) => ilike(&arr, &pat),
+            (true, true) => nilike(&arr, &pat),
+        }
+        .map_err(kernel)
+    }
+
+    /// `x IN (literals...)` through a sorted set, when the list is long, the operand is a
+    /// column of a type with a set representation and every literal is of a matching kind;
+    /// `None` otherwise (the values are then compared one by one, which also reports errors).
+    fn in_set(
+        &self,
+        node: usize,
+        items: &[usize],
+        v: &Val,
+    ) -> Result<Option<BooleanArray>, Reason> {
+        let Val::Arr(col) = v else { return Ok(None) };
+        if items.len() - 1 < IN_SET_MIN {
+            return Ok(None);
+        }
+        let dt = col.data_type();
+        let set = {
+            let mut sets = self.sets.sets.lock().unwrap_or_else(|p| p.into_inner());
+            match sets.iter().find(|(n, t, _)| *n == node && t == dt) {
+                Some((_, _, set)) => set.clone(),
+                None => {
+                    let lits: Option<Vec<&Lit>> = items[1..]
+                        .iter()
+                        .map(|&i| match &self.tree.nodes[i] {
+                            Node::Lit(l) => Some(l),
+                            _ => None,
+                        })
+                        .collect();
+                    let set = lits.and_then(|l| build_in_set(dt, &l)).map(Arc::new);
+                    sets.push((node, dt.clone(), set.clone()));
+                    set
+                }
+            }
+        };
+        Ok(match set {
+            Some(set) => Some(probe_in_set(col, &set)?),
+            None => None,
+        })
+    }
+
+    /// `a op b` for any two operands.
+    fn compare(
+        &self,
+        op: CmpOp,
+        (a, ai): (&Val, usize),
+        (b, bi): (&Val, usize),
+    ) -> Result<BooleanArray, Reason> {
+        let n = self.rows();
+        let mismatch = |a: &Val, ai: usize, b: &Val, bi: usize| {
+            format!(
+                "cannot compare {} ({}) with {} ({})",
+                self.describe(ai),
+                self.type_of(a),
+                self.describe(bi),
+                self.type_of(b)
+            )
+        };
+        match (a, b) {
+            (Val::Lit(x), Val::Lit(y)) => {
+                // Both literals: compare once, on a one-row array of the first.
+                let one = materialize(x).map_err(|_| mismatch(a, ai, b, bi))?;
+                let r = match one {
+                    None => return Ok(BooleanArray::new_null(n)),
+                    Some(one) => cmp_lit(&one, op, y)?.ok_or_else(|| mismatch(a, ai, b, bi))?,
+                };
+                Ok(if r.is_null(0) {
+                    BooleanArray::new_null(n)
+                } else {
+                    constant(r.value(0), n, None)
+                })
+            }
+            (Val::Lit(_), _) => self.compare(op.flip(), (b, bi), (a, ai)),
+            (x, Val::Lit(l)) => {
+                let col = to_array(x);
+                cmp_lit(&col, op, l)?.ok_or_else(|| mismatch(a, ai, b, bi))
+            }
+            (x, y) => {
+                let (l, r) = (to_array(x), to_array(y));
+                cmp_arrays(&l, op, &r)?.ok_or_else(|| mismatch(a, ai, b, bi))
+            }
+        }
+    }
+}
+
+/// Lowercase as DuckDB's `lower` does: each character by Unicode's simple lowercase mapping
+/// (one character to one; Rust's full mapping differs only for 'İ', which becomes 'i').
+fn lowercase(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{130}' => 'i',
+            c => c.to_lowercase().next().unwrap_or(c),
+        })
+        .collect()
+}
+
+/// The strings of `arr` lowercased, or `None` when they are all ASCII and `pattern_ascii`
+/// (then ASCII case folding is the same thing and cheaper).
+fn lowercased(arr: &ArrayRef, pattern_ascii: bool) -> Result<Option<ArrayRef>, Reason> {
+    fn typed<'x>(
+        values: impl Iterator<Item = Option<&'x str>> + Clone,
+        pattern_ascii: bool,
+    ) -> Option<ArrayRef> {
+        if pattern_ascii && values.clone().all(|v| v.is_none_or(str::is_ascii)) {
+            return None;
+        }
+        Some(Arc::new(
+            values
+                .map(|v| v.map(lowercase))
+                .collect::<arrow::array::LargeStringArray>(),
+        ))
+    }
+    Ok(match arr.data_type() {
+        DataType::Utf8 => typed(arr.as_string::<i32>().iter(), pattern_ascii),
+        DataType::LargeUtf8 => typed(arr.as_string::<i64>().iter(), pattern_ascii),
+        DataType::Utf8View => typed(arr.as_string_view().iter(), pattern_ascii),
+        other => return Err(format!("ILIKE needs a string, not {other}")),
+    })
+}
+
+fn kernel(e: ArrowError) -> Reason {
+    e.to_string()
+}
+
+fn to_array(v: &Val) -> ArrayRef {
+    match v {
+        Val::Arr(a) => Arc::clone(a),
+        Val::Bool(b) => Arc::new(b.clone()),
+        Val::Lit(_) => unreachable!("literals are compared as scalars"),
+    }
+}
+
+/// `n` copies of `v`, null where `nulls` says.
+fn constant(v: bool, n: usize, nulls: Option<arrow::buffer::NullBuffer>) -> BooleanArray {
+    let values = if v {
+        BooleanBuffer::new_set(n)
+    } else {
+        BooleanBuffer::new_unset(n)
+    };
+    BooleanArray::new(values, nulls)
+}
+
+/// A literal as a one-row array of its natural type (`None` for NULL).
+fn materialize(l: &Lit) -> Result<Option<ArrayRef>, Reason> {
+    Ok(Some(match l {
+        Lit::Null => return Ok(None),
+        Lit::Num(d) => Arc::new(
+            Decimal256Array::from(vec![d.mantissa])
+                .with_precision_and_scale(76, d.scale as i8)
+                .map_err(kernel)?,
+        ),
+        Lit::Double(v) => Arc::new(Float64Array::from(vec![*v])),
+        Lit::Str(s) => Arc::new(StringArray::from(vec![s.as_str()])),
+        Lit::Date(d) => Arc::new(Date32Array::from(vec![*d])),
+        Lit::Timestamp(ns) => match i64::try_from(*ns) {
+            Ok(v) => Arc::new(TimestampNanosecondArray::from(vec![v])),
+            Err(_) => Arc::new(TimestampMicrosecondArray::from(vec![i64::try_from(
+                ns.div_euclid(1000),
+            )
+            .map_err(|_| format!("{l} is out of range"))?])),
+        },
+        Lit::Bool(b) => Arc::new(BooleanArray::from(vec![*b])),
+    }))
+}
+
+/// How the raw values of an exact type map to values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exact {
+    /// `raw × 10^-scale`: integers (scale 0) and decimals.
+    Num(i32),
+    /// `raw × ns` nanoseconds since the epoch: dates and timestamps.
+    Time(i128),
+}
+
+fn exact_kind(t: &DataType) -> Option<Exact> {
+    use DataType::*;
+    Some(match t {
+        Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => Exact::Num(0),
+        Decimal32(_, s) | Decimal64(_, s) | Decimal128(_, s) | Decimal256(_, s) => {
+            Exact::Num(*s as i32)
+        }
+        Date32 => Exact::Time(DAY_NS),
+        Date64 => Exact::Time(1_000_000),
+        Timestamp(u, _) => Exact::Time(match u {
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Microsecond => 1_000,
+            TimeUnit::Nanosecond => 1,
+        }),
+        _ => return None,
+    })
+}
+
+fn is_float(t: &DataType) -> bool {
+    matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
+}
+
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+fn is_binary(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::FixedSizeBinary(_)
+    )
+}
+
+/// Run a comparison kernel.
+fn kernel_cmp(l: &dyn Datum, op: CmpOp, r: &dyn Datum) -> Result<BooleanArray, Reason> {
+    match op {
+        CmpOp::Eq => cmp::eq(l, r),
+        CmpOp::NotEq => cmp::neq(l, r),
+        CmpOp::Lt => cmp::lt(l, r),
+        CmpOp::LtEq => cmp::lt_eq(l, r),
+        CmpOp::Gt => cmp::gt(l, r),
+        CmpOp::GtEq => cmp::gt_eq(l, r),
+    }
+    .map_err(kernel)
+}
+
+/// Compare a column with a literal; `None` when their types cannot meet.
+fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, Reason> {
+    let t = col.data_type();
+    if *l == Lit::Null || *t == DataType::Null {
+        return Ok(Some(BooleanArray::new_null(col.len())));
+    }
+    let exact = exact_kind(t);
+    Ok(Some(match (exact, l) {
+        (Some(Exact::Num(scale)), Lit::Num(d)) => cmp_exact(col, op, lit::dec_to_raw(*d, scale))?,
+        (Some(Exact::Num(_)), Lit::Double(v)) => cmp_f64(&to_f64(col)?, op, *v)?,
+        (Some(Exact::Time(unit)), Lit::Date(d)) => {
+            cmp_exact(col, op, lit::ns_to_raw(*d as i128 * DAY_NS, unit))?
+        }
+        (Some(Exact::Time(unit)), Lit::Timestamp(ns)) => {
+            cmp_exact(col, op, lit::ns_to_raw(*ns, unit))?
+        }
+        (Some(Exact::Time(unit)), Lit::Str(s)) => {
+            // A string meets a date column as a date and a timestamp column as a timestamp.
+            let ns = if matches!(t, DataType::Date32 | DataType::Date64) {
+                lit::strict_date(s)? as i128 * DAY_NS
+            } else {
+                lit::strict_timestamp(s)?
+            };
+            cmp_exact(col, op, lit::ns_to_raw(ns, unit))?
+        }
+        (None, Lit::Num(d)) if is_float(t) => match t {
+            DataType::Float64 => cmp_f64(col, op, d.to_f64())?,
+            // DuckDB rounds the literal to the column's FLOAT (half floats read as FLOAT).
+            _ => cmp_f32(
+                &cast(col, &DataType::Float32).map_err(kernel)?,
+                op,
+                d.to_f32(),
+            )?,
+        },
+        (None, Lit::Double(v)) if is_float(t) => cmp_f64(&to_f64(col)?, op, *v)?,
+        (None, Lit::Str(s)) if is_string(t) => {
+            let one: ArrayRef = Arc::new(StringArray::from(vec![s.as_str()]));
+            let one = cast(&one, t).map_err(kernel)?;
+            kernel_cmp(col, op, &Scalar::new(one))?
+        }
+        (None, Lit::Str(s)) if is_binary(t) => {
+            let bytes = lit::blob(s)?;
+            let col = match t {
+                DataType::FixedSizeBinary(_) => cast(col, &DataType::Binary).map_err(kernel)?,
+                _ => Arc::clone(col),
+            };
+            let one: ArrayRef = Arc::new(BinaryArray::from(vec![bytes.as_slice()]));
+            let one = cast(&one, col.data_type()).map_err(kernel)?;
+            kernel_cmp(&col, op, &Scalar::new(one))?
+        }
+        (None, Lit::Bool(b)) if *t == DataType::Boolean => {
+            kernel_cmp(col, op, &BooleanArray::new_scalar(*b))?
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Compare two arrays; `None` when their types cannot meet.
+fn cmp_arrays(l: &ArrayRef, op: CmpOp, r: &ArrayRef) -> Result<Option<BooleanArray>, Reason> {
+    let (lt, rt) = (l.data_type(), r.data_type());
+    if *lt == DataType::Null || *rt == DataType::Null {
+        return Ok(Some(BooleanArray::new_null(l.len())));
+    }
+    let floaty = |t: &DataType| is_float(t) || matches!(exact_kind(t), Some(Exact::Num(_)));
+    Ok(Some(match (exact_kind(lt), exact_kind(rt)) {
+        _ if lt == rt && is_float(lt) => {
+            let (a, b) = (canon(l)?, canon(r)?);
+            kernel_cmp(&a, op, &b)?
+        }
+        _ if lt == rt => kernel_cmp(l, op, r)?,
+        (Some(Exact::Num(a)), Some(Exact::Num(b))) => {
+            let s = a.max(b);
+            let (x, y) = (to_i256(l, s - a)?, to_i256(r, s - b)?);
+            kernel_cmp(&x, op, &y)?
+        }
+        (Some(Exact::Time(a)), Some(Exact::Time(b))) => {
+            let (x, y) = (to_ns(l, a)?, to_ns(r, b)?);
+            kernel_cmp(&x, op, &y)?
+        }
+        _ if (is_float(lt) || is_float(rt)) && floaty(lt) && floaty(rt) => {
+            // As DuckDB: DOUBLE if either side is one, else FLOAT (an integer or decimal
+            // meeting a FLOAT column is rounded to FLOAT).
+            if *lt == DataType::Float64 || *rt == DataType::Float64 {
+                kernel_cmp(&to_f64(l)?, op, &to_f64(r)?)?
+            } else {
+                let f32 = |a: &ArrayRef| canon(&cast(a, &DataType::Float32).map_err(kernel)?);
+                kernel_cmp(&f32(l)?, op, &f32(r)?)?
+            }
+        }
+        _ if is_string(lt) && is_string(rt) => {
+            let (a, b) = (
+                cast(l, &DataType::LargeUtf8).map_err(kernel)?,
+                cast(r, &DataType::LargeUtf8).map_err(kernel)?,
+            );
+            kernel_cmp(&a, op, &b)?
+        }
+        _ if is_binary(lt) && is_binary(rt) => {
+            let (a, b) = (
+                cast(l, &DataType::LargeBinary).map_err(kernel)?,
+                cast(r, &DataType::LargeBinary).map_err(kernel)?,
+            );
+            kernel_cmp(&a, op, &b)?
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Floats with `-0.0` made `0.0` and every NaN the one positive NaN, so that Arrow's
+/// total-order kernels compare as DuckDB does (`-0.0 = 0.0`; NaN = NaN, above all else).
+fn canon(a: &ArrayRef) -> Result<ArrayRef, Reason> {
+    Ok(match a.data_type() {
+        DataType::Float64 => Arc::new(a.as_primitive::<Float64Type>().unary::<_, Float64Type>(
+            |v| {
+                if v == 0.0 {
+                    0.0
+                } else if v.is_nan() {
+                    f64::NAN
+                } else {
+                    v
+                }
+            },
+        )),
+        DataType::Float32 => Arc::new(a.as_primitive::<Float32Type>().unary::<_, Float32Type>(
+            |v| {
+                if v == 0.0 {
+                    0.0
+                } else if v.is_nan() {
+                    f32::NAN
+                } else {
+                    v
+                }
+            },
+        )),
+        DataType::Float16 => canon(&cast(a, &DataType::Float32).map_err(kernel)?)?,
+        _ => Arc::clone(a),
+    })
+}
+
+/// Any number column as canonical `f64`s.
+fn to_f64(a: &ArrayRef) -> Result<ArrayRef, Reason> {
+    let f = if *a.data_type() == DataType::Float64 {
+        Arc::clone(a)
+    } else {
+        cast(a, &DataType::Float64).map_err(kernel)?
+    };
+    canon(&f)
+}
+
+fn canon_f64(v: f64) -> f64 {
+    if v == 0.0 {
+        0.0
+    } else if v.is_nan() {
+        f64::NAN
+    } else {
+        v
+    }
+}
+
+fn cmp_f64(col: &ArrayRef, op: CmpOp, v: f64) -> Result<BooleanArray, Reason> {
+    let col = to_f64(col)?;
+    kernel_cmp(&col, op, &Float64Array::new_scalar(canon_f64(v)))
+}
+
+fn cmp_f32(col: &ArrayRef, op: CmpOp, v: f32) -> Result<BooleanArray, Reason> {
+    let col = canon(col)?;
+    let v = if v == 0.0 {
+        0.0
+    } else if v.is_nan() {
+        f32::NAN
+    } else {
+        v
+    };
+    kernel_cmp(&col, op, &Float32Array::new_scalar(v))
+}
+
+/// The native values of exact types, as and from `i256`.
+trait ExactNative: Copy {
+    fn to_i256(self) -> i256;
+    fn from_i256(v: i256) -> Option<Self>;
+}
+
+macro_rules! exact_native {
+    ($($t:ty),*) => {$(
+        impl ExactNative for $t {
+            fn to_i256(self) -> i256 {
+                i256::from_i128(self as i128)
+            }
+            fn from_i256(v: i256) -> Option<Self> {
+                v.to_i128().and_then(|x| <$t>::try_from(x).ok())
+            }
+        }
+    )*};
+}
+exact_native!(i8, i16, i32, i64, u8, u16, u32, u64, i128);
+
+impl ExactNative for i256 {
+    fn to_i256(self) -> i256 {
+        self
+    }
+    fn from_i256(v: i256) -> Option<Self> {
+        Some(v)
+    }
+}
+
+/// Call `$f::<T>($args)` with `T` the primitive type of an exact data type.
+macro_rules! with_exact_type {
+    ($t:expr, $f:ident($($arg:expr),*)) => {
+        match $t {
+            DataType::Int8 => $f::<Int8Type>($($arg),*),
+            DataType::Int16 => $f::<Int16Type>($($arg),*),
+            DataType::Int32 => $f::<Int32Type>($($arg),*),
+            DataType::Int64 => $f::<Int64Type>($($arg),*),
+            DataType::UInt8 => $f::<UInt8Type>($($arg),*),
+            DataType::UInt16 => $f::<UInt16Type>($($arg),*),
+            DataType::UInt32 => $f::<UInt32Type>($($arg),*),
+            DataType::UInt64 => $f::<UInt64Type>($($arg),*),
+            DataType::Decimal32(..) => $f::<Decimal32Type>($($arg),*),
+            DataType::Decimal64(..) => $f::<Decimal64Type>($($arg),*),
+            DataType::Decimal128(..) => $f::<Decimal128Type>($($arg),*),
+            DataType::Decimal256(..) => $f::<Decimal256Type>($($arg),*),
+            DataType::Date32 => $f::<Date32Type>($($arg),*),
+            DataType::Date64 => $f::<Date64Type>($($arg),*),
+            DataType::Timestamp(TimeUnit::Second, _) => $f::<TimestampSecondType>($($arg),*),
+            DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                $f::<TimestampMillisecondType>($($arg),*)
+            }
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                $f::<TimestampMicrosecondType>($($arg),*)
+            }
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+                $f::<TimestampNanosecondType>($($arg),*)
+            }
+            other => unreachable!("{other} is not an exact type"),
+        }
+    };
+}
+
+/// Compare an exact column with a value placed among its raw values.
+fn cmp_exact(col: &ArrayRef, op: CmpOp, at: Raw) -> Result<BooleanArray, Reason> {
+    with_exact_type!(col.data_type(), cmp_exact_typed(col, op, at))
+}
+
+fn cmp_exact_typed<T>(col: &ArrayRef, op: CmpOp, at: Raw) -> Result<BooleanArray, Reason>
+where
+    T: ArrowPrimitiveType,
+    T::Native: ExactNative,
+{
+    let n = col.len();
+    let always = |v: bool| Ok(constant(v, n, col.logical_nulls()));
+    // A value that is not a raw value: `=` never holds, `<>` always; `<` and `>=` move to the
+    // raw value below it (`x < 1.5` is `x <= 1`, `x >= 1.5` is `x > 1`).
+    let (op, q) = match at {
+        Raw::Below => return always(matches!(op, CmpOp::NotEq | CmpOp::Gt | CmpOp::GtEq)),
+        Raw::Above => return always(matches!(op, CmpOp::NotEq | CmpOp::Lt | CmpOp::LtEq)),
+        Raw::At { floor, exact: true } => (op, floor),
+        Raw::At {
+            floor,
+            exact: false,
+        } => match op {
+            CmpOp::Eq => return always(false),
+            CmpOp::NotEq => return always(true),
+            CmpOp::Lt | CmpOp::LtEq => (CmpOp::LtEq, floor),
+            CmpOp::Gt | CmpOp::GtEq => (CmpOp::Gt, floor),
+        },
+    };
+    match T::Native::from_i256(q) {
+        Some(v) => {
+            let scalar =
+                PrimitiveArray::<T>::from_iter_values([v]).with_data_type(col.data_type().clone());
+            kernel_cmp(col, op, &Scalar::new(scalar))
+        }
+        // Beyond the column type's range: the answer is the same for every value.
+        None if q.is_negative() => always(matches!(op, CmpOp::NotEq | CmpOp::Gt | CmpOp::GtEq)),
+        None => always(matches!(op, CmpOp::NotEq | CmpOp::Lt | CmpOp::LtEq)),
+    }
+}
+
+/// Exact numbers as 256-bit integers at a common scale (`raw × 10^up`).
+fn to_i256(a: &ArrayRef, up: i32) -> Result<ArrayRef, Reason> {
+    fn typed<T>(a: &ArrayRef, up: i32) -> Result<ArrayRef, Reason>
+    where
+        T: ArrowPrimitiveType,
+        T::Native: ExactNative,
+    {
+        let m = lit::pow10(up as u32).ok_or("the scales of the two sides differ too much")?;
+        let out: Decimal256Array = a
+            .as_primitive::<T>()
+            .try_unary::<_, Decimal256Type, _>(|v| {
+                v.to_i256().checked_mul(m).ok_or_else(|| {
+                    ArrowError::ComputeError(
+                        "a value is too large to compare exactly at the other side's scale".into(),
+                    )
+                })
+            })
+            .map_err(kernel)?;
+        Ok(Arc::new(out))
+    }
+    with_exact_type!(a.data_type(), typed(a, up))
+}
+
+/// Dates and timestamps as 128-bit nanoseconds since the epoch.
+fn to_ns(a: &ArrayRef, unit: i128) -> Result<ArrayRef, Reason> {
+    fn typed<T>(a: &ArrayRef, unit: i128) -> Result<ArrayRef, Reason>
+    where
+        T: ArrowPrimitiveType,
+        T::Native: ExactNative,
+    {
+        // |raw| < 2^63 and unit <= 86,400 × 10^9 < 2^47: the product fits 128 bits.
+        let out: Decimal128Array = a
+            .as_primitive::<T>()
+            .unary::<_, Decimal128Type>(|v| v.to_i256().as_i128() * unit);
+        Ok(Arc::new(out))
+    }
+    with_exact_type!(a.data_type(), typed(a, unit))
+}
+
+fn build_in_set(dt: &DataType, lits: &[&Lit]) -> Option<InSet> {
+    let has_null = lits.iter().any(|l| **l == Lit::Null);
+    let lits = lits.iter().filter(|l| ***l != Lit::Null);
+    let values: Box<dyn Any + Send + Sync> = if let Some(kind) = exact_kind(dt) {
+        let mut raws = Vec::new();
+        for l in lits {
+            let raw = match (kind, l) {
+                (Exact::Num(scale), Lit::Num(d)) => lit::dec_to_raw(*d, scale),
+                (Exact::Time(unit), Lit::Date(d)) => lit::ns_to_raw(*d as i128 * DAY_NS, unit),
+                (Exact::Time(unit), Lit::Timestamp(ns)) => lit::ns_to_raw(*ns, unit),
+                (Exact::Time(unit), Lit::Str(s)) => {
+                    let ns = if matches!(dt, DataType::Date32 | DataType::Date64) {
+                        lit::strict_date(s).ok()? as i128 * DAY_NS
+                    } else {
+                        lit::strict_timestamp(s).ok()?
+                    };
+                    lit::ns_to_raw(ns, unit)
+                }
+                _ => return None,
+            };
+            // Only a value that is exactly a raw value can be equal to one.
+            if let Raw::At { floor, exact: true } = raw {
+                raws.push(floor);
+            }
+        }
+        with_exact_type!(dt, native_set(raws))
+    } else if is_string(dt) {
+        let mut v = Vec::new();
+        for l in lits {
+            match l {
+                Lit::Str(s) => v.push(s.clone()),
+                _ => return None,
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        Box::new(v)
+    } else if is_binary(dt) {
+        let mut v = Vec::new();
+        for l in lits {
+            match l {
+                Lit::Str(s) => v.push(lit::blob(s).ok()?),
+                _ => return None,
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        Box::new(v)
+    } else {
+        return None;
+    };
+    Some(InSet { values, has_null })
+}
+
+/// The raw values that fit `T`, sorted.
+fn native_set<T>(raws: Vec<i256>) -> Box<dyn Any + Send + Sync>
+where
+    T: ArrowPrimitiveType,
+    T::Native: ExactNative + Ord + Send + Sync,
+{
+    let mut v: Vec<T::Native> = raws.into_iter().filter_map(T::Native::from_i256).collect();
+    v.sort_unstable();
+    v.dedup();
+    Box::new(v)
+}
+
+/// `col IN set`: TRUE where found; where not, FALSE, or NULL if the list holds NULL; NULL
+/// for NULL values.
+fn probe_in_set(col: &ArrayRef, set: &InSet) -> Result<BooleanArray, Reason> {
+    let found: BooleanBuffer = match col.data_type() {
+        dt if exact_kind(dt).is_some() => with_exact_type!(dt, probe_native(col, set))?,
+        DataType::Utf8 => probe_bytes(col.as_string::<i32>(), set, str::as_bytes)?,
+        DataType::LargeUtf8 => probe_bytes(col.as_string::<i64>(), set, str::as_bytes)?,
+        DataType::Utf8View => probe_bytes(col.as_string_view(), set, str::as_bytes)?,
+        DataType::Binary => probe_bytes(col.as_binary::<i32>(), set, |b| b)?,
+        DataType::LargeBinary => probe_bytes(col.as_binary::<i64>(), set, |b| b)?,
+        DataType::BinaryView => probe_bytes(col.as_binary_view(), set, |b| b)?,
+        DataType::FixedSizeBinary(_) => probe_bytes(col.as_fixed_size_binary(), set, |b| b)?,
+        other => return Err(format!("no IN set for {other}")),
+    };
+    let valid = match (col.logical_nulls(), set.has_null) {
+        (None, false) => None,
+        (None, true) => Some(NullBuffer::new(found.clone())),
+        (Some(n), false) => Some(n),
+        (Some(n), true) => Some(NullBuffer::new(n.inner() & &found)),
+    };
+    Ok(BooleanArray::new(found, valid))
+}
+
+fn probe_native<T>(col: &ArrayRef, set: &InSet) -> Result<BooleanBuffer, Reason>
+where
+    T: ArrowPrimitiveType,
+    T::Native: ExactNative + Ord + Send + Sync,
+{
+    let values = set
+        .values
+        .downcast_ref::<Vec<T::Native>>()
+        .ok_or("IN set of another type")?;
+    let a = col.as_primitive::<T>().values();
+    Ok(BooleanBuffer::collect_bool(a.len(), |i| {
+        values.binary_search(&a[i]).is_ok()
+    }))
+}
+
+/// Look each value of a string or binary array up in a set of strings or byte strings.
+fn probe_bytes<'x, A, V>(
+    a: A,
+    set: &InSet,
+    bytes: impl Fn(V) -> &'x [u8],
+) -> Result<BooleanBuffer, Reason>
+where
+    A: arrow::array::ArrayAccessor<Item = V>,
+{
+    let n = a.len();
+    let at = |i: usize| {
+        if a.is_valid(i) {
+            Some(bytes(a.value(i)))
+        } else {
+            None
+        }
+    };
+    if let Some(v) = set.values.downcast_ref::<Vec<String>>() {
+        return Ok(BooleanBuffer::collect_bool(n, |i| {
+            at(i).is_some_and(|b| v.binary_search_by(|s| s.as_bytes().cmp(b)).is_ok())
+        }));
+    }
+    let v = set
+        .values
+        .downcast_ref::<Vec<Vec<u8>>>()
+        .ok_or("IN set of another type")?;
+    Ok(BooleanBuffer::collect_bool(n, |i| {
+        at(i).is_some_and(|b| v.binary_search_by(|s| s.as_slice().cmp(b)).is_ok())
+    }))
+}

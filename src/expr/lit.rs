@@ -1,0 +1,506 @@
+//! Literals of the `--where` language and the exact conversions between them and column
+//! values: numbers are exact decimals (never floats unless written with an exponent), dates
+//! are day numbers, timestamps are nanoseconds since the epoch, and binary literals decode
+//! DuckDB's `\xHH` escapes.
+
+use std::fmt;
+
+use arrow::datatypes::i256;
+
+/// Nanoseconds in a day.
+pub(crate) const DAY_NS: i128 = 86_400 * 1_000_000_000;
+
+/// A number with a fraction but more digits than this is a DOUBLE, as in DuckDB (whose
+/// DECIMAL stops at 38 digits).
+const MAX_DECIMAL_DIGITS: usize = 38;
+
+/// Integer literals are exact up to this many digits (an `i256` holds 76).
+pub(crate) const MAX_INTEGER_DIGITS: usize = 76;
+
+/// An exact decimal number: `mantissa / 10^scale`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dec {
+    /// The digits, as an integer.
+    pub mantissa: i256,
+    /// How many of them are after the decimal point.
+    pub scale: u32,
+}
+
+/// A literal value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Lit {
+    /// A number without an exponent: exact.
+    Num(Dec),
+    /// A number with an exponent (`1e3`), or a fraction of more than 38 digits: a DOUBLE.
+    Double(f64),
+    /// A string.
+    Str(String),
+    /// `DATE 'YYYY-MM-DD'`, as days since the epoch.
+    Date(i32),
+    /// `TIMESTAMP 'YYYY-MM-DD HH:MM:SS.fffffffff'`, as nanoseconds since the epoch (no zone).
+    Timestamp(i128),
+    /// `TRUE` or `FALSE`.
+    Bool(bool),
+    /// `NULL`.
+    Null,
+}
+
+impl Lit {
+    /// What kind of value this is, for error messages.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Lit::Num(_) | Lit::Double(_) => "a number",
+            Lit::Str(_) => "a string",
+            Lit::Date(_) => "a date",
+            Lit::Timestamp(_) => "a timestamp",
+            Lit::Bool(_) => "a boolean",
+            Lit::Null => "NULL",
+        }
+    }
+}
+
+impl fmt::Display for Lit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lit::Num(d) => write!(f, "{d}"),
+            Lit::Double(v) => write!(f, "{v:e}"),
+            Lit::Str(s) => {
+                // Error messages stay short and on one line.
+                let mut shown: String = s.chars().take(40).collect();
+                if shown.len() < s.len() {
+                    shown.push('…');
+                }
+                write!(f, "'{}'", shown.replace('\'', "''").escape_debug())
+            }
+            Lit::Date(d) => match arrow::temporal_conversions::date32_to_datetime(*d) {
+                Some(t) => write!(f, "DATE '{}'", t.date()),
+                None => write!(f, "DATE (day {d})"),
+            },
+            Lit::Timestamp(ns) => {
+                let secs = ns.div_euclid(1_000_000_000);
+                let sub = ns.rem_euclid(1_000_000_000);
+                match i64::try_from(secs)
+                    .ok()
+                    .and_then(arrow::temporal_conversions::timestamp_s_to_datetime)
+                {
+                    Some(t) if sub == 0 => write!(f, "TIMESTAMP '{t}'"),
+                    Some(t) => write!(f, "TIMESTAMP '{t}.{sub:09}'"),
+                    None => write!(f, "TIMESTAMP ({ns} ns)"),
+                }
+            }
+            Lit::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
+            Lit::Null => f.write_str("NULL"),
+        }
+    }
+}
+
+impl fmt::Display for Dec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let digits = self.mantissa.wrapping_abs().to_string();
+        let sign = if self.mantissa.is_negative() { "-" } else { "" };
+        let scale = self.scale as usize;
+        if scale == 0 {
+            return write!(f, "{sign}{digits}");
+        }
+        let padded = format!("{digits:0>width$}", width = scale + 1);
+        let (int, frac) = padded.split_at(padded.len() - scale);
+        write!(f, "{sign}{int}.{frac}")
+    }
+}
+
+impl Dec {
+    /// The nearest `f64` (correctly rounded, through the decimal text).
+    pub(crate) fn to_f64(self) -> f64 {
+        format!("{}e-{}", self.mantissa, self.scale)
+            .parse()
+            .unwrap_or(f64::NAN)
+    }
+
+    /// The nearest `f32` (correctly rounded from the exact value, as DuckDB casts a DECIMAL
+    /// literal to FLOAT).
+    pub(crate) fn to_f32(self) -> f32 {
+        format!("{}e-{}", self.mantissa, self.scale)
+            .parse()
+            .unwrap_or(f32::NAN)
+    }
+}
+
+/// Parse the text of a numeric literal (digits, an optional point, an optional exponent;
+/// DuckDB's `_` digit separators allowed), negated when `negative`.
+pub(crate) fn number(text: &str, negative: bool) -> Result<Lit, String> {
+    let s: String = text.chars().filter(|c| *c != '_').collect();
+    let bad = || format!("{text} is not a number");
+    if s.contains(['e', 'E']) {
+        let v: f64 = s.parse().map_err(|_| bad())?;
+        return Ok(Lit::Double(if negative { -v } else { v }));
+    }
+    let (int, frac, point) = match s.split_once('.') {
+        Some((a, b)) => (a, b, true),
+        None => (s.as_str(), "", false),
+    };
+    let digits_only = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits_only(int) || !digits_only(frac) {
+        return Err(bad());
+    }
+    if point && int.len() + frac.len() > MAX_DECIMAL_DIGITS {
+        // DuckDB reads such a literal as a DOUBLE; so do we.
+        let v: f64 = s.parse().map_err(|_| bad())?;
+        return Ok(Lit::Double(if negative { -v } else { v }));
+    }
+    let all = format!("{int}{frac}");
+    let significant = all.trim_start_matches('0');
+    if significant.len() > MAX_INTEGER_DIGITS {
+        return Err(format!(
+            "{text} has more than {MAX_INTEGER_DIGITS} digits (the limit for exact numbers)"
+        ));
+    }
+    let mut mantissa = if significant.is_empty() {
+        i256::ZERO
+    } else {
+        i256::from_string(significant).ok_or_else(bad)?
+    };
+    if negative {
+        mantissa = mantissa.wrapping_neg();
+    }
+    Ok(Lit::Num(Dec {
+        mantissa,
+        scale: frac.len() as u32,
+    }))
+}
+
+/// `10^e` as an `i256`, `None` when it does not fit.
+pub(crate) fn pow10(e: u32) -> Option<i256> {
+    i256::from_i128(10).checked_pow(e)
+}
+
+/// Where an exact value lands among the raw values of a column: `floor` is the largest raw
+/// value not above it, `exact` says whether it is one. `Below`/`Above` mean beyond every
+/// `i256`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Raw {
+    /// Less than any `i256`.
+    Below,
+    /// Greater than any `i256`.
+    Above,
+    /// `floor(value)` in raw units, and whether the value is exactly that.
+    At { floor: i256, exact: bool },
+}
+
+/// `num / den` (den > 0) rounded down, and whether the division was exact.
+fn floor_div(num: i256, den: i256) -> Raw {
+    let (q, r) = match num.checked_div_rem(den) {
+        Some(x) => x,
+        None => {
+            return if num.is_negative() {
+                Raw::Below
+            } else {
+                Raw::Above
+            }
+        }
+    };
+    let exact = r == i256::ZERO;
+    let floor = if !exact && num.is_negative() {
+        q.wrapping_sub(i256::ONE)
+    } else {
+        q
+    };
+    Raw::At { floor, exact }
+}
+
+/// The decimal `d` in the raw units of a column whose values are `raw × 10^-scale`.
+pub(crate) fn dec_to_raw(d: Dec, scale: i32) -> Raw {
+    let e = scale as i64 - d.scale as i64;
+    let sign_beyond = || {
+        if d.mantissa.is_negative() {
+            Raw::Below
+        } else {
+            Raw::Above
+        }
+    };
+    if e >= 0 {
+        if d.mantissa == i256::ZERO {
+            return Raw::At {
+                floor: i256::ZERO,
+                exact: true,
+            };
+        }
+        match pow10(e as u32).and_then(|p| d.mantissa.checked_mul(p)) {
+            Some(v) => Raw::At {
+                floor: v,
+                exact: true,
+            },
+            None => sign_beyond(),
+        }
+    } else {
+        match pow10((-e) as u32) {
+            Some(p) => floor_div(d.mantissa, p),
+            // 10^-e exceeds every mantissa: the value lies strictly between -1 and 1.
+            None => Raw::At {
+                floor: if d.mantissa.is_negative() {
+                    i256::MINUS_ONE
+                } else {
+                    i256::ZERO
+                },
+                exact: d.mantissa == i256::ZERO,
+            },
+        }
+    }
+}
+
+/// The instant `ns` (nanoseconds since the epoch) in the raw units of a column whose values
+/// are `raw × unit_ns` nanoseconds.
+pub(crate) fn ns_to_raw(ns: i128, unit_ns: i128) -> Raw {
+    floor_div(i256::from_i128(ns), i256::from_i128(unit_ns))
+}
+
+/// Parse `YYYY-MM-DD` (exactly that shape) into days since the epoch.
+pub(crate) fn strict_date(s: &str) -> Result<i32, String> {
+    use arrow::compute::kernels::cast_utils::Parser as _;
+    let b = s.as_bytes();
+    let shape = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        });
+    let bad = || format!("'{s}' is not a date (expected 'YYYY-MM-DD')");
+    if !shape {
+        return Err(bad());
+    }
+    arrow::datatypes::Date32Type::parse(s).ok_or_else(bad)
+}
+
+/// Parse `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]` (up to 9 fractional digits, no time zone) into
+/// nanoseconds since the epoch.
+pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {
+    let bad = || {
+        format!(
+            "'{s}' is not a timestamp (expected 'YYYY-MM-DD HH:MM:SS' with up to 9 fractional \
+             digits and no time zone)"
+        )
+    };
+    if s.len() < 10 || !s.is_char_boundary(10) {
+        return Err(bad());
+    }
+    let (date, rest) = s.split_at(10);
+    let days = strict_date(date).map_err(|_| bad())?;
+    let mut ns = days as i128 * DAY_NS;
+    if rest.is_empty() {
+        return Ok(ns);
+    }
+    let rest = rest
+        .strip_prefix(' ')
+        .or_else(|| rest.strip_prefix('T'))
+        .ok_or_else(bad)?;
+    let (hms, frac) = match rest.split_once('.') {
+        Some((a, b)) => (a, Some(b)),
+        None => (rest, None),
+    };
+    let parts: Vec<&str> = hms.split(':').collect();
+    let two = |p: &str, max: u32| -> Result<i128, String> {
+        if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let v: u32 = p.parse().map_err(|_| bad())?;
+        if v > max {
+            return Err(bad());
+        }
+        Ok(v as i128)
+    };
+    let (h, m, sec) = match parts.as_slice() {
+        [h, m] if frac.is_none() => (two(h, 23)?, two(m, 59)?, 0),
+        [h, m, sec] => (two(h, 23)?, two(m, 59)?, two(sec, 59)?),
+        _ => return Err(bad()),
+    };
+    ns += ((h * 60 + m) * 60 + sec) * 1_000_000_000;
+    if let Some(f) = frac {
+        if f.is_empty() || f.len() > 9 || !f.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let v: i128 = f.parse().map_err(|_| bad())?;
+        ns += v * 10i128.pow(9 - f.len() as u32);
+    }
+    Ok(ns)
+}
+
+/// The bytes a string literal stands for when compared with a binary column, as DuckDB casts
+/// VARCHAR to BLOB: ASCII characters are themselves, `\xHH` is one byte, anything else is
+/// refused.
+pub(crate) fn blob(s: &str) -> Result<Vec<u8>, String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                let hex = b.get(i + 1..i + 4).filter(|h| h[0] == b'x');
+                let byte = hex
+                    .and_then(|h| std::str::from_utf8(&h[1..]).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| {
+                        format!("'{s}' is not a binary literal: a backslash must start \\xHH")
+                    })?;
+                out.push(byte);
+                i += 4;
+            }
+            c if c.is_ascii() => {
+                out.push(c);
+                i += 1;
+            }
+            _ => {
+                return Err(format!(
+                    "'{s}' is not a binary literal: write non-ASCII bytes as \\xHH"
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Translate a SQL `LIKE` pattern with an optional escape character into the pattern syntax
+/// of Arrow's `like` kernels (where `\` escapes). Without `ESCAPE`, no character escapes
+/// (SQL standard, DuckDB): a backslash is an ordinary character.
+pub(crate) fn like_pattern(pattern: &str, escape: Option<char>) -> Result<String, String> {
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let literal = |out: &mut String, c: char| {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    };
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == escape {
+            match chars.next() {
+                Some(n) => literal(&mut out, n),
+                None => {
+                    return Err(format!(
+                        "the LIKE pattern '{pattern}' ends with its escape character"
+                    ))
+                }
+            }
+        } else if c == '%' || c == '_' {
+            out.push(c);
+        } else {
+            literal(&mut out, c);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(s: &str) -> Lit {
+        number(s, false).unwrap()
+    }
+
+    fn dec(m: i128, scale: u32) -> Lit {
+        Lit::Num(Dec {
+            mantissa: i256::from_i128(m),
+            scale,
+        })
+    }
+
+    #[test]
+    fn numbers_are_exact_unless_written_with_an_exponent() {
+        assert_eq!(num("9007199254740993"), dec(9007199254740993, 0));
+        assert_eq!(num("0.05"), dec(5, 2));
+        assert_eq!(num(".5"), dec(5, 1));
+        assert_eq!(num("5."), dec(5, 0));
+        assert_eq!(num("1_000"), dec(1000, 0));
+        assert_eq!(
+            number("9223372036854775808", true).unwrap(),
+            dec(i64::MIN as i128, 0)
+        );
+        assert_eq!(num("1e3"), Lit::Double(1000.0));
+        assert_eq!(num("1.5E-1"), Lit::Double(0.15));
+        assert_eq!(number("0e0", true).unwrap(), Lit::Double(-0.0));
+        // DuckDB: a fraction of 39 digits or more is a DOUBLE; integers stay exact.
+        assert!(matches!(
+            num("0.00000000000000000000000000000000000001"),
+            Lit::Double(_)
+        ));
+        assert!(matches!(
+            num("1234567890123456789012345678901234567.8"),
+            Lit::Num(_)
+        ));
+        assert!(matches!(
+            num("1606938044258990275541962092341162602522202993782792835301376"),
+            Lit::Num(_)
+        ));
+        assert!(number(&"9".repeat(77), false)
+            .unwrap_err()
+            .contains("76 digits"));
+        assert!(number("1.2.3", false).is_err());
+        assert_eq!(dec(-5, 3).to_string(), "-0.005");
+        assert_eq!(dec(12345, 2).to_string(), "123.45");
+    }
+
+    #[test]
+    fn decimals_land_on_raw_values_with_floor_and_exactness() {
+        let d = |m: i128, s: u32| Dec {
+            mantissa: i256::from_i128(m),
+            scale: s,
+        };
+        let at = |f: i128, exact: bool| Raw::At {
+            floor: i256::from_i128(f),
+            exact,
+        };
+        assert_eq!(dec_to_raw(d(15, 1), 0), at(1, false));
+        assert_eq!(dec_to_raw(d(-15, 1), 0), at(-2, false));
+        assert_eq!(dec_to_raw(d(20, 1), 0), at(2, true));
+        assert_eq!(dec_to_raw(d(5, 2), 2), at(5, true));
+        assert_eq!(dec_to_raw(d(5, 0), 3), at(5000, true));
+        assert_eq!(dec_to_raw(d(5, 0), -1), at(0, false));
+        assert_eq!(dec_to_raw(d(1, 0), 100), Raw::Above);
+        assert_eq!(dec_to_raw(d(-1, 0), 100), Raw::Below);
+        assert_eq!(dec_to_raw(d(0, 0), 100), at(0, true));
+        assert_eq!(dec_to_raw(d(-1, 90), 0), at(-1, false));
+        assert_eq!(ns_to_raw(-1, 1000), at(-1, false));
+        assert_eq!(ns_to_raw(DAY_NS, DAY_NS), at(1, true));
+    }
+
+    #[test]
+    fn dates_and_timestamps_parse_strictly() {
+        assert_eq!(strict_date("1970-01-02"), Ok(1));
+        assert_eq!(strict_date("1969-12-31"), Ok(-1));
+        assert!(strict_date("2020-02-30").is_err());
+        assert!(strict_date("20200101").is_err());
+        assert!(strict_date("2020-1-1").is_err());
+        assert_eq!(strict_timestamp("1970-01-02"), Ok(DAY_NS));
+        assert_eq!(strict_timestamp("1970-01-01 00:00:01.5"), Ok(1_500_000_000));
+        assert_eq!(strict_timestamp("1970-01-01T00:01"), Ok(60_000_000_000));
+        assert_eq!(strict_timestamp("1969-12-31 23:59:59.999999999"), Ok(-1));
+        for bad in [
+            "2020-01-01 10:00:00+02",
+            "2020-01-01 10:00:00Z",
+            "2020-01-01 24:00:00",
+            "2020-01-01 10:00.5",
+            "2020-01-01 10:00:00.1234567891",
+            "2020-01-01 10",
+        ] {
+            assert!(strict_timestamp(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn blob_literals_decode_hex_escapes_as_duckdb_does() {
+        assert_eq!(blob("ab"), Ok(b"ab".to_vec()));
+        assert_eq!(blob("\\x00a\\xFF\\xfe"), Ok(vec![0, b'a', 255, 254]));
+        assert!(blob("a\\").is_err());
+        assert!(blob("\\X41").is_err());
+        assert!(blob("\\x4G").is_err());
+        assert!(blob("é").is_err());
+    }
+
+    #[test]
+    fn like_patterns_escape_only_with_escape() {
+        assert_eq!(like_pattern("a\\%", None).unwrap(), "a\\\\%");
+        assert_eq!(like_pattern("a!%_", Some('!')).unwrap(), "a\\%_");
+        assert_eq!(like_pattern("a!!b!x", Some('!')).unwrap(), "a!bx");
+        assert_eq!(like_pattern("a\\%", Some('\\')).unwrap(), "a\\%");
+        assert_eq!(like_pattern("a%%", Some('%')).unwrap(), "a\\%");
+        assert!(like_pattern("a!", Some('!')).is_err());
+    }
+}

@@ -1,0 +1,185 @@
+//! `--where` predicates: a SQL boolean expression over columns, parsed with `sqlparser`
+//! (DuckDB dialect) and evaluated on Arrow record batches with Arrow compute kernels.
+//!
+//! The language (the README's "`--where` expressions" section is the reference):
+//! `= <> != < <= > >=`, `AND`, `OR`, `NOT`, `[NOT] IN (...)`, `[NOT] BETWEEN`,
+//! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, parentheses; numbers,
+//! `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`, `TRUE`, `FALSE`,
+//! `NULL`; bare boolean columns. Comparisons are exact and follow DuckDB: integers of every
+//! width and signedness and decimals of every precision and scale compare by value, however
+//! large the literal; floats compare as floats (`-0.0 = 0`, NaN equals NaN and sorts above
+//! everything); dates meet timestamps of any unit as their midnight. SQL's three-valued
+//! logic applies inside the expression; a row passes only when the whole expression is true.
+//!
+//! Evaluation never recurses on the depth of the expression (chains of `AND`/`OR` are one
+//! n-ary node, the evaluator keeps its own stack), so a 2,000-term `OR` runs on a worker
+//! thread's small stack; an expression of more than [`MAX_OPERATORS`] operators is refused.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow::array::{Int64Array, RecordBatch, StringArray};
+//! use arrow::datatypes::{DataType, Field, Schema};
+//! use bloomjoin::expr::Predicate;
+//!
+//! let schema = Arc::new(Schema::new(vec![
+//!     Field::new("rep", DataType::Int64, true),
+//!     Field::new("loc", DataType::Utf8, true),
+//! ]));
+//! let batch = RecordBatch::try_new(schema, vec![
+//!     Arc::new(Int64Array::from(vec![Some(2000), Some(10), None])),
+//!     Arc::new(StringArray::from(vec!["Oslo", "Oslo", "Rome"])),
+//! ]).unwrap();
+//! let p = Predicate::parse("rep > 1500 AND loc LIKE 'O%'", "--where").unwrap();
+//! let keep = p.evaluate(&batch).unwrap();
+//! assert_eq!(keep.iter().collect::<Vec<_>>(), vec![Some(true), Some(false), Some(false)]);
+//! ```
+
+mod eval;
+mod lit;
+mod parse;
+
+use std::sync::Arc;
+
+use arrow::array::{Array, BooleanArray, RecordBatch};
+use arrow::datatypes::Schema;
+
+use crate::error::{Error, Result};
+
+pub use parse::MAX_OPERATORS;
+
+/// Parse a date as Arrow does (`YYYY-MM-DD` and a few variants) into days since the Unix
+/// epoch. `--where` literals are stricter: exactly `YYYY-MM-DD`.
+pub fn parse_date(s: &str) -> Result<i32> {
+    use arrow::compute::kernels::cast_utils::Parser as _;
+    arrow::datatypes::Date32Type::parse(s)
+        .ok_or_else(|| Error::Usage(format!("{s:?} is not a date (expected YYYY-MM-DD)")))
+}
+
+/// A parsed `--where` predicate. Cloning is cheap (the tree is shared).
+#[derive(Debug, Clone)]
+pub struct Predicate {
+    tree: Arc<parse::Tree>,
+    sets: Arc<eval::InSets>,
+    text: String,
+    context: String,
+    columns: Vec<String>,
+}
+
+/// The expression as error messages quote it: whole when short, else its start.
+fn quoted(text: &str) -> String {
+    const SHOWN: usize = 80;
+    if text.chars().count() <= SHOWN {
+        format!("{text:?}")
+    } else {
+        let start: String = text.chars().take(SHOWN).collect();
+        format!("{:?}", format!("{start}…"))
+    }
+}
+
+impl Predicate {
+    /// Parse `text`; `context` (the option, e.g. `--left-where`) prefixes error messages.
+    pub fn parse(text: &str, context: &str) -> Result<Predicate> {
+        let tree = parse::parse(text).map_err(|reason| Error::Expr {
+            context: format!("{context} {}", quoted(text)),
+            reason,
+        })?;
+        let mut columns: Vec<String> = Vec::new();
+        for n in &tree.nodes {
+            if let parse::Node::Column(c) = n {
+                if !columns.contains(c) {
+                    columns.push(c.clone());
+                }
+            }
+        }
+        Ok(Predicate {
+            tree: Arc::new(tree),
+            sets: Arc::default(),
+            text: text.to_string(),
+            context: context.to_string(),
+            columns,
+        })
+    }
+
+    /// The expression as the user wrote it.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The columns the expression reads, in first-use order.
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// Check that every column exists in `schema` and every operation is well typed; `file`
+    /// names the input in errors.
+    pub fn check(&self, schema: &Schema, file: &str) -> Result<()> {
+        let fields: Vec<_> = self
+            .columns
+            .iter()
+            .map(|c| {
+                schema
+                    .field_with_name(c)
+                    .cloned()
+                    .map_err(|_| Error::Column {
+                        file: file.to_string(),
+                        column: c.clone(),
+                        reason: format!(
+                            "no such column (used in {} {})",
+                            self.context,
+                            quoted(&self.text)
+                        ),
+                    })
+            })
+            .collect::<Result<_>>()?;
+        let empty = RecordBatch::new_empty(Arc::new(Schema::new(fields)));
+        self.evaluate(&empty).map(|_| ()).map_err(|e| match e {
+            Error::Expr { context, reason } => Error::Expr {
+                context: format!("{file}: {context}"),
+                reason,
+            },
+            other => other,
+        })
+    }
+
+    /// Evaluate on a batch: true where the row passes, false where it does not (SQL nulls
+    /// become false). The result has no nulls.
+    pub fn evaluate(&self, batch: &RecordBatch) -> Result<BooleanArray> {
+        let err = |reason: String| Error::Expr {
+            context: format!("{} {}", self.context, quoted(&self.text)),
+            reason,
+        };
+        let v = eval::evaluate(&self.tree, &self.sets, batch).map_err(err)?;
+        let b = match v {
+            eval::Val::Bool(b) => b,
+            eval::Val::Arr(a) => match a.data_type() {
+                arrow::datatypes::DataType::Boolean => {
+                    arrow::array::AsArray::as_boolean(&a).clone()
+                }
+                arrow::datatypes::DataType::Null => BooleanArray::new_null(a.len()),
+                other => {
+                    return Err(err(format!(
+                        "{} is {other}, not a boolean condition",
+                        self.describe_root()
+                    )))
+                }
+            },
+            eval::Val::Lit(lit::Lit::Bool(v)) => BooleanArray::from(vec![*v; batch.num_rows()]),
+            eval::Val::Lit(lit::Lit::Null) => BooleanArray::new_null(batch.num_rows()),
+            eval::Val::Lit(l) => return Err(err(format!("{l} is not a boolean condition"))),
+        };
+        Ok(match b.nulls() {
+            Some(_) => arrow::compute::prep_null_mask_filter(&b),
+            None => b,
+        })
+    }
+
+    fn describe_root(&self) -> String {
+        match &self.tree.nodes[self.tree.root()] {
+            parse::Node::Column(c) => format!("column {c:?}"),
+            _ => "the expression".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,545 @@
+//! From `--where` text to a [`Tree`]: tokenized and parsed by `sqlparser` (DuckDB dialect),
+//! then converted into a flat tree whose nodes live in one vector, children before parents.
+//!
+//! Nothing here recurses on the depth of the input: the conversion walks the parser's tree
+//! with an explicit stack, taking it apart as it goes (so it is never dropped recursively),
+//! and flattens chains of `AND` and of `OR` into one n-ary node. sqlparser's own recursion
+//! is bounded by [`MAX_OPERATORS`] (counted on the tokens before parsing) and protected by
+//! its `recursive-protection` feature, which grows the stack on the heap when it runs low.
+
+use sqlparser::ast::{self, BinaryOperator, UnaryOperator, Value};
+use sqlparser::dialect::DuckDbDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use super::lit::{self, Lit};
+
+/// The most operators, keywords and opening parentheses one expression may have. It bounds
+/// the depth of every tree the parser builds (a chain `a OR b OR ...` is as deep as it is
+/// long in sqlparser's tree), so that even its error paths, which drop that tree
+/// recursively, fit the 2 MiB stack of a worker thread with room to spare (they overflow
+/// near 30,000 levels). A 2,000-term `x = 1 OR ...` uses about 4,000.
+pub const MAX_OPERATORS: usize = 10_000;
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CmpOp {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+}
+
+impl CmpOp {
+    /// The operator with its operands swapped: `a < b` is `b > a`.
+    pub(crate) fn flip(self) -> Self {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::LtEq => CmpOp::GtEq,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::GtEq => CmpOp::LtEq,
+            o => o,
+        }
+    }
+}
+
+/// A node of the tree; children are indices of earlier nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Node {
+    Column(String),
+    Lit(Lit),
+    Cmp(CmpOp, usize, usize),
+    And(Vec<usize>),
+    Or(Vec<usize>),
+    Not(usize),
+    /// `a IS [NOT] NULL` (negated).
+    IsNull(usize, bool),
+    /// `a [NOT] IN (b, c, ...)`: the operand, then the list.
+    InList(Vec<usize>, bool),
+    /// `a [NOT] BETWEEN lo AND hi`.
+    Between(usize, usize, usize, bool),
+    /// `a [NOT] [I]LIKE p [ESCAPE e]`: the pattern in Arrow's syntax, negated,
+    /// case-insensitive.
+    Like(usize, String, bool, bool),
+}
+
+impl Node {
+    /// The `i`-th child, in evaluation order.
+    pub(crate) fn child(&self, i: usize) -> Option<usize> {
+        match self {
+            Node::Column(_) | Node::Lit(_) => None,
+            Node::Cmp(_, a, b) => [*a, *b].get(i).copied(),
+            Node::And(c) | Node::Or(c) | Node::InList(c, _) => c.get(i).copied(),
+            Node::Not(a) | Node::IsNull(a, _) | Node::Like(a, ..) => (i == 0).then_some(*a),
+            Node::Between(a, lo, hi, _) => [*a, *lo, *hi].get(i).copied(),
+        }
+    }
+}
+
+/// A parsed expression: nodes in post-order, the root last.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Tree {
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// The index of the root.
+    pub(crate) fn root(&self) -> usize {
+        self.nodes.len() - 1
+    }
+}
+
+/// Parse `text` into a tree; errors are the reason only (the caller adds the option).
+pub(crate) fn parse(text: &str) -> Result<Tree, String> {
+    let dialect = DuckDbDialect {};
+    let tokens = Tokenizer::new(&dialect, text)
+        .tokenize_with_location()
+        .map_err(|e| e.to_string())?;
+    let operators = tokens
+        .iter()
+        .filter(|t| counts_as_operator(&t.token))
+        .count();
+    if operators > MAX_OPERATORS {
+        return Err(format!(
+            "too long: {operators} operators, keywords and parentheses (at most \
+             {MAX_OPERATORS}; a long list of alternatives is shorter as IN (...))"
+        ));
+    }
+    // Every level of nesting costs sqlparser two or three units of its recursion budget;
+    // MAX_OPERATORS already bounds the nesting, so this limit never binds first.
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(4 * MAX_OPERATORS + 64)
+        .with_tokens_with_locations(tokens);
+    let ast = parser.parse_expr().map_err(|e| match e {
+        ParserError::RecursionLimitExceeded => "nested too deeply".to_string(),
+        other => other.to_string(),
+    })?;
+    let rest = parser.peek_token();
+    if rest.token != Token::EOF {
+        let rest = rest.token.to_string();
+        return Err(format!("unexpected {rest} after the expression"));
+    }
+    convert(ast)
+}
+
+/// Tokens that can add a level to sqlparser's tree: operators, keywords and `(`.
+fn counts_as_operator(t: &Token) -> bool {
+    match t {
+        Token::Whitespace(_)
+        | Token::Number(..)
+        | Token::SingleQuotedString(_)
+        | Token::Comma
+        | Token::RParen
+        | Token::EOF => false,
+        Token::Word(w) => w.keyword != Keyword::NoKeyword,
+        _ => true,
+    }
+}
+
+/// Work for the conversion's explicit stack.
+enum Task {
+    /// Convert this expression, leaving one node index on the result stack.
+    Visit(Box<ast::Expr>),
+    /// Pop this many results and make a node of them.
+    Make(Make),
+}
+
+enum Make {
+    Cmp(CmpOp),
+    And(usize),
+    Or(usize),
+    Not,
+    IsNull(bool),
+    InList(usize, bool),
+    Between(bool),
+    Like(String, bool, bool),
+}
+
+/// Convert sqlparser's tree, iteratively, consuming it.
+fn convert(root: ast::Expr) -> Result<Tree, String> {
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut done: Vec<usize> = Vec::new();
+    let mut tasks = vec![Task::Visit(Box::new(root))];
+    let push = |nodes: &mut Vec<Node>, done: &mut Vec<usize>, n: Node| {
+        nodes.push(n);
+        done.push(nodes.len() - 1);
+    };
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::Visit(e) => visit(*e, &mut tasks, &mut nodes, &mut done, push)?,
+            Task::Make(m) => {
+                let mut take = |k: usize| done.split_off(done.len() - k);
+                let node = match m {
+                    Make::Cmp(op) => {
+                        let c = take(2);
+                        Node::Cmp(op, c[0], c[1])
+                    }
+                    Make::And(k) => Node::And(take(k)),
+                    Make::Or(k) => Node::Or(take(k)),
+                    Make::Not => Node::Not(take(1)[0]),
+                    Make::IsNull(neg) => Node::IsNull(take(1)[0], neg),
+                    Make::InList(k, neg) => Node::InList(take(k), neg),
+                    Make::Between(neg) => {
+                        let c = take(3);
+                        Node::Between(c[0], c[1], c[2], neg)
+                    }
+                    Make::Like(p, neg, ci) => Node::Like(take(1)[0], p, neg, ci),
+                };
+                push(&mut nodes, &mut done, node);
+            }
+        }
+    }
+    debug_assert_eq!(done.len(), 1);
+    Ok(Tree { nodes })
+}
+
+fn visit(
+    e: ast::Expr,
+    tasks: &mut Vec<Task>,
+    nodes: &mut Vec<Node>,
+    done: &mut Vec<usize>,
+    push: impl Fn(&mut Vec<Node>, &mut Vec<usize>, Node),
+) -> Result<(), String> {
+    use ast::Expr as A;
+    match e {
+        A::Nested(x) => tasks.push(Task::Visit(x)),
+        A::Identifier(id) => push(nodes, done, Node::Column(id.value)),
+        A::CompoundIdentifier(ids) => {
+            let name = ids
+                .iter()
+                .map(|i| i.value.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
+            push(nodes, done, Node::Column(name))
+        }
+        A::Value(v) => push(nodes, done, Node::Lit(value(v.value, false)?)),
+        A::TypedString(ts) => push(nodes, done, Node::Lit(typed(ts)?)),
+        A::UnaryOp {
+            op: UnaryOperator::Not,
+            expr,
+        } => {
+            tasks.push(Task::Make(Make::Not));
+            tasks.push(Task::Visit(expr));
+        }
+        A::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            ..
+        } => push(nodes, done, Node::Lit(signed(e)?)),
+        A::BinaryOp {
+            left,
+            op: op @ (BinaryOperator::And | BinaryOperator::Or),
+            right,
+        } => {
+            let operands = flatten(&op, *left, *right);
+            tasks.push(Task::Make(if op == BinaryOperator::And {
+                Make::And(operands.len())
+            } else {
+                Make::Or(operands.len())
+            }));
+            tasks.extend(operands.into_iter().rev().map(|e| Task::Visit(Box::new(e))));
+        }
+        A::BinaryOp { left, op, right } => {
+            let op = match op {
+                BinaryOperator::Eq => CmpOp::Eq,
+                BinaryOperator::NotEq => CmpOp::NotEq,
+                BinaryOperator::Lt => CmpOp::Lt,
+                BinaryOperator::LtEq => CmpOp::LtEq,
+                BinaryOperator::Gt => CmpOp::Gt,
+                BinaryOperator::GtEq => CmpOp::GtEq,
+                other => return Err(format!("unsupported: operator {other}")),
+            };
+            tasks.push(Task::Make(Make::Cmp(op)));
+            tasks.push(Task::Visit(right));
+            tasks.push(Task::Visit(left));
+        }
+        A::IsNull(x) => {
+            tasks.push(Task::Make(Make::IsNull(false)));
+            tasks.push(Task::Visit(x));
+        }
+        A::IsNotNull(x) => {
+            tasks.push(Task::Make(Make::IsNull(true)));
+            tasks.push(Task::Visit(x));
+        }
+        A::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            if list.is_empty() {
+                return Err("IN () needs at least one value".into());
+            }
+            tasks.push(Task::Make(Make::InList(list.len() + 1, negated)));
+            tasks.extend(list.into_iter().rev().map(|e| Task::Visit(Box::new(e))));
+            tasks.push(Task::Visit(expr));
+        }
+        A::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => {
+            tasks.push(Task::Make(Make::Between(negated)));
+            tasks.push(Task::Visit(high));
+            tasks.push(Task::Visit(low));
+            tasks.push(Task::Visit(expr));
+        }
+        A::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char,
+        } => like(expr, *pattern, escape_char, negated, false, tasks)?,
+        A::ILike {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char,
+        } => like(expr, *pattern, escape_char, negated, true, tasks)?,
+        other => return Err(unsupported(&other)),
+    }
+    Ok(())
+}
+
+fn like(
+    expr: Box<ast::Expr>,
+    pattern: ast::Expr,
+    escape: Option<Box<ast::Expr>>,
+    negated: bool,
+    ci: bool,
+    tasks: &mut Vec<Task>,
+) -> Result<(), String> {
+    let word = if ci { "ILIKE" } else { "LIKE" };
+    let pattern = match string_literal(pattern) {
+        Some(p) => p,
+        None => return Err(format!("{word} needs a string literal as its pattern")),
+    };
+    let escape = match escape.map(|e| string_literal(*e)) {
+        None => None,
+        Some(Some(e)) => {
+            let mut chars = e.chars();
+            match (chars.next(), chars.next()) {
+                (None, _) => None,
+                (Some(c), None) => Some(c),
+                _ => {
+                    return Err(format!(
+                        "ESCAPE '{e}' must be a single character (or empty for none)"
+                    ))
+                }
+            }
+        }
+        Some(None) => return Err("ESCAPE needs a string literal".into()),
+    };
+    let pattern = lit::like_pattern(&pattern, escape)?;
+    tasks.push(Task::Make(Make::Like(pattern, negated, ci)));
+    tasks.push(Task::Visit(expr));
+    Ok(())
+}
+
+/// The string of a (possibly parenthesized) string literal.
+fn string_literal(mut e: ast::Expr) -> Option<String> {
+    loop {
+        match e {
+            ast::Expr::Nested(x) => e = *x,
+            ast::Expr::Value(v) => {
+                return match v.value {
+                    Value::SingleQuotedString(s) => Some(s),
+                    _ => None,
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Split `left op right` into the operands of the chain of `op`s it heads (through
+/// parentheses), left to right, iteratively.
+fn flatten(op: &BinaryOperator, left: ast::Expr, right: ast::Expr) -> Vec<ast::Expr> {
+    let mut out = Vec::new();
+    let mut stack = vec![right, left];
+    while let Some(mut e) = stack.pop() {
+        while let ast::Expr::Nested(x) = e {
+            e = *x;
+        }
+        match e {
+            ast::Expr::BinaryOp { left, op: o, right } if o == *op => {
+                stack.push(*right);
+                stack.push(*left);
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A literal value.
+fn value(v: Value, negative: bool) -> Result<Lit, String> {
+    match v {
+        Value::Number(s, _) => lit::number(&s, negative),
+        _ if negative => Err("- applies only to numbers".into()),
+        Value::SingleQuotedString(s) => Ok(Lit::Str(s)),
+        Value::Boolean(b) => Ok(Lit::Bool(b)),
+        Value::Null => Ok(Lit::Null),
+        other => Err(format!("unsupported literal {other}")),
+    }
+}
+
+/// `DATE '...'` and `TIMESTAMP '...'`.
+fn typed(ts: ast::TypedString) -> Result<Lit, String> {
+    let s = match ts.value.value {
+        Value::SingleQuotedString(s) => s,
+        other => {
+            return Err(format!(
+                "{} needs a quoted string, not {other}",
+                ts.data_type
+            ))
+        }
+    };
+    match ts.data_type {
+        ast::DataType::Date => lit::strict_date(&s).map(Lit::Date),
+        ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => {
+            lit::strict_timestamp(&s).map(Lit::Timestamp)
+        }
+        other => Err(format!(
+            "unsupported literal type {other} (DATE and TIMESTAMP are supported)"
+        )),
+    }
+}
+
+/// A signed number: `-5`, `- -5`, `+(5)`; iterative over any chain of signs.
+fn signed(mut e: ast::Expr) -> Result<Lit, String> {
+    let mut negative = false;
+    loop {
+        match e {
+            ast::Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr,
+            } => {
+                negative = !negative;
+                e = *expr;
+            }
+            ast::Expr::UnaryOp {
+                op: UnaryOperator::Plus,
+                expr,
+            }
+            | ast::Expr::Nested(expr) => e = *expr,
+            ast::Expr::Value(v) => return value(v.value, negative),
+            _ => return Err("- and + apply only to numbers".into()),
+        }
+    }
+}
+
+/// Name an unsupported construct without printing it: printing recurses on its depth.
+fn unsupported(e: &ast::Expr) -> String {
+    use ast::Expr as A;
+    let what = match e {
+        A::Function(f) => format!("function {}()", f.name),
+        A::UnaryOp { op, .. } => format!("operator {op}"),
+        A::Cast { .. } => "CAST".into(),
+        A::Case { .. } => "CASE".into(),
+        A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => "subquery".into(),
+        A::IsTrue(_) | A::IsNotTrue(_) | A::IsFalse(_) | A::IsNotFalse(_) => {
+            "IS [NOT] TRUE/FALSE (compare with = TRUE instead)".into()
+        }
+        A::IsDistinctFrom(..) | A::IsNotDistinctFrom(..) => "IS [NOT] DISTINCT FROM".into(),
+        A::Like { any: true, .. } | A::ILike { any: true, .. } => "LIKE ANY".into(),
+        A::SimilarTo { .. } | A::RLike { .. } => "SIMILAR TO / REGEXP".into(),
+        A::TypedString(t) => format!("literal type {}", t.data_type),
+        A::Interval(_) => "INTERVAL".into(),
+        _ => "this kind of expression".into(),
+    };
+    format!("unsupported: {what}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(s: &str) -> Tree {
+        parse(s).unwrap()
+    }
+
+    #[test]
+    fn and_or_chains_flatten_into_one_node() {
+        let t = tree("a = 1 OR (b = 2 OR c = 3) OR ((d = 4))");
+        match &t.nodes[t.root()] {
+            Node::Or(c) => assert_eq!(c.len(), 4),
+            other => panic!("{other:?}"),
+        }
+        let t = tree("a = 1 AND b = 2 OR c = 3 AND d = 4");
+        match &t.nodes[t.root()] {
+            Node::Or(c) => {
+                assert_eq!(c.len(), 2);
+                assert!(matches!(t.nodes[c[0]], Node::And(ref x) if x.len() == 2));
+            }
+            other => panic!("{other:?}"),
+        }
+        // BETWEEN's AND is not a conjunction.
+        let t = tree("x BETWEEN 1 AND 2 AND y = 3");
+        match &t.nodes[t.root()] {
+            Node::And(c) => {
+                assert_eq!(c.len(), 2);
+                assert!(matches!(t.nodes[c[0]], Node::Between(..)));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn children_come_before_parents() {
+        let t = tree("NOT (x IN (1, 2) OR y LIKE 'a%' OR z BETWEEN 1 AND 3) AND w IS NULL");
+        for (i, n) in t.nodes.iter().enumerate() {
+            let mut k = 0;
+            while let Some(c) = n.child(k) {
+                assert!(c < i);
+                k += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn signs_and_literals() {
+        let t = tree("x = - - -5");
+        assert_eq!(t.nodes[1], Node::Lit(lit::number("5", true).unwrap()));
+        assert!(parse("x = -'a'").unwrap_err().contains("numbers"));
+        assert!(parse("x = -y").unwrap_err().contains("numbers"));
+        assert!(parse("x = DATE '2020-13-01'")
+            .unwrap_err()
+            .contains("not a date"));
+        assert!(parse("x = TIME '10:00'")
+            .unwrap_err()
+            .contains("unsupported"));
+        assert!(parse("x IN ()").is_err());
+    }
+
+    #[test]
+    fn unsupported_constructs_are_named() {
+        assert!(parse("upper(s) = 'A'")
+            .unwrap_err()
+            .contains("function upper()"));
+        assert!(parse("x + 1 = 2").unwrap_err().contains("operator +"));
+        assert!(parse("CAST(x AS INT) = 1").unwrap_err().contains("CAST"));
+        assert!(parse("x IS TRUE").unwrap_err().contains("= TRUE"));
+        assert!(parse("x LIKE 'a' ESCAPE 'ab'")
+            .unwrap_err()
+            .contains("single character"));
+        assert!(parse("x LIKE y").unwrap_err().contains("string literal"));
+        assert!(parse("x > 1 garbage").unwrap_err().contains("unexpected"));
+    }
+
+    #[test]
+    fn operator_limit_is_counted_before_parsing() {
+        let at = vec!["x = 1"; MAX_OPERATORS / 2].join(" OR ");
+        assert!(parse(&at).is_ok());
+        let over = vec!["x = 1"; MAX_OPERATORS / 2 + 1].join(" OR ");
+        let e = parse(&over).unwrap_err();
+        assert!(e.contains("too long") && e.contains("10000"), "{e}");
+        // Literals and commas do not count: a long IN list is fine.
+        let list = (0..50_000).map(|i| i.to_string()).collect::<Vec<_>>();
+        assert!(parse(&format!("x IN ({})", list.join(", "))).is_ok());
+    }
+}

@@ -1,0 +1,1252 @@
+//! Semantics of `--where`. The expected rows of `DUCKDB` are DuckDB 2.0's answers over the
+//! same table (`SET TimeZone = 'UTC'`; the table is built in pyarrow and registered as `t`,
+//! `SELECT ... WHERE <expr>`); `EXACT` lists comparisons DuckDB refuses with a conversion
+//! error or gets wrong, with the exact answers.
+
+use super::*;
+use arrow::array::*;
+use arrow::compute::cast;
+use arrow::datatypes::{i256, DataType, Field, Int32Type, TimeUnit};
+
+fn field(name: &str, a: &ArrayRef) -> Field {
+    Field::new(name, a.data_type().clone(), true)
+}
+
+fn dec128(v: &[Option<i128>], p: u8, s: i8) -> ArrayRef {
+    Arc::new(
+        Decimal128Array::from(v.to_vec())
+            .with_precision_and_scale(p, s)
+            .unwrap(),
+    )
+}
+
+/// The oracle's table, column for column.
+fn table() -> RecordBatch {
+    let e37 = 10i128.pow(37);
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        (
+            "i8",
+            Arc::new(Int8Array::from(vec![
+                Some(-128),
+                Some(-1),
+                Some(0),
+                Some(1),
+                Some(127),
+                None,
+                Some(5),
+                Some(100),
+            ])),
+        ),
+        (
+            "u64",
+            Arc::new(UInt64Array::from(vec![
+                Some(0),
+                Some(1),
+                Some((1 << 63) - 1),
+                Some(1 << 63),
+                Some(u64::MAX),
+                None,
+                Some((1 << 63) + 1),
+                Some(5),
+            ])),
+        ),
+        (
+            "i64",
+            Arc::new(Int64Array::from(vec![
+                Some(i64::MIN),
+                Some(i64::MIN + 1),
+                Some(-1),
+                Some(0),
+                Some(1),
+                None,
+                Some(i64::MAX),
+                Some(9007199254740993),
+            ])),
+        ),
+        (
+            "big",
+            dec128(
+                &[
+                    Some(9007199254740993),
+                    Some(9007199254740992),
+                    Some(-1),
+                    Some(0),
+                    Some(e37),
+                    None,
+                    Some(-e37),
+                    Some(5),
+                ],
+                38,
+                0,
+            ),
+        ),
+        (
+            "dec",
+            dec128(
+                &[
+                    Some(150),
+                    Some(-150),
+                    Some(0),
+                    Some(5),
+                    Some(9999999999),
+                    None,
+                    Some(200),
+                    Some(199),
+                ],
+                10,
+                2,
+            ),
+        ),
+        (
+            "wide",
+            dec128(
+                &[
+                    Some(15_000_000_000),
+                    Some(-15_000_000_000),
+                    Some(0),
+                    Some(500_000_000),
+                    Some(12345678901234567890123456781234567890),
+                    None,
+                    Some(20_000_000_000),
+                    Some(19_900_000_000),
+                ],
+                38,
+                10,
+            ),
+        ),
+        (
+            "f64",
+            Arc::new(Float64Array::from(vec![
+                Some(-0.0),
+                Some(0.0),
+                Some(f64::NAN),
+                Some(f64::INFINITY),
+                Some(f64::NEG_INFINITY),
+                None,
+                Some(0.1),
+                Some(1e308),
+            ])),
+        ),
+        (
+            "f32",
+            Arc::new(Float32Array::from(vec![
+                Some(0.1),
+                Some(-0.0),
+                Some(f32::NAN),
+                Some(16777216.0),
+                Some(1.5),
+                None,
+                Some(f32::NEG_INFINITY),
+                Some(3.0),
+            ])),
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from(vec![
+                Some("a%b"),
+                Some("a\\b"),
+                Some("é"),
+                Some(""),
+                Some("abc"),
+                None,
+                Some("A_C"),
+                Some("ÉCOLE"),
+            ])),
+        ),
+        (
+            "ls",
+            Arc::new(LargeStringArray::from(vec![
+                Some("a%b"),
+                Some("a\\b"),
+                Some("e"),
+                Some(""),
+                Some("abd"),
+                Some("x"),
+                None,
+                Some("école"),
+            ])),
+        ),
+        (
+            "bin",
+            Arc::new(BinaryArray::from(vec![
+                Some(&b"\x00a"[..]),
+                Some(b""),
+                Some(b"abc"),
+                Some(b"\xff"),
+                Some(b"ab"),
+                None,
+                Some(b"b"),
+                Some(b"b\x00"),
+            ])),
+        ),
+        (
+            "b",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+                Some(false),
+            ])),
+        ),
+        (
+            "d32",
+            Arc::new(Date32Array::from(vec![
+                Some(0),
+                Some(-1),
+                Some(18262),
+                Some(18263),
+                None,
+                Some(18262),
+                Some(2932896),
+                Some(-719162),
+            ])),
+        ),
+        (
+            "ts_us",
+            Arc::new(TimestampMicrosecondArray::from(vec![
+                Some(0),
+                Some(-1),
+                Some(1577836800000000),
+                Some(1577836800000001),
+                Some(1577923200000000),
+                None,
+                Some(1577880000000000),
+                Some(-62135596800000000),
+            ])),
+        ),
+        (
+            "ts_ns",
+            Arc::new(TimestampNanosecondArray::from(vec![
+                Some(0),
+                Some(-1),
+                Some(1577836800000000000),
+                Some(1577836800000000001),
+                Some(1577923200000000000),
+                None,
+                Some(1577880000000000000),
+                Some(-9223372036854775807),
+            ])),
+        ),
+        (
+            "ts_ms",
+            Arc::new(TimestampMillisecondArray::from(vec![
+                Some(0),
+                Some(-1),
+                Some(1577836800000),
+                Some(1577836800001),
+                None,
+                Some(1577923200000),
+                Some(1577836800000),
+                Some(253402300799999),
+            ])),
+        ),
+        (
+            "ts_tz",
+            Arc::new(
+                TimestampMicrosecondArray::from(vec![
+                    Some(0),
+                    Some(-1),
+                    Some(1577836800000000),
+                    Some(1577836800000001),
+                    Some(1577923200000000),
+                    None,
+                    Some(1577880000000000),
+                    Some(1),
+                ])
+                .with_timezone("UTC"),
+            ),
+        ),
+    ];
+    let schema = Schema::new(cols.iter().map(|(n, a)| field(n, a)).collect::<Vec<_>>());
+    RecordBatch::try_new(Arc::new(schema), cols.into_iter().map(|(_, a)| a).collect()).unwrap()
+}
+
+/// DuckDB 2.0's answers (row numbers that pass).
+const DUCKDB: &[(&str, &[usize])] = &[
+    ("u64 > -1", &[0, 1, 2, 3, 4, 6, 7]),
+    ("u64 >= 9223372036854775808", &[3, 4, 6]),
+    ("u64 = 18446744073709551615", &[4]),
+    ("u64 < 0", &[]),
+    ("u64 > 9223372036854775807.5", &[3, 4, 6]),
+    ("i64 = -9223372036854775808", &[0]),
+    ("i64 = 9007199254740992", &[]),
+    ("i64 = 9007199254740993", &[7]),
+    ("i64 > 1.5", &[6, 7]),
+    ("i64 = 1.0", &[4]),
+    ("i64 < -0.5", &[0, 1, 2]),
+    ("i64 >= 9223372036854775807.5", &[]),
+    ("i64 < -9223372036854775808.5", &[]),
+    ("i8 > 300", &[]),
+    ("i8 < 300", &[0, 1, 2, 3, 4, 6, 7]),
+    ("i8 <> 1000", &[0, 1, 2, 3, 4, 6, 7]),
+    ("i8 = -129", &[]),
+    ("i8 >= -128", &[0, 1, 2, 3, 4, 6, 7]),
+    ("i8 = u64", &[]),
+    ("i8 < u64", &[0, 1, 2, 3, 4, 6]),
+    ("i64 = u64", &[]),
+    ("i64 < u64", &[0, 1, 2, 3, 4, 6]),
+    ("i64 >= u64", &[7]),
+    ("i8 IN (1, 5, NULL)", &[3, 6]),
+    ("i8 NOT IN (1, NULL)", &[]),
+    ("i8 NOT IN (1, 5)", &[0, 1, 2, 4, 7]),
+    ("i8 IN (1, 300, -1)", &[1, 3]),
+    ("i8 BETWEEN 0 AND 100", &[2, 3, 6, 7]),
+    ("i8 NOT BETWEEN 0 AND NULL", &[0, 1]),
+    ("i8 BETWEEN NULL AND 5", &[]),
+    ("i8 NOT BETWEEN 1 AND 5", &[0, 1, 2, 4, 7]),
+    ("big = 9007199254740993", &[0]),
+    ("big = 9007199254740992", &[1]),
+    ("big = 10000000000000000000000000000000000000", &[4]),
+    ("big < -9999999999999999999999999999999999999", &[6]),
+    ("dec = 1.5", &[0]),
+    ("dec = 1.50000", &[0]),
+    ("dec > 1.499999999", &[0, 4, 6, 7]),
+    ("dec = 2", &[6]),
+    ("dec < 0", &[1]),
+    ("dec = -1.5", &[1]),
+    ("dec > 99999999.989", &[4]),
+    ("dec < i8", &[1, 3, 6, 7]),
+    ("dec = 1.5e0", &[0]),
+    ("dec >= wide", &[0, 1, 2, 3, 6, 7]),
+    ("wide = 1.5", &[0]),
+    ("wide > 1234567890123456789012345678.123456789", &[]),
+    ("wide = 1234567890123456789012345678.1234567890", &[4]),
+    ("f64 = 0", &[0, 1]),
+    ("f64 = -0.0", &[0, 1]),
+    ("f64 = -0e0", &[0, 1]),
+    ("f64 > 1e308", &[2, 3]),
+    ("f64 = f64", &[0, 1, 2, 3, 4, 6, 7]),
+    ("f64 < 0", &[4]),
+    ("f64 >= 0", &[0, 1, 2, 3, 6, 7]),
+    ("f64 <> 0.1", &[0, 1, 2, 3, 4, 7]),
+    ("f64 = 0.1", &[6]),
+    ("f32 = 0.1", &[0]),
+    ("f32 = 0.1e0", &[]),
+    ("f32 = 16777217", &[3]),
+    ("f32 > 1e308", &[2]),
+    ("f32 = f64", &[1, 2]),
+    ("f32 < i8", &[4, 6, 7]),
+    ("f64 > dec", &[1, 2, 3, 7]),
+    ("f32 = -0.0", &[1]),
+    ("f32 > 2", &[2, 3, 7]),
+    ("s = ''", &[3]),
+    ("s LIKE ''", &[3]),
+    ("s LIKE '%'", &[0, 1, 2, 3, 4, 6, 7]),
+    ("s LIKE '_'", &[2]),
+    ("s LIKE 'a\\%'", &[1]),
+    ("s LIKE 'a\\b'", &[1]),
+    ("s LIKE 'a\\_'", &[1]),
+    ("s LIKE 'a!%b' ESCAPE '!'", &[0]),
+    ("s LIKE 'a\\%b' ESCAPE '\\'", &[0]),
+    ("s LIKE 'a%b'", &[0, 1]),
+    ("s LIKE 'a_b'", &[0, 1]),
+    ("s LIKE '%\\%'", &[1]),
+    ("s ILIKE 'école'", &[7]),
+    ("s ILIKE 'a!_c' ESCAPE '!'", &[6]),
+    ("s ILIKE 'a_c'", &[4, 6]),
+    ("s NOT LIKE '%'", &[]),
+    ("s NOT ILIKE 'A%'", &[2, 3, 7]),
+    ("s NOT LIKE 'a$%b' ESCAPE '$'", &[1, 2, 3, 4, 6, 7]),
+    ("s LIKE 'é%'", &[2]),
+    ("s LIKE '__'", &[]),
+    ("s > 'a'", &[0, 1, 2, 4, 7]),
+    ("s < 'é'", &[0, 1, 3, 4, 6, 7]),
+    ("s >= ''", &[0, 1, 2, 3, 4, 6, 7]),
+    ("s = ls", &[0, 1, 3]),
+    ("s < ls", &[4, 7]),
+    ("s IN ('a%b', NULL)", &[0]),
+    ("s NOT IN ('a%b', '')", &[1, 2, 4, 6, 7]),
+    ("s LIKE 'a' ESCAPE ''", &[]),
+    ("bin = 'ab'", &[4]),
+    ("bin > 'a'", &[2, 3, 4, 6, 7]),
+    ("bin = '\\x00a'", &[0]),
+    ("bin < '\\xff'", &[0, 1, 2, 4, 6, 7]),
+    ("bin >= '\\xFF'", &[3]),
+    ("bin = ''", &[1]),
+    ("bin < 'b\\x00'", &[0, 1, 2, 4, 6]),
+    ("b", &[0, 3, 6]),
+    ("NOT b", &[1, 4, 7]),
+    ("b = TRUE", &[0, 3, 6]),
+    ("b <> FALSE", &[0, 3, 6]),
+    ("b IS NULL", &[2, 5]),
+    ("b IS NOT NULL", &[0, 1, 3, 4, 6, 7]),
+    ("b AND i8 > 0", &[3, 6]),
+    ("b OR i8 > 0", &[0, 3, 4, 6, 7]),
+    ("NOT (b AND NULL)", &[1, 4, 7]),
+    ("b IN (TRUE, NULL)", &[0, 3, 6]),
+    ("b = (i8 > 0)", &[1, 3, 6]),
+    ("d32 = ts_us", &[0, 2, 7]),
+    ("ts_us = d32", &[0, 2, 7]),
+    ("ts_tz = d32", &[0, 2]),
+    ("d32 = ts_tz", &[0, 2]),
+    ("ts_ms < ts_us", &[1, 6]),
+    ("ts_tz >= ts_us", &[0, 1, 2, 3, 4, 6, 7]),
+    ("ts_us > TIMESTAMP '2020-01-01 00:00:00'", &[3, 4, 6]),
+    ("ts_ns = TIMESTAMP '2020-01-01 00:00:00'", &[2]),
+    ("ts_ns > TIMESTAMP '2020-01-01 00:00:00'", &[3, 4, 6]),
+    ("d32 = DATE '2020-01-01'", &[2, 5]),
+    ("d32 < '2020-01-01'", &[0, 1, 7]),
+    ("ts_us >= '2020-01-01'", &[2, 3, 4, 6]),
+    ("ts_tz >= '2020-01-01'", &[2, 3, 4, 6]),
+    ("ts_tz < TIMESTAMP '2020-01-01 12:00:00'", &[0, 1, 2, 3, 7]),
+    ("d32 = TIMESTAMP '2020-01-01 00:00:00'", &[2, 5]),
+    ("d32 < TIMESTAMP '2020-01-01 12:00:00'", &[0, 1, 2, 5, 7]),
+    (
+        "d32 > TIMESTAMP '2019-12-31 23:59:59.999999'",
+        &[2, 3, 5, 6],
+    ),
+    ("ts_ms > TIMESTAMP '2020-01-01 00:00:00.0005'", &[3, 5, 7]),
+    ("ts_ms = TIMESTAMP '2020-01-01 00:00:00.001'", &[3]),
+    (
+        "ts_us BETWEEN DATE '2020-01-01' AND DATE '2020-01-02'",
+        &[2, 3, 4, 6],
+    ),
+    ("d32 IN (DATE '1970-01-01', NULL)", &[0]),
+    ("d32 <= DATE '0001-01-01'", &[7]),
+    ("ts_us < DATE '1000-01-01'", &[7]),
+    ("NULL", &[]),
+    ("NOT NULL", &[]),
+    ("NULL AND FALSE", &[]),
+    ("NULL OR TRUE", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("i8 > 0 OR NULL", &[3, 4, 6, 7]),
+    ("i8 > 0 AND NULL", &[]),
+    ("NOT (i8 > 0 AND NULL)", &[0, 1, 2]),
+    ("NOT (i8 > 0 OR NULL)", &[]),
+    ("(i8 > 0) IS NULL", &[5]),
+    ("NULL IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("NULL IS NOT NULL", &[]),
+    ("i8 = NULL", &[]),
+    ("NOT (i8 = NULL)", &[]),
+    ("NULL IN (1)", &[]),
+    ("i8 IN (NULL)", &[]),
+    ("i8 NOT IN (NULL)", &[]),
+    ("1 = 1", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("1 < 0.5", &[]),
+    ("'a' LIKE 'a%'", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("NOT NOT NOT (i8 > 0)", &[0, 1, 2]),
+    (
+        "i8 > 0 AND (s LIKE '%' OR b) AND NOT ts_us IS NULL",
+        &[3, 4, 6, 7],
+    ),
+    (
+        "i64 IN (-9223372036854775808, 9223372036854775807)",
+        &[0, 6],
+    ),
+    ("u64 IN (18446744073709551615, -1)", &[4]),
+    ("i8 = 1e0", &[3]),
+    ("u64 = 1.8446744073709552e19", &[4]),
+    ("i64 > 9.2e18", &[6]),
+    ("i8 > 1e400", &[]),
+    ("f64 < -1e400", &[]),
+    ("dec BETWEEN 0.05 AND 1.5", &[0, 3]),
+    ("dec NOT BETWEEN -1.5 AND 1.99", &[4, 6]),
+    ("s BETWEEN 'a' AND 'b'", &[0, 1, 4]),
+];
+
+/// Comparisons DuckDB 2.0 refuses ("Conversion Error: ... out of range") or answers wrongly
+/// (a BIGNUM literal against a BIGINT column), with the exact answers.
+const EXACT: &[(&str, &[usize])] = &[
+    ("big > 9007199254740992.5", &[0, 4]),
+    ("big >= 100000000000000000000000000000000000000", &[]),
+    ("dec = big", &[]),
+    ("dec < big", &[0, 1, 4, 7]),
+    ("wide < 0.05000000001", &[1, 2, 3]),
+    ("d32 < ts_ns", &[1, 7]),
+    ("ts_ns > d32", &[1, 7]),
+    ("ts_ms = ts_ns", &[0, 2]),
+    ("i8 = 0.9999999999999999999999999999999999999", &[]),
+    ("i8 = 1.0000000000000000000000000000000000001", &[]),
+    (
+        "i8 < 1.0000000000000000000000000000000000001",
+        &[0, 1, 2, 3],
+    ),
+    (
+        "i64 < 1606938044258990275541962092341162602522202993782792835301376",
+        &[0, 1, 2, 3, 4, 6, 7],
+    ),
+    (
+        "u64 > -1606938044258990275541962092341162602522202993782792835301376",
+        &[0, 1, 2, 3, 4, 6, 7],
+    ),
+];
+
+fn passing(p: &Predicate, batch: &RecordBatch) -> Vec<usize> {
+    p.check(&batch.schema(), "t.parquet").unwrap();
+    let keep = p.evaluate(batch).unwrap();
+    assert_eq!(keep.null_count(), 0);
+    keep.values().set_indices().collect()
+}
+
+fn rows(text: &str, batch: &RecordBatch) -> Vec<usize> {
+    let p = Predicate::parse(text, "--where").unwrap_or_else(|e| panic!("{text}: {e}"));
+    passing(&p, batch)
+}
+
+#[test]
+fn comparisons_agree_with_duckdb() {
+    let t = table();
+    let mut wrong = Vec::new();
+    for (text, want) in DUCKDB.iter().chain(EXACT) {
+        let got = rows(text, &t);
+        if got != *want {
+            wrong.push(format!("{text}: got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `t` with column `name` cast to `to` (which holds the same values).
+fn recast(t: &RecordBatch, name: &str, to: &DataType) -> RecordBatch {
+    let mut fields = Vec::new();
+    let mut cols = Vec::new();
+    for (f, c) in t.schema().fields().iter().zip(t.columns()) {
+        if f.name() == name {
+            let c = match (c.data_type(), to) {
+                // Same instants, another zone: reinterpret (casting would need zone data).
+                (
+                    DataType::Timestamp(TimeUnit::Microsecond, _),
+                    DataType::Timestamp(TimeUnit::Microsecond, tz),
+                ) => Arc::new(
+                    c.as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+                        .clone()
+                        .with_timezone_opt(tz.clone()),
+                ),
+                _ => cast(c, to).unwrap(),
+            };
+            fields.push(field(name, &c));
+            cols.push(c);
+        } else {
+            fields.push(f.as_ref().clone());
+            cols.push(Arc::clone(c));
+        }
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), cols).unwrap()
+}
+
+fn mentions(text: &str, column: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == column)
+}
+
+#[test]
+fn every_type_holding_the_same_values_gives_the_same_rows() {
+    let t = table();
+    let dict = |k: DataType, v: DataType| DataType::Dictionary(Box::new(k), Box::new(v));
+    let variants: Vec<(&str, Vec<DataType>)> = vec![
+        (
+            "i8",
+            vec![
+                DataType::Int16,
+                DataType::Int32,
+                DataType::Int64,
+                DataType::Decimal32(5, 1),
+                DataType::Decimal64(5, 0),
+                DataType::Decimal128(5, 0),
+                DataType::Decimal256(40, 2),
+                dict(DataType::Int16, DataType::Int8),
+            ],
+        ),
+        (
+            "u64",
+            vec![
+                DataType::Decimal128(20, 0),
+                DataType::Decimal256(30, 3),
+                dict(DataType::UInt8, DataType::UInt64),
+            ],
+        ),
+        (
+            "i64",
+            vec![DataType::Decimal128(19, 0), DataType::Decimal256(76, 0)],
+        ),
+        (
+            "big",
+            vec![DataType::Decimal256(60, 0), DataType::Decimal256(76, 30)],
+        ),
+        (
+            "dec",
+            vec![
+                DataType::Decimal64(12, 2),
+                DataType::Decimal128(20, 4),
+                DataType::Decimal256(40, 2),
+            ],
+        ),
+        (
+            "wide",
+            vec![DataType::Decimal256(50, 10), DataType::Decimal256(60, 20)],
+        ),
+        ("f32", vec![dict(DataType::Int8, DataType::Float32)]),
+        (
+            "s",
+            vec![
+                DataType::LargeUtf8,
+                DataType::Utf8View,
+                dict(DataType::Int32, DataType::Utf8),
+                dict(DataType::UInt8, DataType::LargeUtf8),
+            ],
+        ),
+        ("ls", vec![DataType::Utf8, DataType::Utf8View]),
+        (
+            "bin",
+            vec![
+                DataType::LargeBinary,
+                DataType::BinaryView,
+                dict(DataType::Int32, DataType::Binary),
+            ],
+        ),
+        ("d32", vec![DataType::Date64]),
+        (
+            "ts_us",
+            vec![
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                DataType::Timestamp(TimeUnit::Microsecond, Some("+02:00".into())),
+            ],
+        ),
+        (
+            "ts_ms",
+            vec![DataType::Timestamp(TimeUnit::Microsecond, None)],
+        ),
+        (
+            "ts_tz",
+            vec![DataType::Timestamp(TimeUnit::Microsecond, None)],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (name, types) in &variants {
+        for to in types {
+            let v = recast(&t, name, to);
+            for (text, want) in DUCKDB.iter().chain(EXACT) {
+                if mentions(text, name) {
+                    checked += 1;
+                    let got = rows(text, &v);
+                    if got != *want {
+                        wrong.push(format!(
+                            "{name} as {to}: {text}: got {got:?}, want {want:?}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(checked > 300, "{checked}");
+}
+
+#[test]
+fn fixed_size_binary_compares_by_bytes() {
+    let a: ArrayRef = Arc::new(
+        FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+            vec![Some(*b"ab"), None, Some(*b"b\x00"), Some(*b"\x00a")].into_iter(),
+            2,
+        )
+        .unwrap(),
+    );
+    let t = RecordBatch::try_new(Arc::new(Schema::new(vec![field("f", &a)])), vec![a]).unwrap();
+    assert_eq!(rows("f = 'ab'", &t), [0]);
+    assert_eq!(rows("f > 'b'", &t), [2]);
+    assert_eq!(rows("f < 'a'", &t), [3]);
+    assert_eq!(rows("f = 'abc'", &t), Vec::<usize>::new());
+    assert_eq!(rows("f = '\\x00a'", &t), [3]);
+}
+
+#[test]
+fn half_floats_compare_as_float() {
+    let f: ArrayRef = Arc::new(Float32Array::from(vec![
+        Some(-0.0),
+        Some(1.5),
+        Some(f32::NAN),
+        None,
+    ]));
+    let a = cast(&f, &DataType::Float16).unwrap();
+    let t = RecordBatch::try_new(Arc::new(Schema::new(vec![field("h", &a)])), vec![a]).unwrap();
+    assert_eq!(rows("h = 0", &t), [0]);
+    assert_eq!(rows("h = 1.5", &t), [1]);
+    assert_eq!(rows("h > 1e300", &t), [2]);
+    assert_eq!(rows("h = h", &t), [0, 1, 2]);
+}
+
+/// The old defects of issue 12, one by one (each failed before: numbers compared as floats).
+#[test]
+fn where_compares_numbers_exactly_not_as_floats() {
+    let t = table();
+    // Decimal(38,0): 9007199254740993 is not ...992.
+    assert_eq!(rows("big = 9007199254740993", &t), [0]);
+    assert_eq!(rows("big = 9007199254740992", &t), [1]);
+    // The smallest Int64 literal is exact.
+    assert_eq!(rows("i64 = -9223372036854775808", &t), [0]);
+    // UInt64 values of 2^63 and above pass `u > -1`.
+    assert_eq!(rows("u64 > -1", &t), [0, 1, 2, 3, 4, 6, 7]);
+    // -0.0 = 0.
+    assert_eq!(rows("f64 = 0", &t), [0, 1]);
+    assert_eq!(rows("f64 = -0.0", &t), [0, 1]);
+    // A date meets a timestamp the same way from either side.
+    assert_eq!(rows("d32 = ts_us", &t), rows("ts_us = d32", &t));
+    assert_eq!(rows("d32 < ts_ns", &t), rows("ts_ns > d32", &t));
+}
+
+#[test]
+fn like_has_no_default_escape_and_accepts_escape() {
+    let t = table();
+    // No ESCAPE: a backslash is an ordinary character ('a\b' matches 'a\%').
+    assert_eq!(rows("s LIKE 'a\\%'", &t), [1]);
+    assert_eq!(rows("s LIKE 'a\\b'", &t), [1]);
+    // ESCAPE makes the next character literal, for LIKE, ILIKE, NOT LIKE.
+    assert_eq!(rows("s LIKE 'a!%b' ESCAPE '!'", &t), [0]);
+    assert_eq!(rows("s LIKE 'a\\%b' ESCAPE '\\'", &t), [0]);
+    assert_eq!(rows("s ILIKE 'a!_c' ESCAPE '!'", &t), [6]);
+    assert_eq!(rows("s NOT LIKE 'a$%b' ESCAPE '$'", &t), [1, 2, 3, 4, 6, 7]);
+    // `_` is one character, not one byte; '' matches only the empty string.
+    assert_eq!(rows("s LIKE '_'", &t), [2]);
+    assert_eq!(rows("s LIKE ''", &t), [3]);
+    let err = |text: &str| Predicate::parse(text, "--where").unwrap_err().to_string();
+    assert!(err("s LIKE 'a!' ESCAPE '!'").contains("ends with its escape character"));
+    assert!(err("s LIKE 'a' ESCAPE '!!'").contains("single character"));
+}
+
+#[test]
+fn three_valued_logic_through_and_or_not_in_between() {
+    let t = table();
+    // i8 is NULL in row 5; `i8 > 0` is TRUE in rows 3, 4, 6, 7.
+    assert_eq!(rows("NOT (i8 > 0 AND NULL)", &t), [0, 1, 2]);
+    assert_eq!(rows("i8 > 0 OR NULL", &t), [3, 4, 6, 7]);
+    assert_eq!(rows("(i8 > 0) IS NULL", &t), [5]);
+    assert_eq!(rows("i8 NOT IN (1, NULL)", &t), Vec::<usize>::new());
+    assert_eq!(rows("i8 IN (1, 5, NULL)", &t), [3, 6]);
+    assert_eq!(rows("i8 NOT BETWEEN 0 AND NULL", &t), [0, 1]);
+    assert_eq!(rows("NOT (i8 = NULL)", &t), Vec::<usize>::new());
+}
+
+#[test]
+fn errors_name_the_option_and_the_column() {
+    let t = table();
+    let check = |text: &str, option: &str| {
+        Predicate::parse(text, option)
+            .and_then(|p| p.check(&t.schema(), "t.parquet"))
+            .unwrap_err()
+            .to_string()
+    };
+    let e = check("nope > 1", "--left-where");
+    assert!(
+        e.contains("\"nope\"") && e.contains("--left-where") && e.contains("t.parquet"),
+        "{e}"
+    );
+    let e = check("s > 5", "--right-where");
+    assert!(
+        e.contains("--right-where") && e.contains("column \"s\"") && e.contains("cannot compare"),
+        "{e}"
+    );
+    for (text, needle) in [
+        ("i8 > 'abc'", "column \"i8\""),
+        ("i8 = TRUE", "column \"i8\""),
+        ("d32 > 5", "column \"d32\""),
+        ("d32 > 'not a date'", "not a date"),
+        ("ts_us > '2020-01-01 10:00:00+02'", "no time zone"),
+        ("s = bin", "column \"bin\""),
+        ("i8 = s", "column \"s\""),
+        ("b = 1", "column \"b\""),
+        ("i8 LIKE 'a'", "LIKE needs a string"),
+        ("bin LIKE 'a'", "LIKE needs a string"),
+        ("bin = 'é'", "\\xHH"),
+        ("i8", "not a boolean"),
+        ("i8 AND b", "not a boolean"),
+        ("5", "not a boolean"),
+        ("'a' = 1", "cannot compare"),
+        ("i8 >", "--where"),
+        ("upper(s) = 'A'", "unsupported: function upper()"),
+        ("i8 + 1 > 2", "unsupported: operator +"),
+        ("-i8 > 2", "apply only to numbers"),
+        ("i8 IN (1, 'a')", "cannot compare"),
+    ] {
+        let e = check(text, "--where");
+        assert!(e.contains(needle) && e.contains("--where"), "{text}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}
+
+/// A condition of `n` terms: `x = 0 OR x = 1 OR ...` (or AND, with <>).
+fn chain(n: usize, op: &str) -> String {
+    let cmp = if op == "OR" { "=" } else { "<>" };
+    (0..n)
+        .map(|i| format!("i64 {cmp} {i}"))
+        .collect::<Vec<_>>()
+        .join(&format!(" {op} "))
+}
+
+/// Run `f` on a thread with a worker's stack (rayon's default is 2 MiB, as std's).
+fn on_worker<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(f)
+}
+
+#[test]
+fn deep_and_long_expressions_do_not_overflow_a_worker_stack() {
+    let deep_parens = |n: usize| format!("{}i64 = 1{}", "(".repeat(n), ")".repeat(n));
+    let alternating = |n: usize| {
+        format!(
+            "{}i64 = 0{}",
+            "(i64 = 1 OR (i8 < 100 AND ".repeat(n),
+            "))".repeat(n)
+        )
+    };
+    let nots = |n: usize| format!("{}(i64 = 1)", "NOT ".repeat(n));
+    let cases: Vec<(String, Vec<usize>)> = vec![
+        (chain(2000, "OR"), vec![3, 4]),
+        (chain(2000, "AND"), vec![0, 1, 2, 6, 7]),
+        (chain(4999, "OR"), vec![3, 4]),
+        (deep_parens(9000), vec![4]),
+        (alternating(1400), vec![3, 4]),
+        (nots(9000), vec![4]),
+        (nots(9001), vec![0, 1, 2, 3, 6, 7]),
+        (
+            format!(
+                "i64 IN ({})",
+                (0..100_000)
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            vec![3, 4],
+        ),
+    ];
+    for (text, want) in cases {
+        let t = table();
+        let got = on_worker(move || {
+            let p = Predicate::parse(&text, "--where").unwrap();
+            let got = passing(&p, &t);
+            // Cloning and dropping the predicate on the worker must not recurse either.
+            let q = p.clone();
+            drop(p);
+            drop(q);
+            got
+        });
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn too_long_expressions_fail_with_one_line_naming_the_limit() {
+    let on_small = |text: String| on_worker(move || Predicate::parse(&text, "--where").map(|_| ()));
+    for text in [
+        chain(MAX_OPERATORS, "OR"),
+        format!("{}i64 = 1{}", "(".repeat(20_000), ")".repeat(20_000)),
+        format!("{}i64 = 1", "NOT ".repeat(50_000)),
+        format!("i64 = {}1", "- ".repeat(50_000)),
+        format!("i64{}", " IS NULL".repeat(50_000)),
+        format!("i64 = 1 AND {}", vec!["1 + 1"; 50_000].join(" + ")),
+        format!("i64 = 1 OR {})", chain(5000, "OR")),
+    ] {
+        let e = on_small(text).unwrap_err().to_string();
+        assert!(e.starts_with("--where "), "{e}");
+        assert_eq!(e.lines().count(), 1);
+        assert!(e.len() < 400, "{e}");
+    }
+    let e = Predicate::parse(&chain(MAX_OPERATORS, "OR"), "--where")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("too long") && e.contains(&MAX_OPERATORS.to_string()),
+        "{e}"
+    );
+}
+
+#[test]
+fn string_literals_take_the_type_of_the_column_they_meet() {
+    let t = table();
+    assert_eq!(rows("d32 = '2020-01-01'", &t), [2, 5]);
+    assert_eq!(rows("ts_us = '2020-01-01 00:00:00.000001'", &t), [3]);
+    assert_eq!(rows("ts_ns = '2020-01-01T00:00:00.000000001'", &t), [3]);
+    assert_eq!(rows("bin = 'b\\x00'", &t), [7]);
+    assert_eq!(rows("'2020-01-01' = d32", &t), [2, 5]);
+}
+
+#[test]
+fn large_literals_compare_by_value_never_wrapped() {
+    let t = table();
+    // i8 against values far outside its range.
+    assert_eq!(rows("i8 < 128", &t), [0, 1, 2, 3, 4, 6, 7]);
+    assert_eq!(rows("i8 > -129", &t), [0, 1, 2, 3, 4, 6, 7]);
+    assert_eq!(rows("i8 = 256", &t), Vec::<usize>::new());
+    assert_eq!(rows("i8 <> 256", &t), [0, 1, 2, 3, 4, 6, 7]);
+    // u64 against a value that would wrap to -1 as i64.
+    assert_eq!(rows("u64 = 18446744073709551615", &t), [4]);
+    assert_eq!(rows("u64 <> -1", &t), [0, 1, 2, 3, 4, 6, 7]);
+    // A decimal column of a small type against a literal just past its range.
+    let d: ArrayRef = Arc::new(
+        Decimal32Array::from(vec![Some(999_999_999), Some(-999_999_999), None])
+            .with_precision_and_scale(9, 0)
+            .unwrap(),
+    );
+    let dt = RecordBatch::try_new(Arc::new(Schema::new(vec![field("d", &d)])), vec![d]).unwrap();
+    assert_eq!(rows("d < 2147483648", &dt), [0, 1]);
+    assert_eq!(rows("d > -2147483649", &dt), [0, 1]);
+    assert_eq!(
+        rows("d = 999999999.0000000000000000000000000001", &dt),
+        Vec::<usize>::new()
+    );
+    let wide: ArrayRef = Arc::new(
+        Decimal256Array::from(vec![Some(i256::MAX), Some(i256::MIN), None])
+            .with_precision_and_scale(76, 0)
+            .unwrap(),
+    );
+    let wt =
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field("w", &wide)])), vec![wide]).unwrap();
+    assert_eq!(rows("w > 0", &wt), [0]);
+    assert_eq!(rows("w < 0.5", &wt), [1]);
+}
+
+#[test]
+fn old_tests_still_hold_on_dictionaries_views_and_dates() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("i", DataType::Int32, true),
+        Field::new("s", DataType::Utf8View, true),
+        Field::new("d", DataType::Date32, true),
+        Field::new("x", DataType::Decimal128(15, 2), true),
+        Field::new(
+            "k",
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+            true,
+        ),
+    ]));
+    let dict: DictionaryArray<Int32Type> = vec![Some("a"), None, Some("b")].into_iter().collect();
+    let b = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int32Array::from(vec![Some(1), Some(2000), None])),
+            Arc::new(StringViewArray::from(vec![
+                Some("forest green"),
+                Some("red"),
+                None,
+            ])),
+            Arc::new(Date32Array::from(vec![Some(0), Some(19_000), None])),
+            dec128(&[Some(5), Some(1050), None], 15, 2),
+            Arc::new(dict),
+        ],
+    )
+    .unwrap();
+    for (text, want) in [
+        ("i > 1500", vec![1]),
+        ("1500 < i", vec![1]),
+        ("i = 1 OR s = 'red'", vec![0, 1]),
+        ("s ILIKE '%GREEN%'", vec![0]),
+        ("d >= DATE '2020-01-01'", vec![1]),
+        ("x > 0.05", vec![1]),
+        ("x = 0.05", vec![0]),
+        ("k = 'b'", vec![2]),
+        ("k IN ('a', 'c')", vec![0]),
+        ("TRUE", vec![0, 1, 2]),
+    ] {
+        assert_eq!(rows(text, &b), want, "{text}");
+    }
+}
+
+#[test]
+fn ilike_lowercases_both_sides_as_duckdb_does() {
+    // DuckDB 2.0: SELECT a ILIKE b for each pair.
+    let pairs = [
+        ("ς", "Σ", false),
+        ("σ", "Σ", true),
+        ("ſ", "s", false),
+        ("\u{212A}", "k", true),
+        ("ǅ", "ǆ", true),
+        ("İ", "i", true),
+        ("ẞ", "ß", true),
+        ("Straße", "STRASSE", false),
+        ("ÅNGSTRÖM", "ångström", true),
+        ("\u{2126}", "ω", true),
+        ("ABC", "a_c", true),
+        ("ABC", "%B%", true),
+        ("ABC", "%d%", false),
+    ];
+    for view in [false, true] {
+        let hay: Vec<&str> = pairs.iter().map(|p| p.0).collect();
+        let a: ArrayRef = if view {
+            Arc::new(StringViewArray::from(hay))
+        } else {
+            Arc::new(StringArray::from(hay))
+        };
+        let t = RecordBatch::try_new(Arc::new(Schema::new(vec![field("s", &a)])), vec![a]).unwrap();
+        for (i, (h, p, want)) in pairs.iter().enumerate() {
+            let got = rows(&format!("s ILIKE '{p}'"), &t).contains(&i);
+            assert_eq!(got, *want, "'{h}' ILIKE '{p}' (view: {view})");
+            let got = rows(&format!("s NOT ILIKE '{p}'"), &t).contains(&i);
+            assert_eq!(got, !*want, "'{h}' NOT ILIKE '{p}' (view: {view})");
+        }
+    }
+}
+
+#[test]
+fn syntax_of_the_readme_grammar() {
+    let t = table();
+    for (text, want) in [
+        ("i8 == 1", vec![3]),
+        ("i8 != 1 and i8 < 1", vec![0, 1, 2]),
+        ("dec = .05", vec![3]),
+        ("i8 = 5.", vec![6]),
+        ("i8 = 1_00", vec![7]),
+        ("i8 = +1", vec![3]),
+        ("\"i8\" = - -1", vec![3]),
+        ("not i8 = 1 and not i8 is null", vec![0, 1, 2, 4, 6, 7]),
+        ("s = 'it''s' OR s = 'A_C'", vec![6]),
+        ("i8 IN (i8, 1)", vec![0, 1, 2, 3, 4, 6, 7]),
+        ("i8 BETWEEN i64 AND 1", vec![0, 1, 2, 3]),
+        ("TRUE AND (FALSE OR b)", vec![0, 3, 6]),
+    ] {
+        assert_eq!(rows(text, &t), want, "{text}");
+    }
+    // A dotted name is one column.
+    let a: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
+    let dotted =
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field("a.b", &a)])), vec![a]).unwrap();
+    assert_eq!(rows("a.b = 2", &dotted), [1]);
+}
+
+/// Fuzzer finding F1: a timestamp column with a named zone ("UTC", "Europe/Oslo", as pyarrow,
+/// pandas and Spark write) against a DATE or TIMESTAMP literal failed ("only offset based
+/// timezones supported without chrono-tz feature"). Stored values are UTC instants: no zone
+/// data is needed to compare them.
+#[test]
+fn timestamps_with_named_time_zones_compare_without_zone_data() {
+    let day = 86_400_000_000i64;
+    let utc: ArrayRef = Arc::new(
+        TimestampNanosecondArray::from(vec![Some(0), Some(day * 1000), Some(2 * day * 1000), None])
+            .with_timezone("UTC"),
+    );
+    let oslo: ArrayRef = Arc::new(
+        TimestampMicrosecondArray::from(vec![Some(0), Some(day), Some(2 * day - 1), Some(day)])
+            .with_timezone("Europe/Oslo"),
+    );
+    let d: ArrayRef = Arc::new(Date32Array::from(vec![Some(0), Some(1), Some(2), Some(1)]));
+    let t = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![
+            field("utc", &utc),
+            field("oslo", &oslo),
+            field("d", &d),
+        ])),
+        vec![utc, oslo, d],
+    )
+    .unwrap();
+    for (text, want) in [
+        ("utc >= DATE '1970-01-02'", vec![1, 2]),
+        ("oslo >= DATE '1970-01-02'", vec![1, 2, 3]),
+        ("utc = TIMESTAMP '1970-01-02 00:00:00'", vec![1]),
+        ("oslo < '1970-01-03'", vec![0, 1, 2, 3]),
+        ("utc = oslo", vec![0, 1]),
+        ("oslo < utc", vec![2]),
+        ("d = utc", vec![0, 1, 2]),
+        ("oslo = d", vec![0, 1, 3]),
+        (
+            "oslo IN (DATE '1970-01-01', TIMESTAMP '1970-01-02 23:59:59.999999')",
+            vec![0, 2],
+        ),
+    ] {
+        assert_eq!(rows(text, &t), want, "{text}");
+    }
+}
+
+/// Long `IN` lists take a sorted-set path; it must agree with the definition, an `OR` of
+/// equalities (three-valued: a NULL in the list makes a miss NULL).
+#[test]
+fn long_in_lists_match_their_or_chains() {
+    let t = table();
+    let pad = |base: &[&str], more: &dyn Fn(usize) -> String| {
+        let mut v: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+        let mut i = 0;
+        while v.len() < 20 {
+            v.push(more(i));
+            i += 1;
+        }
+        v
+    };
+    let num = |i: usize| format!("{}", 1000 + i);
+    let text = |i: usize| format!("'pad{i}'");
+    let day = |i: usize| format!("DATE '1999-01-{:02}'", i + 1);
+    let lists: Vec<(&str, Vec<String>)> = vec![
+        (
+            "i8",
+            pad(
+                &["-128", "0", "127", "300", "-129", "1.5", "5.0", "100"],
+                &num,
+            ),
+        ),
+        (
+            "u64",
+            pad(
+                &[
+                    "0",
+                    "9223372036854775808",
+                    "18446744073709551615",
+                    "-1",
+                    "18446744073709551616",
+                    "5",
+                ],
+                &num,
+            ),
+        ),
+        (
+            "i64",
+            pad(
+                &["-9223372036854775808", "9007199254740993", "-1", "1"],
+                &num,
+            ),
+        ),
+        (
+            "big",
+            pad(
+                &[
+                    "9007199254740993",
+                    "10000000000000000000000000000000000000",
+                    "-1",
+                ],
+                &num,
+            ),
+        ),
+        (
+            "dec",
+            pad(&["1.5", "-1.50", "0.05", "99999999.99", "1.995", "2"], &num),
+        ),
+        (
+            "wide",
+            pad(
+                &["1.5", "0.05", "1234567890123456789012345678.1234567890"],
+                &num,
+            ),
+        ),
+        (
+            "s",
+            pad(&["'a%b'", "'é'", "''", "'ÉCOLE'", "'a\\b'"], &text),
+        ),
+        ("ls", pad(&["'a%b'", "''", "'école'", "'x'"], &text)),
+        (
+            "bin",
+            pad(&["'\\x00a'", "''", "'ab'", "'b\\x00'", "'\\xff'"], &text),
+        ),
+        (
+            "d32",
+            pad(
+                &[
+                    "DATE '1970-01-01'",
+                    "'2020-01-01'",
+                    "TIMESTAMP '2020-01-02 00:00:00'",
+                    "TIMESTAMP '1969-12-31 00:00:01'",
+                ],
+                &day,
+            ),
+        ),
+        (
+            "ts_us",
+            pad(
+                &[
+                    "DATE '1970-01-01'",
+                    "'2020-01-01 00:00:00.000001'",
+                    "TIMESTAMP '2020-01-01 12:00:00'",
+                    "TIMESTAMP '0001-01-01 00:00:00.0000001'",
+                ],
+                &day,
+            ),
+        ),
+        (
+            "ts_ns",
+            pad(
+                &["TIMESTAMP '2020-01-01 00:00:00.000000001'", "'1970-01-01'"],
+                &day,
+            ),
+        ),
+        (
+            "ts_ms",
+            pad(
+                &["TIMESTAMP '2020-01-01 00:00:00.0005'", "DATE '2020-01-01'"],
+                &day,
+            ),
+        ),
+        (
+            "ts_tz",
+            pad(
+                &[
+                    "TIMESTAMP '1970-01-01 00:00:00.000001'",
+                    "DATE '2020-01-02'",
+                ],
+                &day,
+            ),
+        ),
+        // No set for these: compared one by one.
+        ("f64", pad(&["0", "-0.0", "0.1", "1e308"], &num)),
+        ("b", pad(&["TRUE"], &|_| "TRUE".to_string())),
+    ];
+    let mut checked = 0;
+    for (col, list) in &lists {
+        assert!(list.len() > super::eval::IN_SET_MIN);
+        for with_null in [false, true] {
+            let mut list = list.clone();
+            if with_null {
+                list.insert(3, "NULL".into());
+            }
+            let inl = format!("{col} IN ({})", list.join(", "));
+            let chain = list
+                .iter()
+                .map(|l| format!("{col} = {l}"))
+                .collect::<Vec<_>>()
+                .join(" OR ");
+            assert_eq!(rows(&inl, &t), rows(&chain, &t), "{inl}");
+            let p = Predicate::parse(&inl, "--where").unwrap();
+            passing(&p, &t);
+            let set = !matches!(*col, "f64" | "b");
+            assert_eq!(p.sets.built(), usize::from(set), "{inl}");
+            let not_in = format!("{col} NOT IN ({})", list.join(", "));
+            assert_eq!(
+                rows(&not_in, &t),
+                rows(&format!("NOT ({chain})"), &t),
+                "{not_in}"
+            );
+            let is_null = format!("({inl}) IS NULL");
+            assert_eq!(
+                rows(&is_null, &t),
+                rows(&format!("({chain}) IS NULL"), &t),
+                "{is_null}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 2 * lists.len());
+    // A list whose literals do not fit the column is still an error, not a silent miss.
+    let mut bad: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+    bad.push("'x'".into());
+    let e = Predicate::parse(&format!("i8 IN ({})", bad.join(",")), "--where")
+        .and_then(|p| p.check(&t.schema(), "t.parquet"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot compare"), "{e}");
+}
+
+/// Errors inside the operator limit drop deep trees (sqlparser's chain of `+`, a chain left
+/// over after an unexpected token): on a worker's stack, without overflowing it.
+#[test]
+fn failing_expressions_within_the_limit_fail_cleanly_on_a_worker() {
+    let n = MAX_OPERATORS - 2;
+    for text in [
+        // An unsupported operator heading a chain as deep as the limit allows.
+        format!("i64 = 1{}", " + 1".repeat(n - 1)),
+        format!("1{} = i64", " * 1".repeat(n - 1)),
+        // A valid chain followed by a stray token.
+        format!("{} )", chain(n / 2, "OR")),
+        // A parse error at the very end of a long chain.
+        format!("{} OR", chain(n / 2 - 1, "OR")),
+        // Deep NOTs and parentheses around something unsupported.
+        format!("{}upper(s) = 'a'", "NOT ".repeat(n - 4)),
+        format!("{}i64 + 1{} = 2", "(".repeat(n - 2), ")".repeat(n - 2)),
+    ] {
+        let e = on_worker(move || Predicate::parse(&text, "--where").map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--where "), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        // Inside the limit: the parser or the conversion failed, not the operator count.
+        assert!(!e.contains("too long"), "{e}");
+    }
+}

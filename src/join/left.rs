@@ -1,0 +1,228 @@
+//! The left (build) side's map: every worker keeps its batches in memory while the side fits
+//! the memory budget; once it does not (or when `--strategy reduce-side` asks for it), the
+//! rows are partitioned to local disk instead and the join runs reduce-side.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use arrow::array::RecordBatch;
+use rayon::prelude::*;
+
+use super::{Ctx, Side, Strategy};
+use crate::error::{Error, Result};
+use crate::map::prefilter::Coverage;
+use crate::map::prune;
+use crate::reduce::{compact_views, TABLE_BYTES_PER_ROW};
+use crate::shuffle::{Partitioner, Spill};
+
+/// The most partitions the reduce-side strategy makes on its own (each is one open file per
+/// side while the map runs).
+const MAX_PARTITIONS: usize = 512;
+
+/// The left rows, in memory: batches (key in column 0) and the base hashes of their keys.
+#[derive(Default)]
+pub(crate) struct InMemory {
+    pub batches: Vec<RecordBatch>,
+    pub hashes: Vec<Vec<u64>>,
+    /// Bytes counted against the budget.
+    pub bytes: u64,
+}
+
+impl InMemory {
+    fn push(&mut self, batch: RecordBatch, hashes: Vec<u64>, bytes: u64) {
+        self.batches.push(batch);
+        self.hashes.push(hashes);
+        self.bytes += bytes;
+    }
+
+    fn append(&mut self, other: InMemory) {
+        self.batches.extend(other.batches);
+        self.hashes.extend(other.hashes);
+        self.bytes += other.bytes;
+    }
+}
+
+/// Where the left rows went.
+pub(crate) enum LeftSide {
+    /// All in memory: the replicated strategy builds one table.
+    InMemory(InMemory),
+    /// Partitioned to local disk: the reduce-side strategy.
+    Spilled(Box<Spill>),
+}
+
+/// The mapped left side.
+pub(crate) struct Left {
+    pub side: LeftSide,
+    /// The range of the left keys (integer keys), for the right side's statistics tier.
+    pub key_range: Option<prune::KeyRange>,
+    /// Why the side ended where it did.
+    pub reason: String,
+}
+
+/// One worker's share of the left side.
+#[derive(Default)]
+struct Acc {
+    rows: InMemory,
+    range: Option<prune::KeyRange>,
+}
+
+/// The partitioned left side, once spilling started.
+struct Spilling {
+    spill: Spill,
+    partitioner: Partitioner,
+}
+
+/// Write rows (with their hashes) to their partitions.
+fn spill_rows(s: &Spilling, batch: &RecordBatch, hashes: &[u64]) -> Result<()> {
+    for (p, part, h) in s.partitioner.split(batch, hashes)? {
+        s.spill.left.write(p, &part, h)?;
+    }
+    Ok(())
+}
+
+/// Map the left side.
+pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
+    let job = ctx.job;
+    let left = &ctx.plan.left;
+    let budget = &ctx.budget;
+    let state: Mutex<Option<Arc<Spilling>>> = Mutex::new(None);
+    let spilling = AtomicBool::new(false);
+    let start_spill = |partitions: usize| -> Result<Arc<Spilling>> {
+        let mut slot = state.lock().expect("spill state");
+        if let Some(s) = slot.as_ref() {
+            return Ok(Arc::clone(s));
+        }
+        let spill = Spill::create(
+            &std::env::temp_dir(),
+            ctx.output.run_id(),
+            partitions,
+            &left.schema,
+            &ctx.plan.right.schema,
+        )?;
+        let s = Arc::new(Spilling {
+            partitioner: Partitioner::new(spill.partitions()),
+            spill,
+        });
+        *slot = Some(Arc::clone(&s));
+        spilling.store(true, Ordering::Release);
+        Ok(s)
+    };
+    let mut reason = String::new();
+    if job.strategy == Strategy::ReduceSide {
+        start_spill(job.reducers.get())?;
+        reason = format!(
+            "--strategy reduce-side: both sides partitioned into {} partitions on local disk",
+            job.reducers
+        );
+    }
+    let overflow_reason: Mutex<Option<String>> = Mutex::new(None);
+    let total_rows = left.plan.num_rows().max(1);
+    let bar = ctx.bar(Side::Left);
+    let reader = ctx.reader(Side::Left, None, &bar);
+    let accs = reader.run(
+        ctx.workers(),
+        || Ok(Acc::default()),
+        |acc, batch, hashes| {
+            if let Some(c) = coverage {
+                c.check(batch.column(0).as_ref(), &hashes)?;
+            }
+            acc.range = prune::union(acc.range, prune::key_range(batch.column(0).as_ref()));
+            if !spilling.load(Ordering::Acquire) {
+                let batch = compact_views(batch);
+                let size =
+                    batch.get_array_memory_size() as u64 + batch.num_rows() as u64 * TABLE_BYTES_PER_ROW;
+                if budget.try_take(size) {
+                    acc.rows.push(batch, hashes, size);
+                    return Ok(());
+                }
+                if job.strategy == Strategy::Replicated {
+                    return Err(budget.exceeded(
+                        "--strategy replicated: the left side (after --left-where)",
+                    ));
+                }
+                // Over the budget: partition what we have and what comes to local disk. Size
+                // the partitions from the bytes so far and the share of the side read, so
+                // that each reducer's part fits the budget with room to spare.
+                let read = reader.counters.rows_read.load(Ordering::Relaxed).max(1);
+                let projected = (budget.used() + size) as f64 * total_rows as f64 / read as f64;
+                let per_partition = (budget.limit() / (2 * ctx.workers() as u64)).max(1);
+                let partitions = ((projected / per_partition as f64).ceil() as usize)
+                    .clamp(job.reducers.get(), MAX_PARTITIONS.max(job.reducers.get()));
+                overflow_reason.lock().expect("reason").get_or_insert_with(|| {
+                    format!(
+                        "the left side outgrew the memory budget ({}) after {} of {} rows (about {} in all): both sides partitioned into {partitions} partitions on local disk",
+                        crate::report::human_bytes(budget.limit()),
+                        read.min(total_rows),
+                        total_rows,
+                        crate::report::human_bytes(projected as u64),
+                    )
+                });
+                start_spill(partitions)?;
+                spill_rows(&spilling_state(&state), &batch, &hashes)?;
+                return Ok(());
+            }
+            let s = spilling_state(&state);
+            // This worker's rows still in memory go first.
+            let mine = std::mem::take(&mut acc.rows);
+            budget.release(mine.bytes);
+            for (b, h) in mine.batches.iter().zip(&mine.hashes) {
+                spill_rows(&s, b, h)?;
+            }
+            spill_rows(&s, &batch, &hashes)
+        },
+    )?;
+    bar.finish_and_clear();
+    let key_range = accs.iter().fold(None, |r, a| prune::union(r, a.range));
+    let side = match state.into_inner().expect("spill state") {
+        Some(s) => {
+            // Workers that finished before the switch still hold rows.
+            accs.into_par_iter().try_for_each(|a| {
+                budget.release(a.rows.bytes);
+                a.rows
+                    .batches
+                    .iter()
+                    .zip(&a.rows.hashes)
+                    .try_for_each(|(b, h)| spill_rows(&s, b, h))
+            })?;
+            s.spill.left.finish()?;
+            match Arc::try_unwrap(s) {
+                Ok(s) => LeftSide::Spilled(Box::new(s.spill)),
+                Err(_) => return Err(Error::Internal("the spill is still shared".into())),
+            }
+        }
+        None => {
+            let mut all = InMemory::default();
+            for a in accs {
+                all.append(a.rows);
+            }
+            reason = format!(
+                "the left side ({} rows, {}) fits the memory budget ({})",
+                all.batches.iter().map(|b| b.num_rows()).sum::<usize>(),
+                crate::report::human_bytes(all.bytes),
+                crate::report::human_bytes(budget.limit())
+            );
+            if job.strategy == Strategy::Replicated {
+                reason = format!("--strategy replicated: {reason}");
+            }
+            LeftSide::InMemory(all)
+        }
+    };
+    if let Some(r) = overflow_reason.into_inner().expect("reason") {
+        reason = r;
+    }
+    Ok(Left {
+        side,
+        key_range,
+        reason,
+    })
+}
+
+fn spilling_state(state: &Mutex<Option<Arc<Spilling>>>) -> Arc<Spilling> {
+    Arc::clone(
+        state
+            .lock()
+            .expect("spill state")
+            .as_ref()
+            .expect("spilling"),
+    )
+}

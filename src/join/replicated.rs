@@ -1,0 +1,67 @@
+//! The replicated strategy (MapReduce Design Patterns' replicated join): the whole left side
+//! in one hash table, shared by every map worker; each worker streams its right splits
+//! through the prefilter, probes the table directly and writes its own part. No shuffle, no
+//! reducers.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::left::InMemory;
+use super::{Ctx, Side, Written};
+use crate::error::Result;
+use crate::map::prefilter::RightPrefilter;
+use crate::reduce::{Emitter, JoinTable};
+
+/// Build the one table of the left side.
+pub(crate) fn build(ctx: &Ctx, rows: InMemory) -> Result<JoinTable> {
+    super::task("reduce", "build of the replicated table", || {
+        crate::fault::hit("reduce")?;
+        JoinTable::build(&ctx.shape.left_schema, rows.batches, rows.hashes)
+    })
+}
+
+/// Stream the right side through the prefilter into the table, one part per worker; then
+/// write the left rows the join type keeps at the end, spread over the same parts.
+pub(crate) fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Written> {
+    let bar = ctx.bar(Side::Right);
+    let reader = ctx.reader(Side::Right, Some(prefilter), &bar);
+    let next_part = AtomicUsize::new(0);
+    let mut emitters = reader.run(
+        ctx.workers(),
+        || {
+            let name = format!("part-{:05}", next_part.fetch_add(1, Ordering::Relaxed));
+            let e = super::task("reduce", &name, || {
+                Emitter::new(ctx.shape.clone(), ctx.output.staged(&name))
+            })?;
+            Ok((name, e))
+        },
+        |(_, e), batch, hashes| e.probe(table, &batch, &hashes),
+    )?;
+    bar.finish_and_clear();
+    emitters.sort_by(|a, b| a.0.cmp(&b.0));
+    let n = table.num_rows();
+    let k = emitters.len();
+    emitters
+        .par_iter_mut()
+        .enumerate()
+        .try_for_each(|(i, (name, e))| {
+            super::task("reduce", name, || {
+                e.emit_left(table, i * n / k..(i + 1) * n / k)
+            })
+        })?;
+    let mut written = Written {
+        parts: Vec::with_capacity(k),
+        rows_out: 0,
+        bytes_out: 0,
+        right_unmatched: 0,
+    };
+    for (name, e) in emitters {
+        written.right_unmatched += e.right_unmatched;
+        let (rows, bytes) = super::task("reduce", &name, || e.finish())?;
+        written.rows_out += rows;
+        written.bytes_out += bytes;
+        written.parts.push(name);
+    }
+    Ok(written)
+}

@@ -1,0 +1,185 @@
+//! What the join job did: the counters of its `--report` and its human summary.
+
+use serde::Serialize;
+
+use crate::bloom::BloomParams;
+use crate::join::{JoinType, Strategy};
+use crate::report::human_bytes;
+
+/// Counters of one side's map stage.
+#[derive(Debug, Default, Serialize)]
+pub struct SideReport {
+    /// Input files.
+    pub files: usize,
+    /// Splits read.
+    pub splits: usize,
+    /// Rows in the row groups read (after skipping).
+    pub rows_read: u64,
+    /// Bytes fetched.
+    pub bytes_read: u64,
+    /// Row groups skipped by key min/max statistics (right side, prefilter tier 1).
+    pub row_groups_skipped: u64,
+    /// Rows in skipped row groups.
+    pub rows_skipped_by_stats: u64,
+    /// Rows dropped by the Bloom filter (right side, prefilter tier 2).
+    pub rows_dropped_by_filter: u64,
+    /// Rows dropped by the left keys themselves (right side, prefilter tier 3, replicated).
+    pub rows_dropped_by_keys: u64,
+    /// Rows dropped by `--left-where` / `--right-where`.
+    pub rows_dropped_by_where: u64,
+    /// Rows dropped because their key is null and the join type does not keep them.
+    pub rows_dropped_null_key: u64,
+    /// Rows the map stage handed to the join (built or probed under `replicated`, shuffled
+    /// under `reduce-side`).
+    pub rows_mapped: u64,
+}
+
+/// How the join was executed, and why.
+#[derive(Debug, Serialize)]
+pub struct StrategyReport {
+    /// What `--strategy` asked for.
+    pub requested: Strategy,
+    /// What ran: `replicated` or `reduce-side`.
+    pub used: Strategy,
+    /// Why.
+    pub reason: String,
+    /// Bytes of left rows held in memory for the build (replicated), or of the largest
+    /// partition (reduce-side).
+    pub build_bytes: u64,
+    /// The memory budget (`--memory-limit`).
+    pub memory_limit: u64,
+    /// Partitions of the shuffle (reduce-side only).
+    pub partitions: Option<usize>,
+    /// Bytes the shuffle wrote to local disk (reduce-side only).
+    pub spilled_bytes: Option<u64>,
+}
+
+/// About the prefilter.
+#[derive(Debug, Serialize)]
+pub struct PrefilterReport {
+    /// Whether the Bloom filter was applied.
+    pub used: bool,
+    /// Why not, when it was not.
+    pub reason: Option<String>,
+    /// The filter's location.
+    pub filter: Option<String>,
+    /// The filter's parameters.
+    pub params: Option<BloomParams>,
+    /// The tiers that ran on the right side, cheapest first (`statistics`, `bloom`, `keys`).
+    pub tiers: Vec<&'static str>,
+    /// Right rows that passed the Bloom filter but have no left match (dropped by the `keys`
+    /// tier, or probed in vain).
+    pub false_positives: u64,
+    /// `false_positives / (false_positives + rows dropped by the filter)`.
+    pub observed_fpp: Option<f64>,
+}
+
+/// Time per stage, in milliseconds.
+#[derive(Debug, Default, Serialize)]
+pub struct JoinTimes {
+    /// Loading the filter, planning both sides.
+    pub plan_ms: u64,
+    /// Left map and hash-table build (replicated) or left shuffle (reduce-side).
+    pub build_ms: u64,
+    /// Right map with the prefilter, and probing and part writing (replicated) or the right
+    /// shuffle (reduce-side).
+    pub probe_ms: u64,
+    /// The reducers: build, probe and part writing per partition (reduce-side).
+    pub reduce_ms: u64,
+    /// Moving parts into place, `_SUCCESS`.
+    pub commit_ms: u64,
+    /// Everything.
+    pub total_ms: u64,
+}
+
+/// What the join job did: the counters of its `--report`.
+#[derive(Debug, Serialize)]
+pub struct JoinReport {
+    /// `bloomjoin <version>`.
+    pub created_by: &'static str,
+    /// The join type.
+    pub join_type: JoinType,
+    /// Map workers.
+    pub workers: usize,
+    /// The strategy and why.
+    pub strategy: StrategyReport,
+    /// Output parts written.
+    pub parts: usize,
+    /// Left side counters.
+    pub left: SideReport,
+    /// Right side counters.
+    pub right: SideReport,
+    /// The prefilter.
+    pub prefilter: PrefilterReport,
+    /// Output directory.
+    pub output: String,
+    /// Output columns.
+    pub columns: Vec<String>,
+    /// Rows written.
+    pub rows_out: u64,
+    /// Bytes written (Parquet parts).
+    pub bytes_out: u64,
+    /// Time per stage.
+    pub times: JoinTimes,
+    /// Peak resident memory of the process, bytes.
+    pub peak_rss_bytes: Option<u64>,
+    /// Warnings (e.g. the filter was trained on another column); the command line prints
+    /// them on stderr, even with `--quiet`.
+    pub warnings: Vec<String>,
+}
+
+impl JoinReport {
+    /// The human summary with the counters.
+    pub fn summary(&self) -> String {
+        let st = &self.strategy;
+        let mut s = format!(
+            "joined ({} join, {} strategy, {} workers, {} parts) into {}\n",
+            self.join_type.name(),
+            st.used.name(),
+            self.workers,
+            self.parts,
+            self.output
+        );
+        s += &format!("  plan   {}\n", st.reason);
+        for (name, side) in [("left", &self.left), ("right", &self.right)] {
+            s += &format!(
+                "  {name:<6} {} files, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
+                side.files,
+                side.splits,
+                side.rows_read,
+                human_bytes(side.bytes_read),
+                side.rows_dropped_by_where,
+                side.rows_dropped_null_key,
+                side.rows_mapped
+            );
+        }
+        let p = &self.prefilter;
+        if p.used {
+            s += &format!(
+                "  filter {} rows dropped by the filter, {} row groups ({} rows) skipped by statistics, {} dropped by the left keys, {} false positives (observed fpp {})\n",
+                self.right.rows_dropped_by_filter,
+                self.right.row_groups_skipped,
+                self.right.rows_skipped_by_stats,
+                self.right.rows_dropped_by_keys,
+                p.false_positives,
+                p.observed_fpp.map_or("n/a".into(), |f| format!("{f:.4}"))
+            );
+        } else {
+            s += &format!("  filter off: {}\n", p.reason.as_deref().unwrap_or(""));
+        }
+        s += &format!(
+            "  output {} rows, {}\n",
+            self.rows_out,
+            human_bytes(self.bytes_out)
+        );
+        let t = &self.times;
+        s += &format!(
+            "  time   {} ms (plan {}, build {}, probe {}, reduce {}, commit {})",
+            t.total_ms, t.plan_ms, t.build_ms, t.probe_ms, t.reduce_ms, t.commit_ms
+        );
+        if let Some(r) = self.peak_rss_bytes {
+            s += &format!(", peak RSS {}", human_bytes(r));
+        }
+        s + "\n"
+    }
+}

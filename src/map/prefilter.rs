@@ -1,0 +1,365 @@
+//! The right side's prefilter, tiered cheapest first; each tier counts what it dropped.
+//!
+//! 1. `statistics`: a row group whose key min/max cannot meet the left keys' range is never
+//!    read ([`super::prune`]).
+//! 2. `bloom`: the Bloom filter, in a Parquet row filter on the key column: rows it rules out
+//!    are never decoded beyond their key.
+//! 3. `keys`: the left keys themselves, where they are in memory anyway (replicated
+//!    strategy), in the same row filter after the Bloom filter: the 64-bit hashes of the left
+//!    keys, so the Bloom filter's false positives are never decoded, probed or written. A
+//!    right key passes only when some left key has its 64-bit hash (a collision, about
+//!    n / 2^64, lets a row through to the join, which compares keys exactly).
+//!
+//! The key tiers hash every right key once (the map stage's base hash); the hashes of the
+//! rows that pass are carried to the join in a [`HashCarry`], so the survivors are not hashed
+//! again. A tier for the right files' own Parquet Bloom filters (SBBF) slots in between 1 and
+//! 2: it decides per row group, like the statistics.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use arrow::array::{Array, BooleanArray, RecordBatch};
+use arrow::buffer::BooleanBuffer;
+use parquet::arrow::arrow_reader::{ArrowPredicate, ArrowPredicateFn};
+use parquet::arrow::ProjectionMask;
+use parquet::schema::types::SchemaDescriptor;
+
+use crate::bloom::BloomFilter;
+use crate::error::{Error, Result};
+use crate::plan::{InputFile, Split};
+use crate::reduce::JoinTable;
+
+use super::prune::KeyRange;
+use super::task::MapCounters;
+
+/// The right side's prefilter tiers for one job.
+pub(crate) struct RightPrefilter {
+    /// Tier 1: the left keys' range (integers by value), for row-group statistics.
+    pub key_range: Option<KeyRange>,
+    /// Tier 2: the Bloom filter.
+    pub bloom: Option<Arc<BloomFilter>>,
+    /// Tier 3: the left keys (their table).
+    pub keys: Option<Arc<JoinTable>>,
+    /// Seed of the map stage's base key hash.
+    hash_seed: u64,
+    dropped_bloom: Arc<AtomicU64>,
+    dropped_keys: Arc<AtomicU64>,
+}
+
+/// Hashes of the rows a row filter let through, in row order, waiting for the decoded
+/// batches they belong to. Parquet evaluates a row group's predicates (in order, each over
+/// the rows the previous ones kept) before it decodes the row group's other columns, so the
+/// queue always holds the hashes of the next rows out.
+#[derive(Default)]
+pub(crate) struct HashCarry {
+    /// After the key tiers, before `--right-where`.
+    pending: VecDeque<u64>,
+    /// After every predicate: the hashes of the next rows out.
+    ready: VecDeque<u64>,
+    /// Whether a `--right-where` predicate runs after the key tiers.
+    filtered_after: bool,
+}
+
+impl HashCarry {
+    /// A carry for a row filter whose key tiers are followed by `--right-where` or not.
+    pub(crate) fn new(filtered_after: bool) -> Arc<Mutex<HashCarry>> {
+        Arc::new(Mutex::new(HashCarry {
+            filtered_after,
+            ..Default::default()
+        }))
+    }
+
+    fn push(&mut self, hashes: impl Iterator<Item = u64>) {
+        if self.filtered_after {
+            self.pending.extend(hashes)
+        } else {
+            self.ready.extend(hashes)
+        }
+    }
+
+    /// `--right-where` kept `keep` of the next `keep.len()` pending rows.
+    pub(crate) fn filter(&mut self, keep: &BooleanArray) -> Result<()> {
+        if self.pending.len() < keep.len() {
+            return Err(Error::Internal(
+                "key hashes out of step with the row filter".into(),
+            ));
+        }
+        for i in 0..keep.len() {
+            let h = self.pending.pop_front().expect("checked above");
+            if keep.is_valid(i) && keep.value(i) {
+                self.ready.push_back(h);
+            }
+        }
+        Ok(())
+    }
+
+    /// The hashes of the next `n` rows out.
+    pub(crate) fn take(&mut self, n: usize) -> Result<Vec<u64>> {
+        if self.ready.len() < n {
+            return Err(Error::Internal(
+                "key hashes out of step with the decoded rows".into(),
+            ));
+        }
+        Ok(self.ready.drain(..n).collect())
+    }
+
+    /// True when every carried hash was taken.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pending.is_empty() && self.ready.is_empty()
+    }
+}
+
+impl RightPrefilter {
+    /// The tiers: the left keys' range, the Bloom filter, the left keys' table; `hash_seed`
+    /// is the map stage's base hash seed.
+    pub(crate) fn new(
+        key_range: Option<KeyRange>,
+        bloom: Option<Arc<BloomFilter>>,
+        keys: Option<Arc<JoinTable>>,
+        hash_seed: u64,
+    ) -> Self {
+        RightPrefilter {
+            key_range,
+            bloom,
+            keys,
+            hash_seed,
+            dropped_bloom: Arc::default(),
+            dropped_keys: Arc::default(),
+        }
+    }
+
+    /// Rows dropped by the Bloom filter and by the left keys.
+    pub(crate) fn dropped(&self) -> (u64, u64) {
+        (
+            self.dropped_bloom.load(Ordering::Relaxed),
+            self.dropped_keys.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The tiers that run, cheapest first.
+    pub(crate) fn tiers(&self) -> Vec<&'static str> {
+        [
+            (self.key_range.is_some(), "statistics"),
+            (self.bloom.is_some(), "bloom"),
+            (self.keys.is_some(), "keys"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+
+    /// Whether any tier runs.
+    pub(crate) fn is_active(&self) -> bool {
+        self.key_range.is_some() || self.has_key_tier()
+    }
+
+    /// Whether a tier runs in the row filter.
+    pub(crate) fn has_key_tier(&self) -> bool {
+        self.bloom.is_some() || self.keys.is_some()
+    }
+    /// The row groups of `split` that tier 1 keeps; skipped ones are counted.
+    pub(crate) fn row_groups(
+        &self,
+        file: &InputFile,
+        key_name: &str,
+        split: &Split,
+        counters: &MapCounters,
+    ) -> Vec<usize> {
+        match self.key_range {
+            Some(range) => super::prune::row_groups_in_range(
+                file,
+                key_name,
+                split.row_groups.clone(),
+                range,
+                |rg| {
+                    counters.rg_skipped.fetch_add(1, Ordering::Relaxed);
+                    counters
+                        .rows_skipped
+                        .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
+                },
+            ),
+            None => split.row_groups.clone().collect(),
+        }
+    }
+
+    /// The row-filter predicate of the key tiers over top-level column `key_top`, or `None`
+    /// when no key tier runs. Rows with a null key never pass. The base hashes of the rows
+    /// that pass go to `carry`.
+    pub(crate) fn key_predicate(
+        &self,
+        schema: &SchemaDescriptor,
+        key_top: usize,
+        carry: Arc<Mutex<HashCarry>>,
+    ) -> Option<Box<dyn ArrowPredicate>> {
+        if !self.has_key_tier() {
+            return None;
+        }
+        let bloom = self.bloom.clone();
+        let keys = self.keys.clone();
+        let seed = self.hash_seed;
+        let (dropped_bloom, dropped_keys) = (
+            Arc::clone(&self.dropped_bloom),
+            Arc::clone(&self.dropped_keys),
+        );
+        let mut hashes = Vec::new();
+        Some(Box::new(ArrowPredicateFn::new(
+            ProjectionMask::roots(schema, [key_top]),
+            move |batch: RecordBatch| {
+                let col = batch.column(0);
+                let n = col.len();
+                let err = |e: Error| arrow::error::ArrowError::ComputeError(e.to_string());
+                crate::key::hash_array_into(col.as_ref(), seed, &mut hashes).map_err(err)?;
+                let mut pass = match &bloom {
+                    // The filter hashes natively with the same seed: its hashes are ours.
+                    Some(f) if f.params().seed == seed && !f.params().layout.is_spark() => {
+                        f.probe_hashes(&hashes)
+                    }
+                    Some(f) => f.probe_hashes(&f.hash_array(col.as_ref()).map_err(err)?.hashes),
+                    None => BooleanBuffer::new_set(n),
+                };
+                if let Some(v) = col.logical_nulls() {
+                    pass = &pass & v.inner();
+                }
+                let after_bloom = pass.count_set_bits();
+                if bloom.is_some() {
+                    dropped_bloom.fetch_add((n - after_bloom) as u64, Ordering::Relaxed);
+                }
+                if let Some(t) = &keys {
+                    pass =
+                        BooleanBuffer::collect_bool(n, |i| pass.value(i) && t.has_hash(hashes[i]));
+                    dropped_keys.fetch_add(
+                        (after_bloom - pass.count_set_bits()) as u64,
+                        Ordering::Relaxed,
+                    );
+                }
+                carry
+                    .lock()
+                    .expect("hash carry")
+                    .push(pass.set_indices().map(|i| hashes[i]));
+                Ok(BooleanArray::new(pass, None))
+            },
+        )))
+    }
+}
+
+/// What to do when a left key is not in the filter.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[value(rename_all = "kebab-case")]
+pub enum FilterMismatch {
+    /// Fail: exit 2 naming the filter and the key.
+    Error,
+    /// Join without the filter, and say so.
+    IgnoreFilter,
+}
+
+/// The prefilter's invariant, checked while the left side is mapped: every left key that
+/// passes `--left-where` is "maybe" in the filter. A filter trained on another column,
+/// another `--where`, a shard or an older snapshot of the left side breaks it; the right rows
+/// of the keys it lacks would be dropped without a word.
+pub(crate) struct Coverage<'a> {
+    filter: &'a BloomFilter,
+    /// The filter's location, for messages.
+    location: String,
+    /// Whether the map stage's base hashes are the filter's own hashes.
+    same_hash: bool,
+    mode: FilterMismatch,
+    /// The first left key found missing (ignore-filter mode), as text.
+    missing: std::sync::Mutex<Option<String>>,
+    missed: std::sync::atomic::AtomicBool,
+}
+
+impl<'a> Coverage<'a> {
+    /// A check of the left keys against `filter` (at `location`); `same_hash` when the base
+    /// hashes the map stage computes are the filter's.
+    pub(crate) fn new(
+        filter: &'a BloomFilter,
+        location: String,
+        same_hash: bool,
+        mode: FilterMismatch,
+    ) -> Self {
+        Coverage {
+            filter,
+            location,
+            same_hash,
+            mode,
+            missing: std::sync::Mutex::new(None),
+            missed: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Check the non-null keys of a left batch's key column (with their base `hashes`).
+    pub(crate) fn check(
+        &self,
+        keys: &dyn arrow::array::Array,
+        hashes: &[u64],
+    ) -> crate::error::Result<()> {
+        if self.missed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let hits = if self.same_hash {
+            self.filter.probe_hashes(hashes)
+        } else {
+            let own = self.filter.hash_array(keys)?;
+            self.filter.probe_hashes(&own.hashes)
+        };
+        let nulls = keys.logical_nulls();
+        let Some(i) = (0..keys.len())
+            .find(|&i| !hits.value(i) && nulls.as_ref().is_none_or(|n| n.is_valid(i)))
+        else {
+            return Ok(());
+        };
+        let key = arrow::util::display::ArrayFormatter::try_new(keys, &Default::default())
+            .map(|f| f.value(i).to_string())
+            .unwrap_or_else(|_| format!("row {i}"));
+        match self.mode {
+            FilterMismatch::Error => Err(crate::error::Error::Usage(format!(
+                "the filter {} does not cover the left side: left key {key} (after --left-where) is not in it, so its right rows would be dropped; the filter was trained on other rows (another column, another --where, a shard, an older snapshot): retrain it on the left side, or pass --filter-mismatch=ignore-filter to join without it",
+                self.location
+            ))),
+            FilterMismatch::IgnoreFilter => {
+                if !self.missed.swap(true, Ordering::Relaxed) {
+                    *self.missing.lock().expect("coverage") = Some(key);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// In ignore-filter mode: the first left key found missing from the filter.
+    pub(crate) fn missing(&self) -> Option<String> {
+        self.missing.lock().expect("coverage").clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carried_hashes_follow_the_where_filter_and_refuse_to_fall_out_of_step() {
+        let carry = HashCarry::new(true);
+        let mut c = carry.lock().unwrap();
+        c.push([1, 2, 3, 4].into_iter());
+        c.filter(&BooleanArray::from(vec![
+            Some(true),
+            Some(false),
+            None,
+            Some(true),
+        ]))
+        .unwrap();
+        assert_eq!(c.take(1).unwrap(), [1]);
+        assert!(c.take(2).is_err(), "only one hash is ready");
+        assert_eq!(c.take(1).unwrap(), [4]);
+        assert!(c.is_empty());
+        c.push([5].into_iter());
+        assert!(c.filter(&BooleanArray::from(vec![true, true])).is_err());
+        let direct = HashCarry::new(false);
+        let mut d = direct.lock().unwrap();
+        d.push([7, 8].into_iter());
+        assert_eq!(d.take(2).unwrap(), [7, 8]);
+    }
+}

@@ -1,0 +1,288 @@
+//! The join's map task: read one split of a side with its row filter (the right side's
+//! prefilter tiers and the side's `--where`), bring the batches to the side's schema, drop
+//! null keys the join type cannot keep, hash every key once, and hand `(batch, hashes)` to
+//! the strategy's sink (build, probe or shuffle).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::compute::{cast_with_options, filter_record_batch, CastOptions};
+use arrow::datatypes::SchemaRef;
+use parquet::arrow::arrow_reader::{ArrowPredicate, ArrowPredicateFn, RowFilter};
+use parquet::arrow::ProjectionMask;
+
+use super::prefilter::{HashCarry, RightPrefilter};
+use crate::error::{Error, Result};
+use crate::join::SideReport;
+use crate::key;
+use crate::plan::side::{FileProjection, SideInput};
+use crate::read::{ReadOptions, SplitReader};
+
+/// Shared counters of one side's map stage.
+#[derive(Default)]
+pub(crate) struct MapCounters {
+    /// Rows of the row groups read.
+    pub rows_read: AtomicU64,
+    bytes_read: AtomicU64,
+    /// Row groups skipped by key statistics.
+    pub rg_skipped: AtomicU64,
+    /// Rows in those row groups.
+    pub rows_skipped: AtomicU64,
+    dropped_where: AtomicU64,
+    dropped_null: AtomicU64,
+    mapped: AtomicU64,
+}
+
+impl MapCounters {
+    /// The side's report (`prefilter`: the right side's tiers, which count their own drops).
+    pub(crate) fn report(
+        &self,
+        side: &SideInput,
+        prefilter: Option<&RightPrefilter>,
+    ) -> SideReport {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let (by_filter, by_keys) = prefilter.map_or((0, 0), |p| p.dropped());
+        SideReport {
+            files: side.plan.files.len(),
+            splits: side.plan.splits.len(),
+            rows_read: g(&self.rows_read),
+            bytes_read: g(&self.bytes_read),
+            row_groups_skipped: g(&self.rg_skipped),
+            rows_skipped_by_stats: g(&self.rows_skipped),
+            rows_dropped_by_filter: by_filter,
+            rows_dropped_by_keys: by_keys,
+            rows_dropped_by_where: g(&self.dropped_where),
+            rows_dropped_null_key: g(&self.dropped_null),
+            rows_mapped: g(&self.mapped),
+        }
+    }
+}
+
+/// Cast a decoded column to the side's (first file's) type when a later file differs.
+fn conform(
+    batch: &RecordBatch,
+    fp: &FileProjection,
+    schema: &SchemaRef,
+    file: &str,
+) -> Result<RecordBatch> {
+    let mut cols = Vec::with_capacity(fp.positions.len());
+    for (p, f) in fp.positions.iter().zip(schema.fields()) {
+        let c = batch.column(*p);
+        if c.data_type() == f.data_type() {
+            cols.push(c.clone());
+        } else {
+            let opts = CastOptions {
+                safe: false,
+                ..Default::default()
+            };
+            cols.push(cast_with_options(c, f.data_type(), &opts).map_err(|e| {
+                Error::arrow(
+                    format!(
+                        "{file}: column {:?} does not fit type {}",
+                        f.name(),
+                        f.data_type()
+                    ),
+                    e,
+                )
+            })?);
+        }
+    }
+    RecordBatch::try_new(schema.clone(), cols)
+        .map_err(|e| Error::arrow(format!("{file}: batch"), e))
+}
+
+/// Reads the splits of one side for the join.
+pub(crate) struct SideReader<'a> {
+    /// The planned side.
+    pub side: &'a SideInput,
+    /// `left map` or `right map`, for errors.
+    pub stage: &'static str,
+    /// Its counters.
+    pub counters: &'a MapCounters,
+    /// Rows per decoded batch.
+    pub batch_size: usize,
+    /// Whether rows with a null key go on (outer joins keep them).
+    pub keep_null_keys: bool,
+    /// Seed of the base key hash every row carries.
+    pub hash_seed: u64,
+    /// Right side: the prefilter tiers.
+    pub prefilter: Option<&'a RightPrefilter>,
+    /// Set when the job fails; stops the workers.
+    pub cancel: &'a AtomicBool,
+    /// Progress.
+    pub bar: &'a indicatif::ProgressBar,
+}
+
+impl SideReader<'_> {
+    /// A guard on the carried hashes: the first and last rows' keys hash to what came along.
+    /// Rows are in step or the job fails; a hash out of step would send a row to the wrong
+    /// bucket of the table, and the join would miss its matches without a word.
+    fn check_carried(&self, batch: &RecordBatch, hashes: &[u64], file: &str) -> Result<()> {
+        let col = batch.column(0);
+        let mut one = Vec::with_capacity(1);
+        for i in [0, batch.num_rows() - 1] {
+            key::hash_array_into(col.slice(i, 1).as_ref(), self.hash_seed, &mut one)?;
+            if one[0] != hashes[i] {
+                return Err(Error::Internal(format!(
+                    "{file}: carried key hash of row {i} does not match its key"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Run every split on `workers` threads of the current pool. Each worker starts from
+    /// `init()` and feeds its batches to `sink(acc, batch, hashes)`; returns the workers'
+    /// accumulators.
+    pub(crate) fn run<A: Send>(
+        &self,
+        workers: usize,
+        init: impl Fn() -> Result<A> + Sync,
+        sink: impl Fn(&mut A, RecordBatch, Vec<u64>) -> Result<()> + Sync,
+    ) -> Result<Vec<A>> {
+        super::run_splits(
+            &self.side.plan,
+            self.stage,
+            workers,
+            self.cancel,
+            init,
+            |acc, i| self.read_split(i, &mut |b, h| sink(acc, b, h)),
+        )
+    }
+
+    /// Read split `split_index` and feed its batches to `sink`.
+    fn read_split(
+        &self,
+        split_index: usize,
+        sink: &mut dyn FnMut(RecordBatch, Vec<u64>) -> Result<()>,
+    ) -> Result<()> {
+        let side = self.side;
+        let split = &side.plan.splits[split_index];
+        let file = side.plan.files[split.file].clone();
+        let fp = &side.files[split.file];
+        let file_name = file.location.to_string();
+        let row_groups = match self.prefilter {
+            Some(p) => p.row_groups(&file, side.schema.field(0).name(), split, self.counters),
+            None => split.row_groups.clone().collect(),
+        };
+        if row_groups.is_empty() {
+            self.bar.inc(split.rows);
+            return Ok(());
+        }
+        let rows_in_groups: u64 = row_groups.iter().map(|rg| file.row_group_rows(*rg)).sum();
+        self.counters
+            .rows_read
+            .fetch_add(rows_in_groups, Ordering::Relaxed);
+
+        // The row filter: the prefilter's key tiers on the key column alone, then the side's
+        // --where; the other columns are decoded only for rows that pass both.
+        let mut predicates: Vec<Box<dyn ArrowPredicate>> = Vec::new();
+        let parquet_schema = file.parquet().file_metadata().schema_descr();
+        let key_top = fp.decode[fp.key];
+        // The key tiers hash every key; the survivors' hashes come along to the sink. (Only
+        // when null keys are dropped: the key tiers never let a null key through.)
+        let carry = self
+            .prefilter
+            .filter(|p| p.has_key_tier() && !self.keep_null_keys)
+            .map(|_| HashCarry::new(side.predicate.is_some()));
+        if let (Some(p), Some(carry)) = (self.prefilter, &carry) {
+            if let Some(pred) = p.key_predicate(parquet_schema, key_top, Arc::clone(carry)) {
+                predicates.push(pred);
+            }
+        }
+        let dropped_where = Arc::new(AtomicU64::new(0));
+        if let Some(p) = &side.predicate {
+            let p = p.clone();
+            let dropped = Arc::clone(&dropped_where);
+            let carry = carry.clone();
+            let mut where_top: Vec<usize> =
+                fp.where_positions.iter().map(|i| fp.decode[*i]).collect();
+            where_top.sort_unstable();
+            where_top.dedup();
+            predicates.push(Box::new(ArrowPredicateFn::new(
+                ProjectionMask::roots(parquet_schema, where_top),
+                move |batch: RecordBatch| {
+                    let keep = p.evaluate(&batch).map_err(|e| {
+                        arrow::error::ArrowError::ComputeError(crate::error::one_line(&e))
+                    })?;
+                    dropped.fetch_add(
+                        (batch.num_rows() - keep.true_count()) as u64,
+                        Ordering::Relaxed,
+                    );
+                    if let Some(c) = &carry {
+                        c.lock()
+                            .expect("hash carry")
+                            .filter(&keep)
+                            .map_err(|e| arrow::error::ArrowError::ComputeError(e.to_string()))?;
+                    }
+                    Ok(keep)
+                },
+            )));
+        }
+        let row_filter = (!predicates.is_empty()).then(|| RowFilter::new(predicates));
+        let mut reader = SplitReader::with_row_groups(
+            file.clone(),
+            row_groups,
+            ReadOptions {
+                columns: fp.decode.clone(),
+                batch_size: self.batch_size,
+                row_filter,
+            },
+        )?;
+        for batch in reader.by_ref() {
+            if crate::cancel::requested() {
+                return Err(Error::Cancelled);
+            }
+            if self.cancel.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let batch = conform(&batch?, fp, &side.schema, &file_name)?;
+            let batch = if self.keep_null_keys || batch.column(0).null_count() == 0 {
+                batch
+            } else {
+                let valid = arrow::compute::is_not_null(batch.column(0))
+                    .map_err(|e| Error::arrow("null keys", e))?;
+                let kept = filter_record_batch(&batch, &valid)
+                    .map_err(|e| Error::arrow("null keys", e))?;
+                self.counters.dropped_null.fetch_add(
+                    (batch.num_rows() - kept.num_rows()) as u64,
+                    Ordering::Relaxed,
+                );
+                kept
+            };
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            let hashes = match &carry {
+                Some(c) => {
+                    let h = c.lock().expect("hash carry").take(batch.num_rows())?;
+                    self.check_carried(&batch, &h, &file_name)?;
+                    h
+                }
+                None => {
+                    let mut h = Vec::with_capacity(batch.num_rows());
+                    key::hash_array_into(batch.column(0).as_ref(), self.hash_seed, &mut h)?;
+                    h
+                }
+            };
+            self.counters
+                .mapped
+                .fetch_add(batch.num_rows() as u64, Ordering::Relaxed);
+            sink(batch, hashes)?;
+        }
+        if carry.is_some_and(|c| !c.lock().expect("hash carry").is_empty()) {
+            return Err(Error::Internal(format!(
+                "{file_name}: key hashes left over after the last batch"
+            )));
+        }
+        self.bar.inc(split.rows);
+        self.counters
+            .bytes_read
+            .fetch_add(reader.bytes_read(), Ordering::Relaxed);
+        self.counters
+            .dropped_where
+            .fetch_add(dropped_where.load(Ordering::Relaxed), Ordering::Relaxed);
+        Ok(())
+    }
+}

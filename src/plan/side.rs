@@ -1,0 +1,470 @@
+//! Planning the two sides of a join: their files and splits, the columns each side must
+//! carry to the join (the key first, then the output columns), and the output schema.
+//!
+//! In: a [`JoinJob`]. Out: a [`JoinPlan`]. Every file of a side is checked for the key column
+//! (a type that can be a key, the same key family in every file), the output columns (a type
+//! wide enough for every file's values) and the `--where` columns; errors name the file and
+//! the column.
+
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use crate::error::{Error, Result};
+use crate::expr::Predicate;
+use crate::join::{ColumnRef, JoinJob, JoinType, OutColumn, Side, SideJob};
+use crate::key::KeyFamily;
+use crate::plan::{self, Plan, SplitOptions};
+
+/// One side, planned and checked.
+pub(crate) struct SideInput {
+    /// Its files and splits.
+    pub plan: Plan,
+    /// Columns of the batches the map stage hands on (key first), with types wide enough for
+    /// every file's values.
+    pub schema: SchemaRef,
+    /// Per file: which columns to decode and where each handed-on column sits in them.
+    pub files: Vec<FileProjection>,
+    /// `--left-where` / `--right-where`.
+    pub predicate: Option<Predicate>,
+    /// The key family (the same in every file).
+    pub family: KeyFamily,
+}
+
+/// How to read one file of a side.
+pub(crate) struct FileProjection {
+    /// Top-level column indices to decode, in schema order.
+    pub decode: Vec<usize>,
+    /// Position of the key column in the decoded batch.
+    pub key: usize,
+    /// Per handed-on column, its position in the decoded batch.
+    pub positions: Vec<usize>,
+    /// Positions of the `--where` columns in the decoded batch.
+    pub where_positions: Vec<usize>,
+}
+
+/// Both sides and the output they make.
+pub(crate) struct JoinPlan {
+    /// The build (filtered-on) side.
+    pub left: SideInput,
+    /// The probe (prefiltered) side.
+    pub right: SideInput,
+    /// The output schema.
+    pub out_schema: SchemaRef,
+    /// Where each output column comes from.
+    pub out_columns: Vec<OutColumn>,
+}
+
+/// Plan both sides of `job`: expand and open their inputs, resolve `--select`, check every
+/// file, and derive the output schema.
+pub(crate) fn plan_join(
+    job: &JoinJob,
+    split: &(dyn Fn(u64) -> SplitOptions + Sync),
+) -> Result<JoinPlan> {
+    let left_plan = plan::plan(&job.left.inputs, split)?;
+    let right_plan = plan::plan(&job.right.inputs, split)?;
+    let first_schema = |p: &Plan, name: &str| {
+        p.files
+            .first()
+            .map(|f| f.schema().clone())
+            .ok_or_else(|| Error::Usage(format!("no {name} input files")))
+    };
+    let (ls, rs) = (
+        first_schema(&left_plan, "left")?,
+        first_schema(&right_plan, "right")?,
+    );
+    let out = resolve_select(job.select.as_deref(), job.join_type, &ls, &rs)?;
+    let columns = |side: Side| -> Vec<String> {
+        out.iter()
+            .filter(|o| o.0 == side)
+            .map(|o| o.1.clone())
+            .collect()
+    };
+    let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
+    let right = project_side("right", right_plan, &job.right, &columns(Side::Right))?;
+    if left.family != right.family {
+        return Err(Error::Usage(format!(
+            "key family mismatch: --left-key {} holds {} keys, --right-key {} holds {} keys",
+            job.left.key, left.family, job.right.key, right.family
+        )));
+    }
+    let mut out_fields = Vec::with_capacity(out.len());
+    let mut out_columns = Vec::with_capacity(out.len());
+    for (side, src, name) in &out {
+        let schema = match side {
+            Side::Left => &left.schema,
+            Side::Right => &right.schema,
+        };
+        let index = schema.index_of(src).expect("planned");
+        out_fields.push(Field::new(
+            name,
+            schema.field(index).data_type().clone(),
+            true,
+        ));
+        out_columns.push(OutColumn { side: *side, index });
+    }
+    Ok(JoinPlan {
+        left,
+        right,
+        out_schema: Arc::new(Schema::new(out_fields)),
+        out_columns,
+    })
+}
+
+/// A type that holds the values of both `a` and `b` (columns of one side in two files), so
+/// that every file's batches can be cast to it without loss: the wider integer (signed when
+/// one is signed: `UInt32` and `Int8` meet in `Int64`), the wider float, the large string or
+/// binary, a dictionary's value type. `None` when there is none (`UInt64` and a signed type;
+/// different classes).
+fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
+    use DataType as D;
+    if a == b {
+        return Some(a.clone());
+    }
+    let value = |t: &DataType| match t {
+        D::Dictionary(_, v) => v.as_ref().clone(),
+        t => t.clone(),
+    };
+    let (a, b) = (value(a), value(b));
+    if a == b {
+        return Some(a);
+    }
+    let int = |t: &DataType| -> Option<(bool, u32)> {
+        Some(match t {
+            D::Int8 => (true, 8),
+            D::Int16 => (true, 16),
+            D::Int32 => (true, 32),
+            D::Int64 => (true, 64),
+            D::UInt8 => (false, 8),
+            D::UInt16 => (false, 16),
+            D::UInt32 => (false, 32),
+            D::UInt64 => (false, 64),
+            _ => return None,
+        })
+    };
+    let int_type = |signed: bool, bits: u32| match (signed, bits) {
+        (true, 8) => D::Int8,
+        (true, 16) => D::Int16,
+        (true, 32) => D::Int32,
+        (true, _) => D::Int64,
+        (false, 8) => D::UInt8,
+        (false, 16) => D::UInt16,
+        (false, 32) => D::UInt32,
+        (false, _) => D::UInt64,
+    };
+    if let (Some((sa, wa)), Some((sb, wb))) = (int(&a), int(&b)) {
+        if sa == sb {
+            return Some(int_type(sa, wa.max(wb)));
+        }
+        let (unsigned, signed) = if sa { (wb, wa) } else { (wa, wb) };
+        return (unsigned < 64).then(|| int_type(true, signed.max(2 * unsigned)));
+    }
+    let rank = |t: &DataType, family: [&DataType; 3]| family.iter().position(|f| *f == t);
+    for family in [
+        [&D::Float16, &D::Float32, &D::Float64],
+        [&D::Utf8, &D::Utf8View, &D::LargeUtf8],
+        [&D::Binary, &D::BinaryView, &D::LargeBinary],
+    ] {
+        if let (Some(ra), Some(rb)) = (rank(&a, family), rank(&b, family)) {
+            return Some(family[ra.max(rb)].clone());
+        }
+    }
+    None
+}
+
+/// Check every file of a planned side and work out what to decode from each.
+fn project_side(
+    name: &'static str,
+    plan: Plan,
+    side: &SideJob,
+    columns: &[String],
+) -> Result<SideInput> {
+    let key = side.key.as_str();
+    let predicate = side.predicate.clone();
+    let first = plan
+        .files
+        .first()
+        .ok_or_else(|| Error::Usage(format!("no {name} input files")))?
+        .clone();
+    // Handed-on columns: the key, then the output columns (each once).
+    let mut names: Vec<String> = vec![key.to_string()];
+    for c in columns {
+        if !names.contains(c) {
+            names.push(c.clone());
+        }
+    }
+    let mut fields = Vec::with_capacity(names.len());
+    let mut family = None;
+    let mut files = Vec::with_capacity(plan.files.len());
+    for f in &plan.files {
+        let schema = f.schema();
+        let file = f.location.to_string();
+        let mut decode = Vec::new();
+        let mut idx_of = |c: &str, what: &str| -> Result<usize> {
+            let i = schema.index_of(c).map_err(|_| Error::Column {
+                file: file.clone(),
+                column: c.to_string(),
+                reason: format!(
+                    "no such column ({what} of --{name}; the file has {})",
+                    schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })?;
+            decode.push(i);
+            Ok(i)
+        };
+        let key_idx = idx_of(key, "key")?;
+        let key_type = schema.field(key_idx).data_type();
+        let fam = KeyFamily::check(key_type, &file, key)?;
+        match family {
+            None => family = Some(fam),
+            Some(f0) if f0 != fam => {
+                return Err(Error::Column {
+                    file,
+                    column: key.to_string(),
+                    reason: format!(
+                    "type {key_type} ({fam} keys) differs from the other {name} files ({f0} keys)"
+                ),
+                })
+            }
+            _ => {}
+        }
+        let mut col_idx = Vec::with_capacity(names.len());
+        for (n, c) in names.iter().enumerate() {
+            let i = idx_of(c, if n == 0 { "key" } else { "output column" })?;
+            let dt = schema.field(i).data_type();
+            if Arc::ptr_eq(f, &first) {
+                fields.push(Field::new(c, dt.clone(), true));
+            } else {
+                // The side's type is wide enough for every file (an Int32 key in the first
+                // file and an Int64 one holding 2^40 in a later file make an Int64 key).
+                let common = common_type(fields[n].data_type(), dt).ok_or_else(|| Error::Column {
+                    file: file.clone(),
+                    column: c.clone(),
+                    reason: format!(
+                        "the {name} files' schemas do not match: no type holds both {dt} and {} (of {} or an earlier {name} file): cast the column to one type in every file",
+                        fields[n].data_type(),
+                        first.location
+                    ),
+                })?;
+                fields[n] = Field::new(c, common, true);
+            }
+            col_idx.push(i);
+        }
+        let mut where_idx = Vec::new();
+        if let Some(p) = &predicate {
+            p.check(schema, &file)?;
+            for c in p.columns() {
+                where_idx.push(idx_of(c, "--where column")?);
+            }
+        }
+        decode.sort_unstable();
+        decode.dedup();
+        let pos = |i: usize| decode.iter().position(|d| *d == i).expect("decoded");
+        files.push(FileProjection {
+            positions: col_idx.iter().map(|i| pos(*i)).collect(),
+            where_positions: where_idx.iter().map(|i| pos(*i)).collect(),
+            key: pos(key_idx),
+            decode: decode.clone(),
+        });
+    }
+    Ok(SideInput {
+        plan,
+        schema: Arc::new(Schema::new(fields)),
+        files,
+        predicate,
+        family: family.expect("at least one file"),
+    })
+}
+
+/// Resolve `--select` against the sides' (first files') schemas: `(side, source column,
+/// output name)` per output column, in output order.
+pub(crate) fn resolve_select(
+    select: Option<&[ColumnRef]>,
+    jt: JoinType,
+    left: &Schema,
+    right: &Schema,
+) -> Result<Vec<(Side, String, String)>> {
+    let mut picked: Vec<(Side, String)> = Vec::new();
+    match select {
+        None => {
+            picked.extend(left.fields().iter().map(|f| (Side::Left, f.name().clone())));
+            if jt.outputs_right() {
+                picked.extend(
+                    right
+                        .fields()
+                        .iter()
+                        .map(|f| (Side::Right, f.name().clone())),
+                );
+            }
+        }
+        Some(list) => {
+            for ColumnRef { side, name } in list {
+                let name = name.as_str();
+                let side = match side {
+                    Some(s) => *s,
+                    None => {
+                        let in_l = left.index_of(name).is_ok();
+                        let in_r = right.index_of(name).is_ok() && jt.outputs_right();
+                        match (in_l, in_r) {
+                            (true, false) => Side::Left,
+                            (false, true) => Side::Right,
+                            (true, true) => {
+                                return Err(Error::param(
+                                    "--select",
+                                    format!("column {name:?} is on both sides: write left.{name} or right.{name}"),
+                                ))
+                            }
+                            (false, false) => {
+                                return Err(Error::param(
+                                    "--select",
+                                    format!("no column {name:?} on either side"),
+                                ))
+                            }
+                        }
+                    }
+                };
+                let schema = if side == Side::Left { left } else { right };
+                if schema.index_of(name).is_err() {
+                    return Err(Error::param(
+                        "--select",
+                        format!(
+                            "no column {name:?} on the {} side",
+                            if side == Side::Left { "left" } else { "right" }
+                        ),
+                    ));
+                }
+                if side == Side::Right && !jt.outputs_right() {
+                    return Err(Error::param(
+                        "--select",
+                        format!(
+                            "a {} join outputs left columns only, not right.{name}",
+                            jt.name()
+                        ),
+                    ));
+                }
+                picked.push((side, name.to_string()));
+            }
+        }
+    }
+    // Output names: bare names; where a left and a right column share a name, the right one
+    // gets `_right` (again, until the name is free).
+    for (i, (side, name)) in picked.iter().enumerate() {
+        if picked[..i].contains(&(*side, name.clone())) {
+            return Err(Error::param(
+                "--select",
+                format!("column {name:?} is selected twice"),
+            ));
+        }
+    }
+    let mut out: Vec<(Side, String, String)> = picked
+        .iter()
+        .map(|(s, n)| (*s, n.clone(), n.clone()))
+        .collect();
+    for i in 0..out.len() {
+        if out[i].0 != Side::Right {
+            continue;
+        }
+        while out
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && o.2 == out[i].2)
+        {
+            out[i].2.push_str("_right");
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_types_hold_both_files_values() {
+        use DataType as D;
+        let dict = |v: D| D::Dictionary(Box::new(D::Int8), Box::new(v));
+        for (a, b, want) in [
+            (D::Int32, D::Int64, Some(D::Int64)),
+            (D::Int64, D::Int32, Some(D::Int64)),
+            (D::UInt8, D::UInt32, Some(D::UInt32)),
+            (D::UInt32, D::Int8, Some(D::Int64)),
+            (D::Int16, D::UInt8, Some(D::Int16)),
+            (D::UInt16, D::Int8, Some(D::Int32)),
+            (D::UInt64, D::Int64, None),
+            (D::Int8, D::UInt64, None),
+            (D::Utf8, D::LargeUtf8, Some(D::LargeUtf8)),
+            (dict(D::Utf8), D::Utf8, Some(D::Utf8)),
+            (dict(D::Utf8), dict(D::Utf8), Some(dict(D::Utf8))),
+            (D::Utf8View, D::Utf8, Some(D::Utf8View)),
+            (D::Binary, D::LargeBinary, Some(D::LargeBinary)),
+            (D::Float32, D::Float64, Some(D::Float64)),
+            (D::Utf8, D::Int64, None),
+            (D::Date32, D::Int32, None),
+        ] {
+            assert_eq!(common_type(&a, &b), want, "{a} and {b}");
+        }
+    }
+
+    #[test]
+    fn select_resolves_names_and_suffixes() {
+        let l = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("x", DataType::Utf8, true),
+        ]);
+        let r = Schema::new(vec![
+            Field::new("uid", DataType::Int64, true),
+            Field::new("x", DataType::Utf8, true),
+        ]);
+        let sel = |s: &str| -> Vec<ColumnRef> {
+            s.split(',')
+                .map(str::trim)
+                .map(|i| match i.split_once('.') {
+                    Some(("left", n)) => ColumnRef {
+                        side: Some(Side::Left),
+                        name: n.into(),
+                    },
+                    Some(("right", n)) => ColumnRef {
+                        side: Some(Side::Right),
+                        name: n.into(),
+                    },
+                    _ => ColumnRef {
+                        side: None,
+                        name: i.into(),
+                    },
+                })
+                .collect()
+        };
+        let resolve = |s: Option<&str>, jt| {
+            let list = s.map(sel);
+            resolve_select(list.as_deref(), jt, &l, &r)
+        };
+        let names =
+            |v: Vec<(Side, String, String)>| v.into_iter().map(|(_, _, n)| n).collect::<Vec<_>>();
+        assert_eq!(
+            names(resolve(None, JoinType::Inner).unwrap()),
+            ["id", "x", "uid", "x_right"]
+        );
+        assert_eq!(
+            names(resolve(None, JoinType::LeftAnti).unwrap()),
+            ["id", "x"]
+        );
+        assert_eq!(
+            names(resolve(Some("uid, right.x, left.x"), JoinType::Inner).unwrap()),
+            ["uid", "x_right", "x"]
+        );
+        // In a semi join only left columns exist, so a bare name is not ambiguous.
+        assert_eq!(
+            names(resolve(Some("x"), JoinType::LeftSemi).unwrap()),
+            ["x"]
+        );
+        assert!(resolve(Some("x"), JoinType::Inner).is_err());
+        assert!(resolve(Some("id,id"), JoinType::Inner).is_err());
+        assert!(resolve(Some("left.uid"), JoinType::Inner).is_err());
+        assert!(resolve(Some("right.x"), JoinType::LeftSemi).is_err());
+    }
+}

@@ -1,0 +1,47 @@
+//! What the jobs' reports share: human units for summaries, atomic JSON report files.
+//!
+//! Kept out of [`crate::cli`] so that the jobs (`join`, `train`) do not depend on the command
+//! line that calls them.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Format a byte count for people (`1.50 MiB`).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+/// Write a JSON report to a local path, atomically (temporary file, then rename).
+pub fn write_report<T: Serialize>(path: &str, report: &T) -> Result<()> {
+    let json = serde_json::to_string_pretty(report).expect("report serializes") + "\n";
+    let p = std::path::Path::new(path);
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
+    }
+    let tmp = p.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, json).map_err(|e| Error::io(path, e))?;
+    std::fs::rename(&tmp, p).map_err(|e| Error::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn human_bytes_picks_the_unit() {
+        assert_eq!(super::human_bytes(0), "0 B");
+        assert_eq!(super::human_bytes(1023), "1023 B");
+        assert_eq!(super::human_bytes(1536), "1.50 KiB");
+        assert_eq!(super::human_bytes(3 << 30), "3.00 GiB");
+    }
+}

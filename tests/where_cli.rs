@@ -1,0 +1,538 @@
+//! `--where`, `--left-where` and `--right-where` through the binary: exact comparisons over
+//! Parquet (expected counts as DuckDB gives them for the same file), long and deep
+//! expressions evaluated on worker threads, and one-line errors.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::*;
+
+use crate::util::{read_rows, run_in, write_parquet};
+
+/// One file, row groups of 3 rows, a unique `id` and columns of many types.
+fn typed_fixture(d: &Path) {
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        (
+            "id",
+            Arc::new(Int64Array::from((0..8).collect::<Vec<i64>>())),
+        ),
+        (
+            "i8",
+            Arc::new(Int8Array::from(vec![
+                Some(-128),
+                Some(-1),
+                Some(0),
+                Some(1),
+                Some(127),
+                None,
+                Some(5),
+                Some(100),
+            ])),
+        ),
+        (
+            "u64",
+            Arc::new(UInt64Array::from(vec![
+                Some(0),
+                Some(1),
+                Some((1 << 63) - 1),
+                Some(1 << 63),
+                Some(u64::MAX),
+                None,
+                Some((1 << 63) + 1),
+                Some(5),
+            ])),
+        ),
+        (
+            "i64",
+            Arc::new(Int64Array::from(vec![
+                Some(i64::MIN),
+                Some(i64::MIN + 1),
+                Some(-1),
+                Some(0),
+                Some(1),
+                None,
+                Some(i64::MAX),
+                Some(9007199254740993),
+            ])),
+        ),
+        (
+            "big",
+            Arc::new(
+                Decimal128Array::from(vec![
+                    Some(9007199254740993),
+                    Some(9007199254740992),
+                    Some(-1),
+                    Some(0),
+                    Some(10i128.pow(37)),
+                    None,
+                    Some(-(10i128.pow(37))),
+                    Some(5),
+                ])
+                .with_precision_and_scale(38, 0)
+                .unwrap(),
+            ),
+        ),
+        (
+            "dec",
+            Arc::new(
+                Decimal128Array::from(vec![
+                    Some(150),
+                    Some(-150),
+                    Some(0),
+                    Some(5),
+                    Some(9999999999),
+                    None,
+                    Some(200),
+                    Some(199),
+                ])
+                .with_precision_and_scale(10, 2)
+                .unwrap(),
+            ),
+        ),
+        (
+            "f64",
+            Arc::new(Float64Array::from(vec![
+                Some(-0.0),
+                Some(0.0),
+                Some(f64::NAN),
+                Some(f64::INFINITY),
+                Some(f64::NEG_INFINITY),
+                None,
+                Some(0.1),
+                Some(1e308),
+            ])),
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from(vec![
+                Some("a%b"),
+                Some("a\\b"),
+                Some("é"),
+                Some(""),
+                Some("abc"),
+                None,
+                Some("A_C"),
+                Some("ÉCOLE"),
+            ])),
+        ),
+        (
+            "bin",
+            Arc::new(BinaryArray::from(vec![
+                Some(&b"\x00a"[..]),
+                Some(b""),
+                Some(b"abc"),
+                Some(b"\xff"),
+                Some(b"ab"),
+                None,
+                Some(b"b"),
+                Some(b"b\x00"),
+            ])),
+        ),
+        (
+            "b",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+                Some(false),
+            ])),
+        ),
+        (
+            "d32",
+            Arc::new(Date32Array::from(vec![
+                Some(0),
+                Some(-1),
+                Some(18262),
+                Some(18263),
+                None,
+                Some(18262),
+                Some(2932896),
+                Some(-719162),
+            ])),
+        ),
+        (
+            "ts_us",
+            Arc::new(TimestampMicrosecondArray::from(vec![
+                Some(0),
+                Some(-1),
+                Some(1577836800000000),
+                Some(1577836800000001),
+                Some(1577923200000000),
+                None,
+                Some(1577880000000000),
+                Some(-62135596800000000),
+            ])),
+        ),
+        (
+            "ts_tz",
+            Arc::new(
+                TimestampMicrosecondArray::from(vec![
+                    Some(0),
+                    Some(-1),
+                    Some(1577836800000000),
+                    Some(1577836800000001),
+                    Some(1577923200000000),
+                    None,
+                    Some(1577880000000000),
+                    Some(1),
+                ])
+                .with_timezone("UTC"),
+            ),
+        ),
+    ];
+    write_parquet(&d.join("t/t.parquet"), cols, 3);
+}
+
+/// `train --where <expr>` over the typed fixture; the rows that passed.
+fn passing(d: &Path, expr: &str) -> u64 {
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "t",
+            "--column",
+            "id",
+            "--where",
+            expr,
+            "--output",
+            "t.bjf",
+            "--overwrite",
+            "--report",
+            "r.json",
+        ],
+    )
+    .ok();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    r["rows_passing_where"].as_u64().unwrap()
+}
+
+#[test]
+fn where_compares_exactly_over_parquet_as_duckdb_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    typed_fixture(d);
+    // DuckDB 2.0 over the same file: SELECT count(*) FROM 't/t.parquet' WHERE <expr>.
+    for (expr, want) in [
+        ("u64 > -1", 7),
+        ("u64 >= 9223372036854775808", 3),
+        ("u64 = 18446744073709551615", 1),
+        ("i64 = -9223372036854775808", 1),
+        ("i64 = 9007199254740992", 0),
+        ("i64 > 1.5", 2),
+        ("i8 < 300", 7),
+        ("i8 < u64", 6),
+        ("big = 9007199254740993", 1),
+        ("big = 9007199254740992", 1),
+        ("dec > 1.499999999", 4),
+        ("dec < i8", 4),
+        ("f64 = -0.0", 2),
+        ("f64 = f64", 7),
+        ("s LIKE 'a\\%'", 1),
+        ("s LIKE 'a!%b' ESCAPE '!'", 1),
+        ("s NOT LIKE 'a$%b' ESCAPE '$'", 6),
+        ("s ILIKE 'école'", 1),
+        ("s LIKE '_'", 1),
+        ("bin = '\\x00a'", 1),
+        ("b", 3),
+        ("d32 = ts_us", 3),
+        ("ts_us = d32", 3),
+        ("ts_tz = d32", 2),
+        ("ts_us > TIMESTAMP '2020-01-01 00:00:00'", 3),
+        ("d32 < TIMESTAMP '2020-01-01 12:00:00'", 5),
+        ("i8 IN (1, 5, NULL)", 2),
+        ("i8 NOT IN (1, NULL)", 0),
+        ("i8 NOT BETWEEN 0 AND NULL", 2),
+        ("NOT (i8 > 0 AND NULL)", 3),
+    ] {
+        assert_eq!(passing(d, expr), want, "{expr}");
+    }
+}
+
+/// `Reputation = 0 OR Reputation = 1 OR ... OR Reputation = n-1`.
+fn or_chain(column: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("{column} = {i}"))
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
+#[test]
+fn where_of_2000_or_terms_runs_on_worker_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::join_cli::fixture(d);
+    let train = |expr: &str, out: &str| {
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "--input",
+                "users",
+                "--column",
+                "Id",
+                "--where",
+                expr,
+                "--workers",
+                "2",
+                "--output",
+                out,
+                "--report",
+                &format!("{out}.json"),
+            ],
+        )
+        .ok();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(format!("{out}.json"))).unwrap())
+                .unwrap();
+        (
+            r["rows_passing_where"].as_u64().unwrap(),
+            r["keys_inserted"].as_u64().unwrap(),
+        )
+    };
+    let long = or_chain("Reputation", 2000);
+    let (rows, keys) = train(&long, "long.bjf");
+    assert!(rows > 0 && keys > 0);
+    assert_eq!(
+        (rows, keys),
+        train("Reputation >= 0 AND Reputation < 2000", "short.bjf")
+    );
+    let join = |left_where: &str, right_where: &str, out: &str| {
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--filter",
+                "long.bjf",
+                "--left",
+                "users",
+                "--left-key",
+                "Id",
+                "--left-where",
+                left_where,
+                "--right",
+                "comments",
+                "--right-key",
+                "UserId",
+                "--right-where",
+                right_where,
+                "--workers",
+                "2",
+                "--reducers",
+                "2",
+                "--output",
+                out,
+            ],
+        )
+        .ok();
+        read_rows(&d.join(out)).0
+    };
+    let long_rows = join(&long, &or_chain("Id", 2000), "long");
+    let short_rows = join("Reputation < 2000", "Id < 2000", "short");
+    assert!(!short_rows.is_empty());
+    assert_eq!(long_rows, short_rows);
+}
+
+#[test]
+fn where_beyond_the_limits_fails_with_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::join_cli::fixture(d);
+    let deep = format!("{}Id = 1{}", "(".repeat(10_001), ")".repeat(10_001));
+    let long = or_chain("Id", 5001);
+    let nots = format!("{}Id = 1", "NOT ".repeat(10_001));
+    for expr in [&deep, &long, &nots] {
+        run_in(
+            d,
+            &[
+                "train", "--input", "users", "--column", "Id", "--where", expr, "--output", "f.bjf",
+            ],
+        )
+        .fails(2, &["--where", "too long", "10000"]);
+        run_in(
+            d,
+            &[
+                "join",
+                "--filter",
+                "f.bjf",
+                "--left",
+                "users",
+                "--left-key",
+                "Id",
+                "--right",
+                "comments",
+                "--right-key",
+                "UserId",
+                "--right-where",
+                expr,
+                "--output",
+                "out",
+            ],
+        )
+        .fails(2, &["--right-where", "too long"]);
+    }
+    assert!(!d.join("f.bjf").exists());
+    assert!(!d.join("out").exists());
+}
+
+#[test]
+fn where_errors_name_the_option_and_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::join_cli::fixture(d);
+    crate::join_cli::train(d);
+    let join = |left_where: &str, right_where: &str| {
+        run_in(
+            d,
+            &[
+                "join",
+                "--filter",
+                "users.bjf",
+                "--left",
+                "users",
+                "--left-key",
+                "Id",
+                "--left-where",
+                left_where,
+                "--right",
+                "comments",
+                "--right-key",
+                "UserId",
+                "--right-where",
+                right_where,
+                "--output",
+                "out",
+            ],
+        )
+    };
+    join("name > 5", "Id > 0").fails(2, &["--left-where", "column \"name\"", "cannot compare"]);
+    join("Reputation > 1500", "nope = 1")
+        .fails(2, &["--right-where", "\"nope\"", "no such column"]);
+    join("Reputation > 1500", "Id = 'x'").fails(2, &["--right-where", "column \"Id\""]);
+    join("Reputation LIKE 'a%'", "Id > 0").fails(2, &["--left-where", "LIKE needs a string"]);
+    join("Reputation > 1500", "UserId + 1 > 0")
+        .fails(2, &["--right-where", "unsupported: operator +"]);
+    join("name LIKE 'a!' ESCAPE '!'", "Id > 0")
+        .fails(2, &["--left-where", "ends with its escape character"]);
+    assert!(!d.join("out").exists());
+}
+
+/// Fuzzer finding F1: `--where` on a timestamp with a named time zone failed with exit 1.
+#[test]
+fn where_on_timestamps_with_named_time_zones() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let day = 86_400_000_000_000i64;
+    write_parquet(
+        &d.join("tz/tz.parquet"),
+        vec![
+            ("k", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef),
+            (
+                "t",
+                Arc::new(
+                    TimestampNanosecondArray::from(vec![0, day, 2 * day]).with_timezone("UTC"),
+                ),
+            ),
+            (
+                "o",
+                Arc::new(
+                    TimestampMicrosecondArray::from(vec![0, day / 1000 - 1, day / 1000])
+                        .with_timezone("Europe/Oslo"),
+                ),
+            ),
+        ],
+        2,
+    );
+    let count = |expr: &str| {
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "-i",
+                "tz",
+                "-c",
+                "k",
+                "-o",
+                "tz.bjf",
+                "--overwrite",
+                "--where",
+                expr,
+                "--report",
+                "r.json",
+            ],
+        )
+        .ok();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+        r["rows_passing_where"].as_u64().unwrap()
+    };
+    // DuckDB (TimeZone 'UTC'): 2, 1, 1, 2.
+    assert_eq!(count("t >= DATE '1970-01-02'"), 2);
+    assert_eq!(count("o >= TIMESTAMP '1970-01-02 00:00:00'"), 1);
+    assert_eq!(count("t = o"), 1);
+    assert_eq!(count("o < '1970-01-02'"), 2);
+}
+
+/// Fuzzer finding F4: a condition starting with `-` was taken for an option by the argument
+/// parser.
+#[test]
+fn where_may_start_with_a_minus_sign() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::join_cli::fixture(d);
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "users",
+            "--column",
+            "Id",
+            "--where",
+            "-1 < Reputation",
+            "--output",
+            "u.bjf",
+        ],
+    )
+    .ok();
+    let rows = |left_where: &str, right_where: &str, out: &str| {
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--filter",
+                "u.bjf",
+                "--left",
+                "users",
+                "--left-key",
+                "Id",
+                "--left-where",
+                left_where,
+                "--right",
+                "comments",
+                "--right-key",
+                "UserId",
+                "--right-where",
+                right_where,
+                "--output",
+                out,
+            ],
+        )
+        .ok();
+        read_rows(&d.join(out)).0
+    };
+    let minus = rows("-1 < Reputation", "-5 <= Id", "minus");
+    assert!(!minus.is_empty());
+    assert_eq!(minus, rows("Reputation > -1", "Id >= -5", "plain"));
+}
