@@ -446,6 +446,11 @@ def predicate(rng, info, names):
         neg = "NOT " if rng.random() < 0.3 else ""
         return f"{col} {neg}BETWEEN {a.bj} AND {b.bj}", f"{col} {neg}BETWEEN {a.dk} AND {b.dk}"
     op = rng.choice(["=", "==", "<>", "!=", "<", "<=", ">", ">="])
+    if r < 0.5:
+        # Mixed types: a column against a literal of any column's kind. Either both engines
+        # compare them the same way, or bloomjoin refuses (exit 2), or DuckDB does.
+        lit = literal_for(rng, info, rng.choice(list(info)))
+        return f"{col} {op} {lit.bj}", f"{col} {op} {lit.dk}"
     if r < 0.6:
         # Column against column of a compatible kind.
         others = [n for n in names if info[n][0] in COMPATIBLE[kind]]
