@@ -38,6 +38,7 @@ replaces the signed side with an unsigned type, counting the replacements.
 import argparse
 import collections
 import glob
+import json
 import os
 import random
 import shlex
@@ -402,9 +403,26 @@ def where_case(case, ctx):
         duck_ok = False
         case.notes.append(f"DuckDB: {str(e).splitlines()[0]}")
 
-    case.run([ctx.bin, "--quiet", "train", "-i", "t", "-c", "rid", "-o", "f.bjf",
-              "--workers", str(rng.randint(1, 2))])
     side = rng.choice(["left", "right"])
+    # With --left-where, train the filter with the same --where: its count of passing rows is a
+    # second evaluation (train's reader and splits), and the filter still covers the left side.
+    train = [ctx.bin, "--quiet", "train", "-i", "t", "-c", "rid", "-o", "f.bjf", "--report", "train.json",
+             "--workers", str(rng.randint(1, 2))]
+    if side == "left":
+        train += ["--where", bj]
+        if rng.random() < 0.3:
+            train += ["--split-rows", str(rng.choice([1, 10, 1000])), "--batch-size", str(rng.choice([1, 7, 100]))]
+    code, _, err = case.run(train, check_ok=False)
+    if code == 2 and side == "left" and "--where" in err:
+        case.notes.append(f"bloomjoin: {err.strip()}")
+        return "both refused" if not duck_ok else "refused"
+    if code != 0:
+        raise CaseFailed(f"train exit {code}: {err.strip()}")
+    if side == "left" and duck_ok:
+        with open(os.path.join(case.dir, "train.json")) as f:
+            passing = json.load(f)["rows_passing_where"]
+        if passing != theirs.num_rows:
+            raise CaseFailed(f"train --where: {passing} rows pass, DuckDB {theirs.num_rows}")
     join = [ctx.bin, "--quiet", "join", "--filter", "f.bjf", "--left", "t", "--left-key", "rid",
             "--right", "t", "--right-key", "rid", "--type", "left-semi", "--select", "rid",
             "--workers", str(rng.randint(1, 3)), "-o", "out",
