@@ -39,6 +39,7 @@ import argparse
 import collections
 import glob
 import json
+import multiprocessing
 import os
 import random
 import shlex
@@ -76,7 +77,7 @@ class Case:
         os.makedirs(self.dir)
         self.log = []  # command lines and SQL, in order
         self.notes = []  # what the generator chose
-        self.outcome = "pass"
+        self.skipped_u64 = 0  # a UInt64 key meeting a signed key, replaced
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -120,8 +121,9 @@ def duck():
     return con
 
 
-def files_sql(paths):
-    return "read_parquet([" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "])"
+def files_sql(paths, union=False):
+    files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+    return f"read_parquet([{files}]{', union_by_name = true' if union else ''})"
 
 
 def canon_value(v):
@@ -213,13 +215,32 @@ def key_kind(tname):
     return ("str", None)
 
 
+def key_type_per_file(ctx, column, other):
+    """A `vary` for g.split_write: cast the key column of each file to a random integer type
+    that holds its values (not a signed type meeting UInt64 unless --u64-meets-signed)."""
+
+    def vary(rng, part):
+        vals = [v for v in part.column(column).to_pylist() if v is not None]
+        lo, hi = (min(vals), max(vals)) if vals else (0, 0)
+        fits = [t for t, (_, tlo, thi) in g.INT_TYPES.items() if tlo <= lo and hi <= thi]
+        if not ctx.u64_meets_signed and other == "uint64":
+            fits = [t for t in fits if t not in g.SIGNED] or fits
+        if not ctx.u64_meets_signed and other in g.SIGNED:
+            fits = [t for t in fits if t != "uint64"] or fits
+        t = rng.choice(fits)
+        i = part.column_names.index(column)
+        return part.set_column(i, column, part.column(column).cast(g.INT_TYPES[t][0])), f"{column} as {t}"
+
+    return vary
+
+
 def join_case(case, ctx):
     rng = case.rng
     family = rng.choice(["int", "int", "int", "date", "str", "str", "bin"])
     if family == "int":
         lt, rt = rng.choice(KEY_TYPES_INT), rng.choice(KEY_TYPES_INT)
         if not ctx.u64_meets_signed and ((lt == "uint64" and rt in g.SIGNED) or (rt == "uint64" and lt in g.SIGNED)):
-            ctx.skipped_u64 += 1
+            case.skipped_u64 = 1
             case.notes.append(f"u64 meets signed ({lt} / {rt}) replaced (--u64-meets-signed is off)")
             if lt == "uint64":
                 rt = rng.choice(["uint8", "uint16", "uint32", "uint64"])
@@ -265,10 +286,15 @@ def join_case(case, ctx):
     })
     os.makedirs(os.path.join(case.dir, "left"))
     os.makedirs(os.path.join(case.dir, "right"))
-    for d in g.split_write(rng, left, os.path.join(case.dir, "left"), "l", sort_by="lk"):
+    # Sometimes the files of one side hold an integer key in different types, each one that
+    # holds that file's values (Int32 in one file, Int64 in the next).
+    lvary = key_type_per_file(ctx, "lk", other=rt) if family == "int" and rng.random() < 0.2 else None
+    rvary = key_type_per_file(ctx, "rk", other=lt) if family == "int" and rng.random() < 0.2 else None
+    for d in g.split_write(rng, left, os.path.join(case.dir, "left"), "l", sort_by="lk", vary=lvary):
         case.notes.append(f"left {lt}: {d}")
-    for d in g.split_write(rng, right, os.path.join(case.dir, "right"), "r", sort_by="rk"):
+    for d in g.split_write(rng, right, os.path.join(case.dir, "right"), "r", sort_by="rk", vary=rvary):
         case.notes.append(f"right {rt}: {d}")
+    mixed_files = lvary is not None or rvary is not None
 
     kl, kr = key_kind(lt), key_kind(rt)
     linfo = {"lk": (kl[0], kl[1], lpool), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
@@ -303,6 +329,9 @@ def join_case(case, ctx):
     if code == 2 and train_where is not None and "--where" in err:
         case.notes.append(f"bloomjoin: {err.strip()}")
         return "refused"
+    if code == 2 and mixed_files and "schemas do not match" in err:
+        case.notes.append(f"bloomjoin: {err.strip()}")
+        return "refused (key types)"
     if code != 0:
         raise CaseFailed(f"train exit {code}: {err.strip()}")
 
@@ -330,8 +359,8 @@ def join_case(case, ctx):
     con = duck()
     lf = sorted(glob.glob(os.path.join(case.dir, "left", "*.parquet")))
     rf = sorted(glob.glob(os.path.join(case.dir, "right", "*.parquet")))
-    L = f"(SELECT * FROM {files_sql(lf)}{' WHERE ' + lwhere[1] if lwhere else ''})"
-    R = f"(SELECT * FROM {files_sql(rf)}{' WHERE ' + rwhere[1] if rwhere else ''})"
+    L = f"(SELECT * FROM {files_sql(lf, mixed_files)}{' WHERE ' + lwhere[1] if lwhere else ''})"
+    R = f"(SELECT * FROM {files_sql(rf, mixed_files)}{' WHERE ' + rwhere[1] if rwhere else ''})"
     on = "l.lk = r.rk"
     if jt in ("left-semi", "left-anti"):
         neg = "NOT " if jt == "left-anti" else ""
@@ -351,6 +380,10 @@ def join_case(case, ctx):
             # A reduce-side partition over --memory-limit is a documented refusal.
             case.notes.append(f"bloomjoin: {err.strip()}")
             return "refused (--memory-limit)"
+        if code == 2 and "schemas do not match" in err and mixed_files:
+            # Files of one side holding the key as Int64 and UInt64: a documented refusal.
+            case.notes.append(f"bloomjoin: {err.strip()}")
+            return "refused (key types)"
         if code == 2 and ('-where "' in err):
             case.notes.append(f"bloomjoin: {err.strip()}")
             return "refused"
@@ -598,7 +631,28 @@ def decoder_case(case, ctx):
 # ------------------------------------------------------------------------------ driver
 
 
+RUN_KIND = {"join": join_case, "where": where_case, "decoder": decoder_case}
+CTX = None  # the run's settings, set before the worker processes fork
+
+
+def run_case(job):
+    """Run case `i` of `kind`; a summary the parent prints (cases run in worker processes)."""
+    kind, i = job
+    case = Case(kind, i, CTX.seed, CTX.root)
+    r = {"kind": kind, "i": i, "skipped_u64": 0}
+    try:
+        r["outcome"] = RUN_KIND[kind](case, CTX)
+        r["why"] = " | ".join(case.notes[-2:])
+        shutil.rmtree(case.dir)
+    except CaseFailed as e:
+        case.keep(str(e))
+        r.update(outcome="FAILED", error=str(e), notes=case.notes, log=case.log, dir=case.dir)
+    r["skipped_u64"] = case.skipped_u64
+    return r
+
+
 def main():
+    global CTX
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--cases", type=int, default=100)
@@ -606,58 +660,65 @@ def main():
     ap.add_argument("--kind", choices=["join", "where", "decoder", "all"], default="all")
     ap.add_argument("--keep", default=None, help="directory for failing cases (default: out/fuzz)")
     ap.add_argument("--case", type=int, default=None, help="run only this case number")
+    ap.add_argument("--jobs", type=int, default=1, help="cases run at once (the results do not depend on it)")
     ap.add_argument("--u64-meets-signed", action="store_true")
     ap.add_argument("--progress", type=int, default=0, help="print a line every N cases")
     ap.add_argument("--verbose", action="store_true", help="say why each refused or undecided case was")
     args = ap.parse_args()
 
-    ctx = argparse.Namespace(
-        bin=os.path.abspath(args.bin), seed=args.seed, u64_meets_signed=args.u64_meets_signed,
-        skipped_u64=0, bases=None,
+    CTX = argparse.Namespace(
+        bin=os.path.abspath(args.bin), seed=args.seed, u64_meets_signed=args.u64_meets_signed, bases=None,
         root=os.path.abspath(args.keep or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out", "fuzz")),
     )
-    os.makedirs(ctx.root, exist_ok=True)
-    ctx.root = tempfile.mkdtemp(prefix=f"seed{args.seed}-", dir=ctx.root)
-    run_kind = {"join": join_case, "where": where_case, "decoder": decoder_case}
+    os.makedirs(CTX.root, exist_ok=True)
+    CTX.root = tempfile.mkdtemp(prefix=f"seed{args.seed}-", dir=CTX.root)
+    indices = [args.case] if args.case is not None else range(args.cases)
+    jobs = [(args.kind if args.kind != "all" else KINDS[i % len(KINDS)], i) for i in indices]
+    if any(k == "decoder" for k, _ in jobs):
+        decoder_bases(CTX)  # once, before the workers fork
     counts = collections.defaultdict(collections.Counter)
     failures = []
+    skipped_u64 = 0
     start = time.monotonic()
-    indices = [args.case] if args.case is not None else range(args.cases)
-    for n, i in enumerate(indices):
-        kind = args.kind if args.kind != "all" else KINDS[i % len(KINDS)]
-        case = Case(kind, i, args.seed, ctx.root)
-        try:
-            outcome = run_kind[kind](case, ctx)
-            counts[kind][outcome] += 1
-            if args.verbose and not outcome.startswith("pass"):
-                print(f"{kind} case {i}: {outcome}: " + " | ".join(case.notes[-2:]))
-            shutil.rmtree(case.dir)
-        except CaseFailed as e:
-            counts[kind]["FAILED"] += 1
+    if args.jobs > 1:
+        pool = multiprocessing.get_context("fork").Pool(args.jobs)
+        results = pool.imap(run_case, jobs)
+    else:
+        pool = None
+        results = map(run_case, jobs)
+    for n, r in enumerate(results):
+        kind, i = r["kind"], r["i"]
+        counts[kind][r["outcome"]] += 1
+        skipped_u64 += r["skipped_u64"]
+        if r["outcome"] == "FAILED":
             failures.append((kind, i))
-            case.keep(str(e))
-            print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {e}")
-            for note in case.notes:
+            print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
+            for note in r["notes"]:
                 print(f"  # {note}")
-            for line in case.log:
+            for line in r["log"]:
                 print(f"  {line}")
-            print(f"  files kept in {case.dir} (repro.sh)")
+            print(f"  files kept in {r['dir']} (repro.sh)")
             sys.stdout.flush()
+        elif args.verbose and not r["outcome"].startswith("pass"):
+            print(f"{kind} case {i}: {r['outcome']}: {r['why']}")
         if args.progress and (n + 1) % args.progress == 0:
             print(f"fuzz: {n + 1} cases, {len(failures)} failed, {time.monotonic() - start:.0f} s", flush=True)
+    if pool is not None:
+        pool.close()
+        pool.join()
     if not failures:
-        shutil.rmtree(ctx.root, ignore_errors=True)
+        shutil.rmtree(CTX.root, ignore_errors=True)
     total = sum(sum(c.values()) for c in counts.values())
     parts = []
     for kind in ("join", "where", "decoder"):
         if counts[kind]:
             detail = ", ".join(f"{v} {k}" for k, v in sorted(counts[kind].items()))
             parts.append(f"{kind} {sum(counts[kind].values())} ({detail})")
-    skipped = f"; {ctx.skipped_u64} UInt64-meets-signed key pairs replaced (--u64-meets-signed is off)" if ctx.skipped_u64 else ""
+    skipped = f"; {skipped_u64} UInt64-meets-signed key pairs replaced (--u64-meets-signed is off)" if skipped_u64 else ""
     print(f"fuzz: seed {args.seed}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)
     if failures:
-        print(f"fuzz: failing cases kept in {ctx.root}")
+        print(f"fuzz: failing cases kept in {CTX.root}")
     sys.exit(1 if failures else 0)
 
 
