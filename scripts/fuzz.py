@@ -660,6 +660,7 @@ def main():
     ap.add_argument("--kind", choices=["join", "where", "decoder", "all"], default="all")
     ap.add_argument("--keep", default=None, help="directory for failing cases (default: out/fuzz)")
     ap.add_argument("--case", type=int, default=None, help="run only this case number")
+    ap.add_argument("--first", type=int, default=0, help="number of the first case (to split a long run)")
     ap.add_argument("--jobs", type=int, default=1, help="cases run at once (the results do not depend on it)")
     ap.add_argument("--u64-meets-signed", action="store_true")
     ap.add_argument("--progress", type=int, default=0, help="print a line every N cases")
@@ -672,7 +673,7 @@ def main():
     )
     os.makedirs(CTX.root, exist_ok=True)
     CTX.root = tempfile.mkdtemp(prefix=f"seed{args.seed}-", dir=CTX.root)
-    indices = [args.case] if args.case is not None else range(args.cases)
+    indices = [args.case] if args.case is not None else range(args.first, args.first + args.cases)
     jobs = [(args.kind if args.kind != "all" else KINDS[i % len(KINDS)], i) for i in indices]
     if any(k == "decoder" for k, _ in jobs):
         decoder_bases(CTX)  # once, before the workers fork
@@ -715,7 +716,8 @@ def main():
             detail = ", ".join(f"{v} {k}" for k, v in sorted(counts[kind].items()))
             parts.append(f"{kind} {sum(counts[kind].values())} ({detail})")
     skipped = f"; {skipped_u64} UInt64-meets-signed key pairs replaced (--u64-meets-signed is off)" if skipped_u64 else ""
-    print(f"fuzz: seed {args.seed}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
+    first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
+    print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)
     if failures:
         print(f"fuzz: failing cases kept in {CTX.root}")
