@@ -80,7 +80,7 @@ fn every_passing_key_probes_maybe_for_every_key_type() {
         .ok();
         assert!(summary.contains("inserted"), "{summary}");
         assert!(
-            summary.contains("(HyperLogLog estimate), sized for "),
+            summary.contains("(HyperLogLog, same pass), sized for "),
             "{summary}"
         );
         let (f, meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
