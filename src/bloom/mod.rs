@@ -616,13 +616,18 @@ pub fn fold_target(n: u64, k: u32, fpp: f64, from: u64) -> u64 {
 }
 
 /// A starting block count for training sized by folding: at least `need` blocks, rounded up to
-/// a multiple of a highly composite number (at most 1/8 more), so that many sizes below it are
-/// exact divisors. Only the transient training filter grows; the folded one does not.
+/// a multiple of a highly composite number, so that many sizes below it are exact divisors:
+/// at most 1/8 more below 1000 blocks (64 KiB), at most 2 % more above (the filter is kept
+/// unfolded when the keys are nearly all distinct).
 pub fn fold_start_blocks(need: u64) -> u64 {
     const COMPOSITE: [u64; 14] = [
         720_720, 55_440, 27_720, 5_040, 2_520, 840, 360, 240, 120, 60, 24, 12, 6, 2,
     ];
-    let unit = COMPOSITE.into_iter().find(|c| c * 8 <= need).unwrap_or(1);
+    let slack = if need < 1000 { 8 } else { 50 };
+    let unit = COMPOSITE
+        .into_iter()
+        .find(|c| c * slack <= need)
+        .unwrap_or(1);
     need.max(1).next_multiple_of(unit)
 }
 
