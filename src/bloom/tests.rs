@@ -180,7 +180,7 @@ fn fold_keeps_every_key() {
         )
         .unwrap();
         direct.insert_hashes(&keys);
-        if from % to == 0 {
+        if from.is_multiple_of(to) {
             assert_eq!(folded, direct, "fold to {to}");
         } else {
             for (a, b) in folded.words().zip(direct.words()) {
@@ -215,7 +215,7 @@ fn fold_target_is_the_smallest_that_meets_the_model() {
         let need = blocks_for(n, 6, 0.01, from);
         assert!(to >= need);
         for smaller in need..to {
-            if from % smaller == 0 {
+            if from.is_multiple_of(smaller) {
                 assert!(
                     fold_model_fpp(n, 6, from, smaller) > 0.01,
                     "divisor {smaller}"
