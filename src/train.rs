@@ -567,6 +567,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         num_bits: crate::bloom::BLOCK_BITS,
                         num_hashes: 1,
                         seed,
+                        legacy_ints: false,
                     };
                     let bar = crate::progress::rows(
                         "count",
