@@ -827,6 +827,7 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
         num_bits: blocks * BLOCK_BITS,
         num_hashes: k,
         seed,
+        legacy_ints: false,
     };
     params.validate()?;
     if let Some(total) = crate::sys::total_memory() {
