@@ -428,6 +428,8 @@ output = "out/j"
                 "train.output=other.bjf",
                 "join.right=c2",
                 "join.overwrite=true",
+                "join.bloom-columns=Id,Text",
+                "join.bloom-fpp=0.05",
             ]),
         )
         .unwrap();
@@ -439,6 +441,13 @@ output = "out/j"
         assert_eq!(jn.filter.as_ref().unwrap().as_str(), "other.bjf");
         assert_eq!(jn.right.inputs, vec!["c2".to_string()]);
         assert!(jn.overwrite);
+        assert_eq!(
+            jn.bloom_columns,
+            Some(vec!["Id".to_string(), "Text".to_string()])
+        );
+        assert_eq!(jn.bloom_fpp, 0.05);
+        let e = Job::parse("j.toml", JOB, &sets(&["join.bloom-fpp=0"])).unwrap_err();
+        assert!(e.to_string().contains("bloom-fpp"), "{e}");
     }
 
     /// `--set 'join.left="data/users"'` is the TOML string `data/users`, also where the key

@@ -108,6 +108,11 @@ pub struct JoinJob {
     pub(crate) split_rows: Option<NonZeroU64>,
     /// Bytes the build side may hold.
     pub(crate) memory_limit: u64,
+    /// Output columns that get a Parquet Bloom filter per row group (`None`: the key
+    /// columns; empty: none). Checked against the output schema when the sides are planned.
+    pub(crate) bloom_columns: Option<Vec<String>>,
+    /// Their target false-positive rate.
+    pub(crate) bloom_fpp: f64,
 }
 
 /// One side of a join job.
@@ -321,6 +326,10 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                 out_schema: plan.out_schema.clone(),
                 out_columns: plan.out_columns.clone(),
                 left_schema: plan.left.schema.clone(),
+                blooms: crate::bloom::sbbf::WriteBlooms {
+                    columns: plan.bloom_columns.clone(),
+                    fpp: job.bloom_fpp,
+                },
             }),
             output: &output_dir,
             budget: Budget::new(job.memory_limit),

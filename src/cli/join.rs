@@ -82,6 +82,14 @@ pub struct JoinSpec {
     /// the left side: fail (error), or join without the filter and say so (ignore-filter).
     #[arg(long, value_enum, default_value = "error")]
     pub filter_mismatch: FilterMismatch,
+    /// Write a Parquet split-block Bloom filter per row group for these output columns,
+    /// comma-separated, or `none` [default: the join key columns in the output].
+    #[arg(long, value_name = "COLS")]
+    pub bloom_columns: Option<String>,
+    /// Target false-positive rate of those filters; each is sized for the rows its row group
+    /// actually holds.
+    #[arg(long, default_value_t = crate::bloom::sbbf::DEFAULT_FPP, value_name = "P")]
+    pub bloom_fpp: f64,
 }
 
 impl Default for JoinSpec {
@@ -107,6 +115,8 @@ impl Default for JoinSpec {
             memory_limit: None,
             no_prefilter: false,
             filter_mismatch: FilterMismatch::Error,
+            bloom_columns: None,
+            bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
         }
     }
 }
@@ -201,6 +211,11 @@ impl JoinSpec {
             batch_size,
             split_rows,
             memory_limit,
+            bloom_columns: crate::bloom::sbbf::parse_columns(
+                spec.bloom_columns.as_deref(),
+                "--bloom-columns",
+            )?,
+            bloom_fpp: crate::bloom::sbbf::check_fpp(spec.bloom_fpp, "--bloom-fpp")?,
         })
     }
 }
@@ -390,6 +405,20 @@ mod tests {
                     ..spec()
                 },
                 "--memory-limit",
+            ),
+            (
+                JoinSpec {
+                    bloom_fpp: 1.5,
+                    ..spec()
+                },
+                "--bloom-fpp",
+            ),
+            (
+                JoinSpec {
+                    bloom_columns: Some("Id,".into()),
+                    ..spec()
+                },
+                "--bloom-columns",
             ),
         ] {
             let e = bad.to_job().unwrap_err();
