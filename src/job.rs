@@ -303,9 +303,9 @@ fn in_step(path: &str, name: &str, e: Error) -> Error {
 #[derive(Debug)]
 pub enum StepReport {
     /// The train step's report.
-    Train(crate::train::TrainReport),
+    Train(Box<crate::train::TrainReport>),
     /// The join step's report.
-    Join(crate::join::JoinReport),
+    Join(Box<crate::join::JoinReport>),
 }
 
 impl StepReport {
@@ -348,8 +348,12 @@ pub fn run(
         on_step(i + 1, n, step);
         let t = Instant::now();
         let r = match step {
-            Step::Train(s) => crate::train::run(s, show_progress).map(StepReport::Train),
-            Step::Join(s) => crate::join::run(s, show_progress).map(StepReport::Join),
+            Step::Train(s) => {
+                crate::train::run(s, show_progress).map(|r| StepReport::Train(Box::new(r)))
+            }
+            Step::Join(s) => {
+                crate::join::run(s, show_progress).map(|r| StepReport::Join(Box::new(r)))
+            }
         };
         match r {
             Ok(r) => {

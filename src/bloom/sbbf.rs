@@ -8,10 +8,16 @@
 //! reading go through the parquet crate ([`parquet::bloom_filter::Sbbf`] and its writer
 //! properties); this module only says which columns get one and how our keys are hashed.
 
+use parquet::basic::Type;
+pub use parquet::bloom_filter::Sbbf;
+use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterPropertiesBuilder;
+use parquet::file::reader::ChunkReader;
 use parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
+use crate::plan::RangeReader;
 
 /// The default false-positive rate of the filters we write (`--bloom-fpp`).
 pub const DEFAULT_FPP: f64 = 0.01;
@@ -134,5 +140,153 @@ mod tests {
             assert!(check_fpp(bad, "--bloom-fpp").is_err(), "{bad}");
         }
         assert_eq!(check_fpp(0.01, "--bloom-fpp").unwrap(), 0.01);
+    }
+}
+
+/// The left side's distinct keys, encoded for the SBBF of each physical type a right key
+/// column may have. A key that a column of that type cannot hold is left out (it is absent).
+#[derive(Debug, Default)]
+pub struct ProbeKeys {
+    /// INT32 columns (`Int8`..`Int32`, `UInt8`..`UInt32`, `Date32`): the value's 4 bytes, for
+    /// integer keys in `i32::MIN..=u32::MAX` (an unsigned 32-bit value is stored as the same 4
+    /// bytes as the `i32` it wraps to).
+    int32: Vec<i32>,
+    /// INT64 columns: the value's 8 bytes (a `UInt64` key is its two's complement `i64`, as
+    /// the join compares it).
+    int64: Vec<i64>,
+    /// BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY columns: the key's bytes (no length prefix).
+    bytes: Vec<Vec<u8>>,
+}
+
+impl ProbeKeys {
+    /// Integer keys (canonical `i64`s), distinct.
+    pub fn integers(keys: impl IntoIterator<Item = i64>) -> Self {
+        let int64: Vec<i64> = keys.into_iter().collect();
+        let int32 = int64
+            .iter()
+            .filter(|k| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(*k))
+            .map(|k| *k as u32 as i32)
+            .collect();
+        ProbeKeys {
+            int32,
+            int64,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Bytes keys, distinct.
+    pub fn bytes(keys: impl IntoIterator<Item = Vec<u8>>) -> Self {
+        ProbeKeys {
+            bytes: keys.into_iter().collect(),
+            ..Default::default()
+        }
+    }
+
+    /// Whether `filter`, the SBBF of a column of `physical` type, may hold any of the keys;
+    /// `None` when the type is not one our keys can be compared with (then nothing is known).
+    pub fn any_maybe(&self, filter: &Sbbf, physical: Type) -> Option<bool> {
+        Some(match physical {
+            Type::INT32 => self.int32.iter().any(|k| filter.check(k)),
+            Type::INT64 => self.int64.iter().any(|k| filter.check(k)),
+            Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY => {
+                self.bytes.iter().any(|k| filter.check(k.as_slice()))
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Read the SBBF of column chunk `leaf` of row group `rg` with ranged reads of `io` (a file
+/// of `size` bytes): `Ok(None)` when the chunk has none, else the filter and the bytes
+/// fetched. A filter that cannot be read whole (truncated, a bad header, lengths that
+/// disagree) is an error: the caller reads the row group instead.
+pub fn read_column_chunk(
+    meta: &ParquetMetaData,
+    rg: usize,
+    leaf: usize,
+    io: &RangeReader,
+    size: u64,
+) -> Result<Option<(Sbbf, u64)>, String> {
+    let chunk = meta.row_group(rg).column(leaf);
+    let Some(offset) = chunk.bloom_filter_offset() else {
+        return Ok(None);
+    };
+    let offset = u64::try_from(offset).map_err(|_| format!("bad offset {offset}"))?;
+    let filter = match chunk.bloom_filter_length() {
+        // The writer recorded the length: one ranged read, and the header must account for
+        // every byte of it.
+        Some(len) => {
+            let len = u64::try_from(len).map_err(|_| format!("bad length {len}"))?;
+            let bytes = ranged(io, size, offset, len)?;
+            let f = Sbbf::from_bytes(&bytes).map_err(|e| e.to_string())?;
+            (f, len)
+        }
+        // No length (older writers): the header first, then exactly the bitset it announces.
+        None => {
+            let reader = Ranged {
+                io,
+                size,
+                fetched: Default::default(),
+            };
+            let f = Sbbf::read_from_column_chunk(chunk, &reader)
+                .map_err(|e| e.to_string())?
+                .ok_or("no filter")?;
+            (f, reader.fetched.load(std::sync::atomic::Ordering::Relaxed))
+        }
+    };
+    if filter.0.num_blocks() == 0 {
+        return Err("an empty bitset".into());
+    }
+    Ok(Some(filter))
+}
+
+/// Fetch `len` bytes at `offset`, all of them within the file.
+fn ranged(io: &RangeReader, size: u64, offset: u64, len: u64) -> Result<bytes::Bytes, String> {
+    let end = offset
+        .checked_add(len)
+        .filter(|e| *e <= size)
+        .ok_or_else(|| {
+            format!("{len} bytes at {offset} run past the end of the file ({size} bytes)")
+        })?;
+    let mut got = io
+        .fetch(std::slice::from_ref(&(offset..end)))
+        .map_err(|e| e.to_string())?;
+    let b = got.pop().unwrap_or_default();
+    if b.len() as u64 != len {
+        return Err(format!("short read: {} of {len} bytes", b.len()));
+    }
+    Ok(b)
+}
+
+/// A [`ChunkReader`] over ranged reads, for the parquet crate's own SBBF reader.
+struct Ranged<'a> {
+    io: &'a RangeReader,
+    size: u64,
+    fetched: std::sync::atomic::AtomicU64,
+}
+
+impl parquet::file::reader::Length for Ranged<'_> {
+    fn len(&self) -> u64 {
+        self.size
+    }
+}
+
+impl ChunkReader for Ranged<'_> {
+    type T = std::io::Cursor<bytes::Bytes>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        // Never to the end of a remote file: a bounded window is all a header needs.
+        let len = (self.size.saturating_sub(start)).min(64);
+        Ok(std::io::Cursor::new(self.get_bytes(start, len as usize)?))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        // Exactly these bytes or an error: a bitset cut short is never taken for a smaller
+        // filter. (The header is read with a 20-byte guess of its size; the footer always
+        // follows a filter, so the guess stays inside the file.)
+        let b = ranged(self.io, self.size, start, length as u64).map_err(ParquetError::General)?;
+        self.fetched
+            .fetch_add(b.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(b)
     }
 }

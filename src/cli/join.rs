@@ -90,7 +90,19 @@ pub struct JoinSpec {
     /// actually holds.
     #[arg(long, default_value_t = crate::bloom::sbbf::DEFAULT_FPP, value_name = "P")]
     pub bloom_fpp: f64,
+    /// Do not skip right row groups with the right files' own Parquet Bloom filters (for
+    /// comparisons); the result is the same.
+    #[arg(long)]
+    pub no_sbbf: bool,
+    /// Probe the right files' Parquet Bloom filters only when the left side (after
+    /// --left-where) has at most this many distinct keys: with more, nearly every row group
+    /// has a false positive and fetching the filters costs more than it saves.
+    #[arg(long, default_value_t = DEFAULT_SBBF_MAX_KEYS, value_name = "N")]
+    pub sbbf_max_keys: usize,
 }
+
+/// The default of `--sbbf-max-keys` (docs/BENCHMARKS.md has the measurement).
+pub const DEFAULT_SBBF_MAX_KEYS: usize = 1000;
 
 impl Default for JoinSpec {
     fn default() -> Self {
@@ -117,6 +129,8 @@ impl Default for JoinSpec {
             filter_mismatch: FilterMismatch::Error,
             bloom_columns: None,
             bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
+            no_sbbf: false,
+            sbbf_max_keys: DEFAULT_SBBF_MAX_KEYS,
         }
     }
 }
@@ -216,6 +230,8 @@ impl JoinSpec {
                 "--bloom-columns",
             )?,
             bloom_fpp: crate::bloom::sbbf::check_fpp(spec.bloom_fpp, "--bloom-fpp")?,
+            sbbf: !spec.no_sbbf,
+            sbbf_max_keys: spec.sbbf_max_keys,
         })
     }
 }
