@@ -443,3 +443,68 @@ fn a_corrupt_sbbf_is_read_with_a_warning() {
     // (unreadable) and 17 (a hit) are not skipped.
     assert!(rep["right"]["row_groups_skipped_by_sbbf"].as_u64().unwrap() <= 27);
 }
+
+/// `inspect` and `probe` on a Parquet column's own filters: present keys are "maybe", keys
+/// of other row groups "no" for that row group; bad input is one line and exit 2.
+#[test]
+fn inspect_and_probe_read_a_columns_sbbfs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sbbf_fixture(d);
+    let f = "right/r.parquet";
+    let out = run_in(d, &["inspect", f, "--column", "UserId", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["physical_type"], "INT32");
+    let groups = v["row_groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 30);
+    assert!(groups
+        .iter()
+        .all(|g| g["has_filter"] == true && g["blocks"].as_u64().unwrap() >= 1));
+    let table = run_in(d, &["inspect", f, "--column", "UserId", "--row-group", "2"]).ok();
+    assert!(
+        table.contains("INT32") && table.lines().count() == 5,
+        "{table}"
+    );
+
+    // Row 650 is in row group 3 (200 rows a group); its key is nowhere else.
+    let key = (650 / 200 + 30 * ((650 * 7919) % 500)).to_string();
+    let probe = |extra: &[&str]| {
+        let mut args = vec!["probe", "--filter", f, "--column", "UserId"];
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok()
+    };
+    assert_eq!(probe(&[&key]), "maybe\n");
+    assert_eq!(probe(&["--row-group", "3", &key]), "maybe\n");
+    assert_eq!(
+        probe(&["--with-keys", "--row-group", "3", &key, "-5"]),
+        format!("{key}\tmaybe\n-5\tno\n")
+    );
+    // Another group's filter rules it out (fpp 0.001: groups 4 and 5 both being false
+    // positives for this key would be a 1e-6 event, and the bytes are fixed).
+    assert_eq!(probe(&["--row-group", "4", &key]), "no\n");
+    assert_eq!(probe(&["--row-group", "5", &key]), "no\n");
+    // Out of the INT32 range: no INT32 column holds it.
+    assert_eq!(probe(&["99999999999"]), "no\n");
+
+    run_in(d, &["probe", "--filter", f, "--column", "Text", "x"])
+        .fails(2, &["r.parquet", "\"Text\"", "no Parquet Bloom filter"]);
+    run_in(d, &["probe", "--filter", f, "--column", "Nope", "1"])
+        .fails(2, &["--column", "\"Nope\""]);
+    run_in(
+        d,
+        &[
+            "probe",
+            "--filter",
+            f,
+            "--column",
+            "UserId",
+            "--row-group",
+            "30",
+            "1",
+        ],
+    )
+    .fails(2, &["--row-group", "30 row groups"]);
+    run_in(d, &["probe", "--filter", f, "--column", "UserId", "abc"])
+        .fails(2, &["\"abc\" is not an integer"]);
+    run_in(d, &["inspect", f, "--column", "Text"]).fails(2, &["no Parquet Bloom filter"]);
+}

@@ -290,3 +290,118 @@ impl ChunkReader for Ranged<'_> {
         Ok(b)
     }
 }
+
+/// The SBBFs of one column of a Parquet file, row group by row group (for `inspect` and
+/// `probe` on `FILE.parquet --column C`).
+pub struct ColumnFilters {
+    /// The file.
+    pub location: String,
+    /// The column.
+    pub column: String,
+    /// Its physical type.
+    pub physical: Type,
+    /// Per row group asked for: its index, rows, and filter with its size in bytes (`None`
+    /// when the chunk has none).
+    pub groups: Vec<(usize, u64, Option<SizedSbbf>)>,
+}
+
+/// A filter and its size in the file, in bytes.
+pub type SizedSbbf = (Sbbf, u64);
+
+impl ColumnFilters {
+    /// Read the SBBFs of `column` in `location` (row group `row_group`, or all). Errors: no
+    /// such column or row group, a nested column, no filter in any row group asked for, a
+    /// filter that cannot be read.
+    pub fn read(location: &str, column: &str, row_group: Option<usize>) -> Result<Self> {
+        let loc = crate::store::Location::parse(location)?;
+        let file = crate::plan::InputFile::open(loc.clone())?;
+        let meta = file.parquet();
+        let schema = meta.file_metadata().schema_descr();
+        let Some(leaf) = (0..schema.num_columns()).find(|i| {
+            let c = schema.column(*i);
+            c.path().string() == column
+        }) else {
+            let names: Vec<String> = (0..schema.num_columns())
+                .map(|i| schema.column(i).path().string())
+                .collect();
+            return Err(Error::param(
+                "--column",
+                format!(
+                    "{location} has no column {column:?} (it has: {})",
+                    names.join(", ")
+                ),
+            ));
+        };
+        let groups: Vec<usize> = match row_group {
+            Some(n) if n >= meta.num_row_groups() => {
+                return Err(Error::param(
+                    "--row-group",
+                    format!(
+                        "{location} has {} row groups (0 to {}), not {n}",
+                        meta.num_row_groups(),
+                        meta.num_row_groups().saturating_sub(1)
+                    ),
+                ))
+            }
+            Some(n) => vec![n],
+            None => (0..meta.num_row_groups()).collect(),
+        };
+        let io = RangeReader::open(&loc)?;
+        let mut out = Vec::with_capacity(groups.len());
+        for rg in groups {
+            let f = read_column_chunk(meta, rg, leaf, &io, file.size).map_err(|why| {
+                Error::Input {
+                    location: location.to_string(),
+                    reason: format!(
+                        "the Parquet Bloom filter of column {column:?} in row group {rg} cannot be read: {why}"
+                    ),
+                }
+            })?;
+            out.push((rg, file.row_group_rows(rg), f));
+        }
+        if out.iter().all(|g| g.2.is_none()) {
+            return Err(Error::Usage(format!(
+                "{location}: column {column:?} has no Parquet Bloom filter{}",
+                row_group.map_or(String::new(), |n| format!(" in row group {n}"))
+            )));
+        }
+        Ok(ColumnFilters {
+            location: location.to_string(),
+            column: column.to_string(),
+            physical: schema.column(leaf).physical_type(),
+            groups: out,
+        })
+    }
+
+    /// The keys of one line of text for this column: an integer for INT32/INT64 columns, the
+    /// UTF-8 bytes for byte-array columns.
+    pub fn keys_of(&self, text: &str, at: &str) -> Result<ProbeKeys> {
+        match self.physical {
+            Type::INT32 | Type::INT64 => {
+                let v: i64 = text.trim().parse().map_err(|_| {
+                    Error::Usage(format!(
+                        "{at}: {text:?} is not an integer (column {:?} is {})",
+                        self.column, self.physical
+                    ))
+                })?;
+                Ok(ProbeKeys::integers([v]))
+            }
+            Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY => {
+                Ok(ProbeKeys::bytes([text.as_bytes().to_vec()]))
+            }
+            other => Err(Error::Usage(format!(
+                "{}: column {:?} is {other}: probe takes INT32, INT64 and byte-array columns",
+                self.location, self.column
+            ))),
+        }
+    }
+
+    /// Whether `keys` may be in the column: in some row group asked for (a row group without a
+    /// filter may hold anything).
+    pub fn maybe(&self, keys: &ProbeKeys) -> bool {
+        self.groups.iter().any(|(_, _, f)| match f {
+            Some((f, _)) => keys.any_maybe(f, self.physical) != Some(false),
+            None => true,
+        })
+    }
+}
