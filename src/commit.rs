@@ -296,8 +296,12 @@ pub struct PartWriter {
 }
 
 impl PartWriter {
-    /// Start a part at `target` with `schema`.
-    pub fn create(target: Location, schema: SchemaRef) -> Result<Self> {
+    /// Start a part at `target` with `schema` and the Parquet Bloom filters `blooms`.
+    pub fn create(
+        target: Location,
+        schema: SchemaRef,
+        blooms: &crate::bloom::sbbf::WriteBlooms,
+    ) -> Result<Self> {
         let (local, upload) = match target.local_path() {
             Some(p) => (p.to_path_buf(), false),
             None => {
@@ -320,7 +324,8 @@ impl PartWriter {
             file,
             fault: crate::fault::io_error("write"),
         };
-        let props = WriterProperties::builder()
+        let props = blooms
+            .apply(WriterProperties::builder())
             .set_compression(Compression::ZSTD(
                 ZstdLevel::try_new(1).expect("level 1 is valid"),
             ))
