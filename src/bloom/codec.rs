@@ -92,7 +92,7 @@ impl std::fmt::Display for FileFormat {
 }
 
 /// Descriptive metadata stored with a filter. Readers ignore fields they do not know.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FilterMeta {
     /// The program that wrote the filter, `bloomjoin <version>`.
@@ -112,6 +112,9 @@ pub struct FilterMeta {
     /// `i/N` when the filter is one shard of a sharded training.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// The target false-positive rate it was sized for (`--fpp`); `merge` re-checks it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fpp: Option<f64>,
 }
 
 impl FilterMeta {
