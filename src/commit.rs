@@ -290,8 +290,8 @@ impl OutputDir {
 /// writer settings": TPC-H scale 1 joins, CPU seconds of the whole join, medians of 5): zstd
 /// level 1 (level 3: 1-8 % more CPU for files 0-6 % smaller; LZ4: 24-40 % larger files, no
 /// less CPU), 1 MiB data pages (256 and 64 KiB: no measurable gain), page statistics (chunk
-/// statistics only: no measurable gain), and dictionary
-/// encoding for string, binary and dictionary columns only. Numbers, decimals and dates are
+/// statistics only: no measurable gain), and dictionary encoding for top-level string,
+/// binary and dictionary columns only. Numbers, decimals, dates and nested columns are
 /// written plain: the writer's default, a dictionary for every column, cost 6-18 % more CPU
 /// (and 15-20 % more peak RSS) for files between 3 % larger and 7 % smaller; no dictionaries
 /// at all made files 7-53 % larger.
