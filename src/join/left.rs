@@ -118,6 +118,12 @@ impl DistinctKeys {
                     );
                 }
             }
+            // UInt64 keys above i64::MAX: SBBF probing would need the column's physical
+            // bytes; give up pruning (every row group is read) rather than risk a wrong skip.
+            CanonicalKeys::Wide(_) => {
+                *self = DistinctKeys::TooMany;
+                return Ok(());
+            }
             CanonicalKeys::Bytes(b) => {
                 if matches!(self, DistinctKeys::Off) {
                     *self = DistinctKeys::Bytes(BTreeSet::new());
