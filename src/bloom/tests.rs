@@ -180,7 +180,7 @@ fn fold_keeps_every_key() {
         )
         .unwrap();
         direct.insert_hashes(&keys);
-        if from % to == 0 {
+        if from.is_multiple_of(to) {
             assert_eq!(folded, direct, "fold to {to}");
         } else {
             for (a, b) in folded.words().zip(direct.words()) {
