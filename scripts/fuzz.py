@@ -360,7 +360,8 @@ def join_case(case, ctx):
         case.notes.append(f"bloomjoin: {err.strip()}")
         return "refused (key types)"
     if code == 2 and layout.startswith("spark") and "does not fit a Spark filter" in err:
-        # A UInt64 key of 2^63 and more is no Spark long: a documented refusal.
+        # A UInt64 key of 2^63 and more, or a decimal that is no integer, is no Spark long: a
+        # documented refusal.
         case.notes.append(f"bloomjoin: {err.strip()}")
         return "refused (spark long)"
     if code != 0:

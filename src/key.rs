@@ -88,6 +88,7 @@ impl KeyFamily {
             | DataType::UInt64
             | DataType::Date32
             | DataType::Date64
+            | DataType::Boolean
             | DataType::Decimal32(_, _)
             | DataType::Decimal64(_, _)
             | DataType::Decimal128(_, _)
@@ -380,6 +381,10 @@ pub fn hash_array_with<H: KeyHasher>(
             let a = array.as_primitive::<Date64Type>();
             out.extend(a.values().iter().map(|&ms| h.hash_int(date64_days(ms))));
         }
+        DataType::Boolean => {
+            let a = array.as_boolean();
+            out.extend(a.values().iter().map(|b| h.hash_int(b as i64)));
+        }
         DataType::Decimal32(_, s) => decimals::<Decimal32Type, H>(array, *s, h, out)?,
         DataType::Decimal64(_, s) => decimals::<Decimal64Type, H>(array, *s, h, out)?,
         DataType::Decimal128(_, s) => decimals::<Decimal128Type, H>(array, *s, h, out)?,
@@ -537,9 +542,27 @@ impl ToI256 for i256 {
 
 /// The error for a decimal key that has no key form for a hasher.
 fn unrepresentable_decimal(m: i256, scale: i8) -> Error {
-    Error::Usage(format!(
-        "decimal key {m} with scale {scale} has no key form here: a Spark filter holds only integer values that fit a long, and no key is an integer beyond 256 bits"
-    ))
+    let digits = m.to_string();
+    let (sign, digits) = match digits.strip_prefix('-') {
+        Some(d) => ("-", d.to_string()),
+        None => ("", digits),
+    };
+    let value = if scale > 0 {
+        let s = scale as usize;
+        let padded = format!("{digits:0>width$}", width = s + 1);
+        let (int, frac) = padded.split_at(padded.len() - s);
+        format!("{sign}{int}.{frac}")
+    } else {
+        format!("{sign}{digits}e{}", -(scale as i32))
+    };
+    let mut buf = [0u8; 33];
+    Error::Usage(if canonical_number(m, scale, &mut buf).is_some() {
+        format!(
+            "decimal key {value} does not fit a Spark filter, whose keys are signed 64-bit longs (BIGINT): only integer values that fit a long do"
+        )
+    } else {
+        format!("decimal key {value} is an integer beyond 256 bits, which no key holds")
+    })
 }
 
 /// The canonical bytes of every slot of a decimal array (null slots empty).
@@ -872,6 +895,7 @@ fn widen_into(array: &dyn Array, out: &mut Vec<i64>) -> Result<()> {
                 .iter()
                 .map(|&ms| date64_days(ms)),
         ),
+        DataType::Boolean => out.extend(array.as_boolean().values().iter().map(|b| b as i64)),
         other => return Err(unsupported(other)),
     }
     Ok(())
@@ -1067,6 +1091,48 @@ mod tests {
         let mut out = Vec::new();
         hash_array_with(a.as_ref(), &spark_like, &mut out).unwrap();
         assert_eq!(out[1], hash_i64(7, 4));
+        let p =
+            crate::bloom::BloomParams::explicit(crate::bloom::Layout::SparkV1, 64, 1, 0).unwrap();
+        let spark = crate::bloom::spark::SparkHasher::new(&p);
+        let e = hash_array_with(a.as_ref(), &spark, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("decimal key 1.50 does not fit a Spark filter"),
+            "{e}"
+        );
+        let small = d(vec![Some(-12)], 10, 5);
+        let e = hash_array_with(small.as_ref(), &spark, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("decimal key -0.00012 "), "{e}");
+        let ints = d(vec![Some(700), None], 10, 2);
+        hash_array_with(ints.as_ref(), &spark, &mut out).unwrap();
+        assert_eq!(out[0], spark.hash_int(7));
+    }
+
+    /// Issue 16: `Date64` is its day (it meets `Date32` of the same day), `Boolean` is 0 or 1
+    /// (as SQL compares `true = 1`).
+    #[test]
+    fn date64_and_boolean_keys() {
+        let day = 86_400_000i64;
+        let d64 = Date64Array::from(vec![0, 19_000 * day, -day]);
+        let d32 = Date32Array::from(vec![0, 19_000, -1]);
+        assert_eq!(
+            hash_array(&d64, 1).unwrap().hashes,
+            hash_array(&d32, 1).unwrap().hashes
+        );
+        let k64 = CanonicalKeys::try_new(&d64).unwrap();
+        let k32 = CanonicalKeys::try_new(&d32).unwrap();
+        assert!((0..3).all(|i| k64.eq_at(i, &k32, i)) && !k64.eq_at(0, &k32, 1));
+        let b = BooleanArray::from(vec![Some(true), Some(false), None]);
+        let hb = hash_array(&b, 1).unwrap();
+        assert_eq!(hb.family, KeyFamily::Integer);
+        assert_eq!(&hb.hashes[..2], &[hash_i64(1, 1), hash_i64(0, 1)]);
+        assert!(!hb.is_valid(2));
+        let kb = CanonicalKeys::try_new(&b).unwrap();
+        let ki = CanonicalKeys::try_new(&Int8Array::from(vec![1, 0])).unwrap();
+        assert!(kb.eq_at(0, &ki, 0) && kb.eq_at(1, &ki, 1) && !kb.eq_at(0, &ki, 1));
     }
 
     /// Issue 12, defect 10: probe text "18446744073709551615" was "not an integer".

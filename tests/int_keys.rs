@@ -506,3 +506,33 @@ fn float_keys_are_refused_with_a_cast_suggestion() {
     .fails(2, &["\"x\"", "Float64", "cast"]);
     assert!(!d.join("f.bjf").exists());
 }
+
+/// Issue 16: `Boolean` keys are 0 and 1, as DuckDB compares `true = 1` (and `true = 2` is
+/// false). (`Date64`, which Parquet stores as a `Date32`, is covered in `key::tests`.)
+#[test]
+fn boolean_keys_join_like_duckdb() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_parquet(
+        &d.join("b/a.parquet"),
+        vec![(
+            "k",
+            Arc::new(BooleanArray::from(vec![Some(true), Some(false), None])) as ArrayRef,
+        )],
+        3,
+    );
+    write_parquet(
+        &d.join("i/a.parquet"),
+        vec![("k", Arc::new(Int8Array::from(vec![1, 2, 0, 1])) as ArrayRef)],
+        4,
+    );
+    train(d, "b");
+    check(d, "b", "i", "inner", &["false|0", "true|1", "true|1"]);
+    check(
+        d,
+        "b",
+        "i",
+        "right",
+        &["NULL|2", "false|0", "true|1", "true|1"],
+    );
+}
