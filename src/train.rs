@@ -765,7 +765,8 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             predicate: spec.predicate.clone(),
             inputs: spec.input.clone(),
             shard: spec.shard.clone(),
-            fpp: sizing.fpp,
+            // Sized by folding: `merge` folds such partials and re-checks this target.
+            fpp: folding.then_some(fpp),
         };
         if crate::cancel::requested() {
             return Err(Error::Cancelled);

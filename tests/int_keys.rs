@@ -536,3 +536,33 @@ fn boolean_keys_join_like_duckdb() {
         &["NULL|2", "false|0", "true|1", "true|1"],
     );
 }
+
+/// A decimal right key column with Parquet Bloom filters (SBBFs): they hold the unscaled
+/// integers (7.00 as 700), so probing them with the left keys by value would skip row groups
+/// that match. The SBBF tier leaves decimal columns alone.
+#[test]
+fn decimal_right_keys_with_parquet_bloom_filters_are_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_parquet(
+        &d.join("ints/a.parquet"),
+        vec![("k", Arc::new(Int64Array::from(vec![7, 9])) as ArrayRef)],
+        2,
+    );
+    let right = decimals(&[Some(700), Some(150), Some(900)], 10, 2);
+    let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+        arrow::datatypes::Field::new("k", right.data_type().clone(), true),
+    ]));
+    let batch = arrow::array::RecordBatch::try_new(schema.clone(), vec![right]).unwrap();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1))
+        .set_bloom_filter_enabled(true)
+        .build();
+    std::fs::create_dir_all(d.join("dec")).unwrap();
+    let file = std::fs::File::create(d.join("dec/a.parquet")).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    train(d, "ints");
+    check(d, "ints", "dec", "inner", &["7|7.00", "9|9.00"]);
+}

@@ -9,6 +9,7 @@ mod jobs_cli;
 mod join_cli;
 mod join_guards;
 mod reliability;
+mod sbbf_cli;
 mod spark_cli;
 mod spark_golden;
 mod train_cli;

@@ -126,7 +126,8 @@ pub struct FilterMeta {
     /// `i/N` when the filter is one shard of a sharded training.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
-    /// The target false-positive rate it was sized for (`--fpp`); `merge` re-checks it.
+    /// The target false-positive rate of a filter sized by folding (`train --fpp` alone,
+    /// blocked): `merge` folds such partials to the keys they hold and re-checks it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fpp: Option<f64>,
 }

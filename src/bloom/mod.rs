@@ -41,6 +41,7 @@
 //! ```
 
 pub mod codec;
+pub mod sbbf;
 pub mod spark;
 
 use std::fmt;

@@ -215,7 +215,7 @@ fn fold_target_is_the_smallest_that_meets_the_model() {
         let need = blocks_for(n, 6, 0.01, from);
         assert!(to >= need);
         for smaller in need..to {
-            if from % smaller == 0 {
+            if from.is_multiple_of(smaller) {
                 assert!(
                     fold_model_fpp(n, 6, from, smaller) > 0.01,
                     "divisor {smaller}"
