@@ -120,7 +120,9 @@ impl DistinctKeys {
             }
             // UInt64 keys above i64::MAX: SBBF probing would need the column's physical
             // bytes; give up pruning (every row group is read) rather than risk a wrong skip.
-            CanonicalKeys::Wide(_) => {
+            // Decimal keys (canonical numbers): likewise, a decimal column stores unscaled
+            // integers that need the column's scale; give up pruning.
+            CanonicalKeys::Wide(_) | CanonicalKeys::Num(_) => {
                 *self = DistinctKeys::TooMany;
                 return Ok(());
             }
