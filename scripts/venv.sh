@@ -2,7 +2,8 @@
 # Create (or reuse) a Python environment under .cache from PyPI and print the path of its
 # python on stdout; everything else goes to stderr. Idempotent: a second run only checks the
 # imports.
-#   scripts/venv.sh         .cache/venv: DuckDB and pyarrow (the end-to-end scripts)
+#   scripts/venv.sh         .cache/venv: DuckDB, pyarrow and xxhash (the end-to-end scripts;
+#                           xxhash lets scripts/fuzz.py recompute filter checksums)
 #   scripts/venv.sh spark   .cache/venv-spark: pyspark, pyarrow, pandas (for mapInArrow) and
 #                           pytest (needs Java 17)
 #   scripts/venv.sh python  .cache/venv-python: what the Python package's tests use (pytest,
@@ -15,9 +16,9 @@ cd "$(dirname "$0")/.."
 case "${1:-}" in
 "")
     VENV=.cache/venv
-    IMPORTS="duckdb, pyarrow"
+    IMPORTS="duckdb, pyarrow, xxhash"
     # Loose pins: any release of these major lines reads our Parquet and has the SQL we use.
-    REQS=("duckdb>=1.1,<3" "pyarrow>=15,<30" "tomli>=2; python_version < '3.11'")
+    REQS=("duckdb>=1.1,<3" "pyarrow>=15,<30" "xxhash>=3" "tomli>=2; python_version < '3.11'")
     ;;
 spark)
     VENV=.cache/venv-spark

@@ -14,7 +14,7 @@ use cardinality_estimator::CardinalityEstimator;
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
-use crate::bloom::{BloomFilter, BloomParams, Layout};
+use crate::bloom::{self, BloomFilter, BloomParams, Layout, BLOCK_BITS, MAX_BITS};
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::key::KeyFamily;
@@ -130,15 +130,24 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
 /// How the filter was sized.
 #[derive(Debug, Clone, Serialize)]
 pub struct Sizing {
-    /// `expected-items`, `explicit` or `estimated-distinct`.
+    /// `expected-items`, `explicit`, `estimated-distinct` (a counting pass, then training) or
+    /// `folded` (one pass into an oversized blocked filter, folded down to the counted keys).
     pub method: &'static str,
     /// The item count used for sizing (absent for explicit m and k).
     pub items: Option<u64>,
     /// The target false-positive rate (absent for explicit m and k).
     pub fpp: Option<f64>,
-    /// The HyperLogLog estimate of the distinct keys (for `estimated-distinct`); `items` is
-    /// this plus a 2 % margin (about 2.5 standard errors), so the target is met.
+    /// The HyperLogLog estimate of the distinct keys (for `estimated-distinct` and `folded`);
+    /// `items` is this plus a 2 % margin (about 2.5 standard errors), so the target is met.
     pub estimated_distinct: Option<u64>,
+    /// For `folded`: the filter size trained into (bits), from the row counts of the Parquet
+    /// footers (the most distinct keys there can be).
+    pub bits_before_fold: Option<u64>,
+    /// For `folded`: the size after folding (bits); equal to `bits_before_fold` for a shard,
+    /// which `merge` folds instead.
+    pub bits_after_fold: Option<u64>,
+    /// For `folded`: the model FPP at the counted keys (mean plus 3 sd for the blocked layout).
+    pub model_fpp: Option<f64>,
 }
 
 /// Time per stage, in milliseconds.
@@ -251,6 +260,15 @@ impl TrainReport {
                 s += &format!(
                     "  sizing       ~{} distinct keys (HyperLogLog estimate), sized for {n} at fpp {f}\n",
                     self.sizing.estimated_distinct.unwrap_or(n)
+                )
+            }
+            ("folded", Some(n), Some(f)) => {
+                s += &format!(
+                    "  sizing       ~{} distinct keys (HyperLogLog, same pass), sized for {n} at fpp {f}: m={} bits folded to {}{}\n",
+                    self.sizing.estimated_distinct.unwrap_or(n),
+                    self.sizing.bits_before_fold.unwrap_or(0),
+                    self.sizing.bits_after_fold.unwrap_or(0),
+                    if self.shard.is_some() { " (a shard: merge folds)" } else { "" }
                 )
             }
             (_, Some(n), Some(f)) => {
@@ -511,6 +529,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             None => SplitOptions::for_workers(total, workers),
         })?;
         let (family, file_keys) = check_inputs(&plan, &spec.column, predicate.as_ref())?;
+        // The most distinct keys there can be: the rows of every input (of every shard, so
+        // that shards agree on the size they train into).
+        let rows_bound = plan.num_rows();
         if let Some((i, n)) = shard {
             plan.shard(i, n);
         }
@@ -538,19 +559,40 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                 Ok(reader.bytes_read())
             };
 
-        // Sizing.
+        // Sizing: explicit, from --expected-items, or (blocked, --fpp alone) one pass into a
+        // filter sized for every row, folded down to the keys counted in the same pass; other
+        // layouts count first in a separate pass.
         let t_count = Instant::now();
-        let (params, sizing) = match explicit {
-            Some(p) => (
+        let fold_start = match (explicit, spec.expected_items, spec.layout) {
+            (None, None, Layout::Blocked) => fold_start(rows_bound, fpp, seed, workers)?,
+            _ => None,
+        };
+        let (params, mut sizing) = match (explicit, fold_start) {
+            (Some(p), _) => (
                 p,
                 Sizing {
                     method: "explicit",
                     items: None,
                     fpp: None,
                     estimated_distinct: None,
+                    bits_before_fold: None,
+                    bits_after_fold: None,
+                    model_fpp: None,
                 },
             ),
-            None => match spec.expected_items {
+            (None, Some(p)) => (
+                p,
+                Sizing {
+                    method: "folded",
+                    items: None,
+                    fpp: Some(fpp),
+                    estimated_distinct: None,
+                    bits_before_fold: Some(p.num_bits),
+                    bits_after_fold: None,
+                    model_fpp: None,
+                },
+            ),
+            (None, None) => match spec.expected_items {
                 Some(n) => (
                     BloomParams::for_items(spec.layout, n, fpp, seed)?,
                     Sizing {
@@ -558,6 +600,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         items: Some(n),
                         fpp: Some(fpp),
                         estimated_distinct: None,
+                        bits_before_fold: None,
+                        bits_after_fold: None,
+                        model_fpp: None,
                     },
                 ),
                 None => {
@@ -567,6 +612,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         num_bits: crate::bloom::BLOCK_BITS,
                         num_hashes: 1,
                         seed,
+                        legacy_ints: false,
                     };
                     let bar = crate::progress::rows(
                         "count",
@@ -607,7 +653,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         all.merge(s);
                     }
                     let estimate = all.estimate() as u64;
-                    let n = ((estimate as f64 * 1.02).ceil() as u64).max(1);
+                    let n = with_margin(estimate);
                     (
                         BloomParams::for_items(spec.layout, n, fpp, seed)?,
                         Sizing {
@@ -615,6 +661,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                             items: Some(n),
                             fpp: Some(fpp),
                             estimated_distinct: Some(estimate),
+                            bits_before_fold: None,
+                            bits_after_fold: None,
+                            model_fpp: None,
                         },
                     )
                 }
@@ -622,8 +671,10 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         };
         times.count_ms = t_count.elapsed().as_millis() as u64;
         check_memory(&params, workers)?;
+        let folding = sizing.method == "folded";
 
-        // Map: one partial per worker.
+        // Map: one partial per worker (and, when folding, a distinct-count sketch of its keys;
+        // the sketch of the union of the keys does not depend on how they were split).
         let t_map = Instant::now();
         let bar = crate::progress::rows(
             "train",
@@ -635,8 +686,14 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             "map",
             workers,
             &cancel,
-            || Ok((BloomFilter::try_new(params, family)?, Counts::default())),
-            |(filter, counts), i| {
+            || {
+                Ok((
+                    BloomFilter::try_new(params, family)?,
+                    Counts::default(),
+                    folding.then(|| Box::new(Sketch::new())),
+                ))
+            },
+            |(filter, counts, sketch), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
                 let bytes = read_split(i, &mut |b, fk| {
                     passing_hashes(
@@ -649,6 +706,11 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         &mut hashes,
                     )?;
                     filter.insert_hashes(&hashes);
+                    if let Some(sketch) = sketch {
+                        for h in &hashes {
+                            sketch.insert_hash(*h);
+                        }
+                    }
                     counts.inserted += hashes.len() as u64;
                     bar.inc(b.num_rows() as u64);
                     Ok(())
@@ -660,18 +722,33 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         bar.finish_and_clear();
         times.map_ms = t_map.elapsed().as_millis() as u64;
 
-        // Reduce: OR the partials.
+        // Reduce: OR the partials, then fold.
         let t_reduce = Instant::now();
         let mut total = Counts::default();
         let mut iter = partials.into_iter();
-        let (mut filter, c0) = iter
+        let (mut filter, c0, mut all) = iter
             .next()
             .ok_or_else(|| Error::Internal("no partial filters".into()))?;
         total.add(&c0);
-        for (f, c) in iter {
+        for (f, c, s) in iter {
             filter.union(&f, "partial")?;
             total.add(&c);
+            if let (Some(all), Some(s)) = (all.as_mut(), s) {
+                all.merge(&s);
+            }
         }
+        if let Some(all) = all {
+            let estimate = all.estimate() as u64;
+            let n = with_margin(estimate);
+            if shard.is_none() {
+                filter = fold_to_target(&filter, n, fpp)?;
+            }
+            sizing.estimated_distinct = Some(estimate);
+            sizing.items = Some(n);
+            sizing.bits_after_fold = Some(filter.params().num_bits);
+            sizing.model_fpp = Some(filter.params().model_fpp(n));
+        }
+        let params = *filter.params();
         times.reduce_ms = t_reduce.elapsed().as_millis() as u64;
 
         // Write.
@@ -688,6 +765,8 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             predicate: spec.predicate.clone(),
             inputs: spec.input.clone(),
             shard: spec.shard.clone(),
+            // Sized by folding: `merge` folds such partials and re-checks this target.
+            fpp: folding.then_some(fpp),
         };
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
@@ -726,6 +805,57 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         }
         Ok(report)
     })
+}
+
+/// The HyperLogLog estimate plus a 2 % margin (about 2.5 standard errors), at least 1.
+fn with_margin(estimate: u64) -> u64 {
+    ((estimate as f64 * 1.02).ceil() as u64).max(1)
+}
+
+/// The blocked filter one-pass training starts from: sized (with [`bloom::fold_hashes`]'s k)
+/// for `rows` distinct keys, the most the inputs can hold, rounded up to a count of blocks with
+/// many divisors. `None` (count in a separate pass instead) when `workers + 1` such filters
+/// would take more than a quarter of the memory.
+fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<BloomParams>> {
+    let k = bloom::fold_hashes(fpp)?;
+    let max_blocks = MAX_BITS / BLOCK_BITS;
+    let blocks = bloom::fold_start_blocks(bloom::blocks_for(rows.max(1), k, fpp, max_blocks));
+    if blocks > max_blocks {
+        return Ok(None);
+    }
+    let params = BloomParams {
+        layout: Layout::Blocked,
+        num_bits: blocks * BLOCK_BITS,
+        num_hashes: k,
+        seed,
+        legacy_ints: false,
+    };
+    params.validate()?;
+    if let Some(total) = crate::sys::total_memory() {
+        if params.num_bytes().saturating_mul(workers as u64 + 1) > total / 4 {
+            return Ok(None);
+        }
+    }
+    Ok(Some(params))
+}
+
+/// Fold a blocked filter holding about `n` distinct keys to the smallest size whose model FPP
+/// at `n` meets `fpp` ([`bloom::fold_target`]), then make sure the folded bits themselves meet
+/// it too (their estimated FPP), growing the size by 1 % at a time if not.
+pub fn fold_to_target(filter: &BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
+    let from = filter.num_blocks();
+    let k = filter.params().num_hashes;
+    let mut to = bloom::fold_target(n, k, fpp, from);
+    loop {
+        if to >= from {
+            return Ok(filter.clone());
+        }
+        let folded = filter.fold_to(to)?;
+        if folded.estimated_fpp() <= fpp {
+            return Ok(folded);
+        }
+        to = (to + 1).max((to as f64 * 1.01) as u64);
+    }
 }
 
 /// Refuse filters whose partials (one per worker plus the merged one) cannot fit in memory.

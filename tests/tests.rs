@@ -4,6 +4,7 @@ mod util;
 
 mod filter_cli;
 mod golden;
+mod int_keys;
 mod jobs_cli;
 mod join_cli;
 mod join_guards;

@@ -255,6 +255,37 @@ fn where_compares_exactly_over_parquet_as_duckdb_does() {
     }
 }
 
+/// Found by scripts/fuzz.sh (where kind, seed 2): DuckDB gives an `IN` list's literals and
+/// `BETWEEN`'s operands one common type, so one DOUBLE among them (`1e0`) makes every number a
+/// DOUBLE, and 2^63 - 1 (as a DOUBLE, 2^63) then holds for the UInt64 values 2^63 and 2^63 + 1.
+/// We compared each literal exactly and missed those rows.
+#[test]
+fn where_in_list_and_between_with_a_double_compare_as_double_as_duckdb_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    typed_fixture(d);
+    // DuckDB 2.0 over the same u64 values: SELECT count(*) ... WHERE <expr>.
+    for (expr, want) in [
+        ("u64 IN (9223372036854775807, 1e0)", 4),
+        ("u64 IN (9223372036854775807, 1)", 2),
+        ("u64 NOT IN (9223372036854775807, 1e0)", 3),
+        ("u64 BETWEEN 0e0 AND 9223372036854775807", 6),
+        ("u64 BETWEEN 0 AND 9223372036854775807", 4),
+        ("u64 NOT BETWEEN 9223372036854775807 AND 1e19", 4),
+        // A long list (looked up in a sorted set when every literal is exact).
+        (
+            "u64 IN (9223372036854775807, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 1e0)",
+            4,
+        ),
+        (
+            "u64 IN (9223372036854775807, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 1)",
+            2,
+        ),
+    ] {
+        assert_eq!(passing(d, expr), want, "{expr}");
+    }
+}
+
 /// `Reputation = 0 OR Reputation = 1 OR ... OR Reputation = n-1`.
 fn or_chain(column: &str, n: usize) -> String {
     (0..n)

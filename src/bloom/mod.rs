@@ -198,6 +198,12 @@ pub struct BloomParams {
     /// Seed of the key hash. For [`Layout::SparkV2`] the two's-complement bits of Spark's
     /// 32-bit seed (0..=2^32-1; Spark's -1 is 4294967295); always 0 for [`Layout::SparkV1`].
     pub seed: u64,
+    /// True for a filter read from native format version 1, which hashed a `UInt64` key of
+    /// 2^63 and more as its two's complement `i64` ([`key::Wrapping`]); such a filter keeps
+    /// hashing that way, so that it still finds every key it holds, and is written back as
+    /// version 1. False for every filter this build creates (integers hash by value).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub legacy_ints: bool,
 }
 
 impl BloomParams {
@@ -215,6 +221,7 @@ impl BloomParams {
                 num_bits: words * 64,
                 num_hashes: k,
                 seed,
+                legacy_ints: false,
             };
             params.validate()?;
             return Ok(params);
@@ -255,6 +262,7 @@ impl BloomParams {
             num_bits: num_bits as u64,
             num_hashes,
             seed,
+            legacy_ints: false,
         };
         params.validate()?;
         Ok(params)
@@ -274,6 +282,7 @@ impl BloomParams {
             num_bits,
             num_hashes,
             seed,
+            legacy_ints: false,
         };
         params.validate()?;
         Ok(params)
@@ -386,6 +395,20 @@ impl BloomParams {
             spark::SparkHasher::new(self).hash_int(v)
         } else {
             key::hash_i64(v, self.seed)
+        }
+    }
+
+    /// The hash of one `UInt64` key by value in a filter with these params; `None` when the
+    /// filter cannot hold it (a Spark layout, whose keys are longs, and a value above
+    /// `i64::MAX`).
+    pub fn hash_u64(&self, v: u64) -> Option<u64> {
+        if let Ok(s) = i64::try_from(v) {
+            return Some(self.hash_i64(s));
+        }
+        match (self.layout.is_spark(), self.legacy_ints) {
+            (_, true) => Some(self.hash_i64(v as i64)),
+            (true, false) => None,
+            (false, false) => Some(key::hash_wide(v, self.seed)),
         }
     }
 
@@ -533,16 +556,118 @@ fn size_blocked(n: f64, fpp: f64, classic_bits: f64) -> (f64, u32) {
     }
 }
 
+/// Smallest block count whose [`blocked_fpp_bound`] meets `fpp` for `n` keys with `k` hashes,
+/// searched up to `max_blocks` (returned when even that misses).
+pub fn blocks_for(n: u64, k: u32, fpp: f64, max_blocks: u64) -> u64 {
+    let (n, kf) = (n as f64, k as f64);
+    let (mut lo, mut hi) = (1u64, max_blocks.max(1));
+    if blocked_fpp_bound(n, hi as f64, kf) > fpp {
+        return hi;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if blocked_fpp_bound(n, mid as f64, kf) <= fpp {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    hi
+}
+
+/// The blocked layout's `k` for training sized by folding at `fpp`: the `k` of the smallest
+/// filter for 10^6 keys. It depends on `fpp` alone, so shards and runs over different inputs
+/// agree on it and their filters merge.
+pub fn fold_hashes(fpp: f64) -> Result<u32> {
+    // The same as `for_items(Blocked, 10^6, fpp).num_hashes`, searched only near the classic
+    // optimum log2(1/fpp) (the blocked optimum lies a little below it; a test checks).
+    BloomParams::for_items(Layout::Blocked, 1, fpp, 0)?;
+    let classic = (-fpp.log2()).round() as u32;
+    let ks = classic.saturating_sub(classic / 4 + 2).max(1)..=(classic + 2).min(MAX_HASHES);
+    let max_blocks = MAX_BITS / BLOCK_BITS;
+    let best = ks
+        .map(|k| (blocks_for(1_000_000, k, fpp, max_blocks), k))
+        .min()
+        .expect("at least one k");
+    Ok(best.1)
+}
+
+/// Keys a block of a filter folded from `from` to `to` blocks holds on average, relative to
+/// `n / to`: an old block that straddles a boundary of the new blocks is ORed into both, which
+/// adds `(to - gcd(from, to)) / from` (nothing when `to` divides `from`).
+fn fold_load_factor(from: u64, to: u64) -> f64 {
+    fn gcd(mut a: u64, mut b: u64) -> u64 {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    1.0 + (to - gcd(from, to)) as f64 / from as f64
+}
+
+/// The model FPP of a filter of `from` blocks holding `n` keys, folded to `to` blocks.
+pub fn fold_model_fpp(n: u64, k: u32, from: u64, to: u64) -> f64 {
+    blocked_fpp_bound(n as f64 * fold_load_factor(from, to), to as f64, k as f64)
+}
+
+/// The smallest block count `to <= from` to fold a blocked filter of `from` blocks holding `n`
+/// distinct keys (with `k` hashes) to, such that [`fold_model_fpp`] meets `fpp`: a divisor of
+/// `from` (an exact fold) or, when smaller, any count (straddling blocks ORed into both
+/// neighbours). `from` when nothing smaller meets it.
+pub fn fold_target(n: u64, k: u32, fpp: f64, from: u64) -> u64 {
+    let need = blocks_for(n, k, fpp, from);
+    if need >= from {
+        return from;
+    }
+    let divisor = (need..=from)
+        .find(|d| from.is_multiple_of(*d))
+        .unwrap_or(from);
+    // The straddling fold's model is (nearly) monotone in `to`: binary search it, then check.
+    let (mut lo, mut hi) = (need, divisor);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fold_model_fpp(n, k, from, mid) <= fpp {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if hi < divisor && fold_model_fpp(n, k, from, hi) <= fpp {
+        hi
+    } else {
+        divisor
+    }
+}
+
+/// A starting block count for training sized by folding: at least `need` blocks, rounded up to
+/// a multiple of a highly composite number, so that many sizes below it are exact divisors:
+/// at most 1/8 more below 1000 blocks (64 KiB), at most 2 % more above (the filter is kept
+/// unfolded when the keys are nearly all distinct).
+pub fn fold_start_blocks(need: u64) -> u64 {
+    const COMPOSITE: [u64; 14] = [
+        720_720, 55_440, 27_720, 5_040, 2_520, 840, 360, 240, 120, 60, 24, 12, 6, 2,
+    ];
+    let slack = if need < 1000 { 8 } else { 50 };
+    let unit = COMPOSITE
+        .into_iter()
+        .find(|c| c * slack <= need)
+        .unwrap_or(1);
+    need.max(1).next_multiple_of(unit)
+}
+
 /// Hash every slot of a key array as a filter with `params` does (into `out`, cleared
 /// first); returns the key family. Every layout's key hashing goes through here.
 ///
 /// Native layouts hash with XXH3-64 and the seed; Spark layouts compute Spark's `h1`/`h2`
 /// (see [`spark`]) and pack them into the u64.
 pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) -> Result<KeyFamily> {
-    if params.layout.is_spark() {
-        key::hash_array_with(array, &spark::SparkHasher::new(params), out)
-    } else {
-        key::hash_array_into(array, params.seed, out)
+    let spark = spark::SparkHasher::new(params);
+    let native = key::Xxh3(params.seed);
+    match (params.layout.is_spark(), params.legacy_ints) {
+        (true, false) => key::hash_array_with(array, &spark, out),
+        (true, true) => key::hash_array_with(array, &key::Wrapping(spark), out),
+        (false, false) => key::hash_array_with(array, &native, out),
+        (false, true) => key::hash_array_with(array, &key::Wrapping(native), out),
     }
 }
 
@@ -1087,10 +1212,14 @@ impl BloomFilter {
     /// hashes keys: integers parse as `i64`, bytes keys are the UTF-8 bytes of the text.
     pub fn hash_text(&self, text: &str, family: KeyFamily) -> Result<u64> {
         self.check_family(family)?;
-        if self.params.layout.is_spark() {
-            key::hash_text_key_with(text, family, &spark::SparkHasher::new(&self.params))
-        } else {
-            key::hash_text_key(text, family, self.params.seed)
+        let p = &self.params;
+        let spark = spark::SparkHasher::new(p);
+        let native = key::Xxh3(p.seed);
+        match (p.layout.is_spark(), p.legacy_ints) {
+            (true, false) => key::hash_text_key_with(text, family, &spark),
+            (true, true) => key::hash_text_key_with(text, family, &key::Wrapping(spark)),
+            (false, false) => key::hash_text_key_with(text, family, &native),
+            (false, true) => key::hash_text_key_with(text, family, &key::Wrapping(native)),
         }
     }
 
@@ -1150,6 +1279,20 @@ impl BloomFilter {
         if a.seed != b.seed {
             return Err(mismatch("seed", a.seed.to_string(), b.seed.to_string()));
         }
+        if a.legacy_ints != b.legacy_ints {
+            let v = |legacy: bool| {
+                if legacy {
+                    "format version 1 (UInt64 keys of 2^63 and more hashed as negative numbers; retrain it with this build)".to_string()
+                } else {
+                    "format version 2 (integers by value)".to_string()
+                }
+            };
+            return Err(mismatch(
+                "integer key form",
+                v(a.legacy_ints),
+                v(b.legacy_ints),
+            ));
+        }
         let family = match (self.family, other.family) {
             (x, y) if x == y => x,
             (KeyFamily::Any, _) | (_, KeyFamily::Any) => KeyFamily::Any,
@@ -1163,6 +1306,52 @@ impl BloomFilter {
         }
         self.inserted += other.inserted;
         Ok(())
+    }
+
+    /// Number of blocks of the blocked layout (words / 8).
+    pub fn num_blocks(&self) -> u64 {
+        self.blocks.len() as u64
+    }
+
+    /// This blocked filter folded to `num_blocks` blocks (at most its own count): new block
+    /// `j` is the OR of the old blocks that overlap `[j / B', (j+1) / B')` of the hash range.
+    /// A key's block is `hi64(h * B)`, the top of the hash scaled to `B` blocks, so a key of old
+    /// block `b` lands in one of the new blocks overlapping old block `b`: no key is lost. When
+    /// `num_blocks` divides the old count, each new block is the OR of `B / B'` consecutive old
+    /// blocks, exactly the filter that inserting every key at `B'` blocks would give; otherwise
+    /// an old block straddling a boundary is ORed into both neighbours. Bit positions inside a
+    /// block do not depend on `B`.
+    pub fn fold_to(&self, num_blocks: u64) -> Result<BloomFilter> {
+        let from = self.blocks.len() as u64;
+        if self.params.layout != Layout::Blocked {
+            return Err(Error::param(
+                "--layout",
+                format!("only blocked filters fold, not {}", self.params.layout),
+            ));
+        }
+        if num_blocks == 0 || num_blocks > from {
+            return Err(Error::Internal(format!(
+                "cannot fold {from} blocks to {num_blocks}"
+            )));
+        }
+        let params = BloomParams {
+            num_bits: num_blocks * BLOCK_BITS,
+            ..self.params
+        };
+        let mut out = BloomFilter::try_new(params, self.family)?;
+        out.inserted = self.inserted;
+        let to = num_blocks as u128;
+        for (b, block) in self.blocks.iter().enumerate() {
+            let b = b as u128;
+            let first = (b * to / from as u128) as usize;
+            let last = (((b + 1) * to).div_ceil(from as u128) - 1) as usize;
+            for target in &mut out.blocks[first..=last] {
+                for (w, v) in target.0.iter_mut().zip(block.0) {
+                    *w |= v;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Number of set bits.

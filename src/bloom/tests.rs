@@ -148,6 +148,84 @@ fn small_filters_realized_fpp_matches_the_model() {
 }
 
 #[test]
+fn fold_hashes_is_the_k_of_a_million_keys() {
+    for fpp in [0.3, 0.1, 0.05, 0.01, 0.003, 0.001, 1e-4, 1e-6] {
+        let full = BloomParams::for_items(Layout::Blocked, 1_000_000, fpp, 0).unwrap();
+        let k = fold_hashes(fpp).unwrap();
+        let blocks = full.num_bits / BLOCK_BITS;
+        // The same k, or a tie in size.
+        assert!(
+            k == full.num_hashes || blocks_for(1_000_000, k, fpp, u64::MAX >> 20) == blocks,
+            "fpp {fpp}: {k} vs {}",
+            full.num_hashes
+        );
+    }
+}
+
+/// Folding keeps every key: to a divisor it gives exactly the filter built at the smaller
+/// size; to any other size (straddling blocks ORed into both neighbours) a superset of it.
+#[test]
+fn fold_keeps_every_key() {
+    let keys: Vec<u64> = (0..5000i64).map(|v| hash_i64(v, 3)).collect();
+    let from = 360u64;
+    let params = BloomParams::explicit(Layout::Blocked, from * BLOCK_BITS, 6, 3).unwrap();
+    let mut big = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+    big.insert_hashes(&keys);
+    for to in [1, 2, 7, 9, 12, 13, 40, 90, 120, 179, 180, 181, 359, 360] {
+        let folded = big.fold_to(to).unwrap();
+        assert_eq!(folded.num_blocks(), to);
+        let mut direct = BloomFilter::try_new(
+            BloomParams::explicit(Layout::Blocked, to * BLOCK_BITS, 6, 3).unwrap(),
+            KeyFamily::Integer,
+        )
+        .unwrap();
+        direct.insert_hashes(&keys);
+        if from.is_multiple_of(to) {
+            assert_eq!(folded, direct, "fold to {to}");
+        } else {
+            for (a, b) in folded.words().zip(direct.words()) {
+                assert_eq!(a & b, b, "fold to {to} lost a bit");
+            }
+        }
+        assert_eq!(folded.probe_hashes(&keys).count_set_bits(), keys.len());
+    }
+    assert!(big.fold_to(361).is_err());
+    assert!(big.fold_to(0).is_err());
+}
+
+/// The fold target meets the model, and no smaller size would (among exact divisors and
+/// straddling folds, both checked by the model).
+#[test]
+fn fold_target_is_the_smallest_that_meets_the_model() {
+    for (n, from) in [
+        (1000u64, 5040u64),
+        (20_000, 5040),
+        (3000, 68),
+        (100, 7),
+        (1, 1),
+    ] {
+        let to = fold_target(n, 6, 0.01, from);
+        assert!(to <= from);
+        if to < from {
+            assert!(
+                fold_model_fpp(n, 6, from, to) <= 0.01,
+                "n={n} from={from} to={to}"
+            );
+        }
+        let need = blocks_for(n, 6, 0.01, from);
+        assert!(to >= need);
+        for smaller in need..to {
+            if from.is_multiple_of(smaller) {
+                assert!(
+                    fold_model_fpp(n, 6, from, smaller) > 0.01,
+                    "divisor {smaller}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn invalid_params_name_the_parameter() {
     let e = |r: Result<BloomParams>| r.unwrap_err().to_string();
     assert!(e(BloomParams::for_items(Layout::Blocked, 10, 0.0, 0)).contains("--fpp"));
@@ -347,6 +425,14 @@ proptest! {
             let params = BloomParams::for_items(layout, n, 0.01, seed_for(layout, seed)).unwrap();
             let family = KeyFamily::of(array.data_type()).unwrap();
             let mut f = BloomFilter::try_new(params, family).unwrap();
+            // A Spark filter holds longs: a UInt64 key above i64::MAX is refused, not wrapped.
+            let wide = array.as_primitive_opt::<arrow::datatypes::UInt64Type>()
+                .is_some_and(|a| a.iter().flatten().any(|v| v > i64::MAX as u64));
+            if wide && layout.is_spark() {
+                let e = f.insert_array(array.as_ref()).unwrap_err().to_string();
+                prop_assert!(e.contains("does not fit a Spark filter"), "{}", e);
+                continue;
+            }
             let stats = f.insert_array(array.as_ref()).unwrap();
             prop_assert_eq!(stats.inserted as usize, array.len() - array.logical_null_count());
             let hits = f.probe_array(array.as_ref()).unwrap();

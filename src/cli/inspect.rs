@@ -141,7 +141,7 @@ impl FilterInfo {
             location: location.to_string(),
             format: match spark::version_of(p.layout) {
                 Some(v) if !native => format!("spark v{v}"),
-                _ => format!("bloomjoin v{}", codec::FORMAT_VERSION),
+                _ => format!("bloomjoin v{}", codec::version_for(filter)),
             },
             layout: p.layout,
             num_bits: p.num_bits,

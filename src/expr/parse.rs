@@ -181,9 +181,14 @@ fn convert(root: ast::Expr) -> Result<Tree, String> {
                     Make::Or(k) => Node::Or(take(k)),
                     Make::Not => Node::Not(take(1)[0]),
                     Make::IsNull(neg) => Node::IsNull(take(1)[0], neg),
-                    Make::InList(k, neg) => Node::InList(take(k), neg),
+                    Make::InList(k, neg) => {
+                        let c = take(k);
+                        unify_doubles(&mut nodes, &c);
+                        Node::InList(c, neg)
+                    }
                     Make::Between(neg) => {
                         let c = take(3);
+                        unify_doubles(&mut nodes, &c);
                         Node::Between(c[0], c[1], c[2], neg)
                     }
                     Make::Like(p, neg, ci) => Node::Like(take(1)[0], p, neg, ci),
@@ -194,6 +199,23 @@ fn convert(root: ast::Expr) -> Result<Tree, String> {
     }
     debug_assert_eq!(done.len(), 1);
     Ok(Tree { nodes })
+}
+
+/// DuckDB binds the literals of an `IN` list (with its operand) and the three operands of
+/// `BETWEEN` to one common type: when one of them is a DOUBLE (`1e0`), every exact number
+/// among them becomes a DOUBLE too, so `u64 IN (9223372036854775807, 1e0)` holds for 2^63 and
+/// `f32 BETWEEN 0.1 AND 1e0` compares the FLOAT as a DOUBLE. Do the same to the literals
+/// here; comparisons with columns then follow the DOUBLE rules.
+fn unify_doubles(nodes: &mut [Node], operands: &[usize]) {
+    let is_double = |n: &Node| matches!(n, Node::Lit(Lit::Double(_)));
+    if !operands.iter().any(|&i| is_double(&nodes[i])) {
+        return;
+    }
+    for &i in operands {
+        if let Node::Lit(Lit::Num(d)) = &nodes[i] {
+            nodes[i] = Node::Lit(Lit::Double(d.to_f64()));
+        }
+    }
 }
 
 fn visit(

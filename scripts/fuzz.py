@@ -1,0 +1,734 @@
+#!/usr/bin/env python3
+"""Differential fuzzer: bloomjoin against DuckDB on small random tables (issue 12).
+
+Run through scripts/fuzz.sh, which supplies the binary and the Python environment:
+
+  fuzz.py --bin BLOOMJOIN [--cases N] [--seed S] [--kind join|where|decoder|all]
+          [--keep DIR] [--case I] [--u64-meets-signed]
+
+Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 = 0..4):
+
+  join     random left and right tables in pyarrow (every key type bloomjoin accepts, nulls
+           and duplicates on both sides, sorted or not, 1 to 3 files, row groups of 1 to
+           100,000 rows, statistics and dictionaries on or off), a random `--where` for train
+           and the same `--left-where`, maybe a `--right-where`, one of the six join types and
+           random workers, reducers, strategy, layout and sizing; `train` + `join`, compared
+           with DuckDB's answer as exact row multisets.
+  where    a table with a column of every type `--where` compares and a random condition;
+           the row ids a left-semi join keeps (the condition as `--left-where` or as
+           `--right-where`, so both the map-side filter and row-group pruning run) against
+           DuckDB's `SELECT rid ... WHERE`. A condition DuckDB refuses or cannot evaluate
+           exactly (a decimal comparison beyond 38 digits) is "DuckDB can't say"; one
+           bloomjoin refuses (exit 2, one line, nothing written) is "refused"; neither fails.
+  decoder  a valid filter file of every layout and format, mutated (bit flips, truncation,
+           extension, splices, header fields set to extremes, native files with their
+           checksum recomputed so the mutation reaches the parser): `inspect`, `probe` and
+           `join` must exit 0 or 2 with a one-line message, never panic or die of a signal,
+           and a join that exits 0 must give DuckDB's rows.
+
+Case i draws everything from random.Random("<seed>:<kind>:<i>"), so a case is reproduced by
+`--seed S --case I` alone. A failing case prints its command lines and keeps its files in
+DIR/<kind>-<i> (with a repro.sh); the last line counts cases per kind; exit 1 on any failure.
+
+--u64-meets-signed: let a UInt64 key meet a signed key in join cases. Off until the key model
+of issue 12 defect 1 lands (the `keys` branch); the generator still draws such pairs and
+replaces the signed side with an unsigned type, counting the replacements.
+"""
+
+import argparse
+import collections
+import glob
+import json
+import multiprocessing
+import os
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fuzz_gen as g  # noqa: E402
+
+KINDS = ["join", "where", "join", "where", "decoder"]
+TIMEOUT = 300  # seconds per command: a hang is a failure, not a stuck fuzzer
+
+
+class CaseFailed(Exception):
+    pass
+
+
+class Case:
+    """One case's directory, command log and outcome."""
+
+    def __init__(self, kind, index, seed, root):
+        self.kind = kind
+        self.index = index
+        self.rng = random.Random(f"{seed}:{kind}:{index}")
+        self.dir = os.path.join(root, f"{kind}-{index}")
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.log = []  # command lines and SQL, in order
+        self.notes = []  # what the generator chose
+        self.skipped_u64 = 0  # a UInt64 key meeting a signed key, replaced
+
+    def run(self, args, check_ok=True):
+        """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
+        self.log.append(" ".join(shlex.quote(a) for a in args))
+        try:
+            p = subprocess.run(args, capture_output=True, timeout=TIMEOUT, cwd=self.dir)
+        except subprocess.TimeoutExpired:
+            raise CaseFailed(f"timed out after {TIMEOUT} s: {self.log[-1]}")
+        err = p.stderr.decode("utf-8", "replace")
+        out = p.stdout.decode("utf-8", "replace")
+        if p.returncode < 0:
+            raise CaseFailed(f"killed by signal {signal.Signals(-p.returncode).name}: {err.strip()[-2000:]}")
+        if p.returncode == 101 or "panicked" in err:
+            raise CaseFailed(f"panicked (exit {p.returncode}): {err.strip()[-2000:]}")
+        if p.returncode not in (0, 1, 2):
+            raise CaseFailed(f"exit {p.returncode}: {err.strip()[-2000:]}")
+        if p.returncode != 0 and len(err.strip().splitlines()) != 1:
+            raise CaseFailed(f"exit {p.returncode} without a one-line message: {err!r}")
+        if check_ok and p.returncode != 0:
+            raise CaseFailed(f"exit {p.returncode}: {err.strip()}")
+        return p.returncode, out, err
+
+    def sql(self, con, text):
+        """DuckDB's answer to a query, as an Arrow table."""
+        self.log.append("-- DuckDB: " + text)
+        return con.sql(text).to_arrow_table()
+
+    def keep(self, reason):
+        with open(os.path.join(self.dir, "repro.sh"), "w") as f:
+            f.write("#!/usr/bin/env bash\n# " + reason.replace("\n", "\n# ") + "\n")
+            f.write("".join(f"# {n}\n" for n in self.notes))
+            f.write(f"cd {shlex.quote(self.dir)}\n")
+            for line in self.log:
+                f.write(("# " if line.startswith("-- ") else "") + line + "\n")
+
+
+def duck():
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET threads = 1")
+    return con
+
+
+def files_sql(paths, union=False):
+    files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+    return f"read_parquet([{files}]{', union_by_name = true' if union else ''})"
+
+
+def canon_value(v):
+    if isinstance(v, float) and v != v:
+        return ("nan",)
+    return v
+
+
+def canon_table(table):
+    """A table as a Counter of row tuples, comparable across engines."""
+    cols = []
+    for i in range(table.num_columns):
+        c = table.column(i)
+        t = c.type
+        if pa.types.is_dictionary(t):
+            c = c.cast(t.value_type)
+            t = t.value_type
+        if pa.types.is_date32(t):
+            c = c.cast(pa.int32())
+        elif pa.types.is_timestamp(t):
+            c = c.cast(pa.int64())
+        elif pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            c = c.cast(pa.string())
+        elif pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+            c = c.cast(pa.binary())
+        cols.append([canon_value(v) for v in c.to_pylist()])
+    return collections.Counter(zip(*cols)) if cols else collections.Counter()
+
+
+def read_output(path):
+    if not os.path.exists(os.path.join(path, "_SUCCESS")):
+        raise CaseFailed(f"exit 0 but no _SUCCESS in {path}")
+    parts = sorted(glob.glob(os.path.join(path, "part-*.parquet")))
+    tables = [pq.read_table(p) for p in parts]
+    return tables
+
+
+def compare(case, ours_tables, theirs, names):
+    ours = collections.Counter()
+    for t in ours_tables:
+        if t.column_names != names:
+            raise CaseFailed(f"output columns {t.column_names}, expected {names}")
+        ours.update(canon_table(t))
+    want = canon_table(theirs)
+    if ours != want:
+        extra = ours - want
+        missing = want - ours
+        show = lambda c: "; ".join(repr(r) for r in list(c.elements())[:5])
+        raise CaseFailed(
+            f"row multisets differ: bloomjoin {sum(ours.values())} rows, DuckDB {sum(want.values())}; "
+            f"{sum(extra.values())} extra (e.g. {show(extra)}), {sum(missing.values())} missing (e.g. {show(missing)})"
+        )
+
+
+# ------------------------------------------------------------------------------ join kind
+
+KEY_TYPES_INT = list(g.INT_TYPES)
+KEY_TYPES_STR = ["string", "large_string", "dict_string", "string_view"]
+KEY_TYPES_BIN = ["binary", "large_binary"]
+
+
+def key_array(values, tname):
+    if tname in g.INT_TYPES:
+        return pa.array(values, g.INT_TYPES[tname][0])
+    if tname == "date32":
+        return pa.array(values, pa.int32()).cast(pa.date32())
+    if tname == "string":
+        return pa.array(values, pa.string())
+    if tname == "large_string":
+        return pa.array(values, pa.large_string())
+    if tname == "string_view":
+        return pa.array(values, pa.string_view())
+    if tname == "dict_string":
+        return pa.array(values, pa.string()).dictionary_encode()
+    if tname == "binary":
+        return pa.array(values, pa.binary())
+    if tname == "large_binary":
+        return pa.array(values, pa.large_binary())
+    raise ValueError(tname)
+
+
+def key_kind(tname):
+    if tname in g.INT_TYPES:
+        return ("int", tname)
+    if tname == "date32":
+        return ("date", None)
+    if tname in KEY_TYPES_BIN:
+        return ("bin", None)
+    return ("str", None)
+
+
+def key_type_per_file(ctx, column, other):
+    """A `vary` for g.split_write: cast the key column of each file to a random integer type
+    that holds its values (not a signed type meeting UInt64 unless --u64-meets-signed)."""
+
+    def vary(rng, part):
+        vals = [v for v in part.column(column).to_pylist() if v is not None]
+        lo, hi = (min(vals), max(vals)) if vals else (0, 0)
+        fits = [t for t, (_, tlo, thi) in g.INT_TYPES.items() if tlo <= lo and hi <= thi]
+        if not ctx.u64_meets_signed and other == "uint64":
+            fits = [t for t in fits if t not in g.SIGNED] or fits
+        if not ctx.u64_meets_signed and other in g.SIGNED:
+            fits = [t for t in fits if t != "uint64"] or fits
+        t = rng.choice(fits)
+        i = part.column_names.index(column)
+        return part.set_column(i, column, part.column(column).cast(g.INT_TYPES[t][0])), f"{column} as {t}"
+
+    return vary
+
+
+def join_case(case, ctx):
+    rng = case.rng
+    family = rng.choice(["int", "int", "int", "date", "str", "str", "bin"])
+    if family == "int":
+        lt, rt = rng.choice(KEY_TYPES_INT), rng.choice(KEY_TYPES_INT)
+        if not ctx.u64_meets_signed and ((lt == "uint64" and rt in g.SIGNED) or (rt == "uint64" and lt in g.SIGNED)):
+            case.skipped_u64 = 1
+            case.notes.append(f"u64 meets signed ({lt} / {rt}) replaced (--u64-meets-signed is off)")
+            if lt == "uint64":
+                rt = rng.choice(["uint8", "uint16", "uint32", "uint64"])
+            else:
+                lt = rng.choice(["uint8", "uint16", "uint32", "uint64"])
+        lo = -(2**63) if (lt in g.SIGNED or rt in g.SIGNED) else 0
+        pool = g.int_pool(rng, lo, 2**64 - 1, rng.randint(1, 40))
+        rangeof = lambda t: (g.INT_TYPES[t][1], g.INT_TYPES[t][2])
+        lpool = [v for v in pool if rangeof(lt)[0] <= v <= rangeof(lt)[1]]
+        rpool = [v for v in pool if rangeof(rt)[0] <= v <= rangeof(rt)[1]]
+    elif family == "date":
+        lt = rt = "date32"
+        days = g.INTERESTING_DAYS + [rng.randint(-40, 40) for _ in range(10)]
+        pool = sorted(set(rng.sample(days, rng.randint(1, len(days)))))
+        lpool = rpool = pool
+    else:
+        types = KEY_TYPES_STR if family == "str" else KEY_TYPES_BIN
+        lt, rt = rng.choice(types), rng.choice(types)
+        pool = g.string_pool(rng, rng.randint(1, 30), binary=(family == "bin"))
+        lpool = rpool = pool
+    # Side-only values: keys the other side lacks.
+    lpool = lpool + [v for v in rng.sample(lpool, min(len(lpool), 3))]
+    rpool = list(rpool)
+    if family == "int":
+        lo_r, hi_r = g.INT_TYPES[rt][1], g.INT_TYPES[rt][2]
+        rpool += [rng.randint(max(lo_r, -(10**6)), min(hi_r, 10**6)) for _ in range(rng.randint(0, 20))]
+    nl = rng.choice([0, 1, 5, 50, 200, 1000, 3000]) if rng.random() < 0.9 else rng.randint(0, 300)
+    nr = rng.choice([0, 1, 10, 200, 2000, 5000]) if rng.random() < 0.9 else rng.randint(0, 3000)
+    lnull, rnull = g.null_frac(rng), g.null_frac(rng)
+    apool = g.int_pool(rng, -(2**31), 2**31 - 1, rng.randint(1, 8))
+    spool = g.string_pool(rng, rng.randint(1, 8))
+    left = pa.table({
+        "lk": key_array(g.draw(rng, lpool, nl, lnull), lt),
+        "lid": pa.array(range(nl), pa.int64()),
+        "la": pa.array(g.draw(rng, apool, nl, 0.2), pa.int32()),
+        "ls": pa.array(g.draw(rng, spool, nl, 0.2), pa.string()),
+    })
+    right = pa.table({
+        "rk": key_array(g.draw(rng, rpool, nr, rnull), rt),
+        "rid": pa.array(range(nr), pa.int64()),
+        "ra": pa.array(g.draw(rng, apool, nr, 0.2), pa.int32()),
+        "rs": pa.array(g.draw(rng, spool, nr, 0.2), pa.string()),
+    })
+    os.makedirs(os.path.join(case.dir, "left"))
+    os.makedirs(os.path.join(case.dir, "right"))
+    # Sometimes the files of one side hold an integer key in different types, each one that
+    # holds that file's values (Int32 in one file, Int64 in the next).
+    lvary = key_type_per_file(ctx, "lk", other=rt) if family == "int" and rng.random() < 0.2 else None
+    rvary = key_type_per_file(ctx, "rk", other=lt) if family == "int" and rng.random() < 0.2 else None
+    for d in g.split_write(rng, left, os.path.join(case.dir, "left"), "l", sort_by="lk", vary=lvary):
+        case.notes.append(f"left {lt}: {d}")
+    for d in g.split_write(rng, right, os.path.join(case.dir, "right"), "r", sort_by="rk", vary=rvary):
+        case.notes.append(f"right {rt}: {d}")
+    mixed_files = lvary is not None or rvary is not None
+
+    kl, kr = key_kind(lt), key_kind(rt)
+    linfo = {"lk": (kl[0], kl[1], lpool), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
+    rinfo = {"rk": (kr[0], kr[1], rpool), "ra": ("int", "int32", apool), "rs": ("str", None, spool)}
+    r = rng.random()
+    g.MIXED[0] = 0
+    lwhere = g.condition(rng, linfo, list(linfo)) if r < 0.6 else None
+    train_where = lwhere if r < 0.5 else None
+    rwhere = g.condition(rng, rinfo, list(rinfo)) if rng.random() < 0.3 else None
+
+    layout = rng.choice(["blocked", "blocked", "classic", "spark-v1", "spark-v2"])
+    train = [ctx.bin, "--quiet", "train", "-i", "left", "-c", "lk", "-o", "f.bjf", "--layout", layout,
+             "--workers", str(rng.randint(1, 3))]
+    if layout.startswith("spark") and rng.random() < 0.5:
+        train += ["--format", "spark"]
+    sizing = rng.random()
+    if sizing < 0.3:
+        unit = 512 if layout == "blocked" else 64
+        train += ["--bits", str(unit * rng.choice([1, 2, 4, 64])), "--hashes", str(rng.randint(1, 8))]
+    elif sizing < 0.5:
+        train += ["--expected-items", str(rng.randint(1, 500)), "--fpp", rng.choice(["0.5", "0.1", "0.01"])]
+    elif sizing < 0.7:
+        train += ["--fpp", rng.choice(["0.3", "0.01", "0.0001"])]
+    if rng.random() < 0.3:
+        train += ["--seed", str(rng.choice([1, 42, 2**32 - 1]) if layout != "spark-v1" else 0)]
+    if rng.random() < 0.3:
+        train += ["--batch-size", str(rng.choice([1, 7, 100, 4096]))]
+    if rng.random() < 0.3:
+        train += ["--split-rows", str(rng.choice([1, 10, 1000]))]
+    if train_where is not None:
+        train += ["--where", train_where[0]]
+    code, _, err = case.run(train, check_ok=False)
+    if code == 2 and train_where is not None and "--where" in err:
+        return refused(case, err)
+    if code == 2 and mixed_files and "schemas do not match" in err:
+        case.notes.append(f"bloomjoin: {err.strip()}")
+        return "refused (key types)"
+    if code != 0:
+        raise CaseFailed(f"train exit {code}: {err.strip()}")
+
+    jt = rng.choice(["inner", "left", "left-semi", "left-anti", "right", "full"])
+    strategy = rng.choice(["auto", "replicated", "reduce-side"])
+    join = [ctx.bin, "--quiet", "join", "--filter", "f.bjf", "--left", "left", "--left-key", "lk",
+            "--right", "right", "--right-key", "rk", "--type", jt, "--strategy", strategy,
+            "--workers", str(rng.randint(1, 4)), "-o", "out"]
+    if strategy != "replicated" and rng.random() < 0.5:
+        join += ["--reducers", str(rng.choice([1, 2, 3, 7, 13]))]
+    if strategy == "auto" and rng.random() < 0.3:
+        join += ["--memory-limit", rng.choice(["16KiB", "64KiB", "1MiB"])]
+    if rng.random() < 0.15:
+        join += ["--no-prefilter"]
+    if rng.random() < 0.3:
+        join += ["--batch-size", str(rng.choice([1, 7, 100, 4096]))]
+    if rng.random() < 0.3:
+        join += ["--split-rows", str(rng.choice([1, 10, 1000]))]
+    if lwhere is not None:
+        join += ["--left-where", lwhere[0]]
+    if rwhere is not None:
+        join += ["--right-where", rwhere[0]]
+    code, _, err = case.run(join, check_ok=False)
+
+    con = duck()
+    lf = sorted(glob.glob(os.path.join(case.dir, "left", "*.parquet")))
+    rf = sorted(glob.glob(os.path.join(case.dir, "right", "*.parquet")))
+    L = f"(SELECT * FROM {files_sql(lf, mixed_files)}{' WHERE ' + lwhere[1] if lwhere else ''})"
+    R = f"(SELECT * FROM {files_sql(rf, mixed_files)}{' WHERE ' + rwhere[1] if rwhere else ''})"
+    on = "l.lk = r.rk"
+    if jt in ("left-semi", "left-anti"):
+        neg = "NOT " if jt == "left-anti" else ""
+        sql = f"SELECT l.lk, l.lid, l.la, l.ls FROM {L} l WHERE {neg}EXISTS (SELECT 1 FROM {R} r WHERE {on})"
+        names = ["lk", "lid", "la", "ls"]
+    else:
+        kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
+        sql = f"SELECT l.lk, l.lid, l.la, l.ls, r.rk, r.rid, r.ra, r.rs FROM {L} l {kw} {R} r ON {on}"
+        names = ["lk", "lid", "la", "ls", "rk", "rid", "ra", "rs"]
+    try:
+        theirs = case.sql(con, sql)
+    except duckdb.Error as e:
+        case.notes.append(f"DuckDB: {str(e).splitlines()[0]}")
+        return "duckdb can't say" if code == 0 else "both refused"
+    if code != 0:
+        if code == 2 and "memory-limit" in err:
+            # A reduce-side partition over --memory-limit is a documented refusal.
+            case.notes.append(f"bloomjoin: {err.strip()}")
+            return "refused (--memory-limit)"
+        if code == 2 and "schemas do not match" in err and mixed_files:
+            # Files of one side holding the key as Int64 and UInt64: a documented refusal.
+            case.notes.append(f"bloomjoin: {err.strip()}")
+            return "refused (key types)"
+        if code == 2 and ('-where "' in err):
+            return refused(case, err)
+        raise CaseFailed(f"join exit {code} where DuckDB answers: {err.strip()}")
+    compare(case, read_output(os.path.join(case.dir, "out")), theirs, names)
+    return "pass"
+
+
+# ------------------------------------------------------------------------------ where kind
+
+DECIMAL_MAX = 38
+
+
+def literal_digits(text):
+    """(integer digits, fraction digits) of a number literal, None if not a plain number."""
+    t = text.lstrip("+-")
+    if not t or "e" in t.lower() or not all(c.isdigit() or c in "._" for c in t):
+        return None
+    whole, _, frac = t.partition(".")
+    whole = whole.lstrip("0")
+    return len(whole), len(frac)
+
+
+def refused(case, err):
+    """bloomjoin refused a condition: fine when it compares mismatched types, else a failure."""
+    case.notes.append(f"bloomjoin: {err.strip()}")
+    if g.MIXED[0] == 0:
+        raise CaseFailed(f"refused a condition without mismatched types: {err.strip()}")
+    return "refused"
+
+
+def where_case(case, ctx):
+    rng = case.rng
+    n = rng.choice([0, 1, 3, 20, 100, 500, 2000])
+    table, info = g.where_table(rng, n)
+    os.makedirs(os.path.join(case.dir, "t"))
+    for d in g.split_write(rng, table, os.path.join(case.dir, "t"), "t", sort_by=rng.choice(list(info))):
+        case.notes.append(f"table: {d}")
+    names = list(info)
+    if rng.random() < 0.5:
+        # Focus on a few columns, so that column-to-column comparisons meet often.
+        names = rng.sample(names, rng.randint(1, 4))
+    g.MIXED[0] = 0
+    bj, dk = g.condition(rng, info, names)
+    case.notes.append(f"condition: {bj}")
+
+    con = duck()
+    files = sorted(glob.glob(os.path.join(case.dir, "t", "*.parquet")))
+    # DuckDB evaluates the condition over the rows in memory, not over the Parquet files: its
+    # row-group pruning trusts float min/max statistics, which leave NaN out, and drops NaN
+    # rows (`f32 >= 0.0` skips a row group [-1.0, NaN]; DuckDB over the same rows in Arrow,
+    # and Polars, keep the NaN). See docs/RELIABILITY.md.
+    con.register("t", pa.concat_tables([pq.read_table(f) for f in files]))
+    case.log.append(f"-- DuckDB: CREATE VIEW t AS SELECT * FROM {files_sql(files)}  (read by pyarrow)")
+    try:
+        theirs = case.sql(con, f"SELECT rid FROM t WHERE {dk}")
+        duck_ok = True
+    except duckdb.Error as e:
+        duck_ok = False
+        case.notes.append(f"DuckDB: {str(e).splitlines()[0]}")
+
+    side = rng.choice(["left", "right"])
+    # With --left-where, train the filter with the same --where: its count of passing rows is a
+    # second evaluation (train's reader and splits), and the filter still covers the left side.
+    train = [ctx.bin, "--quiet", "train", "-i", "t", "-c", "rid", "-o", "f.bjf", "--report", "train.json",
+             "--workers", str(rng.randint(1, 2))]
+    if side == "left":
+        train += ["--where", bj]
+        if rng.random() < 0.3:
+            train += ["--split-rows", str(rng.choice([1, 10, 1000])), "--batch-size", str(rng.choice([1, 7, 100]))]
+    code, _, err = case.run(train, check_ok=False)
+    if code == 2 and side == "left" and "--where" in err:
+        outcome = refused(case, err)
+        return "both refused" if not duck_ok else outcome
+    if code != 0:
+        raise CaseFailed(f"train exit {code}: {err.strip()}")
+    if side == "left" and duck_ok:
+        with open(os.path.join(case.dir, "train.json")) as f:
+            passing = json.load(f)["rows_passing_where"]
+        if passing != theirs.num_rows:
+            raise CaseFailed(f"train --where: {passing} rows pass, DuckDB {theirs.num_rows}")
+    join = [ctx.bin, "--quiet", "join", "--filter", "f.bjf", "--left", "t", "--left-key", "rid",
+            "--right", "t", "--right-key", "rid", "--type", "left-semi", "--select", "rid",
+            "--workers", str(rng.randint(1, 3)), "-o", "out",
+            f"--{side}-where", bj]
+    if rng.random() < 0.3:
+        join += ["--batch-size", str(rng.choice([1, 7, 100]))]
+    if rng.random() < 0.3:
+        join += ["--split-rows", str(rng.choice([1, 10, 1000]))]
+    if rng.random() < 0.3:
+        join += ["--strategy", "reduce-side"]
+    code, _, err = case.run(join, check_ok=False)
+    if code == 2:
+        if os.path.exists(os.path.join(case.dir, "out", "_SUCCESS")):
+            raise CaseFailed("exit 2 but the output was committed")
+        outcome = refused(case, err)
+        return "both refused" if not duck_ok else outcome
+    if code != 0:
+        raise CaseFailed(f"join exit {code}: {err.strip()}")
+    if not duck_ok:
+        return "duckdb can't say"
+    compare(case, read_output(os.path.join(case.dir, "out")), theirs, ["rid"])
+    return "pass"
+
+
+# ------------------------------------------------------------------------------ decoder kind
+
+
+def decoder_bases(ctx):
+    """Valid filter files of every layout and format over small tables, made once per run,
+    with the tables and DuckDB's inner join of them."""
+    d = os.path.join(ctx.root, "decoder-bases")
+    if ctx.bases is not None:
+        return ctx.bases
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    rng = random.Random(f"{ctx.seed}:decoder-bases")
+    bases = []
+    for family in ("int", "str"):
+        if family == "int":
+            lk = pa.array(g.draw(rng, list(range(-50, 50)) + [2**62, -(2**63)], 300, 0.05), pa.int64())
+            rk = pa.array(g.draw(rng, list(range(-100, 100)), 2000, 0.05), pa.int32())
+        else:
+            pool = g.string_pool(rng, 40)
+            lk = pa.array(g.draw(rng, pool[:30], 300, 0.05), pa.string())
+            rk = pa.array(g.draw(rng, pool, 2000, 0.05), pa.string())
+        for side, k in (("left", lk), ("right", rk)):
+            os.makedirs(os.path.join(d, f"{family}-{side}"))
+            pq.write_table(pa.table({"k": k, "v": pa.array(range(len(k)), pa.int64())}),
+                           os.path.join(d, f"{family}-{side}", "p.parquet"), row_group_size=256)
+        con = duck()
+        lf = os.path.join(d, f"{family}-left", "p.parquet")
+        rf = os.path.join(d, f"{family}-right", "p.parquet")
+        expected = con.sql(
+            f"SELECT l.k, l.v, r.k, r.v FROM read_parquet('{lf}') l JOIN read_parquet('{rf}') r ON l.k = r.k").to_arrow_table()
+        for layout, fmt in [("blocked", "native"), ("classic", "native"), ("spark-v1", "native"),
+                            ("spark-v2", "native"), ("spark-v1", "spark"), ("spark-v2", "spark")]:
+            for sizing in (["--fpp", "0.01"], ["--bits", "512", "--hashes", "3"]):
+                name = f"{family}-{layout}-{fmt}-{sizing[1]}.bf"
+                args = [ctx.bin, "--quiet", "train", "-i", os.path.join(d, f"{family}-left"), "-c", "k",
+                        "--layout", layout, "--format", fmt, "-o", os.path.join(d, name)] + sizing
+                p = subprocess.run(args, capture_output=True)
+                if p.returncode != 0:
+                    sys.exit(f"fuzz: could not make the decoder's base filter: {' '.join(args)}: {p.stderr.decode()}")
+                with open(os.path.join(d, name), "rb") as f:
+                    data = f.read()
+                bases.append({"name": name, "family": family, "layout": layout, "format": fmt, "bytes": data,
+                              "left": os.path.join(d, f"{family}-left"), "right": os.path.join(d, f"{family}-right"),
+                              "expected": expected})
+    ctx.bases = bases
+    return bases
+
+
+def xxh3_available():
+    try:
+        import xxhash  # noqa: F401
+
+        return True
+    except ImportError:
+        return False
+
+
+def mutate(rng, data, others, native):
+    """A random mutation of `data` and a description of it."""
+    data = bytearray(data)
+    how = rng.choice(["flip", "flip", "truncate", "extend", "splice", "field", "field", "zero-run"])
+    if how == "flip" and data:
+        n = rng.choice([1, 1, 2, 8])
+        pos = [rng.randrange(len(data)) if rng.random() < 0.5 else rng.randrange(min(len(data), 64)) for _ in range(n)]
+        for p in pos:
+            data[p] ^= 1 << rng.randrange(8)
+        desc = f"flip bits at {pos}"
+    elif how == "truncate":
+        cut = rng.choice([0, 1, 4, 8, 12, 47, 48, rng.randrange(len(data) + 1), len(data) - 1, len(data) - 8])
+        cut = max(0, min(cut, len(data)))
+        data = data[:cut]
+        desc = f"truncate to {cut} bytes"
+    elif how == "extend":
+        extra = bytes(rng.randrange(256) for _ in range(rng.choice([1, 7, 8, 64])))
+        data += extra
+        desc = f"append {len(extra)} bytes"
+    elif how == "splice":
+        other = rng.choice(others)
+        a = rng.randrange(len(data) + 1)
+        b = rng.randrange(len(other) + 1)
+        data = data[:a] + other[b:]
+        desc = f"splice: first {a} bytes, then another filter from byte {b}"
+    elif how == "zero-run":
+        a = rng.randrange(len(data) + 1)
+        n = rng.randint(1, 64)
+        data[a:a + n] = bytes(min(n, len(data) - a))
+        desc = f"zero {n} bytes at {a}"
+    else:
+        # A header field (native: the documented offsets; Spark: version, k, word count) set
+        # to an extreme.
+        fields = [(8, 2), (10, 1), (11, 1), (12, 4), (16, 8), (24, 8), (32, 8), (40, 4), (44, 4)] if native \
+            else [(0, 4), (4, 4), (8, 4), (12, 8)]
+        off, size = rng.choice(fields)
+        if off + size <= len(data):
+            val = rng.choice([0, 1, 2, 3, 4, 5, 31, 32, 33, 63, 64, 511, 512, 513, 2**(8 * size) - 1,
+                              2**(8 * size - 1), 2**(8 * size - 1) - 1, 2**20, 2**20 + 1, 2**31, 2**39, 2**39 + 512])
+            val %= 2**(8 * size)
+            order = "little" if native else "big"
+            data[off:off + size] = val.to_bytes(size, order)
+            desc = f"set {size} bytes at {off} to {val}"
+        else:
+            desc = "no-op (file too short for the field)"
+    if native and len(data) >= 8 and rng.random() < 0.6 and xxh3_available():
+        import xxhash
+
+        data[-8:] = xxhash.xxh3_64_intdigest(bytes(data[:-8]), seed=0).to_bytes(8, "little")
+        desc += ", checksum recomputed"
+    return bytes(data), desc
+
+
+def decoder_case(case, ctx):
+    rng = case.rng
+    bases = decoder_bases(ctx)
+    base = rng.choice(bases)
+    data, desc = mutate(rng, base["bytes"], [b["bytes"] for b in bases], base["format"] == "native")
+    case.notes.append(f"base {base['name']}: {desc}")
+    with open(os.path.join(case.dir, "m.bf"), "wb") as f:
+        f.write(data)
+    ok = lambda code: code in (0, 2)
+    code, _, err = case.run([ctx.bin, "inspect", "m.bf"] + (["--json"] if rng.random() < 0.5 else []), check_ok=False)
+    if not ok(code):
+        raise CaseFailed(f"inspect exit {code}: {err.strip()}")
+    keys = ["0", "1", "-1", "49", "9223372036854775807", "-9223372036854775808", "18446744073709551615", "a", "", "日本"]
+    probe = [ctx.bin, "probe", "--filter", "m.bf"] + keys
+    if base["format"] == "spark" or rng.random() < 0.3:
+        probe += ["--key-type", "integer" if base["family"] == "int" else "bytes"]
+    code, _, err = case.run(probe, check_ok=False)
+    if not ok(code):
+        raise CaseFailed(f"probe exit {code}: {err.strip()}")
+    join = [ctx.bin, "--quiet", "join", "--filter", "m.bf", "--left", base["left"], "--left-key", "k",
+            "--right", base["right"], "--right-key", "k", "--workers", str(rng.randint(1, 2)),
+            "--select", "left.k,left.v,right.k,right.v", "-o", "out"]
+    if rng.random() < 0.3:
+        join += ["--strategy", "reduce-side"]
+    code, _, err = case.run(join, check_ok=False)
+    if not ok(code):
+        raise CaseFailed(f"join exit {code}: {err.strip()}")
+    if code == 0:
+        tables = read_output(os.path.join(case.dir, "out"))
+        tables = [t.rename_columns(["k", "v", "k_right", "v_right"]) for t in tables]
+        exp = base["expected"].rename_columns(["k", "v", "k_right", "v_right"])
+        compare(case, tables, exp, ["k", "v", "k_right", "v_right"])
+        return "pass (join ran)"
+    return "pass (refused)"
+
+
+# ------------------------------------------------------------------------------ driver
+
+
+RUN_KIND = {"join": join_case, "where": where_case, "decoder": decoder_case}
+CTX = None  # the run's settings, set before the worker processes fork
+
+
+def run_case(job):
+    """Run case `i` of `kind`; a summary the parent prints (cases run in worker processes)."""
+    kind, i = job
+    case = Case(kind, i, CTX.seed, CTX.root)
+    r = {"kind": kind, "i": i, "skipped_u64": 0}
+    try:
+        r["outcome"] = RUN_KIND[kind](case, CTX)
+        r["why"] = " | ".join(case.notes[-2:])
+        shutil.rmtree(case.dir)
+    except CaseFailed as e:
+        case.keep(str(e))
+        r.update(outcome="FAILED", error=str(e), notes=case.notes, log=case.log, dir=case.dir)
+    r["skipped_u64"] = case.skipped_u64
+    return r
+
+
+def main():
+    global CTX
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kind", choices=["join", "where", "decoder", "all"], default="all")
+    ap.add_argument("--keep", default=None, help="directory for failing cases (default: out/fuzz)")
+    ap.add_argument("--case", type=int, default=None, help="run only this case number")
+    ap.add_argument("--first", type=int, default=0, help="number of the first case (to split a long run)")
+    ap.add_argument("--jobs", type=int, default=1, help="cases run at once (the results do not depend on it)")
+    ap.add_argument("--u64-meets-signed", action="store_true")
+    ap.add_argument("--progress", type=int, default=0, help="print a line every N cases")
+    ap.add_argument("--verbose", action="store_true", help="say why each refused or undecided case was")
+    args = ap.parse_args()
+
+    CTX = argparse.Namespace(
+        bin=os.path.abspath(args.bin), seed=args.seed, u64_meets_signed=args.u64_meets_signed, bases=None,
+        root=os.path.abspath(args.keep or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out", "fuzz")),
+    )
+    os.makedirs(CTX.root, exist_ok=True)
+    CTX.root = tempfile.mkdtemp(prefix=f"seed{args.seed}-", dir=CTX.root)
+    indices = [args.case] if args.case is not None else range(args.first, args.first + args.cases)
+    jobs = [(args.kind if args.kind != "all" else KINDS[i % len(KINDS)], i) for i in indices]
+    if any(k == "decoder" for k, _ in jobs):
+        decoder_bases(CTX)  # once, before the workers fork
+    counts = collections.defaultdict(collections.Counter)
+    failures = []
+    skipped_u64 = 0
+    start = time.monotonic()
+    if args.jobs > 1:
+        pool = multiprocessing.get_context("fork").Pool(args.jobs)
+        results = pool.imap(run_case, jobs)
+    else:
+        pool = None
+        results = map(run_case, jobs)
+    for n, r in enumerate(results):
+        kind, i = r["kind"], r["i"]
+        counts[kind][r["outcome"]] += 1
+        skipped_u64 += r["skipped_u64"]
+        if r["outcome"] == "FAILED":
+            failures.append((kind, i))
+            print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
+            for note in r["notes"]:
+                print(f"  # {note}")
+            for line in r["log"]:
+                print(f"  {line}")
+            print(f"  files kept in {r['dir']} (repro.sh)")
+            sys.stdout.flush()
+        elif args.verbose and not r["outcome"].startswith("pass"):
+            print(f"{kind} case {i}: {r['outcome']}: {r['why']}")
+        if args.progress and (n + 1) % args.progress == 0:
+            print(f"fuzz: {n + 1} cases, {len(failures)} failed, {time.monotonic() - start:.0f} s", flush=True)
+    if pool is not None:
+        pool.close()
+        pool.join()
+    if not failures:
+        shutil.rmtree(CTX.root, ignore_errors=True)
+    total = sum(sum(c.values()) for c in counts.values())
+    parts = []
+    for kind in ("join", "where", "decoder"):
+        if counts[kind]:
+            detail = ", ".join(f"{v} {k}" for k, v in sorted(counts[kind].items()))
+            parts.append(f"{kind} {sum(counts[kind].values())} ({detail})")
+    skipped = f"; {skipped_u64} UInt64-meets-signed key pairs replaced (--u64-meets-signed is off)" if skipped_u64 else ""
+    first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
+    print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
+          + "; ".join(parts) + skipped)
+    if failures:
+        print(f"fuzz: failing cases kept in {CTX.root}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
