@@ -508,3 +508,50 @@ fn inspect_and_probe_read_a_columns_sbbfs() {
         .fails(2, &["\"abc\" is not an integer"]);
     run_in(d, &["inspect", f, "--column", "Text"]).fails(2, &["no Parquet Bloom filter"]);
 }
+
+/// Over S3 (moto): the filters are fetched with ranged GETs and skipped row groups are never
+/// fetched; the rows are those of --no-sbbf.
+#[test]
+fn sbbf_pruning_over_s3_fetches_only_the_row_groups_it_keeps() {
+    let s3 = crate::util::S3Server::start();
+    let env = s3.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sbbf_fixture(d);
+    s3.upload_dir("lake", &d.join("right"), "right");
+    let join = |out: &str, extra: &[&str]| {
+        let rep = format!("{out}.json");
+        let mut args = vec![
+            "join",
+            "-q",
+            "--no-prefilter",
+            "--left",
+            "left",
+            "--left-key",
+            "Id",
+            "--right",
+            "s3://lake/right",
+            "--right-key",
+            "UserId",
+            "--output",
+            out,
+            "--report",
+            &rep,
+        ];
+        args.extend_from_slice(extra);
+        crate::util::run_env(d, &args, &env).ok();
+        (read_rows(&d.join(out)).0, report(d, &rep))
+    };
+    let (rows_on, on) = join("on", &[]);
+    let (rows_off, off) = join("off", &["--no-sbbf"]);
+    assert_eq!(rows_on, rows_off);
+    assert_eq!(rows_on.len(), 4);
+    assert!(
+        on["right"]["row_groups_skipped_by_sbbf"].as_u64().unwrap() >= 25,
+        "{on}"
+    );
+    let data_on = on["right"]["bytes_read"].as_u64().unwrap()
+        - on["right"]["sbbf_bytes_read"].as_u64().unwrap();
+    let data_off = off["right"]["bytes_read"].as_u64().unwrap();
+    assert!(data_on * 3 < data_off, "{data_on} vs {data_off}");
+}
