@@ -529,9 +529,10 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             None => SplitOptions::for_workers(total, workers),
         })?;
         let (family, file_keys) = check_inputs(&plan, &spec.column, predicate.as_ref())?;
-        // The most distinct keys there can be: the rows of every input (of every shard, so
-        // that shards agree on the size they train into).
-        let rows_bound = plan.num_rows();
+        // The most distinct keys there can be, from the footers of every input (of every
+        // shard, so that shards agree on the size they train into): the rows, and for
+        // integer keys the ranges of the row groups' min/max statistics.
+        let rows_bound = crate::map::prune::distinct_bound(&plan.files, &spec.column);
         if let Some((i, n)) = shard {
             plan.shard(i, n);
         }
@@ -738,7 +739,15 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         }
         if let Some(all) = all {
             let estimate = all.estimate() as u64;
-            let n = with_margin(estimate);
+            if estimate as f64 > rows_bound as f64 * 1.05 {
+                // Only footers with wrong statistics get here; the filter is then smaller
+                // than the target needs, and the report's model_fpp says by how much.
+                eprintln!(
+                    "bloomjoin: warning: ~{estimate} distinct keys counted, more than the {rows_bound} the Parquet footers allow (wrong min/max statistics?); the filter may miss --fpp {fpp}"
+                );
+            }
+            // The footers' bound is exact: the margin for the sketch's error stops there.
+            let n = with_margin(estimate).min(rows_bound.max(1));
             if shard.is_none() {
                 filter = fold_to_target(&filter, n, fpp)?;
             }
