@@ -226,11 +226,11 @@ mod tests {
         // Row groups 0..999 and 500..1499 (1000 rows each): the union has 1500 values.
         let keys: Vec<i64> = (0..1000).chain(500..1500).collect();
         let a = write(&d.join("a.parquet"), Arc::new(Int64Array::from(keys)), 1000);
-        assert_eq!(distinct_bound(&[a.clone()], "k"), 1500);
+        assert_eq!(distinct_bound(std::slice::from_ref(&a), "k"), 1500);
         // 3000 rows of 10 values (and nulls) in row groups of 1000: 10.
         let keys: Vec<Option<i64>> = (0..3000).map(|i| (i % 7 != 0).then_some(i % 10)).collect();
         let b = write(&d.join("b.parquet"), Arc::new(Int64Array::from(keys)), 1000);
-        assert_eq!(distinct_bound(&[b.clone()], "k"), 10);
+        assert_eq!(distinct_bound(std::slice::from_ref(&b), "k"), 10);
         // Both files: the union of ranges 0..1499.
         assert_eq!(distinct_bound(&[a, b], "k"), 1500);
         // UInt64 near the top of its range: by value, 4 values in 5 rows.
