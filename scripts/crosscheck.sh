@@ -57,6 +57,13 @@ check "$OUT/over-budget" jobs/users_comments_left.toml join.memory-limit=16KiB j
 check "$OUT/no-prefilter" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti
 check "$OUT/no-prefilter-reduce" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti join.strategy=reduce-side
 
+echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
+if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
 echo
 echo "crosscheck: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -417,6 +417,11 @@ def like_pattern(rng, pool, escape):
     return pat
 
 
+# How many predicates of mismatched types the conditions generated so far hold: a refusal of
+# a condition without any is a failure.
+MIXED = [0]
+
+
 def predicate(rng, info, names):
     """One predicate over the columns `names` of `info`: (bloomjoin text, DuckDB text)."""
     name = rng.choice(names)
@@ -455,7 +460,10 @@ def predicate(rng, info, names):
     if r < 0.485:
         # Mixed types: a column against a literal of any column's kind. Either both engines
         # compare them the same way, or bloomjoin refuses (exit 2), or DuckDB does.
-        lit = literal_for(rng, info, rng.choice(list(info)))
+        other = rng.choice(list(info))
+        if info[other][0] not in COMPATIBLE[kind]:
+            MIXED[0] += 1
+        lit = literal_for(rng, info, other)
         return f"{col} {op} {lit.bj}", f"{col} {op} {lit.dk}"
     if r < 0.6:
         # Column against column of a compatible kind.

@@ -37,7 +37,7 @@ use object_store::path::Path as ObjPath;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder};
 use parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
@@ -295,7 +295,7 @@ impl OutputDir {
 /// written plain: the writer's default, a dictionary for every column, cost 6-18 % more CPU
 /// (and 15-20 % more peak RSS) for files between 3 % larger and 7 % smaller; no dictionaries
 /// at all made files 7-53 % larger.
-pub(crate) fn part_properties(schema: &SchemaRef) -> WriterProperties {
+pub(crate) fn part_properties(schema: &SchemaRef) -> WriterPropertiesBuilder {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(1).expect("level 1 is valid"),
@@ -318,7 +318,7 @@ pub(crate) fn part_properties(schema: &SchemaRef) -> WriterProperties {
             b = b.set_column_dictionary_enabled(ColumnPath::from(f.name().as_str()), true);
         }
     }
-    b.build()
+    b
 }
 
 /// Writes one Parquet part (zstd): straight into the staging location for local outputs, to a
@@ -332,8 +332,12 @@ pub struct PartWriter {
 }
 
 impl PartWriter {
-    /// Start a part at `target` with `schema`.
-    pub fn create(target: Location, schema: SchemaRef) -> Result<Self> {
+    /// Start a part at `target` with `schema` and the Parquet Bloom filters `blooms`.
+    pub fn create(
+        target: Location,
+        schema: SchemaRef,
+        blooms: &crate::bloom::sbbf::WriteBlooms,
+    ) -> Result<Self> {
         let (local, upload) = match target.local_path() {
             Some(p) => (p.to_path_buf(), false),
             None => {
@@ -356,7 +360,7 @@ impl PartWriter {
             file,
             fault: crate::fault::io_error("write"),
         };
-        let props = part_properties(&schema);
+        let props = blooms.apply(part_properties(&schema)).build();
         let writer =
             ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| Error::Parquet {
                 location: target.to_string(),
@@ -915,8 +919,12 @@ mod tests {
             )),
         ];
         let batch = RecordBatch::try_new(schema.clone(), cols).unwrap();
-        let mut w =
-            PartWriter::create(Location::parse(path.to_str().unwrap()).unwrap(), schema).unwrap();
+        let mut w = PartWriter::create(
+            Location::parse(path.to_str().unwrap()).unwrap(),
+            schema,
+            &crate::bloom::sbbf::WriteBlooms::none(),
+        )
+        .unwrap();
         w.write(&batch).unwrap();
         w.finish().unwrap();
         let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();

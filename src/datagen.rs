@@ -82,6 +82,13 @@ pub struct DatagenSpec {
     /// Replace the `part-*.parquet` files of an existing output.
     #[arg(long)]
     pub overwrite: bool,
+    /// Write a Parquet split-block Bloom filter per row group for these columns,
+    /// comma-separated (each table gets those it has, e.g. `Id,UserId`), or `none`.
+    #[arg(long, value_name = "COLS", default_value = "none")]
+    pub bloom_columns: String,
+    /// Target false-positive rate of those filters.
+    #[arg(long, default_value_t = crate::bloom::sbbf::DEFAULT_FPP, value_name = "P")]
+    pub bloom_fpp: f64,
 }
 
 impl Default for DatagenSpec {
@@ -97,6 +104,8 @@ impl Default for DatagenSpec {
             compression: Codec::Zstd,
             workers: None,
             overwrite: false,
+            bloom_columns: "none".into(),
+            bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
         }
     }
 }
@@ -486,7 +495,8 @@ fn ranges(total: u64, files: usize) -> Vec<std::ops::Range<u64>> {
 }
 
 /// Write one file (to a temporary name, renamed when complete); returns (row groups, bytes).
-fn write_file(s: &Shape, t: &FileTask, codec: Codec) -> Result<(usize, u64)> {
+fn write_file(s: &Shape, t: &FileTask, spec: &DatagenSpec) -> Result<(usize, u64)> {
+    let codec = spec.compression;
     let shown = t.path.display().to_string();
     let tmp = t.path.with_extension("parquet.tmp");
     let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&shown, e))?;
@@ -494,7 +504,9 @@ fn write_file(s: &Shape, t: &FileTask, codec: Codec) -> Result<(usize, u64)> {
         Codec::Zstd => Compression::ZSTD(ZstdLevel::try_new(3).expect("level 3 is valid")),
         Codec::Snappy => Compression::SNAPPY,
     };
-    let props = WriterProperties::builder()
+    let props = spec
+        .blooms(t.table)?
+        .apply(WriterProperties::builder())
         .set_compression(compression)
         .set_max_row_group_row_count(Some(t.row_group_rows))
         .set_created_by(format!("{} datagen", crate::CREATED_BY))
@@ -590,7 +602,41 @@ impl DatagenSpec {
         if self.workers == Some(0) {
             return Err(Error::param("--workers", "must be at least 1"));
         }
+        self.blooms("users")?;
         Ok(())
+    }
+
+    /// The Parquet Bloom filters of `table`'s files: the `--bloom-columns` it has. A name in
+    /// neither table is an error.
+    fn blooms(&self, table: &str) -> Result<crate::bloom::sbbf::WriteBlooms> {
+        use crate::bloom::sbbf;
+        let fpp = sbbf::check_fpp(self.bloom_fpp, "--bloom-fpp")?;
+        let columns =
+            sbbf::parse_columns(Some(&self.bloom_columns), "--bloom-columns")?.unwrap_or_default();
+        let (users, comments) = (users_schema(), comments_schema());
+        let mut both = Vec::new();
+        both.extend(users.fields().iter().cloned());
+        both.extend(
+            comments
+                .fields()
+                .iter()
+                .filter(|f| users.field_with_name(f.name()).is_err())
+                .cloned(),
+        );
+        sbbf::check_columns(
+            &columns,
+            &Schema::new(both),
+            "a column of users or comments",
+            "--bloom-columns",
+        )?;
+        let schema = if table == "users" { users } else { comments };
+        Ok(sbbf::WriteBlooms {
+            columns: columns
+                .into_iter()
+                .filter(|c| schema.field_with_name(c).is_ok())
+                .collect(),
+            fpp,
+        })
     }
 
     /// The number of user rows.
@@ -648,7 +694,7 @@ pub fn run(spec: &DatagenSpec) -> Result<DatagenReport> {
         use rayon::prelude::*;
         tasks
             .par_iter()
-            .map(|t| write_file(&shape, t, spec.compression))
+            .map(|t| write_file(&shape, t, spec))
             .collect()
     });
     let mut report = DatagenReport {

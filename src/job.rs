@@ -303,9 +303,9 @@ fn in_step(path: &str, name: &str, e: Error) -> Error {
 #[derive(Debug)]
 pub enum StepReport {
     /// The train step's report.
-    Train(crate::train::TrainReport),
+    Train(Box<crate::train::TrainReport>),
     /// The join step's report.
-    Join(crate::join::JoinReport),
+    Join(Box<crate::join::JoinReport>),
 }
 
 impl StepReport {
@@ -348,8 +348,12 @@ pub fn run(
         on_step(i + 1, n, step);
         let t = Instant::now();
         let r = match step {
-            Step::Train(s) => crate::train::run(s, show_progress).map(StepReport::Train),
-            Step::Join(s) => crate::join::run(s, show_progress).map(StepReport::Join),
+            Step::Train(s) => {
+                crate::train::run(s, show_progress).map(|r| StepReport::Train(Box::new(r)))
+            }
+            Step::Join(s) => {
+                crate::join::run(s, show_progress).map(|r| StepReport::Join(Box::new(r)))
+            }
         };
         match r {
             Ok(r) => {
@@ -428,6 +432,8 @@ output = "out/j"
                 "train.output=other.bjf",
                 "join.right=c2",
                 "join.overwrite=true",
+                "join.bloom-columns=Id,Text",
+                "join.bloom-fpp=0.05",
             ]),
         )
         .unwrap();
@@ -439,6 +445,13 @@ output = "out/j"
         assert_eq!(jn.filter.as_ref().unwrap().as_str(), "other.bjf");
         assert_eq!(jn.right.inputs, vec!["c2".to_string()]);
         assert!(jn.overwrite);
+        assert_eq!(
+            jn.bloom_columns,
+            Some(vec!["Id".to_string(), "Text".to_string()])
+        );
+        assert_eq!(jn.bloom_fpp, 0.05);
+        let e = Job::parse("j.toml", JOB, &sets(&["join.bloom-fpp=0"])).unwrap_err();
+        assert!(e.to_string().contains("bloom-fpp"), "{e}");
     }
 
     /// `--set 'join.left="data/users"'` is the TOML string `data/users`, also where the key

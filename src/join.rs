@@ -29,7 +29,7 @@ use crate::commit::OutputDir;
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::key::KeyFamily;
-use crate::map::prefilter::{Coverage, RightPrefilter};
+use crate::map::prefilter::{Coverage, RightPrefilter, SbbfTier};
 use crate::map::task::{MapCounters, SideReader};
 use crate::plan::side::{JoinPlan, SideInput};
 use crate::plan::SplitOptions;
@@ -43,7 +43,7 @@ mod report;
 
 pub use crate::map::prefilter::FilterMismatch;
 pub use crate::reduce::{JoinType, OutColumn, Side};
-pub use report::{JoinReport, JoinTimes, PrefilterReport, SideReport, StrategyReport};
+pub use report::{JoinReport, JoinTimes, PrefilterReport, SbbfReport, SideReport, StrategyReport};
 
 /// How the join runs on this machine.
 #[derive(
@@ -108,6 +108,16 @@ pub struct JoinJob {
     pub(crate) split_rows: Option<NonZeroU64>,
     /// Bytes the build side may hold.
     pub(crate) memory_limit: u64,
+    /// Output columns that get a Parquet Bloom filter per row group (`None`: the key
+    /// columns; empty: none). Checked against the output schema when the sides are planned.
+    pub(crate) bloom_columns: Option<Vec<String>>,
+    /// Their target false-positive rate.
+    pub(crate) bloom_fpp: f64,
+    /// Skip right row groups with the right files' own Parquet Bloom filters (off with
+    /// `--no-sbbf`).
+    pub(crate) sbbf: bool,
+    /// ... when the left side has at most this many distinct keys.
+    pub(crate) sbbf_max_keys: usize,
 }
 
 /// One side of a join job.
@@ -160,6 +170,8 @@ pub(crate) struct Ctx<'a> {
     left_counters: MapCounters,
     right_counters: MapCounters,
     show_progress: bool,
+    /// Collect the left side's distinct keys, up to this many, for SBBF pruning.
+    sbbf_max_keys: Option<usize>,
 }
 
 impl Ctx<'_> {
@@ -247,6 +259,22 @@ fn hash_seed(filter: Option<&BloomFilter>) -> u64 {
     }
 }
 
+/// Whether some row group of `file` has a Parquet Bloom filter on the side's key column.
+fn key_has_sbbf(file: &crate::plan::InputFile, side: &SideInput) -> bool {
+    let meta = file.parquet();
+    let schema = meta.file_metadata().schema_descr();
+    let key = side.schema.field(0).name();
+    let Some(leaf) = (0..schema.num_columns()).find(|i| {
+        let root = schema.get_column_root_idx(*i);
+        schema.root_schema().get_fields()[root].name() == key
+    }) else {
+        return false;
+    };
+    meta.row_groups()
+        .iter()
+        .any(|rg| rg.column(leaf).bloom_filter_offset().is_some())
+}
+
 /// Run the join job.
 pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
@@ -313,6 +341,23 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             }
             None => None,
         };
+        // SBBF pruning: only where the prefilter may drop right rows, and only when some
+        // right row group has a filter on the key column.
+        let mut sbbf_reason = if !jt.allows_prefilter() {
+            Some(format!(
+                "a {} join keeps right rows without a match, so skipping row groups would change the result",
+                jt.name()
+            ))
+        } else if !job.sbbf {
+            Some("--no-sbbf".to_string())
+        } else if !plan.right.plan.files.iter().any(|f| key_has_sbbf(f, &plan.right)) {
+            Some(format!(
+                "no right row group has a Parquet Bloom filter on {}",
+                job.right.key
+            ))
+        } else {
+            None
+        };
         let ctx = Ctx {
             job,
             plan: &plan,
@@ -321,6 +366,10 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                 out_schema: plan.out_schema.clone(),
                 out_columns: plan.out_columns.clone(),
                 left_schema: plan.left.schema.clone(),
+                blooms: crate::bloom::sbbf::WriteBlooms {
+                    columns: plan.bloom_columns.clone(),
+                    fpp: job.bloom_fpp,
+                },
             }),
             output: &output_dir,
             budget: Budget::new(job.memory_limit),
@@ -329,6 +378,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             left_counters: MapCounters::default(),
             right_counters: MapCounters::default(),
             show_progress,
+            sbbf_max_keys: sbbf_reason.is_none().then_some(job.sbbf_max_keys),
         };
         let mut times = JoinTimes {
             plan_ms: t0.elapsed().as_millis() as u64,
@@ -362,6 +412,21 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             .as_ref()
             .and(left.key_range)
             .filter(|_| plan.left.family == KeyFamily::Integer);
+        let mut left_distinct = None;
+        let sbbf = match left.distinct.map(|d| d.probe_keys()) {
+            Some(Some((keys, n))) => {
+                left_distinct = Some(n as u64);
+                Some(Arc::new(SbbfTier::new(keys)))
+            }
+            Some(None) => {
+                sbbf_reason = Some(format!(
+                    "the left side has more than {} distinct keys (--sbbf-max-keys): nearly every row group would have a false positive",
+                    job.sbbf_max_keys
+                ));
+                None
+            }
+            None => None,
+        };
         let (written, strategy, prefilter) = match left.side {
             left::LeftSide::InMemory(rows) => {
                 let build_bytes = rows.bytes;
@@ -369,7 +434,8 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                 times.build_ms = t_build.elapsed().as_millis() as u64;
                 // The left keys are in memory: they are the last, exact tier.
                 let keys = filter.as_ref().map(|_| Arc::clone(&table));
-                let prefilter = RightPrefilter::new(key_range, filter.clone(), keys, ctx.hash_seed);
+                let prefilter = RightPrefilter::new(key_range, filter.clone(), keys, ctx.hash_seed)
+                    .with_sbbf(sbbf.clone());
                 let t_probe = Instant::now();
                 let w = replicated::probe(&ctx, &table, &prefilter)?;
                 times.probe_ms = t_probe.elapsed().as_millis() as u64;
@@ -386,7 +452,8 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             }
             left::LeftSide::Spilled(spill) => {
                 times.build_ms = t_build.elapsed().as_millis() as u64;
-                let prefilter = RightPrefilter::new(key_range, filter.clone(), None, ctx.hash_seed);
+                let prefilter = RightPrefilter::new(key_range, filter.clone(), None, ctx.hash_seed)
+                    .with_sbbf(sbbf.clone());
                 let (w, mut strategy, (probe_ms, reduce_ms)) =
                     reduce_side::run(&ctx, spill, &prefilter)?;
                 times.probe_ms = probe_ms;
@@ -403,6 +470,12 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         }
         if filter.is_none() && reason.is_none() {
             reason = Some("no filter".into());
+        }
+        let (unreadable, first_unreadable) = sbbf.as_ref().map_or((0, None), |t| t.unreadable());
+        if let Some(first) = &first_unreadable {
+            warnings.push(format!(
+                "{unreadable} right row group(s) have a Parquet Bloom filter that cannot be read; they were read in full (first: {first})"
+            ));
         }
         let report = JoinReport {
             created_by: crate::CREATED_BY,
@@ -426,6 +499,13 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                     0
                 },
                 observed_fpp: None,
+                sbbf: SbbfReport {
+                    used: sbbf.is_some(),
+                    reason: sbbf_reason.clone(),
+                    left_distinct_keys: left_distinct,
+                    max_keys: job.sbbf_max_keys,
+                    unreadable,
+                },
             },
             output: output_dir.location().to_string(),
             columns: plan

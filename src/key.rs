@@ -1,15 +1,17 @@
 //! Canonical join keys and their seeded 64-bit hashes.
 //!
 //! A key column is mapped to one of two families. The **integer** family holds every Arrow
-//! integer type and `Date32` (its day number), all widened to `i64`, so an `Int32` key on one
-//! side meets an `Int64` key on the other; `UInt64` values are reinterpreted as two's
-//! complement `i64`. The **bytes** family holds `Utf8`, `LargeUtf8`, `Utf8View`, `Binary`,
-//! `LargeBinary`, `BinaryView`, `FixedSizeBinary` and dictionaries of any of these; a key is
-//! its raw bytes (UTF-8 for strings).
+//! integer type and `Date32` (its day number); integers meet **by value**, as in SQL, whatever
+//! their width and signedness: an `Int32` key on one side meets an `Int64` key on the other,
+//! and `UInt64` 2^64-1 never meets `Int64` -1. The **bytes** family holds `Utf8`, `LargeUtf8`,
+//! `Utf8View`, `Binary`, `LargeBinary`, `BinaryView`, `FixedSizeBinary` and dictionaries of
+//! any of these; a key is its raw bytes (UTF-8 for strings).
 //!
-//! Hashes are xxh3-64 with an explicit seed: an integer key hashes its 8 little-endian bytes,
-//! a bytes key hashes its bytes. The same hash drives the filter and (with another seed) the
-//! shuffle, so it must never change: golden vectors in the tests pin it.
+//! Canonical integer form: a value that fits `i64` is its 8 little-endian `i64` bytes; a
+//! larger one (only `UInt64` values of 2^63 and more) is the 16 little-endian bytes of the
+//! value as `i128` (a *wide* key). Hashes are xxh3-64 with an explicit seed over the canonical
+//! form (a bytes key hashes its bytes). The same hash drives the filter and (with another
+//! seed) the shuffle, so it must never change: golden vectors in the tests pin it.
 //!
 //! ```
 //! use arrow::array::{Int32Array, Int64Array};
@@ -137,6 +139,9 @@ impl FromStr for KeyFamily {
 pub trait KeyHasher {
     /// Hash of one integer key (widened to `i64`).
     fn hash_int(&self, v: i64) -> u64;
+    /// Hash of one wide integer key: a `UInt64` value above `i64::MAX`. `None` when the
+    /// hasher's keys cannot hold it (Spark's longs).
+    fn hash_wide(&self, v: u64) -> Option<u64>;
     /// Hash of one bytes key.
     fn hash_bytes(&self, v: &[u8]) -> u64;
     /// Append the hashes of integer keys to `out`.
@@ -155,6 +160,10 @@ impl KeyHasher for Xxh3 {
         hash_i64(v, self.0)
     }
     #[inline(always)]
+    fn hash_wide(&self, v: u64) -> Option<u64> {
+        Some(hash_wide(v, self.0))
+    }
+    #[inline(always)]
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         hash_bytes(v, self.0)
     }
@@ -165,6 +174,31 @@ impl KeyHasher for Xxh3 {
             return unsafe { hash_ints_avx512(values, self.0, out) };
         }
         xxh3_ints(values, self.0, out);
+    }
+}
+
+/// The hasher of filters read from format version 1, which predates by-value integers: a
+/// `UInt64` key of 2^63 and more hashes as its two's complement `i64`, as version 1 inserted
+/// it (so such a filter still finds every key it holds; a negative key of another column may
+/// meet it there, a false positive that the join's exact comparison removes).
+#[derive(Debug, Clone, Copy)]
+pub struct Wrapping<H>(pub H);
+
+impl<H: KeyHasher> KeyHasher for Wrapping<H> {
+    #[inline(always)]
+    fn hash_int(&self, v: i64) -> u64 {
+        self.0.hash_int(v)
+    }
+    #[inline(always)]
+    fn hash_wide(&self, v: u64) -> Option<u64> {
+        Some(self.0.hash_int(v as i64))
+    }
+    #[inline(always)]
+    fn hash_bytes(&self, v: &[u8]) -> u64 {
+        self.0.hash_bytes(v)
+    }
+    fn hash_ints<T: WidenToI64>(&self, values: &[T], out: &mut Vec<u64>) {
+        self.0.hash_ints(values, out)
     }
 }
 
@@ -209,6 +243,24 @@ pub fn hash_i64(value: i64, seed: u64) -> u64 {
     h ^= (h >> 35).wrapping_add(8);
     h = h.wrapping_mul(PRIME_MX2);
     h ^ (h >> 28)
+}
+
+/// Hash of one wide integer key, a value above `i64::MAX`: XXH3-64 of the 16 little-endian
+/// bytes of the value as `i128`. (Callers pass only values above `i64::MAX`; a smaller value
+/// must go through [`hash_i64`] to keep one form per value.)
+#[inline]
+pub fn hash_wide(value: u64, seed: u64) -> u64 {
+    xxh3_64_with_seed(&(value as u128).to_le_bytes(), seed)
+}
+
+/// Hash of one integer key given by value (any width and signedness): [`hash_i64`] when it
+/// fits `i64`, [`hash_wide`] otherwise.
+#[inline]
+pub fn hash_u64(value: u64, seed: u64) -> u64 {
+    match i64::try_from(value) {
+        Ok(v) => hash_i64(v, seed),
+        Err(_) => hash_wide(value, seed),
+    }
 }
 
 /// Hash of one bytes key.
@@ -298,7 +350,7 @@ pub fn hash_array_with<H: KeyHasher>(
         DataType::UInt8 => ints::<UInt8Type, H>(array, h, out),
         DataType::UInt16 => ints::<UInt16Type, H>(array, h, out),
         DataType::UInt32 => ints::<UInt32Type, H>(array, h, out),
-        DataType::UInt64 => ints::<UInt64Type, H>(array, h, out),
+        DataType::UInt64 => uints64(array, h, out)?,
         DataType::Date32 => ints::<Date32Type, H>(array, h, out),
         DataType::Utf8 => bytes_of(array.as_string::<i32>(), h, out),
         DataType::LargeUtf8 => bytes_of(array.as_string::<i64>(), h, out),
@@ -352,7 +404,8 @@ macro_rules! widen {
         impl WidenToI64 for $t {
             #[inline(always)]
             fn widen(self) -> i64 {
-                // u64 wraps into the negative range by design (documented above).
+                // Callers pass u64 values only when they fit i64 (wide keys take
+                // `KeyHasher::hash_wide`); a null slot's value may wrap, its hash is unused.
                 self as i64
             }
         }
@@ -366,6 +419,37 @@ where
 {
     let a: &PrimitiveArray<T> = array.as_primitive::<T>();
     h.hash_ints(a.values(), out);
+}
+
+/// `UInt64` keys by value: values up to `i64::MAX` take the integer path (vectorized), larger
+/// ones [`KeyHasher::hash_wide`]. Errors when a non-null key cannot be held by the hasher.
+fn uints64<H: KeyHasher>(array: &dyn Array, h: &H, out: &mut Vec<u64>) -> Result<()> {
+    let a: &PrimitiveArray<UInt64Type> = array.as_primitive::<UInt64Type>();
+    let values = a.values();
+    if values.iter().all(|&v| v <= i64::MAX as u64) {
+        h.hash_ints(values, out);
+        return Ok(());
+    }
+    let nulls = a.logical_nulls();
+    for (i, &v) in values.iter().enumerate() {
+        out.push(match i64::try_from(v) {
+            Ok(s) => h.hash_int(s),
+            Err(_) => match h.hash_wide(v) {
+                Some(x) => x,
+                // A null slot may hold any value: give it some hash instead of refusing.
+                None if nulls.as_ref().is_some_and(|n| n.is_null(i)) => h.hash_int(v as i64),
+                None => return Err(unrepresentable(v)),
+            },
+        });
+    }
+    Ok(())
+}
+
+/// The error for a `UInt64` key that a hasher cannot hold.
+fn unrepresentable(v: u64) -> Error {
+    Error::Usage(format!(
+        "UInt64 key {v} does not fit a Spark filter, whose keys are signed 64-bit longs (BIGINT)"
+    ))
 }
 
 fn bytes_of<T: ByteArrayType, H: KeyHasher>(a: &GenericByteArray<T>, h: &H, out: &mut Vec<u64>) {
@@ -384,7 +468,14 @@ fn dict<K: ArrowDictionaryKeyType, H: KeyHasher>(
 ) -> Result<()> {
     let d: &DictionaryArray<K> = array.as_dictionary::<K>();
     let mut values = Vec::new();
-    hash_array_with(d.values().as_ref(), h, &mut values)?;
+    if hash_array_with(d.values().as_ref(), h, &mut values).is_err() {
+        // A dictionary value the hasher refuses may be unused or only behind null keys:
+        // unpack the dictionary so that only its rows' values count.
+        let unpacked = arrow::compute::cast(array, d.values().data_type())
+            .map_err(|e| Error::arrow("unpack key dictionary", e))?;
+        hash_array_with(unpacked.as_ref(), h, out)?;
+        return Ok(());
+    }
     let keys = d.keys();
     out.extend(keys.values().iter().enumerate().map(|(i, k)| {
         // Null keys may hold any index; give them a fixed hash instead of indexing.
@@ -405,19 +496,26 @@ pub fn hash_text_key(text: &str, family: KeyFamily, seed: u64) -> Result<u64> {
 }
 
 /// Parse a text key as a key of `family` and hash it with `hasher`: an integer family key
-/// parses as `i64`, a bytes key is the text's UTF-8 bytes. [`KeyFamily::Any`] is refused: the
-/// caller must say which family the text is.
+/// parses by value (any integer from -2^63 to 2^64-1), a bytes key is the text's UTF-8 bytes.
+/// [`KeyFamily::Any`] is refused: the caller must say which family the text is.
 pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &H) -> Result<u64> {
     match family {
         KeyFamily::Bytes => Ok(hasher.hash_bytes(text.as_bytes())),
         KeyFamily::Integer => {
             let t = text.trim();
-            let v: i64 = t.parse().map_err(|_| {
-                Error::Usage(format!(
-                    "key {text:?} is not an integer, and the filter holds integer keys"
-                ))
-            })?;
-            Ok(hasher.hash_int(v))
+            if let Ok(v) = t.parse::<i64>() {
+                return Ok(hasher.hash_int(v));
+            }
+            if let Ok(v) = t.parse::<u64>() {
+                return hasher.hash_wide(v).ok_or_else(|| unrepresentable(v));
+            }
+            Err(Error::Usage(if t.parse::<i128>().is_ok() {
+                format!(
+                    "key {text:?} is outside the range of every integer key type (-9223372036854775808 to 18446744073709551615)"
+                )
+            } else {
+                format!("key {text:?} is not an integer, and the filter holds integer keys")
+            }))
         }
         KeyFamily::Any => Err(Error::Usage(
             "the filter does not record its key family (Spark format): say whether the keys are integers or bytes".into(),
@@ -433,8 +531,10 @@ pub fn hash_array_ref(array: &ArrayRef, seed: u64) -> Result<HashedKeys> {
 /// Key values in canonical form, for exact equality in the join (hashes only route rows).
 #[derive(Debug, Clone)]
 pub enum CanonicalKeys {
-    /// Integer keys widened to `i64` (null slots hold 0).
+    /// Integer keys that all fit `i64`, widened to it (null slots hold any value).
     Int(Vec<i64>),
+    /// Integer keys of a `UInt64` column holding values above `i64::MAX`, by value.
+    Wide(Vec<u64>),
     /// Bytes keys.
     Bytes(arrow::array::LargeBinaryArray),
 }
@@ -446,6 +546,21 @@ impl CanonicalKeys {
             KeyFamily::of(array.data_type()).ok_or_else(|| unsupported(array.data_type()))?;
         match family {
             KeyFamily::Integer => {
+                let unpacked;
+                let array = match array.data_type() {
+                    DataType::Dictionary(_, v) => {
+                        unpacked = arrow::compute::cast(array, v)
+                            .map_err(|e| Error::arrow("unpack key dictionary", e))?;
+                        unpacked.as_ref()
+                    }
+                    _ => array,
+                };
+                if let DataType::UInt64 = array.data_type() {
+                    let v = array.as_primitive::<UInt64Type>().values();
+                    if v.iter().any(|&x| x > i64::MAX as u64) {
+                        return Ok(CanonicalKeys::Wide(v.to_vec()));
+                    }
+                }
                 let mut out = Vec::with_capacity(array.len());
                 widen_into(array, &mut out)?;
                 Ok(CanonicalKeys::Int(out))
@@ -459,12 +574,24 @@ impl CanonicalKeys {
         }
     }
 
-    /// True when slot `i` of `self` equals slot `j` of `other` (both non-null, same family).
+    /// True when slot `i` of `self` equals slot `j` of `other` (both non-null, same family):
+    /// integers by value, bytes by bytes.
     #[inline]
     pub fn eq_at(&self, i: usize, other: &CanonicalKeys, j: usize) -> bool {
+        use CanonicalKeys::*;
         match (self, other) {
-            (CanonicalKeys::Int(a), CanonicalKeys::Int(b)) => a[i] == b[j],
-            (CanonicalKeys::Bytes(a), CanonicalKeys::Bytes(b)) => a.value(i) == b.value(j),
+            (Int(a), Int(b)) => a[i] == b[j],
+            (Wide(a), Wide(b)) => a[i] == b[j],
+            (Int(a), Wide(b)) | (Wide(b), Int(a)) => {
+                // Which slot is which depends on the arm: take them from the original order.
+                let (s, w) = if matches!(self, Int(_)) {
+                    (a[i], b[j])
+                } else {
+                    (a[j], b[i])
+                };
+                u64::try_from(s) == Ok(w)
+            }
+            (Bytes(a), Bytes(b)) => a.value(i) == b.value(j),
             _ => false,
         }
     }
@@ -485,13 +612,9 @@ fn widen_into(array: &dyn Array, out: &mut Vec<i64>) -> Result<()> {
         DataType::UInt8 => w::<UInt8Type>(array, out),
         DataType::UInt16 => w::<UInt16Type>(array, out),
         DataType::UInt32 => w::<UInt32Type>(array, out),
+        // Only reached when every value fits i64 (see CanonicalKeys::try_new).
         DataType::UInt64 => w::<UInt64Type>(array, out),
         DataType::Date32 => w::<Date32Type>(array, out),
-        DataType::Dictionary(_, v) if v.is_integer() || **v == DataType::Date32 => {
-            let unpacked = arrow::compute::cast(array, v)
-                .map_err(|e| Error::arrow("unpack key dictionary", e))?;
-            widen_into(unpacked.as_ref(), out)?;
-        }
         other => return Err(unsupported(other)),
     }
     Ok(())
@@ -519,17 +642,22 @@ mod tests {
             seed in any::<u64>(),
         ) {
             use arrow::array::{Int16Array, Int64Array, UInt32Array, UInt64Array};
-            let arrays: Vec<(ArrayRef, Vec<i64>)> = vec![
-                (Arc::new(Int64Array::from(v.clone())), v.clone()),
+            let h = |x: i64| super::hash_i64(x, seed);
+            let arrays: Vec<(ArrayRef, Vec<u64>)> = vec![
+                (Arc::new(Int64Array::from(v.clone())), v.iter().map(|&x| h(x)).collect()),
                 (Arc::new(Int16Array::from_iter_values(v.iter().map(|&x| x as i16))),
-                    v.iter().map(|&x| x as i16 as i64).collect()),
+                    v.iter().map(|&x| h(x as i16 as i64)).collect()),
                 (Arc::new(UInt32Array::from_iter_values(v.iter().map(|&x| x as u32))),
-                    v.iter().map(|&x| x as u32 as i64).collect()),
-                (Arc::new(UInt64Array::from_iter_values(v.iter().map(|&x| x as u64))), v.clone()),
+                    v.iter().map(|&x| h(x as u32 as i64)).collect()),
+                // By value: a negative v is a UInt64 above i64::MAX, a wide key.
+                (Arc::new(UInt64Array::from_iter_values(v.iter().map(|&x| x as u64))),
+                    v.iter().map(|&x| super::hash_u64(x as u64, seed)).collect()),
+                // Only non-negative values: the vectorized path.
+                (Arc::new(UInt64Array::from_iter_values(v.iter().map(|&x| x.unsigned_abs() >> 1))),
+                    v.iter().map(|&x| h((x.unsigned_abs() >> 1) as i64)).collect()),
             ];
-            for (array, widened) in arrays {
+            for (array, want) in arrays {
                 let got = hash_array(array.as_ref(), seed).unwrap().hashes;
-                let want: Vec<u64> = widened.iter().map(|&x| super::hash_i64(x, seed)).collect();
                 prop_assert_eq!(got, want);
             }
         }
@@ -548,9 +676,102 @@ mod tests {
     }
 
     use arrow::array::*;
-    use arrow::datatypes::Int16Type;
+    use arrow::datatypes::{Int16Type, Int8Type};
 
     use super::*;
+
+    /// The canonical integer form's golden vectors (seed 0), also in docs/FORMAT.md: a value
+    /// that fits i64 hashes its 8 bytes (unchanged since format version 1), a larger UInt64
+    /// value the 16 bytes of its i128.
+    #[test]
+    fn integer_golden_vectors() {
+        assert_eq!(hash_i64(0, 0), 0xc77b_3abb_6f87_acd9);
+        assert_eq!(hash_i64(-1, 0), 0x5111_c7e4_7d78_4413);
+        assert_eq!(hash_wide(u64::MAX, 0), 0x28ac_de8c_eeed_5915);
+        assert_eq!(hash_wide(1 << 63, 0), 0x597d_8d53_443c_6129);
+        assert_eq!(hash_u64(u64::MAX, 0), 0x28ac_de8c_eeed_5915);
+        assert_eq!(hash_u64(7, 0), hash_i64(7, 0));
+    }
+
+    /// Issue 12, defect 1: UInt64 keys of 2^63 and more hashed as their two's complement i64,
+    /// so u64::MAX met -1 in the filter and in the shuffle. By value, equal values meet
+    /// whatever their type, and u64::MAX is not -1; a dictionary of them and null slots too.
+    #[test]
+    fn unsigned_keys_above_i64_max_hash_by_value_not_as_negative_numbers() {
+        let big = vec![
+            Some(u64::MAX),
+            None,
+            Some(1 << 63),
+            Some(5),
+            Some(i64::MAX as u64),
+        ];
+        let u = UInt64Array::from(big.clone());
+        let got = hash_array(&u, 3).unwrap();
+        assert_eq!(got.hashes[0], hash_wide(u64::MAX, 3));
+        assert_eq!(got.hashes[2], hash_wide(1 << 63, 3));
+        assert_eq!(got.hashes[3], hash_i64(5, 3));
+        assert_eq!(got.hashes[4], hash_i64(i64::MAX, 3));
+        assert_ne!(got.hashes[0], hash_i64(-1, 3));
+        assert_ne!(got.hashes[2], hash_i64(i64::MIN, 3));
+        assert!(!got.is_valid(1));
+        let d: DictionaryArray<Int8Type> = DictionaryArray::new(
+            Int8Array::from(vec![Some(0), None, Some(1), Some(2), Some(3)]),
+            Arc::new(UInt64Array::from(vec![
+                u64::MAX,
+                1 << 63,
+                5,
+                i64::MAX as u64,
+            ])),
+        );
+        let dh = hash_array(&d, 3).unwrap();
+        for i in [0, 2, 3, 4] {
+            assert_eq!(dh.hashes[i], got.hashes[i], "slot {i}");
+        }
+        // Exact comparison: by value across signedness.
+        let s = CanonicalKeys::try_new(&Int64Array::from(vec![-1, i64::MIN, 5, i64::MAX])).unwrap();
+        let w = CanonicalKeys::try_new(&u).unwrap();
+        assert!(matches!(w, CanonicalKeys::Wide(_)));
+        let wd = CanonicalKeys::try_new(&d).unwrap();
+        for k in [&w, &wd] {
+            assert!(
+                !k.eq_at(0, &s, 0) && !s.eq_at(0, k, 0),
+                "u64::MAX is not -1"
+            );
+            assert!(
+                !k.eq_at(2, &s, 1) && !s.eq_at(1, k, 2),
+                "2^63 is not i64::MIN"
+            );
+            assert!(k.eq_at(3, &s, 2) && s.eq_at(2, k, 3));
+            assert!(k.eq_at(4, &s, 3) && s.eq_at(3, k, 4));
+            assert!(k.eq_at(0, &w, 0) && !k.eq_at(0, &w, 2));
+        }
+        // A UInt64 column whose values all fit i64 keeps the fast i64 form.
+        let small = CanonicalKeys::try_new(&UInt64Array::from(vec![5u64])).unwrap();
+        assert!(matches!(small, CanonicalKeys::Int(_)) && small.eq_at(0, &s, 2));
+    }
+
+    /// Issue 12, defect 10: probe text "18446744073709551615" was "not an integer".
+    #[test]
+    fn text_keys_parse_every_integer_by_value() {
+        let h = Xxh3(9);
+        let t = |s: &str| hash_text_key_with(s, KeyFamily::Integer, &h);
+        assert_eq!(t("18446744073709551615").unwrap(), hash_wide(u64::MAX, 9));
+        assert_eq!(t(" -1 ").unwrap(), hash_i64(-1, 9));
+        assert_eq!(t("-9223372036854775808").unwrap(), hash_i64(i64::MIN, 9));
+        assert_eq!(t("9223372036854775807").unwrap(), hash_i64(i64::MAX, 9));
+        let e = t("18446744073709551616").unwrap_err().to_string();
+        assert!(e.contains("outside the range"), "{e}");
+        let e = t("-9223372036854775809").unwrap_err().to_string();
+        assert!(e.contains("outside the range"), "{e}");
+        assert!(t("1.5").unwrap_err().to_string().contains("not an integer"));
+        // The version-1 form hashes a wide key as its two's complement.
+        let w = Wrapping(h);
+        let tw = |s: &str| hash_text_key_with(s, KeyFamily::Integer, &w);
+        assert_eq!(tw("18446744073709551615").unwrap(), hash_i64(-1, 9));
+        let mut out = Vec::new();
+        hash_array_with(&UInt64Array::from(vec![u64::MAX, 3]), &w, &mut out).unwrap();
+        assert_eq!(out, [hash_i64(-1, 9), hash_i64(3, 9)]);
+    }
 
     #[test]
     fn canonical_keys_of_every_type_compare_across_types() {

@@ -122,6 +122,8 @@ pub(crate) struct JoinShape {
     pub out_columns: Vec<OutColumn>,
     /// Schema of the left side's batches (key in column 0).
     pub left_schema: SchemaRef,
+    /// The Parquet Bloom filters every part carries.
+    pub blooms: crate::bloom::sbbf::WriteBlooms,
 }
 
 /// The table's remix of a row's base key hash ("TABLE" salt): independent of the bits the
@@ -267,7 +269,7 @@ pub(crate) struct Emitter {
 impl Emitter {
     /// An emitter writing its part to `part`.
     pub(crate) fn new(shape: Arc<JoinShape>, part: Location) -> Result<Self> {
-        let writer = PartWriter::create(part, shape.out_schema.clone())?;
+        let writer = PartWriter::create(part, shape.out_schema.clone(), &shape.blooms)?;
         Ok(Emitter {
             shape,
             writer,

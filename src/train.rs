@@ -612,6 +612,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         num_bits: crate::bloom::BLOCK_BITS,
                         num_hashes: 1,
                         seed,
+                        legacy_ints: false,
                     };
                     let bar = crate::progress::rows(
                         "count",
@@ -764,7 +765,8 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             predicate: spec.predicate.clone(),
             inputs: spec.input.clone(),
             shard: spec.shard.clone(),
-            fpp: sizing.fpp,
+            // Sized by folding: `merge` folds such partials and re-checks this target.
+            fpp: folding.then_some(fpp),
         };
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
@@ -826,6 +828,7 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
         num_bits: blocks * BLOCK_BITS,
         num_hashes: k,
         seed,
+        legacy_ints: false,
     };
     params.validate()?;
     if let Some(total) = crate::sys::total_memory() {

@@ -1,6 +1,8 @@
 //! Golden vectors for the native format: the bytes of small filters are pinned in
 //! `tests/golden/`, with the answers they give. Regenerate (after a deliberate format change
-//! and a version bump) with `BLOOMJOIN_BLESS=1 cargo test golden`.
+//! and a version bump) with `BLOOMJOIN_BLESS=1 cargo test golden`. `tests/golden/v1/` keeps
+//! the integer filters as format version 1 wrote them (never regenerated): this build must
+//! still read them and find their keys.
 
 use arrow::array::{Int64Array, StringArray};
 use bloomjoin::bloom::codec::{self, FilterMeta};
@@ -101,4 +103,66 @@ fn golden_files_decode_and_reencode_byte_for_byte() {
             "{name}: answers changed"
         );
     }
+}
+
+/// Format version 1 (before integers met by value) wrote the same bits for every key that fits
+/// `i64`: this build reads its files, finds their keys, keeps hashing a `UInt64` key of 2^63
+/// and more the old way (so that no key such a filter holds goes missing), writes them back
+/// as version 1 byte for byte, and refuses to merge one with a version-2 filter.
+#[test]
+fn version_1_integer_files_still_read_and_find_their_keys() {
+    let dir = root().join("tests/golden");
+    let fresh = golden_filters();
+    for name in ["blocked_int.bjf", "classic_int.bjf"] {
+        let old = std::fs::read(dir.join("v1").join(name)).unwrap();
+        assert_eq!(u16::from_le_bytes([old[8], old[9]]), 1, "{name}");
+        let (f, m) = codec::decode(&old, name).unwrap();
+        assert!(f.params().legacy_ints, "{name}");
+        assert_eq!(m, meta());
+        let expected =
+            std::fs::read_to_string(dir.join("v1").join(format!("{name}.answers"))).unwrap();
+        assert_eq!(answers(&f), expected.trim(), "{name}");
+        assert!(
+            codec::encode(&f, &m) == old,
+            "{name}: not written back as version 1"
+        );
+        // Same bits as this build's version-2 filter of the same keys.
+        let (_, new) = fresh.iter().find(|(n, _)| *n == name).unwrap();
+        assert!(f.words().eq(new.words()), "{name}");
+        let p = f.params();
+        assert_eq!(p.hash_u64(u64::MAX), Some(p.hash_i64(-1)), "{name}");
+        assert_ne!(
+            new.params().hash_u64(u64::MAX),
+            Some(p.hash_i64(-1)),
+            "{name}"
+        );
+        let err = new.clone().union(&f, name).unwrap_err().to_string();
+        assert!(
+            err.contains("integer key form") && err.contains(name),
+            "{err}"
+        );
+    }
+}
+
+/// A version-2 filter holding `UInt64` keys above `i64::MAX` finds them and not their two's
+/// complement twins (the golden vectors of the wide form are in `docs/FORMAT.md`).
+#[test]
+fn version_2_filters_hold_wide_unsigned_keys_by_value() {
+    use arrow::array::UInt64Array;
+    let mut f = BloomFilter::try_new(
+        BloomParams::explicit(Layout::Blocked, 1024, 7, 0).unwrap(),
+        KeyFamily::Integer,
+    )
+    .unwrap();
+    f.insert_array(&UInt64Array::from(vec![u64::MAX, 1 << 63, 5]))
+        .unwrap();
+    let bytes = codec::encode(&f, &meta());
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+    let (g, _) = codec::decode(&bytes, "f").unwrap();
+    assert!(!g.params().legacy_ints);
+    let p = g.params();
+    for v in [u64::MAX, 1 << 63, 5] {
+        assert!(g.contains_hash(p.hash_u64(v).unwrap()), "{v}");
+    }
+    assert!(!g.contains_i64(-1) && !g.contains_i64(i64::MIN));
 }

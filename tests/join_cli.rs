@@ -386,9 +386,9 @@ fn bad_input_one_line_exit_2_nothing_written() {
     a[10] = "Text";
     run_in(d, &a).fails(2, &["key family"]);
     let mut bytes = std::fs::read(d.join("users.bjf")).unwrap();
-    bytes[8] = 2;
+    bytes[8] = 3;
     std::fs::write(d.join("future.bjf"), bytes).unwrap();
-    base("future.bjf", "o6", &[]).fails(2, &["future.bjf", "version 2"]);
+    base("future.bjf", "o6", &[]).fails(2, &["future.bjf", "version 3"]);
     base(
         "users.bjf",
         "o7",

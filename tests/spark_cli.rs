@@ -247,7 +247,7 @@ fn inspect_probe_merge_join_with_spark_files() {
     assert!(m.words().eq(f.words()));
     assert!(run_in(d, &["inspect", "merged.bjf"])
         .ok()
-        .contains("format        bloomjoin v1"));
+        .contains("format        bloomjoin v2"));
 
     // Incompatible merges name the field and the file.
     let mut a = base.to_vec();

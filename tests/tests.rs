@@ -4,10 +4,12 @@ mod util;
 
 mod filter_cli;
 mod golden;
+mod int_keys;
 mod jobs_cli;
 mod join_cli;
 mod join_guards;
 mod reliability;
+mod sbbf_cli;
 mod spark_cli;
 mod spark_golden;
 mod train_cli;

@@ -568,3 +568,86 @@ proptest::proptest! {
         );
     }
 }
+
+/// Issue 14: shards trained with `--fpp` alone need no agreed N. Two partials over inputs of
+/// different sizes get different sizes; `merge` folds the larger to the smaller, ORs them,
+/// folds the result to the keys it holds and re-checks the target: no false negatives, and
+/// the FPP meets the target.
+#[test]
+fn shards_of_different_sizes_merge_and_meet_their_fpp() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let key = |i: u64| splitmix(i ^ 0xabcdef) as i64;
+    // x: 3000 distinct keys x 20 rows; y: 2000 other keys x 12 rows.
+    let x: Vec<i64> = (0..60_000u64).map(|j| key(j % 3000)).collect();
+    let y: Vec<i64> = (0..24_000u64).map(|j| key(3000 + j % 2000)).collect();
+    for (name, keys) in [("x", x), ("y", y)] {
+        write_parquet(
+            &d.join(format!("{name}/part-0.parquet")),
+            vec![("k", Arc::new(Int64Array::from(keys)) as ArrayRef)],
+            10_000,
+        );
+        let out = format!("{name}.bjf");
+        let summary = run_in(
+            d,
+            &[
+                "train", "-i", name, "-c", "k", "--fpp", "0.01", "--shard", "0/1", "-o", &out,
+            ],
+        )
+        .ok();
+        assert!(summary.contains("(a shard: merge folds)"), "{summary}");
+    }
+    let (fx, _) = codec::decode(&filter_bytes(&d.join("x.bjf")), "x").unwrap();
+    let (fy, _) = codec::decode(&filter_bytes(&d.join("y.bjf")), "y").unwrap();
+    assert!(fx.params().num_bits > fy.params().num_bits);
+    let run = run_in(d, &["merge", "-o", "m.bjf", "x.bjf", "y.bjf"]);
+    let stderr = run.stderr.clone();
+    run.ok();
+    assert!(
+        stderr.contains("folded x.bjf to the common size"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("re-checked fpp 0.01"), "{stderr}");
+    let (m, meta) = codec::decode(&filter_bytes(&d.join("m.bjf")), "m").unwrap();
+    assert_eq!(meta.fpp, Some(0.01));
+    assert!(m.params().num_bits < fy.params().num_bits, "folded down");
+    let all: Vec<i64> = (0..5000).map(key).collect();
+    let hits = m.probe_array(&Int64Array::from(all)).unwrap();
+    assert_eq!(hits.count_set_bits(), 5000);
+    assert!(m.estimated_fpp() <= 0.01, "est. fpp {}", m.estimated_fpp());
+    let absent: Vec<i64> = (0..200_000u64).map(|i| key(i + (1 << 40))).collect();
+    let measured = m
+        .probe_array(&Int64Array::from(absent))
+        .unwrap()
+        .count_set_bits() as f64
+        / 200_000.0;
+    assert!(measured <= 0.0115, "measured fpp {measured}");
+
+    // A partial folded to its own keys (no --shard) is too small for the union: merge says
+    // so on stderr, even with -q.
+    run_in(
+        d,
+        &[
+            "train",
+            "-i",
+            "y",
+            "-c",
+            "k",
+            "--fpp",
+            "0.01",
+            "-o",
+            "y-folded.bjf",
+        ],
+    )
+    .ok();
+    let run = run_in(
+        d,
+        &["merge", "-q", "-o", "bad.bjf", "x.bjf", "y-folded.bjf"],
+    );
+    let stderr = run.stderr.clone();
+    run.ok();
+    assert!(
+        stderr.contains("warning: the merged filter misses its target fpp 0.01"),
+        "{stderr}"
+    );
+}

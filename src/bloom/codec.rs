@@ -30,8 +30,22 @@ use crate::key::KeyFamily;
 
 /// The first 8 bytes of every native filter file.
 pub const MAGIC: &[u8; 8] = b"BJFILTER";
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+/// The newest format version, which this build writes for integer keys. Version 2 hashes
+/// integers by value (a `UInt64` key of 2^63 and more has its own wide form); version 1
+/// hashed such a key as its two's complement `i64`. This build reads both; see
+/// [`version_for`] for what it writes.
+pub const FORMAT_VERSION: u16 = 2;
+
+/// The format version a filter is written with: 1 for a bytes-family filter (nothing about
+/// bytes keys changed, so older builds still read it) and for a filter read from a version-1
+/// file (its integers keep the old form); 2 otherwise.
+pub fn version_for(filter: &BloomFilter) -> u16 {
+    if filter.params().legacy_ints || filter.family() == KeyFamily::Bytes {
+        1
+    } else {
+        FORMAT_VERSION
+    }
+}
 const HEADER_LEN: usize = 48;
 const CHECKSUM_LEN: usize = 8;
 
@@ -112,7 +126,8 @@ pub struct FilterMeta {
     /// `i/N` when the filter is one shard of a sharded training.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
-    /// The target false-positive rate it was sized for (`--fpp`); `merge` re-checks it.
+    /// The target false-positive rate of a filter sized by folding (`train --fpp` alone,
+    /// blocked): `merge` folds such partials to the keys they hold and re-checks it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fpp: Option<f64>,
 }
@@ -134,7 +149,7 @@ pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
     let padded = meta_json.len().next_multiple_of(8);
     let mut out = Vec::with_capacity(HEADER_LEN + padded + filter.num_words() * 8 + CHECKSUM_LEN);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&version_for(filter).to_le_bytes());
     out.push(p.layout.code());
     out.push(filter.family().code());
     out.extend_from_slice(&p.num_hashes.to_le_bytes());
@@ -199,9 +214,9 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
         )));
     }
     let version = u16_at(bytes, 8);
-    if version != FORMAT_VERSION {
+    if version == 0 || version > FORMAT_VERSION {
         return Err(bad(format!(
-            "format version {version} is not supported (this build reads version {FORMAT_VERSION})"
+            "format version {version} is not supported (this build reads versions 1 to {FORMAT_VERSION})"
         )));
     }
     let layout_code = bytes[10];
@@ -260,6 +275,7 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
         num_bits,
         num_hashes,
         seed,
+        legacy_ints: version == 1 && family != KeyFamily::Bytes,
     };
     params
         .validate()
@@ -350,7 +366,7 @@ mod tests {
         let (f, meta) = small();
         let bytes = encode(&f, &meta);
         assert_eq!(&bytes[0..8], b"BJFILTER");
-        assert_eq!(&bytes[8..10], &[1, 0]);
+        assert_eq!(&bytes[8..10], &[2, 0], "version 2: integer keys by value");
         assert_eq!(bytes[10], 2, "classic layout code");
         assert_eq!(bytes[11], 1, "integer family code");
         assert_eq!(&bytes[12..16], &[3, 0, 0, 0]);
@@ -398,11 +414,11 @@ mod tests {
             .contains("bad magic"));
 
         let mut b = bytes.clone();
-        b[8..10].copy_from_slice(&2u16.to_le_bytes());
+        b[8..10].copy_from_slice(&3u16.to_le_bytes());
         assert!(decode(&b, "f")
             .unwrap_err()
             .to_string()
-            .contains("format version 2"));
+            .contains("format version 3"));
 
         // k = 0 with a valid checksum: the params check must catch it.
         let mut b = bytes.clone();

@@ -41,6 +41,7 @@
 //! ```
 
 pub mod codec;
+pub mod sbbf;
 pub mod spark;
 
 use std::fmt;
@@ -197,6 +198,12 @@ pub struct BloomParams {
     /// Seed of the key hash. For [`Layout::SparkV2`] the two's-complement bits of Spark's
     /// 32-bit seed (0..=2^32-1; Spark's -1 is 4294967295); always 0 for [`Layout::SparkV1`].
     pub seed: u64,
+    /// True for a filter read from native format version 1, which hashed a `UInt64` key of
+    /// 2^63 and more as its two's complement `i64` ([`key::Wrapping`]); such a filter keeps
+    /// hashing that way, so that it still finds every key it holds, and is written back as
+    /// version 1. False for every filter this build creates (integers hash by value).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub legacy_ints: bool,
 }
 
 impl BloomParams {
@@ -214,6 +221,7 @@ impl BloomParams {
                 num_bits: words * 64,
                 num_hashes: k,
                 seed,
+                legacy_ints: false,
             };
             params.validate()?;
             return Ok(params);
@@ -254,6 +262,7 @@ impl BloomParams {
             num_bits: num_bits as u64,
             num_hashes,
             seed,
+            legacy_ints: false,
         };
         params.validate()?;
         Ok(params)
@@ -273,6 +282,7 @@ impl BloomParams {
             num_bits,
             num_hashes,
             seed,
+            legacy_ints: false,
         };
         params.validate()?;
         Ok(params)
@@ -385,6 +395,20 @@ impl BloomParams {
             spark::SparkHasher::new(self).hash_int(v)
         } else {
             key::hash_i64(v, self.seed)
+        }
+    }
+
+    /// The hash of one `UInt64` key by value in a filter with these params; `None` when the
+    /// filter cannot hold it (a Spark layout, whose keys are longs, and a value above
+    /// `i64::MAX`).
+    pub fn hash_u64(&self, v: u64) -> Option<u64> {
+        if let Ok(s) = i64::try_from(v) {
+            return Some(self.hash_i64(s));
+        }
+        match (self.layout.is_spark(), self.legacy_ints) {
+            (_, true) => Some(self.hash_i64(v as i64)),
+            (true, false) => None,
+            (false, false) => Some(key::hash_wide(v, self.seed)),
         }
     }
 
@@ -637,10 +661,13 @@ pub fn fold_start_blocks(need: u64) -> u64 {
 /// Native layouts hash with XXH3-64 and the seed; Spark layouts compute Spark's `h1`/`h2`
 /// (see [`spark`]) and pack them into the u64.
 pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) -> Result<KeyFamily> {
-    if params.layout.is_spark() {
-        key::hash_array_with(array, &spark::SparkHasher::new(params), out)
-    } else {
-        key::hash_array_into(array, params.seed, out)
+    let spark = spark::SparkHasher::new(params);
+    let native = key::Xxh3(params.seed);
+    match (params.layout.is_spark(), params.legacy_ints) {
+        (true, false) => key::hash_array_with(array, &spark, out),
+        (true, true) => key::hash_array_with(array, &key::Wrapping(spark), out),
+        (false, false) => key::hash_array_with(array, &native, out),
+        (false, true) => key::hash_array_with(array, &key::Wrapping(native), out),
     }
 }
 
@@ -1185,10 +1212,14 @@ impl BloomFilter {
     /// hashes keys: integers parse as `i64`, bytes keys are the UTF-8 bytes of the text.
     pub fn hash_text(&self, text: &str, family: KeyFamily) -> Result<u64> {
         self.check_family(family)?;
-        if self.params.layout.is_spark() {
-            key::hash_text_key_with(text, family, &spark::SparkHasher::new(&self.params))
-        } else {
-            key::hash_text_key(text, family, self.params.seed)
+        let p = &self.params;
+        let spark = spark::SparkHasher::new(p);
+        let native = key::Xxh3(p.seed);
+        match (p.layout.is_spark(), p.legacy_ints) {
+            (true, false) => key::hash_text_key_with(text, family, &spark),
+            (true, true) => key::hash_text_key_with(text, family, &key::Wrapping(spark)),
+            (false, false) => key::hash_text_key_with(text, family, &native),
+            (false, true) => key::hash_text_key_with(text, family, &key::Wrapping(native)),
         }
     }
 
@@ -1247,6 +1278,20 @@ impl BloomFilter {
         }
         if a.seed != b.seed {
             return Err(mismatch("seed", a.seed.to_string(), b.seed.to_string()));
+        }
+        if a.legacy_ints != b.legacy_ints {
+            let v = |legacy: bool| {
+                if legacy {
+                    "format version 1 (UInt64 keys of 2^63 and more hashed as negative numbers; retrain it with this build)".to_string()
+                } else {
+                    "format version 2 (integers by value)".to_string()
+                }
+            };
+            return Err(mismatch(
+                "integer key form",
+                v(a.legacy_ints),
+                v(b.legacy_ints),
+            ));
         }
         let family = match (self.family, other.family) {
             (x, y) if x == y => x,

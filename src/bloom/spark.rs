@@ -156,6 +156,11 @@ impl KeyHasher for SparkHasher {
         long_pair(v, self.seed)
     }
     #[inline(always)]
+    fn hash_wide(&self, _: u64) -> Option<u64> {
+        // Spark's keys are longs: a UInt64 value above i64::MAX is none of them.
+        None
+    }
+    #[inline(always)]
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         bytes_pair(v, self.seed)
     }
@@ -368,6 +373,7 @@ pub fn decode(bytes: &[u8], location: &str) -> Result<BloomFilter> {
         num_bits: num_words as u64 * 64,
         num_hashes: k as u32,
         seed: seed as u32 as u64,
+        legacy_ints: false,
     };
     params
         .validate()

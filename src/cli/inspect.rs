@@ -16,6 +16,81 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Show the Parquet Bloom filters (SBBF) of this column of the FILTER Parquet file.
+    #[arg(long, value_name = "COL")]
+    pub column: Option<String>,
+    /// With --column: only this row group (from 0) [default: all].
+    #[arg(long, value_name = "N", requires = "column")]
+    pub row_group: Option<usize>,
+}
+
+/// One row group's Parquet Bloom filter, as `inspect --column` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SbbfInfo {
+    /// The row group.
+    pub row_group: usize,
+    /// Its rows.
+    pub rows: u64,
+    /// Whether the column chunk has a filter (the fields below are null when not).
+    pub has_filter: bool,
+    /// 256-bit blocks.
+    pub blocks: Option<usize>,
+    /// Bytes of the filter (header and bitset) in the file.
+    pub bytes: Option<u64>,
+    /// Fraction of bits set.
+    pub fill_ratio: Option<f64>,
+    /// False-positive rate estimated from the bits (the fill ratio to the 8th power).
+    pub estimated_fpp: Option<f64>,
+}
+
+/// `inspect FILE.parquet --column C [--row-group N]`.
+fn run_parquet(args: &Args, column: &str) -> Result<()> {
+    let f = crate::bloom::sbbf::ColumnFilters::read(&args.filter, column, args.row_group)?;
+    let infos: Vec<SbbfInfo> = f
+        .groups
+        .iter()
+        .map(|(rg, rows, filter)| {
+            let fpp = filter.as_ref().map(|(s, _)| s.estimated_fpp());
+            SbbfInfo {
+                row_group: *rg,
+                rows: *rows,
+                has_filter: filter.is_some(),
+                blocks: filter.as_ref().map(|(s, _)| s.num_blocks()),
+                bytes: filter.as_ref().map(|(_, b)| *b),
+                fill_ratio: fpp.map(|p| p.powf(1.0 / 8.0)),
+                estimated_fpp: fpp,
+            }
+        })
+        .collect();
+    let out = if args.json {
+        serde_json::to_string_pretty(&serde_json::json!({
+            "location": f.location,
+            "column": f.column,
+            "physical_type": f.physical.to_string(),
+            "layout": "sbbf",
+            "row_groups": infos,
+        }))
+        .expect("info serializes")
+            + "\n"
+    } else {
+        let mut s = format!(
+            "file          {}\ncolumn        {} ({})\nlayout        sbbf (Parquet split-block Bloom filter: 256-bit blocks, k = 8, XXH64)\n{:>9} {:>10} {:>8} {:>10} {:>8} {:>10}\n",
+            f.location, f.column, f.physical, "row group", "rows", "blocks", "bytes", "fill", "est. fpp"
+        );
+        for i in &infos {
+            match (i.blocks, i.bytes, i.fill_ratio, i.estimated_fpp) {
+                (Some(b), Some(n), Some(fill), Some(p)) => {
+                    s += &format!(
+                        "{:>9} {:>10} {:>8} {:>10} {:>8.4} {:>10.6}\n",
+                        i.row_group, i.rows, b, n, fill, p
+                    )
+                }
+                _ => s += &format!("{:>9} {:>10}  no filter\n", i.row_group, i.rows),
+            }
+        }
+        s
+    };
+    crate::cli::print(&out)
 }
 
 /// Everything `inspect` reports.
@@ -66,7 +141,7 @@ impl FilterInfo {
             location: location.to_string(),
             format: match spark::version_of(p.layout) {
                 Some(v) if !native => format!("spark v{v}"),
-                _ => format!("bloomjoin v{}", codec::FORMAT_VERSION),
+                _ => format!("bloomjoin v{}", codec::version_for(filter)),
             },
             layout: p.layout,
             num_bits: p.num_bits,
@@ -146,6 +221,9 @@ impl FilterInfo {
 
 /// Run `inspect`.
 pub fn run(args: Args) -> Result<()> {
+    if let Some(column) = &args.column {
+        return run_parquet(&args, column);
+    }
     let loc = Location::parse(&args.filter)?;
     let bytes = loc.read_all()?;
     let (filter, meta) = codec::decode(&bytes, loc.as_str())?;

@@ -82,7 +82,27 @@ pub struct JoinSpec {
     /// the left side: fail (error), or join without the filter and say so (ignore-filter).
     #[arg(long, value_enum, default_value = "error")]
     pub filter_mismatch: FilterMismatch,
+    /// Write a Parquet split-block Bloom filter per row group for these output columns,
+    /// comma-separated, or `none` [default: the join key columns in the output].
+    #[arg(long, value_name = "COLS")]
+    pub bloom_columns: Option<String>,
+    /// Target false-positive rate of those filters; each is sized for the rows its row group
+    /// actually holds.
+    #[arg(long, default_value_t = crate::bloom::sbbf::DEFAULT_FPP, value_name = "P")]
+    pub bloom_fpp: f64,
+    /// Do not skip right row groups with the right files' own Parquet Bloom filters (for
+    /// comparisons); the result is the same.
+    #[arg(long)]
+    pub no_sbbf: bool,
+    /// Probe the right files' Parquet Bloom filters only when the left side (after
+    /// --left-where) has at most this many distinct keys: with more, nearly every row group
+    /// has a false positive and fetching the filters costs more than it saves.
+    #[arg(long, default_value_t = DEFAULT_SBBF_MAX_KEYS, value_name = "N")]
+    pub sbbf_max_keys: usize,
 }
+
+/// The default of `--sbbf-max-keys` (docs/BENCHMARKS.md has the measurement).
+pub const DEFAULT_SBBF_MAX_KEYS: usize = 1000;
 
 impl Default for JoinSpec {
     fn default() -> Self {
@@ -107,6 +127,10 @@ impl Default for JoinSpec {
             memory_limit: None,
             no_prefilter: false,
             filter_mismatch: FilterMismatch::Error,
+            bloom_columns: None,
+            bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
+            no_sbbf: false,
+            sbbf_max_keys: DEFAULT_SBBF_MAX_KEYS,
         }
     }
 }
@@ -201,6 +225,13 @@ impl JoinSpec {
             batch_size,
             split_rows,
             memory_limit,
+            bloom_columns: crate::bloom::sbbf::parse_columns(
+                spec.bloom_columns.as_deref(),
+                "--bloom-columns",
+            )?,
+            bloom_fpp: crate::bloom::sbbf::check_fpp(spec.bloom_fpp, "--bloom-fpp")?,
+            sbbf: !spec.no_sbbf,
+            sbbf_max_keys: spec.sbbf_max_keys,
         })
     }
 }
@@ -390,6 +421,20 @@ mod tests {
                     ..spec()
                 },
                 "--memory-limit",
+            ),
+            (
+                JoinSpec {
+                    bloom_fpp: 1.5,
+                    ..spec()
+                },
+                "--bloom-fpp",
+            ),
+            (
+                JoinSpec {
+                    bloom_columns: Some("Id,".into()),
+                    ..spec()
+                },
+                "--bloom-columns",
             ),
         ] {
             let e = bad.to_job().unwrap_err();

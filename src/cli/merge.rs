@@ -1,7 +1,7 @@
 //! `bloomjoin merge`: OR partial filters into one.
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
-use crate::bloom::BloomFilter;
+use crate::bloom::{BloomFilter, Layout};
 use crate::error::{Error, Result};
 use crate::store::Location;
 
@@ -23,11 +23,73 @@ pub struct Args {
     pub format: Option<FileFormat>,
 }
 
+/// How `merge` sized its output: blocked partials of different sizes are folded to the
+/// smallest one before the OR; with a recorded target FPP the result is folded down to the
+/// keys it holds and the FPP re-checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MergeSizing {
+    /// Partials folded to the common size before the OR (their names).
+    pub folded_partials: Vec<String>,
+    /// The common size of the OR, in bits.
+    pub common_bits: u64,
+    /// The target FPP all partials recorded (`--fpp` of their training), if any.
+    pub fpp: Option<f64>,
+    /// The distinct keys of the merged filter, estimated from its bits.
+    pub estimated_distinct: Option<u64>,
+    /// The model FPP at that count, for the final size.
+    pub model_fpp: Option<f64>,
+}
+
+impl MergeSizing {
+    /// True when a target was recorded and the merged filter misses it (by the model at the
+    /// estimated count, or by the estimate from its bits).
+    pub fn misses(&self, merged: &BloomFilter) -> bool {
+        match self.fpp {
+            Some(p) => self.model_fpp.is_some_and(|m| m > p) || merged.estimated_fpp() > p,
+            None => false,
+        }
+    }
+}
+
 /// Merge decoded filters: OR the bits, add the counts, and combine the metadata (fields that
 /// all partials agree on are kept, `shard` is dropped, inputs are the union in order).
+///
+/// Blocked partials of different sizes (trained with `--fpp` alone on inputs of different
+/// sizes) are first folded to the smallest size (see [`BloomFilter::fold_to`]). When every
+/// partial recorded the same target FPP, the merged filter is folded down to the smallest size
+/// that meets it for the distinct keys estimated from its bits, and the FPP is re-checked.
 pub fn merge_filters(
     parts: Vec<(String, BloomFilter, FilterMeta)>,
 ) -> Result<(BloomFilter, FilterMeta)> {
+    merge_and_fold(parts).map(|(f, m, _)| (f, m))
+}
+
+/// [`merge_filters`], also saying how the output was sized.
+pub fn merge_and_fold(
+    parts: Vec<(String, BloomFilter, FilterMeta)>,
+) -> Result<(BloomFilter, FilterMeta, MergeSizing)> {
+    let mut sizing = MergeSizing::default();
+    let blocked = parts
+        .iter()
+        .all(|(_, f, _)| f.params().layout == Layout::Blocked);
+    let common = parts.iter().map(|(_, f, _)| f.num_blocks()).min();
+    let fpp = parts.first().and_then(|(_, _, m)| m.fpp);
+    sizing.fpp = fpp.filter(|p| parts.iter().all(|(_, _, m)| m.fpp == Some(*p)));
+    let parts = if blocked {
+        let common = common.unwrap_or(1);
+        let mut out = Vec::with_capacity(parts.len());
+        for (name, f, m) in parts {
+            if f.num_blocks() != common {
+                sizing.folded_partials.push(name.clone());
+                out.push((name, f.fold_to(common)?, m));
+            } else {
+                out.push((name, f, m));
+            }
+        }
+        out
+    } else {
+        parts
+    };
     let mut iter = parts.into_iter();
     let (_, mut merged, first_meta) = iter
         .next()
@@ -54,7 +116,18 @@ pub fn merge_filters(
         }
     }
     meta.created_by = crate::CREATED_BY.to_string();
-    Ok((merged, meta))
+    sizing.common_bits = merged.params().num_bits;
+    if let (Some(p), true) = (sizing.fpp, blocked) {
+        let n = merged
+            .estimated_distinct()
+            .map(|d| ((d * 1.02).ceil() as u64).max(1))
+            .unwrap_or(u64::MAX >> 1);
+        merged = crate::train::fold_to_target(&merged, n, p)?;
+        sizing.estimated_distinct = Some(n);
+        sizing.model_fpp = Some(merged.params().model_fpp(n));
+    }
+    meta.fpp = sizing.fpp;
+    Ok((merged, meta, sizing))
 }
 
 /// Run `merge`.
@@ -74,10 +147,34 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         parts.push((p.clone(), f, m));
     }
     let n = parts.len();
-    let (merged, meta) = merge_filters(parts)?;
+    let (merged, meta, sizing) = merge_and_fold(parts)?;
     let format = args.format.or(first_format).unwrap_or_default();
     format.check_layout(merged.params().layout, "--format")?;
     let bytes = codec::write_as(&out, &merged, &meta, format, args.overwrite)?;
+    if !sizing.folded_partials.is_empty() && !quiet {
+        eprintln!(
+            "folded {} to the common size of {} bits before the OR",
+            sizing.folded_partials.join(", "),
+            sizing.common_bits
+        );
+    }
+    if let (Some(p), Some(d)) = (sizing.fpp, sizing.estimated_distinct) {
+        let model = sizing.model_fpp.unwrap_or(f64::NAN);
+        if sizing.misses(&merged) {
+            // Even with -q: the filter is weaker than its partials promised.
+            eprintln!(
+                "bloomjoin: warning: the merged filter misses its target fpp {p}: ~{d} distinct keys in m={} bits (model fpp {model:.6}, est. fpp {:.6}); the smallest partial is too small for all the keys, retrain it larger",
+                merged.params().num_bits,
+                merged.estimated_fpp()
+            );
+        } else if !quiet {
+            eprintln!(
+                "re-checked fpp {p}: ~{d} distinct keys (from the bits), folded {} to {} bits, model fpp {model:.6}",
+                sizing.common_bits,
+                merged.params().num_bits
+            );
+        }
+    }
     if !quiet {
         eprintln!(
             "merged {n} filters into {out} ({format} format): {} keys inserted, fill ratio {:.4}, est. fpp {:.6}, {} bytes",

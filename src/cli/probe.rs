@@ -10,9 +10,17 @@ use crate::store::Location;
 /// Arguments of `probe`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The filter (a path or an object-store URL).
+    /// The filter (a path or an object-store URL); with --column, a Parquet file whose
+    /// column's own Bloom filters (SBBF) answer.
     #[arg(long)]
     pub filter: String,
+    /// Probe the Parquet Bloom filters of this column of the --filter Parquet file: "no"
+    /// when every row group's filter rules the key out.
+    #[arg(long, value_name = "COL")]
+    pub column: Option<String>,
+    /// With --column: only this row group (from 0) [default: all].
+    #[arg(long, value_name = "N", requires = "column")]
+    pub row_group: Option<usize>,
     /// A file with one key per line, or `-` for standard input (the default when no KEY is
     /// given).
     #[arg(long, value_name = "FILE|-")]
@@ -55,8 +63,63 @@ fn hash_line(
         .map_err(|e| Error::Usage(format!("{at}: {e}")))
 }
 
+/// The key lines of `args`: its arguments, its `--keys` file or stdin.
+fn key_source(args: &Args) -> Result<(String, Box<dyn BufRead>)> {
+    Ok(if !args.key.is_empty() {
+        let joined = args.key.join("\n");
+        (
+            "argument".into(),
+            Box::new(std::io::Cursor::new(joined.into_bytes())),
+        )
+    } else {
+        match args.keys.as_deref() {
+            None | Some("-") => ("stdin".into(), Box::new(std::io::stdin().lock())),
+            Some(path) => {
+                let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+                (path.to_string(), Box::new(BufReader::new(f)))
+            }
+        }
+    })
+}
+
+/// `probe --filter FILE.parquet --column C [--row-group N]`: the column's own SBBFs.
+fn run_parquet(args: &Args, column: &str) -> Result<()> {
+    if args.key_type.is_some() {
+        return Err(Error::param(
+            "--key-type",
+            "does not apply to --column: the column's physical type decides",
+        ));
+    }
+    let filters = crate::bloom::sbbf::ColumnFilters::read(&args.filter, column, args.row_group)?;
+    let (source, reader) = key_source(args)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (n, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| Error::io(&source, e))?;
+        let line = line.strip_suffix('\r').unwrap_or(&line);
+        let keys = filters.keys_of(line, &format!("{source} line {}", n + 1))?;
+        let answer = if filters.maybe(&keys) { "maybe" } else { "no" };
+        let written = if args.with_keys {
+            writeln!(out, "{line}\t{answer}")
+        } else {
+            writeln!(out, "{answer}")
+        };
+        match written {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) => return Err(Error::io("stdout", e)),
+        }
+    }
+    match out.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("stdout", e)),
+        _ => Ok(()),
+    }
+}
+
 /// Run `probe`.
 pub fn run(args: Args) -> Result<()> {
+    if let Some(column) = &args.column {
+        return run_parquet(&args, column);
+    }
     let loc = Location::parse(&args.filter)?;
     let (filter, meta) = codec::read(&loc)?;
     let family = match (args.key_type, filter.family()) {
@@ -82,21 +145,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let is_date = meta.key_type.as_deref() == Some("Date32");
 
-    let (source, reader): (String, Box<dyn BufRead>) = if !args.key.is_empty() {
-        let joined = args.key.join("\n");
-        (
-            "argument".into(),
-            Box::new(std::io::Cursor::new(joined.into_bytes())),
-        )
-    } else {
-        match args.keys.as_deref() {
-            None | Some("-") => ("stdin".into(), Box::new(std::io::stdin().lock())),
-            Some(path) => {
-                let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-                (path.to_string(), Box::new(BufReader::new(f)))
-            }
-        }
-    };
+    let (source, reader) = key_source(&args)?;
 
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

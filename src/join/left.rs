@@ -2,6 +2,7 @@
 //! the memory budget; once it does not (or when `--strategy reduce-side` asks for it), the
 //! rows are partitioned to local disk instead and the join runs reduce-side.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -9,7 +10,9 @@ use arrow::array::RecordBatch;
 use rayon::prelude::*;
 
 use super::{Ctx, Side, Strategy};
+use crate::bloom::sbbf::ProbeKeys;
 use crate::error::{Error, Result};
+use crate::key::CanonicalKeys;
 use crate::map::prefilter::Coverage;
 use crate::map::prune;
 use crate::reduce::{compact_views, TABLE_BYTES_PER_ROW};
@@ -55,6 +58,9 @@ pub(crate) struct Left {
     pub side: LeftSide,
     /// The range of the left keys (integer keys), for the right side's statistics tier.
     pub key_range: Option<prune::KeyRange>,
+    /// The distinct non-null keys, for the right files' Parquet Bloom filters (`None`: not
+    /// collected, SBBF pruning is off).
+    pub distinct: Option<DistinctKeys>,
     /// Why the side ended where it did.
     pub reason: String,
 }
@@ -64,6 +70,112 @@ pub(crate) struct Left {
 struct Acc {
     rows: InMemory,
     range: Option<prune::KeyRange>,
+    distinct: DistinctKeys,
+}
+
+/// Distinct left keys, up to a cap (ordered sets: the same keys in the same order whatever
+/// the split of the work).
+#[derive(Default, Debug)]
+pub(crate) enum DistinctKeys {
+    /// Not collected.
+    #[default]
+    Off,
+    /// Integer keys (canonical `i64`).
+    Int(BTreeSet<i64>),
+    /// Bytes keys.
+    Bytes(BTreeSet<Vec<u8>>),
+    /// More than the cap.
+    TooMany,
+}
+
+impl DistinctKeys {
+    fn len(&self) -> usize {
+        match self {
+            DistinctKeys::Int(s) => s.len(),
+            DistinctKeys::Bytes(s) => s.len(),
+            DistinctKeys::Off | DistinctKeys::TooMany => 0,
+        }
+    }
+
+    /// Add the non-null keys of `col`; past `cap` keys the set becomes `TooMany`.
+    fn add(&mut self, col: &dyn arrow::array::Array, cap: usize) -> Result<()> {
+        if matches!(self, DistinctKeys::TooMany) {
+            return Ok(());
+        }
+        let nulls = col.logical_nulls();
+        let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+        match CanonicalKeys::try_new(col)? {
+            CanonicalKeys::Int(v) => {
+                if matches!(self, DistinctKeys::Off) {
+                    *self = DistinctKeys::Int(BTreeSet::new());
+                }
+                if let DistinctKeys::Int(s) = self {
+                    s.extend(
+                        v.iter()
+                            .enumerate()
+                            .filter(|(i, _)| valid(*i))
+                            .map(|(_, k)| *k),
+                    );
+                }
+            }
+            // UInt64 keys above i64::MAX: SBBF probing would need the column's physical
+            // bytes; give up pruning (every row group is read) rather than risk a wrong skip.
+            CanonicalKeys::Wide(_) => {
+                *self = DistinctKeys::TooMany;
+                return Ok(());
+            }
+            CanonicalKeys::Bytes(b) => {
+                if matches!(self, DistinctKeys::Off) {
+                    *self = DistinctKeys::Bytes(BTreeSet::new());
+                }
+                if let DistinctKeys::Bytes(s) = self {
+                    s.extend(b.iter().flatten().map(<[u8]>::to_vec));
+                }
+            }
+        }
+        if self.len() > cap {
+            *self = DistinctKeys::TooMany;
+        }
+        Ok(())
+    }
+
+    fn merge(self, other: DistinctKeys, cap: usize) -> DistinctKeys {
+        let out = match (self, other) {
+            (DistinctKeys::TooMany, _) | (_, DistinctKeys::TooMany) => DistinctKeys::TooMany,
+            (DistinctKeys::Off, x) | (x, DistinctKeys::Off) => x,
+            (DistinctKeys::Int(mut a), DistinctKeys::Int(b)) => {
+                a.extend(b);
+                DistinctKeys::Int(a)
+            }
+            (DistinctKeys::Bytes(mut a), DistinctKeys::Bytes(b)) => {
+                a.extend(b);
+                DistinctKeys::Bytes(a)
+            }
+            // One side has one key family (checked when planned).
+            _ => DistinctKeys::TooMany,
+        };
+        if out.len() > cap {
+            DistinctKeys::TooMany
+        } else {
+            out
+        }
+    }
+
+    /// The keys, encoded for the Parquet Bloom filters; `None` when too many.
+    pub(crate) fn probe_keys(self) -> Option<(ProbeKeys, usize)> {
+        match self {
+            DistinctKeys::Int(s) => {
+                let n = s.len();
+                Some((ProbeKeys::integers(s), n))
+            }
+            DistinctKeys::Bytes(s) => {
+                let n = s.len();
+                Some((ProbeKeys::bytes(s), n))
+            }
+            DistinctKeys::Off => Some((ProbeKeys::integers([]), 0)),
+            DistinctKeys::TooMany => None,
+        }
+    }
 }
 
 /// The partitioned left side, once spilling started.
@@ -119,7 +231,7 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
     let total_rows = left.plan.num_rows().max(1);
     let bar = ctx.bar(Side::Left);
     let reader = ctx.reader(Side::Left, None, &bar);
-    let accs = reader.run(
+    let mut accs = reader.run(
         ctx.workers(),
         || Ok(Acc::default()),
         |acc, batch, hashes| {
@@ -127,6 +239,9 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
                 c.check(batch.column(0).as_ref(), &hashes)?;
             }
             acc.range = prune::union(acc.range, prune::key_range(batch.column(0).as_ref()));
+            if let Some(cap) = ctx.sbbf_max_keys {
+                acc.distinct.add(batch.column(0).as_ref(), cap)?;
+            }
             if !spilling.load(Ordering::Acquire) {
                 let batch = compact_views(batch);
                 let size =
@@ -173,6 +288,11 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
     )?;
     bar.finish_and_clear();
     let key_range = accs.iter().fold(None, |r, a| prune::union(r, a.range));
+    let distinct = ctx.sbbf_max_keys.map(|cap| {
+        accs.iter_mut()
+            .map(|a| std::mem::take(&mut a.distinct))
+            .fold(DistinctKeys::Off, |x, y| x.merge(y, cap))
+    });
     let side = match state.into_inner().expect("spill state") {
         Some(s) => {
             // Workers that finished before the switch still hold rows.
@@ -213,6 +333,7 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
     Ok(Left {
         side,
         key_range,
+        distinct,
         reason,
     })
 }

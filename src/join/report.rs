@@ -21,6 +21,18 @@ pub struct SideReport {
     pub row_groups_skipped: u64,
     /// Rows in skipped row groups.
     pub rows_skipped_by_stats: u64,
+    /// Compressed bytes of the columns those row groups would have decoded.
+    pub bytes_skipped_by_stats: u64,
+    /// Row groups skipped by the right files' own Parquet Bloom filters (SBBF) on the key.
+    pub row_groups_skipped_by_sbbf: u64,
+    /// Rows in those row groups.
+    pub rows_skipped_by_sbbf: u64,
+    /// Compressed bytes of the columns those row groups would have decoded.
+    pub bytes_skipped_by_sbbf: u64,
+    /// Row groups whose SBBF was fetched and probed.
+    pub row_groups_sbbf_probed: u64,
+    /// Bytes of SBBFs fetched (part of `bytes_read`).
+    pub sbbf_bytes_read: u64,
     /// Rows dropped by the Bloom filter (right side, prefilter tier 2).
     pub rows_dropped_by_filter: u64,
     /// Rows dropped by the left keys themselves (right side, prefilter tier 3, replicated).
@@ -72,6 +84,23 @@ pub struct PrefilterReport {
     pub false_positives: u64,
     /// `false_positives / (false_positives + rows dropped by the filter)`.
     pub observed_fpp: Option<f64>,
+    /// Skipping right row groups with the right files' own Parquet Bloom filters.
+    pub sbbf: SbbfReport,
+}
+
+/// About SBBF pruning: the right files' own Parquet Bloom filters probed with the left keys.
+#[derive(Debug, Serialize)]
+pub struct SbbfReport {
+    /// Whether it ran.
+    pub used: bool,
+    /// Why not, when it did not.
+    pub reason: Option<String>,
+    /// The left side's distinct keys, when collected and at most `max_keys`.
+    pub left_distinct_keys: Option<u64>,
+    /// `--sbbf-max-keys`.
+    pub max_keys: usize,
+    /// Row groups whose filter could not be read (read in full; a warning).
+    pub unreadable: u64,
 }
 
 /// Time per stage, in milliseconds.
@@ -166,6 +195,19 @@ impl JoinReport {
             );
         } else {
             s += &format!("  filter off: {}\n", p.reason.as_deref().unwrap_or(""));
+        }
+        if p.sbbf.used {
+            s += &format!(
+                "  sbbf   {} row groups ({} rows, {}) skipped by Parquet Bloom filters of {} probed ({} left keys, {} of filters read)\n",
+                self.right.row_groups_skipped_by_sbbf,
+                self.right.rows_skipped_by_sbbf,
+                human_bytes(self.right.bytes_skipped_by_sbbf),
+                self.right.row_groups_sbbf_probed,
+                p.sbbf.left_distinct_keys.unwrap_or(0),
+                human_bytes(self.right.sbbf_bytes_read),
+            );
+        } else {
+            s += &format!("  sbbf   off: {}\n", p.sbbf.reason.as_deref().unwrap_or(""));
         }
         s += &format!(
             "  output {} rows, {}\n",

@@ -12,8 +12,13 @@
 //!
 //! The key tiers hash every right key once (the map stage's base hash); the hashes of the
 //! rows that pass are carried to the join in a [`HashCarry`], so the survivors are not hashed
-//! again. A tier for the right files' own Parquet Bloom filters (SBBF) slots in between 1 and
-//! 2: it decides per row group, like the statistics.
+//! again.
+//!
+//! Between 1 and 2, `sbbf`: the right files' own Parquet Bloom filters. When the left side has
+//! few distinct keys (`--sbbf-max-keys`), each remaining row group's filter on the key column
+//! is fetched (a ranged read of just its bytes) and probed with every left key; a row group
+//! where none may be present is never read. A filter that cannot be read whole is a warning,
+//! and its row group is read.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,9 +30,11 @@ use parquet::arrow::arrow_reader::{ArrowPredicate, ArrowPredicateFn};
 use parquet::arrow::ProjectionMask;
 use parquet::schema::types::SchemaDescriptor;
 
+use crate::bloom::sbbf::ProbeKeys;
 use crate::bloom::BloomFilter;
 use crate::error::{Error, Result};
-use crate::plan::{InputFile, Split};
+use crate::plan::side::FileProjection;
+use crate::plan::{InputFile, RangeReader, Split};
 use crate::reduce::JoinTable;
 
 use super::prune::KeyRange;
@@ -41,6 +48,8 @@ pub(crate) struct RightPrefilter {
     pub bloom: Option<Arc<BloomFilter>>,
     /// Tier 3: the left keys (their table).
     pub keys: Option<Arc<JoinTable>>,
+    /// Tier 1b: the left's distinct keys against the right files' own Parquet Bloom filters.
+    pub sbbf: Option<Arc<SbbfTier>>,
     /// Seed of the map stage's base key hash.
     hash_seed: u64,
     dropped_bloom: Arc<AtomicU64>,
@@ -123,10 +132,17 @@ impl RightPrefilter {
             key_range,
             bloom,
             keys,
+            sbbf: None,
             hash_seed,
             dropped_bloom: Arc::default(),
             dropped_keys: Arc::default(),
         }
+    }
+
+    /// The same tiers with the right files' Parquet Bloom filters probed too.
+    pub(crate) fn with_sbbf(mut self, sbbf: Option<Arc<SbbfTier>>) -> Self {
+        self.sbbf = sbbf;
+        self
     }
 
     /// Rows dropped by the Bloom filter and by the left keys.
@@ -141,6 +157,7 @@ impl RightPrefilter {
     pub(crate) fn tiers(&self) -> Vec<&'static str> {
         [
             (self.key_range.is_some(), "statistics"),
+            (self.sbbf.is_some(), "sbbf"),
             (self.bloom.is_some(), "bloom"),
             (self.keys.is_some(), "keys"),
         ]
@@ -151,22 +168,32 @@ impl RightPrefilter {
 
     /// Whether any tier runs.
     pub(crate) fn is_active(&self) -> bool {
-        self.key_range.is_some() || self.has_key_tier()
+        self.key_range.is_some() || self.sbbf.is_some() || self.has_key_tier()
     }
 
     /// Whether a tier runs in the row filter.
     pub(crate) fn has_key_tier(&self) -> bool {
         self.bloom.is_some() || self.keys.is_some()
     }
-    /// The row groups of `split` that tier 1 keeps; skipped ones are counted.
+    /// The row groups of `split` that tiers 1 and 1b keep; skipped ones are counted.
     pub(crate) fn row_groups(
         &self,
         file: &InputFile,
+        fp: &FileProjection,
         key_name: &str,
         split: &Split,
         counters: &MapCounters,
     ) -> Vec<usize> {
-        match self.key_range {
+        let meta = file.parquet();
+        let decoded = |rg: usize| -> u64 {
+            let group = meta.row_group(rg);
+            let schema = meta.file_metadata().schema_descr();
+            (0..group.num_columns())
+                .filter(|i| fp.decode.contains(&schema.get_column_root_idx(*i)))
+                .map(|i| group.column(i).compressed_size().max(0) as u64)
+                .sum()
+        };
+        let kept = match self.key_range {
             Some(range) => super::prune::row_groups_in_range(
                 file,
                 key_name,
@@ -177,10 +204,17 @@ impl RightPrefilter {
                     counters
                         .rows_skipped
                         .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
+                    counters
+                        .bytes_skipped_stats
+                        .fetch_add(decoded(rg), Ordering::Relaxed);
                 },
             ),
             None => split.row_groups.clone().collect(),
-        }
+        };
+        let Some(tier) = &self.sbbf else {
+            return kept;
+        };
+        tier.row_groups(file, fp, kept, counters, decoded)
     }
 
     /// The row-filter predicate of the key tiers over top-level column `key_top`, or `None`
@@ -240,6 +274,105 @@ impl RightPrefilter {
                 Ok(BooleanArray::new(pass, None))
             },
         )))
+    }
+}
+
+/// Tier 1b: the left side's distinct keys against the right row groups' own Parquet Bloom
+/// filters on the key column.
+pub(crate) struct SbbfTier {
+    keys: ProbeKeys,
+    /// Row groups whose filter could not be read, and the first reason.
+    unreadable: AtomicU64,
+    first_unreadable: Mutex<Option<String>>,
+}
+
+impl SbbfTier {
+    /// The tier for the left's distinct `keys`.
+    pub(crate) fn new(keys: ProbeKeys) -> Self {
+        SbbfTier {
+            keys,
+            unreadable: AtomicU64::new(0),
+            first_unreadable: Mutex::new(None),
+        }
+    }
+
+    /// Row groups whose filter could not be read (they were read in full), and the first
+    /// one's location and reason.
+    pub(crate) fn unreadable(&self) -> (u64, Option<String>) {
+        (
+            self.unreadable.load(Ordering::Relaxed),
+            self.first_unreadable.lock().expect("sbbf").clone(),
+        )
+    }
+
+    /// The row groups of `rgs` whose key column's SBBF may hold a left key (or that have no
+    /// usable SBBF); `decoded(rg)` is the compressed size of the columns a read decodes.
+    fn row_groups(
+        &self,
+        file: &InputFile,
+        fp: &FileProjection,
+        rgs: Vec<usize>,
+        counters: &MapCounters,
+        decoded: impl Fn(usize) -> u64,
+    ) -> Vec<usize> {
+        let meta = file.parquet();
+        let schema = meta.file_metadata().schema_descr();
+        let key_top = fp.decode[fp.key];
+        let mut leaves =
+            (0..schema.num_columns()).filter(|i| schema.get_column_root_idx(*i) == key_top);
+        let (Some(leaf), None) = (leaves.next(), leaves.next()) else {
+            return rgs;
+        };
+        let physical = schema.column(leaf).physical_type();
+        if !rgs.iter().any(|rg| {
+            meta.row_group(*rg)
+                .column(leaf)
+                .bloom_filter_offset()
+                .is_some()
+        }) {
+            return rgs;
+        }
+        let io = match RangeReader::open(&file.location) {
+            Ok(io) => io,
+            Err(e) => {
+                self.note_unreadable(format!("{}: {}", file.location, crate::error::one_line(&e)));
+                return rgs;
+            }
+        };
+        let mut keep = Vec::with_capacity(rgs.len());
+        for rg in rgs {
+            match crate::bloom::sbbf::read_column_chunk(meta, rg, leaf, &io, file.size) {
+                Ok(None) => keep.push(rg),
+                Ok(Some((filter, bytes))) => {
+                    counters.sbbf_bytes.fetch_add(bytes, Ordering::Relaxed);
+                    counters.sbbf_probed.fetch_add(1, Ordering::Relaxed);
+                    if self.keys.any_maybe(&filter, physical) == Some(false) {
+                        counters.rg_skipped_sbbf.fetch_add(1, Ordering::Relaxed);
+                        counters
+                            .rows_skipped_sbbf
+                            .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
+                        counters
+                            .bytes_skipped_sbbf
+                            .fetch_add(decoded(rg), Ordering::Relaxed);
+                    } else {
+                        keep.push(rg);
+                    }
+                }
+                Err(why) => {
+                    self.note_unreadable(format!("{} row group {rg}: {why}", file.location));
+                    keep.push(rg);
+                }
+            }
+        }
+        keep
+    }
+
+    fn note_unreadable(&self, what: String) {
+        self.unreadable.fetch_add(1, Ordering::Relaxed);
+        self.first_unreadable
+            .lock()
+            .expect("sbbf")
+            .get_or_insert(what);
     }
 }
 

@@ -29,6 +29,18 @@ pub(crate) struct MapCounters {
     pub rg_skipped: AtomicU64,
     /// Rows in those row groups.
     pub rows_skipped: AtomicU64,
+    /// Compressed bytes of the decoded columns of those row groups.
+    pub bytes_skipped_stats: AtomicU64,
+    /// Row groups skipped by the right files' own Parquet Bloom filters.
+    pub rg_skipped_sbbf: AtomicU64,
+    /// Rows in those row groups.
+    pub rows_skipped_sbbf: AtomicU64,
+    /// Compressed bytes of the decoded columns of those row groups.
+    pub bytes_skipped_sbbf: AtomicU64,
+    /// Row groups whose Parquet Bloom filter was probed.
+    pub sbbf_probed: AtomicU64,
+    /// Bytes of Parquet Bloom filters fetched.
+    pub sbbf_bytes: AtomicU64,
     dropped_where: AtomicU64,
     dropped_null: AtomicU64,
     mapped: AtomicU64,
@@ -47,9 +59,15 @@ impl MapCounters {
             files: side.plan.files.len(),
             splits: side.plan.splits.len(),
             rows_read: g(&self.rows_read),
-            bytes_read: g(&self.bytes_read),
+            bytes_read: g(&self.bytes_read) + g(&self.sbbf_bytes),
             row_groups_skipped: g(&self.rg_skipped),
             rows_skipped_by_stats: g(&self.rows_skipped),
+            bytes_skipped_by_stats: g(&self.bytes_skipped_stats),
+            row_groups_skipped_by_sbbf: g(&self.rg_skipped_sbbf),
+            rows_skipped_by_sbbf: g(&self.rows_skipped_sbbf),
+            bytes_skipped_by_sbbf: g(&self.bytes_skipped_sbbf),
+            row_groups_sbbf_probed: g(&self.sbbf_probed),
+            sbbf_bytes_read: g(&self.sbbf_bytes),
             rows_dropped_by_filter: by_filter,
             rows_dropped_by_keys: by_keys,
             rows_dropped_by_where: g(&self.dropped_where),
@@ -163,7 +181,7 @@ impl SideReader<'_> {
         let fp = &side.files[split.file];
         let file_name = file.location.to_string();
         let row_groups = match self.prefilter {
-            Some(p) => p.row_groups(&file, side.schema.field(0).name(), split, self.counters),
+            Some(p) => p.row_groups(&file, fp, side.schema.field(0).name(), split, self.counters),
             None => split.row_groups.clone().collect(),
         };
         if row_groups.is_empty() {

@@ -53,6 +53,8 @@ pub(crate) struct JoinPlan {
     pub out_schema: SchemaRef,
     /// Where each output column comes from.
     pub out_columns: Vec<OutColumn>,
+    /// Output columns that get a Parquet Bloom filter per row group.
+    pub bloom_columns: Vec<String>,
 }
 
 /// Plan both sides of `job`: expand and open their inputs, resolve `--select`, check every
@@ -103,11 +105,38 @@ pub(crate) fn plan_join(
         ));
         out_columns.push(OutColumn { side: *side, index });
     }
+    let out_schema = Schema::new(out_fields);
+    let bloom_columns = match &job.bloom_columns {
+        Some(list) => {
+            crate::bloom::sbbf::check_columns(
+                list,
+                &out_schema,
+                "an output column",
+                "--bloom-columns",
+            )?;
+            list.clone()
+        }
+        // The key columns as they appear in the output (under their output names).
+        None => out
+            .iter()
+            .filter(|(side, src, _)| match side {
+                Side::Left => *src == job.left.key,
+                Side::Right => *src == job.right.key,
+            })
+            .map(|(_, _, name)| name.clone())
+            .filter(|name| {
+                out_schema
+                    .field_with_name(name)
+                    .is_ok_and(|f| !f.data_type().is_nested())
+            })
+            .collect(),
+    };
     Ok(JoinPlan {
         left,
         right,
-        out_schema: Arc::new(Schema::new(out_fields)),
+        out_schema: Arc::new(out_schema),
         out_columns,
+        bloom_columns,
     })
 }
 

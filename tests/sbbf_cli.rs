@@ -1,0 +1,510 @@
+//! Parquet's own split-block Bloom filters (issue 15): the filters the join and datagen write,
+//! SBBF pruning of right row groups, and SBBFs as filters of ours.
+
+use std::path::Path;
+
+use parquet::bloom_filter::Sbbf;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+
+use crate::join_cli::{fixture, train};
+use crate::util::{files_below, read_rows, run_in};
+
+/// The Parquet parts below `dir` (final names, no `_temporary`).
+fn parts(dir: &Path) -> Vec<std::path::PathBuf> {
+    files_below(dir)
+        .into_iter()
+        .filter(|f| f.ends_with(".parquet") && !f.starts_with('_'))
+        .map(|f| dir.join(f))
+        .collect()
+}
+
+/// Per row group of `file`: the SBBF of each column (by name), or `None`.
+fn sbbfs(file: &Path) -> Vec<Vec<(String, Option<Sbbf>)>> {
+    let reader = SerializedFileReader::new_with_options(
+        std::fs::File::open(file).unwrap(),
+        parquet::file::serialized_reader::ReadOptionsBuilder::new()
+            .with_reader_properties(
+                parquet::file::properties::ReaderProperties::builder()
+                    .set_read_bloom_filter(true)
+                    .build(),
+            )
+            .build(),
+    )
+    .unwrap();
+    let meta = reader.metadata().clone();
+    (0..meta.num_row_groups())
+        .map(|rg| {
+            let group = reader.get_row_group(rg).unwrap();
+            (0..meta.row_group(rg).num_columns())
+                .map(|c| {
+                    (
+                        meta.row_group(rg).column(c).column_path().string(),
+                        group.get_column_bloom_filter(c).cloned(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn join_writes_sbbfs_on_the_key_columns_by_default_and_on_the_columns_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let base = [
+        "join",
+        "--filter",
+        "users.bjf",
+        "--left",
+        "users",
+        "--left-key",
+        "Id",
+        "--left-where",
+        "Reputation > 1500",
+        "--right",
+        "comments",
+        "--right-key",
+        "UserId",
+        "-q",
+    ];
+    let join = |out: &str, extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&["--output", out]);
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok();
+    };
+    join("keys", &[]);
+    let (rows, names) = read_rows(&d.join("keys"));
+    assert!(!rows.is_empty());
+    let mut groups = 0;
+    for part in parts(&d.join("keys")) {
+        for group in sbbfs(&part) {
+            groups += 1;
+            for (col, f) in &group {
+                let want = matches!(col.as_str(), "Id" | "UserId");
+                assert_eq!(f.is_some(), want, "{part:?} {col}");
+            }
+        }
+    }
+    assert!(groups > 0);
+    // Every value written is "maybe" in its part's filter (Id is INT64, UserId INT32: the
+    // filter hashes each as its physical type).
+    let id = names.iter().position(|n| n == "Id").unwrap();
+    let user = names.iter().position(|n| n == "UserId").unwrap();
+    for part in parts(&d.join("keys")) {
+        let (rows, _) = read_rows_of(&part);
+        let f = &sbbfs(&part)[0];
+        let get = |n: &str| f.iter().find(|(c, _)| c == n).unwrap().1.clone().unwrap();
+        let (fid, fuser) = (get("Id"), get("UserId"));
+        for r in rows {
+            let v: Vec<&str> = r.split('|').collect();
+            assert!(fid.check(&v[id].parse::<i64>().unwrap()), "{r}");
+            assert!(fuser.check(&v[user].parse::<i32>().unwrap()), "{r}");
+        }
+    }
+
+    join("text", &["--bloom-columns", "Text", "--bloom-fpp", "0.001"]);
+    for part in parts(&d.join("text")) {
+        for group in sbbfs(&part) {
+            for (col, f) in &group {
+                assert_eq!(f.is_some(), col == "Text", "{part:?} {col}");
+            }
+        }
+    }
+    join("none", &["--bloom-columns", "none"]);
+    for part in parts(&d.join("none")) {
+        assert!(sbbfs(&part).iter().flatten().all(|(_, f)| f.is_none()));
+    }
+    // Same rows whatever the filters.
+    assert_eq!(read_rows(&d.join("text")).0, rows);
+    assert_eq!(read_rows(&d.join("none")).0, rows);
+
+    // Bad input: one line, exit 2, nothing written.
+    let mut args = base.to_vec();
+    args.extend_from_slice(&["--output", "bad", "--bloom-columns", "Id,Nope"]);
+    run_in(d, &args).fails(2, &["--bloom-columns", "\"Nope\"", "output column"]);
+    assert!(!d.join("bad").join("_SUCCESS").exists());
+    let mut args = base.to_vec();
+    args.extend_from_slice(&["--output", "bad", "--bloom-fpp", "2"]);
+    run_in(d, &args).fails(2, &["--bloom-fpp"]);
+}
+
+/// The rows of one Parquet file.
+fn read_rows_of(file: &Path) -> (Vec<String>, Vec<String>) {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy(file, tmp.path().join("one.parquet")).unwrap();
+    read_rows(tmp.path())
+}
+
+#[test]
+fn datagen_writes_sbbfs_on_the_columns_each_table_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_in(
+        d,
+        &[
+            "datagen",
+            "-q",
+            "-o",
+            "g",
+            "--comments",
+            "3000",
+            "--row-group-rows",
+            "1000",
+            "--bloom-columns",
+            "UserId",
+        ],
+    )
+    .ok();
+    let comments = sbbfs(&d.join("g/comments/part-00000.parquet"));
+    assert_eq!(comments.len(), 3);
+    for group in &comments {
+        for (col, f) in group {
+            assert_eq!(f.is_some(), col == "UserId", "{col}");
+        }
+    }
+    let users = sbbfs(&d.join("g/users/part-00000.parquet"));
+    assert!(users.iter().flatten().all(|(_, f)| f.is_none()));
+    run_in(
+        d,
+        &[
+            "datagen",
+            "-q",
+            "-o",
+            "h",
+            "--comments",
+            "300",
+            "--bloom-columns",
+            "UserId,Nope",
+        ],
+    )
+    .fails(2, &["--bloom-columns", "\"Nope\""]);
+    assert!(!d.join("h/comments").exists() || files_below(&d.join("h")).is_empty());
+}
+
+/// A right side with Parquet Bloom filters on its INT32 key `UserId` (and `Text`), 30 row
+/// groups whose keys are disjoint sets spread over the whole range (statistics cannot skip
+/// them), and a left side whose few keys hit a handful of groups.
+fn sbbf_fixture(d: &Path) {
+    use arrow::array::{ArrayRef, Int32Array, Int64Array, StringArray};
+    use std::sync::Arc;
+    let groups = 30i32;
+    let per = 200i32;
+    let key = |i: i32| i / per + groups * ((i * 7919) % 500);
+    let user: Vec<Option<i32>> = (0..groups * per)
+        .map(|i| (i % 97 != 0).then_some(key(i)))
+        .collect();
+    let text: Vec<String> = (0..groups * per).map(|i| format!("t{i}")).collect();
+    let id: Vec<i64> = (0..(groups * per) as i64).collect();
+    let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+        arrow::datatypes::Field::new("Id", arrow::datatypes::DataType::Int64, false),
+        arrow::datatypes::Field::new("UserId", arrow::datatypes::DataType::Int32, true),
+        arrow::datatypes::Field::new("Text", arrow::datatypes::DataType::Utf8, false),
+    ]));
+    let batch = arrow::array::RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(Int64Array::from(id)) as ArrayRef,
+            Arc::new(Int32Array::from(user)),
+            Arc::new(StringArray::from(text)),
+        ],
+    )
+    .unwrap();
+    std::fs::create_dir_all(d.join("right")).unwrap();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(per as usize))
+        .set_column_bloom_filter_enabled("UserId".into(), true)
+        .set_column_bloom_filter_fpp("UserId".into(), 0.001)
+        .build();
+    let f = std::fs::File::create(d.join("right/r.parquet")).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(f, schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    // Left: keys of groups 3 and 17 (rows 650, 3500, 3501: each key is on one row), one
+    // absent key, a null, a duplicate.
+    let keys: Vec<Option<i64>> = vec![
+        Some(key(650).into()),
+        Some(key(3500).into()),
+        Some(key(650).into()),
+        Some(-123_456_789_012),
+        None,
+        Some(key(3501).into()),
+    ];
+    crate::util::write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            ("Id", Arc::new(Int64Array::from(keys)) as ArrayRef),
+            (
+                "name",
+                Arc::new(StringArray::from(vec!["a", "b", "c", "d", "e", "f"])),
+            ),
+        ],
+        4,
+    );
+}
+
+fn report(d: &Path, name: &str) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(d.join(name)).unwrap()).unwrap()
+}
+
+/// The same rows with SBBF pruning on and off, for every join type and both strategies; on
+/// an inner join the filters skip most row groups (the INT32 key hashes as 4 bytes: hashing
+/// the widened i64 would skip every group and lose the matches).
+#[test]
+fn sbbf_pruning_skips_row_groups_and_never_changes_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sbbf_fixture(d);
+    for strategy in ["replicated", "reduce-side"] {
+        for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+            let join = |out: &str, extra: &[&str]| {
+                let mut args = vec![
+                    "join",
+                    "-q",
+                    "--no-prefilter",
+                    "--left",
+                    "left",
+                    "--left-key",
+                    "Id",
+                    "--right",
+                    "right",
+                    "--right-key",
+                    "UserId",
+                    "--type",
+                    jt,
+                    "--strategy",
+                    strategy,
+                    "--output",
+                    out,
+                    "--report",
+                ];
+                let rep = format!("{out}.json");
+                args.push(&rep);
+                args.extend_from_slice(extra);
+                run_in(d, &args).ok();
+                (read_rows(&d.join(out)).0, report(d, &rep))
+            };
+            let on = format!("on-{strategy}-{jt}");
+            let off = format!("off-{strategy}-{jt}");
+            let (rows_on, rep_on) = join(&on, &[]);
+            let (rows_off, rep_off) = join(&off, &["--no-sbbf"]);
+            assert_eq!(rows_on, rows_off, "{strategy} {jt}");
+            assert_eq!(rep_off["prefilter"]["sbbf"]["used"], false);
+            if !matches!(jt, "right" | "full") {
+                assert_eq!(rep_off["prefilter"]["sbbf"]["reason"], "--no-sbbf");
+            }
+            let skipped = rep_on["right"]["row_groups_skipped_by_sbbf"]
+                .as_u64()
+                .unwrap();
+            if matches!(jt, "right" | "full") {
+                assert_eq!(rep_on["prefilter"]["sbbf"]["used"], false, "{jt}");
+                assert_eq!(skipped, 0);
+            } else {
+                assert_eq!(rep_on["prefilter"]["sbbf"]["used"], true, "{jt}");
+                assert_eq!(rep_on["prefilter"]["sbbf"]["left_distinct_keys"], 4);
+                // Groups 3 and 17 hold the keys; the other 28 are skipped (fpp 0.001).
+                assert!(skipped >= 25, "{strategy} {jt}: {skipped}");
+                // Data pages fetched (the filters' own bytes aside) drop with the groups.
+                let read_on = rep_on["right"]["bytes_read"].as_u64().unwrap()
+                    - rep_on["right"]["sbbf_bytes_read"].as_u64().unwrap();
+                let read_off = rep_off["right"]["bytes_read"].as_u64().unwrap();
+                assert!(read_on * 3 < read_off, "{read_on} vs {read_off}");
+                assert!(rep_on["right"]["bytes_skipped_by_sbbf"].as_u64().unwrap() > 0);
+            }
+            if jt == "inner" {
+                assert_eq!(rows_on.len(), 4, "{rows_on:?}");
+            }
+        }
+    }
+    // Over --sbbf-max-keys: not used, and the report says why.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--no-prefilter",
+            "--left",
+            "left",
+            "--left-key",
+            "Id",
+            "--right",
+            "right",
+            "--right-key",
+            "UserId",
+            "--output",
+            "many",
+            "--report",
+            "many.json",
+            "--sbbf-max-keys",
+            "3",
+        ],
+    )
+    .ok();
+    let r = report(d, "many.json");
+    assert_eq!(r["prefilter"]["sbbf"]["used"], false);
+    assert!(
+        r["prefilter"]["sbbf"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("more than 3 distinct keys"),
+        "{r}"
+    );
+    assert_eq!(r["right"]["row_groups_skipped_by_sbbf"], 0);
+}
+
+/// A row group whose Parquet Bloom filter is corrupt is read, not skipped, and the join
+/// warns; the rows are those of a join without SBBF pruning.
+#[test]
+fn a_corrupt_sbbf_is_read_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sbbf_fixture(d);
+    let path = d.join("right/r.parquet");
+    let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let meta = reader.metadata().clone();
+    let mut bytes = std::fs::read(&path).unwrap();
+    // Row group 3 (holds a left key): a garbage header. Row group 5 (no left key): a header
+    // announcing more bytes than the recorded length.
+    let chunk = |rg: usize| meta.row_group(rg).column(1).clone();
+    let off3 = chunk(3).bloom_filter_offset().unwrap() as usize;
+    bytes[off3..off3 + 8].copy_from_slice(&[0xff; 8]);
+    let off5 = chunk(5).bloom_filter_offset().unwrap() as usize;
+    let len5 = chunk(5).bloom_filter_length().unwrap() as usize;
+    // The header's num_bytes (a zigzag varint after field header 0x15): double it.
+    assert_eq!(bytes[off5], 0x15, "header starts with num_bytes");
+    let mut fixed = Vec::new();
+    let mut n = 0u64;
+    let mut i = off5 + 1;
+    let mut shift = 0;
+    loop {
+        let b = bytes[i];
+        n |= u64::from(b & 0x7f) << shift;
+        i += 1;
+        shift += 7;
+        if b & 0x80 == 0 {
+            break;
+        }
+    }
+    let num_bytes = (n >> 1) as i64 ^ -((n & 1) as i64);
+    let doubled = ((num_bytes * 2) << 1) as u64;
+    let mut v = doubled;
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            fixed.push(b);
+            break;
+        }
+        fixed.push(b | 0x80);
+    }
+    assert_eq!(fixed.len(), i - off5 - 1, "same varint length");
+    bytes[off5 + 1..i].copy_from_slice(&fixed);
+    assert!(len5 > 0);
+    std::fs::write(&path, &bytes).unwrap();
+
+    let join = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "join",
+            "--no-prefilter",
+            "--left",
+            "left",
+            "--left-key",
+            "Id",
+            "--right",
+            "right",
+            "--right-key",
+            "UserId",
+            "--output",
+            out,
+            "--report",
+        ];
+        let rep = format!("{out}.json");
+        args.push(&rep);
+        args.extend_from_slice(extra);
+        let run = run_in(d, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        (read_rows(&d.join(out)).0, report(d, &rep), run.stderr)
+    };
+    let (rows, rep, stderr) = join("on", &[]);
+    let (rows_off, _, _) = join("off", &["--no-sbbf"]);
+    assert_eq!(rows, rows_off);
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rep["prefilter"]["sbbf"]["unreadable"], 2, "{rep}");
+    assert!(
+        stderr.contains(
+            "warning: 2 right row group(s) have a Parquet Bloom filter that cannot be read"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(rep["warnings"].as_array().unwrap().len(), 1);
+    // The two unreadable groups were read: of 30, groups 3 (a hit, unreadable), 5
+    // (unreadable) and 17 (a hit) are not skipped.
+    assert!(rep["right"]["row_groups_skipped_by_sbbf"].as_u64().unwrap() <= 27);
+}
+
+/// `inspect` and `probe` on a Parquet column's own filters: present keys are "maybe", keys
+/// of other row groups "no" for that row group; bad input is one line and exit 2.
+#[test]
+fn inspect_and_probe_read_a_columns_sbbfs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sbbf_fixture(d);
+    let f = "right/r.parquet";
+    let out = run_in(d, &["inspect", f, "--column", "UserId", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["physical_type"], "INT32");
+    let groups = v["row_groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 30);
+    assert!(groups
+        .iter()
+        .all(|g| g["has_filter"] == true && g["blocks"].as_u64().unwrap() >= 1));
+    let table = run_in(d, &["inspect", f, "--column", "UserId", "--row-group", "2"]).ok();
+    assert!(
+        table.contains("INT32") && table.lines().count() == 5,
+        "{table}"
+    );
+
+    // Row 650 is in row group 3 (200 rows a group); its key is nowhere else.
+    let key = (650 / 200 + 30 * ((650 * 7919) % 500)).to_string();
+    let probe = |extra: &[&str]| {
+        let mut args = vec!["probe", "--filter", f, "--column", "UserId"];
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok()
+    };
+    assert_eq!(probe(&[&key]), "maybe\n");
+    assert_eq!(probe(&["--row-group", "3", &key]), "maybe\n");
+    assert_eq!(
+        probe(&["--with-keys", "--row-group", "3", &key, "-5"]),
+        format!("{key}\tmaybe\n-5\tno\n")
+    );
+    // Another group's filter rules it out (fpp 0.001: groups 4 and 5 both being false
+    // positives for this key would be a 1e-6 event, and the bytes are fixed).
+    assert_eq!(probe(&["--row-group", "4", &key]), "no\n");
+    assert_eq!(probe(&["--row-group", "5", &key]), "no\n");
+    // Out of the INT32 range: no INT32 column holds it.
+    assert_eq!(probe(&["99999999999"]), "no\n");
+
+    run_in(d, &["probe", "--filter", f, "--column", "Text", "x"])
+        .fails(2, &["r.parquet", "\"Text\"", "no Parquet Bloom filter"]);
+    run_in(d, &["probe", "--filter", f, "--column", "Nope", "1"])
+        .fails(2, &["--column", "\"Nope\""]);
+    run_in(
+        d,
+        &[
+            "probe",
+            "--filter",
+            f,
+            "--column",
+            "UserId",
+            "--row-group",
+            "30",
+            "1",
+        ],
+    )
+    .fails(2, &["--row-group", "30 row groups"]);
+    run_in(d, &["probe", "--filter", f, "--column", "UserId", "abc"])
+        .fails(2, &["\"abc\" is not an integer"]);
+    run_in(d, &["inspect", f, "--column", "Text"]).fails(2, &["no Parquet Bloom filter"]);
+}
