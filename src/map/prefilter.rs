@@ -325,8 +325,9 @@ impl SbbfTier {
             return rgs;
         };
         let physical = schema.column(leaf).physical_type();
-        // A decimal stores its unscaled integer (7.00 as 700) and a boolean is no integer the
-        // probe keys encode: their SBBFs say nothing about our keys by value.
+        // A decimal stores its unscaled integer (7.00 as 700), a boolean is no integer the probe
+        // keys encode, and a Date64 may be stored in milliseconds rather than our days: their
+        // SBBFs say nothing about our keys by value.
         let value_type = |t: &DataType| match t {
             DataType::Dictionary(_, v) => v.as_ref().clone(),
             t => t.clone(),
@@ -339,6 +340,7 @@ impl SbbfTier {
                     | DataType::Decimal128(..)
                     | DataType::Decimal256(..)
                     | DataType::Boolean
+                    | DataType::Date64
             )
         }) {
             return rgs;
