@@ -3,7 +3,9 @@
 //! projection of the join benchmark and all its columns). Prints each setting's file size,
 //! then criterion times the writes. `cargo bench --bench writer`; needs
 //! `.cache/tpch/sf1/lineitem.parquet` (scripts/bench.sh --scale 1 generates it) or
-//! `BLOOMJOIN_BENCH_LINEITEM=<path>`. Results in docs/BENCHMARKS.md.
+//! `BLOOMJOIN_BENCH_LINEITEM=<path>`. The writer alone; the join's settings
+//! (`commit::part_properties`) were chosen from whole-join CPU seconds, in docs/BENCHMARKS.md
+//! ("Join output writer settings").
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -52,8 +54,8 @@ fn narrow(batches: &[RecordBatch]) -> Vec<RecordBatch> {
         .collect()
 }
 
-/// The settings compared: the writer's defaults with zstd level 1 (what the join used), and
-/// one change at a time.
+/// The settings compared: the writer's defaults with zstd level 1 (what the join used before
+/// it kept dictionaries for strings only), and one change at a time.
 fn settings(batches: &[RecordBatch]) -> Vec<(&'static str, WriterProperties)> {
     let zstd = |l| Compression::ZSTD(ZstdLevel::try_new(l).unwrap());
     let base = || WriterProperties::builder().set_compression(zstd(1));

@@ -15,6 +15,10 @@ use parquet::DecodeResult;
 use crate::error::{Error, Result};
 use crate::plan::{InputFile, RangeReader, Split};
 
+/// Bytes of decoded predicate columns kept per row group for the projection: a row group's
+/// key column (1 M rows of 8 bytes) fits.
+const PREDICATE_CACHE_BYTES: usize = 100 << 20;
+
 /// What to read from a split.
 pub struct ReadOptions {
     /// Top-level column indices to decode, in schema order.
@@ -54,7 +58,12 @@ impl SplitReader {
         let mut builder = builder
             .with_projection(mask)
             .with_row_groups(row_groups)
-            .with_batch_size(opts.batch_size.max(1));
+            .with_batch_size(opts.batch_size.max(1))
+            // The columns a row filter reads and the projection outputs too (the join's key
+            // column) are decoded once: the predicate stage's arrays are cached per row group
+            // and the output takes its rows from them. Set here, not left to the crate's
+            // default, because the join depends on it (docs/BENCHMARKS.md, "Decode less").
+            .with_max_predicate_cache_size(PREDICATE_CACHE_BYTES);
         if let Some(f) = opts.row_filter {
             builder = builder.with_row_filter(f);
         }

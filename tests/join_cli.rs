@@ -829,3 +829,136 @@ fn an_empty_left_side_joins_under_both_strategies() {
         }
     }
 }
+
+/// String keys (with nulls, duplicates and keys missing on either side): every join type
+/// gives the reference's rows under both strategies, with the prefilter and without it, for
+/// any workers, reducers, split and batch size.
+#[test]
+fn string_keys_every_join_type_under_both_strategies() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    let who: Vec<Option<String>> = (0..500)
+        .map(|i| (i % 17 != 0).then(|| format!("u{}", i * 3 % 400)))
+        .collect();
+    write_parquet(
+        &d.join("names/n.parquet"),
+        vec![
+            ("who", Arc::new(StringArray::from(who.clone())) as ArrayRef),
+            ("n", Arc::new(Int64Array::from_iter_values(0..500))),
+        ],
+        64,
+    );
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "users",
+            "--column",
+            "name",
+            "--where",
+            "Reputation > 1500",
+            "--output",
+            "names.bjf",
+        ],
+    )
+    .ok();
+    let left: Vec<User> = users().into_iter().filter(|u| u.rep > 1500).collect();
+    let lrow = |u: &User| format!("{}|{}|{}", opt(u.id), u.name, u.rep);
+    let rrow = |i: usize| format!("{}|{i}", who[i].as_deref().unwrap_or("NULL"));
+    let hit = |u: &User, i: usize| who[i].as_deref() == Some(u.name.as_str());
+    let configs: [&[&str]; 5] = [
+        &["--strategy", "replicated", "--workers", "1"],
+        &[
+            "--strategy",
+            "replicated",
+            "--workers",
+            "3",
+            "--split-rows",
+            "1",
+            "--batch-size",
+            "7",
+        ],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "2",
+            "--reducers",
+            "5",
+            "--batch-size",
+            "3",
+        ],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "2",
+            "--no-prefilter",
+        ],
+        &[
+            "--workers",
+            "2",
+            "--memory-limit",
+            "8KiB",
+            "--split-rows",
+            "20",
+            "--batch-size",
+            "10",
+        ],
+    ];
+    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+        let mut expected = Vec::new();
+        for u in &left {
+            let n = (0..who.len()).filter(|&i| hit(u, i)).count();
+            match jt {
+                "left-semi" if n > 0 => expected.push(lrow(u)),
+                "left-anti" if n == 0 => expected.push(lrow(u)),
+                "left-semi" | "left-anti" => {}
+                _ => {
+                    for i in (0..who.len()).filter(|&i| hit(u, i)) {
+                        expected.push(format!("{}|{}", lrow(u), rrow(i)));
+                    }
+                    if n == 0 && matches!(jt, "left" | "full") {
+                        expected.push(format!("{}|NULL|NULL", lrow(u)));
+                    }
+                }
+            }
+        }
+        if matches!(jt, "right" | "full") {
+            for i in (0..who.len()).filter(|&i| !left.iter().any(|u| hit(u, i))) {
+                expected.push(format!("NULL|NULL|NULL|{}", rrow(i)));
+            }
+        }
+        expected.sort();
+        assert!(!expected.is_empty(), "{jt}");
+        for (c, extra) in configs.iter().enumerate() {
+            let out = format!("s-{jt}-{c}");
+            let mut args = vec![
+                "join",
+                "-q",
+                "--filter",
+                "names.bjf",
+                "--left",
+                "users",
+                "--left-key",
+                "name",
+                "--left-where",
+                "Reputation > 1500",
+                "--right",
+                "names",
+                "--right-key",
+                "who",
+                "--type",
+                jt,
+                "--output",
+                &out,
+            ];
+            args.extend_from_slice(extra);
+            run_in(d, &args).ok();
+            assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
+        }
+    }
+}
