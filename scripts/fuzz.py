@@ -4,7 +4,7 @@
 Run through scripts/fuzz.sh, which supplies the binary and the Python environment:
 
   fuzz.py --bin BLOOMJOIN [--cases N] [--seed S] [--kind join|where|decoder|all]
-          [--keep DIR] [--case I] [--u64-meets-signed]
+          [--keep DIR] [--case I] [--no-u64-meets-signed]
 
 Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 = 0..4):
 
@@ -30,13 +30,16 @@ Case i draws everything from random.Random("<seed>:<kind>:<i>"), so a case is re
 `--seed S --case I` alone. A failing case prints its command lines and keeps its files in
 DIR/<kind>-<i> (with a repro.sh); the last line counts cases per kind; exit 1 on any failure.
 
---u64-meets-signed: let a UInt64 key meet a signed key in join cases. Off until the key model
-of issue 12 defect 1 lands (the `keys` branch); the generator still draws such pairs and
-replaces the signed side with an unsigned type, counting the replacements.
+--no-u64-meets-signed: never let a UInt64 key meet a signed key in join cases (for builds
+before integer keys by value, issue 12 defect 1): the generator still draws such pairs and
+replaces the signed side with an unsigned type, counting the replacements. By default they
+meet. A UInt64 key of 2^63 and more with a Spark layout is a documented refusal (no Spark long
+holds it).
 """
 
 import argparse
 import collections
+import decimal
 import glob
 import json
 import multiprocessing
@@ -186,6 +189,9 @@ KEY_TYPES_BIN = ["binary", "large_binary"]
 
 
 def key_array(values, tname):
+    if tname.startswith("decimal:"):
+        _, p, sc = tname.split(":")
+        return pa.array(values, pa.decimal128(int(p), int(sc)))
     if tname in g.INT_TYPES:
         return pa.array(values, g.INT_TYPES[tname][0])
     if tname == "date32":
@@ -206,6 +212,8 @@ def key_array(values, tname):
 
 
 def key_kind(tname):
+    if tname.startswith("decimal:"):
+        return ("dec", None)
     if tname in g.INT_TYPES:
         return ("int", tname)
     if tname == "date32":
@@ -217,7 +225,7 @@ def key_kind(tname):
 
 def key_type_per_file(ctx, column, other):
     """A `vary` for g.split_write: cast the key column of each file to a random integer type
-    that holds its values (not a signed type meeting UInt64 unless --u64-meets-signed)."""
+    that holds its values (not a signed type meeting UInt64 with --no-u64-meets-signed)."""
 
     def vary(rng, part):
         vals = [v for v in part.column(column).to_pylist() if v is not None]
@@ -236,12 +244,12 @@ def key_type_per_file(ctx, column, other):
 
 def join_case(case, ctx):
     rng = case.rng
-    family = rng.choice(["int", "int", "int", "date", "str", "str", "bin"])
+    family = rng.choice(["int", "int", "int", "date", "str", "str", "bin", "dec"])
     if family == "int":
         lt, rt = rng.choice(KEY_TYPES_INT), rng.choice(KEY_TYPES_INT)
         if not ctx.u64_meets_signed and ((lt == "uint64" and rt in g.SIGNED) or (rt == "uint64" and lt in g.SIGNED)):
             case.skipped_u64 = 1
-            case.notes.append(f"u64 meets signed ({lt} / {rt}) replaced (--u64-meets-signed is off)")
+            case.notes.append(f"u64 meets signed ({lt} / {rt}) replaced (--no-u64-meets-signed)")
             if lt == "uint64":
                 rt = rng.choice(["uint8", "uint16", "uint32", "uint64"])
             else:
@@ -251,6 +259,21 @@ def join_case(case, ctx):
         rangeof = lambda t: (g.INT_TYPES[t][1], g.INT_TYPES[t][2])
         lpool = [v for v in pool if rangeof(lt)[0] <= v <= rangeof(lt)[1]]
         rpool = [v for v in pool if rangeof(rt)[0] <= v <= rangeof(rt)[1]]
+    elif family == "dec":
+        # Decimal keys by value (issue 16): the sides' scales differ, or one side is an integer
+        # type; values exact in both types meet (1.50 meets 1.5 and 7.00 meets 7).
+        lsc, rsc = rng.choice([0, 1, 2, 5]), rng.choice([0, 1, 2, 5])
+        lt = f"decimal:{rng.choice([12, 18, 38])}:{lsc}"
+        rt = rng.choice([f"decimal:{rng.choice([12, 18, 38])}:{rsc}", "int64", "uint64", "int32"])
+        both = min(lsc, rsc) if rt.startswith("decimal:") else 0
+        ints = g.int_pool(rng, -(10**6), 10**6, rng.randint(1, 30))
+        if rt == "uint64":
+            ints = [abs(v) for v in ints]
+        pool = sorted({decimal.Decimal(v).scaleb(-rng.randint(0, both)) for v in ints})
+        lpool = pool + [decimal.Decimal(rng.randint(-999, 999)).scaleb(-lsc) for _ in range(3)]
+        rpool = pool if rt.startswith("decimal:") else [int(v) for v in pool if v == v.to_integral_value()]
+        if not rpool:
+            rpool = [0]
     elif family == "date":
         lt = rt = "date32"
         days = g.INTERESTING_DAYS + [rng.randint(-40, 40) for _ in range(10)]
@@ -300,10 +323,14 @@ def join_case(case, ctx):
     linfo = {"lk": (kl[0], kl[1], lpool), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
     rinfo = {"rk": (kr[0], kr[1], rpool), "ra": ("int", "int32", apool), "rs": ("str", None, spool)}
     r = rng.random()
+    # Conditions on the other columns only when a key is a decimal (conditions draw on the
+    # kinds int, date, str and bin).
+    lcols = [c for c in linfo if linfo[c][0] != "dec"]
+    rcols = [c for c in rinfo if rinfo[c][0] != "dec"]
     g.MIXED[0] = 0
-    lwhere = g.condition(rng, linfo, list(linfo)) if r < 0.6 else None
+    lwhere = g.condition(rng, linfo, lcols) if r < 0.6 else None
     train_where = lwhere if r < 0.5 else None
-    rwhere = g.condition(rng, rinfo, list(rinfo)) if rng.random() < 0.3 else None
+    rwhere = g.condition(rng, rinfo, rcols) if rng.random() < 0.3 else None
 
     layout = rng.choice(["blocked", "blocked", "classic", "spark-v1", "spark-v2"])
     train = [ctx.bin, "--quiet", "train", "-i", "left", "-c", "lk", "-o", "f.bjf", "--layout", layout,
@@ -333,9 +360,10 @@ def join_case(case, ctx):
         case.notes.append(f"bloomjoin: {err.strip()}")
         return "refused (key types)"
     if code == 2 and layout.startswith("spark") and "does not fit a Spark filter" in err:
-        # Spark's filters hash BIGINTs: a UInt64 key of 2^63 or more has none (documented).
+        # A UInt64 key of 2^63 and more, or a decimal that is no integer, is no Spark long: a
+        # documented refusal.
         case.notes.append(f"bloomjoin: {err.strip()}")
-        return "refused (UInt64 in a Spark filter)"
+        return "refused (spark long)"
     if code != 0:
         raise CaseFailed(f"train exit {code}: {err.strip()}")
 
@@ -390,6 +418,9 @@ def join_case(case, ctx):
             return "refused (key types)"
         if code == 2 and ('-where "' in err):
             return refused(case, err)
+        if code == 2 and layout.startswith("spark") and "does not fit a Spark filter" in err:
+            case.notes.append(f"bloomjoin: {err.strip()}")
+            return "refused (spark long)"
         raise CaseFailed(f"join exit {code} where DuckDB answers: {err.strip()}")
     compare(case, read_output(os.path.join(case.dir, "out")), theirs, names)
     return "pass"
@@ -672,7 +703,7 @@ def main():
     ap.add_argument("--case", type=int, default=None, help="run only this case number")
     ap.add_argument("--first", type=int, default=0, help="number of the first case (to split a long run)")
     ap.add_argument("--jobs", type=int, default=1, help="cases run at once (the results do not depend on it)")
-    ap.add_argument("--u64-meets-signed", action="store_true")
+    ap.add_argument("--u64-meets-signed", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--progress", type=int, default=0, help="print a line every N cases")
     ap.add_argument("--verbose", action="store_true", help="say why each refused or undecided case was")
     args = ap.parse_args()
@@ -725,7 +756,7 @@ def main():
         if counts[kind]:
             detail = ", ".join(f"{v} {k}" for k, v in sorted(counts[kind].items()))
             parts.append(f"{kind} {sum(counts[kind].values())} ({detail})")
-    skipped = f"; {skipped_u64} UInt64-meets-signed key pairs replaced (--u64-meets-signed is off)" if skipped_u64 else ""
+    skipped = f"; {skipped_u64} UInt64-meets-signed key pairs replaced (--no-u64-meets-signed)" if skipped_u64 else ""
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

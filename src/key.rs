@@ -25,14 +25,16 @@
 use std::fmt;
 use std::str::FromStr;
 
+use arrow::array::LargeBinaryArray;
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryViewArray, DictionaryArray, GenericByteArray, PrimitiveArray,
     StringViewArray,
 };
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{
-    ArrowDictionaryKeyType, ArrowPrimitiveType, ByteArrayType, DataType, Date32Type, Int16Type,
-    Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    i256, ArrowDictionaryKeyType, ArrowPrimitiveType, ByteArrayType, DataType, Date32Type,
+    Date64Type, Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type, DecimalType,
+    Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -84,7 +86,13 @@ impl KeyFamily {
             | DataType::UInt16
             | DataType::UInt32
             | DataType::UInt64
-            | DataType::Date32 => Some(KeyFamily::Integer),
+            | DataType::Date32
+            | DataType::Date64
+            | DataType::Boolean
+            | DataType::Decimal32(_, _)
+            | DataType::Decimal64(_, _)
+            | DataType::Decimal128(_, _)
+            | DataType::Decimal256(_, _) => Some(KeyFamily::Integer),
             DataType::Utf8
             | DataType::LargeUtf8
             | DataType::Utf8View
@@ -102,9 +110,15 @@ impl KeyFamily {
         KeyFamily::of(data_type).ok_or_else(|| Error::Column {
             file: file.to_string(),
             column: column.to_string(),
-            reason: format!(
-                "type {data_type} cannot be a key (integers, Date32, strings and binary can)"
-            ),
+            reason: if data_type.is_floating() {
+                format!(
+                    "type {data_type} cannot be a key: floats have no equality that SQL engines agree on (-0.0, NaN, rounding); cast the column to a decimal or an integer first (CAST({column} AS DECIMAL(38, s)))"
+                )
+            } else {
+                format!(
+                    "type {data_type} cannot be a key (integers, decimals, dates, strings and binary can)"
+                )
+            },
         })
     }
 }
@@ -142,6 +156,9 @@ pub trait KeyHasher {
     /// Hash of one wide integer key: a `UInt64` value above `i64::MAX`. `None` when the
     /// hasher's keys cannot hold it (Spark's longs).
     fn hash_wide(&self, v: u64) -> Option<u64>;
+    /// Hash of one number in another canonical form (16 bytes that are no `UInt64` value,
+    /// 32 or 33 bytes: see [`canonical_number`]). `None` when the hasher cannot hold it.
+    fn hash_canonical(&self, bytes: &[u8]) -> Option<u64>;
     /// Hash of one bytes key.
     fn hash_bytes(&self, v: &[u8]) -> u64;
     /// Append the hashes of integer keys to `out`.
@@ -162,6 +179,10 @@ impl KeyHasher for Xxh3 {
     #[inline(always)]
     fn hash_wide(&self, v: u64) -> Option<u64> {
         Some(hash_wide(v, self.0))
+    }
+    #[inline(always)]
+    fn hash_canonical(&self, bytes: &[u8]) -> Option<u64> {
+        Some(hash_bytes(bytes, self.0))
     }
     #[inline(always)]
     fn hash_bytes(&self, v: &[u8]) -> u64 {
@@ -192,6 +213,10 @@ impl<H: KeyHasher> KeyHasher for Wrapping<H> {
     #[inline(always)]
     fn hash_wide(&self, v: u64) -> Option<u64> {
         Some(self.0.hash_int(v as i64))
+    }
+    #[inline(always)]
+    fn hash_canonical(&self, bytes: &[u8]) -> Option<u64> {
+        self.0.hash_canonical(bytes)
     }
     #[inline(always)]
     fn hash_bytes(&self, v: &[u8]) -> u64 {
@@ -352,6 +377,18 @@ pub fn hash_array_with<H: KeyHasher>(
         DataType::UInt32 => ints::<UInt32Type, H>(array, h, out),
         DataType::UInt64 => uints64(array, h, out)?,
         DataType::Date32 => ints::<Date32Type, H>(array, h, out),
+        DataType::Date64 => {
+            let a = array.as_primitive::<Date64Type>();
+            out.extend(a.values().iter().map(|&ms| h.hash_int(date64_days(ms))));
+        }
+        DataType::Boolean => {
+            let a = array.as_boolean();
+            out.extend(a.values().iter().map(|b| h.hash_int(b as i64)));
+        }
+        DataType::Decimal32(_, s) => decimals::<Decimal32Type, H>(array, *s, h, out)?,
+        DataType::Decimal64(_, s) => decimals::<Decimal64Type, H>(array, *s, h, out)?,
+        DataType::Decimal128(_, s) => decimals::<Decimal128Type, H>(array, *s, h, out)?,
+        DataType::Decimal256(_, s) => decimals::<Decimal256Type, H>(array, *s, h, out)?,
         DataType::Utf8 => bytes_of(array.as_string::<i32>(), h, out),
         DataType::LargeUtf8 => bytes_of(array.as_string::<i64>(), h, out),
         DataType::Binary => bytes_of(array.as_binary::<i32>(), h, out),
@@ -389,8 +426,180 @@ pub fn hash_array_with<H: KeyHasher>(
 
 fn unsupported(dt: &DataType) -> Error {
     Error::Usage(format!(
-        "type {dt} cannot be a key (integers, Date32, strings and binary can)"
+        "type {dt} cannot be a key (integers, decimals, dates, strings and binary can)"
     ))
+}
+
+/// A `Date64` (milliseconds) as its day number, the key of the same day in `Date32`.
+#[inline]
+fn date64_days(ms: i64) -> i64 {
+    ms.div_euclid(86_400_000)
+}
+
+/// The canonical form of a number given as `mantissa * 10^-scale` (a decimal, or an integer
+/// with scale 0), into `buf`; returns its length, or `None` when the value is an integer
+/// beyond 256 bits (a `Decimal256` with a negative scale). See the module docs: an integer
+/// value is its 8 (`i64`), 16 (`i128`) or 32 (`i256`) little-endian bytes, whichever is the
+/// first to hold it; any other value is the 32 bytes of its mantissa with the trailing zeros
+/// of its fraction stripped, then the remaining scale as one byte (33 bytes).
+pub fn canonical_number(mantissa: i256, scale: i8, buf: &mut [u8; 33]) -> Option<usize> {
+    let ten = i256::from_i128(10);
+    let (mut m, mut s) = (mantissa, scale as i32);
+    if s < 0 {
+        m = m.checked_mul(ten.checked_pow((-s) as u32)?)?;
+        s = 0;
+    }
+    while s > 0 && m.wrapping_rem(ten) == i256::ZERO {
+        m = m.wrapping_div(ten);
+        s -= 1;
+    }
+    if s == 0 {
+        if let Some(v) = m.to_i128() {
+            if let Ok(v) = i64::try_from(v) {
+                buf[..8].copy_from_slice(&v.to_le_bytes());
+                return Some(8);
+            }
+            buf[..16].copy_from_slice(&v.to_le_bytes());
+            return Some(16);
+        }
+        buf[..32].copy_from_slice(&m.to_le_bytes());
+        return Some(32);
+    }
+    buf[..32].copy_from_slice(&m.to_le_bytes());
+    buf[32] = s as u8;
+    Some(33)
+}
+
+/// Hash of a canonical number (see [`canonical_number`]) with `h`: the 8-byte form as an
+/// integer key, a 16-byte form of a `UInt64` value as a wide key, anything else through
+/// [`KeyHasher::hash_canonical`]. `None` when the hasher cannot hold it.
+#[inline]
+fn hash_number<H: KeyHasher>(h: &H, c: &[u8]) -> Option<u64> {
+    match c.len() {
+        8 => Some(h.hash_int(i64::from_le_bytes(c.try_into().expect("8 bytes")))),
+        16 => {
+            let v = i128::from_le_bytes(c.try_into().expect("16 bytes"));
+            match u64::try_from(v) {
+                Ok(w) => h.hash_wide(w),
+                Err(_) => h.hash_canonical(c),
+            }
+        }
+        _ => h.hash_canonical(c),
+    }
+}
+
+/// Decimal keys by value (scale normalised): `1.50` of `Decimal(10,2)` meets `1.5` of
+/// `Decimal(5,1)`, and `7.0` meets the integer 7.
+fn decimals<T: DecimalType, H: KeyHasher>(
+    array: &dyn Array,
+    scale: i8,
+    h: &H,
+    out: &mut Vec<u64>,
+) -> Result<()>
+where
+    T::Native: ToI256,
+{
+    let a: &PrimitiveArray<T> = array.as_primitive::<T>();
+    let nulls = a.logical_nulls();
+    let mut buf = [0u8; 33];
+    for (i, v) in a.values().iter().enumerate() {
+        let hash =
+            canonical_number(v.to_i256(), scale, &mut buf).and_then(|n| hash_number(h, &buf[..n]));
+        out.push(match hash {
+            Some(x) => x,
+            None if nulls.as_ref().is_some_and(|n| n.is_null(i)) => 0,
+            None => return Err(unrepresentable_decimal(v.to_i256(), scale)),
+        });
+    }
+    Ok(())
+}
+
+/// Decimal natives as `i256`.
+pub trait ToI256: Copy {
+    /// The value as `i256`.
+    fn to_i256(self) -> i256;
+}
+impl ToI256 for i32 {
+    fn to_i256(self) -> i256 {
+        i256::from_i128(self as i128)
+    }
+}
+impl ToI256 for i64 {
+    fn to_i256(self) -> i256 {
+        i256::from_i128(self as i128)
+    }
+}
+impl ToI256 for i128 {
+    fn to_i256(self) -> i256 {
+        i256::from_i128(self)
+    }
+}
+impl ToI256 for i256 {
+    fn to_i256(self) -> i256 {
+        self
+    }
+}
+
+/// The error for a decimal key that has no key form for a hasher.
+fn unrepresentable_decimal(m: i256, scale: i8) -> Error {
+    let digits = m.to_string();
+    let (sign, digits) = match digits.strip_prefix('-') {
+        Some(d) => ("-", d.to_string()),
+        None => ("", digits),
+    };
+    let value = if scale > 0 {
+        let s = scale as usize;
+        let padded = format!("{digits:0>width$}", width = s + 1);
+        let (int, frac) = padded.split_at(padded.len() - s);
+        format!("{sign}{int}.{frac}")
+    } else {
+        format!("{sign}{digits}e{}", -(scale as i32))
+    };
+    let mut buf = [0u8; 33];
+    Error::Usage(if canonical_number(m, scale, &mut buf).is_some() {
+        format!(
+            "decimal key {value} does not fit a Spark filter, whose keys are signed 64-bit longs (BIGINT): only integer values that fit a long do"
+        )
+    } else {
+        format!("decimal key {value} is an integer beyond 256 bits, which no key holds")
+    })
+}
+
+/// The canonical bytes of every slot of a decimal array (null slots empty).
+fn decimal_canon<T: DecimalType>(array: &dyn Array, scale: i8) -> Result<LargeBinaryArray>
+where
+    T::Native: ToI256,
+{
+    let a: &PrimitiveArray<T> = array.as_primitive::<T>();
+    let mut b = arrow::array::LargeBinaryBuilder::with_capacity(a.len(), a.len() * 8);
+    let mut buf = [0u8; 33];
+    for v in a.iter() {
+        match v {
+            None => b.append_null(),
+            Some(v) => {
+                let n = canonical_number(v.to_i256(), scale, &mut buf)
+                    .ok_or_else(|| unrepresentable_decimal(v.to_i256(), scale))?;
+                b.append_value(&buf[..n]);
+            }
+        }
+    }
+    Ok(b.finish())
+}
+
+/// The canonical bytes of an integer key given by value (`i64` or a wide `u64`).
+#[inline]
+fn canon_u64(v: u64) -> ([u8; 16], usize) {
+    let mut b = [0u8; 16];
+    match i64::try_from(v) {
+        Ok(s) => {
+            b[..8].copy_from_slice(&s.to_le_bytes());
+            (b, 8)
+        }
+        Err(_) => {
+            b.copy_from_slice(&(v as u128).to_le_bytes());
+            (b, 16)
+        }
+    }
 }
 
 /// Native integer values that widen to the canonical `i64` key.
@@ -506,21 +715,42 @@ pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &
             if let Ok(v) = t.parse::<i64>() {
                 return Ok(hasher.hash_int(v));
             }
-            if let Ok(v) = t.parse::<u64>() {
-                return hasher.hash_wide(v).ok_or_else(|| unrepresentable(v));
-            }
-            Err(Error::Usage(if t.parse::<i128>().is_ok() {
-                format!(
-                    "key {text:?} is outside the range of every integer key type (-9223372036854775808 to 18446744073709551615)"
-                )
-            } else {
-                format!("key {text:?} is not an integer, and the filter holds integer keys")
-            }))
+            let (m, scale) = parse_number(t).ok_or_else(|| {
+                Error::Usage(format!(
+                    "key {text:?} is not a number, and the filter holds integer keys"
+                ))
+            })?;
+            let mut buf = [0u8; 33];
+            canonical_number(m, scale, &mut buf)
+                .and_then(|n| hash_number(hasher, &buf[..n]))
+                .ok_or_else(|| match u64::try_from(m.as_i128()) {
+                    Ok(v) if scale == 0 && m.to_i128().is_some() => unrepresentable(v),
+                    _ => unrepresentable_decimal(m, scale),
+                })
         }
         KeyFamily::Any => Err(Error::Usage(
             "the filter does not record its key family (Spark format): say whether the keys are integers or bytes".into(),
         )),
     }
+}
+
+/// A decimal number's text (`-12`, `1.50`, `+.5`) as mantissa and scale; `None` when it is
+/// not one or needs more than 76 digits.
+fn parse_number(t: &str) -> Option<(i256, i8)> {
+    let (neg, digits) = match t.as_bytes().first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+        || int.len() + frac.len() > 76
+    {
+        return None;
+    }
+    let m = i256::from_string(&format!("{}{int}{frac}", if neg { "-" } else { "" }))?;
+    Some((m, i8::try_from(frac.len()).ok()?))
 }
 
 /// Convenience: hash an [`ArrayRef`].
@@ -535,8 +765,10 @@ pub enum CanonicalKeys {
     Int(Vec<i64>),
     /// Integer keys of a `UInt64` column holding values above `i64::MAX`, by value.
     Wide(Vec<u64>),
+    /// Numbers of a decimal column, as their canonical bytes ([`canonical_number`]).
+    Num(LargeBinaryArray),
     /// Bytes keys.
-    Bytes(arrow::array::LargeBinaryArray),
+    Bytes(LargeBinaryArray),
 }
 
 impl CanonicalKeys {
@@ -555,6 +787,29 @@ impl CanonicalKeys {
                     }
                     _ => array,
                 };
+                match array.data_type() {
+                    DataType::Decimal32(_, s) => {
+                        return Ok(CanonicalKeys::Num(decimal_canon::<Decimal32Type>(
+                            array, *s,
+                        )?))
+                    }
+                    DataType::Decimal64(_, s) => {
+                        return Ok(CanonicalKeys::Num(decimal_canon::<Decimal64Type>(
+                            array, *s,
+                        )?))
+                    }
+                    DataType::Decimal128(_, s) => {
+                        return Ok(CanonicalKeys::Num(decimal_canon::<Decimal128Type>(
+                            array, *s,
+                        )?))
+                    }
+                    DataType::Decimal256(_, s) => {
+                        return Ok(CanonicalKeys::Num(decimal_canon::<Decimal256Type>(
+                            array, *s,
+                        )?))
+                    }
+                    _ => {}
+                }
                 if let DataType::UInt64 = array.data_type() {
                     let v = array.as_primitive::<UInt64Type>().values();
                     if v.iter().any(|&x| x > i64::MAX as u64) {
@@ -591,6 +846,24 @@ impl CanonicalKeys {
                 };
                 u64::try_from(s) == Ok(w)
             }
+            (Num(a), Num(b)) => a.value(i) == b.value(j),
+            (Int(a), Num(n)) | (Num(n), Int(a)) => {
+                let (v, c) = if matches!(self, Int(_)) {
+                    (a[i], n.value(j))
+                } else {
+                    (a[j], n.value(i))
+                };
+                c == v.to_le_bytes()
+            }
+            (Wide(a), Num(n)) | (Num(n), Wide(a)) => {
+                let (v, c) = if matches!(self, Wide(_)) {
+                    (a[i], n.value(j))
+                } else {
+                    (a[j], n.value(i))
+                };
+                let (b, len) = canon_u64(v);
+                c == &b[..len]
+            }
             (Bytes(a), Bytes(b)) => a.value(i) == b.value(j),
             _ => false,
         }
@@ -615,6 +888,14 @@ fn widen_into(array: &dyn Array, out: &mut Vec<i64>) -> Result<()> {
         // Only reached when every value fits i64 (see CanonicalKeys::try_new).
         DataType::UInt64 => w::<UInt64Type>(array, out),
         DataType::Date32 => w::<Date32Type>(array, out),
+        DataType::Date64 => out.extend(
+            array
+                .as_primitive::<Date64Type>()
+                .values()
+                .iter()
+                .map(|&ms| date64_days(ms)),
+        ),
+        DataType::Boolean => out.extend(array.as_boolean().values().iter().map(|b| b as i64)),
         other => return Err(unsupported(other)),
     }
     Ok(())
@@ -750,6 +1031,110 @@ mod tests {
         assert!(matches!(small, CanonicalKeys::Int(_)) && small.eq_at(0, &s, 2));
     }
 
+    /// Issue 16: decimals are keys by exact value; equal values of different scales and types
+    /// (and integers) hash alike and compare equal, unequal ones do not.
+    #[test]
+    fn decimal_keys_are_canonical_numbers() {
+        let d = |v: Vec<Option<i128>>, p: u8, s: i8| -> ArrayRef {
+            Arc::new(
+                Decimal128Array::from(v)
+                    .with_precision_and_scale(p, s)
+                    .unwrap(),
+            )
+        };
+        let a = d(
+            vec![Some(150), Some(700), Some(-200), Some(10), None],
+            10,
+            2,
+        );
+        let b = d(vec![Some(15), Some(7), Some(-2), Some(1), Some(0)], 5, 1);
+        let ha = hash_array(a.as_ref(), 4).unwrap();
+        let hb = hash_array(b.as_ref(), 4).unwrap();
+        assert_eq!(ha.family, KeyFamily::Integer);
+        assert_eq!(ha.hashes[0], hb.hashes[0], "1.50 is 1.5");
+        assert_eq!(ha.hashes[3], hb.hashes[3], "0.10 is 0.1");
+        assert_eq!(ha.hashes[1], hash_i64(7, 4), "7.00 is the integer 7");
+        assert_eq!(ha.hashes[2], hash_i64(-2, 4));
+        assert_ne!(hb.hashes[1], hash_i64(7, 4), "0.7 is not 7");
+        let ka = CanonicalKeys::try_new(a.as_ref()).unwrap();
+        let kb = CanonicalKeys::try_new(b.as_ref()).unwrap();
+        let ki = CanonicalKeys::try_new(&Int64Array::from(vec![7, -2, 1])).unwrap();
+        let kw = CanonicalKeys::try_new(&UInt64Array::from(vec![u64::MAX, 7])).unwrap();
+        assert!(ka.eq_at(0, &kb, 0) && kb.eq_at(0, &ka, 0));
+        assert!(ka.eq_at(3, &kb, 3) && !ka.eq_at(1, &kb, 1));
+        assert!(ka.eq_at(1, &ki, 0) && ki.eq_at(0, &ka, 1) && ka.eq_at(2, &ki, 1));
+        assert!(!ka.eq_at(0, &ki, 2), "1.50 is not 1");
+        assert!(ka.eq_at(1, &kw, 1) && kw.eq_at(1, &ka, 1));
+        // Decimal(38,0) ids beyond i64, a Decimal256, a negative scale.
+        let big = d(vec![Some(u64::MAX as i128), Some(10i128.pow(30))], 38, 0);
+        let hbig = hash_array(big.as_ref(), 4).unwrap();
+        assert_eq!(hbig.hashes[0], hash_wide(u64::MAX, 4));
+        assert_eq!(hbig.hashes[1], hash_bytes(&10i128.pow(30).to_le_bytes(), 4));
+        let kbig = CanonicalKeys::try_new(big.as_ref()).unwrap();
+        assert!(kbig.eq_at(0, &kw, 0) && kw.eq_at(0, &kbig, 0));
+        let d256 = Decimal256Array::from(vec![i256::from_i128(7000), i256::from_i128(1)])
+            .with_precision_and_scale(40, 3)
+            .unwrap();
+        let h256 = hash_array(&d256, 4).unwrap();
+        assert_eq!(h256.hashes[0], hash_i64(7, 4));
+        assert_eq!(
+            h256.hashes[1],
+            hash_text_key_with("0.001", KeyFamily::Integer, &Xxh3(4)).unwrap()
+        );
+        let neg = d(vec![Some(7)], 5, -2);
+        assert_eq!(
+            hash_array(neg.as_ref(), 4).unwrap().hashes[0],
+            hash_i64(700, 4)
+        );
+        // Spark filters hold longs: 1.5 and 2^64-1 have no form there, 7.00 does.
+        let spark_like = Wrapping(Xxh3(4));
+        let mut out = Vec::new();
+        hash_array_with(a.as_ref(), &spark_like, &mut out).unwrap();
+        assert_eq!(out[1], hash_i64(7, 4));
+        let p =
+            crate::bloom::BloomParams::explicit(crate::bloom::Layout::SparkV1, 64, 1, 0).unwrap();
+        let spark = crate::bloom::spark::SparkHasher::new(&p);
+        let e = hash_array_with(a.as_ref(), &spark, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("decimal key 1.50 does not fit a Spark filter"),
+            "{e}"
+        );
+        let small = d(vec![Some(-12)], 10, 5);
+        let e = hash_array_with(small.as_ref(), &spark, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("decimal key -0.00012 "), "{e}");
+        let ints = d(vec![Some(700), None], 10, 2);
+        hash_array_with(ints.as_ref(), &spark, &mut out).unwrap();
+        assert_eq!(out[0], spark.hash_int(7));
+    }
+
+    /// Issue 16: `Date64` is its day (it meets `Date32` of the same day), `Boolean` is 0 or 1
+    /// (as SQL compares `true = 1`).
+    #[test]
+    fn date64_and_boolean_keys() {
+        let day = 86_400_000i64;
+        let d64 = Date64Array::from(vec![0, 19_000 * day, -day]);
+        let d32 = Date32Array::from(vec![0, 19_000, -1]);
+        assert_eq!(
+            hash_array(&d64, 1).unwrap().hashes,
+            hash_array(&d32, 1).unwrap().hashes
+        );
+        let k64 = CanonicalKeys::try_new(&d64).unwrap();
+        let k32 = CanonicalKeys::try_new(&d32).unwrap();
+        assert!((0..3).all(|i| k64.eq_at(i, &k32, i)) && !k64.eq_at(0, &k32, 1));
+        let b = BooleanArray::from(vec![Some(true), Some(false), None]);
+        let hb = hash_array(&b, 1).unwrap();
+        assert_eq!(hb.family, KeyFamily::Integer);
+        assert_eq!(&hb.hashes[..2], &[hash_i64(1, 1), hash_i64(0, 1)]);
+        assert!(!hb.is_valid(2));
+        let kb = CanonicalKeys::try_new(&b).unwrap();
+        let ki = CanonicalKeys::try_new(&Int8Array::from(vec![1, 0])).unwrap();
+        assert!(kb.eq_at(0, &ki, 0) && kb.eq_at(1, &ki, 1) && !kb.eq_at(0, &ki, 1));
+    }
+
     /// Issue 12, defect 10: probe text "18446744073709551615" was "not an integer".
     #[test]
     fn text_keys_parse_every_integer_by_value() {
@@ -759,11 +1144,23 @@ mod tests {
         assert_eq!(t(" -1 ").unwrap(), hash_i64(-1, 9));
         assert_eq!(t("-9223372036854775808").unwrap(), hash_i64(i64::MIN, 9));
         assert_eq!(t("9223372036854775807").unwrap(), hash_i64(i64::MAX, 9));
-        let e = t("18446744073709551616").unwrap_err().to_string();
-        assert!(e.contains("outside the range"), "{e}");
-        let e = t("-9223372036854775809").unwrap_err().to_string();
-        assert!(e.contains("outside the range"), "{e}");
-        assert!(t("1.5").unwrap_err().to_string().contains("not an integer"));
+        // Beyond 64 bits and fractions: the canonical number forms (decimal keys).
+        assert_eq!(
+            t("18446744073709551616").unwrap(),
+            hash_bytes(&(1u128 << 64).to_le_bytes(), 9)
+        );
+        assert_eq!(
+            t("-9223372036854775809").unwrap(),
+            hash_bytes(&(i64::MIN as i128 - 1).to_le_bytes(), 9)
+        );
+        assert_eq!(t("7.000").unwrap(), hash_i64(7, 9));
+        assert_eq!(t("+1.50").unwrap(), t("1.5").unwrap());
+        assert_ne!(t("1.5").unwrap(), t("15").unwrap());
+        assert_ne!(t("-1.5").unwrap(), t("1.5").unwrap());
+        for bad in ["12x", "", "-", ".", "1.2.3", "1e3"] {
+            let e = t(bad).unwrap_err().to_string();
+            assert!(e.contains("not a number"), "{bad}: {e}");
+        }
         // The version-1 form hashes a wide key as its two's complement.
         let w = Wrapping(h);
         let tw = |s: &str| hash_text_key_with(s, KeyFamily::Integer, &w);

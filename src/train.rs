@@ -138,7 +138,8 @@ pub struct Sizing {
     /// The target false-positive rate (absent for explicit m and k).
     pub fpp: Option<f64>,
     /// The HyperLogLog estimate of the distinct keys (for `estimated-distinct` and `folded`);
-    /// `items` is this plus a 2 % margin (about 2.5 standard errors), so the target is met.
+    /// `items` is this plus a 2 % margin (about 2.5 standard errors) for `estimated-distinct`,
+    /// and this (at most the footers' bound) for `folded`, whose bits are checked instead.
     pub estimated_distinct: Option<u64>,
     /// For `folded`: the filter size trained into (bits), from the row counts of the Parquet
     /// footers (the most distinct keys there can be).
@@ -529,9 +530,10 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             None => SplitOptions::for_workers(total, workers),
         })?;
         let (family, file_keys) = check_inputs(&plan, &spec.column, predicate.as_ref())?;
-        // The most distinct keys there can be: the rows of every input (of every shard, so
-        // that shards agree on the size they train into).
-        let rows_bound = plan.num_rows();
+        // The most distinct keys there can be, from the footers of every input (of every
+        // shard, so that shards agree on the size they train into): the rows, and for
+        // integer keys the ranges of the row groups' min/max statistics.
+        let rows_bound = crate::map::prune::distinct_bound(&plan.files, &spec.column);
         if let Some((i, n)) = shard {
             plan.shard(i, n);
         }
@@ -739,7 +741,16 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         }
         if let Some(all) = all {
             let estimate = all.estimate() as u64;
-            let n = with_margin(estimate);
+            if estimate as f64 > rows_bound as f64 * 1.05 {
+                // Only footers with wrong statistics get here; the filter is then smaller
+                // than the target needs, and the report's model_fpp says by how much.
+                eprintln!(
+                    "bloomjoin: warning: ~{estimate} distinct keys counted, more than the {rows_bound} the Parquet footers allow (wrong min/max statistics?); the filter may miss --fpp {fpp}"
+                );
+            }
+            // No margin for the sketch's error here: the folded bits themselves are checked
+            // against the target (fold_to_target). The footers' bound is exact.
+            let n = estimate.clamp(1, rows_bound.max(1));
             if shard.is_none() {
                 filter = fold_to_target(&filter, n, fpp)?;
             }
@@ -841,7 +852,8 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
 
 /// Fold a blocked filter holding about `n` distinct keys to the smallest size whose model FPP
 /// at `n` meets `fpp` ([`bloom::fold_target`]), then make sure the folded bits themselves meet
-/// it too (their estimated FPP), growing the size by 1 % at a time if not.
+/// it too (their estimated FPP, which does not depend on how well `n` was counted), growing
+/// the size by 1 % at a time if not.
 pub fn fold_to_target(filter: &BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
     let from = filter.num_blocks();
     let k = filter.params().num_hashes;

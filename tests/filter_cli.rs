@@ -80,7 +80,7 @@ fn probe_answers_per_line() {
     .ok();
     assert!(out.starts_with("2\tmaybe\n-7\t"), "{out}");
     run_in(dir.path(), &["probe", "--filter", "f.bjf", "abc"])
-        .fails(2, &["argument line 1", "not an integer"]);
+        .fails(2, &["argument line 1", "not a number"]);
 }
 
 #[test]

@@ -962,3 +962,48 @@ fn string_keys_every_join_type_under_both_strategies() {
         }
     }
 }
+
+/// Regression: a reduce-side partition that fits the memory budget alone, but not next to
+/// the partition another worker is reducing, waits for it instead of failing the job with
+/// "needs more than the limit".
+#[test]
+fn reducers_wait_for_the_budget_instead_of_failing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let base = [
+        "--strategy",
+        "reduce-side",
+        "--workers",
+        "2",
+        "--reducers",
+        "4",
+        "--batch-size",
+        "16",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--report", "big.json", "-q"]);
+    join(d, "big", "inner", &args);
+    let largest = report(d, "big.json")["strategy"]["build_bytes"]
+        .as_u64()
+        .unwrap();
+    assert!(largest > 0);
+    // Room for the largest partition and a half: not for two partitions of similar size.
+    let limit = (largest * 3 / 2).to_string();
+    for i in 0..3 {
+        let out = format!("tight-{i}");
+        let json = format!("{out}.json");
+        let mut args = base.to_vec();
+        args.extend(["--memory-limit", &limit, "--report", &json, "-q"]);
+        join(d, &out, "inner", &args);
+        assert_eq!(
+            read_rows(&d.join(&out)).0,
+            reference("inner", 1500),
+            "run {i}"
+        );
+        let r = report(d, &json);
+        assert_eq!(r["strategy"]["used"], "reduce-side");
+        assert_eq!(r["strategy"]["partitions"], 4);
+    }
+}

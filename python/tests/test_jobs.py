@@ -33,7 +33,7 @@ def kebab_args(options: dict) -> list[str]:
 
 
 TRAIN_CASES = {
-    "estimated-distinct": dict(column="Id"),
+    "fpp-alone-folded": dict(column="Id"),
     "where-and-fpp": dict(column="Id", where="Reputation > 1500", fpp=0.001),
     "expected-items": dict(column="Id", expected_items=5000, fpp=0.02, seed=42),
     "explicit-bits": dict(column="DisplayName", bits=65536, hashes=5, layout="classic"),

@@ -8,9 +8,12 @@
 //!   The block is `(h * num_blocks) >> 64` (128-bit product, so the high bits of `h` choose it);
 //!   bit `i` inside the block is the top 9 bits of `h * SALT[i]` (64-bit wrapping product), with
 //!   the odd constants [`BLOCK_SALTS`]. One cache miss per key. Sizing uses the blocked model of
-//!   Putze, Sanders and Singler: the load of a block is Poisson with mean `n / num_blocks`, so
-//!   `fpp = sum_i Pois(i) * (1 - (1 - 1/512)^(i k))^k`; it needs about 3 % more bits than the
-//!   classic formula at 1 %.
+//!   Putze, Sanders and Singler: the load of a block is Binomial(n, 1/num_blocks), so the mean
+//!   rate is `sum_i P(i) * E[fill(i)^k]`; sizing holds that mean plus 3 standard deviations of
+//!   a real key set's rate to the target ([`BloomParams::model_fpp`]), so small filters meet
+//!   it too. It needs about 3 % more bits than the classic formula at 1 %. Because the block
+//!   index scales the top of the hash, a filter folds to fewer blocks without losing a key
+//!   ([`BloomFilter::fold_to`]): how `train --fpp` sizes in one pass.
 //! - [`Layout::Classic`] spreads the `k` positions over all `m` bits with 64-bit
 //!   Kirsch-Mitzenmacher double hashing: `g_i = h + i * h2` (wrapping), `h2 = fmix64(h) | 1`,
 //!   position `(g_i * m) >> 64`. Its false-positive rate is the textbook `(1 - e^(-kn/m))^k`.

@@ -141,6 +141,44 @@ mod tests {
         }
         assert_eq!(check_fpp(0.01, "--bloom-fpp").unwrap(), 0.01);
     }
+
+    /// Keys by value against the plain encodings of each physical type: an INT32 chunk
+    /// hashes 4 bytes (an unsigned 32-bit value as the bits of its `i32`), an INT64 chunk 8
+    /// (a `UInt64` value as the bits of its `i64`); keys a type cannot hold are absent.
+    #[test]
+    fn integer_keys_probe_the_plain_encoding_of_the_physical_type() {
+        let mut f32 = Sbbf::new_with_ndv_fpp(100, 0.001).unwrap();
+        for v in [-5i32, 4_000_000_000u32 as i32, 7] {
+            f32.insert(&v);
+        }
+        let mut f64 = Sbbf::new_with_ndv_fpp(100, 0.001).unwrap();
+        for v in [-1i64, 7] {
+            f64.insert(&v);
+        }
+        let maybe = |k: i128, f: &Sbbf, t: Type| ProbeKeys::integers([k]).any_maybe(f, t);
+        assert_eq!(maybe(-5, &f32, Type::INT32), Some(true));
+        assert_eq!(maybe(4_000_000_000, &f32, Type::INT32), Some(true));
+        assert_eq!(maybe(7, &f32, Type::INT32), Some(true));
+        assert_eq!(
+            maybe(1 << 40, &f32, Type::INT32),
+            Some(false),
+            "out of INT32 range"
+        );
+        assert_eq!(maybe(7, &f64, Type::INT64), Some(true));
+        assert_eq!(maybe(-1, &f64, Type::INT64), Some(true));
+        // 2^64-1 shares -1's bits: kept (the join then compares by value).
+        assert_eq!(maybe(u64::MAX.into(), &f64, Type::INT64), Some(true));
+        assert_eq!(maybe(1 << 70, &f64, Type::INT64), Some(false));
+        assert_eq!(maybe(7, &f64, Type::DOUBLE), None);
+        let mut fb = Sbbf::new_with_ndv_fpp(100, 0.001).unwrap();
+        fb.insert("abc");
+        let keys = ProbeKeys::bytes([b"abc".to_vec()]);
+        assert_eq!(keys.any_maybe(&fb, Type::BYTE_ARRAY), Some(true));
+        assert_eq!(
+            ProbeKeys::integers([]).any_maybe(&fb, Type::BYTE_ARRAY),
+            Some(false)
+        );
+    }
 }
 
 /// The left side's distinct keys, encoded for the SBBF of each physical type a right key
@@ -151,21 +189,28 @@ pub struct ProbeKeys {
     /// integer keys in `i32::MIN..=u32::MAX` (an unsigned 32-bit value is stored as the same 4
     /// bytes as the `i32` it wraps to).
     int32: Vec<i32>,
-    /// INT64 columns: the value's 8 bytes (a `UInt64` key is its two's complement `i64`, as
-    /// the join compares it).
+    /// INT64 columns (`Int64`, `UInt64`): the value's 8 bytes, for integer keys in
+    /// `i64::MIN..=u64::MAX` (a `UInt64` value as the bits of the `i64` it wraps to).
     int64: Vec<i64>,
     /// BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY columns: the key's bytes (no length prefix).
     bytes: Vec<Vec<u8>>,
 }
 
 impl ProbeKeys {
-    /// Integer keys (canonical `i64`s), distinct.
-    pub fn integers(keys: impl IntoIterator<Item = i64>) -> Self {
-        let int64: Vec<i64> = keys.into_iter().collect();
-        let int32 = int64
+    /// Integer keys, by value, distinct. Where a signed and an unsigned value share their
+    /// bits (-1 and 2^64-1), both probe the same bits: the row group is kept, and the join
+    /// compares by value.
+    pub fn integers(keys: impl IntoIterator<Item = i128>) -> Self {
+        let keys: Vec<i128> = keys.into_iter().collect();
+        let int32 = keys
             .iter()
-            .filter(|k| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(*k))
+            .filter(|k| (i128::from(i32::MIN)..=i128::from(u32::MAX)).contains(*k))
             .map(|k| *k as u32 as i32)
+            .collect();
+        let int64 = keys
+            .iter()
+            .filter(|k| (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(*k))
+            .map(|k| *k as u64 as i64)
             .collect();
         ProbeKeys {
             int32,
@@ -378,7 +423,7 @@ impl ColumnFilters {
     pub fn keys_of(&self, text: &str, at: &str) -> Result<ProbeKeys> {
         match self.physical {
             Type::INT32 | Type::INT64 => {
-                let v: i64 = text.trim().parse().map_err(|_| {
+                let v: i128 = text.trim().parse().map_err(|_| {
                     Error::Usage(format!(
                         "{at}: {text:?} is not an integer (column {:?} is {})",
                         self.column, self.physical

@@ -161,6 +161,11 @@ impl KeyHasher for SparkHasher {
         None
     }
     #[inline(always)]
+    fn hash_canonical(&self, _: &[u8]) -> Option<u64> {
+        // Nor is a fraction or an integer beyond 64 bits.
+        None
+    }
+    #[inline(always)]
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         bytes_pair(v, self.seed)
     }

@@ -35,7 +35,8 @@ pub struct Args {
     /// Print `key<TAB>answer` instead of the answer alone.
     #[arg(long)]
     pub with_keys: bool,
-    /// How to read each line: `integer` (parsed as a 64-bit integer) or `bytes` (its UTF-8
+    /// How to read each line: `integer` (a number by value: any integer, or a decimal such as
+    /// `1.50` for decimal keys) or `bytes` (its UTF-8
     /// bytes). Defaults to the filter's key family; required for a filter in Spark's format,
     /// which does not record it (Spark hashes integers as longs, strings as UTF-8 bytes).
     #[arg(long, value_name = "integer|bytes")]

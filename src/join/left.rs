@@ -80,8 +80,8 @@ pub(crate) enum DistinctKeys {
     /// Not collected.
     #[default]
     Off,
-    /// Integer keys (canonical `i64`).
-    Int(BTreeSet<i64>),
+    /// Integer keys, by value.
+    Int(BTreeSet<i128>),
     /// Bytes keys.
     Bytes(BTreeSet<Vec<u8>>),
     /// More than the cap.
@@ -104,23 +104,12 @@ impl DistinctKeys {
         }
         let nulls = col.logical_nulls();
         let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
-        match CanonicalKeys::try_new(col)? {
-            CanonicalKeys::Int(v) => {
-                if matches!(self, DistinctKeys::Off) {
-                    *self = DistinctKeys::Int(BTreeSet::new());
-                }
-                if let DistinctKeys::Int(s) = self {
-                    s.extend(
-                        v.iter()
-                            .enumerate()
-                            .filter(|(i, _)| valid(*i))
-                            .map(|(_, k)| *k),
-                    );
-                }
-            }
-            // UInt64 keys above i64::MAX: SBBF probing would need the column's physical
-            // bytes; give up pruning (every row group is read) rather than risk a wrong skip.
-            CanonicalKeys::Wide(_) => {
+        let ints: Option<Vec<i128>> = match CanonicalKeys::try_new(col)? {
+            CanonicalKeys::Int(v) => Some(v.into_iter().map(i128::from).collect()),
+            CanonicalKeys::Wide(v) => Some(v.into_iter().map(i128::from).collect()),
+            // Decimal keys (canonical numbers): a decimal column's SBBF holds unscaled
+            // integers that need the column's scale; give up pruning (every group is read).
+            CanonicalKeys::Num(_) => {
                 *self = DistinctKeys::TooMany;
                 return Ok(());
             }
@@ -131,6 +120,20 @@ impl DistinctKeys {
                 if let DistinctKeys::Bytes(s) = self {
                     s.extend(b.iter().flatten().map(<[u8]>::to_vec));
                 }
+                None
+            }
+        };
+        if let Some(v) = ints {
+            if matches!(self, DistinctKeys::Off) {
+                *self = DistinctKeys::Int(BTreeSet::new());
+            }
+            if let DistinctKeys::Int(s) = self {
+                s.extend(
+                    v.into_iter()
+                        .enumerate()
+                        .filter(|(i, _)| valid(*i))
+                        .map(|(_, k)| k),
+                );
             }
         }
         if self.len() > cap {

@@ -2,6 +2,7 @@
 //! both sides partitioned by key to local disk, then one hash join per partition, as many at
 //! once as the memory budget and the workers allow. For left sides over the memory budget.
 
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -48,13 +49,18 @@ pub(crate) fn run(
     let spilled_bytes = spill.disk_bytes();
 
     let t_reduce = Instant::now();
+    let admission = Admission::default();
     let parts: Vec<String> = (0..spill.partitions())
         .map(|p| format!("part-{p:05}"))
         .collect();
     let reduced: Vec<Reduced> = parts
         .par_iter()
         .enumerate()
-        .map(|(p, name)| super::task("reduce", name, || reduce_partition(ctx, &spill, p, name)))
+        .map(|(p, name)| {
+            super::task("reduce", name, || {
+                reduce_partition(ctx, &spill, &admission, p, name)
+            })
+        })
         .collect::<Result<_>>()?;
     let mut written = Written {
         parts,
@@ -85,16 +91,65 @@ pub(crate) fn run(
     ))
 }
 
+/// Admits reducers to the memory budget: a partition that fits the budget but not next to
+/// the partitions being reduced waits for them to finish. Only a partition that does not fit
+/// even alone fails the job. (Reducers run no nested parallel work, so a waiting worker never
+/// holds up the reducers it waits for.)
+#[derive(Default)]
+struct Admission {
+    /// Reducers holding part of the budget.
+    running: Mutex<usize>,
+    done: Condvar,
+}
+
+impl Admission {
+    /// Take `need` bytes of the budget, waiting while running reducers hold too much of it;
+    /// false when it cannot fit even with no other reducer running.
+    fn enter(&self, ctx: &Ctx, need: u64) -> bool {
+        let mut running = self.running.lock().expect("admission");
+        loop {
+            if ctx.budget.try_take(need) {
+                *running += 1;
+                return true;
+            }
+            if *running == 0
+                || crate::cancel::requested()
+                || ctx.cancel.load(std::sync::atomic::Ordering::Relaxed)
+            {
+                return false;
+            }
+            running = self.done.wait(running).expect("admission");
+        }
+    }
+
+    /// Give `need` bytes back and wake the waiting reducers.
+    fn leave(&self, ctx: &Ctx, need: u64) {
+        let mut running = self.running.lock().expect("admission");
+        ctx.budget.release(need);
+        *running -= 1;
+        self.done.notify_all();
+    }
+}
+
 /// The reducer of partition `p`: build its left rows, stream its right rows through, write
 /// the part `name`.
-fn reduce_partition(ctx: &Ctx, spill: &Spill, p: usize, name: &str) -> Result<Reduced> {
+fn reduce_partition(
+    ctx: &Ctx,
+    spill: &Spill,
+    admission: &Admission,
+    p: usize,
+    name: &str,
+) -> Result<Reduced> {
     crate::fault::hit("reduce")?;
     if crate::cancel::requested() {
         return Err(Error::Cancelled);
     }
     let rows = spill.left.rows(p);
     let need = spill.left.bytes(p) + rows * TABLE_BYTES_PER_ROW;
-    if !ctx.budget.try_take(need) {
+    if !admission.enter(ctx, need) {
+        if crate::cancel::requested() {
+            return Err(Error::Cancelled);
+        }
         return Err(ctx.budget.exceeded(&format!(
             "partition {p} of the left side ({rows} rows; a key with very many rows?)"
         )));
@@ -119,7 +174,7 @@ fn reduce_partition(ctx: &Ctx, spill: &Spill, p: usize, name: &str) -> Result<Re
             build_bytes: need,
         })
     })();
-    ctx.budget.release(need);
+    admission.leave(ctx, need);
     spill.remove(p);
     result
 }

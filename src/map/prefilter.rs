@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use arrow::array::{Array, BooleanArray, RecordBatch};
 use arrow::buffer::BooleanBuffer;
+use arrow::datatypes::DataType;
 use parquet::arrow::arrow_reader::{ArrowPredicate, ArrowPredicateFn};
 use parquet::arrow::ProjectionMask;
 use parquet::schema::types::SchemaDescriptor;
@@ -324,6 +325,26 @@ impl SbbfTier {
             return rgs;
         };
         let physical = schema.column(leaf).physical_type();
+        // A decimal stores its unscaled integer (7.00 as 700), a boolean is no integer the probe
+        // keys encode, and a Date64 may be stored in milliseconds rather than our days: their
+        // SBBFs say nothing about our keys by value.
+        let value_type = |t: &DataType| match t {
+            DataType::Dictionary(_, v) => v.as_ref().clone(),
+            t => t.clone(),
+        };
+        if file.schema().fields().get(key_top).is_none_or(|f| {
+            matches!(
+                value_type(f.data_type()),
+                DataType::Decimal32(..)
+                    | DataType::Decimal64(..)
+                    | DataType::Decimal128(..)
+                    | DataType::Decimal256(..)
+                    | DataType::Boolean
+                    | DataType::Date64
+            )
+        }) {
+            return rgs;
+        }
         if !rgs.iter().any(|rg| {
             meta.row_group(*rg)
                 .column(leaf)

@@ -92,6 +92,79 @@ pub(crate) fn row_groups_in_range(
     keep
 }
 
+/// The most distinct non-null keys the integer (or `Date32`) column `key_name` of `files` can
+/// hold, from the footers alone: a row group holds at most its rows and at most `max - min + 1`
+/// values, and all of them together at most the length of the union of their ranges. Row
+/// groups without statistics count their rows; other key types count rows.
+pub(crate) fn distinct_bound(files: &[std::sync::Arc<InputFile>], key_name: &str) -> u64 {
+    let mut total: u64 = 0;
+    let mut ranges: Option<Vec<KeyRange>> = Some(Vec::new());
+    for file in files {
+        let meta = file.parquet();
+        let rgs = 0..file.num_row_groups();
+        let stats = StatisticsConverter::try_new(
+            key_name,
+            file.schema(),
+            meta.file_metadata().schema_descr(),
+        )
+        .ok()
+        .and_then(|conv| {
+            let groups: Vec<_> = rgs.clone().map(|i| meta.row_group(i)).collect();
+            let mins = conv.row_group_mins(groups.iter().copied()).ok()?;
+            let maxs = conv.row_group_maxes(groups.iter().copied()).ok()?;
+            Some((values_i128(mins.as_ref())?, values_i128(maxs.as_ref())?))
+        });
+        for rg in rgs {
+            let rows = file.row_group_rows(rg);
+            let range = stats.as_ref().and_then(|(mins, maxs)| {
+                match (
+                    mins.get(rg).copied().flatten(),
+                    maxs.get(rg).copied().flatten(),
+                ) {
+                    (Some(lo), Some(hi)) if lo <= hi => Some((lo, hi)),
+                    _ => None,
+                }
+            });
+            match range {
+                Some((lo, hi)) => {
+                    let len = u64::try_from(hi - lo + 1).unwrap_or(u64::MAX);
+                    total = total.saturating_add(rows.min(len));
+                    if let Some(r) = ranges.as_mut() {
+                        r.push((lo, hi));
+                    }
+                }
+                None => {
+                    total = total.saturating_add(rows);
+                    // A row group with rows but no range: the union no longer bounds.
+                    if rows > 0 {
+                        ranges = None;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(mut r) = ranges {
+        r.sort_unstable();
+        let mut union_len: u128 = 0;
+        let mut cur: Option<KeyRange> = None;
+        for (lo, hi) in r {
+            cur = match cur {
+                Some((clo, chi)) if lo <= chi.saturating_add(1) => Some((clo, chi.max(hi))),
+                Some((clo, chi)) => {
+                    union_len += (chi - clo + 1) as u128;
+                    Some((lo, hi))
+                }
+                None => Some((lo, hi)),
+            };
+        }
+        if let Some((clo, chi)) = cur {
+            union_len += (chi - clo + 1) as u128;
+        }
+        total = total.min(u64::try_from(union_len).unwrap_or(u64::MAX));
+    }
+    total
+}
+
 /// The range of the non-null keys of an integer key column, by value; `None` for other
 /// types and all-null columns.
 pub(crate) fn key_range(col: &dyn Array) -> Option<KeyRange> {
@@ -113,6 +186,7 @@ pub(crate) fn union(a: Option<KeyRange>, b: Option<KeyRange>) -> Option<KeyRange
 mod tests {
     use super::*;
     use arrow::array::{Int64Array, UInt64Array};
+    use std::sync::Arc;
 
     /// Issue 12, defect 1: a UInt64 maximum of 2^63 + 1 read as i64 was negative, so the row
     /// group looked disjoint from left keys 5..7 and was skipped.
@@ -127,5 +201,46 @@ mod tests {
         let u = UInt64Array::from(vec![u64::MAX]);
         assert_eq!(key_range(&u), Some((u64::MAX as i128, u64::MAX as i128)));
         assert_eq!(union(Some((1, 2)), Some((-5, 0))), Some((-5, 2)));
+    }
+
+    fn write(path: &std::path::Path, col: ArrayRef, rg_rows: usize) -> std::sync::Arc<InputFile> {
+        let batch = arrow::array::RecordBatch::try_from_iter([("k", col)]).unwrap();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(rg_rows))
+            .build();
+        let file = std::fs::File::create(path).unwrap();
+        let mut w =
+            parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let loc = crate::store::Location::parse(&path.to_string_lossy()).unwrap();
+        std::sync::Arc::new(InputFile::open(loc).unwrap())
+    }
+
+    /// The one-pass training's starting size: rows, row-group ranges and their union bound
+    /// the distinct keys; unsigned keys by value; strings count rows.
+    #[test]
+    fn distinct_bound_from_footers() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // Row groups 0..999 and 500..1499 (1000 rows each): the union has 1500 values.
+        let keys: Vec<i64> = (0..1000).chain(500..1500).collect();
+        let a = write(&d.join("a.parquet"), Arc::new(Int64Array::from(keys)), 1000);
+        assert_eq!(distinct_bound(std::slice::from_ref(&a), "k"), 1500);
+        // 3000 rows of 10 values (and nulls) in row groups of 1000: 10.
+        let keys: Vec<Option<i64>> = (0..3000).map(|i| (i % 7 != 0).then_some(i % 10)).collect();
+        let b = write(&d.join("b.parquet"), Arc::new(Int64Array::from(keys)), 1000);
+        assert_eq!(distinct_bound(std::slice::from_ref(&b), "k"), 10);
+        // Both files: the union of ranges 0..1499.
+        assert_eq!(distinct_bound(&[a, b], "k"), 1500);
+        // UInt64 near the top of its range: by value, 4 values in 5 rows.
+        let big = u64::MAX - 3;
+        let u = UInt64Array::from(vec![big, big + 1, big + 2, big + 3, big]);
+        let u = write(&d.join("u.parquet"), Arc::new(u), 10);
+        assert_eq!(distinct_bound(&[u], "k"), 4);
+        // Strings: no range, the rows.
+        let s = arrow::array::StringArray::from(vec!["a", "b", "a"]);
+        let s = write(&d.join("s.parquet"), Arc::new(s), 10);
+        assert_eq!(distinct_bound(&[s], "k"), 3);
     }
 }
