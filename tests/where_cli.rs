@@ -567,3 +567,73 @@ fn where_may_start_with_a_minus_sign() {
     assert!(!minus.is_empty());
     assert_eq!(minus, rows("Reputation > -1", "Id >= -5", "plain"));
 }
+
+/// Fuzzer finding (seed 20261125, where case 903): a string compared with a timestamp column
+/// takes the column's unit as DuckDB binds it (read to microseconds, then milliseconds or
+/// seconds rounded half away from zero); we compared it exactly and kept 0 rows of 45.
+/// Expected counts from DuckDB 1.x on the same values.
+#[test]
+fn a_string_against_a_timestamp_column_takes_the_column_unit_as_duckdb_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 1969-11-01 01:00:00 and 2020-01-01 00:00:00, in seconds since the epoch.
+    let (old, new) = (-5_266_800i64, 1_577_836_800i64);
+    write_parquet(
+        &d.join("ts/ts.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Int64Array::from(vec![1, 2, 3, 4])) as ArrayRef,
+            ),
+            (
+                "ms",
+                Arc::new(TimestampMillisecondArray::from(vec![
+                    old * 1000 + 500,
+                    old * 1000 + 501,
+                    new * 1000 + 500,
+                    new * 1000 + 501,
+                ])),
+            ),
+            (
+                "s",
+                Arc::new(TimestampSecondArray::from(vec![old, old + 1, new, new + 1])),
+            ),
+        ],
+        2,
+    );
+    let count = |expr: &str| {
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "-i",
+                "ts",
+                "-c",
+                "k",
+                "-o",
+                "ts.bjf",
+                "--overwrite",
+                "--where",
+                expr,
+                "--report",
+                "r.json",
+            ],
+        )
+        .ok();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+        r["rows_passing_where"].as_u64().unwrap()
+    };
+    assert_eq!(count("ms = '1969-11-01 01:00:00.500001'"), 1);
+    assert_eq!(count("ms = '1969-11-01 01:00:00.5006'"), 1);
+    assert_eq!(count("ms = '1969-11-01 01:00:00.5004'"), 1);
+    assert_eq!(count("ms = '2020-01-01 00:00:00.5005'"), 1);
+    assert_eq!(count("ms >= '2020-01-01 00:00:00.5005'"), 1);
+    assert_eq!(count("s = '1969-11-01 01:00:00.9'"), 1);
+    assert_eq!(count("s = '2020-01-01 00:00:00.9'"), 1);
+    assert_eq!(count("s > '2020-01-01 00:00:00.9'"), 0);
+    assert_eq!(count("s = '1969-11-01 01:00:00.5'"), 1);
+    assert_eq!(count("s < '1969-11-01 01:00:00.6'"), 1);
+    assert_eq!(count("s = '2020-01-01 00:00:00.499999'"), 1);
+}

@@ -609,7 +609,7 @@ fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, R
             let ns = if matches!(t, DataType::Date32 | DataType::Date64) {
                 lit::strict_date(s)? as i128 * DAY_NS
             } else {
-                lit::strict_timestamp(s)?
+                string_in_column_unit(lit::strict_timestamp(s)?, unit)
             };
             cmp_exact(col, op, lit::ns_to_raw(ns, unit))?
         }
@@ -886,6 +886,26 @@ fn to_i256(a: &ArrayRef, up: i32) -> Result<ArrayRef, Reason> {
         Ok(Arc::new(out))
     }
     with_exact_type!(a.data_type(), typed(a, up))
+}
+
+/// A string compared with a timestamp column takes the column's type, as DuckDB binds it: the
+/// string is read to microseconds (further digits dropped; to nanoseconds for a nanosecond
+/// column), then cast to milliseconds or seconds rounding half away from zero (on the signed
+/// count since the epoch). So `ts_ms = '1969-11-01 01:00:00.500001'` holds for `.500` and
+/// `ts_s = '2020-01-01 00:00:00.9'` for `:01`. Returns nanoseconds, a multiple of `unit_ns`.
+fn string_in_column_unit(ns: i128, unit_ns: i128) -> i128 {
+    if unit_ns == 1 {
+        return ns;
+    }
+    let us = ns.div_euclid(1_000);
+    let per = unit_ns / 1_000;
+    let (q, r) = (us / per, us % per);
+    let v = if per > 1 && 2 * r.abs() >= per {
+        q + r.signum()
+    } else {
+        q
+    };
+    v * unit_ns
 }
 
 /// Dates and timestamps as 128-bit nanoseconds since the epoch.
