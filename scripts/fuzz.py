@@ -449,6 +449,16 @@ def refused(case, err):
     return "refused"
 
 
+def as_duckdb_parquet_types(table):
+    """Timestamps in seconds or milliseconds as microseconds (zone kept), as DuckDB reads Parquet."""
+    fields = [
+        pa.field(f.name, pa.timestamp("us", f.type.tz))
+        if pa.types.is_timestamp(f.type) and f.type.unit in ("s", "ms") else f
+        for f in table.schema
+    ]
+    return table.cast(pa.schema(fields))
+
+
 def where_case(case, ctx):
     rng = case.rng
     n = rng.choice([0, 1, 3, 20, 100, 500, 2000])
@@ -470,7 +480,10 @@ def where_case(case, ctx):
     # row-group pruning trusts float min/max statistics, which leave NaN out, and drops NaN
     # rows (`f32 >= 0.0` skips a row group [-1.0, NaN]; DuckDB over the same rows in Arrow,
     # and Polars, keep the NaN). See docs/RELIABILITY.md.
-    con.register("t", pa.concat_tables([pq.read_table(f) for f in files]))
+    # The rows go to DuckDB with the types its Parquet reader gives them: a second, millisecond
+    # or microsecond timestamp is a TIMESTAMP (microseconds). Over Arrow it would bind
+    # TIMESTAMP_S/MS and round a string literal to that unit (seed 20261125, where 2973).
+    con.register("t", as_duckdb_parquet_types(pa.concat_tables([pq.read_table(f) for f in files])))
     case.log.append(f"-- DuckDB: CREATE VIEW t AS SELECT * FROM {files_sql(files)}  (read by pyarrow)")
     try:
         theirs = case.sql(con, f"SELECT rid FROM t WHERE {dk}")

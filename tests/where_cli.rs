@@ -568,16 +568,18 @@ fn where_may_start_with_a_minus_sign() {
     assert_eq!(minus, rows("Reputation > -1", "Id >= -5", "plain"));
 }
 
-/// Fuzzer finding (seed 20261125, where case 903): a string compared with a timestamp column
-/// takes the column's unit as DuckDB binds it (read to microseconds, then milliseconds or
-/// seconds rounded half away from zero); we compared it exactly and kept 0 rows of 45.
-/// Expected counts from DuckDB 1.x on the same values.
+/// Fuzzer findings (seed 20261125, where cases 903 and 2973): a string compared with a
+/// timestamp column is read to microseconds (nanoseconds for a nanosecond column) and compared
+/// exactly, as DuckDB's Parquet reader types the column (`TIMESTAMP`, zone or not). The fuzzer's
+/// DuckDB had read the rows through Arrow, where `TIMESTAMP_MS` rounds the string to
+/// milliseconds; for a zoned column the rounding was wrong even there. Expected counts from
+/// DuckDB 2.0 reading the same values from Parquet.
 #[test]
-fn a_string_against_a_timestamp_column_takes_the_column_unit_as_duckdb_does() {
+fn a_string_against_a_timestamp_column_is_read_to_microseconds_as_duckdb_reads_parquet() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // 1969-11-01 01:00:00 and 2020-01-01 00:00:00, in seconds since the epoch.
-    let (old, new) = (-5_266_800i64, 1_577_836_800i64);
+    // 1969-11-01 01:00:00, 2020-01-01 00:00:00 and 9999-12-31 23:59:59, seconds since the epoch.
+    let (old, new, big) = (-5_266_800i64, 1_577_836_800i64, 253_402_300_799i64);
     write_parquet(
         &d.join("ts/ts.parquet"),
         vec![
@@ -597,6 +599,18 @@ fn a_string_against_a_timestamp_column_takes_the_column_unit_as_duckdb_does() {
             (
                 "s",
                 Arc::new(TimestampSecondArray::from(vec![old, old + 1, new, new + 1])),
+            ),
+            (
+                "mstz",
+                Arc::new(
+                    TimestampMillisecondArray::from(vec![
+                        big * 1000 + 499,
+                        big * 1000 + 500,
+                        big * 1000 + 500,
+                        big * 1000 + 501,
+                    ])
+                    .with_timezone("UTC"),
+                ),
             ),
         ],
         2,
@@ -625,15 +639,24 @@ fn a_string_against_a_timestamp_column_takes_the_column_unit_as_duckdb_does() {
             serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
         r["rows_passing_where"].as_u64().unwrap()
     };
-    assert_eq!(count("ms = '1969-11-01 01:00:00.500001'"), 1);
-    assert_eq!(count("ms = '1969-11-01 01:00:00.5006'"), 1);
-    assert_eq!(count("ms = '1969-11-01 01:00:00.5004'"), 1);
-    assert_eq!(count("ms = '2020-01-01 00:00:00.5005'"), 1);
+    assert_eq!(count("ms = '1969-11-01 01:00:00.500001'"), 0);
+    assert_eq!(count("ms = '1969-11-01 01:00:00.5006'"), 0);
+    assert_eq!(count("ms = '2020-01-01 00:00:00.5005'"), 0);
     assert_eq!(count("ms >= '2020-01-01 00:00:00.5005'"), 1);
-    assert_eq!(count("s = '1969-11-01 01:00:00.9'"), 1);
-    assert_eq!(count("s = '2020-01-01 00:00:00.9'"), 1);
-    assert_eq!(count("s > '2020-01-01 00:00:00.9'"), 0);
-    assert_eq!(count("s = '1969-11-01 01:00:00.5'"), 1);
+    assert_eq!(count("ms = '2020-01-01 00:00:00.501'"), 1);
+    assert_eq!(count("ms < '1969-11-01 01:00:00.5009999'"), 1);
+    assert_eq!(count("s = '1969-11-01 01:00:00.9'"), 0);
+    assert_eq!(count("s > '2020-01-01 00:00:00.9'"), 1);
     assert_eq!(count("s < '1969-11-01 01:00:00.6'"), 1);
-    assert_eq!(count("s = '2020-01-01 00:00:00.499999'"), 1);
+    assert_eq!(count("s >= '2020-01-01 00:00:00.0000001'"), 2);
+    assert_eq!(count("mstz >= '9999-12-31 23:59:59.500001'"), 1);
+    assert_eq!(count("mstz = '9999-12-31 23:59:59.5000009'"), 2);
+    assert_eq!(
+        count("mstz IN ('9999-12-31 23:59:59.5000009', '9999-12-31 23:59:59.501')"),
+        3
+    );
+    assert_eq!(
+        count("ms IN ('2020-01-01 00:00:00.5005', '1969-11-01 01:00:00.5010001')"),
+        1
+    );
 }

@@ -609,7 +609,7 @@ fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, R
             let ns = if matches!(t, DataType::Date32 | DataType::Date64) {
                 lit::strict_date(s)? as i128 * DAY_NS
             } else {
-                string_in_column_unit(lit::strict_timestamp(s)?, unit)
+                string_timestamp_ns(lit::strict_timestamp(s)?, unit)
             };
             cmp_exact(col, op, lit::ns_to_raw(ns, unit))?
         }
@@ -888,24 +888,19 @@ fn to_i256(a: &ArrayRef, up: i32) -> Result<ArrayRef, Reason> {
     with_exact_type!(a.data_type(), typed(a, up))
 }
 
-/// A string compared with a timestamp column takes the column's type, as DuckDB binds it: the
-/// string is read to microseconds (further digits dropped; to nanoseconds for a nanosecond
-/// column), then cast to milliseconds or seconds rounding half away from zero (on the signed
-/// count since the epoch). So `ts_ms = '1969-11-01 01:00:00.500001'` holds for `.500` and
-/// `ts_s = '2020-01-01 00:00:00.9'` for `:01`. Returns nanoseconds, a multiple of `unit_ns`.
-fn string_in_column_unit(ns: i128, unit_ns: i128) -> i128 {
+/// A string compared with a timestamp column, as DuckDB's Parquet reader types the column:
+/// seconds, milliseconds and microseconds become `TIMESTAMP` (microseconds), nanoseconds stay
+/// `TIMESTAMP_NS`. The string is read to microseconds (further digits dropped), or to
+/// nanoseconds for a nanosecond column, and the column's values are compared with it exactly:
+/// `ts_ms >= '2020-01-01 00:00:00.5005'` holds for `.501` and not for `.500`. (DuckDB over
+/// the same rows in Arrow binds `TIMESTAMP_MS` and rounds the string to milliseconds; its own
+/// Parquet reader does not, and we read Parquet.) Returns nanoseconds.
+fn string_timestamp_ns(ns: i128, unit_ns: i128) -> i128 {
     if unit_ns == 1 {
-        return ns;
-    }
-    let us = ns.div_euclid(1_000);
-    let per = unit_ns / 1_000;
-    let (q, r) = (us / per, us % per);
-    let v = if per > 1 && 2 * r.abs() >= per {
-        q + r.signum()
+        ns
     } else {
-        q
-    };
-    v * unit_ns
+        ns.div_euclid(1_000) * 1_000
+    }
 }
 
 /// Dates and timestamps as 128-bit nanoseconds since the epoch.
@@ -938,7 +933,7 @@ fn build_in_set(dt: &DataType, lits: &[&Lit]) -> Option<InSet> {
                     let ns = if matches!(dt, DataType::Date32 | DataType::Date64) {
                         lit::strict_date(s).ok()? as i128 * DAY_NS
                     } else {
-                        lit::strict_timestamp(s).ok()?
+                        string_timestamp_ns(lit::strict_timestamp(s).ok()?, unit)
                     };
                     lit::ns_to_raw(ns, unit)
                 }
