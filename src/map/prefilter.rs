@@ -247,7 +247,7 @@ impl RightPrefilter {
                 crate::key::hash_array_into(col.as_ref(), seed, &mut hashes).map_err(err)?;
                 let mut pass = match &bloom {
                     // The filter hashes natively with the same seed: its hashes are ours.
-                    Some(f) if f.params().seed == seed && !f.params().layout.is_spark() => {
+                    Some(f) if f.params().seed == seed && f.params().layout.hashes_natively() => {
                         f.probe_hashes(&hashes)
                     }
                     Some(f) => f.probe_hashes(&f.hash_array(col.as_ref()).map_err(err)?.hashes),
