@@ -751,6 +751,57 @@ pub fn read_column_chunk(
     Ok(Some(filter))
 }
 
+/// [`read_column_chunk`] for column chunk `leaf` of each row group of `rgs`, in order, with
+/// the filters whose length the footer records fetched in one call to `io`: over an object
+/// store, filters stored together (writers put them after the row groups) come in one ranged
+/// GET instead of one GET per row group. A batch that cannot be fetched falls back to one
+/// read per row group, whose errors say why.
+pub fn read_column_chunks(
+    meta: &ParquetMetaData,
+    rgs: &[usize],
+    leaf: usize,
+    io: &RangeReader,
+    size: u64,
+) -> Vec<Result<Option<SizedSbbf>, String>> {
+    let mut batched = Vec::new();
+    for (i, rg) in rgs.iter().enumerate() {
+        let chunk = meta.row_group(*rg).column(leaf);
+        let (Some(offset), Some(len)) = (chunk.bloom_filter_offset(), chunk.bloom_filter_length())
+        else {
+            continue;
+        };
+        let (Ok(offset), Ok(len)) = (u64::try_from(offset), u64::try_from(len)) else {
+            continue;
+        };
+        if let Some(end) = offset.checked_add(len).filter(|e| *e <= size) {
+            batched.push((i, offset..end));
+        }
+    }
+    let mut out: Vec<Option<Result<Option<SizedSbbf>, String>>> =
+        (0..rgs.len()).map(|_| None).collect();
+    if batched.len() > 1 {
+        let ranges: Vec<_> = batched.iter().map(|(_, r)| r.clone()).collect();
+        if let Ok(got) = io.fetch(&ranges) {
+            for ((i, r), bytes) in batched.iter().zip(got) {
+                let len = r.end - r.start;
+                out[*i] = Some(if bytes.len() as u64 != len {
+                    Err(format!("short read: {} of {len} bytes", bytes.len()))
+                } else {
+                    match Sbbf::from_bytes(&bytes) {
+                        Ok(f) if f.num_blocks() == 0 => Err("an empty bitset".into()),
+                        Ok(f) => Ok(Some((f, len))),
+                        Err(e) => Err(e.to_string()),
+                    }
+                });
+            }
+        }
+    }
+    rgs.iter()
+        .zip(out)
+        .map(|(rg, got)| got.unwrap_or_else(|| read_column_chunk(meta, *rg, leaf, io, size)))
+        .collect()
+}
+
 /// Fetch `len` bytes at `offset`, all of them within the file.
 fn ranged(io: &RangeReader, size: u64, offset: u64, len: u64) -> Result<bytes::Bytes, String> {
     let end = offset

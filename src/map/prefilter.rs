@@ -16,7 +16,8 @@
 //!
 //! Between 1 and 2, `sbbf`: the right files' own Parquet Bloom filters. When the left side has
 //! few distinct keys (`--sbbf-max-keys`), each remaining row group's filter on the key column
-//! is fetched (a ranged read of just its bytes) and probed with every left key; a row group
+//! is fetched (ranged reads of just their bytes, all of a split's in one request batch, so
+//! that filters stored together come in one GET) and probed with every left key; a row group
 //! where none may be present is never read. A filter that cannot be read whole is a warning,
 //! and its row group is read.
 
@@ -361,8 +362,9 @@ impl SbbfTier {
             }
         };
         let mut keep = Vec::with_capacity(rgs.len());
-        for rg in rgs {
-            match crate::bloom::sbbf::read_column_chunk(meta, rg, leaf, &io, file.size) {
+        let filters = crate::bloom::sbbf::read_column_chunks(meta, &rgs, leaf, &io, file.size);
+        for (rg, filter) in rgs.into_iter().zip(filters) {
+            match filter {
                 Ok(None) => keep.push(rg),
                 Ok(Some((filter, bytes))) => {
                     counters.sbbf_bytes.fetch_add(bytes, Ordering::Relaxed);
