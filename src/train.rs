@@ -138,8 +138,8 @@ pub struct Sizing {
     pub items: Option<u64>,
     /// The target false-positive rate (absent for explicit m and k).
     pub fpp: Option<f64>,
-    /// The HyperLogLog estimate of the distinct keys (for `estimated-distinct` and `folded`);
-    /// `items` is this plus a 2 % margin (about 2.5 standard errors) for `estimated-distinct`,
+    /// The estimate of the distinct keys: HyperLogLog for `estimated-distinct`, the filter's
+    /// bits block by block for `folded`; `items` is this plus a 2 % margin (about 2.5 standard errors) for `estimated-distinct`,
     /// and this (at most the footers' bound) for `folded`, whose bits are checked instead.
     pub estimated_distinct: Option<u64>,
     /// For `folded`: the filter size trained into (bits), from the row counts of the Parquet
@@ -266,7 +266,7 @@ impl TrainReport {
             }
             ("folded", Some(n), Some(f)) => {
                 s += &format!(
-                    "  sizing       ~{} distinct keys (HyperLogLog, same pass), sized for {n} at fpp {f}: m={} bits folded to {}{}\n",
+                    "  sizing       ~{} distinct keys (estimated from the filter's bits, same pass), sized for {n} at fpp {f}: m={} bits folded to {}{}\n",
                     self.sizing.estimated_distinct.unwrap_or(n),
                     self.sizing.bits_before_fold.unwrap_or(0),
                     self.sizing.bits_after_fold.unwrap_or(0),
@@ -757,13 +757,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             workers,
             &cancel,
             || {
-                Ok((
-                    BloomFilter::try_new(params, family)?,
-                    Counts::default(),
-                    folding.then(|| Box::new(Sketch::new())),
-                ))
+                Ok((BloomFilter::try_new(params, family)?, Counts::default()))
             },
-            |(filter, counts, sketch), i| {
+            |(filter, counts), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
                 let bytes = read_split(i, &mut |b, fk| {
                     passing_hashes(
@@ -776,11 +772,6 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         &mut hashes,
                     )?;
                     filter.insert_hashes(&hashes);
-                    if let Some(sketch) = sketch {
-                        for h in &hashes {
-                            sketch.insert_hash(*h);
-                        }
-                    }
                     counts.inserted += hashes.len() as u64;
                     bar.inc(b.num_rows() as u64);
                     Ok(())
@@ -796,19 +787,22 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         let t_reduce = Instant::now();
         let mut total = Counts::default();
         let mut iter = partials.into_iter();
-        let (mut filter, c0, mut all) = iter
+        let (mut filter, c0) = iter
             .next()
             .ok_or_else(|| Error::Internal("no partial filters".into()))?;
         total.add(&c0);
-        for (f, c, s) in iter {
+        for (f, c) in iter {
             filter.union(&f, "partial")?;
             total.add(&c);
-            if let (Some(all), Some(s)) = (all.as_mut(), s) {
-                all.merge(&s);
-            }
         }
-        if let Some(all) = all {
-            let estimate = all.estimate() as u64;
+        if folding {
+            // The distinct keys, estimated from the merged filter's bits (block by block), which
+            // do not depend on how the keys were split. A full block only happens when the
+            // footers undercount: then the estimate is "more than the bound".
+            let estimate = match filter.estimated_distinct_by_block() {
+                Some(e) => e.round() as u64,
+                None => rows_bound.saturating_mul(2).max(2),
+            };
             if estimate as f64 > rows_bound as f64 * 1.05 {
                 // Only footers with wrong statistics get here; the filter is then smaller
                 // than the target needs, and the report's model_fpp says by how much.
@@ -816,7 +810,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     "bloomjoin: warning: ~{estimate} distinct keys counted, more than the {rows_bound} the Parquet footers allow (wrong min/max statistics?); the filter may miss --fpp {fpp}"
                 );
             }
-            // No margin for the sketch's error here: the folded bits themselves are checked
+            // No margin for the estimate's error here: the folded bits themselves are checked
             // against the target (fold_to_target). The footers' bound is exact.
             let n = estimate.clamp(1, rows_bound.max(1));
             if shard.is_none() {

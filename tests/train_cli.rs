@@ -80,7 +80,7 @@ fn every_passing_key_probes_maybe_for_every_key_type() {
         .ok();
         assert!(summary.contains("inserted"), "{summary}");
         assert!(
-            summary.contains("(HyperLogLog, same pass), sized for "),
+            summary.contains("(estimated from the filter's bits, same pass), sized for "),
             "{summary}"
         );
         let (f, meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
@@ -528,7 +528,7 @@ proptest::proptest! {
 
     /// Issue 14: a filter trained in one pass with `--fpp` alone and folded has no false
     /// negatives and the same bytes for any worker count, split and batch size. Its FPP:
-    /// - the model FPP at the counted keys (HyperLogLog) is at most the target;
+    /// - the model FPP at the estimated keys (from the filter's bits) is at most the target;
     /// - the FPP its bits give (the mean over blocks of fill^k, the exact rate for random
     ///   absent keys given the bits) is at most the target (train grows the fold until it is),
     ///   and the rate measured on 200,000 absent keys agrees with it within 4 binomial standard

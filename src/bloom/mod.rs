@@ -1429,6 +1429,37 @@ impl BloomFilter {
         Some(-(m / self.params.num_hashes as f64) * (1.0 - x / m).ln())
     }
 
+    /// Distinct keys of a filter estimated from its bits. For the blocked layout, block by
+    /// block: a key sets `k` positions drawn from its block's 512 bits, so a block with `x` bits
+    /// set holds about `ln(1 - x/512) / (k ln(1 - 1/512))` keys; the sum over blocks. Other
+    /// layouts: [`Self::estimated_distinct`]. `None` when a block (or the filter) is full.
+    /// One-pass training sizes its fold with it: the filter it starts from is sized for the
+    /// most keys the inputs can hold, so no block comes near full unless the footers lie.
+    pub fn estimated_distinct_by_block(&self) -> Option<f64> {
+        if self.params.layout != Layout::Blocked {
+            return self.estimated_distinct();
+        }
+        let bits = BLOCK_BITS as f64;
+        let per_key = self.params.num_hashes as f64 * (1.0 - 1.0 / bits).ln();
+        // Blocks with the same count of set bits hold the same estimate: count them first.
+        let mut by_ones = [0u64; BLOCK_BITS as usize + 1];
+        for b in &self.blocks {
+            let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
+            by_ones[ones as usize] += 1;
+        }
+        if by_ones[BLOCK_BITS as usize] > 0 {
+            return None;
+        }
+        Some(
+            by_ones
+                .iter()
+                .enumerate()
+                .filter(|(x, c)| *x > 0 && **c > 0)
+                .map(|(x, c)| *c as f64 * (1.0 - x as f64 / bits).ln() / per_key)
+                .sum(),
+        )
+    }
+
     /// The false-positive rate of the filter as it is now: `fill^k` for the classic layout,
     /// the mean over blocks of `fill_block^k` for the blocked layout.
     pub fn estimated_fpp(&self) -> f64 {

@@ -154,7 +154,9 @@ impl FilterInfo {
             key_family: filter.family(),
             inserted: native.then(|| filter.inserted()),
             fill_ratio: filter.fill_ratio(),
-            estimated_distinct: filter.estimated_distinct().map(|d| d.round() as u64),
+            estimated_distinct: filter
+                .estimated_distinct_by_block()
+                .map(|d| d.round() as u64),
             estimated_fpp: filter.estimated_fpp(),
             bits_bytes: p.num_bytes(),
             file_bytes,

@@ -128,7 +128,7 @@ pub fn merge_and_fold(
     sizing.common_bits = merged.params().num_bits;
     if let (Some(p), true) = (sizing.fpp, blocked) {
         let n = merged
-            .estimated_distinct()
+            .estimated_distinct_by_block()
             .map(|d| ((d * 1.02).ceil() as u64).max(1))
             .unwrap_or(u64::MAX >> 1);
         merged = crate::train::fold_to_target(&merged, n, p)?;
