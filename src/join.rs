@@ -79,6 +79,8 @@ pub struct JoinJob {
     pub(crate) filter: Option<Location>,
     /// Whether to prefilter the right side (off with `--no-prefilter`).
     pub(crate) prefilter: bool,
+    /// `--spark-keys`: how to read a filter in Spark's format.
+    pub(crate) spark_keys: crate::bloom::spark_keys::SparkKeyMode,
     /// What to do when a left key is not in the filter.
     pub(crate) filter_mismatch: FilterMismatch,
     /// The build (filtered-on) side.
@@ -276,6 +278,37 @@ fn key_has_sbbf(file: &crate::plan::InputFile, side: &SideInput) -> bool {
 }
 
 /// Run the join job.
+/// Apply `--spark-keys` to the loaded filter: a filter in Spark's format (which does not
+/// record it) holding `xxhash64` longs hashes keys as the left key column's Spark type; a
+/// native filter records its mode, which must be the one asked for, if any.
+fn spark_keys_for_join(
+    job: &JoinJob,
+    plan: &crate::plan::side::JoinPlan,
+    f: &mut crate::bloom::BloomFilter,
+) -> Result<()> {
+    use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
+    if job.spark_keys == SparkKeyMode::Plain {
+        return Ok(());
+    }
+    let name = job
+        .filter
+        .as_ref()
+        .map(|l| l.to_string())
+        .unwrap_or_default();
+    if f.family() != KeyFamily::Any {
+        return match f.params().spark_keys {
+            SparkKeys::Xxhash64(_) => Ok(()),
+            SparkKeys::Plain => Err(Error::param(
+                "--spark-keys",
+                format!("xxhash64, but the filter {name} records plain keys"),
+            )),
+        };
+    }
+    let t = SparkType::of(plan.left.schema.field(0).data_type(), &job.left.key)?;
+    f.set_spark_keys(SparkKeys::Xxhash64(t))
+        .map_err(|e| Error::Usage(format!("{name}: {e}")))
+}
+
 pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
     crate::plan::refuse_join_overlap(job, "--")?;
@@ -284,7 +317,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let mut warnings = Vec::new();
 
     // The broadcast: load the filter once.
-    let loaded = job.filter.as_ref().map(codec::read).transpose()?;
+    let mut loaded = job.filter.as_ref().map(codec::read).transpose()?;
     let mut reason = if !jt.allows_prefilter() {
         Some(format!(
             "a {} join keeps right rows without a match, so dropping them early would change the result",
@@ -310,6 +343,9 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             None => SplitOptions::for_workers(total, workers),
         };
         let plan = crate::plan::side::plan_join(job, &split)?;
+        if let Some((f, _)) = loaded.as_mut() {
+            spark_keys_for_join(job, &plan, f)?;
+        }
         let filter = match &loaded {
             Some((f, meta)) => {
                 if f.check_family(plan.right.family).is_err() {
@@ -350,6 +386,14 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             ))
         } else if !job.sbbf {
             Some("--no-sbbf".to_string())
+        } else if matches!(
+            plan.left.family,
+            KeyFamily::Timestamp | KeyFamily::TimestampTz
+        ) {
+            Some(
+                "timestamp keys: a Parquet Bloom filter holds the column's raw values in its own unit"
+                    .to_string(),
+            )
         } else if !plan.right.plan.files.iter().any(|f| key_has_sbbf(f, &plan.right)) {
             Some(format!(
                 "no right row group has a Parquet Bloom filter on {}",
@@ -411,7 +455,12 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         let key_range = filter
             .as_ref()
             .and(left.key_range)
-            .filter(|_| plan.left.family == KeyFamily::Integer);
+            .filter(|_| {
+                matches!(
+                    plan.left.family,
+                    KeyFamily::Integer | KeyFamily::Timestamp | KeyFamily::TimestampTz
+                )
+            });
         let mut left_distinct = None;
         let sbbf = match left.distinct.map(|d| d.probe_keys()) {
             Some(Some((keys, n))) => {

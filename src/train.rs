@@ -14,6 +14,7 @@ use cardinality_estimator::CardinalityEstimator;
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
+use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
 use crate::bloom::{self, BloomFilter, BloomParams, Layout, BLOCK_BITS, MAX_BITS};
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
@@ -58,6 +59,12 @@ pub struct TrainSpec {
     /// spark-v2 (bit-exact with Spark's BloomFilter; Spark's sizing).
     #[arg(long, default_value = "blocked")]
     pub layout: Layout,
+    /// What a Spark-layout filter inserts for a key: plain (the key itself, as Spark's
+    /// `df.stat.bloomFilter` does) or xxhash64 (Spark SQL's `xxhash64(key)` as a long, so that
+    /// Spark probes it with `might_contain(filter, xxhash64(col))`; strings, decimals and
+    /// timestamps too). The filter records the mode and the key's Spark type.
+    #[arg(long, value_enum, default_value_t = SparkKeyMode::Plain, value_name = "plain|xxhash64")]
+    pub spark_keys: SparkKeyMode,
     /// Output file format: native, or spark (Spark's BloomFilter.writeTo bytes, readable by
     /// BloomFilter.readFrom; needs --layout spark-v1 or spark-v2).
     #[arg(long, value_enum, default_value_t = FileFormat::Native)]
@@ -97,6 +104,7 @@ impl Default for TrainSpec {
             hashes: None,
             seed: Seed::default(),
             layout: Layout::Blocked,
+            spark_keys: SparkKeyMode::Plain,
             format: FileFormat::Native,
             workers: None,
             output: String::new(),
@@ -323,6 +331,30 @@ impl Counts {
     }
 }
 
+/// The Spark type of the key column for `--spark-keys xxhash64`: the same in every file.
+fn spark_type(plan: &Plan, file_keys: &[FileKey], column: &str) -> Result<SparkType> {
+    let mut first: Option<(SparkType, String)> = None;
+    for (f, fk) in plan.files.iter().zip(file_keys) {
+        let t = SparkType::of(f.schema().field(fk.key).data_type(), column)?;
+        match &first {
+            None => first = Some((t, f.location.to_string())),
+            Some((t0, file0)) if *t0 != t => {
+                return Err(Error::Column {
+                    file: f.location.to_string(),
+                    column: column.to_string(),
+                    reason: format!(
+                        "--spark-keys xxhash64 hashes the key as its Spark type, {t} here but {t0} in {file0}: give the column one type in every file"
+                    ),
+                })
+            }
+            _ => {}
+        }
+    }
+    first
+        .map(|(t, _)| t)
+        .ok_or_else(|| Error::Usage("no input files".into()))
+}
+
 /// Check the key column and predicate against every file; returns the key family and the
 /// per-file projections.
 fn check_inputs(
@@ -470,6 +502,15 @@ impl TrainSpec {
         }
         spec.shard.as_deref().map(parse_shard).transpose()?;
         spec.format.check_layout(spec.layout, "--format")?;
+        if spec.spark_keys == SparkKeyMode::Xxhash64 && !spec.layout.is_spark() {
+            return Err(Error::param(
+                "--spark-keys",
+                format!(
+                    "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
+                    spec.layout
+                ),
+            ));
+        }
         let seed = spec.seed.for_layout(spec.layout)?;
         match (spec.bits, spec.hashes) {
             (Some(m), Some(k)) => {
@@ -530,6 +571,12 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             None => SplitOptions::for_workers(total, workers),
         })?;
         let (family, file_keys) = check_inputs(&plan, &spec.column, predicate.as_ref())?;
+        let spark_keys = match spec.spark_keys {
+            SparkKeyMode::Plain => SparkKeys::Plain,
+            SparkKeyMode::Xxhash64 => {
+                SparkKeys::Xxhash64(spark_type(&plan, &file_keys, &spec.column)?)
+            }
+        };
         // The most distinct keys there can be, from the footers of every input (of every
         // shard, so that shards agree on the size they train into): the rows, and for
         // integer keys the ranges of the row groups' min/max statistics.
@@ -615,6 +662,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         num_hashes: 1,
                         seed,
                         legacy_ints: false,
+                        spark_keys: SparkKeys::Plain,
                     };
                     let bar = crate::progress::rows(
                         "count",
@@ -670,6 +718,10 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     )
                 }
             },
+        };
+        let params = BloomParams {
+            spark_keys,
+            ..params
         };
         times.count_ms = t_count.elapsed().as_millis() as u64;
         check_memory(&params, workers)?;
@@ -834,6 +886,7 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
         num_hashes: k,
         seed,
         legacy_ints: false,
+        spark_keys: SparkKeys::Plain,
     };
     params.validate()?;
     if let Some(total) = crate::sys::total_memory() {

@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::{BloomFilter, BloomParams, Layout, MAX_BITS};
+use crate::bloom::spark_keys::{SparkKeys, SparkType};
 use crate::error::{Error, Result};
 use crate::key::KeyFamily;
 
@@ -40,7 +41,8 @@ pub const FORMAT_VERSION: u16 = 2;
 /// bytes keys changed, so older builds still read it) and for a filter read from a version-1
 /// file (its integers keep the old form); 2 otherwise.
 pub fn version_for(filter: &BloomFilter) -> u16 {
-    if filter.params().legacy_ints || filter.family() == KeyFamily::Bytes {
+    let p = filter.params();
+    if p.legacy_ints || (filter.family() == KeyFamily::Bytes && p.spark_keys.is_plain()) {
         1
     } else {
         FORMAT_VERSION
@@ -157,7 +159,14 @@ pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
     out.extend_from_slice(&p.seed.to_le_bytes());
     out.extend_from_slice(&filter.inserted().to_le_bytes());
     out.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
+    // The Spark key mode: 4 zero bytes (plain), or 1 and the Spark type of xxhash64 keys.
+    match p.spark_keys {
+        SparkKeys::Plain => out.extend_from_slice(&[0; 4]),
+        SparkKeys::Xxhash64(t) => {
+            out.push(1);
+            out.extend_from_slice(&t.code());
+        }
+    }
     out.extend_from_slice(&meta_json);
     out.resize(HEADER_LEN + padded, 0);
     for w in filter.words() {
@@ -236,11 +245,26 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
             "key family \"any\" with the {layout} layout (only Spark layouts have it)"
         )));
     }
-    if reserved != 0 {
+    if version == 1 && matches!(family, KeyFamily::Timestamp | KeyFamily::TimestampTz) {
         return Err(bad(format!(
-            "reserved header field is {reserved:#x}, not 0"
+            "key family {family} in format version 1 (timestamp keys exist from version 2)"
         )));
     }
+    let spark_keys = match bytes[44] {
+        0 if reserved == 0 => SparkKeys::Plain,
+        1 if version >= 2 && layout.is_spark() => {
+            let code = [bytes[45], bytes[46], bytes[47]];
+            SparkKeys::Xxhash64(
+                SparkType::from_code(code)
+                    .ok_or_else(|| bad(format!("unknown Spark key type code {code:?}")))?,
+            )
+        }
+        _ => {
+            return Err(bad(format!(
+                "Spark key mode field is {reserved:#x}: neither 0 nor xxhash64 of a Spark layout"
+            )))
+        }
+    };
     if num_bits == 0 || !num_bits.is_multiple_of(layout.bit_unit()) || num_bits > MAX_BITS {
         return Err(bad(format!(
             "impossible params: {num_bits} bits for the {layout} layout"
@@ -276,6 +300,7 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
         num_hashes,
         seed,
         legacy_ints: version == 1 && family != KeyFamily::Bytes,
+        spark_keys,
     };
     params
         .validate()
@@ -378,6 +403,76 @@ mod tests {
         assert_eq!(&bytes[44..48], &[0, 0, 0, 0]);
         assert_eq!(&bytes[48..48 + meta_json.len()], meta_json);
         assert_eq!(bytes.len(), 48 + 48 + 16 + 8);
+    }
+
+    /// Issue 16: the timestamp families have codes 4 and 5, in version 2 only.
+    #[test]
+    fn timestamp_families_round_trip_in_version_2_only() {
+        for (family, code) in [(KeyFamily::Timestamp, 4u8), (KeyFamily::TimestampTz, 5)] {
+            let params = BloomParams::explicit(Layout::Blocked, 512, 3, 0).unwrap();
+            let mut f = BloomFilter::try_new(params, family).unwrap();
+            f.insert_hash(crate::key::hash_timestamp(1_000_000_000, 0));
+            let mut bytes = encode(&f, &FilterMeta::default());
+            assert_eq!(&bytes[8..12], &[2, 0, 1, code]);
+            let (g, _) = decode(&bytes, "x").unwrap();
+            assert_eq!((g.family(), &g), (family, &f));
+            bytes[8] = 1;
+            let n = bytes.len();
+            let sum = xxh3_64(&bytes[..n - 8]);
+            bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            let e = decode(&bytes, "x").unwrap_err().to_string();
+            assert!(e.contains("timestamp keys exist from version 2"), "{e}");
+        }
+    }
+
+    /// Issue 16: the Spark key mode (xxhash64) and the Spark type are bytes 44..48 of the
+    /// header (version 2), and round-trip; unknown codes are refused.
+    #[test]
+    fn spark_key_mode_is_in_the_header() {
+        use crate::bloom::spark_keys::{SparkKeys, SparkType};
+        let p = BloomParams {
+            spark_keys: SparkKeys::Xxhash64(SparkType::Decimal(12, 3)),
+            ..BloomParams::explicit(Layout::SparkV2, 640, 3, 7).unwrap()
+        };
+        let f = BloomFilter::try_new(p, KeyFamily::Integer).unwrap();
+        let bytes = encode(&f, &FilterMeta::default());
+        assert_eq!(&bytes[8..10], &[2, 0]);
+        assert_eq!(&bytes[44..48], &[1, 3, 12, 3]);
+        let (g, _) = decode(&bytes, "x").unwrap();
+        assert_eq!(g.params().spark_keys, p.spark_keys);
+        let s = BloomParams {
+            spark_keys: SparkKeys::Xxhash64(SparkType::String),
+            ..p
+        };
+        let fb = BloomFilter::try_new(s, KeyFamily::Bytes).unwrap();
+        let b = encode(&fb, &FilterMeta::default());
+        assert_eq!(
+            (&b[8..10], &b[44..48]),
+            (&[2u8, 0][..], &[1u8, 5, 0, 0][..])
+        );
+        assert_eq!(decode(&b, "x").unwrap().0.params().spark_keys, s.spark_keys);
+        for (at, value, want) in [
+            (45, 9u8, "unknown Spark key type code"),
+            (44, 2, "Spark key mode field"),
+            (8, 1, "Spark key mode field"),
+        ] {
+            let mut bad = bytes.clone();
+            bad[at] = value;
+            let n = bad.len();
+            let sum = xxh3_64(&bad[..n - 8]);
+            bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            let e = decode(&bad, "x").unwrap_err().to_string();
+            assert!(e.contains(want), "{at}: {e}");
+        }
+        let e = BloomParams {
+            layout: Layout::Blocked,
+            num_bits: 512,
+            ..p
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("--spark-keys"), "{e}");
     }
 
     #[test]

@@ -46,6 +46,7 @@
 pub mod codec;
 pub mod sbbf;
 pub mod spark;
+pub mod spark_keys;
 
 use std::fmt;
 use std::str::FromStr;
@@ -207,6 +208,10 @@ pub struct BloomParams {
     /// version 1. False for every filter this build creates (integers hash by value).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub legacy_ints: bool,
+    /// What a Spark-layout filter inserts for a key: the key itself, or Spark's
+    /// `xxhash64(key)` as a long ([`spark_keys`]). Always plain for the native layouts.
+    #[serde(default, skip_serializing_if = "spark_keys::SparkKeys::is_plain")]
+    pub spark_keys: spark_keys::SparkKeys,
 }
 
 impl BloomParams {
@@ -225,6 +230,7 @@ impl BloomParams {
                 num_hashes: k,
                 seed,
                 legacy_ints: false,
+                spark_keys: spark_keys::SparkKeys::Plain,
             };
             params.validate()?;
             return Ok(params);
@@ -266,6 +272,7 @@ impl BloomParams {
             num_hashes,
             seed,
             legacy_ints: false,
+            spark_keys: spark_keys::SparkKeys::Plain,
         };
         params.validate()?;
         Ok(params)
@@ -286,6 +293,7 @@ impl BloomParams {
             num_hashes,
             seed,
             legacy_ints: false,
+            spark_keys: spark_keys::SparkKeys::Plain,
         };
         params.validate()?;
         Ok(params)
@@ -346,6 +354,15 @@ impl BloomParams {
                     ),
                 ))
             }
+            _ if !self.spark_keys.is_plain() && !self.layout.is_spark() => {
+                return Err(Error::param(
+                    "--spark-keys",
+                    format!(
+                        "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
+                        self.layout
+                    ),
+                ))
+            }
             Layout::SparkV2 if self.seed > u32::MAX as u64 => {
                 return Err(Error::param(
                     "--seed",
@@ -394,6 +411,13 @@ impl BloomParams {
     /// The hash of one integer key in a filter with these params.
     #[inline]
     pub fn hash_i64(&self, v: i64) -> u64 {
+        if let spark_keys::SparkKeys::Xxhash64(ty) = self.spark_keys {
+            let seed = spark_keys::XXHASH64_SEED;
+            let l = ty
+                .hash_number(arrow::datatypes::i256::from_i128(v as i128), 0, seed)
+                .unwrap_or_else(|| spark_keys::fallback(&v.to_le_bytes(), seed));
+            return spark::SparkHasher::new(self).hash_int(l as i64);
+        }
         if self.layout.is_spark() {
             spark::SparkHasher::new(self).hash_int(v)
         } else {
@@ -408,6 +432,13 @@ impl BloomParams {
         if let Ok(s) = i64::try_from(v) {
             return Some(self.hash_i64(s));
         }
+        if let spark_keys::SparkKeys::Xxhash64(ty) = self.spark_keys {
+            let seed = spark_keys::XXHASH64_SEED;
+            let l = ty
+                .hash_number(arrow::datatypes::i256::from_i128(v as i128), 0, seed)
+                .unwrap_or_else(|| spark_keys::fallback(&(v as u128).to_le_bytes(), seed));
+            return Some(spark::SparkHasher::new(self).hash_int(l as i64));
+        }
         match (self.layout.is_spark(), self.legacy_ints) {
             (_, true) => Some(self.hash_i64(v as i64)),
             (true, false) => None,
@@ -418,6 +449,13 @@ impl BloomParams {
     /// The hash of one bytes key in a filter with these params.
     #[inline]
     pub fn hash_bytes(&self, v: &[u8]) -> u64 {
+        if let spark_keys::SparkKeys::Xxhash64(ty) = self.spark_keys {
+            let seed = spark_keys::XXHASH64_SEED;
+            let l = ty
+                .hash_bytes(v, seed)
+                .unwrap_or_else(|| spark_keys::fallback(v, seed));
+            return spark::SparkHasher::new(self).hash_int(l as i64);
+        }
         if self.layout.is_spark() {
             spark::SparkHasher::new(self).hash_bytes(v)
         } else {
@@ -665,6 +703,20 @@ pub fn fold_start_blocks(need: u64) -> u64 {
 /// (see [`spark`]) and pack them into the u64.
 pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) -> Result<KeyFamily> {
     let spark = spark::SparkHasher::new(params);
+    if let spark_keys::SparkKeys::Xxhash64(ty) = params.spark_keys {
+        // Spark's xxhash64 of the key as the filter's Spark type, inserted as a long.
+        let family = KeyFamily::of(array.data_type()).ok_or_else(|| {
+            Error::Usage(format!(
+                "type {} cannot be a key (integers, decimals, dates, timestamps, strings and binary can)",
+                array.data_type()
+            ))
+        })?;
+        let mut seeds = vec![spark_keys::XXHASH64_SEED; array.len()];
+        spark_keys::xxhash64_column(array, ty, &mut seeds)?;
+        out.clear();
+        out.extend(seeds.iter().map(|&l| spark.hash_int(l as i64)));
+        return Ok(family);
+    }
     let native = key::Xxh3(params.seed);
     match (params.layout.is_spark(), params.legacy_ints) {
         (true, false) => key::hash_array_with(array, &spark, out),
@@ -906,6 +958,18 @@ impl BloomFilter {
     /// The filter's parameters.
     pub fn params(&self) -> &BloomParams {
         &self.params
+    }
+
+    /// Read keys of this Spark-layout filter with `mode` (`--spark-keys` for a filter in
+    /// Spark's format, which does not record it). Errors for other layouts.
+    pub fn set_spark_keys(&mut self, mode: spark_keys::SparkKeys) -> Result<()> {
+        let params = BloomParams {
+            spark_keys: mode,
+            ..self.params
+        };
+        params.validate()?;
+        self.params = params;
+        Ok(())
     }
 
     /// The key family the filter holds.
@@ -1217,6 +1281,10 @@ impl BloomFilter {
         self.check_family(family)?;
         let p = &self.params;
         let spark = spark::SparkHasher::new(p);
+        if let spark_keys::SparkKeys::Xxhash64(ty) = p.spark_keys {
+            let l = spark_keys::xxhash64_text(text, family, ty)?;
+            return Ok(spark.hash_int(l as i64));
+        }
         let native = key::Xxh3(p.seed);
         match (p.layout.is_spark(), p.legacy_ints) {
             (true, false) => key::hash_text_key_with(text, family, &spark),
@@ -1294,6 +1362,13 @@ impl BloomFilter {
                 "integer key form",
                 v(a.legacy_ints),
                 v(b.legacy_ints),
+            ));
+        }
+        if a.spark_keys != b.spark_keys {
+            return Err(mismatch(
+                "spark keys",
+                a.spark_keys.to_string(),
+                b.spark_keys.to_string(),
             ));
         }
         let family = match (self.family, other.family) {

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
+use crate::bloom::spark_keys::SparkKeys;
 use crate::bloom::{spark, BloomFilter, Layout};
 use crate::error::Result;
 use crate::key::KeyFamily;
@@ -110,6 +111,10 @@ pub struct FilterInfo {
     pub seed: i128,
     /// Key family.
     pub key_family: KeyFamily,
+    /// What a Spark-layout filter inserts for a key (`xxhash64`: Spark's `xxhash64(key)` of
+    /// the key as a Spark type); absent for plain keys.
+    #[serde(skip_serializing_if = "SparkKeys::is_plain")]
+    pub spark_keys: SparkKeys,
     /// Non-null keys inserted (with repeats); null for Spark's format, which does not record it.
     pub inserted: Option<u64>,
     /// Fraction of bits set.
@@ -152,6 +157,7 @@ impl FilterInfo {
                 p.seed as i128
             },
             key_family: filter.family(),
+            spark_keys: p.spark_keys,
             inserted: native.then(|| filter.inserted()),
             fill_ratio: filter.fill_ratio(),
             estimated_distinct: filter
@@ -174,6 +180,17 @@ impl FilterInfo {
             ("hashes (k)", self.num_hashes.to_string()),
             ("seed", self.seed.to_string()),
             ("key family", self.key_family.to_string()),
+            (
+                "spark keys",
+                match self.spark_keys {
+                    SparkKeys::Plain if self.layout.is_spark() => "plain (the keys themselves)".into(),
+                    SparkKeys::Plain => String::new(),
+                    SparkKeys::Xxhash64(t) => format!(
+                        "xxhash64: Spark's xxhash64(key) of the key as {t} (might_contain(filter, xxhash64(CAST(col AS {}))))",
+                        t.to_string().to_uppercase()
+                    ),
+                },
+            ),
             (
                 "inserted",
                 self.inserted
@@ -217,7 +234,10 @@ impl FilterInfo {
         if !m.created_by.is_empty() {
             rows.push(("created by", m.created_by.clone()));
         }
-        rows.iter().map(|(k, v)| format!("{k:<14}{v}\n")).collect()
+        rows.iter()
+            .filter(|(k, v)| !(*k == "spark keys" && v.is_empty()))
+            .map(|(k, v)| format!("{k:<14}{v}\n"))
+            .collect()
     }
 }
 

@@ -17,8 +17,8 @@ use crate::plan::InputFile;
 /// A range of integer keys, by value.
 pub(crate) type KeyRange = (i128, i128);
 
-/// The values of an integer or `Date32` array (or a dictionary of them) by value; `None` for
-/// other types.
+/// The values of an integer, `Date32` or timestamp array (or a dictionary of them) by value
+/// (timestamps in nanoseconds); `None` for other types.
 fn values_i128(a: &dyn Array) -> Option<Vec<Option<i128>>> {
     fn of<T: ArrowPrimitiveType>(a: &dyn Array) -> Vec<Option<i128>>
     where
@@ -47,6 +47,16 @@ fn values_i128(a: &dyn Array) -> Option<Vec<Option<i128>>> {
         DataType::UInt32 => of::<UInt32Type>(a),
         DataType::UInt64 => of::<UInt64Type>(a),
         DataType::Date32 => of::<Date32Type>(a),
+        // Timestamps by value in nanoseconds, whatever their unit (the left and right keys
+        // of a join may differ in unit; both are timestamps of one family).
+        DataType::Timestamp(unit, _) => {
+            let unit = crate::key::unit_ns(unit) as i128;
+            let ns = arrow::compute::cast(a, &DataType::Int64).ok()?;
+            ns.as_primitive::<Int64Type>()
+                .iter()
+                .map(|v| v.map(|v| v as i128 * unit))
+                .collect()
+        }
         _ => return None,
     })
 }

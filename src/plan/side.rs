@@ -84,6 +84,9 @@ pub(crate) fn plan_join(
     };
     let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
     let right = project_side("right", right_plan, &job.right, &columns(Side::Right))?;
+    if let Some(e) = time_zone_mismatch(job, &left, &right) {
+        return Err(e);
+    }
     if left.family != right.family {
         return Err(Error::Usage(format!(
             "key family mismatch: --left-key {} holds {} keys, --right-key {} holds {} keys",
@@ -138,6 +141,35 @@ pub(crate) fn plan_join(
         out_columns,
         bloom_columns,
     })
+}
+
+/// The error for a timestamp key with a time zone on one side and without on the other: an
+/// instant and a wall-clock time of unknown zone are different things (SQL engines convert
+/// one to the other with a session time zone; we refuse). Keys of different zones meet: a
+/// zoned timestamp is a UTC instant whatever its zone.
+fn time_zone_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput) -> Option<Error> {
+    use KeyFamily::{Timestamp, TimestampTz};
+    if !matches!(
+        (left.family, right.family),
+        (Timestamp, TimestampTz) | (TimestampTz, Timestamp)
+    ) {
+        return None;
+    }
+    let describe = |s: &SideInput| {
+        let t = s.schema.field(0).data_type();
+        if s.family == TimestampTz {
+            format!("{t}, with a time zone")
+        } else {
+            format!("{t}, without a time zone")
+        }
+    };
+    Some(Error::Usage(format!(
+        "time zone mismatch: --left-key {} is {} but --right-key {} is {}: an instant never equals a wall-clock time; cast one side (to TIMESTAMP WITH TIME ZONE, or to one without)",
+        job.left.key,
+        describe(left),
+        job.right.key,
+        describe(right)
+    )))
 }
 
 /// A type that holds the values of both `a` and `b` (columns of one side in two files), so
