@@ -213,6 +213,36 @@ mod tests {
         assert_eq!(union(Some((1, 2)), Some((-5, 0))), Some((-5, 2)));
     }
 
+    /// Issue 16: timestamp ranges are instants in nanoseconds, whatever the unit, so a
+    /// millisecond left side prunes a nanosecond right side by value.
+    #[test]
+    fn timestamp_ranges_are_nanoseconds() {
+        use arrow::array::{
+            TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray,
+        };
+        let ms = TimestampMillisecondArray::from(vec![Some(1_500), None, Some(-1_000)]);
+        assert_eq!(key_range(&ms), Some((-1_000_000_000, 1_500_000_000)));
+        let ns = TimestampNanosecondArray::from(vec![1_500_000_001]).with_timezone("UTC");
+        assert_eq!(key_range(&ns), Some((1_500_000_001, 1_500_000_001)));
+        let s = TimestampSecondArray::from(vec![i64::MAX, i64::MIN]);
+        let far = i64::MAX as i128 * 1_000_000_000;
+        assert_eq!(key_range(&s), Some((i64::MIN as i128 * 1_000_000_000, far)));
+        let dir = tempfile::tempdir().unwrap();
+        // Row groups [0 s, 1 s] and [3 s, 4 s] against left keys 1.5 s to 2.5 s: both out.
+        let f = write(
+            &dir.path().join("t.parquet"),
+            Arc::new(TimestampSecondArray::from(vec![0, 1, 3, 4])),
+            2,
+        );
+        let mut skipped = Vec::new();
+        let kept = row_groups_in_range(&f, "k", 0..2, (1_500_000_000, 2_500_000_000), |rg| {
+            skipped.push(rg)
+        });
+        assert_eq!((kept, skipped), (vec![], vec![0, 1]));
+        let kept = row_groups_in_range(&f, "k", 0..2, (1_000_000_000, 1_000_000_000), |_| {});
+        assert_eq!(kept, vec![0]);
+    }
+
     fn write(path: &std::path::Path, col: ArrayRef, rg_rows: usize) -> std::sync::Arc<InputFile> {
         let batch = arrow::array::RecordBatch::try_from_iter([("k", col)]).unwrap();
         let props = parquet::file::properties::WriterProperties::builder()
