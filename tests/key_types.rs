@@ -233,6 +233,49 @@ fn timestamp_keys_of_every_unit_meet_by_instant() {
             &["a1|c1", "a2|c2", "a-1|c-1"],
         );
 
+        // One side whose files differ in unit (seconds, nanoseconds): one key type.
+        let z = |a: ArrayRef| -> ArrayRef {
+            let data = a.to_data();
+            let t = arrow::datatypes::DataType::Timestamp(
+                match a.data_type() {
+                    arrow::datatypes::DataType::Timestamp(u, _) => *u,
+                    _ => unreachable!(),
+                },
+                right_zone.map(Into::into),
+            );
+            make_array(data.into_builder().data_type(t).build().unwrap())
+        };
+        write_parquet(
+            &d.join("rmix/s.parquet"),
+            vec![
+                ("k", z(Arc::new(TimestampSecondArray::from(vec![1, 2])))),
+                ("w", Arc::new(StringArray::from(vec!["s1", "s2"]))),
+            ],
+            10,
+        );
+        write_parquet(
+            &d.join("rmix/t.parquet"),
+            vec![
+                (
+                    "k",
+                    z(Arc::new(TimestampNanosecondArray::from(vec![
+                        S + S / 2,
+                        3 * S,
+                    ]))),
+                ),
+                ("w", Arc::new(StringArray::from(vec!["n1.5", "n3"]))),
+            ],
+            10,
+        );
+        check(
+            d,
+            &f,
+            ("lt", "rmix"),
+            "inner",
+            "v,w",
+            &["a1|s1", "a2|s2", "a1.5|n1.5"],
+        );
+
         // probe reads timestamps as text (UTC for zoned keys); inspect shows the family.
         let family = if zone.is_some() {
             "timestamptz"
@@ -300,6 +343,27 @@ fn timestamp_zone_mismatch_is_an_error_naming_both_columns() {
         10,
     );
     join(None, "lt", "ints").fails(2, &["key family mismatch", "timestamp", "integer"]);
+    // Files of one side in seconds and nanoseconds share the nanosecond type; a value in
+    // seconds beyond it (after 2262) that reaches the join is a one-line error naming the
+    // file, nothing written (with the prefilter, its row is dropped before: no such key).
+    write_parquet(
+        &d.join("big/a.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampNanosecondArray::from(vec![S])) as ArrayRef,
+        )],
+        10,
+    );
+    write_parquet(
+        &d.join("big/b.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampSecondArray::from(vec![1, i64::MAX / 2])) as ArrayRef,
+        )],
+        10,
+    );
+    join(None, "lt", "big").fails(2, &["b.parquet", "does not fit type Timestamp(ns)"]);
+    assert!(crate::util::files_below(&d.join("out")).is_empty());
     let fz = train(d, "rt", &[]);
     join(Some(&fz), "rt", "lt").fails(2, &["time zone mismatch"]);
     run_stdin(

@@ -175,8 +175,8 @@ fn time_zone_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput) -> Opt
 /// A type that holds the values of both `a` and `b` (columns of one side in two files), so
 /// that every file's batches can be cast to it without loss: the wider integer (signed when
 /// one is signed: `UInt32` and `Int8` meet in `Int64`), the wider float, the large string or
-/// binary, a dictionary's value type. `None` when there is none (`UInt64` and a signed type;
-/// different classes).
+/// binary, a dictionary's value type, the finer timestamp unit. `None` when there is none
+/// (`UInt64` and a signed type; a zoned and a zone-less timestamp; different classes).
 fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType as D;
     if a == b {
@@ -219,6 +219,21 @@ fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         }
         let (unsigned, signed) = if sa { (wb, wa) } else { (wa, wb) };
         return (unsigned < 64).then(|| int_type(true, signed.max(2 * unsigned)));
+    }
+    // Timestamps of different units (both zoned, or both not): the finer unit, which holds
+    // every value of the coarser one unless it overflows (then the cast fails, naming the
+    // file). The values of a zoned timestamp are UTC instants whatever the zone: the first
+    // file's zone is kept.
+    if let (D::Timestamp(ua, za), D::Timestamp(ub, zb)) = (&a, &b) {
+        if za.is_some() != zb.is_some() {
+            return None;
+        }
+        let unit = if crate::key::unit_ns(ua) <= crate::key::unit_ns(ub) {
+            *ua
+        } else {
+            *ub
+        };
+        return Some(D::Timestamp(unit, za.clone()));
     }
     let rank = |t: &DataType, family: [&DataType; 3]| family.iter().position(|f| *f == t);
     for family in [
@@ -447,6 +462,7 @@ mod tests {
 
     #[test]
     fn common_types_hold_both_files_values() {
+        use arrow::datatypes::TimeUnit;
         use DataType as D;
         let dict = |v: D| D::Dictionary(Box::new(D::Int8), Box::new(v));
         for (a, b, want) in [
@@ -466,6 +482,21 @@ mod tests {
             (D::Float32, D::Float64, Some(D::Float64)),
             (D::Utf8, D::Int64, None),
             (D::Date32, D::Int32, None),
+            (
+                D::Timestamp(TimeUnit::Second, None),
+                D::Timestamp(TimeUnit::Nanosecond, None),
+                Some(D::Timestamp(TimeUnit::Nanosecond, None)),
+            ),
+            (
+                D::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                D::Timestamp(TimeUnit::Millisecond, Some("+02:00".into())),
+                Some(D::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))),
+            ),
+            (
+                D::Timestamp(TimeUnit::Millisecond, None),
+                D::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+                None,
+            ),
         ] {
             assert_eq!(common_type(&a, &b), want, "{a} and {b}");
         }
