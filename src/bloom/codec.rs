@@ -159,14 +159,7 @@ pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
     out.extend_from_slice(&p.seed.to_le_bytes());
     out.extend_from_slice(&filter.inserted().to_le_bytes());
     out.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
-    // The Spark key mode: 4 zero bytes (plain), or 1 and the Spark type of xxhash64 keys.
-    match p.spark_keys {
-        SparkKeys::Plain => out.extend_from_slice(&[0; 4]),
-        SparkKeys::Xxhash64(t) => {
-            out.push(1);
-            out.extend_from_slice(&t.code());
-        }
-    }
+    out.extend_from_slice(&layout_field(p));
     out.extend_from_slice(&meta_json);
     out.resize(HEADER_LEN + padded, 0);
     for w in filter.words() {
@@ -205,6 +198,33 @@ pub fn decode(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)>
         None => Err(Error::format(
             location,
             "bad magic (neither a bloomjoin filter file nor a Spark Bloom filter of version 1 or 2)",
+        )),
+    }
+}
+
+/// Header bytes 44..48, the layout's own field: for the Spark layouts the key mode (4 zero
+/// bytes: the keys themselves; `1` and the 3-byte Spark type: `xxhash64` keys); 0 for the
+/// other layouts.
+fn layout_field(p: &BloomParams) -> [u8; 4] {
+    match (p.layout, p.spark_keys) {
+        (Layout::SparkV1 | Layout::SparkV2, SparkKeys::Xxhash64(t)) => {
+            let [a, b, c] = t.code();
+            [1, a, b, c]
+        }
+        _ => [0; 4],
+    }
+}
+
+/// The Spark layouts' key mode from header bytes 44..48 (see [`layout_field`]).
+fn spark_keys_field(field: [u8; 4], version: u16) -> std::result::Result<SparkKeys, String> {
+    match field {
+        [0, 0, 0, 0] => Ok(SparkKeys::Plain),
+        [1, a, b, c] if version >= 2 => SparkType::from_code([a, b, c])
+            .map(SparkKeys::Xxhash64)
+            .ok_or_else(|| format!("unknown Spark key type code {:?}", [a, b, c])),
+        _ => Err(format!(
+            "Spark key mode field is {:#x}: neither 0 nor xxhash64 (1 and a Spark type, format version 2)",
+            u32::from_le_bytes(field)
         )),
     }
 }
@@ -250,20 +270,16 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
             "key family {family} in format version 1 (timestamp keys exist from version 2)"
         )));
     }
-    let spark_keys = match bytes[44] {
-        0 if reserved == 0 => SparkKeys::Plain,
-        1 if version >= 2 && layout.is_spark() => {
-            let code = [bytes[45], bytes[46], bytes[47]];
-            SparkKeys::Xxhash64(
-                SparkType::from_code(code)
-                    .ok_or_else(|| bad(format!("unknown Spark key type code {code:?}")))?,
-            )
+    let spark_keys = match layout {
+        Layout::SparkV1 | Layout::SparkV2 => {
+            spark_keys_field([bytes[44], bytes[45], bytes[46], bytes[47]], version).map_err(bad)?
         }
-        _ => {
+        _ if reserved != 0 => {
             return Err(bad(format!(
-                "Spark key mode field is {reserved:#x}: neither 0 nor xxhash64 of a Spark layout"
+                "reserved header field is {reserved:#x}, not 0"
             )))
         }
+        _ => SparkKeys::Plain,
     };
     if num_bits == 0 || !num_bits.is_multiple_of(layout.bit_unit()) || num_bits > MAX_BITS {
         return Err(bad(format!(
