@@ -1147,6 +1147,30 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// A timestamp hashes as its instant: `v` of a unit equals `v * 1000` of the next
+        /// finer unit (whenever that fits), and the Spark hasher agrees on microseconds.
+        #[test]
+        fn timestamps_hash_by_instant_across_units(v in any::<i64>(), seed in any::<u64>()) {
+            use arrow::datatypes::TimeUnit::*;
+            let units = [Second, Millisecond, Microsecond, Nanosecond];
+            let one = |a: ArrayRef| hash_array(a.as_ref(), seed).unwrap().hashes[0];
+            let ts = |v: i64, u: &arrow::datatypes::TimeUnit| -> ArrayRef {
+                let a = Int64Array::from(vec![v]);
+                arrow::compute::cast(&a, &DataType::Timestamp(*u, None)).unwrap()
+            };
+            for w in units.windows(2) {
+                if let Some(finer) = v.checked_mul(1000) {
+                    prop_assert_eq!(one(ts(v, &w[0])), one(ts(finer, &w[1])));
+                }
+                prop_assert_eq!(
+                    one(ts(v, &w[0])),
+                    hash_timestamp(v as i128 * unit_ns(&w[0]) as i128, seed)
+                );
+            }
+        }
+    }
+
     #[test]
     fn hash_i64_edge_values() {
         for v in [0i64, 1, -1, i64::MIN, i64::MAX, 7, 1 << 32] {

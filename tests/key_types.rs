@@ -849,3 +849,67 @@ fn xxhash64_keys_train_join_probe_and_inspect() {
     )
     .fails(2, &["--spark-keys", "records plain keys"]);
 }
+
+/// Timestamp filters have the same bytes for any workers, batch size and split size, and
+/// whatever the unit the same instants are stored in.
+#[test]
+fn timestamp_filters_are_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let us: Vec<Option<i64>> = (0..5000i64)
+        .map(|i| (i % 13 != 0).then_some((i * 7919 % 4001 - 2000) * 1_000_000))
+        .collect();
+    let ns: Vec<Option<i64>> = us.iter().map(|v| v.map(|v| v * 1000)).collect();
+    write_parquet(
+        &d.join("us/a.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampMicrosecondArray::from(us)) as ArrayRef,
+        )],
+        700,
+    );
+    write_parquet(
+        &d.join("ns/a.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampNanosecondArray::from(ns)) as ArrayRef,
+        )],
+        300,
+    );
+    let mut files = Vec::new();
+    for (i, (input, extra)) in [
+        ("us", vec!["--workers", "1"]),
+        (
+            "us",
+            vec!["--workers", "3", "--batch-size", "7", "--split-rows", "100"],
+        ),
+        ("ns", vec!["--workers", "2", "--batch-size", "1000"]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = format!("f{i}.bjf");
+        let mut a = vec![
+            "train",
+            "-q",
+            "--input",
+            input,
+            "--column",
+            "k",
+            "--expected-items",
+            "5000",
+            "--output",
+            &out,
+        ];
+        a.extend_from_slice(&extra);
+        run_in(d, &a).ok();
+        let bytes = std::fs::read(d.join(&out)).unwrap();
+        // The metadata names the input and the key type: compare the header's params and
+        // the bits (m / 8 bytes before the checksum).
+        let m = u64::from_le_bytes(bytes[16..24].try_into().unwrap()) as usize;
+        let bits = &bytes[bytes.len() - 8 - m / 8..bytes.len() - 8];
+        files.push((bytes[8..40].to_vec(), bits.to_vec()));
+    }
+    assert_eq!(files[0], files[1]);
+    assert_eq!(files[0], files[2]);
+}
