@@ -199,7 +199,13 @@ def duckdb_sql(con, job):
     rw = f" WHERE {j['right-where']}" if j.get("right-where") else ""
     L = f"(SELECT * FROM {src(lf)}{lw})"
     R = f"(SELECT * FROM {src(rf)}{rw})"
-    on = f"l.{qi(j['left-key'])} = r.{qi(j['right-key'])}"
+    # A composite key (`a,b`) pairs its columns in order; a NULL in any of them never matches,
+    # in DuckDB as in bloomjoin.
+    lkeys = [k.strip() for k in j["left-key"].split(",")]
+    rkeys = [k.strip() for k in j["right-key"].split(",")]
+    if len(lkeys) != len(rkeys):
+        die(f"left-key {j['left-key']!r} and right-key {j['right-key']!r} differ in length")
+    on = " AND ".join(f"l.{qi(a)} = r.{qi(b)}" for a, b in zip(lkeys, rkeys))
     cols = resolve_select(j, lcols, rcols)
     proj = ", ".join(f"{side}.{qi(name)} AS {qi(out)}" for side, name, out in cols)
     jt = j.get("type", "inner")

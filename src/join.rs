@@ -125,8 +125,8 @@ pub struct JoinJob {
 pub(crate) struct SideJob {
     /// Files, directories, globs or URLs.
     pub(crate) inputs: Vec<String>,
-    /// The key column.
-    pub(crate) key: String,
+    /// The key columns (one, or the components of a composite key in order).
+    pub(crate) keys: Vec<String>,
     /// `--left-where` / `--right-where`.
     pub(crate) predicate: Option<Predicate>,
 }
@@ -264,6 +264,9 @@ fn key_has_sbbf(file: &crate::plan::InputFile, side: &SideInput) -> bool {
     let meta = file.parquet();
     let schema = meta.file_metadata().schema_descr();
     let key = side.schema.field(0).name();
+    if side.arity() > 1 {
+        return false;
+    }
     let Some(leaf) = (0..schema.num_columns()).find(|i| {
         let root = schema.get_column_root_idx(*i);
         schema.root_schema().get_fields()[root].name() == key
@@ -273,6 +276,52 @@ fn key_has_sbbf(file: &crate::plan::InputFile, side: &SideInput) -> bool {
     meta.row_groups()
         .iter()
         .any(|rg| rg.column(leaf).bloom_filter_offset().is_some())
+}
+
+/// Check that the filter was trained on a key like the join's: the same number of columns,
+/// each of the same family as the right key's (which matches the left key's). One-line
+/// usage errors.
+fn check_filter_key(
+    f: &BloomFilter,
+    meta: &codec::FilterMeta,
+    job: &JoinJob,
+    plan: &JoinPlan,
+) -> Result<()> {
+    let filter = job
+        .filter
+        .as_ref()
+        .map(|l| l.to_string())
+        .unwrap_or_default();
+    let right = job.right.keys.join(",");
+    let arity = plan.right.arity();
+    if f.family() == KeyFamily::Tuple || arity > 1 {
+        let recorded = meta.key_columns_of(f.family());
+        if f.family() != KeyFamily::Tuple || recorded.len() != arity {
+            return Err(Error::Usage(format!(
+                "key arity mismatch: the filter {filter} holds keys of {} column(s), but --right-key {right} has {arity}",
+                if f.family() == KeyFamily::Tuple { recorded.len() } else { 1 },
+            )));
+        }
+        for (i, ((name, fam), rf)) in recorded.iter().zip(&plan.right.families).enumerate() {
+            if fam != rf {
+                return Err(Error::Usage(format!(
+                    "key family mismatch: column {} of the filter {filter}'s key ({name}) holds {fam} keys, but --right-key column {} ({}) holds {rf} keys",
+                    i + 1,
+                    i + 1,
+                    job.right.keys[i]
+                )));
+            }
+        }
+        return Ok(());
+    }
+    if f.check_family(plan.right.family).is_err() {
+        return Err(Error::Usage(format!(
+            "key family mismatch: the filter {filter} holds {} keys, but --right-key {right} holds {} keys",
+            f.family(),
+            plan.right.family
+        )));
+    }
+    Ok(())
 }
 
 /// Run the join job.
@@ -312,22 +361,22 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         let plan = crate::plan::side::plan_join(job, &split)?;
         let filter = match &loaded {
             Some((f, meta)) => {
-                if f.check_family(plan.right.family).is_err() {
-                    return Err(Error::Usage(format!(
-                        "key family mismatch: the filter {} holds {} keys, but --right-key {} holds {} keys",
-                        job.filter.as_ref().map(|l| l.to_string()).unwrap_or_default(),
-                        f.family(),
-                        job.right.key,
-                        plan.right.family
-                    )));
-                }
-                if let Some(c) = &meta.column {
-                    if *c != job.left.key {
-                        warnings.push(format!(
-                            "the filter was trained on column {c:?}, the left key is {:?}",
-                            job.left.key
-                        ));
-                    }
+                check_filter_key(f, meta, job, &plan)?;
+                let trained: Vec<String> = meta
+                    .key_columns_of(f.family())
+                    .into_iter()
+                    .map(|(name, _)| name)
+                    .collect();
+                if trained.iter().all(|n| !n.is_empty()) && trained != job.left.keys {
+                    let show = |k: &[String]| match k {
+                        [one] => one.clone(),
+                        many => format!("({})", many.join(", ")),
+                    };
+                    warnings.push(format!(
+                        "the filter was trained on column {:?}, the left key is {:?}",
+                        show(&trained),
+                        show(&job.left.keys)
+                    ));
                 }
                 let left_where = job.left.predicate.as_ref().map(|p| p.text().to_string());
                 if meta.predicate != left_where && meta.predicate.is_some() {
@@ -350,10 +399,15 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             ))
         } else if !job.sbbf {
             Some("--no-sbbf".to_string())
+        } else if plan.right.arity() > 1 {
+            Some(
+                "a composite key: Parquet Bloom filters hold the values of one column, not tuples"
+                    .to_string(),
+            )
         } else if !plan.right.plan.files.iter().any(|f| key_has_sbbf(f, &plan.right)) {
             Some(format!(
                 "no right row group has a Parquet Bloom filter on {}",
-                job.right.key
+                job.right.keys[0]
             ))
         } else {
             None
@@ -366,6 +420,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                 out_schema: plan.out_schema.clone(),
                 out_columns: plan.out_columns.clone(),
                 left_schema: plan.left.schema.clone(),
+                key_arity: plan.left.arity(),
                 blooms: crate::bloom::sbbf::WriteBlooms {
                     columns: plan.bloom_columns.clone(),
                     fpp: job.bloom_fpp,
@@ -408,10 +463,18 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             }
             None => filter,
         };
-        let key_range = filter
-            .as_ref()
-            .and(left.key_range)
-            .filter(|_| plan.left.family == KeyFamily::Integer);
+        // Per key column: integer columns' ranges, only when prefiltering.
+        let key_ranges: Vec<_> = left
+            .key_ranges
+            .iter()
+            .zip(&plan.left.families)
+            .map(|(r, fam)| {
+                filter
+                    .as_ref()
+                    .and(*r)
+                    .filter(|_| *fam == KeyFamily::Integer)
+            })
+            .collect();
         let mut left_distinct = None;
         let sbbf = match left.distinct.map(|d| d.probe_keys()) {
             Some(Some((keys, n))) => {
@@ -434,7 +497,8 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                 times.build_ms = t_build.elapsed().as_millis() as u64;
                 // The left keys are in memory: they are the last, exact tier.
                 let keys = filter.as_ref().map(|_| Arc::clone(&table));
-                let prefilter = RightPrefilter::new(key_range, filter.clone(), keys, ctx.hash_seed)
+                let prefilter =
+                    RightPrefilter::new(key_ranges.clone(), filter.clone(), keys, ctx.hash_seed)
                     .with_sbbf(sbbf.clone());
                 let t_probe = Instant::now();
                 let w = replicated::probe(&ctx, &table, &prefilter)?;
@@ -452,7 +516,8 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             }
             left::LeftSide::Spilled(spill) => {
                 times.build_ms = t_build.elapsed().as_millis() as u64;
-                let prefilter = RightPrefilter::new(key_range, filter.clone(), None, ctx.hash_seed)
+                let prefilter =
+                    RightPrefilter::new(key_ranges.clone(), filter.clone(), None, ctx.hash_seed)
                     .with_sbbf(sbbf.clone());
                 let (w, mut strategy, (probe_ms, reduce_ms)) =
                     reduce_side::run(&ctx, spill, &prefilter)?;

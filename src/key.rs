@@ -40,6 +40,12 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::error::{Error, Result};
 
+mod tuple;
+pub use tuple::{
+    hash_canon_tuple, hash_pair, hash_text_tuple, hash_tuple_into, tuple_nulls, with_text_canon,
+    Canon, TupleKeys,
+};
+
 /// The family a key column belongs to; filters and joins refuse to mix families.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -53,6 +59,10 @@ pub enum KeyFamily {
     /// Spark's longs, bytes as Spark's binary/strings), so the caller's key column decides.
     /// No key column has this family.
     Any,
+    /// A composite key (`--column a,b`): a tuple of keys hashed in one pass (see
+    /// [`hash_tuple_into`]); the filter's metadata records each component's column and
+    /// family. No key column has this family.
+    Tuple,
 }
 
 impl KeyFamily {
@@ -62,6 +72,7 @@ impl KeyFamily {
             KeyFamily::Integer => 1,
             KeyFamily::Bytes => 2,
             KeyFamily::Any => 3,
+            KeyFamily::Tuple => 4,
         }
     }
 
@@ -71,6 +82,7 @@ impl KeyFamily {
             1 => Some(KeyFamily::Integer),
             2 => Some(KeyFamily::Bytes),
             3 => Some(KeyFamily::Any),
+            4 => Some(KeyFamily::Tuple),
             _ => None,
         }
     }
@@ -129,6 +141,7 @@ impl fmt::Display for KeyFamily {
             KeyFamily::Integer => "integer",
             KeyFamily::Bytes => "bytes",
             KeyFamily::Any => "any",
+            KeyFamily::Tuple => "tuple",
         })
     }
 }
@@ -235,7 +248,7 @@ fn xxh3_ints<T: WidenToI64>(values: &[T], seed: u64, out: &mut Vec<u64>) {
 
 /// Whether the CPU runs [`hash_ints_avx512`].
 #[cfg(target_arch = "x86_64")]
-fn simd_hash() -> bool {
+pub(crate) fn simd_hash() -> bool {
     std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512dq")
         && std::arch::is_x86_feature_detected!("avx512vl")
@@ -424,7 +437,7 @@ pub fn hash_array_with<H: KeyHasher>(
     KeyFamily::of(dt).ok_or_else(|| unsupported(dt))
 }
 
-fn unsupported(dt: &DataType) -> Error {
+pub(crate) fn unsupported(dt: &DataType) -> Error {
     Error::Usage(format!(
         "type {dt} cannot be a key (integers, decimals, dates, strings and binary can)"
     ))
@@ -432,7 +445,7 @@ fn unsupported(dt: &DataType) -> Error {
 
 /// A `Date64` (milliseconds) as its day number, the key of the same day in `Date32`.
 #[inline]
-fn date64_days(ms: i64) -> i64 {
+pub(crate) fn date64_days(ms: i64) -> i64 {
     ms.div_euclid(86_400_000)
 }
 
@@ -541,7 +554,7 @@ impl ToI256 for i256 {
 }
 
 /// The error for a decimal key that has no key form for a hasher.
-fn unrepresentable_decimal(m: i256, scale: i8) -> Error {
+pub(crate) fn unrepresentable_decimal(m: i256, scale: i8) -> Error {
     let digits = m.to_string();
     let (sign, digits) = match digits.strip_prefix('-') {
         Some(d) => ("-", d.to_string()),
@@ -731,12 +744,15 @@ pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &
         KeyFamily::Any => Err(Error::Usage(
             "the filter does not record its key family (Spark format): say whether the keys are integers or bytes".into(),
         )),
+        KeyFamily::Tuple => Err(Error::Usage(
+            "the filter holds composite keys: give one tab-separated field per key column".into(),
+        )),
     }
 }
 
 /// A decimal number's text (`-12`, `1.50`, `+.5`) as mantissa and scale; `None` when it is
 /// not one or needs more than 76 digits.
-fn parse_number(t: &str) -> Option<(i256, i8)> {
+pub(crate) fn parse_number(t: &str) -> Option<(i256, i8)> {
     let (neg, digits) = match t.as_bytes().first()? {
         b'-' => (true, &t[1..]),
         b'+' => (false, &t[1..]),
@@ -825,7 +841,7 @@ impl CanonicalKeys {
                     .map_err(|e| Error::arrow("key to bytes", e))?;
                 Ok(CanonicalKeys::Bytes(b.as_binary::<i64>().clone()))
             }
-            KeyFamily::Any => Err(unsupported(array.data_type())),
+            KeyFamily::Any | KeyFamily::Tuple => Err(unsupported(array.data_type())),
         }
     }
 

@@ -20,7 +20,7 @@ use arrow::datatypes::SchemaRef;
 
 use crate::commit::PartWriter;
 use crate::error::{Error, Result};
-use crate::key::CanonicalKeys;
+use crate::key::TupleKeys;
 use crate::store::Location;
 
 /// The join types (MapReduce Design Patterns' set).
@@ -120,8 +120,10 @@ pub(crate) struct JoinShape {
     pub out_schema: SchemaRef,
     /// Where each output column comes from.
     pub out_columns: Vec<OutColumn>,
-    /// Schema of the left side's batches (key in column 0).
+    /// Schema of the left side's batches (the key columns first).
     pub left_schema: SchemaRef,
+    /// Number of key columns (the first columns of both sides' batches).
+    pub key_arity: usize,
     /// The Parquet Bloom filters every part carries.
     pub blooms: crate::bloom::sbbf::WriteBlooms,
 }
@@ -157,7 +159,7 @@ const NONE: u32 = u32::MAX;
 /// Shared read-only by the probing workers; only the matched flags change, atomically.
 pub(crate) struct JoinTable {
     batch: RecordBatch,
-    keys: CanonicalKeys,
+    keys: TupleKeys,
     heads: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
     next: Vec<u32>,
     /// One bit per left row: matched by some right row.
@@ -165,10 +167,11 @@ pub(crate) struct JoinTable {
 }
 
 impl JoinTable {
-    /// Build from left batches (key in column 0) and the base hashes of their keys (one
-    /// vector per batch).
+    /// Build from left batches (the `arity` key columns first) and the base hashes of their
+    /// keys (one vector per batch).
     pub(crate) fn build(
         schema: &SchemaRef,
+        arity: usize,
         batches: Vec<RecordBatch>,
         hashes: Vec<Vec<u64>>,
     ) -> Result<JoinTable> {
@@ -182,9 +185,12 @@ impl JoinTable {
                 format!("a build side of {n} rows is more than one table holds (2^32 - 1): use --strategy reduce-side"),
             ));
         }
-        let key_col = batch.column(0);
-        let keys = CanonicalKeys::try_new(key_col.as_ref())?;
-        let nulls = key_col.logical_nulls();
+        let key_cols: Vec<&dyn Array> = batch.columns()[..arity]
+            .iter()
+            .map(|c| c.as_ref())
+            .collect();
+        let keys = TupleKeys::try_new(&key_cols)?;
+        let nulls = crate::key::tuple_nulls(&key_cols);
         let mut heads: HashMap<u64, u32, BuildHasherDefault<IdHasher>> =
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut next = vec![NONE; n];
@@ -226,7 +232,7 @@ impl JoinTable {
 
     /// Visit every left row whose key equals right key `j` (with base hash `h`).
     #[inline]
-    fn for_each_match(&self, h: u64, rkeys: &CanonicalKeys, j: usize, mut f: impl FnMut(u32)) {
+    fn for_each_match(&self, h: u64, rkeys: &TupleKeys, j: usize, mut f: impl FnMut(u32)) {
         if let Some(&head) = self.heads.get(&table_hash(h)) {
             let mut i = head;
             while i != NONE {
@@ -279,7 +285,7 @@ impl Emitter {
         })
     }
 
-    /// Probe the rows of `right` (key in column 0, base hashes `hashes`) against `table`:
+    /// Probe the rows of `right` (key columns first, base hashes `hashes`) against `table`:
     /// mark the matched left rows and write the pairs (and, for right and full joins, the
     /// unmatched right rows).
     pub(crate) fn probe(
@@ -288,9 +294,12 @@ impl Emitter {
         right: &RecordBatch,
         hashes: &[u64],
     ) -> Result<()> {
-        let key_col = right.column(0);
-        let rkeys = CanonicalKeys::try_new(key_col.as_ref())?;
-        let nulls: Option<NullBuffer> = key_col.logical_nulls();
+        let key_cols: Vec<&dyn Array> = right.columns()[..self.shape.key_arity]
+            .iter()
+            .map(|c| c.as_ref())
+            .collect();
+        let rkeys = TupleKeys::try_new(&key_cols)?;
+        let nulls: Option<NullBuffer> = crate::key::tuple_nulls(&key_cols);
         let jt = self.shape.join_type;
         let (pairs, keep_right) = (jt.outputs_right(), jt.keeps_right());
         for (j, &h) in hashes.iter().enumerate().take(right.num_rows()) {

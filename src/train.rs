@@ -30,8 +30,9 @@ pub struct TrainSpec {
     /// Input Parquet files: paths, directories, globs or object-store URLs (repeatable).
     #[arg(long, short, required = true, num_args = 1.., value_name = "LOC")]
     pub input: Vec<String>,
-    /// The key column.
-    #[arg(long, short)]
+    /// The key column; several, comma-separated (`a,b`), make a composite key: one filter
+    /// over the tuple.
+    #[arg(long, short, value_name = "COL[,COL...]")]
     pub column: String,
     /// Train only on rows where this SQL condition holds, e.g. "Reputation > 1500".
     #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
@@ -305,12 +306,33 @@ impl TrainReport {
 
 /// Per-file facts the map tasks need.
 struct FileKey {
-    /// Index of the key column among the file's top-level columns.
-    key: usize,
+    /// Index of each key column among the file's top-level columns (key order).
+    keys: Vec<usize>,
     /// Columns to decode, in schema order.
     columns: Vec<usize>,
-    /// Position of the key column in the decoded batch.
-    key_pos: usize,
+    /// Position of each key column in the decoded batch (key order).
+    key_pos: Vec<usize>,
+}
+
+/// The key columns of `--column`: one name, or several comma-separated (a composite key).
+/// Errors on an empty name or a column named twice.
+pub fn key_columns(spec: &str, option: &str) -> Result<Vec<String>> {
+    let names: Vec<String> = spec.split(',').map(|c| c.trim().to_string()).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(Error::param(
+            option,
+            format!("{spec:?} has an empty column name"),
+        ));
+    }
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            return Err(Error::param(
+                option,
+                format!("column {n:?} appears twice in the key"),
+            ));
+        }
+    }
+    Ok(names)
 }
 
 /// Counters of one worker.
@@ -333,47 +355,51 @@ impl Counts {
     }
 }
 
-/// Check the key column and predicate against every file; returns the key family and the
-/// per-file projections.
+/// Check the key columns and predicate against every file; returns each key column's family
+/// and the per-file projections.
 fn check_inputs(
     plan: &Plan,
-    column: &str,
+    columns: &[String],
     predicate: Option<&Predicate>,
-) -> Result<(KeyFamily, Vec<FileKey>)> {
-    let mut family: Option<(KeyFamily, String, String)> = None;
+) -> Result<(Vec<KeyFamily>, Vec<FileKey>)> {
+    let mut families: Vec<Option<(KeyFamily, String, String)>> = vec![None; columns.len()];
     let mut keys = Vec::with_capacity(plan.files.len());
     for f in &plan.files {
         let schema = f.schema();
         let file = f.location.to_string();
-        let key = schema.index_of(column).map_err(|_| Error::Column {
-            file: file.clone(),
-            column: column.to_string(),
-            reason: format!(
-                "no such column (the file has {})",
-                schema
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        })?;
-        let dt = schema.field(key).data_type();
-        let fam = KeyFamily::check(dt, &file, column)?;
-        match &family {
-            None => family = Some((fam, dt.to_string(), file.clone())),
-            Some((f0, t0, file0)) if *f0 != fam => {
-                return Err(Error::Column {
-                    file,
-                    column: column.to_string(),
-                    reason: format!(
-                        "type {dt} ({fam} keys) differs from {t0} ({f0} keys) in {file0}"
-                    ),
-                })
+        let mut key_idx = Vec::with_capacity(columns.len());
+        for (column, family) in columns.iter().zip(families.iter_mut()) {
+            let key = schema.index_of(column).map_err(|_| Error::Column {
+                file: file.clone(),
+                column: column.to_string(),
+                reason: format!(
+                    "no such column (the file has {})",
+                    schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })?;
+            let dt = schema.field(key).data_type();
+            let fam = KeyFamily::check(dt, &file, column)?;
+            match &*family {
+                None => *family = Some((fam, dt.to_string(), file.clone())),
+                Some((f0, t0, file0)) if *f0 != fam => {
+                    return Err(Error::Column {
+                        file,
+                        column: column.to_string(),
+                        reason: format!(
+                            "type {dt} ({fam} keys) differs from {t0} ({f0} keys) in {file0}"
+                        ),
+                    })
+                }
+                _ => {}
             }
-            _ => {}
+            key_idx.push(key);
         }
-        let mut columns = vec![key];
+        let mut columns = key_idx.clone();
         if let Some(p) = predicate {
             p.check(schema, &file)?;
             for c in p.columns() {
@@ -382,18 +408,27 @@ fn check_inputs(
         }
         columns.sort_unstable();
         columns.dedup();
-        let key_pos = columns
+        let key_pos = key_idx
             .iter()
-            .position(|c| *c == key)
-            .expect("key is projected");
+            .map(|k| {
+                columns
+                    .iter()
+                    .position(|c| c == k)
+                    .expect("key is projected")
+            })
+            .collect();
         keys.push(FileKey {
-            key,
+            keys: key_idx,
             columns,
             key_pos,
         });
     }
-    let (fam, _, _) = family.ok_or_else(|| Error::Usage("no input files".into()))?;
-    Ok((fam, keys))
+    let families = families
+        .into_iter()
+        .map(|f| f.map(|(fam, _, _)| fam))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::Usage("no input files".into()))?;
+    Ok((families, keys))
 }
 
 /// Keys (hashed as a filter with `params` does) of the rows of `batch` that pass the predicate
@@ -408,11 +443,22 @@ fn passing_hashes(
     scratch: &mut Vec<u64>,
     out: &mut Vec<u64>,
 ) -> Result<()> {
-    let keys = batch.column(fk.key_pos);
     counts.rows_read += batch.num_rows() as u64;
-    crate::bloom::hash_into(params, keys.as_ref(), scratch)?;
+    let nulls = match fk.key_pos.as_slice() {
+        [one] => {
+            let keys = batch.column(*one);
+            crate::bloom::hash_into(params, keys.as_ref(), scratch)?;
+            keys.logical_nulls()
+        }
+        many => {
+            // A composite key: the tuple hash (native layouts only, checked up front).
+            let cols: Vec<&dyn arrow::array::Array> =
+                many.iter().map(|p| batch.column(*p).as_ref()).collect();
+            crate::key::hash_tuple_into(&cols, params.seed, scratch)?;
+            crate::key::tuple_nulls(&cols)
+        }
+    };
     out.clear();
-    let nulls = keys.logical_nulls();
     match predicate {
         None => {
             counts.rows_passing += batch.num_rows() as u64;
@@ -465,7 +511,7 @@ fn num_bytes_params(layout: Layout, bytes: u64, seed: u64) -> Result<BloomParams
 fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::sbbf::Physical> {
     let mut first: Option<(bloom::sbbf::Physical, String)> = None;
     for (f, fk) in plan.files.iter().zip(keys) {
-        let t = bloom::sbbf::physical_of(f, fk.key, column)?;
+        let t = bloom::sbbf::physical_of(f, fk.keys[0], column)?;
         match &first {
             None => first = Some((t, f.location.to_string())),
             Some((t0, file0)) if *t0 != t => {
@@ -499,6 +545,15 @@ impl TrainSpec {
         }
         if spec.column.is_empty() {
             return Err(Error::param("--column", "is required"));
+        }
+        if key_columns(&spec.column, "--column")?.len() > 1 && spec.layout.is_spark() {
+            return Err(Error::param(
+                "--layout",
+                format!(
+                    "{}: a composite key (--column {}) needs a native layout (blocked or classic); Spark's layouts hold one long or string per key",
+                    spec.layout, spec.column
+                ),
+            ));
         }
         if spec.input.is_empty() {
             return Err(Error::param("--input", "is required"));
@@ -595,14 +650,33 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             Some(r) => SplitOptions { target_rows: r },
             None => SplitOptions::for_workers(total, workers),
         })?;
-        let (family, file_keys) = check_inputs(&plan, &spec.column, predicate.as_ref())?;
+        let columns = key_columns(&spec.column, "--column")?;
+        let (families, file_keys) = check_inputs(&plan, &columns, predicate.as_ref())?;
+        let family = match families.as_slice() {
+            [one] => *one,
+            _ => KeyFamily::Tuple,
+        };
         let physical = (spec.layout == Layout::Sbbf)
-            .then(|| sbbf_physical(&plan, &file_keys, &spec.column))
+            .then(|| match columns.as_slice() {
+                [one] => sbbf_physical(&plan, &file_keys, one),
+                _ => Err(Error::param(
+                    "--layout",
+                    "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (blocked or classic)",
+                )),
+            })
             .transpose()?;
         // The most distinct keys there can be, from the footers of every input (of every
         // shard, so that shards agree on the size they train into): the rows, and for
-        // integer keys the ranges of the row groups' min/max statistics.
-        let rows_bound = crate::map::prune::distinct_bound(&plan.files, &spec.column);
+        // integer keys the ranges of the row groups' min/max statistics. A tuple: at most
+        // the rows, and at most the product of its columns' bounds.
+        let rows_bound = match columns.as_slice() {
+            [one] => crate::map::prune::distinct_bound(&plan.files, one),
+            many => many
+                .iter()
+                .map(|c| crate::map::prune::distinct_bound(&plan.files, c))
+                .fold(1u64, u64::saturating_mul)
+                .min(plan.num_rows()),
+        };
         if let Some((i, n)) = shard {
             plan.shard(i, n);
         }
@@ -832,15 +906,32 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
 
         // Write.
         let t_write = Instant::now();
-        let key_type = plan.files[0]
-            .schema()
-            .field(file_keys[0].key)
-            .data_type()
-            .to_string();
+        let key_type = |i: usize| {
+            plan.files[0]
+                .schema()
+                .field(file_keys[0].keys[i])
+                .data_type()
+                .to_string()
+        };
+        let single = columns.len() == 1;
         let meta = FilterMeta {
             created_by: crate::CREATED_BY.to_string(),
-            column: Some(spec.column.clone()),
-            key_type: Some(key_type),
+            column: single.then(|| columns[0].clone()),
+            key_type: single.then(|| key_type(0)),
+            key_columns: if single {
+                Vec::new()
+            } else {
+                columns
+                    .iter()
+                    .zip(&families)
+                    .enumerate()
+                    .map(|(i, (name, family))| codec::KeyColumn {
+                        name: name.clone(),
+                        family: *family,
+                        key_type: key_type(i),
+                    })
+                    .collect()
+            },
             predicate: spec.predicate.clone(),
             inputs: spec.input.clone(),
             shard: spec.shard.clone(),

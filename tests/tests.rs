@@ -2,6 +2,7 @@
 
 mod util;
 
+mod composite_keys;
 mod filter_cli;
 mod golden;
 mod int_keys;

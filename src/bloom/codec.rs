@@ -9,7 +9,7 @@
 //! | 0  | 8 | magic `BJFILTER` |
 //! | 8  | 2 | format version, `1` |
 //! | 10 | 1 | layout code (1 blocked, 2 classic, 3 spark-v1, 4 spark-v2, 5 sbbf) |
-//! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only) |
+//! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only, 4 tuple) |
 //! | 12 | 4 | `k`, number of hashes |
 //! | 16 | 8 | `m`, number of bits |
 //! | 24 | 8 | seed |
@@ -133,9 +133,39 @@ pub struct FilterMeta {
     /// blocked): `merge` folds such partials to the keys they hold and re-checks it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fpp: Option<f64>,
+    /// The columns of a composite key (family [`KeyFamily::Tuple`]), in key order, each with
+    /// its family and type; empty for a one-column key (`column` and `key_type` say it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub key_columns: Vec<KeyColumn>,
+}
+
+/// One column of a composite key, as the filter's metadata records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyColumn {
+    /// The column's name ("" when merged partials disagreed).
+    #[serde(default)]
+    pub name: String,
+    /// Its key family (integer or bytes): the join and `probe` read the component so.
+    pub family: KeyFamily,
+    /// Its Arrow type in the first input ("" when merged partials disagreed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key_type: String,
 }
 
 impl FilterMeta {
+    /// The key's columns as `(name, family)` pairs for a filter of `family`: the recorded
+    /// components of a composite key, or the one column (name "" when not recorded).
+    pub fn key_columns_of(&self, family: KeyFamily) -> Vec<(String, KeyFamily)> {
+        if family == KeyFamily::Tuple {
+            self.key_columns
+                .iter()
+                .map(|c| (c.name.clone(), c.family))
+                .collect()
+        } else {
+            vec![(self.column.clone().unwrap_or_default(), family)]
+        }
+    }
+
     /// Metadata stamped with this build's name and version.
     pub fn new() -> Self {
         FilterMeta {
@@ -301,6 +331,23 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
     let meta_bytes = &bytes[HEADER_LEN..HEADER_LEN + meta_len];
     let meta: FilterMeta = serde_json::from_slice(meta_bytes)
         .map_err(|e| bad(format!("metadata is not valid JSON: {e}")))?;
+    if family == KeyFamily::Tuple {
+        if version < 2 || layout.is_spark() {
+            return Err(bad(format!(
+                "a composite key (family code 4) in a version-{version} {layout} filter"
+            )));
+        }
+        if meta.key_columns.len() < 2
+            || meta
+                .key_columns
+                .iter()
+                .any(|c| !matches!(c.family, KeyFamily::Integer | KeyFamily::Bytes))
+        {
+            return Err(bad(
+                "a composite key filter must record two or more key columns of family integer or bytes (metadata key_columns)".into(),
+            ));
+        }
+    }
     let words_at = HEADER_LEN + meta_len.next_multiple_of(8);
     let words = bytes[words_at..body.len()]
         .chunks_exact(8)
@@ -396,6 +443,55 @@ mod tests {
         assert_eq!(&bytes[44..48], &[0, 0, 0, 0]);
         assert_eq!(&bytes[48..48 + meta_json.len()], meta_json);
         assert_eq!(bytes.len(), 48 + 48 + 16 + 8);
+    }
+
+    /// A composite-key filter: family code 4, version 2, its columns in the metadata; a
+    /// tuple filter that does not record two or more columns, or claims version 1, is refused.
+    #[test]
+    fn tuple_filters_record_their_key_columns() {
+        let params = BloomParams::explicit(Layout::Blocked, 512, 3, 7).unwrap();
+        let mut f = BloomFilter::try_new(params, KeyFamily::Tuple).unwrap();
+        let a = arrow::array::Int32Array::from(vec![1, 2]);
+        let b = arrow::array::StringArray::from(vec!["x", "y"]);
+        f.insert_columns(&[&a, &b]).unwrap();
+        let col = |name: &str, family| KeyColumn {
+            name: name.into(),
+            family,
+            key_type: "Int32".into(),
+        };
+        let meta = FilterMeta {
+            created_by: "bloomjoin test".into(),
+            key_columns: vec![col("a", KeyFamily::Integer), col("b", KeyFamily::Bytes)],
+            ..Default::default()
+        };
+        let bytes = encode(&f, &meta);
+        assert_eq!(&bytes[8..10], &[2, 0]);
+        assert_eq!(bytes[11], 4, "tuple family code");
+        let (g, m) = decode(&bytes, "t").unwrap();
+        assert_eq!((g.family(), &m), (KeyFamily::Tuple, &meta));
+        assert!(g.probe_columns(&[&a, &b]).unwrap().iter().all(|x| x));
+        assert!(
+            g.probe_array(&a).is_err(),
+            "a one-column key is not a tuple"
+        );
+        let refix = |mut b: Vec<u8>| {
+            let n = b.len();
+            let sum = xxh3_64(&b[..n - 8]);
+            b[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            b
+        };
+        let one = FilterMeta {
+            key_columns: vec![col("a", KeyFamily::Integer)],
+            ..meta.clone()
+        };
+        let err = decode(&encode(&f, &one), "t").unwrap_err().to_string();
+        assert!(err.contains("two or more key columns"), "{err}");
+        let mut v1 = bytes.clone();
+        v1[8..10].copy_from_slice(&1u16.to_le_bytes());
+        let err = decode(&refix(v1), "t").unwrap_err().to_string();
+        assert!(err.contains("version-1"), "{err}");
+        let spark = BloomParams::explicit(Layout::SparkV2, 512, 3, 7).unwrap();
+        assert!(BloomFilter::try_new(spark, KeyFamily::Tuple).is_err());
     }
 
     #[test]

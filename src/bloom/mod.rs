@@ -1026,6 +1026,15 @@ impl BloomFilter {
                 Some(_) => {}
             }
         }
+        if family == KeyFamily::Tuple && params.layout.is_spark() {
+            return Err(Error::param(
+                "--layout",
+                format!(
+                    "{}: a composite key needs a native layout (blocked or classic); Spark's layouts hold one long or string per key",
+                    params.layout
+                ),
+            ));
+        }
         let words = (params.num_bits / 64) as usize;
         let nblocks = words.div_ceil(8);
         let blocks = alloc_blocks(nblocks).ok_or_else(|| {
@@ -1347,6 +1356,44 @@ impl BloomFilter {
         })
     }
 
+    /// Hash every row of a key of one or more columns (a composite key: one array per
+    /// component) the way this filter hashes keys. One column is [`BloomFilter::hash_array`];
+    /// several make tuple keys ([`key::hash_tuple_into`], family [`KeyFamily::Tuple`]), null
+    /// where any component is.
+    pub fn hash_columns(&self, columns: &[&dyn Array]) -> Result<HashedKeys> {
+        match columns {
+            [one] => self.hash_array(*one),
+            _ => {
+                if self.params.layout.is_spark() {
+                    return Err(Error::Usage(format!(
+                        "a composite key cannot probe a {} filter (Spark's layouts hold one long or string per key)",
+                        self.params.layout
+                    )));
+                }
+                let mut hashes = Vec::new();
+                key::hash_tuple_into(columns, self.params.seed, &mut hashes)?;
+                Ok(HashedKeys {
+                    family: KeyFamily::Tuple,
+                    hashes,
+                    nulls: key::tuple_nulls(columns),
+                })
+            }
+        }
+    }
+
+    /// Hash and insert every non-null key of one or more key columns (see
+    /// [`BloomFilter::hash_columns`]).
+    pub fn insert_columns(&mut self, columns: &[&dyn Array]) -> Result<InsertStats> {
+        let keys = self.hash_columns(columns)?;
+        self.insert_keys(&keys)
+    }
+
+    /// Hash and probe every row of one or more key columns; rows with a null are false.
+    pub fn probe_columns(&self, columns: &[&dyn Array]) -> Result<BooleanBuffer> {
+        let keys = self.hash_columns(columns)?;
+        self.probe_keys(&keys)
+    }
+
     /// Hash and insert every non-null key of an Arrow array.
     pub fn insert_array(&mut self, array: &dyn Array) -> Result<InsertStats> {
         let keys = self.hash_array(array)?;
@@ -1400,7 +1447,7 @@ impl BloomFilter {
     /// Error unless keys of `family` can be used with this filter (a filter of family
     /// [`KeyFamily::Any`] takes either).
     pub fn check_family(&self, family: KeyFamily) -> Result<()> {
-        if family == self.family || self.family == KeyFamily::Any {
+        if family == self.family || (self.family == KeyFamily::Any && family != KeyFamily::Tuple) {
             Ok(())
         } else {
             Err(Error::Usage(format!(

@@ -215,6 +215,27 @@ impl FilterInfo {
         if let Some(t) = &m.key_type {
             rows.push(("key type", t.clone()));
         }
+        if !m.key_columns.is_empty() {
+            rows.push((
+                "key columns",
+                m.key_columns
+                    .iter()
+                    .map(|c| {
+                        let name = if c.name.is_empty() {
+                            "?"
+                        } else {
+                            c.name.as_str()
+                        };
+                        if c.key_type.is_empty() {
+                            format!("{name} ({})", c.family)
+                        } else {
+                            format!("{name} ({}, {})", c.family, c.key_type)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ));
+        }
         if let Some(w) = &m.predicate {
             rows.push(("where", w.clone()));
         }

@@ -21,8 +21,9 @@ pub struct JoinSpec {
     /// Left (build, filtered-on) inputs: files, directories, globs or URLs.
     #[arg(long, required = true, num_args = 1.., value_name = "LOC")]
     pub left: Vec<String>,
-    /// Left key column.
-    #[arg(long, value_name = "COL")]
+    /// Left key column; several, comma-separated (`a,b`), make a composite key (the filter
+    /// must be trained on the same tuple).
+    #[arg(long, value_name = "COL[,COL...]")]
     pub left_key: String,
     /// Keep only left rows where this SQL condition holds.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
@@ -30,8 +31,8 @@ pub struct JoinSpec {
     /// Right (big, prefiltered) inputs.
     #[arg(long, required = true, num_args = 1.., value_name = "LOC")]
     pub right: Vec<String>,
-    /// Right key column.
-    #[arg(long, value_name = "COL")]
+    /// Right key column; as many as --left-key, paired in order.
+    #[arg(long, value_name = "COL[,COL...]")]
     pub right_key: String,
     /// Keep only right rows where this SQL condition holds.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
@@ -177,6 +178,20 @@ impl JoinSpec {
                 return Err(Error::param(name, "is required"));
             }
         }
+        let left_keys = crate::train::key_columns(&spec.left_key, "--left-key")?;
+        let right_keys = crate::train::key_columns(&spec.right_key, "--right-key")?;
+        if left_keys.len() != right_keys.len() {
+            return Err(Error::param(
+                "--right-key",
+                format!(
+                    "{} has {} columns but --left-key {} has {}: the keys are paired in order",
+                    spec.right_key,
+                    right_keys.len(),
+                    spec.left_key,
+                    left_keys.len()
+                ),
+            ));
+        }
         if spec.filter.is_none() && !spec.no_prefilter {
             return Err(Error::param(
                 "--filter",
@@ -206,12 +221,12 @@ impl JoinSpec {
             filter_mismatch: spec.filter_mismatch,
             left: SideJob {
                 inputs: spec.left.clone(),
-                key: spec.left_key.clone(),
+                keys: left_keys,
                 predicate: predicate(&spec.left_where, "--left-where")?,
             },
             right: SideJob {
                 inputs: spec.right.clone(),
-                key: spec.right_key.clone(),
+                keys: right_keys,
                 predicate: predicate(&spec.right_where, "--right-where")?,
             },
             join_type: spec.join_type,

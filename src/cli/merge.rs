@@ -109,7 +109,16 @@ pub fn merge_and_fold(
         ..first_meta
     };
     for (name, f, m) in iter {
+        check_key_columns(&meta, &m, &name)?;
         merged.union(&f, &name)?;
+        for (ours, theirs) in meta.key_columns.iter_mut().zip(&m.key_columns) {
+            if ours.name != theirs.name {
+                ours.name.clear();
+            }
+            if ours.key_type != theirs.key_type {
+                ours.key_type.clear();
+            }
+        }
         if meta.column != m.column {
             meta.column = None;
         }
@@ -186,6 +195,34 @@ fn column_partials(
         out.push((format!("{location} row group {rg}"), filter, meta));
     }
     Ok(out)
+}
+
+/// Refuse to merge a composite-key filter with one of another arity or other component
+/// families (a one-column filter records none).
+fn check_key_columns(ours: &FilterMeta, theirs: &FilterMeta, name: &str) -> Result<()> {
+    let families = |m: &FilterMeta| {
+        m.key_columns
+            .iter()
+            .map(|c| c.family.to_string())
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (families(ours), families(theirs));
+    if a != b {
+        let show = |f: Vec<String>| {
+            if f.is_empty() {
+                "one column".to_string()
+            } else {
+                format!("{} columns ({})", f.len(), f.join(", "))
+            }
+        };
+        return Err(Error::Incompatible {
+            location: name.to_string(),
+            field: "key columns",
+            ours: show(a),
+            theirs: show(b),
+        });
+    }
+    Ok(())
 }
 
 /// Run `merge`.

@@ -39,8 +39,11 @@ pub struct Args {
     /// `1.50` for decimal keys) or `bytes` (its UTF-8
     /// bytes). Defaults to the filter's key family; required for a filter in Spark's format,
     /// which does not record it (Spark hashes integers as longs, strings as UTF-8 bytes).
-    #[arg(long, value_name = "integer|bytes")]
-    pub key_type: Option<KeyFamily>,
+    /// For a composite key, one per key column, comma-separated (`integer,bytes`), checked
+    /// against the families the filter records; each line is then one tuple, its fields
+    /// separated by tabs.
+    #[arg(long, value_name = "integer|bytes[,...]", value_delimiter = ',')]
+    pub key_type: Vec<KeyFamily>,
 }
 
 const BATCH: usize = 4096;
@@ -85,7 +88,7 @@ fn key_source(args: &Args) -> Result<(String, Box<dyn BufRead>)> {
 
 /// `probe --filter FILE.parquet --column C [--row-group N]`: the column's own SBBFs.
 fn run_parquet(args: &Args, column: &str) -> Result<()> {
-    if args.key_type.is_some() {
+    if !args.key_type.is_empty() {
         return Err(Error::param(
             "--key-type",
             "does not apply to --column: the column's physical type decides",
@@ -123,7 +126,10 @@ pub fn run(args: Args) -> Result<()> {
     }
     let loc = Location::parse(&args.filter)?;
     let (filter, meta) = codec::read(&loc)?;
-    let family = match (args.key_type, filter.family()) {
+    if filter.family() == KeyFamily::Tuple || args.key_type.len() > 1 {
+        return run_tuples(&args, &loc, &filter, &meta);
+    }
+    let family = match (args.key_type.first().copied(), filter.family()) {
         (None, KeyFamily::Any) => {
             return Err(Error::Usage(format!(
                 "{}: the filter is in Spark's format, which does not record the key type: pass --key-type integer or --key-type bytes",
@@ -145,8 +151,67 @@ pub fn run(args: Args) -> Result<()> {
         (None, f) => f,
     };
     let is_date = meta.key_type.as_deref() == Some("Date32");
+    probe_lines(&args, &filter, |line, at| {
+        hash_line(line, &filter, family, is_date, at)
+    })
+}
 
-    let (source, reader) = key_source(&args)?;
+/// `probe` of a composite-key filter: one tuple per line, tab-separated, read by the families
+/// the filter records (`--key-type`, if given, must agree with them).
+fn run_tuples(
+    args: &Args,
+    loc: &Location,
+    filter: &BloomFilter,
+    meta: &codec::FilterMeta,
+) -> Result<()> {
+    if filter.family() != KeyFamily::Tuple {
+        return Err(Error::param(
+            "--key-type",
+            format!(
+                "{} types for a filter of one-column {} keys ({loc}): composite keys need a filter trained on them (train --column a,b)",
+                args.key_type.len(),
+                filter.family()
+            ),
+        ));
+    }
+    let families: Vec<KeyFamily> = meta.key_columns.iter().map(|c| c.family).collect();
+    if !args.key_type.is_empty() && args.key_type != families {
+        let show = |f: &[KeyFamily]| {
+            f.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        return Err(Error::param(
+            "--key-type",
+            format!(
+                "{}: the filter {loc} records key columns of types {}",
+                show(&args.key_type),
+                show(&families)
+            ),
+        ));
+    }
+    let dates: Vec<bool> = meta
+        .key_columns
+        .iter()
+        .map(|c| matches!(c.key_type.as_str(), "Date32" | "Date64"))
+        .collect();
+    let seed = filter.params().seed;
+    probe_lines(args, filter, |line, at| {
+        let fields: Vec<&str> = line.split('\t').collect();
+        crate::key::hash_text_tuple(&fields, &families, &dates, seed)
+            .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
+    })
+}
+
+/// Read the key lines of `args`, hash each with `hash(line, "<source> line N")`, probe
+/// `filter` in batches and print the answers.
+fn probe_lines(
+    args: &Args,
+    filter: &BloomFilter,
+    mut hash: impl FnMut(&str, &str) -> Result<u64>,
+) -> Result<()> {
+    let (source, reader) = key_source(args)?;
 
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -162,7 +227,7 @@ pub fn run(args: Args) -> Result<()> {
             line_no += 1;
             let line = line.strip_suffix('\r').map(str::to_string).unwrap_or(line);
             let at = format!("{source} line {line_no}");
-            hashes.push(hash_line(&line, &filter, family, is_date, &at)?);
+            hashes.push(hash(&line, &at)?);
             lines.push(line);
             if lines.len() == BATCH {
                 break;

@@ -56,8 +56,9 @@ pub(crate) enum LeftSide {
 /// The mapped left side.
 pub(crate) struct Left {
     pub side: LeftSide,
-    /// The range of the left keys (integer keys), for the right side's statistics tier.
-    pub key_range: Option<prune::KeyRange>,
+    /// The range of the left keys per key column (integer columns), for the right side's
+    /// statistics tier.
+    pub key_ranges: Vec<Option<prune::KeyRange>>,
     /// The distinct non-null keys, for the right files' Parquet Bloom filters (`None`: not
     /// collected, SBBF pruning is off).
     pub distinct: Option<DistinctKeys>,
@@ -69,7 +70,7 @@ pub(crate) struct Left {
 #[derive(Default)]
 struct Acc {
     rows: InMemory,
-    range: Option<prune::KeyRange>,
+    ranges: Vec<Option<prune::KeyRange>>,
     distinct: DistinctKeys,
 }
 
@@ -238,10 +239,14 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
         ctx.workers(),
         || Ok(Acc::default()),
         |acc, batch, hashes| {
+            let keys = left.key_columns(&batch);
             if let Some(c) = coverage {
-                c.check(batch.column(0).as_ref(), &hashes)?;
+                c.check(&keys, &hashes)?;
             }
-            acc.range = prune::union(acc.range, prune::key_range(batch.column(0).as_ref()));
+            acc.ranges.resize(keys.len(), None);
+            for (r, k) in acc.ranges.iter_mut().zip(&keys) {
+                *r = prune::union(*r, prune::key_range(*k));
+            }
             if let Some(cap) = ctx.sbbf_max_keys {
                 acc.distinct.add(batch.column(0).as_ref(), cap)?;
             }
@@ -290,7 +295,13 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
         },
     )?;
     bar.finish_and_clear();
-    let key_range = accs.iter().fold(None, |r, a| prune::union(r, a.range));
+    let key_ranges = (0..left.arity())
+        .map(|i| {
+            accs.iter().fold(None, |r, a| {
+                prune::union(r, a.ranges.get(i).copied().flatten())
+            })
+        })
+        .collect();
     let distinct = ctx.sbbf_max_keys.map(|cap| {
         accs.iter_mut()
             .map(|a| std::mem::take(&mut a.distinct))
@@ -335,7 +346,7 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
     }
     Ok(Left {
         side,
-        key_range,
+        key_ranges,
         distinct,
         reason,
     })

@@ -161,7 +161,7 @@ fn reduce_partition(
             hashes.push(h);
             Ok(())
         })?;
-        let table = JoinTable::build(&ctx.shape.left_schema, batches, hashes)?;
+        let table = JoinTable::build(&ctx.shape.left_schema, ctx.shape.key_arity, batches, hashes)?;
         let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name))?;
         spill.right.for_each(p, |b, h| e.probe(&table, &b, &h))?;
         e.emit_left(&table, 0..table.num_rows())?;

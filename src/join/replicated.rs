@@ -17,7 +17,12 @@ use crate::reduce::{Emitter, JoinTable};
 pub(crate) fn build(ctx: &Ctx, rows: InMemory) -> Result<JoinTable> {
     super::task("reduce", "build of the replicated table", || {
         crate::fault::hit("reduce")?;
-        JoinTable::build(&ctx.shape.left_schema, rows.batches, rows.hashes)
+        JoinTable::build(
+            &ctx.shape.left_schema,
+            ctx.shape.key_arity,
+            rows.batches,
+            rows.hashes,
+        )
     })
 }
 

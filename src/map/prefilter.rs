@@ -44,8 +44,10 @@ use super::task::MapCounters;
 
 /// The right side's prefilter tiers for one job.
 pub(crate) struct RightPrefilter {
-    /// Tier 1: the left keys' range (integers by value), for row-group statistics.
-    pub key_range: Option<KeyRange>,
+    /// Tier 1: the left keys' range per key column (integers by value; `None` for other
+    /// columns), for row-group statistics: a row group is skipped when any key column's
+    /// statistics cannot meet its range.
+    pub key_ranges: Vec<Option<KeyRange>>,
     /// Tier 2: the Bloom filter.
     pub bloom: Option<Arc<BloomFilter>>,
     /// Tier 3: the left keys (their table).
@@ -125,13 +127,13 @@ impl RightPrefilter {
     /// The tiers: the left keys' range, the Bloom filter, the left keys' table; `hash_seed`
     /// is the map stage's base hash seed.
     pub(crate) fn new(
-        key_range: Option<KeyRange>,
+        key_ranges: Vec<Option<KeyRange>>,
         bloom: Option<Arc<BloomFilter>>,
         keys: Option<Arc<JoinTable>>,
         hash_seed: u64,
     ) -> Self {
         RightPrefilter {
-            key_range,
+            key_ranges,
             bloom,
             keys,
             sbbf: None,
@@ -158,7 +160,7 @@ impl RightPrefilter {
     /// The tiers that run, cheapest first.
     pub(crate) fn tiers(&self) -> Vec<&'static str> {
         [
-            (self.key_range.is_some(), "statistics"),
+            (self.has_ranges(), "statistics"),
             (self.sbbf.is_some(), "sbbf"),
             (self.bloom.is_some(), "bloom"),
             (self.keys.is_some(), "keys"),
@@ -170,7 +172,12 @@ impl RightPrefilter {
 
     /// Whether any tier runs.
     pub(crate) fn is_active(&self) -> bool {
-        self.key_range.is_some() || self.sbbf.is_some() || self.has_key_tier()
+        self.has_ranges() || self.sbbf.is_some() || self.has_key_tier()
+    }
+
+    /// Whether the statistics tier runs (some key column has a range).
+    fn has_ranges(&self) -> bool {
+        self.key_ranges.iter().any(Option::is_some)
     }
 
     /// Whether a tier runs in the row filter.
@@ -178,11 +185,12 @@ impl RightPrefilter {
         self.bloom.is_some() || self.keys.is_some()
     }
     /// The row groups of `split` that tiers 1 and 1b keep; skipped ones are counted.
+    /// `key_names`: the key columns, in key order.
     pub(crate) fn row_groups(
         &self,
         file: &InputFile,
         fp: &FileProjection,
-        key_name: &str,
+        key_names: &[&str],
         split: &Split,
         counters: &MapCounters,
     ) -> Vec<usize> {
@@ -195,37 +203,33 @@ impl RightPrefilter {
                 .map(|i| group.column(i).compressed_size().max(0) as u64)
                 .sum()
         };
-        let kept = match self.key_range {
-            Some(range) => super::prune::row_groups_in_range(
-                file,
-                key_name,
-                split.row_groups.clone(),
-                range,
-                |rg| {
-                    counters.rg_skipped.fetch_add(1, Ordering::Relaxed);
-                    counters
-                        .rows_skipped
-                        .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
-                    counters
-                        .bytes_skipped_stats
-                        .fetch_add(decoded(rg), Ordering::Relaxed);
-                },
-            ),
-            None => split.row_groups.clone().collect(),
-        };
+        // An AND of the key columns' ranges: a row group goes when one column rules it out.
+        let mut kept: Vec<usize> = split.row_groups.clone().collect();
+        for (name, range) in key_names.iter().zip(&self.key_ranges) {
+            let Some(range) = range else { continue };
+            kept = super::prune::row_groups_in_range(file, name, kept, *range, |rg| {
+                counters.rg_skipped.fetch_add(1, Ordering::Relaxed);
+                counters
+                    .rows_skipped
+                    .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
+                counters
+                    .bytes_skipped_stats
+                    .fetch_add(decoded(rg), Ordering::Relaxed);
+            });
+        }
         let Some(tier) = &self.sbbf else {
             return kept;
         };
         tier.row_groups(file, fp, kept, counters, decoded)
     }
 
-    /// The row-filter predicate of the key tiers over top-level column `key_top`, or `None`
-    /// when no key tier runs. Rows with a null key never pass. The base hashes of the rows
-    /// that pass go to `carry`.
+    /// The row-filter predicate of the key tiers over the top-level key columns `key_tops`
+    /// (key order), or `None` when no key tier runs. Rows with a null key (in any column)
+    /// never pass. The base hashes of the rows that pass go to `carry`.
     pub(crate) fn key_predicate(
         &self,
         schema: &SchemaDescriptor,
-        key_top: usize,
+        key_tops: &[usize],
         carry: Arc<Mutex<HashCarry>>,
     ) -> Option<Box<dyn ArrowPredicate>> {
         if !self.has_key_tier() {
@@ -239,22 +243,30 @@ impl RightPrefilter {
             Arc::clone(&self.dropped_keys),
         );
         let mut hashes = Vec::new();
+        // The projection hands the key columns over in the file's column order: where each
+        // key column (in key order) sits in the predicate's batch.
+        let mut sorted = key_tops.to_vec();
+        sorted.sort_unstable();
+        let at: Vec<usize> = key_tops
+            .iter()
+            .map(|t| sorted.binary_search(t).expect("a key column"))
+            .collect();
         Some(Box::new(ArrowPredicateFn::new(
-            ProjectionMask::roots(schema, [key_top]),
+            ProjectionMask::roots(schema, sorted.iter().copied()),
             move |batch: RecordBatch| {
-                let col = batch.column(0);
-                let n = col.len();
+                let cols: Vec<&dyn Array> = at.iter().map(|i| batch.column(*i).as_ref()).collect();
+                let n = batch.num_rows();
                 let err = |e: Error| arrow::error::ArrowError::ComputeError(e.to_string());
-                crate::key::hash_array_into(col.as_ref(), seed, &mut hashes).map_err(err)?;
+                crate::key::hash_tuple_into(&cols, seed, &mut hashes).map_err(err)?;
                 let mut pass = match &bloom {
                     // The filter hashes natively with the same seed: its hashes are ours.
                     Some(f) if f.params().seed == seed && f.params().layout.hashes_natively() => {
                         f.probe_hashes(&hashes)
                     }
-                    Some(f) => f.probe_hashes(&f.hash_array(col.as_ref()).map_err(err)?.hashes),
+                    Some(f) => f.probe_hashes(&f.hash_columns(&cols).map_err(err)?.hashes),
                     None => BooleanBuffer::new_set(n),
                 };
-                if let Some(v) = col.logical_nulls() {
+                if let Some(v) = crate::key::tuple_nulls(&cols) {
                     pass = &pass & v.inner();
                 }
                 let after_bloom = pass.count_set_bits();
@@ -319,7 +331,7 @@ impl SbbfTier {
     ) -> Vec<usize> {
         let meta = file.parquet();
         let schema = meta.file_metadata().schema_descr();
-        let key_top = fp.decode[fp.key];
+        let key_top = fp.decode[fp.keys[0]];
         let mut leaves =
             (0..schema.num_columns()).filter(|i| schema.get_column_root_idx(*i) == key_top);
         let (Some(leaf), None) = (leaves.next(), leaves.next()) else {
@@ -447,30 +459,36 @@ impl<'a> Coverage<'a> {
         }
     }
 
-    /// Check the non-null keys of a left batch's key column (with their base `hashes`).
-    pub(crate) fn check(
-        &self,
-        keys: &dyn arrow::array::Array,
-        hashes: &[u64],
-    ) -> crate::error::Result<()> {
+    /// Check the non-null keys of a left batch's key columns (one, or a composite key's
+    /// components; with their base `hashes`).
+    pub(crate) fn check(&self, keys: &[&dyn Array], hashes: &[u64]) -> crate::error::Result<()> {
         if self.missed.load(Ordering::Relaxed) {
             return Ok(());
         }
         let hits = if self.same_hash {
             self.filter.probe_hashes(hashes)
         } else {
-            let own = self.filter.hash_array(keys)?;
+            let own = self.filter.hash_columns(keys)?;
             self.filter.probe_hashes(&own.hashes)
         };
-        let nulls = keys.logical_nulls();
-        let Some(i) = (0..keys.len())
+        let nulls = crate::key::tuple_nulls(keys);
+        let Some(i) = (0..hashes.len())
             .find(|&i| !hits.value(i) && nulls.as_ref().is_none_or(|n| n.is_valid(i)))
         else {
             return Ok(());
         };
-        let key = arrow::util::display::ArrayFormatter::try_new(keys, &Default::default())
-            .map(|f| f.value(i).to_string())
-            .unwrap_or_else(|_| format!("row {i}"));
+        let show = |a: &dyn Array| {
+            arrow::util::display::ArrayFormatter::try_new(a, &Default::default())
+                .map(|f| f.value(i).to_string())
+                .unwrap_or_else(|_| format!("row {i}"))
+        };
+        let key = match keys {
+            [one] => show(*one),
+            many => format!(
+                "({})",
+                many.iter().map(|a| show(*a)).collect::<Vec<_>>().join(", ")
+            ),
+        };
         match self.mode {
             FilterMismatch::Error => Err(crate::error::Error::Usage(format!(
                 "the filter {} does not cover the left side: left key {key} (after --left-where) is not in it, so its right rows would be dropped; the filter was trained on other rows (another column, another --where, a shard, an older snapshot): retrain it on the left side, or pass --filter-mismatch=ignore-filter to join without it",

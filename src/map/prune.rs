@@ -57,7 +57,7 @@ fn values_i128(a: &dyn Array) -> Option<Vec<Option<i128>>> {
 pub(crate) fn row_groups_in_range(
     file: &InputFile,
     key_name: &str,
-    rgs: std::ops::Range<usize>,
+    rgs: Vec<usize>,
     (lo, hi): KeyRange,
     mut skipped: impl FnMut(usize),
 ) -> Vec<usize> {
@@ -65,20 +65,20 @@ pub(crate) fn row_groups_in_range(
     let Ok(conv) =
         StatisticsConverter::try_new(key_name, file.schema(), meta.file_metadata().schema_descr())
     else {
-        return rgs.collect();
+        return rgs;
     };
-    let groups: Vec<_> = rgs.clone().map(|i| meta.row_group(i)).collect();
+    let groups: Vec<_> = rgs.iter().map(|i| meta.row_group(*i)).collect();
     let (Ok(mins), Ok(maxs)) = (
         conv.row_group_mins(groups.iter().copied()),
         conv.row_group_maxes(groups.iter().copied()),
     ) else {
-        return rgs.collect();
+        return rgs;
     };
     let (Some(mins), Some(maxs)) = (values_i128(mins.as_ref()), values_i128(maxs.as_ref())) else {
-        return rgs.collect();
+        return rgs;
     };
     let mut keep = Vec::new();
-    for (n, rg) in rgs.enumerate() {
+    for (n, rg) in rgs.into_iter().enumerate() {
         let disjoint = matches!(
             (mins.get(n), maxs.get(n)),
             (Some(Some(mn)), Some(Some(mx))) if *mx < lo || *mn > hi

@@ -137,10 +137,10 @@ impl SideReader<'_> {
     /// Rows are in step or the job fails; a hash out of step would send a row to the wrong
     /// bucket of the table, and the join would miss its matches without a word.
     fn check_carried(&self, batch: &RecordBatch, hashes: &[u64], file: &str) -> Result<()> {
-        let col = batch.column(0);
         let mut one = Vec::with_capacity(1);
         for i in [0, batch.num_rows() - 1] {
-            key::hash_array_into(col.slice(i, 1).as_ref(), self.hash_seed, &mut one)?;
+            let row = batch.slice(i, 1);
+            key::hash_tuple_into(&self.side.key_columns(&row), self.hash_seed, &mut one)?;
             if one[0] != hashes[i] {
                 return Err(Error::Internal(format!(
                     "{file}: carried key hash of row {i} does not match its key"
@@ -181,7 +181,13 @@ impl SideReader<'_> {
         let fp = &side.files[split.file];
         let file_name = file.location.to_string();
         let row_groups = match self.prefilter {
-            Some(p) => p.row_groups(&file, fp, side.schema.field(0).name(), split, self.counters),
+            Some(p) => {
+                let names: Vec<&str> = side.schema.fields()[..side.arity()]
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect();
+                p.row_groups(&file, fp, &names, split, self.counters)
+            }
             None => split.row_groups.clone().collect(),
         };
         if row_groups.is_empty() {
@@ -197,7 +203,7 @@ impl SideReader<'_> {
         // --where; the other columns are decoded only for rows that pass both.
         let mut predicates: Vec<Box<dyn ArrowPredicate>> = Vec::new();
         let parquet_schema = file.parquet().file_metadata().schema_descr();
-        let key_top = fp.decode[fp.key];
+        let key_tops: Vec<usize> = fp.keys.iter().map(|k| fp.decode[*k]).collect();
         // The key tiers hash every key; the survivors' hashes come along to the sink. (Only
         // when null keys are dropped: the key tiers never let a null key through.)
         let carry = self
@@ -205,7 +211,7 @@ impl SideReader<'_> {
             .filter(|p| p.has_key_tier() && !self.keep_null_keys)
             .map(|_| HashCarry::new(side.predicate.is_some()));
         if let (Some(p), Some(carry)) = (self.prefilter, &carry) {
-            if let Some(pred) = p.key_predicate(parquet_schema, key_top, Arc::clone(carry)) {
+            if let Some(pred) = p.key_predicate(parquet_schema, &key_tops, Arc::clone(carry)) {
                 predicates.push(pred);
             }
         }
@@ -256,18 +262,19 @@ impl SideReader<'_> {
                 return Ok(());
             }
             let batch = conform(&batch?, fp, &side.schema, &file_name)?;
-            let batch = if self.keep_null_keys || batch.column(0).null_count() == 0 {
-                batch
-            } else {
-                let valid = arrow::compute::is_not_null(batch.column(0))
-                    .map_err(|e| Error::arrow("null keys", e))?;
-                let kept = filter_record_batch(&batch, &valid)
-                    .map_err(|e| Error::arrow("null keys", e))?;
-                self.counters.dropped_null.fetch_add(
-                    (batch.num_rows() - kept.num_rows()) as u64,
-                    Ordering::Relaxed,
-                );
-                kept
+            let nulls = key::tuple_nulls(&side.key_columns(&batch));
+            let batch = match nulls.filter(|n| !self.keep_null_keys && n.null_count() > 0) {
+                None => batch,
+                Some(valid) => {
+                    let valid = arrow::array::BooleanArray::new(valid.into_inner(), None);
+                    let kept = filter_record_batch(&batch, &valid)
+                        .map_err(|e| Error::arrow("null keys", e))?;
+                    self.counters.dropped_null.fetch_add(
+                        (batch.num_rows() - kept.num_rows()) as u64,
+                        Ordering::Relaxed,
+                    );
+                    kept
+                }
             };
             if batch.num_rows() == 0 {
                 continue;
@@ -280,7 +287,7 @@ impl SideReader<'_> {
                 }
                 None => {
                     let mut h = Vec::with_capacity(batch.num_rows());
-                    key::hash_array_into(batch.column(0).as_ref(), self.hash_seed, &mut h)?;
+                    key::hash_tuple_into(&side.key_columns(&batch), self.hash_seed, &mut h)?;
                     h
                 }
             };

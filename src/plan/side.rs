@@ -20,23 +20,43 @@ use crate::plan::{self, Plan, SplitOptions};
 pub(crate) struct SideInput {
     /// Its files and splits.
     pub plan: Plan,
-    /// Columns of the batches the map stage hands on (key first), with types wide enough for
-    /// every file's values.
+    /// Columns of the batches the map stage hands on (the key columns first, in key order),
+    /// with types wide enough for every file's values.
     pub schema: SchemaRef,
     /// Per file: which columns to decode and where each handed-on column sits in them.
     pub files: Vec<FileProjection>,
     /// `--left-where` / `--right-where`.
     pub predicate: Option<Predicate>,
-    /// The key family (the same in every file).
+    /// The key family (the same in every file); [`KeyFamily::Tuple`] for a composite key.
     pub family: KeyFamily,
+    /// Each key column's family, in key order (one for a one-column key).
+    pub families: Vec<KeyFamily>,
+}
+
+impl SideInput {
+    /// Number of key columns (the first columns of the handed-on batches).
+    pub fn arity(&self) -> usize {
+        self.families.len()
+    }
+
+    /// The key columns of a handed-on batch.
+    pub fn key_columns<'b>(
+        &self,
+        batch: &'b arrow::array::RecordBatch,
+    ) -> Vec<&'b dyn arrow::array::Array> {
+        batch.columns()[..self.arity()]
+            .iter()
+            .map(|c| c.as_ref())
+            .collect()
+    }
 }
 
 /// How to read one file of a side.
 pub(crate) struct FileProjection {
     /// Top-level column indices to decode, in schema order.
     pub decode: Vec<usize>,
-    /// Position of the key column in the decoded batch.
-    pub key: usize,
+    /// Position of each key column in the decoded batch (key order).
+    pub keys: Vec<usize>,
     /// Per handed-on column, its position in the decoded batch.
     pub positions: Vec<usize>,
     /// Positions of the `--where` columns in the decoded batch.
@@ -84,11 +104,13 @@ pub(crate) fn plan_join(
     };
     let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
     let right = project_side("right", right_plan, &job.right, &columns(Side::Right))?;
-    if left.family != right.family {
-        return Err(Error::Usage(format!(
-            "key family mismatch: --left-key {} holds {} keys, --right-key {} holds {} keys",
-            job.left.key, left.family, job.right.key, right.family
-        )));
+    for (i, (lf, rf)) in left.families.iter().zip(&right.families).enumerate() {
+        if lf != rf {
+            return Err(Error::Usage(format!(
+                "key family mismatch: --left-key {} holds {lf} keys, --right-key {} holds {rf} keys",
+                job.left.keys[i], job.right.keys[i]
+            )));
+        }
     }
     let mut out_fields = Vec::with_capacity(out.len());
     let mut out_columns = Vec::with_capacity(out.len());
@@ -120,8 +142,8 @@ pub(crate) fn plan_join(
         None => out
             .iter()
             .filter(|(side, src, _)| match side {
-                Side::Left => *src == job.left.key,
-                Side::Right => *src == job.right.key,
+                Side::Left => job.left.keys.contains(src),
+                Side::Right => job.right.keys.contains(src),
             })
             .map(|(_, _, name)| name.clone())
             .filter(|name| {
@@ -208,22 +230,22 @@ fn project_side(
     side: &SideJob,
     columns: &[String],
 ) -> Result<SideInput> {
-    let key = side.key.as_str();
+    let keys = &side.keys;
     let predicate = side.predicate.clone();
     let first = plan
         .files
         .first()
         .ok_or_else(|| Error::Usage(format!("no {name} input files")))?
         .clone();
-    // Handed-on columns: the key, then the output columns (each once).
-    let mut names: Vec<String> = vec![key.to_string()];
+    // Handed-on columns: the key columns, then the output columns (each once).
+    let mut names: Vec<String> = keys.clone();
     for c in columns {
         if !names.contains(c) {
             names.push(c.clone());
         }
     }
     let mut fields = Vec::with_capacity(names.len());
-    let mut family = None;
+    let mut families: Vec<Option<KeyFamily>> = vec![None; keys.len()];
     let mut files = Vec::with_capacity(plan.files.len());
     for f in &plan.files {
         let schema = f.schema();
@@ -246,25 +268,36 @@ fn project_side(
             decode.push(i);
             Ok(i)
         };
-        let key_idx = idx_of(key, "key")?;
-        let key_type = schema.field(key_idx).data_type();
-        let fam = KeyFamily::check(key_type, &file, key)?;
-        match family {
-            None => family = Some(fam),
-            Some(f0) if f0 != fam => {
-                return Err(Error::Column {
-                    file,
-                    column: key.to_string(),
-                    reason: format!(
-                    "type {key_type} ({fam} keys) differs from the other {name} files ({f0} keys)"
-                ),
-                })
+        let mut key_idx = Vec::with_capacity(keys.len());
+        for (key, family) in keys.iter().zip(families.iter_mut()) {
+            let k = idx_of(key, "key")?;
+            let key_type = schema.field(k).data_type();
+            let fam = KeyFamily::check(key_type, &file, key)?;
+            match *family {
+                None => *family = Some(fam),
+                Some(f0) if f0 != fam => {
+                    return Err(Error::Column {
+                        file,
+                        column: key.to_string(),
+                        reason: format!(
+                        "type {key_type} ({fam} keys) differs from the other {name} files ({f0} keys)"
+                    ),
+                    })
+                }
+                _ => {}
             }
-            _ => {}
+            key_idx.push(k);
         }
         let mut col_idx = Vec::with_capacity(names.len());
         for (n, c) in names.iter().enumerate() {
-            let i = idx_of(c, if n == 0 { "key" } else { "output column" })?;
+            let i = idx_of(
+                c,
+                if n < keys.len() {
+                    "key"
+                } else {
+                    "output column"
+                },
+            )?;
             let dt = schema.field(i).data_type();
             if Arc::ptr_eq(f, &first) {
                 fields.push(Field::new(c, dt.clone(), true));
@@ -297,16 +330,24 @@ fn project_side(
         files.push(FileProjection {
             positions: col_idx.iter().map(|i| pos(*i)).collect(),
             where_positions: where_idx.iter().map(|i| pos(*i)).collect(),
-            key: pos(key_idx),
+            keys: key_idx.iter().map(|i| pos(*i)).collect(),
             decode: decode.clone(),
         });
     }
+    let families: Vec<KeyFamily> = families
+        .into_iter()
+        .map(|f| f.expect("at least one file"))
+        .collect();
     Ok(SideInput {
         plan,
         schema: Arc::new(Schema::new(fields)),
         files,
         predicate,
-        family: family.expect("at least one file"),
+        family: match families.as_slice() {
+            [one] => *one,
+            _ => KeyFamily::Tuple,
+        },
+        families,
     })
 }
 

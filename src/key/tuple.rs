@@ -1,0 +1,657 @@
+//! Composite keys: a tuple of canonical keys (`train --column a,b`, `join --left-key a,b`),
+//! hashed in one pass over the component arrays, without building a binary row.
+//!
+//! A one-component tuple is an ordinary key and hashes exactly as [`super::hash_array_into`].
+//! For two or more components the hash runs a 64-bit state `a` through the components, with
+//! the filter's seed `s` and XXH3-64 (see docs/FORMAT.md, "Composite keys"):
+//!
+//! - start: `a` is the first component's value as 64 bits when its canonical form is the
+//!   8-byte integer form (an integer that fits `i64`, a `Date32` day, a boolean, a decimal
+//!   with an integer value), else `XXH3(form, s)`;
+//! - each further component with canonical form `c`: `a = XXH3(le8(a) ++ c, s)`.
+//!
+//! So a tuple of two integers is XXH3 of their 16 canonical bytes (`le8(x) ++ le8(y)`), one
+//! call of XXH3's 9-to-16-byte path ([`hash_pair`]), as cheap as one integer key. A null in
+//! any component makes the tuple null: never inserted, never matched.
+
+use arrow::array::{Array, AsArray, PrimitiveArray};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Date32Type, Date64Type, Decimal128Type, Decimal256Type,
+    Decimal32Type, Decimal64Type, DecimalType, Int16Type, Int32Type, Int64Type, Int8Type,
+    UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::{
+    canonical_number, date64_days, parse_number, unrepresentable_decimal, unsupported,
+    CanonicalKeys, KeyFamily, ToI256, WidenToI64,
+};
+use crate::error::{Error, Result};
+
+/// XXH3-64 with `seed` of the 16 bytes `le8(a) ++ le8(b)`: XXH3's path for 9 to 16 input
+/// bytes written out for exactly 16, as [`super::hash_i64`] is for 8. Equal to
+/// `xxh3_64_with_seed(&[a.to_le_bytes(), b.to_le_bytes()].concat(), seed)`; a test pins it.
+#[inline(always)]
+pub fn hash_pair(a: u64, b: u64, seed: u64) -> u64 {
+    pair::<false>(a, b, seed)
+}
+
+/// The low and the high 64 bits of the 128-bit product `a * b`, XORed (XXH3's
+/// `mul128_fold64`). `SPLIT`: from four 32 x 32-bit products, which vectorize (AVX-512 has no
+/// 64 x 64 -> 128-bit multiply); otherwise one 128-bit multiply. The same value either way.
+#[inline(always)]
+fn mul_fold64<const SPLIT: bool>(a: u64, b: u64) -> u64 {
+    if SPLIT {
+        const LOW: u64 = 0xffff_ffff;
+        let (a0, a1, b0, b1) = (a & LOW, a >> 32, b & LOW, b >> 32);
+        let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+        let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
+        let lo = (mid << 32) | (p00 & LOW);
+        let hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+        lo ^ hi
+    } else {
+        let m = (a as u128).wrapping_mul(b as u128);
+        (m as u64) ^ ((m >> 64) as u64)
+    }
+}
+
+/// [`hash_pair`], with the multiply of [`mul_fold64`].
+#[inline(always)]
+fn pair<const SPLIT: bool>(a: u64, b: u64, seed: u64) -> u64 {
+    // Bytes 24..32, 32..40, 40..48 and 48..56 of the XXH3 default secret.
+    const S24: u64 = 0x1f67_b3b7_a4a4_4072;
+    const S32: u64 = 0x78e5_c0cc_4ee6_79cb;
+    const S40: u64 = 0x2172_ffcc_7dd0_5a82;
+    const S48: u64 = 0x8e24_43f7_7446_08b8;
+    const PRIME_MX1: u64 = 0x1656_6791_9E37_79F9;
+    let lo = a ^ (S24 ^ S32).wrapping_add(seed);
+    let hi = b ^ (S40 ^ S48).wrapping_sub(seed);
+    let mut h = 16u64
+        .wrapping_add(lo.swap_bytes())
+        .wrapping_add(hi)
+        .wrapping_add(mul_fold64::<SPLIT>(lo, hi));
+    h ^= h >> 37;
+    h = h.wrapping_mul(PRIME_MX1);
+    h ^ (h >> 32)
+}
+
+/// One component's canonical form, as the tuple hash consumes it.
+#[derive(Debug, Clone, Copy)]
+pub enum Canon<'a> {
+    /// The 8-byte integer form (its value as `i64`).
+    Int(i64),
+    /// Any other canonical form: a wide integer (16 bytes), a decimal's number form (16, 32
+    /// or 33 bytes), a bytes key's bytes.
+    Bytes(&'a [u8]),
+}
+
+/// The state after the first component.
+#[inline(always)]
+fn start(c: Canon<'_>, seed: u64) -> u64 {
+    match c {
+        Canon::Int(v) => v as u64,
+        Canon::Bytes(b) => xxh3_64_with_seed(b, seed),
+    }
+}
+
+/// The state after one more component; `buf` is scratch space.
+#[inline(always)]
+fn step(a: u64, c: Canon<'_>, seed: u64, buf: &mut Vec<u8>) -> u64 {
+    match c {
+        Canon::Int(v) => hash_pair(a, v as u64, seed),
+        Canon::Bytes(b) => {
+            buf.clear();
+            buf.extend_from_slice(&a.to_le_bytes());
+            buf.extend_from_slice(b);
+            xxh3_64_with_seed(buf, seed)
+        }
+    }
+}
+
+/// The hash of one tuple given by its components' canonical forms (at least one). One
+/// component: the ordinary key hash.
+pub fn hash_canon_tuple(parts: &[Canon<'_>], seed: u64) -> u64 {
+    match parts {
+        [] => start(Canon::Bytes(&[]), seed),
+        [one] => match one {
+            Canon::Int(v) => super::hash_i64(*v, seed),
+            Canon::Bytes(b) => xxh3_64_with_seed(b, seed),
+        },
+        [first, rest @ ..] => {
+            let mut buf = Vec::new();
+            rest.iter()
+                .fold(start(*first, seed), |a, c| step(a, *c, seed, &mut buf))
+        }
+    }
+}
+
+/// Hash the rows of a composite key, one array per component (all of one length), with
+/// `seed` into `out` (cleared first). Returns each component's family. One component hashes
+/// exactly as [`super::hash_array_into`]. Null slots (in any component) hold an unspecified
+/// hash; see [`tuple_nulls`].
+pub fn hash_tuple_into(
+    columns: &[&dyn Array],
+    seed: u64,
+    out: &mut Vec<u64>,
+) -> Result<Vec<KeyFamily>> {
+    match columns {
+        [] => Err(Error::Internal("a key of no columns".into())),
+        [one] => Ok(vec![super::hash_array_into(*one, seed, out)?]),
+        [first, rest @ ..] => {
+            out.clear();
+            let n = first.len();
+            if rest.iter().any(|c| c.len() != n) {
+                return Err(Error::Internal("key columns of different lengths".into()));
+            }
+            let mut families = Vec::with_capacity(columns.len());
+            families.push(component(*first, seed, true, out)?);
+            for c in rest {
+                families.push(component(*c, seed, false, out)?);
+            }
+            Ok(families)
+        }
+    }
+}
+
+/// The validity of a composite key's rows: valid where every component is.
+pub fn tuple_nulls(columns: &[&dyn Array]) -> Option<NullBuffer> {
+    columns.iter().fold(None, |acc, c| {
+        NullBuffer::union(acc.as_ref(), c.logical_nulls().as_ref())
+    })
+}
+
+/// Fold one component into the states `out` (`first`: start them, `out` empty).
+fn component(array: &dyn Array, seed: u64, first: bool, out: &mut Vec<u64>) -> Result<KeyFamily> {
+    let dt = array.data_type();
+    let family = KeyFamily::of(dt).ok_or_else(|| unsupported(dt))?;
+    if let DataType::Dictionary(_, v) = dt {
+        let unpacked =
+            arrow::compute::cast(array, v).map_err(|e| Error::arrow("unpack key dictionary", e))?;
+        return component(unpacked.as_ref(), seed, first, out);
+    }
+    match dt {
+        DataType::Int8 => ints::<Int8Type>(array, seed, first, out),
+        DataType::Int16 => ints::<Int16Type>(array, seed, first, out),
+        DataType::Int32 => ints::<Int32Type>(array, seed, first, out),
+        DataType::Int64 => ints::<Int64Type>(array, seed, first, out),
+        DataType::UInt8 => ints::<UInt8Type>(array, seed, first, out),
+        DataType::UInt16 => ints::<UInt16Type>(array, seed, first, out),
+        DataType::UInt32 => ints::<UInt32Type>(array, seed, first, out),
+        DataType::Date32 => ints::<Date32Type>(array, seed, first, out),
+        DataType::UInt64
+            if array
+                .as_primitive::<UInt64Type>()
+                .values()
+                .iter()
+                .all(|&v| v <= i64::MAX as u64) =>
+        {
+            ints::<UInt64Type>(array, seed, first, out)
+        }
+        _ => {
+            if first {
+                out.resize(array.len(), 0);
+            }
+            let mut buf = Vec::new();
+            for_each_canon(array, |i, c| {
+                out[i] = if first {
+                    start(c, seed)
+                } else {
+                    step(out[i], c, seed, &mut buf)
+                };
+            })?;
+        }
+    }
+    Ok(family)
+}
+
+/// An integer component (values that fit `i64`): the fast path.
+fn ints<T: ArrowPrimitiveType>(array: &dyn Array, seed: u64, first: bool, out: &mut Vec<u64>)
+where
+    T::Native: WidenToI64,
+{
+    let values = array.as_primitive::<T>().values();
+    if first {
+        out.extend(values.iter().map(|&v| v.widen() as u64));
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if simd_pairs() {
+        // SAFETY: simd_pairs checked that the CPU has AVX-512 F, DQ, VL and BW.
+        return unsafe { pair_steps_avx512(values, seed, out) };
+    }
+    pair_steps::<T::Native, false>(values, seed, out);
+}
+
+#[inline(always)]
+fn pair_steps<T: WidenToI64, const SPLIT: bool>(values: &[T], seed: u64, out: &mut [u64]) {
+    for (a, &v) in out.iter_mut().zip(values) {
+        *a = pair::<SPLIT>(*a, v.widen() as u64, seed);
+    }
+}
+
+/// Whether the CPU runs [`pair_steps_avx512`].
+#[cfg(target_arch = "x86_64")]
+fn simd_pairs() -> bool {
+    super::simd_hash() && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
+/// [`pair_steps`] compiled for AVX-512, with the multiply split into 32-bit halves so that
+/// the compiler hashes 8 pairs per instruction (byte swaps need AVX-512 BW). Same values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
+fn pair_steps_avx512<T: WidenToI64>(values: &[T], seed: u64, out: &mut [u64]) {
+    pair_steps::<T, true>(values, seed, out)
+}
+
+/// Call `f(slot, form)` with the canonical form of every slot of a key array (not a
+/// dictionary). Null slots may be skipped. Errors for a type that cannot be a key and for a
+/// non-null decimal beyond 256 bits.
+fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Result<()> {
+    fn prim<T: ArrowPrimitiveType>(a: &dyn Array, f: &mut impl FnMut(usize, Canon<'_>))
+    where
+        T::Native: WidenToI64,
+    {
+        for (i, &v) in a.as_primitive::<T>().values().iter().enumerate() {
+            f(i, Canon::Int(v.widen()));
+        }
+    }
+    fn dec<T: DecimalType>(
+        a: &dyn Array,
+        scale: i8,
+        f: &mut impl FnMut(usize, Canon<'_>),
+    ) -> Result<()>
+    where
+        T::Native: ToI256,
+    {
+        let a: &PrimitiveArray<T> = a.as_primitive::<T>();
+        let nulls = a.logical_nulls();
+        let mut buf = [0u8; 33];
+        for (i, v) in a.values().iter().enumerate() {
+            match canonical_number(v.to_i256(), scale, &mut buf) {
+                Some(8) => f(
+                    i,
+                    Canon::Int(i64::from_le_bytes(buf[..8].try_into().expect("8 bytes"))),
+                ),
+                Some(n) => f(i, Canon::Bytes(&buf[..n])),
+                None if nulls.as_ref().is_some_and(|n| n.is_null(i)) => {}
+                None => return Err(unrepresentable_decimal(v.to_i256(), scale)),
+            }
+        }
+        Ok(())
+    }
+    let dt = array.data_type();
+    match dt {
+        DataType::Int8 => prim::<Int8Type>(array, &mut f),
+        DataType::Int16 => prim::<Int16Type>(array, &mut f),
+        DataType::Int32 => prim::<Int32Type>(array, &mut f),
+        DataType::Int64 => prim::<Int64Type>(array, &mut f),
+        DataType::UInt8 => prim::<UInt8Type>(array, &mut f),
+        DataType::UInt16 => prim::<UInt16Type>(array, &mut f),
+        DataType::UInt32 => prim::<UInt32Type>(array, &mut f),
+        DataType::Date32 => prim::<Date32Type>(array, &mut f),
+        DataType::UInt64 => {
+            for (i, &v) in array
+                .as_primitive::<UInt64Type>()
+                .values()
+                .iter()
+                .enumerate()
+            {
+                match i64::try_from(v) {
+                    Ok(s) => f(i, Canon::Int(s)),
+                    Err(_) => f(i, Canon::Bytes(&(v as u128).to_le_bytes())),
+                }
+            }
+        }
+        DataType::Date64 => {
+            for (i, &ms) in array
+                .as_primitive::<Date64Type>()
+                .values()
+                .iter()
+                .enumerate()
+            {
+                f(i, Canon::Int(date64_days(ms)));
+            }
+        }
+        DataType::Boolean => {
+            for (i, b) in array.as_boolean().values().iter().enumerate() {
+                f(i, Canon::Int(b as i64));
+            }
+        }
+        DataType::Decimal32(_, s) => dec::<Decimal32Type>(array, *s, &mut f)?,
+        DataType::Decimal64(_, s) => dec::<Decimal64Type>(array, *s, &mut f)?,
+        DataType::Decimal128(_, s) => dec::<Decimal128Type>(array, *s, &mut f)?,
+        DataType::Decimal256(_, s) => dec::<Decimal256Type>(array, *s, &mut f)?,
+        DataType::Utf8 => {
+            for (i, v) in array.as_string::<i32>().iter().enumerate() {
+                f(i, Canon::Bytes(v.unwrap_or_default().as_bytes()));
+            }
+        }
+        DataType::LargeUtf8 => {
+            for (i, v) in array.as_string::<i64>().iter().enumerate() {
+                f(i, Canon::Bytes(v.unwrap_or_default().as_bytes()));
+            }
+        }
+        DataType::Utf8View => {
+            let a = array.as_string_view();
+            for i in 0..a.len() {
+                f(i, Canon::Bytes(a.value(i).as_bytes()));
+            }
+        }
+        DataType::Binary => {
+            for (i, v) in array.as_binary::<i32>().iter().enumerate() {
+                f(i, Canon::Bytes(v.unwrap_or_default()));
+            }
+        }
+        DataType::LargeBinary => {
+            for (i, v) in array.as_binary::<i64>().iter().enumerate() {
+                f(i, Canon::Bytes(v.unwrap_or_default()));
+            }
+        }
+        DataType::BinaryView => {
+            let a = array.as_binary_view();
+            for i in 0..a.len() {
+                f(i, Canon::Bytes(a.value(i)));
+            }
+        }
+        DataType::FixedSizeBinary(_) => {
+            let a = array.as_fixed_size_binary();
+            for i in 0..a.len() {
+                f(i, Canon::Bytes(a.value(i)));
+            }
+        }
+        // Any other key type: the canonical keys the join compares (the same forms).
+        _ => match CanonicalKeys::try_new(array)? {
+            CanonicalKeys::Int(v) => v.iter().enumerate().for_each(|(i, x)| f(i, Canon::Int(*x))),
+            CanonicalKeys::Wide(v) => {
+                v.iter()
+                    .enumerate()
+                    .for_each(|(i, x)| match i64::try_from(*x) {
+                        Ok(s) => f(i, Canon::Int(s)),
+                        Err(_) => f(i, Canon::Bytes(&(*x as u128).to_le_bytes())),
+                    })
+            }
+            CanonicalKeys::Num(b) | CanonicalKeys::Bytes(b) => {
+                let num = matches!(KeyFamily::of(dt), Some(KeyFamily::Integer));
+                for (i, x) in b.iter().enumerate() {
+                    match x {
+                        Some(c) if num && c.len() == 8 => f(
+                            i,
+                            Canon::Int(i64::from_le_bytes(c.try_into().expect("8 bytes"))),
+                        ),
+                        Some(c) => f(i, Canon::Bytes(c)),
+                        None => {}
+                    }
+                }
+            }
+        },
+    }
+    Ok(())
+}
+
+/// Parse one component of a text key (a tab-separated field of a `probe` line) as a key of
+/// `family` and call `f` with its canonical form. Integers parse by value (also decimals such
+/// as `1.50`); `is_date`: `YYYY-MM-DD` is taken as its day number too.
+pub fn with_text_canon<R>(
+    text: &str,
+    family: KeyFamily,
+    is_date: bool,
+    f: impl FnOnce(Canon<'_>) -> R,
+) -> Result<R> {
+    match family {
+        KeyFamily::Bytes => Ok(f(Canon::Bytes(text.as_bytes()))),
+        KeyFamily::Integer => {
+            let t = text.trim();
+            if let Ok(v) = t.parse::<i64>() {
+                return Ok(f(Canon::Int(v)));
+            }
+            if is_date {
+                if let Ok(days) = crate::expr::parse_date(t) {
+                    return Ok(f(Canon::Int(days as i64)));
+                }
+            }
+            let (m, scale) = parse_number(t).ok_or_else(|| {
+                Error::Usage(format!(
+                    "key {text:?} is not a number, and the key holds integers"
+                ))
+            })?;
+            let mut buf = [0u8; 33];
+            match canonical_number(m, scale, &mut buf) {
+                Some(8) => Ok(f(Canon::Int(i64::from_le_bytes(
+                    buf[..8].try_into().expect("8 bytes"),
+                )))),
+                Some(n) => Ok(f(Canon::Bytes(&buf[..n]))),
+                None => Err(unrepresentable_decimal(m, scale)),
+            }
+        }
+        other => Err(Error::Usage(format!(
+            "a key component of family {other}: say whether it is integer or bytes"
+        ))),
+    }
+}
+
+/// Hash a text tuple (the fields of one `probe` line) whose components have `families`
+/// (`dates[i]`: component `i` is a date column, `YYYY-MM-DD` accepted).
+pub fn hash_text_tuple(
+    fields: &[&str],
+    families: &[KeyFamily],
+    dates: &[bool],
+    seed: u64,
+) -> Result<u64> {
+    if fields.len() != families.len() {
+        return Err(Error::Usage(format!(
+            "{} tab-separated fields, but the key has {} columns",
+            fields.len(),
+            families.len()
+        )));
+    }
+    let mut a = 0u64;
+    let mut buf = Vec::new();
+    for (i, (t, fam)) in fields.iter().zip(families).enumerate() {
+        let is_date = dates.get(i).copied().unwrap_or(false);
+        a = with_text_canon(t, *fam, is_date, |c| {
+            if families.len() == 1 {
+                hash_canon_tuple(&[c], seed)
+            } else if i == 0 {
+                start(c, seed)
+            } else {
+                step(a, c, seed, &mut buf)
+            }
+        })
+        .map_err(|e| Error::Usage(format!("field {}: {}", i + 1, crate::error::one_line(&e))))?;
+    }
+    Ok(a)
+}
+
+/// Canonical keys of a composite key, one [`CanonicalKeys`] per component, for the join's
+/// exact comparison: two rows are equal when every component is.
+#[derive(Debug, Clone)]
+pub struct TupleKeys(Vec<CanonicalKeys>);
+
+impl TupleKeys {
+    /// Canonical keys of the component arrays.
+    pub fn try_new(columns: &[&dyn Array]) -> Result<Self> {
+        columns
+            .iter()
+            .map(|c| CanonicalKeys::try_new(*c))
+            .collect::<Result<_>>()
+            .map(TupleKeys)
+    }
+
+    /// True when row `i` of `self` equals row `j` of `other` in every component (both
+    /// non-null; components of matching families).
+    #[inline]
+    pub fn eq_at(&self, i: usize, other: &TupleKeys, j: usize) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a.eq_at(i, b, j))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::*;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::key::{hash_array_into, hash_i64};
+
+    proptest! {
+        #[test]
+        fn hash_pair_is_xxh3_of_the_16_le_bytes(a in any::<u64>(), b in any::<u64>(), seed in any::<u64>()) {
+            let bytes = [a.to_le_bytes(), b.to_le_bytes()].concat();
+            prop_assert_eq!(hash_pair(a, b, seed), xxh3_64_with_seed(&bytes, seed));
+            prop_assert_eq!(pair::<true>(a, b, seed), hash_pair(a, b, seed));
+        }
+
+        /// The vectorized integer step (where the CPU has it) equals the scalar one at every
+        /// length (SIMD bodies and tails).
+        #[test]
+        fn integer_steps_are_the_same_on_every_path(
+            v in prop::collection::vec((any::<i64>(), any::<u64>()), 0..100),
+            seed in any::<u64>(),
+        ) {
+            let (xs, start): (Vec<i64>, Vec<u64>) = v.into_iter().unzip();
+            let mut scalar = start.clone();
+            pair_steps::<i64, false>(&xs, seed, &mut scalar);
+            let mut split = start.clone();
+            pair_steps::<i64, true>(&xs, seed, &mut split);
+            prop_assert_eq!(&split, &scalar);
+            let mut auto = start;
+            ints::<arrow::datatypes::Int64Type>(&Int64Array::from(xs), seed, false, &mut auto);
+            prop_assert_eq!(&auto, &scalar);
+        }
+
+        /// The tuple hash of arrays equals the definition (state through the components'
+        /// canonical bytes) for every batch split, and one column is today's key hash.
+        #[test]
+        fn tuple_hash_follows_its_definition_for_any_batch_split(
+            rows in prop::collection::vec((any::<i32>(), any::<u64>(), ".{0,12}", any::<bool>()), 1..60),
+            cut in 0usize..60,
+            seed in any::<u64>(),
+        ) {
+            let a: ArrayRef = Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.0)));
+            let b: ArrayRef = Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.1)));
+            let s: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.2.clone())));
+            let d: ArrayRef = Arc::new(
+                Decimal128Array::from_iter_values(rows.iter().map(|r| r.0 as i128 * if r.3 { 100 } else { 7 }))
+                    .with_precision_and_scale(20, 2).unwrap(),
+            );
+            let want: Vec<u64> = rows.iter().map(|r| {
+                let mut st = r.0 as i64 as u64; // Int32: the 8-byte form, raw
+                let canon_b: Vec<u8> = match i64::try_from(r.1) {
+                    Ok(v) => v.to_le_bytes().to_vec(),
+                    Err(_) => (r.1 as u128).to_le_bytes().to_vec(),
+                };
+                st = xxh3_64_with_seed(&[&st.to_le_bytes()[..], &canon_b].concat(), seed);
+                st = xxh3_64_with_seed(&[&st.to_le_bytes()[..], r.2.as_bytes()].concat(), seed);
+                let mut buf = [0u8; 33];
+                let m = r.0 as i128 * if r.3 { 100 } else { 7 };
+                let n = canonical_number(arrow::datatypes::i256::from_i128(m), 2, &mut buf).unwrap();
+                xxh3_64_with_seed(&[&st.to_le_bytes()[..], &buf[..n]].concat(), seed)
+            }).collect();
+            let cols = [a.as_ref(), b.as_ref(), s.as_ref(), d.as_ref()];
+            let mut whole = Vec::new();
+            let fams = hash_tuple_into(&cols, seed, &mut whole).unwrap();
+            prop_assert_eq!(&fams, &[KeyFamily::Integer, KeyFamily::Integer, KeyFamily::Bytes, KeyFamily::Integer]);
+            prop_assert_eq!(&whole, &want);
+            let cut = cut.min(rows.len());
+            let mut parts = Vec::new();
+            for (off, len) in [(0, cut), (cut, rows.len() - cut)] {
+                let sl: Vec<ArrayRef> = [&a, &b, &s, &d].iter().map(|c| c.slice(off, len)).collect();
+                let refs: Vec<&dyn Array> = sl.iter().map(|c| c.as_ref()).collect();
+                let mut h = Vec::new();
+                hash_tuple_into(&refs, seed, &mut h).unwrap();
+                parts.extend(h);
+            }
+            prop_assert_eq!(&parts, &want);
+            // One column: the ordinary key hash.
+            let mut one = Vec::new();
+            let mut today = Vec::new();
+            for c in [&a, &b, &s, &d] {
+                hash_tuple_into(&[c.as_ref()], seed, &mut one).unwrap();
+                hash_array_into(c.as_ref(), seed, &mut today).unwrap();
+                prop_assert_eq!(&one, &today);
+            }
+        }
+    }
+
+    /// Golden vectors of the tuple hash (seed 0), also in docs/FORMAT.md.
+    #[test]
+    fn tuple_golden_vectors() {
+        let t = |a: &[Canon<'_>]| hash_canon_tuple(a, 0);
+        assert_eq!(t(&[Canon::Int(1), Canon::Int(2)]), 0x07ee_86c2_8144_6bef);
+        assert_eq!(
+            t(&[Canon::Int(1), Canon::Int(2)]),
+            xxh3_64_with_seed(&[1u64.to_le_bytes(), 2u64.to_le_bytes()].concat(), 0)
+        );
+        assert_eq!(
+            t(&[Canon::Int(1), Canon::Int(2), Canon::Int(3)]),
+            0x4e41_abc2_bc32_468c
+        );
+        assert_eq!(
+            t(&[Canon::Int(7), Canon::Bytes(b"ab")]),
+            0xf216_15fa_ad0f_9614
+        );
+        assert_eq!(
+            t(&[Canon::Bytes(b"ab"), Canon::Int(7)]),
+            0x0302_f9fd_2f1f_8cfd
+        );
+        assert_eq!(
+            t(&[Canon::Bytes(b"ab"), Canon::Int(7)]),
+            hash_pair(xxh3_64_with_seed(b"ab", 0), 7, 0)
+        );
+        assert_eq!(t(&[Canon::Int(7)]), hash_i64(7, 0));
+        // Order matters.
+        assert_ne!(
+            t(&[Canon::Int(1), Canon::Int(2)]),
+            t(&[Canon::Int(2), Canon::Int(1)])
+        );
+    }
+
+    /// Components meet by value as single keys do: an Int32 and an Int64 column, a decimal
+    /// 7.00 and the integer 7, a dictionary of strings and a string view; a null anywhere
+    /// makes the row null.
+    #[test]
+    fn components_meet_by_value_and_nulls_spread() {
+        let x: ArrayRef = Arc::new(Int32Array::from(vec![Some(7), Some(1), None]));
+        let y: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None, Some("c")]));
+        let x2: ArrayRef = Arc::new(
+            Decimal128Array::from(vec![700, 100, 0])
+                .with_precision_and_scale(10, 2)
+                .unwrap(),
+        );
+        let y2: ArrayRef = Arc::new(
+            vec![Some("a"), Some("b"), Some("c")]
+                .into_iter()
+                .collect::<DictionaryArray<arrow::datatypes::Int8Type>>(),
+        );
+        let (mut h1, mut h2) = (Vec::new(), Vec::new());
+        hash_tuple_into(&[x.as_ref(), y.as_ref()], 5, &mut h1).unwrap();
+        hash_tuple_into(&[x2.as_ref(), y2.as_ref()], 5, &mut h2).unwrap();
+        assert_eq!(h1[0], h2[0]);
+        let n = tuple_nulls(&[x.as_ref(), y.as_ref()]).unwrap();
+        assert!(n.is_valid(0) && n.is_null(1) && n.is_null(2));
+        assert!(tuple_nulls(&[x2.as_ref(), y2.as_ref()]).is_none());
+        let k1 = TupleKeys::try_new(&[x.as_ref(), y.as_ref()]).unwrap();
+        let k2 = TupleKeys::try_new(&[x2.as_ref(), y2.as_ref()]).unwrap();
+        assert!(k1.eq_at(0, &k2, 0) && !k1.eq_at(0, &k2, 2));
+        // Text: the same tuple from a probe line.
+        let t = hash_text_tuple(
+            &["7.00", "a"],
+            &[KeyFamily::Integer, KeyFamily::Bytes],
+            &[false, false],
+            5,
+        )
+        .unwrap();
+        assert_eq!(t, h1[0]);
+        let e = hash_text_tuple(&["x", "a"], &[KeyFamily::Integer, KeyFamily::Bytes], &[], 5)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("field 1") && e.contains("not a number"), "{e}");
+        let e = hash_text_tuple(&["1"], &[KeyFamily::Integer, KeyFamily::Bytes], &[], 5)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("1 tab-separated fields"), "{e}");
+    }
+}

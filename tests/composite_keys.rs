@@ -1,0 +1,582 @@
+//! Composite keys (issue 16, "Composite keys"): `train --column a,b`, `join --left-key a,b
+//! --right-key x,y`, `probe` of tab-separated tuples, `inspect` and `merge` of tuple filters.
+//! Components meet by value as single keys do (an `Int32` column meets an `Int64` one, a
+//! string column a dictionary of strings); a null in any component never matches. Expected
+//! rows come from a nested-loop oracle over the same values, for every join type, both
+//! strategies, with and without the prefilter.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::*;
+use arrow::datatypes::Int8Type;
+
+use crate::util::{read_rows, run_in, run_stdin, write_parquet};
+
+type Row = (Option<i64>, Option<&'static str>, &'static str);
+
+const LEFT: &[Row] = &[
+    (Some(1), Some("x"), "L1"),
+    (Some(1), Some("y"), "L2"),
+    (Some(2), Some("x"), "L3"),
+    (Some(2), Some("x"), "L3b"),
+    (Some(3), None, "L4"),
+    (None, Some("x"), "L5"),
+    (Some(4), Some("z"), "L6"),
+    (Some(6), Some("q"), "L7"),
+];
+
+const RIGHT: &[Row] = &[
+    (Some(1), Some("x"), "R1"),
+    (Some(1), Some("x"), "R2"),
+    (Some(2), Some("x"), "R3"),
+    (Some(1), Some("z"), "R4"),
+    (Some(3), None, "R5"),
+    (None, Some("x"), "R6"),
+    (Some(4), Some("z"), "R7"),
+    (Some(5), Some("y"), "R8"),
+    (Some(2), Some("y"), "R9"),
+];
+
+/// Left: `a` Int32, `b` Utf8; right: `x` Int64, `y` a dictionary of strings (other types
+/// than the left's, the same values).
+fn write_sides(d: &Path) {
+    write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            (
+                "a",
+                Arc::new(Int32Array::from_iter(
+                    LEFT.iter().map(|r| r.0.map(|v| v as i32)),
+                )) as ArrayRef,
+            ),
+            (
+                "b",
+                Arc::new(StringArray::from_iter(LEFT.iter().map(|r| r.1))) as ArrayRef,
+            ),
+            (
+                "lv",
+                Arc::new(StringArray::from_iter_values(LEFT.iter().map(|r| r.2))) as ArrayRef,
+            ),
+        ],
+        3,
+    );
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![
+            (
+                "x",
+                Arc::new(Int64Array::from_iter(RIGHT.iter().map(|r| r.0))) as ArrayRef,
+            ),
+            (
+                "y",
+                Arc::new(
+                    RIGHT
+                        .iter()
+                        .map(|r| r.1)
+                        .collect::<DictionaryArray<Int8Type>>(),
+                ) as ArrayRef,
+            ),
+            (
+                "rv",
+                Arc::new(StringArray::from_iter_values(RIGHT.iter().map(|r| r.2))) as ArrayRef,
+            ),
+        ],
+        4,
+    );
+}
+
+/// The expected rows of a join of LEFT and RIGHT on (a, b) = (x, y), as `read_rows` prints
+/// them: left columns then (except semi/anti) right columns.
+fn oracle(join_type: &str) -> Vec<String> {
+    let s = |v: Option<i64>| v.map_or("NULL".to_string(), |v| v.to_string());
+    let t = |v: Option<&str>| v.unwrap_or("NULL").to_string();
+    let l = |r: &Row| format!("{}|{}|{}", s(r.0), t(r.1), r.2);
+    let r = |r: &Row| format!("{}|{}|{}", s(r.0), t(r.1), r.2);
+    let eq = |a: &Row, b: &Row| a.0.is_some() && a.1.is_some() && a.0 == b.0 && a.1 == b.1;
+    let mut out = Vec::new();
+    let nulls = "NULL|NULL|NULL";
+    for lr in LEFT {
+        let m: Vec<&Row> = RIGHT.iter().filter(|rr| eq(lr, rr)).collect();
+        match join_type {
+            "inner" | "left" | "right" | "full" => {
+                for &rr in &m {
+                    out.push(format!("{}|{}", l(lr), r(rr)));
+                }
+                if m.is_empty() && matches!(join_type, "left" | "full") {
+                    out.push(format!("{}|{nulls}", l(lr)));
+                }
+            }
+            "left-semi" if !m.is_empty() => out.push(l(lr)),
+            "left-anti" if m.is_empty() => out.push(l(lr)),
+            _ => {}
+        }
+    }
+    if matches!(join_type, "right" | "full") {
+        for rr in RIGHT {
+            if !LEFT.iter().any(|lr| eq(lr, rr)) {
+                out.push(format!("{nulls}|{}", r(rr)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn train(d: &Path, extra: &[&str]) -> String {
+    let mut a = vec![
+        "train", "-q", "--input", "left", "--column", "a,b", "--output", "l.bjf", "--fpp", "0.001",
+    ];
+    a.extend_from_slice(extra);
+    run_in(d, &a).ok()
+}
+
+#[test]
+fn composite_join_equals_the_oracle_for_every_type_and_strategy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_sides(d);
+    train(d, &[]);
+    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+        let want = oracle(jt);
+        for (i, extra) in [
+            vec![],
+            vec!["--no-prefilter"],
+            vec!["--strategy", "reduce-side", "--reducers", "3"],
+            vec!["--strategy", "reduce-side", "--no-prefilter"],
+            vec!["--workers", "1", "--batch-size", "2"],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let out = format!("o-{jt}-{i}");
+            let mut a = vec![
+                "join",
+                "-q",
+                "--filter",
+                "l.bjf",
+                "--left",
+                "left",
+                "--left-key",
+                "a, b",
+                "--right",
+                "right",
+                "--right-key",
+                "x,y",
+                "--type",
+                jt,
+                "--output",
+                &out,
+                "--report",
+            ];
+            let report = format!("{out}.json");
+            a.push(&report);
+            a.extend(extra.iter().copied());
+            run_in(d, &a).ok();
+            let (rows, _) = read_rows(&d.join(&out));
+            assert_eq!(rows, want, "{jt} {extra:?}");
+            let r: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+            let sbbf = r["prefilter"]["sbbf"]["reason"].as_str().unwrap_or("");
+            if ["inner", "left", "left-semi", "left-anti"].contains(&jt) {
+                assert!(sbbf.contains("composite key"), "{jt}: {sbbf}");
+                if extra.is_empty() {
+                    assert_eq!(r["prefilter"]["used"], true, "{jt}");
+                    // R4 (1,z), R8 (5,y), R9 (2,y): no left tuple; R5, R6 have a null.
+                    let dropped = r["right"]["rows_dropped_by_filter"].as_u64().unwrap()
+                        + r["right"]["rows_dropped_by_keys"].as_u64().unwrap()
+                        + r["right"]["rows_dropped_null_key"].as_u64().unwrap();
+                    assert!(dropped >= 2, "{jt}: {r}");
+                }
+            }
+        }
+    }
+}
+
+/// A null in any component: not inserted (counted as a null key), never joined.
+#[test]
+fn a_null_in_any_component_is_a_null_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_sides(d);
+    train(d, &["--report", "t.json"]);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("t.json")).unwrap()).unwrap();
+    assert_eq!(r["null_keys"], 2, "{r}");
+    assert_eq!(r["keys_inserted"], 6, "{r}");
+    assert_eq!(r["key_family"], "tuple");
+    // Probing (3, "") and ("", x): empty strings are keys, not nulls, and were not inserted.
+    let out = run_stdin(
+        d,
+        &["probe", "--filter", "l.bjf"],
+        "1\tx\n2\tx\n4\tz\n6\tq\n",
+    )
+    .ok();
+    assert_eq!(out, "maybe\nmaybe\nmaybe\nmaybe\n");
+}
+
+/// The tuple filter's bytes do not depend on workers, splits or batch sizes.
+#[test]
+fn tuple_filter_bytes_are_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 5000;
+    write_parquet(
+        &d.join("in/a.parquet"),
+        vec![
+            (
+                "a",
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 97))) as ArrayRef,
+            ),
+            (
+                "b",
+                Arc::new(StringArray::from_iter_values(
+                    (0..n).map(|i| format!("s{}", i % 13)),
+                )) as ArrayRef,
+            ),
+        ],
+        700,
+    );
+    let mut bytes = Vec::new();
+    for (i, extra) in [
+        vec!["--workers", "1"],
+        vec![
+            "--workers",
+            "2",
+            "--split-rows",
+            "700",
+            "--batch-size",
+            "33",
+        ],
+        vec!["--workers", "2", "--batch-size", "4096"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = format!("f{i}.bjf");
+        let mut a = vec![
+            "train", "-q", "--input", "in", "--column", "a,b", "--output", &out,
+        ];
+        a.extend(extra);
+        run_in(d, &a).ok();
+        bytes.push(std::fs::read(d.join(&out)).unwrap());
+    }
+    assert_eq!(bytes[0], bytes[1]);
+    assert_eq!(bytes[0], bytes[2]);
+}
+
+#[test]
+fn inspect_shows_the_key_columns_and_probe_reads_tuples() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_sides(d);
+    train(d, &[]);
+    let table = run_in(d, &["inspect", "l.bjf"]).ok();
+    assert!(table.contains("key family    tuple"), "{table}");
+    assert!(
+        table.contains("key columns   a (integer, Int32), b (bytes, Utf8)"),
+        "{table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&run_in(d, &["inspect", "--json", "l.bjf"]).ok()).unwrap();
+    assert_eq!(json["key_family"], "tuple");
+    assert_eq!(json["metadata"]["key_columns"][1]["family"], "bytes");
+    assert_eq!(json["metadata"]["key_columns"][0]["name"], "a");
+    // Integers by value: 2.00 and +2 are the integer 2.
+    let out = run_stdin(
+        d,
+        &[
+            "probe",
+            "--filter",
+            "l.bjf",
+            "--with-keys",
+            "--key-type",
+            "integer,bytes",
+        ],
+        "2.00\tx\n+2\tx\n1\ty\n",
+    )
+    .ok();
+    assert_eq!(out, "2.00\tx\tmaybe\n+2\tx\tmaybe\n1\ty\tmaybe\n");
+    // Absent tuples: most are "no" at fpp 0.001 (the answers are deterministic).
+    let absent: String = (100..200).map(|i| format!("{i}\tx\n")).collect();
+    let out = run_stdin(d, &["probe", "--filter", "l.bjf"], &absent).ok();
+    assert!(out.matches("no").count() >= 95, "{out}");
+    run_stdin(d, &["probe", "--filter", "l.bjf"], "1\n")
+        .fails(2, &["stdin line 1", "1 tab-separated fields", "2 columns"]);
+    run_stdin(d, &["probe", "--filter", "l.bjf"], "1\tx\nq\tx\n")
+        .fails(2, &["stdin line 2", "field 1", "not a number"]);
+    run_stdin(
+        d,
+        &["probe", "--filter", "l.bjf", "--key-type", "bytes,bytes"],
+        "1\tx\n",
+    )
+    .fails(2, &["--key-type", "integer,bytes"]);
+}
+
+#[test]
+fn arity_and_family_mismatches_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_sides(d);
+    train(d, &[]);
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "left", "--column", "a", "--output", "a.bjf",
+        ],
+    )
+    .ok();
+    let join = |filter: &str, lk: &str, rk: &str| {
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--filter",
+                filter,
+                "--left",
+                "left",
+                "--left-key",
+                lk,
+                "--right",
+                "right",
+                "--right-key",
+                rk,
+                "--output",
+                "out",
+            ],
+        )
+    };
+    join("l.bjf", "a,b", "x").fails(2, &["--right-key", "1 columns", "--left-key a,b has 2"]);
+    join("l.bjf", "a,b", "y,x").fails(2, &["key family mismatch", "--left-key a", "--right-key y"]);
+    join("a.bjf", "a,b", "x,y").fails(2, &["key arity mismatch", "1 column(s)", "has 2"]);
+    join("l.bjf", "a", "x").fails(2, &["key arity mismatch", "2 column(s)", "has 1"]);
+    join("l.bjf", "a,a", "x,y").fails(2, &["--left-key", "\"a\" appears twice"]);
+    join("l.bjf", "a,nope", "x,y").fails(2, &["nope", "no such column"]);
+    assert!(!d.join("out/_SUCCESS").exists());
+    // A Spark layout holds one long or string per key.
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "left", "--column", "a,b", "--layout", "spark-v2",
+            "--output", "s.bjf",
+        ],
+    )
+    .fails(2, &["--layout", "composite key"]);
+    // merge: a tuple filter and a one-column filter; tuples of other families.
+    run_in(d, &["merge", "-q", "--output", "m.bjf", "l.bjf", "a.bjf"])
+        .fails(2, &["a.bjf", "key columns"]);
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "left", "--column", "b,a", "--output", "ba.bjf", "--fpp",
+            "0.001",
+        ],
+    )
+    .ok();
+    run_in(d, &["merge", "-q", "--output", "m.bjf", "l.bjf", "ba.bjf"]).fails(
+        2,
+        &["ba.bjf", "key columns", "integer, bytes", "bytes, integer"],
+    );
+    assert!(!d.join("m.bjf").exists());
+    // Two tuple filters of the same key merge.
+    run_in(d, &["merge", "-q", "--output", "m.bjf", "l.bjf", "l.bjf"]).ok();
+    let table = run_in(d, &["inspect", "m.bjf"]).ok();
+    assert!(
+        table.contains("key columns   a (integer, Int32), b (bytes, Utf8)"),
+        "{table}"
+    );
+}
+
+/// Row-group pruning by min/max per key column, an AND of the ranges: the right row groups
+/// each hold one value of `y` (0..9) and every value of `x`; the left tuples have y = 5, so
+/// the statistics of `y` alone skip 9 of 10 row groups, with the same rows as without.
+#[test]
+fn statistics_prune_by_each_key_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 1000i64;
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![
+            (
+                "x",
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 10))) as ArrayRef,
+            ),
+            (
+                "y",
+                Arc::new(Int32Array::from_iter_values(
+                    (0..n).map(|i| (i / 100) as i32),
+                )) as ArrayRef,
+            ),
+            (
+                "v",
+                Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+            ),
+        ],
+        100,
+    );
+    write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            ("a", Arc::new(Int16Array::from(vec![1, 2, 3])) as ArrayRef),
+            ("b", Arc::new(UInt8Array::from(vec![5, 5, 5])) as ArrayRef),
+        ],
+        10,
+    );
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "left", "--column", "a,b", "--output", "l.bjf",
+        ],
+    )
+    .ok();
+    let mut rows = Vec::new();
+    for (out, extra) in [("o1", vec![]), ("o2", vec!["--no-prefilter"])] {
+        let report = format!("{out}.json");
+        let mut a = vec![
+            "join",
+            "-q",
+            "--filter",
+            "l.bjf",
+            "--left",
+            "left",
+            "--left-key",
+            "a,b",
+            "--right",
+            "right",
+            "--right-key",
+            "x,y",
+            "--output",
+            out,
+            "--report",
+            &report,
+        ];
+        a.extend(extra);
+        run_in(d, &a).ok();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+        let skipped = r["right"]["row_groups_skipped"].as_u64().unwrap();
+        assert_eq!(skipped, if out == "o1" { 9 } else { 0 }, "{r}");
+        rows.push(read_rows(&d.join(out)).0);
+    }
+    assert_eq!(rows[0], rows[1]);
+    // y = 5 is rows 500..599; x in 1..=3 is 30 of them.
+    assert_eq!(rows[0].len(), 30);
+    assert!(rows[0].iter().all(|r| r.split('|').nth(3) == Some("5")));
+}
+
+/// Split a README command line into arguments: spaces separate, double quotes group.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+/// The README's composite-key example runs as written: the join on (Id, DisplayName) equals
+/// the join on Id alone, keeping the rows whose display names agree (both non-null).
+#[test]
+fn readme_composite_key_example_runs() {
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let section = &readme[readme.find("### Composite keys").expect("README section")..];
+    let block = section
+        .split("```sh")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("README example block");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::os::unix::fs::symlink(crate::util::root().join("data"), d.join("data")).unwrap();
+    let mut ran = 0;
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let line = line.split("  #").next().unwrap().trim();
+        let (stdin, cmd) = match line.split_once(" | ") {
+            Some((printf, cmd)) => {
+                let text = printf
+                    .trim_start_matches("printf '")
+                    .trim_end_matches('\'')
+                    .replace("\\t", "\t")
+                    .replace("\\n", "\n");
+                (Some(text), cmd)
+            }
+            None => (None, line),
+        };
+        let words = shell_words(cmd);
+        assert_eq!(words[0], "bloomjoin", "{line}");
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let out = match &stdin {
+            Some(text) => run_stdin(d, &args, text).ok(),
+            None => run_in(d, &args).ok(),
+        };
+        match args[0] {
+            "inspect" => {
+                assert!(out.contains("key family    tuple"), "{out}");
+                assert!(
+                    out.contains("key columns   Id (integer, Int64), DisplayName (bytes, Utf8)"),
+                    "{out}"
+                );
+            }
+            "probe" => assert_eq!(out, "maybe\n"),
+            _ => {}
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 4);
+    let (rows, names) = read_rows(&d.join("out/comments_by_id_name"));
+    assert_eq!(names, ["Id", "DisplayName", "Text"]);
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--no-prefilter",
+            "--left",
+            "data/sample/users",
+            "--left-key",
+            "Id",
+            "--left-where",
+            "Reputation > 1500",
+            "--right",
+            "data/sample/comments",
+            "--right-key",
+            "UserId",
+            "--select",
+            "left.Id,DisplayName,UserDisplayName,Text",
+            "--output",
+            "by_id",
+        ],
+    )
+    .ok();
+    // Only Text, the last column, holds '|' in the sample: split into four columns.
+    let mut want: Vec<String> = read_rows(&d.join("by_id"))
+        .0
+        .into_iter()
+        .filter_map(|r| {
+            let f: Vec<&str> = r.splitn(4, '|').collect();
+            (f[1] != "NULL" && f[1] == f[2]).then(|| format!("{}|{}|{}", f[0], f[1], f[3]))
+        })
+        .collect();
+    want.sort();
+    assert_eq!(rows.len(), 18177);
+    assert_eq!(rows, want);
+}
