@@ -72,7 +72,7 @@ impl KeyFamily {
             KeyFamily::Integer => 1,
             KeyFamily::Bytes => 2,
             KeyFamily::Any => 3,
-            KeyFamily::Tuple => 4,
+            KeyFamily::Tuple => 6,
         }
     }
 
@@ -82,7 +82,7 @@ impl KeyFamily {
             1 => Some(KeyFamily::Integer),
             2 => Some(KeyFamily::Bytes),
             3 => Some(KeyFamily::Any),
-            4 => Some(KeyFamily::Tuple),
+            6 => Some(KeyFamily::Tuple),
             _ => None,
         }
     }

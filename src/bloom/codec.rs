@@ -9,7 +9,7 @@
 //! | 0  | 8 | magic `BJFILTER` |
 //! | 8  | 2 | format version, `1` |
 //! | 10 | 1 | layout code (1 blocked, 2 classic, 3 spark-v1, 4 spark-v2) |
-//! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only, 4 tuple) |
+//! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only, 6 tuple) |
 //! | 12 | 4 | `k`, number of hashes |
 //! | 16 | 8 | `m`, number of bits |
 //! | 24 | 8 | seed |
@@ -316,7 +316,7 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
     if family == KeyFamily::Tuple {
         if version < 2 || layout.is_spark() {
             return Err(bad(format!(
-                "a composite key (family code 4) in a version-{version} {layout} filter"
+                "a composite key (family code 6) in a version-{version} {layout} filter"
             )));
         }
         if meta.key_columns.len() < 2
@@ -427,7 +427,7 @@ mod tests {
         assert_eq!(bytes.len(), 48 + 48 + 16 + 8);
     }
 
-    /// A composite-key filter: family code 4, version 2, its columns in the metadata; a
+    /// A composite-key filter: family code 6, version 2, its columns in the metadata; a
     /// tuple filter that does not record two or more columns, or claims version 1, is refused.
     #[test]
     fn tuple_filters_record_their_key_columns() {
@@ -448,7 +448,7 @@ mod tests {
         };
         let bytes = encode(&f, &meta);
         assert_eq!(&bytes[8..10], &[2, 0]);
-        assert_eq!(bytes[11], 4, "tuple family code");
+        assert_eq!(bytes[11], 6, "tuple family code");
         let (g, m) = decode(&bytes, "t").unwrap();
         assert_eq!((g.family(), &m), (KeyFamily::Tuple, &meta));
         assert!(g.probe_columns(&[&a, &b]).unwrap().iter().all(|x| x));
