@@ -325,6 +325,8 @@ pub(crate) fn part_properties(schema: &SchemaRef) -> WriterPropertiesBuilder {
 /// local temporary file uploaded at the end for object stores.
 pub struct PartWriter {
     writer: Option<ArrowWriter<PartFile>>,
+    /// The first I/O error the part's file returned (see [`PartWriter::parquet_error`]).
+    failed: WriteFailure,
     local: std::path::PathBuf,
     target: Location,
     upload: bool,
@@ -337,6 +339,16 @@ impl PartWriter {
         target: Location,
         schema: SchemaRef,
         blooms: &crate::bloom::sbbf::WriteBlooms,
+    ) -> Result<Self> {
+        Self::create_with_fault(target, schema, blooms, crate::fault::io_error("write"))
+    }
+
+    /// [`PartWriter::create`] whose file fails every write with `fault`, if given.
+    fn create_with_fault(
+        target: Location,
+        schema: SchemaRef,
+        blooms: &crate::bloom::sbbf::WriteBlooms,
+        fault: Option<std::io::Error>,
     ) -> Result<Self> {
         let (local, upload) = match target.local_path() {
             Some(p) => (p.to_path_buf(), false),
@@ -356,9 +368,11 @@ impl PartWriter {
         }
         let file =
             std::fs::File::create(&local).map_err(|e| Error::io(local.display().to_string(), e))?;
+        let failed = WriteFailure::default();
         let file = PartFile {
             file,
-            fault: crate::fault::io_error("write"),
+            fault,
+            failed: failed.clone(),
         };
         let props = blooms.apply(part_properties(&schema)).build();
         let writer =
@@ -368,6 +382,7 @@ impl PartWriter {
             })?;
         Ok(PartWriter {
             writer: Some(writer),
+            failed,
             local,
             target,
             upload,
@@ -382,19 +397,30 @@ impl PartWriter {
         }
         self.rows += batch.num_rows() as u64;
         let w = self.writer.as_mut().expect("open writer");
-        w.write(batch).map_err(|source| Error::Parquet {
-            location: self.target.to_string(),
-            source,
-        })
+        let r = w.write(batch);
+        r.map_err(|source| self.parquet_error(source))
+    }
+
+    /// The error of a failed Parquet write: the I/O error of the part's file when there was
+    /// one, so that its kind decides the exit code (a full disk is exit 1). The parquet crate
+    /// keeps the kind of most write errors, but not of a failed Bloom filter write, which it
+    /// turns into text ("Could not write bloom filter bit set: ...").
+    fn parquet_error(&self, source: parquet::errors::ParquetError) -> Error {
+        match self.failed.lock().expect("write failure").take() {
+            Some(io) => Error::io(self.target.to_string(), io),
+            None => Error::Parquet {
+                location: self.target.to_string(),
+                source,
+            },
+        }
     }
 
     /// Finish the part; returns `(rows, bytes)`.
     pub fn finish(mut self) -> Result<(u64, u64)> {
         let w = self.writer.take().expect("open writer");
-        w.close().map_err(|source| Error::Parquet {
-            location: self.target.to_string(),
-            source,
-        })?;
+        if let Err(source) = w.close() {
+            return Err(self.parquet_error(source));
+        }
         let bytes = std::fs::metadata(&self.local)
             .map_err(|e| Error::io(self.local.display().to_string(), e))?
             .len();
@@ -419,18 +445,36 @@ impl Drop for PartWriter {
 struct PartFile {
     file: std::fs::File,
     fault: Option<std::io::Error>,
+    failed: WriteFailure,
+}
+
+/// The first I/O error a part's file returned, shared with its [`PartWriter`].
+type WriteFailure = std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>;
+
+impl PartFile {
+    fn note<T>(&self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            self.failed
+                .lock()
+                .expect("write failure")
+                .get_or_insert_with(|| std::io::Error::new(e.kind(), e.to_string()));
+        }
+        r
+    }
 }
 
 impl std::io::Write for PartFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match &self.fault {
+        let r = match &self.fault {
             Some(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
             None => self.file.write(buf),
-        }
+        };
+        self.note(r)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
+        let r = self.file.flush();
+        self.note(r)
     }
 }
 
@@ -787,6 +831,45 @@ fn same_file(_file: &std::fs::File, path: &std::path::Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A full disk while a part's Parquet Bloom filter is written is exit 1 like any full
+    /// disk: the parquet crate reports a failed bitset write as text, without the I/O error's
+    /// kind (exit 2, bad input, before). The part is small enough for the writer's buffer, so
+    /// the first write that reaches the file is the filter's (found by `disk_full_is_exit_1_in_
+    /// train_and_join`, which failed now and then).
+    #[test]
+    fn a_full_disk_while_writing_a_bloom_filter_is_exit_1() {
+        use arrow::array::Int32Array;
+        use std::sync::Arc;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("part.parquet");
+        let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+            arrow::datatypes::Field::new("k", arrow::datatypes::DataType::Int32, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int32Array::from_iter_values(0..2000))],
+        )
+        .unwrap();
+        let blooms = crate::bloom::sbbf::WriteBlooms {
+            columns: vec!["k".into()],
+            fpp: 1e-6,
+        };
+        let mut w = PartWriter::create_with_fault(
+            Location::parse(path.to_str().unwrap()).unwrap(),
+            schema,
+            &blooms,
+            Some(std::io::Error::from_raw_os_error(28)),
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        let e = w.finish().unwrap_err();
+        assert_eq!(e.exit_code(), 1, "{e:?}");
+        assert!(
+            crate::error::one_line(&e).contains("No space left on device"),
+            "{e:?}"
+        );
+    }
 
     #[test]
     fn run_ids_and_part_names() {

@@ -254,7 +254,7 @@ pub(crate) fn task<T>(stage: &'static str, task: &str, f: impl FnOnce() -> Resul
 /// probe and the join share one hash per key), else a fixed one.
 fn hash_seed(filter: Option<&BloomFilter>) -> u64 {
     match filter {
-        Some(f) if !f.params().layout.is_spark() => f.params().seed,
+        Some(f) if f.params().layout.hashes_natively() => f.params().seed,
         _ => crate::shuffle::partition_hash(0),
     }
 }
@@ -447,7 +447,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             Coverage::new(
                 f,
                 job.filter.as_ref().map(|l| l.to_string()).unwrap_or_default(),
-                !f.params().layout.is_spark(),
+                f.params().layout.hashes_natively(),
                 job.filter_mismatch,
             )
         });

@@ -51,12 +51,18 @@ pub struct TrainSpec {
     /// Explicit number of hash functions k (with --bits).
     #[arg(long, value_name = "K", requires = "bits")]
     pub hashes: Option<u32>,
+    /// The sbbf layout's size in bytes: a power of two from 32 to 134217728 (128 MiB), as
+    /// Parquet writers size their filters (instead of --expected-items/--fpp).
+    #[arg(long, value_name = "B", conflicts_with_all = ["expected_items", "fpp", "bits", "hashes"])]
+    pub num_bytes: Option<u64>,
     /// Hash seed: 0..=2^64-1; for spark-v2 also Spark's Java int (-1640531527 is the same seed
     /// as 2654435769).
     #[arg(long, default_value_t = Seed::default(), allow_negative_numbers = true, value_name = "S")]
     pub seed: Seed,
-    /// Bit layout: blocked (one cache line per key), classic, or Apache Spark's spark-v1 /
-    /// spark-v2 (bit-exact with Spark's BloomFilter; Spark's sizing).
+    /// Bit layout: blocked (one cache line per key), classic, Apache Spark's spark-v1 /
+    /// spark-v2 (bit-exact with Spark's BloomFilter; Spark's sizing), or sbbf (Parquet's
+    /// split-block Bloom filter, bit-exact with a column chunk's filter over the same values;
+    /// hashes the plain encoding of the key column's Parquet physical type).
     #[arg(long, default_value = "blocked")]
     pub layout: Layout,
     /// Output file format: native, or spark (Spark's BloomFilter.writeTo bytes, readable by
@@ -96,6 +102,7 @@ impl Default for TrainSpec {
             fpp: None,
             bits: None,
             hashes: None,
+            num_bytes: None,
             seed: Seed::default(),
             layout: Layout::Blocked,
             format: FileFormat::Native,
@@ -234,7 +241,10 @@ impl TrainReport {
             p.num_hashes,
             p.seed,
             self.column,
-            self.key_family
+            match p.physical {
+                Some(t) => format!("{}, hashed as Parquet {t}", self.key_family),
+                None => self.key_family.to_string(),
+            }
         );
         s += &format!(
             "  inputs       {} files, {} splits, {} workers{}\n",
@@ -477,6 +487,50 @@ fn passing_hashes(
     Ok(())
 }
 
+/// The params of `--num-bytes B`: an sbbf filter of `B` bytes (a power of two from 32 to
+/// 128 MiB). Errors name `--num-bytes`.
+fn num_bytes_params(layout: Layout, bytes: u64, seed: u64) -> Result<BloomParams> {
+    if layout != Layout::Sbbf {
+        return Err(Error::param(
+            "--num-bytes",
+            format!("sizes sbbf filters only, not {layout} (use --bits and --hashes)"),
+        ));
+    }
+    let max = parquet::bloom_filter::BITSET_MAX_LENGTH as u64;
+    if !bytes.is_power_of_two() || !(32..=max).contains(&bytes) {
+        return Err(Error::param(
+            "--num-bytes",
+            format!("{bytes} is not a power of two from 32 to {max} (a Parquet SBBF's sizes)"),
+        ));
+    }
+    BloomParams::explicit(layout, bytes * 8, 8, seed)
+}
+
+/// The physical type an sbbf filter trained on `column` of the inputs hashes: the one of
+/// the column in every file, or an error naming the file that differs.
+fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::sbbf::Physical> {
+    let mut first: Option<(bloom::sbbf::Physical, String)> = None;
+    for (f, fk) in plan.files.iter().zip(keys) {
+        let t = bloom::sbbf::physical_of(f, fk.keys[0], column)?;
+        match &first {
+            None => first = Some((t, f.location.to_string())),
+            Some((t0, file0)) if *t0 != t => {
+                return Err(Error::Column {
+                    file: f.location.to_string(),
+                    column: column.to_string(),
+                    reason: format!(
+                        "Parquet type {t} differs from {t0} in {file0}: an sbbf filter hashes one physical type (train one filter per type)"
+                    ),
+                })
+            }
+            _ => {}
+        }
+    }
+    first
+        .map(|(t, _)| t)
+        .ok_or_else(|| Error::Usage("no input files".into()))
+}
+
 impl TrainSpec {
     /// Check the options without reading anything: required options, ranges, sizing, the
     /// `--where` syntax, the shard and the output location. [`run`] calls it first; job files
@@ -526,8 +580,19 @@ impl TrainSpec {
         spec.shard.as_deref().map(parse_shard).transpose()?;
         spec.format.check_layout(spec.layout, "--format")?;
         let seed = spec.seed.for_layout(spec.layout)?;
-        match (spec.bits, spec.hashes) {
-            (Some(m), Some(k)) => {
+        if spec.num_bytes.is_some()
+            && (spec.bits.is_some() || spec.fpp.is_some() || spec.expected_items.is_some())
+        {
+            return Err(Error::param(
+                "--num-bytes",
+                "cannot be combined with --bits, --fpp or --expected-items",
+            ));
+        }
+        match (spec.bits, spec.hashes, spec.num_bytes) {
+            (_, _, Some(b)) => {
+                num_bytes_params(spec.layout, b, seed)?;
+            }
+            (Some(m), Some(k), None) => {
                 BloomParams::explicit(spec.layout, m, k, seed)?;
             }
             _ => {
@@ -555,8 +620,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
     let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
     let seed = spec.seed.for_layout(spec.layout)?;
     let fpp = spec.fpp.unwrap_or(0.01);
-    let explicit = match (spec.bits, spec.hashes) {
-        (Some(m), Some(k)) => Some(BloomParams::explicit(spec.layout, m, k, seed)?),
+    let explicit = match (spec.bits, spec.hashes, spec.num_bytes) {
+        (_, _, Some(b)) => Some(num_bytes_params(spec.layout, b, seed)?),
+        (Some(m), Some(k), None) => Some(BloomParams::explicit(spec.layout, m, k, seed)?),
         _ => None,
     };
     let predicate = spec
@@ -590,6 +656,15 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             [one] => *one,
             _ => KeyFamily::Tuple,
         };
+        let physical = (spec.layout == Layout::Sbbf)
+            .then(|| match columns.as_slice() {
+                [one] => sbbf_physical(&plan, &file_keys, one),
+                _ => Err(Error::param(
+                    "--layout",
+                    "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (blocked or classic)",
+                )),
+            })
+            .transpose()?;
         // The most distinct keys there can be, from the footers of every input (of every
         // shard, so that shards agree on the size they train into): the rows, and for
         // integer keys the ranges of the row groups' min/max statistics. A tuple: at most
@@ -683,6 +758,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         num_hashes: 1,
                         seed,
                         legacy_ints: false,
+                        physical: None,
                     };
                     let bar = crate::progress::rows(
                         "count",
@@ -740,6 +816,10 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             },
         };
         times.count_ms = t_count.elapsed().as_millis() as u64;
+        let params = match physical {
+            Some(t) => params.with_physical(t),
+            None => params,
+        };
         check_memory(&params, workers)?;
         let folding = sizing.method == "folded";
 
@@ -919,6 +999,7 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
         num_hashes: k,
         seed,
         legacy_ints: false,
+        physical: None,
     };
     params.validate()?;
     if let Some(total) = crate::sys::total_memory() {

@@ -568,3 +568,537 @@ fn sbbf_pruning_over_s3_fetches_only_the_row_groups_it_keeps() {
     let data_off = off["right"]["bytes_read"].as_u64().unwrap();
     assert!(data_on * 3 < data_off, "{data_on} vs {data_off}");
 }
+
+/// A Parquet file of one row group whose columns each carry the parquet crate's SBBF: an
+/// INT32 key with negatives and nulls, a UInt32 key above 2^31 (stored as INT32), an INT64,
+/// a string and a Date32 column; and a second file of 8 row groups of INT32 keys.
+fn golden_fixture(d: &Path) {
+    use arrow::array::{ArrayRef, Date32Array, Int32Array, Int64Array, StringArray, UInt32Array};
+    use std::sync::Arc;
+    let n = 3000i32;
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        (
+            "k",
+            Arc::new(Int32Array::from(
+                (0..n)
+                    .map(|i| (i % 11 != 0).then_some((i - 1500) * 7919))
+                    .collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "u",
+            Arc::new(UInt32Array::from(
+                (0..n)
+                    .map(|i| u32::MAX - i as u32 * 104_729)
+                    .collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "l",
+            Arc::new(Int64Array::from(
+                (0..n)
+                    .map(|i| (i as i64 - 1500) * 1_000_000_007)
+                    .collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from(
+                (0..n)
+                    .map(|i| format!("user-{}", i % 2000))
+                    .collect::<Vec<_>>(),
+            )),
+        ),
+        (
+            "d",
+            Arc::new(Date32Array::from(
+                (0..n).map(|i| 18_000 + i % 700).collect::<Vec<_>>(),
+            )),
+        ),
+    ];
+    let schema = Arc::new(arrow::datatypes::Schema::new(
+        cols.iter()
+            .map(|(c, a)| arrow::datatypes::Field::new(*c, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch =
+        arrow::array::RecordBatch::try_new(schema.clone(), cols.into_iter().map(|c| c.1).collect())
+            .unwrap();
+    let mut props = parquet::file::properties::WriterProperties::builder();
+    for c in ["k", "u", "l", "s", "d"] {
+        props = props
+            .set_column_bloom_filter_enabled(c.into(), true)
+            .set_column_bloom_filter_fpp(c.into(), 0.01);
+    }
+    std::fs::create_dir_all(d.join("g")).unwrap();
+    let f = std::fs::File::create(d.join("g/g.parquet")).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(f, schema, Some(props.build())).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    // 8 row groups of 500 INT32 keys (and one Int64 column).
+    let keys: Vec<i32> = (0..4000).map(|i| i * 31 - 60_000).collect();
+    crate::util::write_parquet(
+        &d.join("multi/m.parquet"),
+        vec![
+            ("k", Arc::new(Int32Array::from(keys)) as ArrayRef),
+            (
+                "l",
+                Arc::new(Int64Array::from((0..4000).collect::<Vec<i64>>())),
+            ),
+        ],
+        500,
+    );
+}
+
+/// The bitset of a parquet-crate SBBF.
+fn bitset(f: &Sbbf) -> Vec<u8> {
+    let mut out = Vec::new();
+    f.write_bitset(&mut out).unwrap();
+    out
+}
+
+/// A native filter file, decoded.
+fn filter_at(path: &Path) -> bloomjoin::bloom::BloomFilter {
+    let bytes = std::fs::read(path).unwrap();
+    bloomjoin::bloom::codec::decode(&bytes, "f").unwrap().0
+}
+
+/// Golden (issue 15): `train --layout sbbf --num-bytes B` over a column is bit-identical to
+/// the SBBF the parquet crate wrote into that column chunk (B its size), for an INT32, a
+/// UInt32-as-INT32, an INT64, a string and a Date32 column; `inspect` reports the physical
+/// type, and `probe` of the trained filter answers exactly as `probe` of the column chunk.
+#[test]
+fn train_layout_sbbf_is_bit_identical_to_the_column_chunks_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    golden_fixture(d);
+    let chunk = sbbfs(&d.join("g/g.parquet")).remove(0);
+    for (col, physical, keys) in [
+        (
+            "k",
+            "INT32",
+            vec!["-11870581", "0", "7919", "8", "-1", "123456"],
+        ),
+        (
+            "u",
+            "INT32",
+            vec!["4294967295", "4294862566", "-1", "5", "2147483648"],
+        ),
+        (
+            "l",
+            "INT64",
+            vec!["-1500000010500", "0", "1000000007", "3", "-1"],
+        ),
+        (
+            "s",
+            "BYTE_ARRAY",
+            vec!["user-0", "user-1999", "user-2000", "x", ""],
+        ),
+        (
+            "d",
+            "INT32",
+            vec!["18000", "18699", "18700", "2019-04-14", "1970-01-01"],
+        ),
+    ] {
+        let theirs = chunk
+            .iter()
+            .find(|(c, _)| c == col)
+            .and_then(|(_, f)| f.clone())
+            .unwrap_or_else(|| panic!("{col} has a filter"));
+        let bytes = (theirs.num_blocks() * 32).to_string();
+        let out = format!("{col}.bjf");
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "--input",
+                "g",
+                "--column",
+                col,
+                "--layout",
+                "sbbf",
+                "--num-bytes",
+                &bytes,
+                "--output",
+                &out,
+            ],
+        )
+        .ok();
+        let ours = filter_at(&d.join(&out));
+        assert_eq!(bitset(&ours.to_sbbf().unwrap()), bitset(&theirs), "{col}");
+        let info: serde_json::Value =
+            serde_json::from_str(&run_in(d, &["inspect", &out, "--json"]).ok()).unwrap();
+        assert_eq!(info["layout"], "sbbf", "{info}");
+        assert_eq!(info["physical_type"], physical, "{info}");
+        assert_eq!(info["num_hashes"], 8);
+        assert_eq!(
+            info["num_bits"].as_u64().unwrap(),
+            bytes.parse::<u64>().unwrap() * 8
+        );
+        // Date keys: the trained filter (Date32) takes YYYY-MM-DD too; the chunk's probe takes
+        // day numbers only, so compare those.
+        let keys: Vec<&str> = keys
+            .into_iter()
+            .filter(|k| !k.contains('-') || col != "d")
+            .collect();
+        let mut a = vec!["probe", "--with-keys", "--filter", &out];
+        a.extend_from_slice(&keys);
+        let mut b = vec![
+            "probe",
+            "--with-keys",
+            "--filter",
+            "g/g.parquet",
+            "--column",
+            col,
+        ];
+        b.extend_from_slice(&keys);
+        let (ours, theirs) = (run_in(d, &a).ok(), run_in(d, &b).ok());
+        assert_eq!(ours, theirs, "{col}");
+        assert!(
+            ours.lines().next().unwrap().ends_with("maybe"),
+            "{col}: {ours}"
+        );
+    }
+}
+
+/// The same bytes for any worker count and split size (partials OR-merged), sized from
+/// --expected-items/--fpp as the parquet crate sizes; the sizes and options Parquet does not
+/// allow are refused naming the option.
+#[test]
+fn train_layout_sbbf_is_deterministic_and_checks_its_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    golden_fixture(d);
+    let train = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "train", "-q", "--input", "multi", "--column", "k", "--layout", "sbbf",
+        ];
+        a.extend_from_slice(&["--output", out]);
+        a.extend_from_slice(extra);
+        run_in(d, &a).ok();
+        std::fs::read(d.join(out)).unwrap()
+    };
+    let sized = ["--expected-items", "4000", "--fpp", "0.01"];
+    let one = train("w1.bjf", &[&sized[..], &["--workers", "1"]].concat());
+    let many = train(
+        "w4.bjf",
+        &[&sized[..], &["--workers", "4", "--split-rows", "1"]].concat(),
+    );
+    assert_eq!(one, many);
+    let f = filter_at(&d.join("w1.bjf"));
+    let expect = Sbbf::new_with_ndv_fpp(4000, 0.01).unwrap().num_blocks() as u64 * 256;
+    assert_eq!(f.params().num_bits, expect);
+    // One Sbbf with every key inserted has these bits.
+    let mut theirs = Sbbf::new_with_num_of_bytes(expect as usize / 8);
+    (0..4000).for_each(|i: i32| theirs.insert(&(i * 31 - 60_000)));
+    assert_eq!(bitset(&f.to_sbbf().unwrap()), bitset(&theirs));
+    // --fpp alone: a counting pass, then the crate's size for the count.
+    train("c.bjf", &["--fpp", "0.01", "--report", "c.json"]);
+    assert_eq!(filter_at(&d.join("c.bjf")).params().num_bits, expect);
+    let rep = report(d, "c.json");
+    assert_eq!(rep["sizing"]["method"], "estimated-distinct");
+    assert_eq!(rep["params"]["physical"], "INT32");
+
+    let fails = |extra: &[&str], needles: &[&str]| {
+        let mut a = vec![
+            "train", "-q", "--input", "multi", "--column", "k", "--output", "x.bjf",
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a).fails(2, needles);
+        assert!(!d.join("x.bjf").exists());
+    };
+    fails(
+        &["--layout", "sbbf", "--num-bytes", "100"],
+        &["--num-bytes", "power of two"],
+    );
+    fails(&["--layout", "sbbf", "--num-bytes", "16"], &["--num-bytes"]);
+    fails(&["--num-bytes", "1024"], &["--num-bytes", "sbbf"]);
+    fails(&["--layout", "sbbf", "--seed", "7"], &["--seed", "XXH64"]);
+    fails(
+        &["--layout", "sbbf", "--bits", "1000", "--hashes", "8"],
+        &["--bits", "power of two"],
+    );
+    fails(
+        &["--layout", "sbbf", "--bits", "1024", "--hashes", "4"],
+        &["--hashes", "8"],
+    );
+    fails(&["--layout", "sbbf", "--format", "spark"], &["--format"]);
+    // Two files whose key column has different physical types.
+    crate::util::write_parquet(
+        &d.join("mixed/a.parquet"),
+        vec![(
+            "k",
+            std::sync::Arc::new(arrow::array::Int64Array::from(vec![1i64, 2])) as _,
+        )],
+        10,
+    );
+    std::fs::copy(d.join("multi/m.parquet"), d.join("mixed/b.parquet")).unwrap();
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "mixed", "--column", "k", "--layout", "sbbf", "--output",
+            "x.bjf",
+        ],
+    )
+    .fails(2, &["\"k\"", "INT32", "INT64", "one physical type"]);
+    // A decimal key: its SBBF hashes the unscaled integer, not the value.
+    let dec = arrow::array::Decimal128Array::from(vec![700i128, 150])
+        .with_precision_and_scale(10, 2)
+        .unwrap();
+    crate::util::write_parquet(
+        &d.join("dec/a.parquet"),
+        vec![("p", std::sync::Arc::new(dec) as _)],
+        10,
+    );
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "dec", "--column", "p", "--layout", "sbbf", "--output",
+            "x.bjf",
+        ],
+    )
+    .fails(2, &["\"p\"", "Decimal128", "unscaled"]);
+}
+
+/// `join --filter` with an sbbf-layout filter: the rows of the blocked filter's join, and the
+/// filter drops right rows.
+#[test]
+fn join_with_an_sbbf_layout_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "users",
+            "--column",
+            "Id",
+            "--where",
+            "Reputation > 1500",
+            "--layout",
+            "sbbf",
+            "--fpp",
+            "0.01",
+            "--output",
+            "users-sbbf.bjf",
+        ],
+    )
+    .ok();
+    let join = |filter: &str, out: &str, strategy: &str| {
+        let rep = format!("{out}.json");
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--filter",
+                filter,
+                "--left",
+                "users",
+                "--left-key",
+                "Id",
+                "--left-where",
+                "Reputation > 1500",
+                "--right",
+                "comments",
+                "--right-key",
+                "UserId",
+                "--strategy",
+                strategy,
+                "--output",
+                out,
+                "--report",
+                &rep,
+            ],
+        )
+        .ok();
+        (read_rows(&d.join(out)).0, report(d, &rep))
+    };
+    for strategy in ["replicated", "reduce-side"] {
+        let (blocked, _) = join("users.bjf", &format!("b-{strategy}"), strategy);
+        let (sbbf, rep) = join("users-sbbf.bjf", &format!("s-{strategy}"), strategy);
+        assert!(!sbbf.is_empty());
+        assert_eq!(sbbf, blocked, "{strategy}");
+        assert!(
+            rep["right"]["rows_dropped_by_filter"].as_u64().unwrap() > 0,
+            "{strategy}: {rep}"
+        );
+    }
+}
+
+/// `merge` ORs an sbbf-layout filter with a column chunk's SBBF of the same size and
+/// physical type; other sizes, types or layouts are a one-line error naming the field.
+#[test]
+fn merge_ors_a_trained_sbbf_with_column_chunk_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    golden_fixture(d);
+    let g = d.join("g/g.parquet");
+    let chunk = sbbfs(&g).remove(0);
+    let k = chunk
+        .iter()
+        .find(|(c, _)| c == "k")
+        .unwrap()
+        .1
+        .clone()
+        .unwrap();
+    let bytes = (k.num_blocks() * 32).to_string();
+    let bytes2 = (k.num_blocks() * 64).to_string();
+    let train = |col: &str, size: &str, out: &str| {
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "--input",
+                "multi",
+                "--column",
+                col,
+                "--layout",
+                "sbbf",
+                "--num-bytes",
+                size,
+                "--output",
+                out,
+            ],
+        )
+        .ok();
+    };
+    train("k", &bytes, "t.bjf");
+    run_in(
+        d,
+        &[
+            "merge",
+            "-q",
+            "-o",
+            "m.bjf",
+            "t.bjf",
+            "g/g.parquet",
+            "--column",
+            "k",
+        ],
+    )
+    .ok();
+    let (t, m) = (filter_at(&d.join("t.bjf")), filter_at(&d.join("m.bjf")));
+    let ored: Vec<u8> = bitset(&t.to_sbbf().unwrap())
+        .iter()
+        .zip(bitset(&k))
+        .map(|(a, b)| a | b)
+        .collect();
+    assert_eq!(bitset(&m.to_sbbf().unwrap()), ored);
+    assert_eq!(m.params().physical, t.params().physical);
+    // Keys of both inputs are in the merged filter.
+    let probe = run_in(
+        d,
+        &[
+            "probe",
+            "--filter",
+            "m.bjf",
+            "-60000",
+            "63969",
+            "-11870581",
+            "7919",
+        ],
+    )
+    .ok();
+    assert_eq!(probe, "maybe\nmaybe\nmaybe\nmaybe\n");
+    // --row-group 0 is the file's only row group: the same filter.
+    run_in(
+        d,
+        &[
+            "merge",
+            "-q",
+            "-o",
+            "m0.bjf",
+            "t.bjf",
+            "g/g.parquet",
+            "--column",
+            "k",
+            "--row-group",
+            "0",
+        ],
+    )
+    .ok();
+    assert_eq!(filter_at(&d.join("m0.bjf")).word_slice(), m.word_slice());
+
+    // Another size, another physical type, another layout: one line, exit 2, nothing written.
+    train("k", &bytes2, "t2.bjf");
+    train("l", &bytes, "t64.bjf");
+    let fails = |args: &[&str], needles: &[&str]| {
+        let mut a = vec!["merge", "-q", "-o", "x.bjf"];
+        a.extend_from_slice(args);
+        run_in(d, &a).fails(2, needles);
+        assert!(!d.join("x.bjf").exists());
+    };
+    fails(
+        &["t2.bjf", "g/g.parquet", "--column", "k"],
+        &["g.parquet row group 0", "num_bits"],
+    );
+    fails(
+        &["t64.bjf", "g/g.parquet", "--column", "k"],
+        &["physical type", "INT64", "INT32"],
+    );
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "multi", "--column", "k", "--output", "b.bjf",
+        ],
+    )
+    .ok();
+    fails(
+        &["b.bjf", "g/g.parquet", "--column", "k"],
+        &["layout", "blocked", "sbbf"],
+    );
+    fails(
+        &["t.bjf", "g/g.parquet"],
+        &["--column", "g.parquet is a Parquet file"],
+    );
+    fails(&["t.bjf", "t2.bjf", "--column", "k"], &["--column", "none"]);
+    fails(
+        &["t.bjf", "multi/m.parquet", "--column", "k"],
+        &["m.parquet", "no Parquet Bloom filter"],
+    );
+    fails(
+        &["t.bjf", "g/g.parquet", "--column", "nope"],
+        &["--column", "\"nope\""],
+    );
+}
+
+/// The README's sbbf example (train, inspect, probe over data/sample) prints what the README
+/// shows: every line that is not an elision (`...`) appears in its command's output.
+#[test]
+fn readme_sbbf_example_is_true() {
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let start = readme
+        .find("filter answers `probe` and drives")
+        .expect("README sbbf example intro");
+    let body = readme[start..]
+        .split("```")
+        .nth(1)
+        .expect("README sbbf block");
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(crate::util::root().join("data"), dir.path().join("data")).unwrap();
+    let (mut out, mut commands, mut checked) = (String::new(), 0, 0);
+    for line in body.lines().skip(1) {
+        if let Some(cmd) = line.strip_prefix("$ bloomjoin ") {
+            let args: Vec<&str> = cmd.split_whitespace().collect();
+            out = run_in(dir.path(), &args).ok();
+            commands += 1;
+        } else if !line.trim().is_empty() && line.trim() != "..." {
+            assert!(
+                out.contains(line),
+                "README line {line:?} not in the output:\n{out}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        commands == 3 && checked >= 7,
+        "{commands} commands, {checked} lines"
+    );
+}

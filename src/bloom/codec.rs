@@ -8,14 +8,14 @@
 //! |-------:|-----:|-------|
 //! | 0  | 8 | magic `BJFILTER` |
 //! | 8  | 2 | format version, `1` |
-//! | 10 | 1 | layout code (1 blocked, 2 classic, 3 spark-v1, 4 spark-v2) |
+//! | 10 | 1 | layout code (1 blocked, 2 classic, 3 spark-v1, 4 spark-v2, 5 sbbf) |
 //! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only, 6 tuple) |
 //! | 12 | 4 | `k`, number of hashes |
 //! | 16 | 8 | `m`, number of bits |
 //! | 24 | 8 | seed |
 //! | 32 | 8 | inserted keys (non-null rows, with repeats) |
 //! | 40 | 4 | metadata length `L` in bytes |
-//! | 44 | 4 | reserved, zero |
+//! | 44 | 4 | sbbf: the physical type's code (1 INT32, 2 INT64, 6 BYTE_ARRAY, 7 FIXED_LEN_BYTE_ARRAY); other layouts: zero |
 //! | 48 | L | metadata, a UTF-8 JSON object ([`FilterMeta`]) |
 //! | .. | 0-7 | zero padding to a multiple of 8 |
 //! | .. | m/8 | the bits, `m/64` words as u64 |
@@ -38,9 +38,12 @@ pub const FORMAT_VERSION: u16 = 2;
 
 /// The format version a filter is written with: 1 for a bytes-family filter (nothing about
 /// bytes keys changed, so older builds still read it) and for a filter read from a version-1
-/// file (its integers keep the old form); 2 otherwise.
+/// file (its integers keep the old form); 2 otherwise, and always for the sbbf layout, which
+/// version 2 introduced.
 pub fn version_for(filter: &BloomFilter) -> u16 {
-    if filter.params().legacy_ints || filter.family() == KeyFamily::Bytes {
+    if filter.params().layout == Layout::Sbbf {
+        FORMAT_VERSION
+    } else if filter.params().legacy_ints || filter.family() == KeyFamily::Bytes {
         1
     } else {
         FORMAT_VERSION
@@ -187,7 +190,7 @@ pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
     out.extend_from_slice(&p.seed.to_le_bytes());
     out.extend_from_slice(&filter.inserted().to_le_bytes());
     out.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&p.physical.map_or(0, |t| t.code()).to_le_bytes());
     out.extend_from_slice(&meta_json);
     out.resize(HEADER_LEN + padded, 0);
     for w in filter.words() {
@@ -266,11 +269,25 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
             "key family \"any\" with the {layout} layout (only Spark layouts have it)"
         )));
     }
-    if reserved != 0 {
+    let physical = if layout == Layout::Sbbf {
+        let t = super::sbbf::Physical::from_code(reserved).ok_or_else(|| {
+            bad(format!(
+                "unknown physical type code {reserved} of an sbbf filter"
+            ))
+        })?;
+        if t.family() != family {
+            return Err(bad(format!(
+                "an sbbf filter of {t} values with key family {family}"
+            )));
+        }
+        Some(t)
+    } else if reserved != 0 {
         return Err(bad(format!(
             "reserved header field is {reserved:#x}, not 0"
         )));
-    }
+    } else {
+        None
+    };
     if num_bits == 0 || !num_bits.is_multiple_of(layout.bit_unit()) || num_bits > MAX_BITS {
         return Err(bad(format!(
             "impossible params: {num_bits} bits for the {layout} layout"
@@ -306,6 +323,7 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
         num_hashes,
         seed,
         legacy_ints: version == 1 && family != KeyFamily::Bytes,
+        physical,
     };
     params
         .validate()

@@ -21,6 +21,10 @@
 //!   `org.apache.spark.util.sketch.BloomFilter` versions 1 (Spark 2.0-4.0) and 2 (Spark 4.1+),
 //!   bit for bit: Spark's Murmur3 hashes, index math and sizing (see [`spark`]). Their "hash"
 //!   packs Spark's two 32-bit hashes; their filters can also be written in Spark's own format.
+//! - [`Layout::Sbbf`] is Parquet's split-block Bloom filter, bit for bit: 256-bit blocks of
+//!   eight 32-bit words, k = 8 with the spec's salts, XXH64 (seed 0) of the key's plain
+//!   encoding as a value of the filter's [`sbbf::Physical`] type (see [`sbbf`]). Its bits are
+//!   those of a column chunk's filter over the same values, so the two merge and compare.
 //!
 //! | target fpp | classic bits/key | classic k | blocked bits/key | blocked k |
 //! |-----------:|-----------------:|----------:|-----------------:|----------:|
@@ -118,15 +122,19 @@ pub enum Layout {
     /// Apache Spark's `BloomFilterImplV2` (version 2, the default of Spark 4.1+): Murmur3
     /// `h1`/`h2` seeded with a 32-bit seed, 64-bit index math.
     SparkV2,
+    /// Parquet's split-block Bloom filter (SBBF): 256-bit blocks, k = 8, XXH64 of the plain
+    /// encoding of the recorded physical type ([`BloomParams::physical`]).
+    Sbbf,
 }
 
 impl Layout {
     /// Every layout, in code order.
-    pub const ALL: [Layout; 4] = [
+    pub const ALL: [Layout; 5] = [
         Layout::Blocked,
         Layout::Classic,
         Layout::SparkV1,
         Layout::SparkV2,
+        Layout::Sbbf,
     ];
 
     /// The layout's name on the command line and in reports.
@@ -136,6 +144,7 @@ impl Layout {
             Layout::Classic => "classic",
             Layout::SparkV1 => "spark-v1",
             Layout::SparkV2 => "spark-v2",
+            Layout::Sbbf => "sbbf",
         }
     }
 
@@ -146,6 +155,7 @@ impl Layout {
             Layout::Classic => 2,
             Layout::SparkV1 => 3,
             Layout::SparkV2 => 4,
+            Layout::Sbbf => 5,
         }
     }
 
@@ -159,7 +169,15 @@ impl Layout {
         match self {
             Layout::Blocked => BLOCK_BITS,
             Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => 64,
+            Layout::Sbbf => sbbf::SBBF_BLOCK_BITS,
         }
+    }
+
+    /// True for the layouts that hash keys with the native hash (XXH3-64 and the seed):
+    /// [`Layout::Blocked`] and [`Layout::Classic`]. The join then shares one hash per key
+    /// between the filter and its own stages.
+    pub fn hashes_natively(self) -> bool {
+        matches!(self, Layout::Blocked | Layout::Classic)
     }
 
     /// True for the Spark layouts ([`Layout::SparkV1`], [`Layout::SparkV2`]).
@@ -183,7 +201,7 @@ impl FromStr for Layout {
             .ok_or_else(|| {
                 Error::param(
                     "--layout",
-                    format!("{s:?} (expected blocked, classic, spark-v1 or spark-v2)"),
+                    format!("{s:?} (expected blocked, classic, spark-v1, spark-v2 or sbbf)"),
                 )
             })
     }
@@ -207,6 +225,11 @@ pub struct BloomParams {
     /// version 1. False for every filter this build creates (integers hash by value).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub legacy_ints: bool,
+    /// For [`Layout::Sbbf`]: the Parquet physical type whose plain encoding the filter hashes
+    /// (`None` only in params not yet bound to a key column, which no filter has). `None` for
+    /// every other layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical: Option<sbbf::Physical>,
 }
 
 impl BloomParams {
@@ -225,12 +248,25 @@ impl BloomParams {
                 num_hashes: k,
                 seed,
                 legacy_ints: false,
+                physical: None,
             };
             params.validate()?;
             return Ok(params);
         }
         if expected_items == 0 {
             return Err(Error::param("--expected-items", "must be at least 1"));
+        }
+        if layout == Layout::Sbbf {
+            let params = BloomParams {
+                layout,
+                num_bits: sbbf::num_bytes_for(expected_items, fpp)? * 8,
+                num_hashes: 8,
+                seed,
+                legacy_ints: false,
+                physical: None,
+            };
+            params.validate()?;
+            return Ok(params);
         }
         if !(fpp > 0.0 && fpp < 1.0) {
             return Err(Error::param(
@@ -248,7 +284,7 @@ impl BloomParams {
                 (m, k)
             }
             Layout::Blocked => size_blocked(n, fpp, classic_bits),
-            Layout::SparkV1 | Layout::SparkV2 => unreachable!("sized above"),
+            Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => unreachable!("sized above"),
         };
         if !num_bits.is_finite() || num_bits > MAX_BITS as f64 {
             return Err(Error::param(
@@ -266,15 +302,26 @@ impl BloomParams {
             num_hashes,
             seed,
             legacy_ints: false,
+            physical: None,
         };
         params.validate()?;
         Ok(params)
     }
 
     /// Explicit `m` (rounded up to the layout's unit) and `k`. Errors name `--bits`/`--hashes`.
+    /// The SBBF layout takes only what Parquet writers size: `m` a power of two of at least
+    /// 256 bits (32 bytes), `k` = 8.
     pub fn explicit(layout: Layout, num_bits: u64, num_hashes: u32, seed: u64) -> Result<Self> {
         if num_bits == 0 {
             return Err(Error::param("--bits", "must be at least 1"));
+        }
+        if layout == Layout::Sbbf && (!num_bits.is_power_of_two() || num_bits < 256) {
+            return Err(Error::param(
+                "--bits",
+                format!(
+                    "{num_bits} is not a power of two of at least 256 (an sbbf filter has a power of two of bytes, 32 B to 128 MiB)"
+                ),
+            ));
         }
         let unit = layout.bit_unit();
         let num_bits = num_bits
@@ -286,9 +333,18 @@ impl BloomParams {
             num_hashes,
             seed,
             legacy_ints: false,
+            physical: None,
         };
         params.validate()?;
         Ok(params)
+    }
+
+    /// These params bound to the physical type an SBBF-layout filter hashes.
+    pub fn with_physical(self, physical: sbbf::Physical) -> Self {
+        BloomParams {
+            physical: Some(physical),
+            ..self
+        }
     }
 
     /// Check the invariants: `m` a positive multiple of the unit and at most [`MAX_BITS`],
@@ -302,6 +358,18 @@ impl BloomParams {
                 format!(
                     "{} is not a positive multiple of {unit} (required by the {} layout)",
                     self.num_bits, self.layout
+                ),
+            ));
+        }
+        if self.layout == Layout::Sbbf {
+            return self.validate_sbbf();
+        }
+        if self.physical.is_some() {
+            return Err(Error::param(
+                "--layout",
+                format!(
+                    "a physical type is recorded only by sbbf filters, not {}",
+                    self.layout
                 ),
             ));
         }
@@ -360,6 +428,46 @@ impl BloomParams {
         Ok(())
     }
 
+    /// [`BloomParams::validate`] for the SBBF layout: `m` a multiple of 256 bits up to
+    /// 128 MiB (the spec's block index takes any block count; the writers' power of two is
+    /// checked where a size is chosen), k = 8, seed 0 (XXH64's, fixed by the spec).
+    fn validate_sbbf(&self) -> Result<()> {
+        if self.num_bits > sbbf::SBBF_MAX_BITS {
+            return Err(Error::param(
+                "--bits",
+                format!(
+                    "{} bits exceed the 128 MiB that a Parquet SBBF may have",
+                    self.num_bits
+                ),
+            ));
+        }
+        if self.num_hashes != 8 {
+            return Err(Error::param(
+                "--hashes",
+                format!(
+                    "{} is not 8: an sbbf filter sets one bit in each of a block's 8 words",
+                    self.num_hashes
+                ),
+            ));
+        }
+        if self.seed != 0 {
+            return Err(Error::param(
+                "--seed",
+                format!(
+                    "{} is not 0: an sbbf filter hashes with XXH64 and seed 0, as the Parquet spec fixes",
+                    self.seed
+                ),
+            ));
+        }
+        if self.legacy_ints {
+            return Err(Error::param(
+                "--layout",
+                "an sbbf filter has no version-1 integer form",
+            ));
+        }
+        Ok(())
+    }
+
     /// Size of the bit array in bytes.
     pub fn num_bytes(&self) -> u64 {
         self.num_bits / 8
@@ -371,6 +479,8 @@ impl BloomParams {
         let (n, m, k) = (n as f64, self.num_bits as f64, self.num_hashes as f64);
         match self.layout {
             Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => classic_fpp(n, m, k),
+            // The parquet crate's (and Arrow C++'s) sizing model.
+            Layout::Sbbf => classic_fpp(n, m, 8.0),
             Layout::Blocked => blocked_fpp(n, m / BLOCK_BITS as f64, k),
         }
     }
@@ -394,6 +504,9 @@ impl BloomParams {
     /// The hash of one integer key in a filter with these params.
     #[inline]
     pub fn hash_i64(&self, v: i64) -> u64 {
+        if let Some(h) = self.sbbf_hasher() {
+            return h.hash_int(v);
+        }
         if self.layout.is_spark() {
             spark::SparkHasher::new(self).hash_int(v)
         } else {
@@ -408,6 +521,9 @@ impl BloomParams {
         if let Ok(s) = i64::try_from(v) {
             return Some(self.hash_i64(s));
         }
+        if let Some(h) = self.sbbf_hasher() {
+            return h.hash_wide(v);
+        }
         match (self.layout.is_spark(), self.legacy_ints) {
             (_, true) => Some(self.hash_i64(v as i64)),
             (true, false) => None,
@@ -418,11 +534,23 @@ impl BloomParams {
     /// The hash of one bytes key in a filter with these params.
     #[inline]
     pub fn hash_bytes(&self, v: &[u8]) -> u64 {
+        if let Some(h) = self.sbbf_hasher() {
+            return h.hash_bytes(v);
+        }
         if self.layout.is_spark() {
             spark::SparkHasher::new(self).hash_bytes(v)
         } else {
             key::hash_bytes(v, self.seed)
         }
+    }
+}
+
+impl BloomParams {
+    /// The SBBF layout's key hasher (`None` for the other layouts). Params of a filter always
+    /// record the physical type; unbound params hash as INT64.
+    pub fn sbbf_hasher(&self) -> Option<sbbf::SbbfHasher> {
+        (self.layout == Layout::Sbbf)
+            .then(|| sbbf::SbbfHasher(self.physical.unwrap_or(sbbf::Physical::Int64)))
     }
 }
 
@@ -664,6 +792,9 @@ pub fn fold_start_blocks(need: u64) -> u64 {
 /// Native layouts hash with XXH3-64 and the seed; Spark layouts compute Spark's `h1`/`h2`
 /// (see [`spark`]) and pack them into the u64.
 pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) -> Result<KeyFamily> {
+    if let Some(h) = params.sbbf_hasher() {
+        return key::hash_array_with(array, &h, out);
+    }
     let spark = spark::SparkHasher::new(params);
     let native = key::Xxh3(params.seed);
     match (params.layout.is_spark(), params.legacy_ints) {
@@ -879,6 +1010,22 @@ impl BloomFilter {
                 ),
             ));
         }
+        if params.layout == Layout::Sbbf {
+            match params.physical {
+                None => {
+                    return Err(Error::Internal(
+                        "an sbbf filter needs the physical type it hashes".into(),
+                    ))
+                }
+                Some(p) if p.family() != family => {
+                    return Err(Error::param(
+                        "key family",
+                        format!("{family} keys cannot be hashed as {p} values"),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
         if family == KeyFamily::Tuple && params.layout.is_spark() {
             return Err(Error::param(
                 "--layout",
@@ -989,6 +1136,17 @@ impl BloomFilter {
             .map(move |i| fastrange(h.wrapping_add(i.wrapping_mul(h2)), m))
     }
 
+    /// The SBBF layout's 8 bit positions of a hash: bit `bit_in_word(h, i)` of 32-bit word
+    /// `i` of block `block_index(h)`, i.e. bit `256 b + 32 i + bit`. (The spec's words are
+    /// little-endian u32s and ours little-endian u64s: the same bytes.)
+    #[inline(always)]
+    fn sbbf_positions(num_bits: u64, h: u64) -> impl Iterator<Item = u64> {
+        let b = sbbf::block_index(h, num_bits / sbbf::SBBF_BLOCK_BITS);
+        (0..8).map(move |i| {
+            b * sbbf::SBBF_BLOCK_BITS + 32 * i as u64 + sbbf::bit_in_word(h, i) as u64
+        })
+    }
+
     #[inline(always)]
     fn set_bit(&mut self, pos: u64) {
         let w = (pos >> 6) as usize;
@@ -1032,6 +1190,11 @@ impl BloomFilter {
                     self.set_bit(p);
                 }
             }
+            Layout::Sbbf => {
+                for p in Self::sbbf_positions(self.params.num_bits, h) {
+                    self.set_bit(p);
+                }
+            }
         }
         self.inserted += 1;
     }
@@ -1054,6 +1217,7 @@ impl BloomFilter {
                 .all(|p| self.get_bit(p)),
             Layout::SparkV2 => spark::v2_positions(h, self.params.num_hashes, self.params.num_bits)
                 .all(|p| self.get_bit(p)),
+            Layout::Sbbf => Self::sbbf_positions(self.params.num_bits, h).all(|p| self.get_bit(p)),
         }
     }
 
@@ -1075,6 +1239,10 @@ impl BloomFilter {
                 if let Some(p) = first {
                     prefetch(&self.blocks[(p >> 9) as usize]);
                 }
+            }
+            Layout::Sbbf => {
+                let b = sbbf::block_index(h, self.params.num_bits / sbbf::SBBF_BLOCK_BITS);
+                prefetch(&self.blocks[(b >> 1) as usize]);
             }
         }
     }
@@ -1263,6 +1431,9 @@ impl BloomFilter {
     pub fn hash_text(&self, text: &str, family: KeyFamily) -> Result<u64> {
         self.check_family(family)?;
         let p = &self.params;
+        if let Some(h) = p.sbbf_hasher() {
+            return key::hash_text_key_with(text, family, &h);
+        }
         let spark = spark::SparkHasher::new(p);
         let native = key::Xxh3(p.seed);
         match (p.layout.is_spark(), p.legacy_ints) {
@@ -1329,6 +1500,14 @@ impl BloomFilter {
         if a.seed != b.seed {
             return Err(mismatch("seed", a.seed.to_string(), b.seed.to_string()));
         }
+        if a.physical != b.physical {
+            let name = |p: Option<sbbf::Physical>| p.map_or("none".to_string(), |p| p.to_string());
+            return Err(mismatch(
+                "physical type",
+                name(a.physical),
+                name(b.physical),
+            ));
+        }
         if a.legacy_ints != b.legacy_ints {
             let v = |legacy: bool| {
                 if legacy {
@@ -1356,6 +1535,41 @@ impl BloomFilter {
         }
         self.inserted += other.inserted;
         Ok(())
+    }
+
+    /// A column chunk's SBBF (read by the parquet crate) as a filter of the SBBF layout that
+    /// hashes `physical` values; `inserted` is what the caller knows of the values in it.
+    pub fn from_sbbf(
+        filter: &sbbf::Sbbf,
+        physical: sbbf::Physical,
+        inserted: u64,
+    ) -> Result<BloomFilter> {
+        let mut bytes = Vec::with_capacity(filter.num_blocks() * 32);
+        filter
+            .write_bitset(&mut bytes)
+            .map_err(|e| Error::Internal(format!("cannot copy an SBBF bitset: {e}")))?;
+        let params = BloomParams {
+            layout: Layout::Sbbf,
+            num_bits: bytes.len() as u64 * 8,
+            num_hashes: 8,
+            seed: 0,
+            legacy_ints: false,
+            physical: Some(physical),
+        };
+        let words = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        BloomFilter::from_words(params, physical.family(), inserted, words)
+    }
+
+    /// An SBBF-layout filter as the parquet crate's `Sbbf` (the same bitset), e.g. to write
+    /// it or to probe it with `Sbbf::check`. `None` for other layouts.
+    pub fn to_sbbf(&self) -> Option<sbbf::Sbbf> {
+        if self.params.layout != Layout::Sbbf {
+            return None;
+        }
+        let bytes: Vec<u8> = self.words().flat_map(u64::to_le_bytes).collect();
+        Some(sbbf::Sbbf::new(&bytes))
     }
 
     /// Number of blocks of the blocked layout (words / 8).
@@ -1465,8 +1679,11 @@ impl BloomFilter {
     pub fn estimated_fpp(&self) -> f64 {
         let k = self.params.num_hashes as i32;
         match self.params.layout {
-            // Spark's expectedFpp() is (cardinality / bitSize)^k, the same estimate.
-            Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => self.fill_ratio().powi(k),
+            // Spark's expectedFpp() is (cardinality / bitSize)^k, the same estimate; the
+            // parquet crate's Sbbf::estimated_fpp is the mean fill to the 8th power too.
+            Layout::Classic | Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => {
+                self.fill_ratio().powi(k)
+            }
             Layout::Blocked => {
                 let n = self.blocks.len() as f64;
                 self.blocks

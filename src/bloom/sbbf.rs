@@ -7,6 +7,15 @@
 //! little-endian bytes, INT64 8, BYTE_ARRAY the bytes without the length prefix. Writing and
 //! reading go through the parquet crate ([`parquet::bloom_filter::Sbbf`] and its writer
 //! properties); this module only says which columns get one and how our keys are hashed.
+//!
+//! A trained filter can also have this layout ([`super::Layout::Sbbf`], `train --layout
+//! sbbf`): the same bits as a column chunk's filter over the same values, so the two merge
+//! and compare. It records the [`Physical`] type whose plain encoding it hashed. Its bits live
+//! in a [`super::BloomFilter`] like every layout's, because the filter pipeline inserts and
+//! probes batches of pre-hashed keys and ORs partials, and the parquet crate's `Sbbf` offers
+//! neither (only `insert`/`check` of one value); [`block_index`] and [`bit_in_word`] are the
+//! spec's two formulas, and tests check the bits against the `Sbbf` the parquet crate builds
+//! and writes for the same values.
 
 use parquet::basic::Type;
 pub use parquet::bloom_filter::Sbbf;
@@ -17,7 +26,240 @@ use parquet::file::reader::ChunkReader;
 use parquet::schema::types::ColumnPath;
 
 use crate::error::{Error, Result};
+use crate::key::{KeyFamily, KeyHasher};
 use crate::plan::RangeReader;
+
+/// The spec's eight salts (parquet-format `BloomFilter.md`), one per 32-bit word of a block.
+pub const SALT: [u32; 8] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+];
+
+/// Bits in one SBBF block (eight 32-bit words).
+pub const SBBF_BLOCK_BITS: u64 = 256;
+
+/// The largest SBBF, in bits: the parquet crate's (and Arrow C++'s) 128 MiB bitset limit.
+pub const SBBF_MAX_BITS: u64 = parquet::bloom_filter::BITSET_MAX_LENGTH as u64 * 8;
+
+/// The block of a hash in a filter of `num_blocks` blocks: `((h >> 32) * num_blocks) >> 32`.
+#[inline(always)]
+pub fn block_index(h: u64, num_blocks: u64) -> u64 {
+    ((h >> 32) * num_blocks) >> 32
+}
+
+/// The bit (0..32) a hash sets in word `i` of its block: `(low32(h) * SALT[i]) >> 27`.
+#[inline(always)]
+pub fn bit_in_word(h: u64, i: usize) -> u32 {
+    (h as u32).wrapping_mul(SALT[i]) >> 27
+}
+
+/// XXH64 with seed 0, the spec's hash.
+#[inline(always)]
+pub fn xxh64(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh64::xxh64(bytes, 0)
+}
+
+/// The size, in bytes, of an SBBF for `ndv` distinct values at false-positive rate `fpp`, as
+/// the parquet crate sizes it (`Sbbf::new_with_ndv_fpp`): `m = -8 n / ln(1 - p^(1/8))` bits,
+/// `m / 8` bytes rounded up to a power of two of at least 32. More than the 128 MiB limit is
+/// an error naming `--expected-items/--fpp` (the crate would cap it silently).
+pub fn num_bytes_for(ndv: u64, fpp: f64) -> Result<u64> {
+    if !(fpp > 0.0 && fpp < 1.0) {
+        return Err(Error::param(
+            "--fpp",
+            format!("{fpp} is not a probability strictly between 0 and 1"),
+        ));
+    }
+    let bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
+    let bytes = (bits / 8.0).floor();
+    let max = parquet::bloom_filter::BITSET_MAX_LENGTH as u64;
+    if !bytes.is_finite() || bytes > max as f64 {
+        return Err(Error::param(
+            "--expected-items/--fpp",
+            format!(
+                "{ndv} items at fpp {fpp} need {bytes} bytes, more than the 128 MiB that a Parquet SBBF may have"
+            ),
+        ));
+    }
+    Ok((bytes as u64)
+        .max(parquet::bloom_filter::BITSET_MIN_LENGTH as u64)
+        .next_power_of_two())
+}
+
+/// The Parquet physical type whose plain encoding an SBBF hashes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Physical {
+    /// 4 little-endian bytes (`Int8`..`Int32`, `UInt8`..`UInt32`, `Date32`).
+    #[serde(rename = "INT32")]
+    Int32,
+    /// 8 little-endian bytes (`Int64`, `UInt64`).
+    #[serde(rename = "INT64")]
+    Int64,
+    /// The value's bytes, without the plain encoding's length prefix (strings, binary).
+    #[serde(rename = "BYTE_ARRAY")]
+    ByteArray,
+    /// The value's bytes (`FixedSizeBinary`).
+    #[serde(rename = "FIXED_LEN_BYTE_ARRAY")]
+    FixedLenByteArray,
+}
+
+impl Physical {
+    /// Every type, in code order.
+    pub const ALL: [Physical; 4] = [
+        Physical::Int32,
+        Physical::Int64,
+        Physical::ByteArray,
+        Physical::FixedLenByteArray,
+    ];
+
+    /// The type's name in Parquet (`INT32`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Physical::Int32 => "INT32",
+            Physical::Int64 => "INT64",
+            Physical::ByteArray => "BYTE_ARRAY",
+            Physical::FixedLenByteArray => "FIXED_LEN_BYTE_ARRAY",
+        }
+    }
+
+    /// The type's value in parquet-format's `Type` enum, its code in our filter files.
+    pub fn code(self) -> u32 {
+        match self {
+            Physical::Int32 => 1,
+            Physical::Int64 => 2,
+            Physical::ByteArray => 6,
+            Physical::FixedLenByteArray => 7,
+        }
+    }
+
+    /// The type of a code.
+    pub fn from_code(code: u32) -> Option<Self> {
+        Physical::ALL.into_iter().find(|p| p.code() == code)
+    }
+
+    /// The type of a Parquet column, `None` for the types our keys never are (BOOLEAN, INT96,
+    /// FLOAT, DOUBLE).
+    pub fn of(t: Type) -> Option<Self> {
+        match t {
+            Type::INT32 => Some(Physical::Int32),
+            Type::INT64 => Some(Physical::Int64),
+            Type::BYTE_ARRAY => Some(Physical::ByteArray),
+            Type::FIXED_LEN_BYTE_ARRAY => Some(Physical::FixedLenByteArray),
+            _ => None,
+        }
+    }
+
+    /// The key family of the values.
+    pub fn family(self) -> KeyFamily {
+        match self {
+            Physical::Int32 | Physical::Int64 => KeyFamily::Integer,
+            Physical::ByteArray | Physical::FixedLenByteArray => KeyFamily::Bytes,
+        }
+    }
+}
+
+impl std::fmt::Display for Physical {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The key hasher of the SBBF layout: XXH64 (seed 0) of the key's plain encoding as a value
+/// of the filter's physical type, integers by value. An integer key in `i32::MIN..=u32::MAX`
+/// hashes as the 4 bytes an INT32 column stores for it (an unsigned 32-bit value as the bits
+/// of the `i32` it wraps to), one in `i64::MIN..=u64::MAX` as the 8 bytes of an INT64 column.
+/// A key the type cannot hold (2^40 against INT32, 1.5 against INT64) hashes its own wider
+/// bytes: no value of the column has that hash's bytes, so it meets the filter only as a
+/// false positive, which the join's exact comparison removes.
+#[derive(Debug, Clone, Copy)]
+pub struct SbbfHasher(pub Physical);
+
+impl SbbfHasher {
+    #[inline(always)]
+    fn hash_value(&self, v: i128) -> u64 {
+        let int32 = i128::from(i32::MIN)..=i128::from(u32::MAX);
+        let int64 = i128::from(i64::MIN)..=i128::from(u64::MAX);
+        match self.0 {
+            Physical::Int32 if int32.contains(&v) => xxh64(&(v as u32).to_le_bytes()),
+            _ if int64.contains(&v) => xxh64(&(v as u64).to_le_bytes()),
+            _ => xxh64(&v.to_le_bytes()),
+        }
+    }
+}
+
+impl KeyHasher for SbbfHasher {
+    #[inline(always)]
+    fn hash_int(&self, v: i64) -> u64 {
+        self.hash_value(v.into())
+    }
+    #[inline(always)]
+    fn hash_wide(&self, v: u64) -> Option<u64> {
+        Some(self.hash_value(v.into()))
+    }
+    #[inline(always)]
+    fn hash_canonical(&self, bytes: &[u8]) -> Option<u64> {
+        // A number beyond 64 bits or with a fraction: no INT32/INT64 value.
+        Some(xxh64(bytes))
+    }
+    #[inline(always)]
+    fn hash_bytes(&self, v: &[u8]) -> u64 {
+        xxh64(v)
+    }
+}
+
+/// The physical type an SBBF of key column `column` (top-level column `key_top`) of `file`
+/// hashes; an error naming the file and column when the column has none that compares by
+/// value with our keys: a decimal (the SBBF hashes the unscaled integer, 7.00 as 700), a
+/// boolean, a `Date64` (stored in milliseconds, our key is the day), a nested column, or a
+/// physical type our keys never have.
+pub fn physical_of(
+    file: &crate::plan::InputFile,
+    key_top: usize,
+    column: &str,
+) -> Result<Physical> {
+    let bad = |reason: String| Error::Column {
+        file: file.location.to_string(),
+        column: column.to_string(),
+        reason,
+    };
+    let dt = file.schema().field(key_top).data_type();
+    let value_type = match dt {
+        arrow::datatypes::DataType::Dictionary(_, v) => v.as_ref(),
+        t => t,
+    };
+    use arrow::datatypes::DataType as D;
+    if matches!(
+        value_type,
+        D::Decimal32(..)
+            | D::Decimal64(..)
+            | D::Decimal128(..)
+            | D::Decimal256(..)
+            | D::Boolean
+            | D::Date64
+    ) {
+        return Err(bad(format!(
+            "type {dt} cannot be an sbbf key: Parquet's filter hashes its stored form (a decimal's unscaled integer, a Date64's milliseconds), not the key by value; use another --layout"
+        )));
+    }
+    let schema = file.parquet().file_metadata().schema_descr();
+    let mut leaves =
+        (0..schema.num_columns()).filter(|i| schema.get_column_root_idx(*i) == key_top);
+    let (Some(leaf), None) = (leaves.next(), leaves.next()) else {
+        return Err(bad("a nested column has no SBBF of its own".into()));
+    };
+    let t = schema.column(leaf).physical_type();
+    Physical::of(t).ok_or_else(|| {
+        bad(format!(
+            "physical type {t} is none of INT32, INT64, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY"
+        ))
+    })
+}
 
 /// The default false-positive rate of the filters we write (`--bloom-fpp`).
 pub const DEFAULT_FPP: f64 = 0.01;
@@ -140,6 +382,230 @@ mod tests {
             assert!(check_fpp(bad, "--bloom-fpp").is_err(), "{bad}");
         }
         assert_eq!(check_fpp(0.01, "--bloom-fpp").unwrap(), 0.01);
+    }
+
+    use crate::bloom::{BloomFilter, BloomParams, Layout};
+    use arrow::array::{
+        Array, Date32Array, FixedSizeBinaryArray, Int16Array, Int32Array, Int64Array, StringArray,
+        UInt32Array, UInt64Array,
+    };
+
+    /// Our sizing is the parquet crate's (`Sbbf::new_with_ndv_fpp`), byte for byte.
+    #[test]
+    fn sizing_is_the_parquet_crates() {
+        for ndv in [
+            1u64, 2, 7, 100, 999, 1000, 4096, 65_536, 1_000_000, 20_000_000,
+        ] {
+            for fpp in [0.5, 0.1, 0.05, 0.01, 0.001, 0.0001] {
+                let theirs = Sbbf::new_with_ndv_fpp(ndv, fpp).unwrap().num_blocks() as u64 * 32;
+                assert_eq!(num_bytes_for(ndv, fpp).unwrap(), theirs, "{ndv} at {fpp}");
+                let p = BloomParams::for_items(Layout::Sbbf, ndv, fpp, 0).unwrap();
+                assert_eq!(p.num_bits, theirs * 8);
+                assert_eq!(p.num_hashes, 8);
+            }
+        }
+        let e = num_bytes_for(1 << 40, 0.01).unwrap_err().to_string();
+        assert!(
+            e.contains("--expected-items/--fpp") && e.contains("128 MiB"),
+            "{e}"
+        );
+        for (m, k, seed, what) in [
+            (1000, 8, 0, "--bits"),
+            (128, 8, 0, "--bits"),
+            (1024, 7, 0, "--hashes"),
+            (1024, 8, 3, "--seed"),
+        ] {
+            let e = BloomParams::explicit(Layout::Sbbf, m, k, seed).unwrap_err();
+            assert!(e.to_string().contains(what), "{e}");
+        }
+    }
+
+    /// The bits of an sbbf-layout filter over an Arrow key array: each physical type.
+    fn ours(physical: Physical, bytes: usize, keys: &dyn Array) -> BloomFilter {
+        let params = BloomParams::explicit(Layout::Sbbf, bytes as u64 * 8, 8, 0)
+            .unwrap()
+            .with_physical(physical);
+        let mut f = BloomFilter::try_new(params, physical.family()).unwrap();
+        f.insert_array(keys).unwrap();
+        f
+    }
+
+    fn bitset(f: &Sbbf) -> Vec<u8> {
+        let mut out = Vec::new();
+        f.write_bitset(&mut out).unwrap();
+        out
+    }
+
+    /// Golden: the bits are those of the parquet crate's `Sbbf` with the same values
+    /// inserted (as the Parquet writer inserts them: the value's native type), for every
+    /// physical type and Arrow key type, and `to_sbbf`/`from_sbbf` keep them.
+    #[test]
+    fn bits_equal_the_parquet_crates_sbbf() {
+        for bytes in [32usize, 64, 1024, 8192] {
+            let i32s: Vec<i32> = (-300..300).map(|i| i * 7919).collect();
+            let mut theirs = Sbbf::new_with_num_of_bytes(bytes);
+            i32s.iter().for_each(|v| theirs.insert(v));
+            let f = ours(Physical::Int32, bytes, &Int32Array::from(i32s.clone()));
+            assert_eq!(f.to_sbbf().map(|s| bitset(&s)), Some(bitset(&theirs)));
+            // Int16 and Int64 keys of the same values, by value: the same bits.
+            let i16s: Vec<i16> = (-300..300).map(|i| (i * 97) as i16).collect();
+            let mut t16 = Sbbf::new_with_num_of_bytes(bytes);
+            i16s.iter().for_each(|v| t16.insert(&(*v as i32)));
+            let f16 = ours(Physical::Int32, bytes, &Int16Array::from(i16s));
+            assert_eq!(bitset(&f16.to_sbbf().unwrap()), bitset(&t16));
+            let as64 = Int64Array::from(i32s.iter().map(|v| *v as i64).collect::<Vec<_>>());
+            assert_eq!(
+                ours(Physical::Int32, bytes, &as64).word_slice(),
+                f.word_slice()
+            );
+            // UInt32 is stored as the bits of the i32 it wraps to.
+            let u32s: Vec<u32> = (0..500).map(|i| u32::MAX - i * 104_729).collect();
+            let mut tu = Sbbf::new_with_num_of_bytes(bytes);
+            u32s.iter().for_each(|v| tu.insert(&(*v as i32)));
+            let fu = ours(Physical::Int32, bytes, &UInt32Array::from(u32s));
+            assert_eq!(bitset(&fu.to_sbbf().unwrap()), bitset(&tu));
+            // Date32: the day number.
+            let days: Vec<i32> = (0..400).map(|i| 18_000 + i * 3).collect();
+            let mut td = Sbbf::new_with_num_of_bytes(bytes);
+            days.iter().for_each(|v| td.insert(v));
+            let fd = ours(Physical::Int32, bytes, &Date32Array::from(days));
+            assert_eq!(bitset(&fd.to_sbbf().unwrap()), bitset(&td));
+            // INT64 and UInt64 (as the bits of the i64 it wraps to).
+            let i64s: Vec<i64> = (-300..300).map(|i| i * 1_000_000_007_i64).collect();
+            let mut t64 = Sbbf::new_with_num_of_bytes(bytes);
+            i64s.iter().for_each(|v| t64.insert(v));
+            let f64_ = ours(Physical::Int64, bytes, &Int64Array::from(i64s));
+            assert_eq!(bitset(&f64_.to_sbbf().unwrap()), bitset(&t64));
+            let u64s: Vec<u64> = (0..500).map(|i| u64::MAX - i * 3_000_000_019).collect();
+            let mut tu64 = Sbbf::new_with_num_of_bytes(bytes);
+            u64s.iter().for_each(|v| tu64.insert(&(*v as i64)));
+            let fu64 = ours(Physical::Int64, bytes, &UInt64Array::from(u64s));
+            assert_eq!(bitset(&fu64.to_sbbf().unwrap()), bitset(&tu64));
+            // BYTE_ARRAY: the bytes, no length prefix; FIXED_LEN_BYTE_ARRAY likewise.
+            let strs: Vec<String> = (0..500).map(|i| format!("key-{i}")).collect();
+            let mut ts = Sbbf::new_with_num_of_bytes(bytes);
+            strs.iter().for_each(|v| ts.insert(v.as_str()));
+            let fs = ours(Physical::ByteArray, bytes, &StringArray::from(strs.clone()));
+            assert_eq!(bitset(&fs.to_sbbf().unwrap()), bitset(&ts));
+            let fixed: Vec<[u8; 4]> = (0..300u32).map(|i| (i * 7).to_be_bytes()).collect();
+            let mut tf = Sbbf::new_with_num_of_bytes(bytes);
+            fixed.iter().for_each(|v| tf.insert(&v[..]));
+            let ff = ours(
+                Physical::FixedLenByteArray,
+                bytes,
+                &FixedSizeBinaryArray::try_from_iter(fixed.iter()).unwrap(),
+            );
+            assert_eq!(bitset(&ff.to_sbbf().unwrap()), bitset(&tf));
+            // Round trip through the crate's type.
+            let back = BloomFilter::from_sbbf(&theirs, Physical::Int32, 600).unwrap();
+            assert_eq!(back.word_slice(), f.word_slice());
+            assert_eq!(back.params(), f.params());
+            // Our probes answer as the crate's check does.
+            for v in -5000..5000i32 {
+                assert_eq!(f.contains_i64(v.into()), theirs.check(&v), "{v}");
+            }
+            for s in ["key-1", "key-499", "key-500", "nope", ""] {
+                assert_eq!(fs.contains_bytes(s.as_bytes()), ts.check(s), "{s}");
+            }
+        }
+    }
+
+    /// Keys a physical type cannot hold hash their own wider bytes: an INT32 filter never
+    /// holds them unless by a false positive; in range they hash as the column's bytes.
+    #[test]
+    fn sbbf_hasher_encodes_by_physical_type() {
+        let h32 = SbbfHasher(Physical::Int32);
+        let h64 = SbbfHasher(Physical::Int64);
+        assert_eq!(h32.hash_int(-5), xxh64(&(-5i32).to_le_bytes()));
+        assert_eq!(
+            h32.hash_int(4_000_000_000),
+            xxh64(&(4_000_000_000u32).to_le_bytes())
+        );
+        assert_eq!(h32.hash_int(1 << 40), xxh64(&(1i64 << 40).to_le_bytes()));
+        assert_eq!(h64.hash_int(-1), xxh64(&(-1i64).to_le_bytes()));
+        assert_eq!(
+            h64.hash_wide(u64::MAX),
+            Some(xxh64(&u64::MAX.to_le_bytes()))
+        );
+        assert_eq!(
+            h32.hash_wide(u64::MAX),
+            Some(xxh64(&u64::MAX.to_le_bytes()))
+        );
+        assert_eq!(
+            SbbfHasher(Physical::ByteArray).hash_bytes(b"abc"),
+            xxh64(b"abc")
+        );
+        // The spec's XXH64 (seed 0) of the empty input.
+        assert_eq!(xxh64(b""), 0xef46_db37_51d8_e999);
+        for t in Physical::ALL {
+            assert_eq!(Physical::from_code(t.code()), Some(t));
+            assert_eq!(
+                Physical::of(match t {
+                    Physical::Int32 => Type::INT32,
+                    Physical::Int64 => Type::INT64,
+                    Physical::ByteArray => Type::BYTE_ARRAY,
+                    Physical::FixedLenByteArray => Type::FIXED_LEN_BYTE_ARRAY,
+                }),
+                Some(t)
+            );
+        }
+        assert_eq!(Physical::of(Type::DOUBLE), None);
+    }
+
+    /// Partials OR-merge only with the same size and physical type; the file format keeps
+    /// the physical type and refuses an unknown code.
+    #[test]
+    fn union_and_codec_keep_the_physical_type() {
+        let a = ours(Physical::Int32, 64, &Int32Array::from(vec![1, 2, 3]));
+        let b = ours(Physical::Int32, 64, &Int32Array::from(vec![4, 5]));
+        let mut m = a.clone();
+        m.union(&b, "b").unwrap();
+        for v in 1..=5 {
+            assert!(m.contains_i64(v));
+        }
+        let c = ours(Physical::Int64, 64, &Int64Array::from(vec![4, 5]));
+        let e = a.clone().union(&c, "c.bjf").unwrap_err().to_string();
+        assert!(
+            e.contains("c.bjf") && e.contains("physical type") && e.contains("INT64"),
+            "{e}"
+        );
+        let d = ours(Physical::Int32, 128, &Int32Array::from(vec![4, 5]));
+        let e = a.clone().union(&d, "d.bjf").unwrap_err().to_string();
+        assert!(e.contains("num_bits"), "{e}");
+        let bytes = crate::bloom::codec::encode(&m, &Default::default());
+        assert_eq!(&bytes[44..48], &1u32.to_le_bytes());
+        let (back, _) = crate::bloom::codec::decode(&bytes, "m.bjf").unwrap();
+        assert_eq!(back, m);
+        assert_eq!(crate::bloom::codec::version_for(&m), 2);
+        let s = ours(Physical::ByteArray, 32, &StringArray::from(vec!["x"]));
+        let sb = crate::bloom::codec::encode(&s, &Default::default());
+        assert_eq!(crate::bloom::codec::decode(&sb, "s").unwrap().0, s);
+        // A wrong physical code (the checksum recomputed, so only the code is wrong).
+        let mut bad = bytes.clone();
+        bad[44] = 3;
+        let n = bad.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&bad[..n]);
+        bad[n..].copy_from_slice(&sum.to_le_bytes());
+        let e = crate::bloom::codec::decode(&bad, "bad.bjf")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bad.bjf") && e.contains("physical type code 3"),
+            "{e}"
+        );
+        // INT32 values with the bytes family: refused.
+        bad[44] = 6;
+        let sum = xxhash_rust::xxh3::xxh3_64(&bad[..n]);
+        bad[n..].copy_from_slice(&sum.to_le_bytes());
+        assert!(crate::bloom::codec::decode(&bad, "bad.bjf").is_err());
+        // No physical type: no filter.
+        let unbound = BloomParams::explicit(Layout::Sbbf, 256, 8, 0).unwrap();
+        assert!(BloomFilter::try_new(unbound, KeyFamily::Integer).is_err());
+        assert!(BloomFilter::try_new(
+            unbound.with_physical(Physical::ByteArray),
+            KeyFamily::Integer
+        )
+        .is_err());
     }
 
     /// Keys by value against the plain encodings of each physical type: an INT32 chunk
@@ -283,6 +749,57 @@ pub fn read_column_chunk(
         return Err("an empty bitset".into());
     }
     Ok(Some(filter))
+}
+
+/// [`read_column_chunk`] for column chunk `leaf` of each row group of `rgs`, in order, with
+/// the filters whose length the footer records fetched in one call to `io`: over an object
+/// store, filters stored together (writers put them after the row groups) come in one ranged
+/// GET instead of one GET per row group. A batch that cannot be fetched falls back to one
+/// read per row group, whose errors say why.
+pub fn read_column_chunks(
+    meta: &ParquetMetaData,
+    rgs: &[usize],
+    leaf: usize,
+    io: &RangeReader,
+    size: u64,
+) -> Vec<Result<Option<SizedSbbf>, String>> {
+    let mut batched = Vec::new();
+    for (i, rg) in rgs.iter().enumerate() {
+        let chunk = meta.row_group(*rg).column(leaf);
+        let (Some(offset), Some(len)) = (chunk.bloom_filter_offset(), chunk.bloom_filter_length())
+        else {
+            continue;
+        };
+        let (Ok(offset), Ok(len)) = (u64::try_from(offset), u64::try_from(len)) else {
+            continue;
+        };
+        if let Some(end) = offset.checked_add(len).filter(|e| *e <= size) {
+            batched.push((i, offset..end));
+        }
+    }
+    let mut out: Vec<Option<Result<Option<SizedSbbf>, String>>> =
+        (0..rgs.len()).map(|_| None).collect();
+    if batched.len() > 1 {
+        let ranges: Vec<_> = batched.iter().map(|(_, r)| r.clone()).collect();
+        if let Ok(got) = io.fetch(&ranges) {
+            for ((i, r), bytes) in batched.iter().zip(got) {
+                let len = r.end - r.start;
+                out[*i] = Some(if bytes.len() as u64 != len {
+                    Err(format!("short read: {} of {len} bytes", bytes.len()))
+                } else {
+                    match Sbbf::from_bytes(&bytes) {
+                        Ok(f) if f.num_blocks() == 0 => Err("an empty bitset".into()),
+                        Ok(f) => Ok(Some((f, len))),
+                        Err(e) => Err(e.to_string()),
+                    }
+                });
+            }
+        }
+    }
+    rgs.iter()
+        .zip(out)
+        .map(|(rg, got)| got.unwrap_or_else(|| read_column_chunk(meta, *rg, leaf, io, size)))
+        .collect()
 }
 
 /// Fetch `len` bytes at `offset`, all of them within the file.

@@ -379,6 +379,7 @@ pub fn decode(bytes: &[u8], location: &str) -> Result<BloomFilter> {
         num_hashes: k as u32,
         seed: seed as u32 as u64,
         legacy_ints: false,
+        physical: None,
     };
     params
         .validate()

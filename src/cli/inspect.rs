@@ -110,6 +110,9 @@ pub struct FilterInfo {
     pub seed: i128,
     /// Key family.
     pub key_family: KeyFamily,
+    /// For the sbbf layout: the Parquet physical type whose plain encoding it hashes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub physical_type: Option<crate::bloom::sbbf::Physical>,
     /// Non-null keys inserted (with repeats); null for Spark's format, which does not record it.
     pub inserted: Option<u64>,
     /// Fraction of bits set.
@@ -152,6 +155,7 @@ impl FilterInfo {
                 p.seed as i128
             },
             key_family: filter.family(),
+            physical_type: p.physical,
             inserted: native.then(|| filter.inserted()),
             fill_ratio: filter.fill_ratio(),
             estimated_distinct: filter
@@ -173,7 +177,13 @@ impl FilterInfo {
             ("bits (m)", self.num_bits.to_string()),
             ("hashes (k)", self.num_hashes.to_string()),
             ("seed", self.seed.to_string()),
-            ("key family", self.key_family.to_string()),
+            (
+                "key family",
+                match self.physical_type {
+                    Some(t) => format!("{} (hashed as Parquet {t} values)", self.key_family),
+                    None => self.key_family.to_string(),
+                },
+            ),
             (
                 "inserted",
                 self.inserted

@@ -1,6 +1,7 @@
 //! `bloomjoin merge`: OR partial filters into one.
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
+use crate::bloom::sbbf::{ColumnFilters, Physical};
 use crate::bloom::{BloomFilter, Layout};
 use crate::error::{Error, Result};
 use crate::store::Location;
@@ -11,9 +12,18 @@ pub struct Args {
     /// Where to write the merged filter.
     #[arg(long, short)]
     pub output: String,
-    /// The partial filters (same layout, m, k, seed and key family).
+    /// The partial filters (same layout, m, k, seed and key family). With --column, a
+    /// Parquet file here stands for the Parquet Bloom filters (SBBF) of that column, one
+    /// partial per row group; they merge with sbbf-layout filters of the same size and
+    /// physical type.
     #[arg(required = true, value_name = "PARTIAL")]
     pub partials: Vec<String>,
+    /// The column whose Parquet Bloom filters the Parquet files among the partials give.
+    #[arg(long, value_name = "COL")]
+    pub column: Option<String>,
+    /// With --column: only this row group (from 0) of each Parquet file [default: all].
+    #[arg(long, value_name = "N", requires = "column")]
+    pub row_group: Option<usize>,
     /// Replace an existing output.
     #[arg(long)]
     pub overwrite: bool,
@@ -139,6 +149,54 @@ pub fn merge_and_fold(
     Ok((merged, meta, sizing))
 }
 
+/// Whether the file at `loc` is a Parquet file (starts with `PAR1`), read with one ranged
+/// read of 4 bytes.
+fn is_parquet(loc: &Location) -> Result<bool> {
+    let io = crate::plan::RangeReader::open(loc)?;
+    if io.size()? < 8 {
+        return Ok(false);
+    }
+    let head = io.fetch(std::slice::from_ref(&(0..4)))?;
+    Ok(head.first().is_some_and(|b| &b[..] == b"PAR1"))
+}
+
+/// The Parquet Bloom filters of `column` in the Parquet file `location` (row group
+/// `row_group`, or all of them) as sbbf-layout partials, named `FILE row group N`. Every row
+/// group asked for must have one: a merged filter must hold every value of the file.
+fn column_partials(
+    location: &str,
+    column: &str,
+    row_group: Option<usize>,
+) -> Result<Vec<(String, BloomFilter, FilterMeta)>> {
+    let f = ColumnFilters::read(location, column, row_group)?;
+    let physical = Physical::of(f.physical).ok_or_else(|| {
+        Error::param(
+            "--column",
+            format!(
+                "{location}: column {column:?} is {}: sbbf filters hash INT32, INT64, BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY values",
+                f.physical
+            ),
+        )
+    })?;
+    let mut out = Vec::with_capacity(f.groups.len());
+    for (rg, rows, filter) in &f.groups {
+        let Some((sbbf, _)) = filter else {
+            return Err(Error::Usage(format!(
+                "{location}: row group {rg} has no Parquet Bloom filter on column {column:?}, so a merge could not hold its values (pick row groups with --row-group)"
+            )));
+        };
+        // A column chunk's filter does not record how many values went in: count its rows.
+        let filter = BloomFilter::from_sbbf(sbbf, physical, *rows)?;
+        let meta = FilterMeta {
+            column: Some(column.to_string()),
+            inputs: vec![location.to_string()],
+            ..FilterMeta::new()
+        };
+        out.push((format!("{location} row group {rg}"), filter, meta));
+    }
+    Ok(out)
+}
+
 /// Refuse to merge a composite-key filter with one of another arity or other component
 /// families (a one-column filter records none).
 fn check_key_columns(ours: &FilterMeta, theirs: &FilterMeta, name: &str) -> Result<()> {
@@ -177,11 +235,30 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     }
     let mut parts = Vec::with_capacity(args.partials.len());
     let mut first_format = None;
+    let mut parquet_inputs = 0;
     for p in &args.partials {
         let loc = Location::parse(p)?;
+        if is_parquet(&loc)? {
+            let Some(column) = &args.column else {
+                return Err(Error::param(
+                    "--column",
+                    format!("{p} is a Parquet file: give --column C, the column whose Parquet Bloom filters to merge"),
+                ));
+            };
+            parquet_inputs += 1;
+            first_format.get_or_insert(FileFormat::Native);
+            parts.extend(column_partials(p, column, args.row_group)?);
+            continue;
+        }
         let (f, m, format) = codec::read_with_format(&loc)?;
         first_format.get_or_insert(format);
         parts.push((p.clone(), f, m));
+    }
+    if args.column.is_some() && parquet_inputs == 0 {
+        return Err(Error::param(
+            "--column",
+            "applies to Parquet files among the partials, and there are none",
+        ));
     }
     let n = parts.len();
     let (merged, meta, sizing) = merge_and_fold(parts)?;

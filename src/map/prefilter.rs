@@ -16,7 +16,8 @@
 //!
 //! Between 1 and 2, `sbbf`: the right files' own Parquet Bloom filters. When the left side has
 //! few distinct keys (`--sbbf-max-keys`), each remaining row group's filter on the key column
-//! is fetched (a ranged read of just its bytes) and probed with every left key; a row group
+//! is fetched (ranged reads of just their bytes, all of a split's in one request batch, so
+//! that filters stored together come in one GET) and probed with every left key; a row group
 //! where none may be present is never read. A filter that cannot be read whole is a warning,
 //! and its row group is read.
 
@@ -259,7 +260,7 @@ impl RightPrefilter {
                 crate::key::hash_tuple_into(&cols, seed, &mut hashes).map_err(err)?;
                 let mut pass = match &bloom {
                     // The filter hashes natively with the same seed: its hashes are ours.
-                    Some(f) if f.params().seed == seed && !f.params().layout.is_spark() => {
+                    Some(f) if f.params().seed == seed && f.params().layout.hashes_natively() => {
                         f.probe_hashes(&hashes)
                     }
                     Some(f) => f.probe_hashes(&f.hash_columns(&cols).map_err(err)?.hashes),
@@ -373,8 +374,9 @@ impl SbbfTier {
             }
         };
         let mut keep = Vec::with_capacity(rgs.len());
-        for rg in rgs {
-            match crate::bloom::sbbf::read_column_chunk(meta, rg, leaf, &io, file.size) {
+        let filters = crate::bloom::sbbf::read_column_chunks(meta, &rgs, leaf, &io, file.size);
+        for (rg, filter) in rgs.into_iter().zip(filters) {
+            match filter {
                 Ok(None) => keep.push(rg),
                 Ok(Some((filter, bytes))) => {
                     counters.sbbf_bytes.fetch_add(bytes, Ordering::Relaxed);
