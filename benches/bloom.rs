@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use arrow::array::{Int64Array, StringArray};
 use bloomjoin::bloom::{BloomFilter, BloomParams, Layout};
-use bloomjoin::key::{hash_array, hash_array_into, KeyFamily};
+use bloomjoin::key::{hash_array, hash_array_into, hash_tuple_into, KeyFamily};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
 const N: usize = 10_000_000;
@@ -42,6 +42,8 @@ fn kernels(c: &mut Criterion) {
     let ints = u64_keys(1);
     let absent = u64_keys(2);
     let strs = string_keys(3);
+    // Composite keys: (ints, second) and (absent, second) tuples of two integers.
+    let second = u64_keys(4);
 
     let mut g = c.benchmark_group("hash");
     g.sample_size(10);
@@ -62,6 +64,25 @@ fn kernels(c: &mut Criterion) {
         b.iter(|| {
             for _ in (0..N).step_by(BATCH) {
                 hash_array_into(black_box(&batch), 0, &mut out).unwrap();
+                black_box(&out);
+            }
+        })
+    });
+    g.bench_function("tuple i64,i64 (batches of 65536)", |b| {
+        b.iter(|| {
+            for i in (0..N).step_by(BATCH) {
+                let len = BATCH.min(N - i);
+                let (x, y) = (ints.slice(i, len), second.slice(i, len));
+                hash_tuple_into(&[&x, &y], 0, &mut out).unwrap();
+                black_box(&out);
+            }
+        })
+    });
+    let batch2 = second.slice(0, BATCH);
+    g.bench_function("tuple i64,i64 (one cached batch of 65536, repeated)", |b| {
+        b.iter(|| {
+            for _ in (0..N).step_by(BATCH) {
+                hash_tuple_into(&[black_box(&batch), black_box(&batch2)], 0, &mut out).unwrap();
                 black_box(&out);
             }
         })
@@ -116,6 +137,24 @@ fn kernels(c: &mut Criterion) {
         });
         g.bench_function("probe u64 (hash+probe)", |b| {
             b.iter(|| full.probe_array(black_box(&absent)).unwrap())
+        });
+
+        let tempty = BloomFilter::try_new(params, KeyFamily::Tuple).unwrap();
+        let mut tfull = tempty.clone();
+        tfull.insert_columns(&[&ints, &second]).unwrap();
+        g.bench_function("insert tuple i64,i64 (hash+insert)", |b| {
+            b.iter_batched_ref(
+                || tempty.clone(),
+                |f| f.insert_columns(&[&ints, &second]).unwrap(),
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function("probe tuple i64,i64 (hash+probe)", |b| {
+            b.iter(|| {
+                tfull
+                    .probe_columns(&[black_box(&absent), black_box(&second)])
+                    .unwrap()
+            })
         });
 
         let sempty = BloomFilter::try_new(params, KeyFamily::Bytes).unwrap();
