@@ -3,8 +3,10 @@
 # for every join type (inner, left, left-semi, left-anti, right, full) with an integer key
 # (users.Id = comments.UserId: Int64 against Int32) and a string key (users.DisplayName =
 # comments.UserDisplayName) under both strategies (replicated, reduce-side), on data/sample, which has null keys and duplicate keys on both
-# sides; and a composite key, TPC-H lineitem x partsupp on (partkey, suppkey) with a selective
-# --where on partsupp (scale 0.01, generated into .cache/tpch/sf0.01), for every join type.
+# sides; every key type pair (scripts/keytypes_check.py: integers of mixed widths and
+# signedness, decimal scales, timestamp units, strings and binary) for every join type; and a
+# composite key, TPC-H lineitem x partsupp on (partkey, suppkey) with a selective --where on
+# partsupp (scale 0.01, generated into .cache/tpch/sf0.01), for every join type.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -109,6 +111,13 @@ done
 
 echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
+echo "== every key type (widths, signedness, decimal scales, timestamp units and zones, strings and binary)"
+if "$PY" scripts/keytypes_check.py "$BIN" "$OUT/key-types"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

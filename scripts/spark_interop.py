@@ -7,12 +7,20 @@
     BloomFilter.create(V1, ...)).
 (c) The PySpark job jobs/spark/prefilter_join.py gives the same join as `bloomjoin join`, and
     `bloomjoin join --filter <Spark's filter>` gives the same join as Spark.
+(d) `--spark-keys xxhash64`: for string, int, bigint, decimal (p <= 18 and p > 18), date,
+    timestamp and UInt64 keys, our filter is byte-identical to Spark's filter of
+    `xxhash64(col)` (df.select(xxhash64(col)).stat.bloomFilter); `bloomjoin probe` agrees with
+    Spark's `might_contain(filter, xxhash64(k))`; the PySpark job's string-key join with our
+    filter and `bloomjoin join --filter <Spark's xxhash64 filter> --spark-keys xxhash64` give
+    the same rows as a plain Spark join. (Two-column keys wait for composite keys.)
 
 Run by scripts/spark-interop.sh (which makes the venv). Exits 1 on any mismatch; the last
 line is `N passed, M failed`.
 """
 
 import os
+import decimal
+import json
 import random
 import shutil
 import subprocess
@@ -81,6 +89,15 @@ def main():
             "id": pa.array(left_ids, pa.int64()),
             "lv": pa.array([abs(i) % 1000 for i in left_ids], pa.int64()),
             "name": pa.array([f"user-{i}-é" for i in left_ids], pa.string()),
+            # The key types of --spark-keys xxhash64 (section d).
+            "i32": pa.array([i % (2**31) - 2**30 for i in left_ids], pa.int32()),
+            "dec": pa.array([decimal.Decimal(i % 10**12 - 5 * 10**11).scaleb(-2) for i in left_ids],
+                            pa.decimal128(15, 2)),
+            "wide": pa.array([decimal.Decimal(i).scaleb(-3) * 10**9 for i in left_ids],
+                             pa.decimal128(30, 3)),
+            "day": pa.array([i % 100_000 - 50_000 for i in left_ids], pa.date32()),
+            "ts": pa.array([i % (4 * 10**15) - 2 * 10**15 for i in left_ids], pa.timestamp("us", tz="UTC")),
+            "u64": pa.array([i % (2**40) + 2**63 for i in left_ids], pa.uint64()),
         }
     )
     (work / "left").mkdir()
@@ -96,6 +113,7 @@ def main():
                 "uid": pa.array(uids, pa.int64()),
                 "who": pa.array([f"w{row + i}" for i in range(len(uids))], pa.string()),
                 "row": pa.array(range(row, row + len(uids)), pa.int64()),
+                "uname": pa.array([f"user-{u}-é" for u in uids], pa.string()),
             }
         )
         row += len(uids)
@@ -111,6 +129,7 @@ def main():
 
     # --- Spark --------------------------------------------------------------------------
     from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
 
     t0 = time.time()
     spark = (
@@ -246,7 +265,6 @@ def main():
         rows = parquet_rows(out, cols)
         check(f"bloomjoin join --filter {name} == PySpark job's join", rows == spark_rows,
               f"{len(rows)} rows vs {len(spark_rows)}")
-        import json
         dropped = json.loads(report.read_text())["right"]["rows_dropped_by_filter"]
         check(f"bloomjoin join --filter {name} dropped rows", dropped > 100_000, f"{dropped}")
 
@@ -263,6 +281,73 @@ def main():
     rows = sorted(tuple(r) for r in zip(*(pq.read_table(job_out).column(c).to_pylist() for c in cols)))
     check("job prefilter (command line) == bloomjoin join", rc == 0 and rows == spark_rows,
           f"{len(rows)} rows")
+
+    # --- (d) --spark-keys xxhash64 ---------------------------------------------------------
+    print("(d) --spark-keys xxhash64: Spark's xxhash64(key) as the inserted long", flush=True)
+    for col in ["name", "i32", "id", "dec", "wide", "day", "ts", "u64"]:
+        path = work / f"ours_xx_{col}.spark"
+        bj("train", "-q", "--input", work / "left", "--column", col, "--layout", "spark-v2",
+           "--spark-keys", "xxhash64", "--expected-items", n_left, "--fpp", "0.01",
+           "--format", "spark", "--output", path)
+        theirs = job.export_filter(spark, left_df, col, n_left, 0.01, "xxhash64")
+        check(f"train --spark-keys xxhash64 --column {col} ({left_df.schema[col].dataType.simpleString()})"
+              " == Spark's filter of xxhash64(col), byte for byte", path.read_bytes() == theirs)
+    # Probes of string keys: might_contain(filter, xxhash64(k)) in Spark, probe in bloomjoin.
+    xx_names = work / "ours_xx_name.spark"
+    names_df = spark.createDataFrame([(s,) for s in probe_names], "k string")
+    hits = names_df.where(job.might_contain(spark, xx_names.read_bytes(), F.xxhash64("k"))).collect()
+    hit_set = {r[0] for r in hits}
+    theirs = [s in hit_set for s in probe_names]
+    out = bj("probe", "--filter", xx_names, "--key-type", "bytes", "--spark-keys", "xxhash64",
+             "--keys", work / "probe_names.txt")
+    ours = [line == "maybe" for line in out.splitlines()]
+    diff = sum(a != b for a, b in zip(ours, theirs))
+    check(f"might_contain(filter, xxhash64(k)) == bloomjoin probe on {len(probe_names)} strings",
+          len(ours) == len(theirs) and diff == 0, f"{diff} differ, {sum(theirs)} maybe")
+    agreed_keys += len(probe_names) if diff == 0 else 0
+    # A native filter records the mode: probe needs no option, inspect shows it.
+    native = work / "ours_xx_name.bjf"
+    bj("train", "-q", "--input", work / "left", "--column", "name", "--layout", "spark-v2",
+       "--spark-keys", "xxhash64", "--expected-items", n_left, "--fpp", "0.01", "--output", native)
+    ours_native = [line == "maybe" for line in
+                   bj("probe", "--filter", native, "--keys", work / "probe_names.txt").splitlines()]
+    check("native xxhash64 filter: probe == Spark's answers", ours_native == theirs)
+    check("inspect shows the Spark key mode", "xxhash64" in bj("inspect", native))
+    # Joins on the string key.
+    cols = ["id", "name", "uname", "row"]
+    joined = job.prefilter_join(spark, xx_names.read_bytes(), left_df, "name", right_df, "uname",
+                                spark_keys="xxhash64")
+    spark_rows = sorted(tuple(r) for r in joined.select(*cols).collect())
+    plain = left_df.join(right_df, left_df["name"] == right_df["uname"]).select(*cols).collect()
+    plain_rows = sorted(tuple(r) for r in plain)
+    check("PySpark prefilter join on xxhash64(name) == plain Spark join",
+          spark_rows == plain_rows and len(plain_rows) > 10_000, f"{len(spark_rows)} rows")
+    kept = right_df.where(job.might_contain(spark, xx_names.read_bytes(),
+                                            job.xxhash64_key(left_df, "name", right_df, "uname")))
+    check("the xxhash64 prefilter drops right rows in Spark", kept.count() < 0.5 * right_df.count())
+    spark_xx = work / "spark_xx_name.bin"
+    spark_xx.write_bytes(job.export_filter(spark, left_df, "name", n_left, 0.01, "xxhash64"))
+    for name, flt, extra in [("our native filter", native, []),
+                             ("our Spark-format filter", xx_names, ["--spark-keys", "xxhash64"]),
+                             ("Spark's xxhash64 filter", spark_xx, ["--spark-keys", "xxhash64"])]:
+        out = work / f"bj_xx_join_{flt.name.replace('.', '_')}"
+        report = work / f"bj_xx_join_{flt.name.replace('.', '_')}.json"
+        bj("join", "-q", "--filter", flt, *extra, "--left", work / "left", "--left-key", "name",
+           "--right", work / "right", "--right-key", "uname", "--select", ",".join(cols),
+           "--output", out, "--report", report)
+        rows = parquet_rows(out, cols)
+        dropped = json.loads(report.read_text())["right"]["rows_dropped_by_filter"]
+        check(f"bloomjoin join --filter {name} (xxhash64, string key) == Spark's join",
+              rows == plain_rows, f"{len(rows)} rows, {dropped} dropped by the filter")
+        check(f"bloomjoin join --filter {name} dropped rows", dropped > 100_000, f"{dropped}")
+    # The job's command line with --spark-keys.
+    job_out = work / "job_xx_out"
+    rc = job.main(["prefilter", "--filter", str(xx_names), "--left", str(work / "left"),
+                   "--left-key", "name", "--right", str(work / "right"), "--right-key", "uname",
+                   "--spark-keys", "xxhash64", "--output", str(job_out)], stop_session=False)
+    rows = sorted(tuple(r) for r in zip(*(pq.read_table(job_out).column(c).to_pylist() for c in cols)))
+    check("job prefilter --spark-keys xxhash64 (command line) == plain Spark join",
+          rc == 0 and rows == plain_rows, f"{len(rows)} rows")
 
     spark.stop()
     print(f"keys on which Spark and bloomjoin agreed: {agreed_keys} ({time.time() - t0:.0f}s)")

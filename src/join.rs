@@ -79,6 +79,8 @@ pub struct JoinJob {
     pub(crate) filter: Option<Location>,
     /// Whether to prefilter the right side (off with `--no-prefilter`).
     pub(crate) prefilter: bool,
+    /// `--spark-keys`: how to read a filter in Spark's format.
+    pub(crate) spark_keys: crate::bloom::spark_keys::SparkKeyMode,
     /// What to do when a left key is not in the filter.
     pub(crate) filter_mismatch: FilterMismatch,
     /// The build (filtered-on) side.
@@ -324,6 +326,46 @@ fn check_filter_key(
     Ok(())
 }
 
+/// Apply `--spark-keys` to the loaded filter: a filter in Spark's format (which does not
+/// record it) holding `xxhash64` longs hashes keys as the left key column's Spark type; a
+/// native filter records its mode, which must be the one asked for, if any.
+fn spark_keys_for_join(
+    job: &JoinJob,
+    plan: &crate::plan::side::JoinPlan,
+    f: &mut crate::bloom::BloomFilter,
+) -> Result<()> {
+    use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
+    if job.spark_keys == SparkKeyMode::Plain {
+        return Ok(());
+    }
+    let name = job
+        .filter
+        .as_ref()
+        .map(|l| l.to_string())
+        .unwrap_or_default();
+    if f.family() != KeyFamily::Any {
+        return match f.params().spark_keys {
+            SparkKeys::Xxhash64(_) => Ok(()),
+            SparkKeys::Plain => Err(Error::param(
+                "--spark-keys",
+                format!("xxhash64, but the filter {name} records plain keys"),
+            )),
+        };
+    }
+    if plan.left.arity() > 1 {
+        return Err(Error::param(
+            "--spark-keys",
+            format!(
+                "xxhash64 of a composite key ({}) is not supported: Spark's layouts hold one key column",
+                job.left.keys.join(",")
+            ),
+        ));
+    }
+    let t = SparkType::of(plan.left.schema.field(0).data_type(), &job.left.keys[0])?;
+    f.set_spark_keys(SparkKeys::Xxhash64(t))
+        .map_err(|e| Error::Usage(format!("{name}: {e}")))
+}
+
 /// Run the join job.
 pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
@@ -333,7 +375,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let mut warnings = Vec::new();
 
     // The broadcast: load the filter once.
-    let loaded = job.filter.as_ref().map(codec::read).transpose()?;
+    let mut loaded = job.filter.as_ref().map(codec::read).transpose()?;
     let mut reason = if !jt.allows_prefilter() {
         Some(format!(
             "a {} join keeps right rows without a match, so dropping them early would change the result",
@@ -359,6 +401,9 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             None => SplitOptions::for_workers(total, workers),
         };
         let plan = crate::plan::side::plan_join(job, &split)?;
+        if let Some((f, _)) = loaded.as_mut() {
+            spark_keys_for_join(job, &plan, f)?;
+        }
         let filter = match &loaded {
             Some((f, meta)) => {
                 check_filter_key(f, meta, job, &plan)?;
@@ -402,6 +447,14 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         } else if plan.right.arity() > 1 {
             Some(
                 "a composite key: Parquet Bloom filters hold the values of one column, not tuples"
+                    .to_string(),
+            )
+        } else if matches!(
+            plan.left.family,
+            KeyFamily::Timestamp | KeyFamily::TimestampTz
+        ) {
+            Some(
+                "timestamp keys: a Parquet Bloom filter holds the column's raw values in its own unit"
                     .to_string(),
             )
         } else if !plan.right.plan.files.iter().any(|f| key_has_sbbf(f, &plan.right)) {
@@ -472,7 +525,12 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                 filter
                     .as_ref()
                     .and(*r)
-                    .filter(|_| *fam == KeyFamily::Integer)
+                    .filter(|_| {
+                        matches!(
+                            fam,
+                            KeyFamily::Integer | KeyFamily::Timestamp | KeyFamily::TimestampTz
+                        )
+                    })
             })
             .collect();
         let mut left_distinct = None;

@@ -40,7 +40,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::error::{Error, Result};
 
-mod tuple;
+pub(crate) mod tuple;
 pub use tuple::{
     hash_canon_tuple, hash_pair, hash_text_tuple, hash_tuple_into, tuple_nulls, with_text_canon,
     Canon, TupleKeys,
@@ -54,6 +54,12 @@ pub enum KeyFamily {
     Integer,
     /// Strings and binary, as their bytes.
     Bytes,
+    /// Timestamps without a time zone (wall-clock times), of any unit, as nanoseconds since
+    /// the epoch.
+    Timestamp,
+    /// Timestamps with a time zone (instants, stored as UTC), of any unit and any zone, as
+    /// nanoseconds since the epoch.
+    TimestampTz,
     /// Unknown: a filter read from Spark's format, which does not record what was inserted.
     /// Only Spark-layout filters have it; they accept keys of either family (integers hash as
     /// Spark's longs, bytes as Spark's binary/strings), so the caller's key column decides.
@@ -72,6 +78,8 @@ impl KeyFamily {
             KeyFamily::Integer => 1,
             KeyFamily::Bytes => 2,
             KeyFamily::Any => 3,
+            KeyFamily::Timestamp => 4,
+            KeyFamily::TimestampTz => 5,
             KeyFamily::Tuple => 6,
         }
     }
@@ -82,6 +90,8 @@ impl KeyFamily {
             1 => Some(KeyFamily::Integer),
             2 => Some(KeyFamily::Bytes),
             3 => Some(KeyFamily::Any),
+            4 => Some(KeyFamily::Timestamp),
+            5 => Some(KeyFamily::TimestampTz),
             6 => Some(KeyFamily::Tuple),
             _ => None,
         }
@@ -112,6 +122,8 @@ impl KeyFamily {
             | DataType::LargeBinary
             | DataType::BinaryView
             | DataType::FixedSizeBinary(_) => Some(KeyFamily::Bytes),
+            DataType::Timestamp(_, None) => Some(KeyFamily::Timestamp),
+            DataType::Timestamp(_, Some(_)) => Some(KeyFamily::TimestampTz),
             DataType::Dictionary(k, v) if k.is_dictionary_key_type() => KeyFamily::of(v),
             _ => None,
         }
@@ -128,7 +140,7 @@ impl KeyFamily {
                 )
             } else {
                 format!(
-                    "type {data_type} cannot be a key (integers, decimals, dates, strings and binary can)"
+                    "type {data_type} cannot be a key (integers, decimals, dates, timestamps, strings and binary can)"
                 )
             },
         })
@@ -141,6 +153,8 @@ impl fmt::Display for KeyFamily {
             KeyFamily::Integer => "integer",
             KeyFamily::Bytes => "bytes",
             KeyFamily::Any => "any",
+            KeyFamily::Timestamp => "timestamp",
+            KeyFamily::TimestampTz => "timestamptz",
             KeyFamily::Tuple => "tuple",
         })
     }
@@ -153,9 +167,11 @@ impl FromStr for KeyFamily {
             "integer" => Ok(KeyFamily::Integer),
             "bytes" => Ok(KeyFamily::Bytes),
             "any" => Ok(KeyFamily::Any),
+            "timestamp" => Ok(KeyFamily::Timestamp),
+            "timestamptz" => Ok(KeyFamily::TimestampTz),
             other => Err(Error::param(
                 "key family",
-                format!("{other:?} (expected integer, bytes or any)"),
+                format!("{other:?} (expected integer, bytes, timestamp, timestamptz or any)"),
             )),
         }
     }
@@ -174,9 +190,76 @@ pub trait KeyHasher {
     fn hash_canonical(&self, bytes: &[u8]) -> Option<u64>;
     /// Hash of one bytes key.
     fn hash_bytes(&self, v: &[u8]) -> u64;
+    /// Hash of one timestamp key, given as nanoseconds since the epoch (see
+    /// [`canonical_timestamp`]). `None` when the hasher cannot hold it (Spark's longs hold
+    /// whole microseconds).
+    fn hash_timestamp(&self, ns: i128) -> Option<u64>;
+    /// Append the hashes of timestamp keys given as raw values of `unit` nanoseconds each
+    /// to `out`; false (with some hashes appended) when one of them cannot be held.
+    fn hash_timestamps(&self, values: &[i64], unit: i64, out: &mut Vec<u64>) -> bool {
+        for &v in values {
+            match self.hash_timestamp(v as i128 * unit as i128) {
+                Some(x) => out.push(x),
+                None => return false,
+            }
+        }
+        true
+    }
     /// Append the hashes of integer keys to `out`.
     fn hash_ints<T: WidenToI64>(&self, values: &[T], out: &mut Vec<u64>) {
         out.extend(values.iter().map(|&v| self.hash_int(v.widen())));
+    }
+}
+
+/// The canonical form of a timestamp key: its value in nanoseconds since the epoch (the
+/// instant for a zoned timestamp, the wall-clock time read as UTC for one without a zone),
+/// as the 8 little-endian bytes of an `i64` when it fits (1677-09-21 to 2262-04-11), else the
+/// 16 little-endian bytes of the `i128`; returns the length. `ts[s]`, `ts[ms]`, `ts[us]` and
+/// `ts[ns]` of one instant have one form.
+pub fn canonical_timestamp(ns: i128, buf: &mut [u8; 16]) -> usize {
+    match i64::try_from(ns) {
+        Ok(v) => {
+            buf[..8].copy_from_slice(&v.to_le_bytes());
+            8
+        }
+        Err(_) => {
+            buf.copy_from_slice(&ns.to_le_bytes());
+            16
+        }
+    }
+}
+
+/// Hash of one timestamp key (nanoseconds since the epoch) with XXH3-64 and `seed`: of its
+/// canonical form ([`canonical_timestamp`]), so a timestamp that fits `i64` nanoseconds hashes
+/// as [`hash_i64`] of them (a timestamp key never meets an integer key: the families differ).
+#[inline]
+pub fn hash_timestamp(ns: i128, seed: u64) -> u64 {
+    match i64::try_from(ns) {
+        Ok(v) => hash_i64(v, seed),
+        Err(_) => hash_bytes(&ns.to_le_bytes(), seed),
+    }
+}
+
+/// Nanoseconds per unit of a timestamp column.
+pub fn unit_ns(unit: &arrow::datatypes::TimeUnit) -> i64 {
+    use arrow::datatypes::TimeUnit;
+    match unit {
+        TimeUnit::Second => 1_000_000_000,
+        TimeUnit::Millisecond => 1_000_000,
+        TimeUnit::Microsecond => 1_000,
+        TimeUnit::Nanosecond => 1,
+    }
+}
+
+/// A timestamp given in nanoseconds since the epoch as text, `YYYY-MM-DD HH:MM:SS.fffffffff`
+/// (UTC), or the number of nanoseconds outside the years 1677-2262.
+pub fn timestamp_text(ns: i128) -> String {
+    match i64::try_from(ns)
+        .ok()
+        .and_then(arrow::temporal_conversions::timestamp_ns_to_datetime)
+    {
+        Some(t) => t.format("%Y-%m-%d %H:%M:%S%.9f").to_string(),
+        None => format!("{ns} ns after 1970-01-01"),
     }
 }
 
@@ -200,6 +283,23 @@ impl KeyHasher for Xxh3 {
     #[inline(always)]
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         hash_bytes(v, self.0)
+    }
+    #[inline(always)]
+    fn hash_timestamp(&self, ns: i128) -> Option<u64> {
+        Some(hash_timestamp(ns, self.0))
+    }
+    fn hash_timestamps(&self, values: &[i64], unit: i64, out: &mut Vec<u64>) -> bool {
+        if unit == 1 {
+            // Nanoseconds are the canonical value itself: the vectorized integer path.
+            self.hash_ints(values, out);
+        } else {
+            out.extend(
+                values
+                    .iter()
+                    .map(|&v| hash_timestamp(v as i128 * unit as i128, self.0)),
+            );
+        }
+        true
     }
     fn hash_ints<T: WidenToI64>(&self, values: &[T], out: &mut Vec<u64>) {
         #[cfg(target_arch = "x86_64")]
@@ -234,6 +334,13 @@ impl<H: KeyHasher> KeyHasher for Wrapping<H> {
     #[inline(always)]
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         self.0.hash_bytes(v)
+    }
+    #[inline(always)]
+    fn hash_timestamp(&self, ns: i128) -> Option<u64> {
+        self.0.hash_timestamp(ns)
+    }
+    fn hash_timestamps(&self, values: &[i64], unit: i64, out: &mut Vec<u64>) -> bool {
+        self.0.hash_timestamps(values, unit, out)
     }
     fn hash_ints<T: WidenToI64>(&self, values: &[T], out: &mut Vec<u64>) {
         self.0.hash_ints(values, out)
@@ -398,6 +505,7 @@ pub fn hash_array_with<H: KeyHasher>(
             let a = array.as_boolean();
             out.extend(a.values().iter().map(|b| h.hash_int(b as i64)));
         }
+        DataType::Timestamp(unit, _) => timestamps(array, unit_ns(unit), h, out)?,
         DataType::Decimal32(_, s) => decimals::<Decimal32Type, H>(array, *s, h, out)?,
         DataType::Decimal64(_, s) => decimals::<Decimal64Type, H>(array, *s, h, out)?,
         DataType::Decimal128(_, s) => decimals::<Decimal128Type, H>(array, *s, h, out)?,
@@ -439,7 +547,7 @@ pub fn hash_array_with<H: KeyHasher>(
 
 pub(crate) fn unsupported(dt: &DataType) -> Error {
     Error::Usage(format!(
-        "type {dt} cannot be a key (integers, decimals, dates, strings and binary can)"
+        "type {dt} cannot be a key (integers, decimals, dates, timestamps, strings and binary can)"
     ))
 }
 
@@ -522,6 +630,53 @@ where
             Some(x) => x,
             None if nulls.as_ref().is_some_and(|n| n.is_null(i)) => 0,
             None => return Err(unrepresentable_decimal(v.to_i256(), scale)),
+        });
+    }
+    Ok(())
+}
+
+/// The raw values of a timestamp array (any unit).
+fn timestamp_values(array: &dyn Array) -> &[i64] {
+    use arrow::datatypes::{
+        TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+        TimestampSecondType,
+    };
+    match array.data_type() {
+        DataType::Timestamp(TimeUnit::Second, _) => {
+            array.as_primitive::<TimestampSecondType>().values()
+        }
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            array.as_primitive::<TimestampMillisecondType>().values()
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            array.as_primitive::<TimestampMicrosecondType>().values()
+        }
+        _ => array.as_primitive::<TimestampNanosecondType>().values(),
+    }
+}
+
+/// Timestamp keys (raw values of `unit` nanoseconds each) by their value in nanoseconds.
+/// Errors when a non-null key cannot be held by the hasher.
+fn timestamps<H: KeyHasher>(array: &dyn Array, unit: i64, h: &H, out: &mut Vec<u64>) -> Result<()> {
+    let values = timestamp_values(array);
+    let start = out.len();
+    if h.hash_timestamps(values, unit, out) {
+        return Ok(());
+    }
+    out.truncate(start);
+    let nulls = array.logical_nulls();
+    for (i, &v) in values.iter().enumerate() {
+        let ns = v as i128 * unit as i128;
+        out.push(match h.hash_timestamp(ns) {
+            Some(x) => x,
+            // A null slot may hold any value: give it some hash instead of refusing.
+            None if nulls.as_ref().is_some_and(|n| n.is_null(i)) => 0,
+            None => {
+                return Err(Error::Usage(format!(
+                    "timestamp key {} has digits below a microsecond: a Spark filter's keys are longs of microseconds (Spark's TIMESTAMP)",
+                    timestamp_text(ns)
+                )))
+            }
         });
     }
     Ok(())
@@ -741,8 +896,31 @@ pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &
                     _ => unrepresentable_decimal(m, scale),
                 })
         }
+        KeyFamily::Timestamp | KeyFamily::TimestampTz => {
+            let t = text.trim();
+            // A zoned key is an instant: its text is UTC, optionally marked so.
+            let t = match family {
+                KeyFamily::TimestampTz => t
+                    .strip_suffix('Z')
+                    .or_else(|| t.strip_suffix("+00:00"))
+                    .unwrap_or(t),
+                _ => t,
+            };
+            let ns = crate::expr::parse_timestamp(t).map_err(|_| {
+                Error::Usage(format!(
+                    "key {text:?} is not a timestamp (YYYY-MM-DD HH:MM:SS with up to 9 fractional digits{}), and the filter holds {family} keys",
+                    if family == KeyFamily::TimestampTz { ", in UTC" } else { "" }
+                ))
+            })?;
+            hasher.hash_timestamp(ns).ok_or_else(|| {
+                Error::Usage(format!(
+                    "timestamp key {} has digits below a microsecond: a Spark filter's keys are longs of microseconds (Spark's TIMESTAMP)",
+                    timestamp_text(ns)
+                ))
+            })
+        }
         KeyFamily::Any => Err(Error::Usage(
-            "the filter does not record its key family (Spark format): say whether the keys are integers or bytes".into(),
+            "the filter does not record its key family (Spark format): say whether the keys are integers, bytes or timestamps".into(),
         )),
         KeyFamily::Tuple => Err(Error::Usage(
             "the filter holds composite keys: give one tab-separated field per key column".into(),
@@ -785,6 +963,9 @@ pub enum CanonicalKeys {
     Num(LargeBinaryArray),
     /// Bytes keys.
     Bytes(LargeBinaryArray),
+    /// Timestamp keys (either timestamp family), as nanoseconds since the epoch (null slots
+    /// hold any value). They equal only each other.
+    Time(Vec<i128>),
 }
 
 impl CanonicalKeys {
@@ -841,6 +1022,27 @@ impl CanonicalKeys {
                     .map_err(|e| Error::arrow("key to bytes", e))?;
                 Ok(CanonicalKeys::Bytes(b.as_binary::<i64>().clone()))
             }
+            KeyFamily::Timestamp | KeyFamily::TimestampTz => {
+                let unpacked;
+                let array = match array.data_type() {
+                    DataType::Dictionary(_, v) => {
+                        unpacked = arrow::compute::cast(array, v)
+                            .map_err(|e| Error::arrow("unpack key dictionary", e))?;
+                        unpacked.as_ref()
+                    }
+                    _ => array,
+                };
+                let unit = match array.data_type() {
+                    DataType::Timestamp(u, _) => unit_ns(u) as i128,
+                    other => return Err(unsupported(other)),
+                };
+                Ok(CanonicalKeys::Time(
+                    timestamp_values(array)
+                        .iter()
+                        .map(|&v| v as i128 * unit)
+                        .collect(),
+                ))
+            }
             KeyFamily::Any | KeyFamily::Tuple => Err(unsupported(array.data_type())),
         }
     }
@@ -881,6 +1083,7 @@ impl CanonicalKeys {
                 c == &b[..len]
             }
             (Bytes(a), Bytes(b)) => a.value(i) == b.value(j),
+            (Time(a), Time(b)) => a[i] == b[j],
             _ => false,
         }
     }
@@ -956,6 +1159,30 @@ mod tests {
             for (array, want) in arrays {
                 let got = hash_array(array.as_ref(), seed).unwrap().hashes;
                 prop_assert_eq!(got, want);
+            }
+        }
+    }
+
+    proptest! {
+        /// A timestamp hashes as its instant: `v` of a unit equals `v * 1000` of the next
+        /// finer unit (whenever that fits), and the Spark hasher agrees on microseconds.
+        #[test]
+        fn timestamps_hash_by_instant_across_units(v in any::<i64>(), seed in any::<u64>()) {
+            use arrow::datatypes::TimeUnit::*;
+            let units = [Second, Millisecond, Microsecond, Nanosecond];
+            let one = |a: ArrayRef| hash_array(a.as_ref(), seed).unwrap().hashes[0];
+            let ts = |v: i64, u: &arrow::datatypes::TimeUnit| -> ArrayRef {
+                let a = Int64Array::from(vec![v]);
+                arrow::compute::cast(&a, &DataType::Timestamp(*u, None)).unwrap()
+            };
+            for w in units.windows(2) {
+                if let Some(finer) = v.checked_mul(1000) {
+                    prop_assert_eq!(one(ts(v, &w[0])), one(ts(finer, &w[1])));
+                }
+                prop_assert_eq!(
+                    one(ts(v, &w[0])),
+                    hash_timestamp(v as i128 * unit_ns(&w[0]) as i128, seed)
+                );
             }
         }
     }
@@ -1149,6 +1376,102 @@ mod tests {
         let kb = CanonicalKeys::try_new(&b).unwrap();
         let ki = CanonicalKeys::try_new(&Int8Array::from(vec![1, 0])).unwrap();
         assert!(kb.eq_at(0, &ki, 0) && kb.eq_at(1, &ki, 1) && !kb.eq_at(0, &ki, 1));
+    }
+
+    /// Issue 16: timestamp keys are their value in nanoseconds, whatever the unit: `ts[s]`,
+    /// `ts[ms]`, `ts[us]` and `ts[ns]` of one instant are one key; zoned timestamps (any zone)
+    /// are another family than zone-less ones, and neither meets integers. Golden vectors
+    /// (seed 0) as in docs/FORMAT.md.
+    #[test]
+    fn timestamp_keys_are_nanoseconds_of_every_unit() {
+        assert_eq!(hash_timestamp(1_000_000_000, 0), 0x89f0_3d0b_23bc_b885);
+        assert_eq!(hash_timestamp(1_500_000_000, 0), 0x0163_e7ea_a5fd_7759);
+        let far = i64::MAX as i128 * 1_000_000_000;
+        assert_eq!(hash_timestamp(far, 0), 0x8133_3e2e_ecf9_d275);
+        assert_eq!(hash_timestamp(far, 0), hash_bytes(&far.to_le_bytes(), 0));
+        assert_eq!(hash_timestamp(-7, 3), hash_i64(-7, 3));
+
+        let s = TimestampSecondArray::from(vec![Some(1), Some(-1), None, Some(i64::MAX)]);
+        let ms =
+            TimestampMillisecondArray::from(vec![Some(1_000), Some(-1_000), Some(5), Some(1_500)]);
+        let us = TimestampMicrosecondArray::from(vec![1_000_000, -1_000_000, 0, 1_500_000]);
+        let ns =
+            TimestampNanosecondArray::from(vec![1_000_000_000, -1_000_000_000, 0, 1_500_000_000]);
+        let h = |a: &dyn Array| hash_array(a, 0).unwrap();
+        let (hs, hms, hus, hns) = (h(&s), h(&ms), h(&us), h(&ns));
+        assert_eq!(hs.family, KeyFamily::Timestamp);
+        for x in [&hms, &hus, &hns] {
+            assert_eq!(x.family, KeyFamily::Timestamp);
+            assert_eq!(x.hashes[..2], hs.hashes[..2], "1 s and -1 s");
+            assert_eq!(x.hashes[3], hash_timestamp(1_500_000_000, 0), "1.5 s");
+        }
+        assert_eq!(hs.hashes[0], 0x89f0_3d0b_23bc_b885);
+        assert_eq!(hs.hashes[3], hash_timestamp(far, 0));
+        assert!(!hs.is_valid(2));
+        // Zoned: another family, the same instants whatever the zone.
+        let utc = hash_array(&ms.clone().with_timezone("UTC"), 0).unwrap();
+        let cest = hash_array(&us.clone().with_timezone("+02:00"), 0).unwrap();
+        assert_eq!(utc.family, KeyFamily::TimestampTz);
+        assert_eq!(cest.family, KeyFamily::TimestampTz);
+        assert_eq!(utc.hashes, hms.hashes);
+        assert_eq!(cest.hashes[..2], utc.hashes[..2]);
+        // A dictionary of timestamps hashes as its values.
+        let d = DictionaryArray::<Int8Type>::new(
+            Int8Array::from(vec![1, 0]),
+            Arc::new(TimestampMillisecondArray::from(vec![1_000, -1_000])),
+        );
+        assert_eq!(h(&d).hashes, vec![hs.hashes[1], hs.hashes[0]]);
+
+        // Exact comparison: by instant across units, never with integers.
+        let k = |a: &dyn Array| CanonicalKeys::try_new(a).unwrap();
+        let (ks, kms, kns, kd) = (k(&s), k(&ms), k(&ns), k(&d));
+        assert!(ks.eq_at(0, &kms, 0) && kms.eq_at(0, &kns, 0) && kns.eq_at(1, &ks, 1));
+        assert!(!ks.eq_at(0, &kms, 1) && kms.eq_at(3, &kns, 3) && !ks.eq_at(3, &kms, 3));
+        assert!(kd.eq_at(0, &ks, 1) && kd.eq_at(1, &kms, 0));
+        let ints = k(&Int64Array::from(vec![1, 1_000, 1_000_000_000]));
+        for i in 0..3 {
+            assert!(!ks.eq_at(0, &ints, i) && !ints.eq_at(i, &kns, 0));
+        }
+
+        // Text keys (probe): the timestamp's text, UTC for zoned keys.
+        let t = |text: &str, f| hash_text_key_with(text, f, &Xxh3(0)).unwrap();
+        assert_eq!(t("1970-01-01 00:00:01", KeyFamily::Timestamp), hs.hashes[0]);
+        assert_eq!(
+            t("1970-01-01T00:00:01.5", KeyFamily::Timestamp),
+            hms.hashes[3]
+        );
+        assert_eq!(
+            t("1969-12-31 23:59:59Z", KeyFamily::TimestampTz),
+            utc.hashes[1]
+        );
+        let e = hash_text_key_with("12", KeyFamily::Timestamp, &Xxh3(0)).unwrap_err();
+        assert!(e.to_string().contains("is not a timestamp"), "{e}");
+
+        // Spark filters hold longs of microseconds: sub-microsecond keys are refused by value.
+        let p =
+            crate::bloom::BloomParams::explicit(crate::bloom::Layout::SparkV2, 64, 1, 0).unwrap();
+        let spark = crate::bloom::spark::SparkHasher::new(&p);
+        let mut out = Vec::new();
+        hash_array_with(&s, &spark, &mut out).unwrap_err();
+        hash_array_with(&ms, &spark, &mut out).unwrap();
+        assert_eq!(out[0], spark.hash_int(1_000_000));
+        assert_eq!(out[3], spark.hash_int(1_500_000));
+        let odd = TimestampNanosecondArray::from(vec![Some(1_000), None, Some(1_000_000_001)]);
+        let e = hash_array_with(&odd, &spark, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "timestamp key 1970-01-01 00:00:01.000000001 has digits below a microsecond"
+            ),
+            "{e}"
+        );
+        let odd_null = TimestampNanosecondArray::from(vec![Some(1_000), None]);
+        let mut odd_null = odd_null.into_data().into_builder();
+        odd_null = odd_null.buffers(vec![arrow::buffer::Buffer::from_slice_ref([1_000i64, 7])]);
+        let odd_null = TimestampNanosecondArray::from(odd_null.build().unwrap());
+        hash_array_with(&odd_null, &spark, &mut out).unwrap();
+        assert_eq!(out[0], spark.hash_int(1));
     }
 
     /// Issue 12, defect 10: probe text "18446744073709551615" was "not an integer".

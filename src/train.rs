@@ -14,6 +14,7 @@ use cardinality_estimator::CardinalityEstimator;
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
+use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
 use crate::bloom::{self, BloomFilter, BloomParams, Layout, BLOCK_BITS, MAX_BITS};
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
@@ -65,6 +66,12 @@ pub struct TrainSpec {
     /// hashes the plain encoding of the key column's Parquet physical type).
     #[arg(long, default_value = "blocked")]
     pub layout: Layout,
+    /// What a Spark-layout filter inserts for a key: plain (the key itself, as Spark's
+    /// `df.stat.bloomFilter` does) or xxhash64 (Spark SQL's `xxhash64(key)` as a long, so that
+    /// Spark probes it with `might_contain(filter, xxhash64(col))`; strings, decimals and
+    /// timestamps too). The filter records the mode and the key's Spark type.
+    #[arg(long, value_enum, default_value_t = SparkKeyMode::Plain, value_name = "plain|xxhash64")]
+    pub spark_keys: SparkKeyMode,
     /// Output file format: native, or spark (Spark's BloomFilter.writeTo bytes, readable by
     /// BloomFilter.readFrom; needs --layout spark-v1 or spark-v2).
     #[arg(long, value_enum, default_value_t = FileFormat::Native)]
@@ -105,6 +112,7 @@ impl Default for TrainSpec {
             num_bytes: None,
             seed: Seed::default(),
             layout: Layout::Blocked,
+            spark_keys: SparkKeyMode::Plain,
             format: FileFormat::Native,
             workers: None,
             output: String::new(),
@@ -355,6 +363,30 @@ impl Counts {
     }
 }
 
+/// The Spark type of the key column for `--spark-keys xxhash64`: the same in every file.
+fn spark_type(plan: &Plan, file_keys: &[FileKey], column: &str) -> Result<SparkType> {
+    let mut first: Option<(SparkType, String)> = None;
+    for (f, fk) in plan.files.iter().zip(file_keys) {
+        let t = SparkType::of(f.schema().field(fk.keys[0]).data_type(), column)?;
+        match &first {
+            None => first = Some((t, f.location.to_string())),
+            Some((t0, file0)) if *t0 != t => {
+                return Err(Error::Column {
+                    file: f.location.to_string(),
+                    column: column.to_string(),
+                    reason: format!(
+                        "--spark-keys xxhash64 hashes the key as its Spark type, {t} here but {t0} in {file0}: give the column one type in every file"
+                    ),
+                })
+            }
+            _ => {}
+        }
+    }
+    first
+        .map(|(t, _)| t)
+        .ok_or_else(|| Error::Usage("no input files".into()))
+}
+
 /// Check the key columns and predicate against every file; returns each key column's family
 /// and the per-file projections.
 fn check_inputs(
@@ -579,6 +611,15 @@ impl TrainSpec {
         }
         spec.shard.as_deref().map(parse_shard).transpose()?;
         spec.format.check_layout(spec.layout, "--format")?;
+        if spec.spark_keys == SparkKeyMode::Xxhash64 && !spec.layout.is_spark() {
+            return Err(Error::param(
+                "--spark-keys",
+                format!(
+                    "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
+                    spec.layout
+                ),
+            ));
+        }
         let seed = spec.seed.for_layout(spec.layout)?;
         if spec.num_bytes.is_some()
             && (spec.bits.is_some() || spec.fpp.is_some() || spec.expected_items.is_some())
@@ -652,6 +693,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         })?;
         let columns = key_columns(&spec.column, "--column")?;
         let (families, file_keys) = check_inputs(&plan, &columns, predicate.as_ref())?;
+        crate::key::tuple::check_components(&families, &columns, "--column")?;
         let family = match families.as_slice() {
             [one] => *one,
             _ => KeyFamily::Tuple,
@@ -665,6 +707,18 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                 )),
             })
             .transpose()?;
+        let spark_keys = match (spec.spark_keys, columns.as_slice()) {
+            (SparkKeyMode::Plain, _) => SparkKeys::Plain,
+            (SparkKeyMode::Xxhash64, [one]) => {
+                SparkKeys::Xxhash64(spark_type(&plan, &file_keys, one)?)
+            }
+            (SparkKeyMode::Xxhash64, _) => {
+                return Err(Error::param(
+                    "--spark-keys",
+                    "xxhash64 of a composite key is not supported: Spark's layouts hold one key column",
+                ))
+            }
+        };
         // The most distinct keys there can be, from the footers of every input (of every
         // shard, so that shards agree on the size they train into): the rows, and for
         // integer keys the ranges of the row groups' min/max statistics. A tuple: at most
@@ -759,6 +813,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         seed,
                         legacy_ints: false,
                         physical: None,
+                        spark_keys: SparkKeys::Plain,
                     };
                     let bar = crate::progress::rows(
                         "count",
@@ -814,6 +869,10 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     )
                 }
             },
+        };
+        let params = BloomParams {
+            spark_keys,
+            ..params
         };
         times.count_ms = t_count.elapsed().as_millis() as u64;
         let params = match physical {
@@ -1000,6 +1059,7 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
         seed,
         legacy_ints: false,
         physical: None,
+        spark_keys: SparkKeys::Plain,
     };
     params.validate()?;
     if let Some(total) = crate::sys::total_memory() {

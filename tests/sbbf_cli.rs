@@ -1102,3 +1102,49 @@ fn readme_sbbf_example_is_true() {
         "{commands} commands, {checked} lines"
     );
 }
+
+/// Over S3, the row groups' filters come in one request batch, not one GET each: with 30
+/// row groups and 2 of them kept, SBBF pruning makes fewer than half the requests of a join
+/// that reads every row group (it made more than that join, one GET per filter, before).
+#[test]
+fn sbbf_pruning_over_s3_fetches_the_filters_together() {
+    use std::sync::atomic::Ordering;
+    let s3 = crate::util::S3Server::start();
+    let proxy = crate::util::FaultProxy::start(s3.port);
+    let env = crate::util::S3Server::env_for(proxy.port);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sbbf_fixture(d);
+    s3.upload_dir("lake", &d.join("right"), "right");
+    let requests = |out: &str, extra: &[&str]| {
+        let before = proxy.seen.load(Ordering::SeqCst);
+        let mut args = vec![
+            "join",
+            "-q",
+            "--no-prefilter",
+            "--workers",
+            "1",
+            "--left",
+            "left",
+            "--left-key",
+            "Id",
+            "--right",
+            "s3://lake/right",
+            "--right-key",
+            "UserId",
+            "--output",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        crate::util::run_env(d, &args, &env).ok();
+        proxy.seen.load(Ordering::SeqCst) - before
+    };
+    let on = requests("on", &[]);
+    let off = requests("off", &["--no-sbbf"]);
+    assert_eq!(read_rows(&d.join("on")).0, read_rows(&d.join("off")).0);
+    assert!(off >= 30, "{off} requests reading 30 row groups");
+    assert!(
+        on * 2 < off,
+        "{on} requests with SBBF pruning, {off} without"
+    );
+}

@@ -9,6 +9,7 @@ mod int_keys;
 mod jobs_cli;
 mod join_cli;
 mod join_guards;
+mod key_types;
 mod reliability;
 mod sbbf_cli;
 mod spark_cli;

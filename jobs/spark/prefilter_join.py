@@ -8,13 +8,19 @@ Two subcommands:
     a location (any Hadoop path: file://, hdfs://, s3a://, gs://, abfss://), hand it to every
     task, drop the right rows whose key the filter rules out with Spark's own ``mightContain``
     (the catalyst expression ``BloomFilterMightContain``, the one Spark's runtime bloom-filter
-    joins use), then join. Spark's ``might_contain`` takes BIGINT values only, so the key must
-    be an integer column (the filter must have been trained on integer keys).
+    joins use), then join. Spark's ``might_contain`` takes BIGINT values only: with a filter
+    of plain keys the key must be an integer column; with ``--spark-keys xxhash64`` (a filter
+    from ``bloomjoin train --spark-keys xxhash64``) the job probes
+    ``might_contain(filter, xxhash64(key))``, so string, decimal, date and timestamp keys work
+    too (the right key is cast to the left key's type first: Spark's xxhash64 depends on the
+    type, and the filter hashed the left key's).
 
 ``export-filter``
     The reverse: build a filter with Spark's ``df.stat.bloomFilter(col, n, fpp)`` (Spark 4.1+
     writes version 2, seed 0) and write its ``BloomFilter.writeTo`` bytes to a location, for
-    ``bloomjoin join --filter <location>``.
+    ``bloomjoin join --filter <location>``. With ``--spark-keys xxhash64`` it inserts
+    ``xxhash64(col)`` instead, as Spark's runtime filters do (``bloomjoin join --filter
+    <location> --spark-keys xxhash64`` reads it).
 
 Examples::
 
@@ -90,6 +96,13 @@ def might_contain(spark: SparkSession, data: bytes, key):
     return Column(utils.column(mc))
 
 
+def xxhash64_key(left: DataFrame, left_key: str, right: DataFrame, right_key: str):
+    """``xxhash64(right_key)`` with the right key as the left key's type (``try_cast``: a value
+    that type cannot hold matches no left key, and hashes as a NULL)."""
+    ltype = left.schema[left_key].dataType
+    return F.xxhash64(F.col(right_key).try_cast(ltype))
+
+
 def prefilter_join(
     spark: SparkSession,
     filter_bytes: bytes,
@@ -98,27 +111,39 @@ def prefilter_join(
     right: DataFrame,
     right_key: str,
     how: str = "inner",
+    spark_keys: str = "plain",
 ) -> DataFrame:
     """Join ``left`` and ``right`` on ``left_key == right_key``, dropping right rows the filter
     (trained on the left keys) rules out before the join. ``how`` must be a join type whose
     result the prefilter cannot change (inner, left, left_semi, left_anti: right rows without
-    a left match are never output); right and full outer joins are refused."""
+    a left match are never output); right and full outer joins are refused. ``spark_keys``
+    says what the filter holds: the keys (``plain``, integer keys only) or ``xxhash64`` of
+    them (any key type Spark hashes)."""
     if how not in ("inner", "left", "left_outer", "left_semi", "left_anti"):
         raise SystemExit(f"--type {how}: the prefilter would drop right rows this join outputs")
+    if spark_keys not in ("plain", "xxhash64"):
+        raise SystemExit(f"--spark-keys {spark_keys}: expected plain or xxhash64")
     dtype = right.schema[right_key].dataType
-    if not isinstance(dtype, INTEGRAL):
+    if spark_keys == "plain" and not isinstance(dtype, INTEGRAL):
         raise SystemExit(
             f"--right-key {right_key}: type {dtype.simpleString()}; Spark's might_contain takes "
-            "BIGINT only (train the filter on an integer key)"
+            "BIGINT only (train the filter on an integer key, or with --spark-keys xxhash64)"
         )
     load_filter(spark, filter_bytes)  # fail early, with Spark's own error, on a bad file
-    kept = right.where(might_contain(spark, filter_bytes, right_key))
+    key = xxhash64_key(left, left_key, right, right_key) if spark_keys == "xxhash64" else right_key
+    kept = right.where(might_contain(spark, filter_bytes, key))
     cond = left[left_key] == kept[right_key]
     return left.join(kept, cond, how)
 
 
-def export_filter(spark: SparkSession, df: DataFrame, column: str, n: int, fpp: float) -> bytes:
-    """Spark's ``df.stat.bloomFilter(column, n, fpp)`` serialized with ``writeTo``."""
+def export_filter(
+    spark: SparkSession, df: DataFrame, column: str, n: int, fpp: float, spark_keys: str = "plain"
+) -> bytes:
+    """Spark's ``df.stat.bloomFilter(column, n, fpp)`` serialized with ``writeTo``; with
+    ``spark_keys="xxhash64"`` the filter of ``xxhash64(column)`` instead."""
+    if spark_keys == "xxhash64":
+        df = df.select(F.xxhash64(column).alias("__xxhash64"))
+        column = "__xxhash64"
     jfilter = df._jdf.stat().bloomFilter(column, n, fpp)
     return filter_to_bytes(spark, jfilter)
 
@@ -135,6 +160,8 @@ def main(argv=None, stop_session: bool = True) -> int:
     a.add_argument("--right-key", required=True)
     a.add_argument("--type", default="inner", help="inner, left, left_semi or left_anti")
     a.add_argument("--output", required=True, help="output Parquet directory")
+    a.add_argument("--spark-keys", default="plain", choices=["plain", "xxhash64"],
+                   help="what the filter holds: the keys, or xxhash64 of them")
     a.add_argument("--master", help="Spark master (default: spark-submit's)")
     b = sub.add_parser("export-filter", help="write Spark's df.stat.bloomFilter for bloomjoin")
     b.add_argument("--input", required=True, nargs="+", help="Parquet location(s)")
@@ -142,6 +169,8 @@ def main(argv=None, stop_session: bool = True) -> int:
     b.add_argument("--expected-items", type=int, required=True)
     b.add_argument("--fpp", type=float, default=0.03)
     b.add_argument("--output", required=True, help="where to write the filter")
+    b.add_argument("--spark-keys", default="plain", choices=["plain", "xxhash64"],
+                   help="insert the keys, or xxhash64 of them")
     b.add_argument("--master", help="Spark master (default: spark-submit's)")
     args = p.parse_args(argv)
 
@@ -154,11 +183,13 @@ def main(argv=None, stop_session: bool = True) -> int:
             data = read_bytes(spark, args.filter)
             left = spark.read.parquet(*args.left)
             right = spark.read.parquet(*args.right)
-            out = prefilter_join(spark, data, left, args.left_key, right, args.right_key, args.type)
+            out = prefilter_join(spark, data, left, args.left_key, right, args.right_key, args.type,
+                                 args.spark_keys)
             out.write.mode("errorifexists").parquet(args.output)
         else:
             df = spark.read.parquet(*args.input)
-            data = export_filter(spark, df, args.column, args.expected_items, args.fpp)
+            data = export_filter(spark, df, args.column, args.expected_items, args.fpp,
+                                 args.spark_keys)
             write_bytes(spark, args.output, data)
     finally:
         if stop_session:

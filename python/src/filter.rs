@@ -311,7 +311,8 @@ impl Filter {
         self.filter.params().seed
     }
 
-    /// The key family: "integer", "bytes", or "any" (Spark's format does not record it).
+    /// The key family: "integer", "bytes", "timestamp" (no time zone), "timestamptz" (with
+    /// one), or "any" (Spark's format does not record it).
     #[getter]
     fn key_family(&self) -> String {
         self.filter.family().to_string()

@@ -9,13 +9,13 @@
 //! | 0  | 8 | magic `BJFILTER` |
 //! | 8  | 2 | format version, `1` |
 //! | 10 | 1 | layout code (1 blocked, 2 classic, 3 spark-v1, 4 spark-v2, 5 sbbf) |
-//! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only, 6 tuple) |
+//! | 11 | 1 | key family code (1 integer, 2 bytes, 3 any: Spark layouts only, 4 timestamp, 5 timestamptz, 6 tuple) |
 //! | 12 | 4 | `k`, number of hashes |
 //! | 16 | 8 | `m`, number of bits |
 //! | 24 | 8 | seed |
 //! | 32 | 8 | inserted keys (non-null rows, with repeats) |
 //! | 40 | 4 | metadata length `L` in bytes |
-//! | 44 | 4 | sbbf: the physical type's code (1 INT32, 2 INT64, 6 BYTE_ARRAY, 7 FIXED_LEN_BYTE_ARRAY); other layouts: zero |
+//! | 44 | 4 | by layout: sbbf, the physical type's code (1 INT32, 2 INT64, 6 BYTE_ARRAY, 7 FIXED_LEN_BYTE_ARRAY); spark-v1/v2, the key mode (0, or 1 and a Spark type: `--spark-keys xxhash64`); others: zero |
 //! | 48 | L | metadata, a UTF-8 JSON object ([`FilterMeta`]) |
 //! | .. | 0-7 | zero padding to a multiple of 8 |
 //! | .. | m/8 | the bits, `m/64` words as u64 |
@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::{BloomFilter, BloomParams, Layout, MAX_BITS};
+use crate::bloom::spark_keys::{SparkKeys, SparkType};
 use crate::error::{Error, Result};
 use crate::key::KeyFamily;
 
@@ -41,9 +42,10 @@ pub const FORMAT_VERSION: u16 = 2;
 /// file (its integers keep the old form); 2 otherwise, and always for the sbbf layout, which
 /// version 2 introduced.
 pub fn version_for(filter: &BloomFilter) -> u16 {
-    if filter.params().layout == Layout::Sbbf {
+    let p = filter.params();
+    if p.layout == Layout::Sbbf {
         FORMAT_VERSION
-    } else if filter.params().legacy_ints || filter.family() == KeyFamily::Bytes {
+    } else if p.legacy_ints || (filter.family() == KeyFamily::Bytes && p.spark_keys.is_plain()) {
         1
     } else {
         FORMAT_VERSION
@@ -190,7 +192,7 @@ pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
     out.extend_from_slice(&p.seed.to_le_bytes());
     out.extend_from_slice(&filter.inserted().to_le_bytes());
     out.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&p.physical.map_or(0, |t| t.code()).to_le_bytes());
+    out.extend_from_slice(&layout_field(p));
     out.extend_from_slice(&meta_json);
     out.resize(HEADER_LEN + padded, 0);
     for w in filter.words() {
@@ -233,6 +235,34 @@ pub fn decode(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)>
     }
 }
 
+/// Header bytes 44..48, the layout's own field: for sbbf the Parquet physical type code (u32);
+/// for the Spark layouts the key mode (4 zero bytes: the keys themselves; `1` and the 3-byte
+/// Spark type: `xxhash64` keys); 0 for the other layouts.
+fn layout_field(p: &BloomParams) -> [u8; 4] {
+    match (p.layout, p.spark_keys) {
+        (Layout::Sbbf, _) => p.physical.map_or(0, |t| t.code()).to_le_bytes(),
+        (Layout::SparkV1 | Layout::SparkV2, SparkKeys::Xxhash64(t)) => {
+            let [a, b, c] = t.code();
+            [1, a, b, c]
+        }
+        _ => [0; 4],
+    }
+}
+
+/// The Spark layouts' key mode from header bytes 44..48 (see [`layout_field`]).
+fn spark_keys_field(field: [u8; 4], version: u16) -> std::result::Result<SparkKeys, String> {
+    match field {
+        [0, 0, 0, 0] => Ok(SparkKeys::Plain),
+        [1, a, b, c] if version >= 2 => SparkType::from_code([a, b, c])
+            .map(SparkKeys::Xxhash64)
+            .ok_or_else(|| format!("unknown Spark key type code {:?}", [a, b, c])),
+        _ => Err(format!(
+            "Spark key mode field is {:#x}: neither 0 nor xxhash64 (1 and a Spark type, format version 2)",
+            u32::from_le_bytes(field)
+        )),
+    }
+}
+
 /// Decode a native filter file. `location` names it in errors.
 pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, FilterMeta)> {
     let bad = |reason: String| Error::format(location, reason);
@@ -269,24 +299,38 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
             "key family \"any\" with the {layout} layout (only Spark layouts have it)"
         )));
     }
-    let physical = if layout == Layout::Sbbf {
-        let t = super::sbbf::Physical::from_code(reserved).ok_or_else(|| {
-            bad(format!(
-                "unknown physical type code {reserved} of an sbbf filter"
-            ))
-        })?;
-        if t.family() != family {
-            return Err(bad(format!(
-                "an sbbf filter of {t} values with key family {family}"
-            )));
-        }
-        Some(t)
-    } else if reserved != 0 {
+    if version == 1 && matches!(family, KeyFamily::Timestamp | KeyFamily::TimestampTz) {
         return Err(bad(format!(
-            "reserved header field is {reserved:#x}, not 0"
+            "key family {family} in format version 1 (timestamp keys exist from version 2)"
         )));
-    } else {
-        None
+    }
+    // Header bytes 44..48, by layout: sbbf's physical type, the Spark layouts' key mode,
+    // reserved (zero) for the others.
+    let mut physical = None;
+    let spark_keys = match layout {
+        Layout::Sbbf => {
+            let t = super::sbbf::Physical::from_code(reserved).ok_or_else(|| {
+                bad(format!(
+                    "unknown physical type code {reserved} of an sbbf filter"
+                ))
+            })?;
+            if t.family() != family {
+                return Err(bad(format!(
+                    "an sbbf filter of {t} values with key family {family}"
+                )));
+            }
+            physical = Some(t);
+            SparkKeys::Plain
+        }
+        Layout::SparkV1 | Layout::SparkV2 => {
+            spark_keys_field([bytes[44], bytes[45], bytes[46], bytes[47]], version).map_err(bad)?
+        }
+        _ if reserved != 0 => {
+            return Err(bad(format!(
+                "reserved header field is {reserved:#x}, not 0"
+            )))
+        }
+        _ => SparkKeys::Plain,
     };
     if num_bits == 0 || !num_bits.is_multiple_of(layout.bit_unit()) || num_bits > MAX_BITS {
         return Err(bad(format!(
@@ -324,6 +368,7 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
         seed,
         legacy_ints: version == 1 && family != KeyFamily::Bytes,
         physical,
+        spark_keys,
     };
     params
         .validate()
@@ -492,6 +537,76 @@ mod tests {
         assert!(err.contains("version-1"), "{err}");
         let spark = BloomParams::explicit(Layout::SparkV2, 512, 3, 7).unwrap();
         assert!(BloomFilter::try_new(spark, KeyFamily::Tuple).is_err());
+    }
+
+    /// Issue 16: the timestamp families have codes 4 and 5, in version 2 only.
+    #[test]
+    fn timestamp_families_round_trip_in_version_2_only() {
+        for (family, code) in [(KeyFamily::Timestamp, 4u8), (KeyFamily::TimestampTz, 5)] {
+            let params = BloomParams::explicit(Layout::Blocked, 512, 3, 0).unwrap();
+            let mut f = BloomFilter::try_new(params, family).unwrap();
+            f.insert_hash(crate::key::hash_timestamp(1_000_000_000, 0));
+            let mut bytes = encode(&f, &FilterMeta::default());
+            assert_eq!(&bytes[8..12], &[2, 0, 1, code]);
+            let (g, _) = decode(&bytes, "x").unwrap();
+            assert_eq!((g.family(), &g), (family, &f));
+            bytes[8] = 1;
+            let n = bytes.len();
+            let sum = xxh3_64(&bytes[..n - 8]);
+            bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            let e = decode(&bytes, "x").unwrap_err().to_string();
+            assert!(e.contains("timestamp keys exist from version 2"), "{e}");
+        }
+    }
+
+    /// Issue 16: the Spark key mode (xxhash64) and the Spark type are bytes 44..48 of the
+    /// header (version 2), and round-trip; unknown codes are refused.
+    #[test]
+    fn spark_key_mode_is_in_the_header() {
+        use crate::bloom::spark_keys::{SparkKeys, SparkType};
+        let p = BloomParams {
+            spark_keys: SparkKeys::Xxhash64(SparkType::Decimal(12, 3)),
+            ..BloomParams::explicit(Layout::SparkV2, 640, 3, 7).unwrap()
+        };
+        let f = BloomFilter::try_new(p, KeyFamily::Integer).unwrap();
+        let bytes = encode(&f, &FilterMeta::default());
+        assert_eq!(&bytes[8..10], &[2, 0]);
+        assert_eq!(&bytes[44..48], &[1, 3, 12, 3]);
+        let (g, _) = decode(&bytes, "x").unwrap();
+        assert_eq!(g.params().spark_keys, p.spark_keys);
+        let s = BloomParams {
+            spark_keys: SparkKeys::Xxhash64(SparkType::String),
+            ..p
+        };
+        let fb = BloomFilter::try_new(s, KeyFamily::Bytes).unwrap();
+        let b = encode(&fb, &FilterMeta::default());
+        assert_eq!(
+            (&b[8..10], &b[44..48]),
+            (&[2u8, 0][..], &[1u8, 5, 0, 0][..])
+        );
+        assert_eq!(decode(&b, "x").unwrap().0.params().spark_keys, s.spark_keys);
+        for (at, value, want) in [
+            (45, 9u8, "unknown Spark key type code"),
+            (44, 2, "Spark key mode field"),
+            (8, 1, "Spark key mode field"),
+        ] {
+            let mut bad = bytes.clone();
+            bad[at] = value;
+            let n = bad.len();
+            let sum = xxh3_64(&bad[..n - 8]);
+            bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
+            let e = decode(&bad, "x").unwrap_err().to_string();
+            assert!(e.contains(want), "{at}: {e}");
+        }
+        let e = BloomParams {
+            layout: Layout::Blocked,
+            num_bits: 512,
+            ..p
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("--spark-keys"), "{e}");
     }
 
     #[test]

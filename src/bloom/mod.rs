@@ -50,6 +50,7 @@
 pub mod codec;
 pub mod sbbf;
 pub mod spark;
+pub mod spark_keys;
 
 use std::fmt;
 use std::str::FromStr;
@@ -230,6 +231,10 @@ pub struct BloomParams {
     /// every other layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physical: Option<sbbf::Physical>,
+    /// What a Spark-layout filter inserts for a key: the key itself, or Spark's
+    /// `xxhash64(key)` as a long ([`spark_keys`]). Always plain for the native layouts.
+    #[serde(default, skip_serializing_if = "spark_keys::SparkKeys::is_plain")]
+    pub spark_keys: spark_keys::SparkKeys,
 }
 
 impl BloomParams {
@@ -249,6 +254,7 @@ impl BloomParams {
                 seed,
                 legacy_ints: false,
                 physical: None,
+                spark_keys: spark_keys::SparkKeys::Plain,
             };
             params.validate()?;
             return Ok(params);
@@ -264,6 +270,7 @@ impl BloomParams {
                 seed,
                 legacy_ints: false,
                 physical: None,
+                spark_keys: spark_keys::SparkKeys::Plain,
             };
             params.validate()?;
             return Ok(params);
@@ -303,6 +310,7 @@ impl BloomParams {
             seed,
             legacy_ints: false,
             physical: None,
+            spark_keys: spark_keys::SparkKeys::Plain,
         };
         params.validate()?;
         Ok(params)
@@ -334,6 +342,7 @@ impl BloomParams {
             seed,
             legacy_ints: false,
             physical: None,
+            spark_keys: spark_keys::SparkKeys::Plain,
         };
         params.validate()?;
         Ok(params)
@@ -411,6 +420,15 @@ impl BloomParams {
                     format!(
                         "{} is not 0: spark-v1 filters have no seed (use spark-v2)",
                         self.seed
+                    ),
+                ))
+            }
+            _ if !self.spark_keys.is_plain() && !self.layout.is_spark() => {
+                return Err(Error::param(
+                    "--spark-keys",
+                    format!(
+                        "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
+                        self.layout
                     ),
                 ))
             }
@@ -507,6 +525,13 @@ impl BloomParams {
         if let Some(h) = self.sbbf_hasher() {
             return h.hash_int(v);
         }
+        if let spark_keys::SparkKeys::Xxhash64(ty) = self.spark_keys {
+            let seed = spark_keys::XXHASH64_SEED;
+            let l = ty
+                .hash_number(arrow::datatypes::i256::from_i128(v as i128), 0, seed)
+                .unwrap_or_else(|| spark_keys::fallback(&v.to_le_bytes(), seed));
+            return spark::SparkHasher::new(self).hash_int(l as i64);
+        }
         if self.layout.is_spark() {
             spark::SparkHasher::new(self).hash_int(v)
         } else {
@@ -524,6 +549,13 @@ impl BloomParams {
         if let Some(h) = self.sbbf_hasher() {
             return h.hash_wide(v);
         }
+        if let spark_keys::SparkKeys::Xxhash64(ty) = self.spark_keys {
+            let seed = spark_keys::XXHASH64_SEED;
+            let l = ty
+                .hash_number(arrow::datatypes::i256::from_i128(v as i128), 0, seed)
+                .unwrap_or_else(|| spark_keys::fallback(&(v as u128).to_le_bytes(), seed));
+            return Some(spark::SparkHasher::new(self).hash_int(l as i64));
+        }
         match (self.layout.is_spark(), self.legacy_ints) {
             (_, true) => Some(self.hash_i64(v as i64)),
             (true, false) => None,
@@ -536,6 +568,13 @@ impl BloomParams {
     pub fn hash_bytes(&self, v: &[u8]) -> u64 {
         if let Some(h) = self.sbbf_hasher() {
             return h.hash_bytes(v);
+        }
+        if let spark_keys::SparkKeys::Xxhash64(ty) = self.spark_keys {
+            let seed = spark_keys::XXHASH64_SEED;
+            let l = ty
+                .hash_bytes(v, seed)
+                .unwrap_or_else(|| spark_keys::fallback(v, seed));
+            return spark::SparkHasher::new(self).hash_int(l as i64);
         }
         if self.layout.is_spark() {
             spark::SparkHasher::new(self).hash_bytes(v)
@@ -796,6 +835,20 @@ pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) ->
         return key::hash_array_with(array, &h, out);
     }
     let spark = spark::SparkHasher::new(params);
+    if let spark_keys::SparkKeys::Xxhash64(ty) = params.spark_keys {
+        // Spark's xxhash64 of the key as the filter's Spark type, inserted as a long.
+        let family = KeyFamily::of(array.data_type()).ok_or_else(|| {
+            Error::Usage(format!(
+                "type {} cannot be a key (integers, decimals, dates, timestamps, strings and binary can)",
+                array.data_type()
+            ))
+        })?;
+        let mut seeds = vec![spark_keys::XXHASH64_SEED; array.len()];
+        spark_keys::xxhash64_column(array, ty, &mut seeds)?;
+        out.clear();
+        out.extend(seeds.iter().map(|&l| spark.hash_int(l as i64)));
+        return Ok(family);
+    }
     let native = key::Xxh3(params.seed);
     match (params.layout.is_spark(), params.legacy_ints) {
         (true, false) => key::hash_array_with(array, &spark, out),
@@ -1062,6 +1115,18 @@ impl BloomFilter {
     /// The filter's parameters.
     pub fn params(&self) -> &BloomParams {
         &self.params
+    }
+
+    /// Read keys of this Spark-layout filter with `mode` (`--spark-keys` for a filter in
+    /// Spark's format, which does not record it). Errors for other layouts.
+    pub fn set_spark_keys(&mut self, mode: spark_keys::SparkKeys) -> Result<()> {
+        let params = BloomParams {
+            spark_keys: mode,
+            ..self.params
+        };
+        params.validate()?;
+        self.params = params;
+        Ok(())
     }
 
     /// The key family the filter holds.
@@ -1435,6 +1500,10 @@ impl BloomFilter {
             return key::hash_text_key_with(text, family, &h);
         }
         let spark = spark::SparkHasher::new(p);
+        if let spark_keys::SparkKeys::Xxhash64(ty) = p.spark_keys {
+            let l = spark_keys::xxhash64_text(text, family, ty)?;
+            return Ok(spark.hash_int(l as i64));
+        }
         let native = key::Xxh3(p.seed);
         match (p.layout.is_spark(), p.legacy_ints) {
             (true, false) => key::hash_text_key_with(text, family, &spark),
@@ -1522,6 +1591,13 @@ impl BloomFilter {
                 v(b.legacy_ints),
             ));
         }
+        if a.spark_keys != b.spark_keys {
+            return Err(mismatch(
+                "spark keys",
+                a.spark_keys.to_string(),
+                b.spark_keys.to_string(),
+            ));
+        }
         let family = match (self.family, other.family) {
             (x, y) if x == y => x,
             (KeyFamily::Any, _) | (_, KeyFamily::Any) => KeyFamily::Any,
@@ -1555,6 +1631,7 @@ impl BloomFilter {
             seed: 0,
             legacy_ints: false,
             physical: Some(physical),
+            spark_keys: spark_keys::SparkKeys::Plain,
         };
         let words = bytes
             .chunks_exact(8)

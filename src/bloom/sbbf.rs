@@ -211,6 +211,12 @@ impl KeyHasher for SbbfHasher {
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         xxh64(v)
     }
+    /// Never called: an sbbf filter holds integer or bytes keys (the family check refuses
+    /// timestamp keys before hashing).
+    #[inline(always)]
+    fn hash_timestamp(&self, _ns: i128) -> Option<u64> {
+        None
+    }
 }
 
 /// The physical type an SBBF of key column `column` (top-level column `key_top`) of `file`

@@ -169,6 +169,20 @@ impl KeyHasher for SparkHasher {
     fn hash_bytes(&self, v: &[u8]) -> u64 {
         bytes_pair(v, self.seed)
     }
+    #[inline(always)]
+    fn hash_timestamp(&self, ns: i128) -> Option<u64> {
+        // Spark's TIMESTAMP (and TIMESTAMP_NTZ) is a long of microseconds since the epoch.
+        timestamp_micros(ns).map(|us| self.hash_int(us))
+    }
+}
+
+/// A timestamp (nanoseconds since the epoch) as Spark's long of microseconds; `None` when it
+/// has digits below a microsecond or does not fit a long.
+#[inline]
+pub fn timestamp_micros(ns: i128) -> Option<i64> {
+    (ns % 1000 == 0)
+        .then(|| i64::try_from(ns / 1000).ok())
+        .flatten()
 }
 
 /// V1 bit positions (`BloomFilterImpl`): for `i` in `1..=k`, `c = h1 + i*h2` in 32-bit
@@ -380,6 +394,7 @@ pub fn decode(bytes: &[u8], location: &str) -> Result<BloomFilter> {
         seed: seed as u32 as u64,
         legacy_ints: false,
         physical: None,
+        spark_keys: super::spark_keys::SparkKeys::Plain,
     };
     params
         .validate()

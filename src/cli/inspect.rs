@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
+use crate::bloom::spark_keys::SparkKeys;
 use crate::bloom::{spark, BloomFilter, Layout};
 use crate::error::Result;
 use crate::key::KeyFamily;
@@ -113,6 +114,10 @@ pub struct FilterInfo {
     /// For the sbbf layout: the Parquet physical type whose plain encoding it hashes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub physical_type: Option<crate::bloom::sbbf::Physical>,
+    /// What a Spark-layout filter inserts for a key (`xxhash64`: Spark's `xxhash64(key)` of
+    /// the key as a Spark type); absent for plain keys.
+    #[serde(skip_serializing_if = "SparkKeys::is_plain")]
+    pub spark_keys: SparkKeys,
     /// Non-null keys inserted (with repeats); null for Spark's format, which does not record it.
     pub inserted: Option<u64>,
     /// Fraction of bits set.
@@ -156,6 +161,7 @@ impl FilterInfo {
             },
             key_family: filter.family(),
             physical_type: p.physical,
+            spark_keys: p.spark_keys,
             inserted: native.then(|| filter.inserted()),
             fill_ratio: filter.fill_ratio(),
             estimated_distinct: filter
@@ -182,6 +188,17 @@ impl FilterInfo {
                 match self.physical_type {
                     Some(t) => format!("{} (hashed as Parquet {t} values)", self.key_family),
                     None => self.key_family.to_string(),
+                },
+            ),
+            (
+                "spark keys",
+                match self.spark_keys {
+                    SparkKeys::Plain if self.layout.is_spark() => "plain (the keys themselves)".into(),
+                    SparkKeys::Plain => String::new(),
+                    SparkKeys::Xxhash64(t) => format!(
+                        "xxhash64: Spark's xxhash64(key) of the key as {t} (might_contain(filter, xxhash64(CAST(col AS {}))))",
+                        t.to_string().to_uppercase()
+                    ),
                 },
             ),
             (
@@ -248,7 +265,10 @@ impl FilterInfo {
         if !m.created_by.is_empty() {
             rows.push(("created by", m.created_by.clone()));
         }
-        rows.iter().map(|(k, v)| format!("{k:<14}{v}\n")).collect()
+        rows.iter()
+            .filter(|(k, v)| !(*k == "spark keys" && v.is_empty()))
+            .map(|(k, v)| format!("{k:<14}{v}\n"))
+            .collect()
     }
 }
 

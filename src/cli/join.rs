@@ -6,6 +6,7 @@ use std::num::{NonZeroU64, NonZeroUsize};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bloom::spark_keys::SparkKeyMode;
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::join::{self, ColumnRef, FilterMismatch, JoinJob, JoinType, Side, SideJob, Strategy};
@@ -76,6 +77,12 @@ pub struct JoinSpec {
     /// A left side (after --left-where) over it runs reduce-side.
     #[arg(long, value_name = "SIZE")]
     pub memory_limit: Option<String>,
+    /// For a filter in Spark's format, which does not record it: what the filter holds for a
+    /// key, the key itself (plain) or Spark SQL's `xxhash64(key)` (a Spark runtime filter, or
+    /// `train --spark-keys xxhash64 --format spark`), hashed as the left key column's Spark
+    /// type. Native filters record it.
+    #[arg(long, value_enum, default_value_t = SparkKeyMode::Plain, value_name = "plain|xxhash64")]
+    pub spark_keys: SparkKeyMode,
     /// Do not use the filter (for comparisons); the result is the same.
     #[arg(long)]
     pub no_prefilter: bool,
@@ -127,6 +134,7 @@ impl Default for JoinSpec {
             split_rows: None,
             memory_limit: None,
             no_prefilter: false,
+            spark_keys: SparkKeyMode::Plain,
             filter_mismatch: FilterMismatch::Error,
             bloom_columns: None,
             bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
@@ -218,6 +226,7 @@ impl JoinSpec {
         Ok(JoinJob {
             filter: spec.filter.as_deref().map(Location::parse).transpose()?,
             prefilter: !spec.no_prefilter,
+            spark_keys: spec.spark_keys,
             filter_mismatch: spec.filter_mismatch,
             left: SideJob {
                 inputs: spec.left.clone(),

@@ -2,6 +2,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 
+use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
 use crate::bloom::{codec, BloomFilter};
 use crate::error::{Error, Result};
 use crate::key::KeyFamily;
@@ -36,14 +37,24 @@ pub struct Args {
     #[arg(long)]
     pub with_keys: bool,
     /// How to read each line: `integer` (a number by value: any integer, or a decimal such as
-    /// `1.50` for decimal keys) or `bytes` (its UTF-8
-    /// bytes). Defaults to the filter's key family; required for a filter in Spark's format,
-    /// which does not record it (Spark hashes integers as longs, strings as UTF-8 bytes).
-    /// For a composite key, one per key column, comma-separated (`integer,bytes`), checked
-    /// against the families the filter records; each line is then one tuple, its fields
-    /// separated by tabs.
-    #[arg(long, value_name = "integer|bytes[,...]", value_delimiter = ',')]
+    /// `1.50` for decimal keys), `bytes` (its UTF-8 bytes), `timestamp` or `timestamptz`
+    /// (`YYYY-MM-DD HH:MM:SS.fffffffff`; UTC for timestamptz, which also takes a trailing `Z`).
+    /// Defaults to the filter's key family; required for a filter in Spark's format, which
+    /// does not record it (Spark hashes integers as longs, strings as UTF-8 bytes, timestamps
+    /// as longs of microseconds). For a composite key, one per key column, comma-separated
+    /// (`integer,bytes`), checked against the families the filter records; each line is then
+    /// one tuple, its fields separated by tabs.
+    #[arg(
+        long,
+        value_name = "integer|bytes|timestamp|timestamptz[,...]",
+        value_delimiter = ','
+    )]
     pub key_type: Vec<KeyFamily>,
+    /// For a filter in Spark's format: it holds Spark SQL's `xxhash64(key)` (plain: the keys
+    /// themselves). The keys are hashed as BIGINT, STRING or TIMESTAMP by --key-type. Native
+    /// filters record it.
+    #[arg(long, value_enum, value_name = "plain|xxhash64")]
+    pub spark_keys: Option<SparkKeyMode>,
 }
 
 const BATCH: usize = 4096;
@@ -132,14 +143,14 @@ pub fn run(args: Args) -> Result<()> {
     let family = match (args.key_type.first().copied(), filter.family()) {
         (None, KeyFamily::Any) => {
             return Err(Error::Usage(format!(
-                "{}: the filter is in Spark's format, which does not record the key type: pass --key-type integer or --key-type bytes",
+                "{}: the filter is in Spark's format, which does not record the key type: pass --key-type integer, bytes, timestamp or timestamptz",
                 loc
             )))
         }
         (Some(KeyFamily::Any), _) => {
             return Err(Error::param(
                 "--key-type",
-                "\"any\" (expected integer or bytes)",
+                "\"any\" (expected integer, bytes, timestamp or timestamptz)",
             ))
         }
         (Some(t), _) => {
@@ -150,6 +161,28 @@ pub fn run(args: Args) -> Result<()> {
         }
         (None, f) => f,
     };
+    let mut filter = filter;
+    match (args.spark_keys, filter.params().spark_keys) {
+        (Some(SparkKeyMode::Xxhash64), SparkKeys::Plain) if filter.family() == KeyFamily::Any => {
+            let t = SparkType::for_family(family).expect("a key family");
+            filter
+                .set_spark_keys(SparkKeys::Xxhash64(t))
+                .map_err(|e| Error::Usage(format!("{loc}: {e}")))?;
+        }
+        (Some(SparkKeyMode::Xxhash64), SparkKeys::Plain) => {
+            return Err(Error::param(
+                "--spark-keys",
+                format!("xxhash64, but the filter {loc} records plain keys"),
+            ))
+        }
+        (Some(SparkKeyMode::Plain), SparkKeys::Xxhash64(t)) => {
+            return Err(Error::param(
+                "--spark-keys",
+                format!("plain, but the filter {loc} records xxhash64 keys ({t})"),
+            ))
+        }
+        _ => {}
+    }
     let is_date = meta.key_type.as_deref() == Some("Date32");
     probe_lines(&args, &filter, |line, at| {
         hash_line(line, &filter, family, is_date, at)

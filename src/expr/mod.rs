@@ -55,6 +55,12 @@ pub fn parse_date(s: &str) -> Result<i32> {
         .ok_or_else(|| Error::Usage(format!("{s:?} is not a date (expected YYYY-MM-DD)")))
 }
 
+/// Parse `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]` (up to 9 fractional digits, no time zone) into
+/// nanoseconds since the epoch, as `TIMESTAMP` literals of `--where` are read.
+pub fn parse_timestamp(s: &str) -> Result<i128> {
+    lit::strict_timestamp(s).map_err(Error::Usage)
+}
+
 /// A parsed `--where` predicate. Cloning is cheap (the tree is shared).
 #[derive(Debug, Clone)]
 pub struct Predicate {

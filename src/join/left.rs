@@ -110,7 +110,8 @@ impl DistinctKeys {
             CanonicalKeys::Wide(v) => Some(v.into_iter().map(i128::from).collect()),
             // Decimal keys (canonical numbers): a decimal column's SBBF holds unscaled
             // integers that need the column's scale; give up pruning (every group is read).
-            CanonicalKeys::Num(_) => {
+            // Timestamps: SBBF pruning is off for them (see join.rs).
+            CanonicalKeys::Num(_) | CanonicalKeys::Time(_) => {
                 *self = DistinctKeys::TooMany;
                 return Ok(());
             }

@@ -427,6 +427,7 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
         }
         // Any other key type: the canonical keys the join compares (the same forms).
         _ => match CanonicalKeys::try_new(array)? {
+            CanonicalKeys::Time(_) => return Err(timestamp_component()),
             CanonicalKeys::Int(v) => v.iter().enumerate().for_each(|(i, x)| f(i, Canon::Int(*x))),
             CanonicalKeys::Wide(v) => {
                 v.iter()
@@ -549,6 +550,33 @@ impl TupleKeys {
     pub fn eq_at(&self, i: usize, other: &TupleKeys, j: usize) -> bool {
         self.0.iter().zip(&other.0).all(|(a, b)| a.eq_at(i, b, j))
     }
+}
+
+/// A composite key with a timestamp column is refused (one-column timestamp keys work): the
+/// tuple's canonical form and its filter metadata cover integer and bytes components.
+pub(crate) fn timestamp_component() -> Error {
+    Error::Usage(
+        "a timestamp column cannot be part of a composite key yet (a one-column timestamp key can; cast it to BIGINT for a tuple)".into(),
+    )
+}
+
+/// Refuse a composite key (two or more `families`) with a timestamp component, naming the
+/// option and the column.
+pub fn check_components(families: &[KeyFamily], columns: &[String], option: &str) -> Result<()> {
+    if families.len() < 2 {
+        return Ok(());
+    }
+    for (f, c) in families.iter().zip(columns) {
+        if matches!(f, KeyFamily::Timestamp | KeyFamily::TimestampTz) {
+            return Err(Error::param(
+                option,
+                format!(
+                    "column {c:?} is a timestamp, which cannot be part of a composite key yet (a one-column timestamp key can; cast it to BIGINT for a tuple)"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -339,8 +339,9 @@ impl SbbfTier {
         };
         let physical = schema.column(leaf).physical_type();
         // A decimal stores its unscaled integer (7.00 as 700), a boolean is no integer the probe
-        // keys encode, and a Date64 may be stored in milliseconds rather than our days: their
-        // SBBFs say nothing about our keys by value.
+        // keys encode, a Date64 may be stored in milliseconds rather than our days, and a
+        // timestamp holds its own unit rather than our nanoseconds: their SBBFs say nothing
+        // about our keys by value.
         let value_type = |t: &DataType| match t {
             DataType::Dictionary(_, v) => v.as_ref().clone(),
             t => t.clone(),
@@ -354,6 +355,7 @@ impl SbbfTier {
                     | DataType::Decimal256(..)
                     | DataType::Boolean
                     | DataType::Date64
+                    | DataType::Timestamp(..)
             )
         }) {
             return rgs;

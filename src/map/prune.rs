@@ -17,8 +17,8 @@ use crate::plan::InputFile;
 /// A range of integer keys, by value.
 pub(crate) type KeyRange = (i128, i128);
 
-/// The values of an integer or `Date32` array (or a dictionary of them) by value; `None` for
-/// other types.
+/// The values of an integer, `Date32` or timestamp array (or a dictionary of them) by value
+/// (timestamps in nanoseconds); `None` for other types.
 fn values_i128(a: &dyn Array) -> Option<Vec<Option<i128>>> {
     fn of<T: ArrowPrimitiveType>(a: &dyn Array) -> Vec<Option<i128>>
     where
@@ -47,6 +47,16 @@ fn values_i128(a: &dyn Array) -> Option<Vec<Option<i128>>> {
         DataType::UInt32 => of::<UInt32Type>(a),
         DataType::UInt64 => of::<UInt64Type>(a),
         DataType::Date32 => of::<Date32Type>(a),
+        // Timestamps by value in nanoseconds, whatever their unit (the left and right keys
+        // of a join may differ in unit; both are timestamps of one family).
+        DataType::Timestamp(unit, _) => {
+            let unit = crate::key::unit_ns(unit) as i128;
+            let ns = arrow::compute::cast(a, &DataType::Int64).ok()?;
+            ns.as_primitive::<Int64Type>()
+                .iter()
+                .map(|v| v.map(|v| v as i128 * unit))
+                .collect()
+        }
         _ => return None,
     })
 }
@@ -201,6 +211,36 @@ mod tests {
         let u = UInt64Array::from(vec![u64::MAX]);
         assert_eq!(key_range(&u), Some((u64::MAX as i128, u64::MAX as i128)));
         assert_eq!(union(Some((1, 2)), Some((-5, 0))), Some((-5, 2)));
+    }
+
+    /// Issue 16: timestamp ranges are instants in nanoseconds, whatever the unit, so a
+    /// millisecond left side prunes a nanosecond right side by value.
+    #[test]
+    fn timestamp_ranges_are_nanoseconds() {
+        use arrow::array::{
+            TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray,
+        };
+        let ms = TimestampMillisecondArray::from(vec![Some(1_500), None, Some(-1_000)]);
+        assert_eq!(key_range(&ms), Some((-1_000_000_000, 1_500_000_000)));
+        let ns = TimestampNanosecondArray::from(vec![1_500_000_001]).with_timezone("UTC");
+        assert_eq!(key_range(&ns), Some((1_500_000_001, 1_500_000_001)));
+        let s = TimestampSecondArray::from(vec![i64::MAX, i64::MIN]);
+        let far = i64::MAX as i128 * 1_000_000_000;
+        assert_eq!(key_range(&s), Some((i64::MIN as i128 * 1_000_000_000, far)));
+        let dir = tempfile::tempdir().unwrap();
+        // Row groups [0 s, 1 s] and [3 s, 4 s] against left keys 1.5 s to 2.5 s: both out.
+        let f = write(
+            &dir.path().join("t.parquet"),
+            Arc::new(TimestampSecondArray::from(vec![0, 1, 3, 4])),
+            2,
+        );
+        let mut skipped = Vec::new();
+        let kept = row_groups_in_range(&f, "k", vec![0, 1], (1_500_000_000, 2_500_000_000), |rg| {
+            skipped.push(rg)
+        });
+        assert_eq!((kept, skipped), (vec![], vec![0, 1]));
+        let kept = row_groups_in_range(&f, "k", vec![0, 1], (1_000_000_000, 1_000_000_000), |_| {});
+        assert_eq!(kept, vec![0]);
     }
 
     fn write(path: &std::path::Path, col: ArrayRef, rg_rows: usize) -> std::sync::Arc<InputFile> {

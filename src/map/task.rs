@@ -94,16 +94,19 @@ fn conform(
                 safe: false,
                 ..Default::default()
             };
-            cols.push(cast_with_options(c, f.data_type(), &opts).map_err(|e| {
-                Error::arrow(
-                    format!(
-                        "{file}: column {:?} does not fit type {}",
-                        f.name(),
-                        f.data_type()
+            // A value the side's type cannot hold (a timestamp in seconds beyond the years
+            // of nanoseconds) is bad input: exit 2, naming the file and the column.
+            cols.push(
+                cast_with_options(c, f.data_type(), &opts).map_err(|e| Error::Column {
+                    file: file.to_string(),
+                    column: f.name().clone(),
+                    reason: format!(
+                        "does not fit type {} (the type of the side's other files): {}",
+                        f.data_type(),
+                        crate::error::one_line(&e)
                     ),
-                    e,
-                )
-            })?);
+                })?,
+            );
         }
     }
     RecordBatch::try_new(schema.clone(), cols)

@@ -104,7 +104,12 @@ pub(crate) fn plan_join(
     };
     let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
     let right = project_side("right", right_plan, &job.right, &columns(Side::Right))?;
+    crate::key::tuple::check_components(&left.families, &job.left.keys, "--left-key")?;
+    crate::key::tuple::check_components(&right.families, &job.right.keys, "--right-key")?;
     for (i, (lf, rf)) in left.families.iter().zip(&right.families).enumerate() {
+        if let Some(e) = time_zone_mismatch(job, &left, &right, i) {
+            return Err(e);
+        }
         if lf != rf {
             return Err(Error::Usage(format!(
                 "key family mismatch: --left-key {} holds {lf} keys, --right-key {} holds {rf} keys",
@@ -162,11 +167,46 @@ pub(crate) fn plan_join(
     })
 }
 
+/// The error for a timestamp key with a time zone on one side and without on the other: an
+/// instant and a wall-clock time of unknown zone are different things (SQL engines convert
+/// one to the other with a session time zone; we refuse). Keys of different zones meet: a
+/// zoned timestamp is a UTC instant whatever its zone.
+fn time_zone_mismatch(
+    job: &JoinJob,
+    left: &SideInput,
+    right: &SideInput,
+    i: usize,
+) -> Option<Error> {
+    use KeyFamily::{Timestamp, TimestampTz};
+    if !matches!(
+        (left.families[i], right.families[i]),
+        (Timestamp, TimestampTz) | (TimestampTz, Timestamp)
+    ) {
+        return None;
+    }
+    // The key columns come first in the handed-on batches, in key order.
+    let describe = |s: &SideInput| {
+        let t = s.schema.field(i).data_type();
+        if s.families[i] == TimestampTz {
+            format!("{t}, with a time zone")
+        } else {
+            format!("{t}, without a time zone")
+        }
+    };
+    Some(Error::Usage(format!(
+        "time zone mismatch: --left-key {} is {} but --right-key {} is {}: an instant never equals a wall-clock time; cast one side (to TIMESTAMP WITH TIME ZONE, or to one without)",
+        job.left.keys[i],
+        describe(left),
+        job.right.keys[i],
+        describe(right)
+    )))
+}
+
 /// A type that holds the values of both `a` and `b` (columns of one side in two files), so
 /// that every file's batches can be cast to it without loss: the wider integer (signed when
 /// one is signed: `UInt32` and `Int8` meet in `Int64`), the wider float, the large string or
-/// binary, a dictionary's value type. `None` when there is none (`UInt64` and a signed type;
-/// different classes).
+/// binary, a dictionary's value type, the finer timestamp unit. `None` when there is none
+/// (`UInt64` and a signed type; a zoned and a zone-less timestamp; different classes).
 fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType as D;
     if a == b {
@@ -209,6 +249,21 @@ fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         }
         let (unsigned, signed) = if sa { (wb, wa) } else { (wa, wb) };
         return (unsigned < 64).then(|| int_type(true, signed.max(2 * unsigned)));
+    }
+    // Timestamps of different units (both zoned, or both not): the finer unit, which holds
+    // every value of the coarser one unless it overflows (then the cast fails, naming the
+    // file). The values of a zoned timestamp are UTC instants whatever the zone: the first
+    // file's zone is kept.
+    if let (D::Timestamp(ua, za), D::Timestamp(ub, zb)) = (&a, &b) {
+        if za.is_some() != zb.is_some() {
+            return None;
+        }
+        let unit = if crate::key::unit_ns(ua) <= crate::key::unit_ns(ub) {
+            *ua
+        } else {
+            *ub
+        };
+        return Some(D::Timestamp(unit, za.clone()));
     }
     let rank = |t: &DataType, family: [&DataType; 3]| family.iter().position(|f| *f == t);
     for family in [
@@ -456,6 +511,7 @@ mod tests {
 
     #[test]
     fn common_types_hold_both_files_values() {
+        use arrow::datatypes::TimeUnit;
         use DataType as D;
         let dict = |v: D| D::Dictionary(Box::new(D::Int8), Box::new(v));
         for (a, b, want) in [
@@ -475,6 +531,21 @@ mod tests {
             (D::Float32, D::Float64, Some(D::Float64)),
             (D::Utf8, D::Int64, None),
             (D::Date32, D::Int32, None),
+            (
+                D::Timestamp(TimeUnit::Second, None),
+                D::Timestamp(TimeUnit::Nanosecond, None),
+                Some(D::Timestamp(TimeUnit::Nanosecond, None)),
+            ),
+            (
+                D::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                D::Timestamp(TimeUnit::Millisecond, Some("+02:00".into())),
+                Some(D::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))),
+            ),
+            (
+                D::Timestamp(TimeUnit::Millisecond, None),
+                D::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+                None,
+            ),
         ] {
             assert_eq!(common_type(&a, &b), want, "{a} and {b}");
         }

@@ -1,0 +1,213 @@
+"""Every key type against DuckDB (issue 16); scripts/crosscheck.sh runs it.
+
+    python scripts/keytypes_check.py BLOOMJOIN_BIN OUT_DIR
+
+For each pair of key column types (left, right) -- integers of mixed widths and signedness
+(UInt64 values of 2^63 and more against negative Int64), decimals of different scales and
+against integers, dates, booleans against integers, timestamps of every unit (with and
+without a time zone; different zones), strings and binary of every Arrow kind -- it writes
+two small Parquet tables with pyarrow (nulls and duplicate keys on both sides, keys that
+match only when compared by value), trains a filter on the left key, and runs `bloomjoin
+join` for every join type with the filter, under the replicated strategy, and under the
+reduce-side strategy for inner and full joins. DuckDB joins the same files with `l.k = r.k`;
+the multisets of (left row id, right row id) must be identical.
+
+Where DuckDB converts and we refuse, the refusal is checked instead: a timestamp with a time
+zone against one without (DuckDB converts with its session time zone; we exit 2 with a
+one-line "time zone mismatch" error naming both key columns).
+"""
+
+import datetime
+import decimal
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+JOIN_TYPES = ["inner", "left", "left-semi", "left-anti", "right", "full"]
+SQL_JOIN = {
+    "inner": "JOIN",
+    "left": "LEFT JOIN",
+    "left-semi": "SEMI JOIN",
+    "left-anti": "ANTI JOIN",
+    "right": "RIGHT JOIN",
+    "full": "FULL JOIN",
+}
+
+D = decimal.Decimal
+S = 1_000_000_000
+I64_MIN, I64_MAX, U64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+
+
+def ints(values, t):
+    return pa.array(values, t)
+
+
+def cases():
+    """(name, left array, right array)."""
+    t = pa.timestamp
+    yield "int8-int64", ints([1, -1, 7, None, 7, 127, -128], pa.int8()), ints(
+        [7, -1, 127, 128, -129, None, 1, 7, 2**40], pa.int64()
+    )
+    yield "uint8-int16", ints([0, 255, 7, None, 200], pa.uint8()), ints(
+        [-1, 255, 200, 7, None, -56, 0], pa.int16()
+    )
+    yield "int32-uint32", ints([-1, 5, 2**31 - 1, None, -(2**31)], pa.int32()), ints(
+        [2**32 - 1, 5, 2**31 - 1, 2**31, None, 0], pa.uint32()
+    )
+    signed = [-1, -2, 5, I64_MIN, I64_MAX, None, 7, 5]
+    unsigned = [U64_MAX, U64_MAX - 1, 5, 2**63, I64_MAX, None, 9]
+    yield "int64-uint64", ints(signed, pa.int64()), ints(unsigned, pa.uint64())
+    yield "uint64-int64", ints(unsigned, pa.uint64()), ints(signed, pa.int64())
+    yield "uint16-int8", ints([65535, 1, 127, None], pa.uint16()), ints(
+        [-1, 1, 127, None, 1], pa.int8()
+    )
+    yield "decimal(10,2)-decimal(5,1)", pa.array(
+        [D("1.50"), D("7.00"), D("-2.00"), D("0.10"), None, D("1.55"), D("1.50")],
+        pa.decimal128(10, 2),
+    ), pa.array(
+        [D("1.5"), D("7.0"), D("-2.0"), D("0.1"), D("1.6"), None, D("0.7")],
+        pa.decimal128(5, 1),
+    )
+    yield "decimal(38,0)-int64", pa.array(
+        [D(U64_MAX), D(-1), D(5), D(10**30), None, D(I64_MIN)], pa.decimal128(38, 0)
+    ), ints([-1, 5, I64_MIN, None, 6, I64_MAX], pa.int64())
+    yield "decimal(12,3)-int32", pa.array(
+        [D("7.000"), D("7.001"), D("-3.000"), None, D("0.000")], pa.decimal128(12, 3)
+    ), ints([7, -3, 0, None, 8], pa.int32())
+    yield "decimal(38,10)-decimal(20,0)", pa.array(
+        [D("12345678901234567890"), D("1.5"), D("-99999999999999999999"), None],
+        pa.decimal128(38, 10),
+    ), pa.array(
+        [D("12345678901234567890"), D("2"), D("-99999999999999999999"), None],
+        pa.decimal128(20, 0),
+    )
+    day = datetime.date
+    yield "date32-date32", pa.array(
+        [day(2024, 1, 1), day(1969, 12, 31), None, day(2024, 1, 1)], pa.date32()
+    ), pa.array([day(2024, 1, 1), day(1970, 1, 1), day(1969, 12, 31), None], pa.date32())
+    yield "bool-bool", pa.array([True, False, None, True]), pa.array([True, None, True, False])
+    yield "bool-int8", pa.array([True, False, None]), ints([1, 0, 2, -1, None, 1], pa.int8())
+    yield "ts[ms]-ts[ns]", pa.array(
+        [1_000, 1_500, -1_000, None, 2_000, 1_500, 0], t("ms")
+    ), pa.array(
+        [S, S + S // 2, S + S // 2 + 1, -S, None, 3 * S, S, 0, 1], t("ns")
+    )
+    yield "ts[s]-ts[us]", pa.array(
+        [1, 2, -1, None, -62135596800, 253402300799], t("s")
+    ), pa.array(
+        [1_000_000, 2_000_001, -1_000_000, None, -62135596800_000_000, 253402300799_000_000],
+        t("us"),
+    )
+    yield "ts[us]-ts[ms]", pa.array([1_500_000, 1_500_001, None, 0], t("us")), pa.array(
+        [1_500, 1_501, None, 0, 0], t("ms")
+    )
+    yield "ts[ms,UTC]-ts[ns,+02:00]", pa.array(
+        [1_000, 1_500, None, -1_000], t("ms", tz="UTC")
+    ), pa.array([S, S + S // 2 + 1, -S, None, S], t("ns", tz="+02:00"))
+    yield "ts[s,Europe/Paris]-ts[us,UTC]", pa.array(
+        [0, 3600, None], t("s", tz="Europe/Paris")
+    ), pa.array([0, 3_600_000_000, 1, None], t("us", tz="UTC"))
+    words = ["ab", "cd", None, "zoë", "ef", "ab", ""]
+    other = ["cd", "zoë", "xy", None, "ab", "", "AB"]
+    b = lambda v: [None if s is None else s.encode() for s in v]  # noqa: E731
+    yield "string-large_string", pa.array(words, pa.string()), pa.array(
+        other, pa.large_string()
+    )
+    yield "string_view-string", pa.array(words, pa.string_view()), pa.array(other, pa.string())
+    yield "dictionary-string", pa.array(words).dictionary_encode(), pa.array(other)
+    yield "binary-large_binary", pa.array(b(words), pa.binary()), pa.array(
+        b(other), pa.large_binary()
+    )
+    yield "binary_view-binary", pa.array(b(words), pa.binary_view()), pa.array(
+        b(other), pa.binary()
+    )
+    two = ["ab", "cd", None, "xy", "ef", "ab"]
+    yield "fixed_size_binary(2)-binary", pa.array(b(two), pa.binary(2)), pa.array(
+        b(other), pa.binary()
+    )
+
+
+def write(path, keys, id_name):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    table = pa.table({"k": keys, id_name: pa.array(range(len(keys)), pa.int32())})
+    # Row groups of two rows, so that min/max pruning has something to skip.
+    pq.write_table(table, path, row_group_size=2)
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def rows(con, sql):
+    return sorted(con.sql(sql).fetchall(), key=repr)
+
+
+def main():
+    binary, out = sys.argv[1], sys.argv[2]
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    failed = 0
+    checked = 0
+    for name, left, right in cases():
+        d = os.path.join(out, re.sub(r"[^A-Za-z0-9_-]", "_", name))
+        lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
+        write(lpath, left, "lid")
+        write(rpath, right, "rid")
+        filt = os.path.join(d, "l.bjf")
+        r = run([binary, "-q", "train", "--input", lpath, "--column", "k", "--output", filt])
+        if r.returncode != 0:
+            print(f"FAILED {name}: train: {r.stderr.strip()}")
+            failed += 1
+            continue
+        for jt in JOIN_TYPES:
+            cols = "l.lid" if jt in ("left-semi", "left-anti") else "l.lid, r.rid"
+            want = rows(con, f"SELECT {cols} FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r ON l.k = r.k")
+            strategies = ["replicated", "reduce-side"] if jt in ("inner", "full") else ["replicated"]
+            for strategy in strategies:
+                o = os.path.join(d, f"{jt}-{strategy}")
+                select = "lid" if jt in ("left-semi", "left-anti") else "lid,rid"
+                r = run([
+                    binary, "-q", "join", "--filter", filt, "--left", lpath, "--left-key", "k",
+                    "--right", rpath, "--right-key", "k", "--type", jt, "--strategy", strategy,
+                    "--select", select, "--output", o,
+                ])
+                checked += 1
+                if r.returncode != 0:
+                    print(f"FAILED {name} {jt} {strategy}: {r.stderr.strip()}")
+                    failed += 1
+                    continue
+                parts = sorted(glob.glob(os.path.join(o, "part-*.parquet")))
+                got = rows(con, f"SELECT {select} FROM read_parquet({parts!r})") if parts else []
+                if got != want:
+                    print(f"FAILED {name} {jt} {strategy}: bloomjoin {len(got)} rows, DuckDB {len(want)}")
+                    print(f"  bloomjoin: {got}\n  duckdb:    {want}")
+                    failed += 1
+
+    # A zoned timestamp never meets a zone-less one: a one-line error naming both columns.
+    d = os.path.join(out, "ts-zone-mismatch")
+    lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
+    write(lpath, pa.array([1_000], pa.timestamp("ms")), "lid")
+    write(rpath, pa.array([S], pa.timestamp("ns", tz="UTC")), "rid")
+    o = os.path.join(d, "out")
+    r = run([
+        binary, "-q", "join", "--no-prefilter", "--left", lpath, "--left-key", "k",
+        "--right", rpath, "--right-key", "k", "--output", o,
+    ])
+    checked += 1
+    err = r.stderr.strip()
+    if r.returncode != 2 or "time zone mismatch" not in err or "\n" in err or os.path.exists(o):
+        print(f"FAILED ts-zone-mismatch: exit {r.returncode}, {err!r}")
+        failed += 1
+
+    print(f"key types: {checked - failed} of {checked} joins equal to DuckDB's")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,915 @@
+//! Key types of issue 16 end to end (train, join with both strategies, every join type, with
+//! and without the prefilter, probe, inspect): timestamps of every unit and zone, and the
+//! string and binary types that are not `Utf8`/`Binary` (`LargeUtf8`, `Utf8View`,
+//! `LargeBinary`, `BinaryView`, `FixedSizeBinary`). Expected rows are what DuckDB gives for
+//! the same tables (`TIMESTAMP_MS = TIMESTAMP_NS` compares instants; BLOBs compare bytes).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::*;
+
+use crate::util::{read_rows, run_in, run_stdin, write_parquet};
+
+fn sorted(v: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+    v.sort();
+    v
+}
+
+fn train(d: &Path, input: &str, extra: &[&str]) -> String {
+    let out = format!("{input}.bjf");
+    let mut a = vec![
+        "train", "-q", "--input", input, "--column", "k", "--output", &out,
+    ];
+    a.extend_from_slice(extra);
+    run_in(d, &a).ok();
+    out
+}
+
+/// Join `left` and `right` on `k` with `filter`, every strategy, with and without the
+/// prefilter; the rows of `--select` must be `want`. Returns the report of the first run.
+fn check(
+    d: &Path,
+    filter: &str,
+    (left, right): (&str, &str),
+    join_type: &str,
+    select: &str,
+    want: &[&str],
+) -> serde_json::Value {
+    let mut first = None;
+    for (i, extra) in [
+        vec![],
+        vec!["--no-prefilter"],
+        vec!["--strategy", "reduce-side", "--reducers", "3"],
+        vec!["--strategy", "reduce-side", "--no-prefilter"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = format!("o-{left}-{right}-{join_type}-{i}");
+        let report = format!("{out}.json");
+        let mut a = vec![
+            "join",
+            "-q",
+            "--filter",
+            filter,
+            "--left",
+            left,
+            "--left-key",
+            "k",
+            "--right",
+            right,
+            "--right-key",
+            "k",
+            "--type",
+            join_type,
+            "--select",
+            select,
+            "--output",
+            &out,
+            "--report",
+            &report,
+        ];
+        a.extend_from_slice(&extra);
+        run_in(d, &a).ok();
+        assert_eq!(
+            read_rows(&d.join(&out)).0,
+            sorted(want),
+            "{left} {join_type} {right} {extra:?}"
+        );
+        if first.is_none() {
+            first = Some(
+                serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap(),
+            );
+        }
+    }
+    first.unwrap()
+}
+
+const S: i64 = 1_000_000_000;
+
+/// A left side in milliseconds, right sides in nanoseconds and seconds; `zone` for both.
+fn write_timestamps(d: &Path, zone: Option<&str>, right_zone: Option<&str>) {
+    // The zone only labels the values (UTC instants); no conversion.
+    let tz = |a: ArrayRef, z: Option<&str>| -> ArrayRef {
+        use arrow::datatypes::{
+            DataType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+            TimestampNanosecondType, TimestampSecondType,
+        };
+        let Some(z) = z else { return a };
+        match a.data_type() {
+            DataType::Timestamp(TimeUnit::Second, _) => Arc::new(
+                a.as_primitive::<TimestampSecondType>()
+                    .clone()
+                    .with_timezone(z),
+            ),
+            DataType::Timestamp(TimeUnit::Millisecond, _) => Arc::new(
+                a.as_primitive::<TimestampMillisecondType>()
+                    .clone()
+                    .with_timezone(z),
+            ),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => Arc::new(
+                a.as_primitive::<TimestampMicrosecondType>()
+                    .clone()
+                    .with_timezone(z),
+            ),
+            _ => Arc::new(
+                a.as_primitive::<TimestampNanosecondType>()
+                    .clone()
+                    .with_timezone(z),
+            ),
+        }
+    };
+    write_parquet(
+        &d.join("lt/l.parquet"),
+        vec![
+            (
+                "k",
+                tz(
+                    Arc::new(TimestampMillisecondArray::from(vec![
+                        Some(1_000),
+                        Some(1_500),
+                        Some(-1_000),
+                        None,
+                        Some(2_000),
+                    ])),
+                    zone,
+                ),
+            ),
+            (
+                "v",
+                Arc::new(StringArray::from(vec!["a1", "a1.5", "a-1", "anull", "a2"])),
+            ),
+        ],
+        10,
+    );
+    // Row groups of two rows: [1 s, 1.5 s], [1.5 s + 1 ns, -1 s], [null, 3 s], [1 s]; the
+    // third is outside the left keys' range (-1 s to 2 s), its statistics skip it.
+    write_parquet(
+        &d.join("rt/r.parquet"),
+        vec![
+            (
+                "k",
+                tz(
+                    Arc::new(TimestampNanosecondArray::from(vec![
+                        Some(S),
+                        Some(S + S / 2),
+                        Some(S + S / 2 + 1),
+                        Some(-S),
+                        None,
+                        Some(3 * S),
+                        Some(S),
+                    ])),
+                    right_zone,
+                ),
+            ),
+            (
+                "w",
+                Arc::new(StringArray::from(vec![
+                    "b1", "b1.5", "b1.5+1ns", "b-1", "bnull", "b3", "b1'",
+                ])),
+            ),
+        ],
+        2,
+    );
+    write_parquet(
+        &d.join("rs/r.parquet"),
+        vec![
+            (
+                "k",
+                tz(
+                    Arc::new(TimestampSecondArray::from(vec![1, 2, -1, 4])),
+                    right_zone,
+                ),
+            ),
+            (
+                "w",
+                Arc::new(StringArray::from(vec!["c1", "c2", "c-1", "c4"])),
+            ),
+        ],
+        10,
+    );
+}
+
+/// Issue 16: timestamp keys of different units meet by instant (`ts[ms]` 1500 is `ts[ns]`
+/// 1500000000), in every join type and strategy; pruning by min/max compares instants.
+#[test]
+fn timestamp_keys_of_every_unit_meet_by_instant() {
+    for (zone, right_zone) in [(None, None), (Some("UTC"), Some("+02:00"))] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write_timestamps(d, zone, right_zone);
+        let f = train(d, "lt", &[]);
+        let inner = ["a1|b1", "a1|b1'", "a1.5|b1.5", "a-1|b-1"];
+        let r = check(d, &f, ("lt", "rt"), "inner", "v,w", &inner);
+        assert_eq!(r["right"]["row_groups_skipped"].as_u64(), Some(1), "{r}");
+        assert_eq!(r["right"]["rows_skipped_by_stats"].as_u64(), Some(2), "{r}");
+        let mut left = inner.to_vec();
+        left.extend(["a2|NULL", "anull|NULL"]);
+        check(d, &f, ("lt", "rt"), "left", "v,w", &left);
+        check(
+            d,
+            &f,
+            ("lt", "rt"),
+            "left-semi",
+            "v",
+            &["a1", "a1.5", "a-1"],
+        );
+        check(d, &f, ("lt", "rt"), "left-anti", "v", &["a2", "anull"]);
+        let mut right = inner.to_vec();
+        right.extend(["NULL|b1.5+1ns", "NULL|bnull", "NULL|b3"]);
+        check(d, &f, ("lt", "rt"), "right", "v,w", &right);
+        let mut full = right.clone();
+        full.extend(["a2|NULL", "anull|NULL"]);
+        check(d, &f, ("lt", "rt"), "full", "v,w", &full);
+        // Seconds against milliseconds; 4 s is outside the left range.
+        check(
+            d,
+            &f,
+            ("lt", "rs"),
+            "inner",
+            "v,w",
+            &["a1|c1", "a2|c2", "a-1|c-1"],
+        );
+
+        // One side whose files differ in unit (seconds, nanoseconds): one key type.
+        let z = |a: ArrayRef| -> ArrayRef {
+            let data = a.to_data();
+            let t = arrow::datatypes::DataType::Timestamp(
+                match a.data_type() {
+                    arrow::datatypes::DataType::Timestamp(u, _) => *u,
+                    _ => unreachable!(),
+                },
+                right_zone.map(Into::into),
+            );
+            make_array(data.into_builder().data_type(t).build().unwrap())
+        };
+        write_parquet(
+            &d.join("rmix/s.parquet"),
+            vec![
+                ("k", z(Arc::new(TimestampSecondArray::from(vec![1, 2])))),
+                ("w", Arc::new(StringArray::from(vec!["s1", "s2"]))),
+            ],
+            10,
+        );
+        write_parquet(
+            &d.join("rmix/t.parquet"),
+            vec![
+                (
+                    "k",
+                    z(Arc::new(TimestampNanosecondArray::from(vec![
+                        S + S / 2,
+                        3 * S,
+                    ]))),
+                ),
+                ("w", Arc::new(StringArray::from(vec!["n1.5", "n3"]))),
+            ],
+            10,
+        );
+        check(
+            d,
+            &f,
+            ("lt", "rmix"),
+            "inner",
+            "v,w",
+            &["a1|s1", "a2|s2", "a1.5|n1.5"],
+        );
+
+        // probe reads timestamps as text (UTC for zoned keys); inspect shows the family.
+        let family = if zone.is_some() {
+            "timestamptz"
+        } else {
+            "timestamp"
+        };
+        let out = run_stdin(
+            d,
+            &["probe", "--filter", &f],
+            "1970-01-01 00:00:01\n1970-01-01T00:00:01.5\n1969-12-31 23:59:59.000000000\n1970-01-01 00:00:02\n",
+        )
+        .ok();
+        assert_eq!(out, "maybe\nmaybe\nmaybe\nmaybe\n");
+        run_stdin(d, &["probe", "--filter", &f], "1500\n")
+            .fails(2, &["stdin line 1", "\"1500\" is not a timestamp", family]);
+        let json = run_in(d, &["inspect", &f, "--json"]).ok();
+        let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(j["key_family"], family, "{j}");
+    }
+}
+
+/// Issue 16: a timestamp with a time zone never meets one without (an instant is no
+/// wall-clock time): a one-line error naming both key columns, nothing written. Keys never
+/// meet integers either, and a filter of one kind refuses the other.
+#[test]
+fn timestamp_zone_mismatch_is_an_error_naming_both_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_timestamps(d, None, Some("UTC"));
+    let f = train(d, "lt", &[]);
+    let join = |filter: Option<&str>, left: &str, right: &str| {
+        let mut a = vec!["join", "-q"];
+        match filter {
+            Some(f) => a.extend(["--filter", f]),
+            None => a.push("--no-prefilter"),
+        }
+        a.extend([
+            "--left",
+            left,
+            "--left-key",
+            "k",
+            "--right",
+            right,
+            "--right-key",
+            "k",
+            "--output",
+            "out",
+        ]);
+        run_in(d, &a)
+    };
+    join(Some(&f), "lt", "rt").fails(
+        2,
+        &[
+            "time zone mismatch",
+            "--left-key k is Timestamp(ms), without a time zone",
+            "--right-key k is Timestamp(ns, \"UTC\"), with a time zone",
+        ],
+    );
+    join(None, "lt", "rs").fails(2, &["time zone mismatch"]);
+    assert!(!d.join("out").exists());
+    // An integer key never meets a timestamp key.
+    write_parquet(
+        &d.join("ints/i.parquet"),
+        vec![("k", Arc::new(Int64Array::from(vec![1_000, S])) as ArrayRef)],
+        10,
+    );
+    join(None, "lt", "ints").fails(2, &["key family mismatch", "timestamp", "integer"]);
+    // Files of one side in seconds and nanoseconds share the nanosecond type; a value in
+    // seconds beyond it (after 2262) that reaches the join is a one-line error naming the
+    // file, nothing written (with the prefilter, its row is dropped before: no such key).
+    write_parquet(
+        &d.join("big/a.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampNanosecondArray::from(vec![S])) as ArrayRef,
+        )],
+        10,
+    );
+    write_parquet(
+        &d.join("big/b.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampSecondArray::from(vec![1, i64::MAX / 2])) as ArrayRef,
+        )],
+        10,
+    );
+    join(None, "lt", "big").fails(2, &["b.parquet", "does not fit type Timestamp(ns)"]);
+    assert!(crate::util::files_below(&d.join("out")).is_empty());
+    let fz = train(d, "rt", &[]);
+    join(Some(&fz), "rt", "lt").fails(2, &["time zone mismatch"]);
+    run_stdin(
+        d,
+        &["probe", "--filter", &f, "--key-type", "integer"],
+        "1\n",
+    )
+    .fails(2, &["--key-type", "timestamp keys"]);
+}
+
+/// Issue 16: timestamps in a Spark filter are Spark's longs of microseconds; a key with
+/// digits below a microsecond has no such long and is refused with its value.
+#[test]
+fn timestamp_keys_in_spark_filters_are_microseconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_timestamps(d, None, None);
+    let f = train(
+        d,
+        "lt",
+        &["--layout", "spark-v2", "--expected-items", "100"],
+    );
+    check(
+        d,
+        &f,
+        ("lt", "rs"),
+        "inner",
+        "v,w",
+        &["a1|c1", "a2|c2", "a-1|c-1"],
+    );
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "rt",
+            "--column",
+            "k",
+            "--layout",
+            "spark-v2",
+            "--expected-items",
+            "100",
+            "--output",
+            "x.bjf",
+        ],
+    )
+    .fails(
+        2,
+        &["timestamp key 1970-01-01 00:00:01.500000001 has digits below a microsecond"],
+    );
+    // Spark's own format keeps no family: probe says which.
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "lt",
+            "--column",
+            "k",
+            "--layout",
+            "spark-v2",
+            "--expected-items",
+            "100",
+            "--format",
+            "spark",
+            "--output",
+            "s.spark",
+        ],
+    )
+    .ok();
+    let out = run_stdin(
+        d,
+        &["probe", "--filter", "s.spark", "--key-type", "timestamp"],
+        "1970-01-01 00:00:01.5\n",
+    )
+    .ok();
+    assert_eq!(out, "maybe\n");
+}
+
+/// Issue 16: `LargeUtf8`, `Utf8View`, `LargeBinary`, `BinaryView` and `FixedSizeBinary`
+/// keys train, join (against each other and `Utf8`/`Binary`) and probe like `Utf8`/`Binary`.
+#[test]
+fn large_view_and_fixed_size_binary_keys_work_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let strs = vec![Some("ab"), Some("cd"), None, Some("zoë"), Some("ef")];
+    let bytes: Vec<Option<&[u8]>> = strs.iter().map(|s| s.map(str::as_bytes)).collect();
+    let v = |p: &str| -> ArrayRef {
+        Arc::new(StringArray::from(
+            ["1", "2", "3", "4", "5"]
+                .iter()
+                .map(|i| format!("{p}{i}"))
+                .collect::<Vec<_>>(),
+        ))
+    };
+    let sides: Vec<(&str, ArrayRef)> = vec![
+        ("large_utf8", Arc::new(LargeStringArray::from(strs.clone()))),
+        ("utf8_view", Arc::new(StringViewArray::from(strs.clone()))),
+        (
+            "utf8",
+            Arc::new(StringArray::from(vec![
+                Some("cd"),
+                Some("zoë"),
+                Some("xy"),
+                None,
+                Some("ab"),
+            ])),
+        ),
+        (
+            "large_binary",
+            Arc::new(LargeBinaryArray::from(bytes.clone())),
+        ),
+        (
+            "binary_view",
+            Arc::new(BinaryViewArray::from(bytes.clone())),
+        ),
+        (
+            "binary",
+            Arc::new(BinaryArray::from(vec![
+                Some(&b"cd"[..]),
+                Some("zoë".as_bytes()),
+                Some(b"xy"),
+                None,
+                Some(b"ab"),
+            ])),
+        ),
+    ];
+    for (name, k) in sides {
+        write_parquet(
+            &d.join(format!("{name}/p.parquet")),
+            vec![("k", k), ("v", v(&name[..2]))],
+            2,
+        );
+    }
+    // FixedSizeBinary(2): "ab", "cd", null, "xy", "ef".
+    let fixed = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+        vec![Some(b"ab"), Some(b"cd"), None, Some(b"xy"), Some(b"ef")].into_iter(),
+        2,
+    )
+    .unwrap();
+    write_parquet(
+        &d.join("fixed/p.parquet"),
+        vec![("k", Arc::new(fixed) as ArrayRef), ("v", v("fi"))],
+        2,
+    );
+    let sel = "left.v,right.v";
+    for (left, right, inner) in [
+        ("large_utf8", "utf8", vec!["la1|ut5", "la2|ut1", "la4|ut2"]),
+        (
+            "utf8_view",
+            "large_utf8",
+            vec!["ut1|la1", "ut2|la2", "ut4|la4", "ut5|la5"],
+        ),
+        ("utf8", "utf8_view", vec!["ut1|ut2", "ut2|ut4", "ut5|ut1"]),
+        (
+            "large_binary",
+            "binary",
+            vec!["la1|bi5", "la2|bi1", "la4|bi2"],
+        ),
+        (
+            "binary_view",
+            "fixed",
+            vec!["bi1|fi1", "bi2|fi2", "bi5|fi5"],
+        ),
+        (
+            "fixed",
+            "large_binary",
+            vec!["fi1|la1", "fi2|la2", "fi5|la5"],
+        ),
+        (
+            "fixed",
+            "binary_view",
+            vec!["fi1|bi1", "fi2|bi2", "fi5|bi5"],
+        ),
+        ("binary", "fixed", vec!["bi5|fi1", "bi1|fi2", "bi3|fi4"]),
+    ] {
+        let f = train(d, left, &["--overwrite"]);
+        check(d, &f, (left, right), "inner", sel, &inner);
+        let semi: Vec<&str> = inner.iter().map(|r| r.split('|').next().unwrap()).collect();
+        let mut semi = sorted(&semi);
+        semi.dedup();
+        let semi: Vec<&str> = semi.iter().map(String::as_str).collect();
+        check(d, &f, (left, right), "left-semi", "v", &semi);
+    }
+    // probe: bytes keys are the line's bytes, whatever the column's string or binary type.
+    for name in [
+        "large_utf8",
+        "utf8_view",
+        "large_binary",
+        "binary_view",
+        "fixed",
+    ] {
+        let f = format!("{name}.bjf");
+        let out = run_stdin(d, &["probe", "--filter", &f], "ab\ncd\n").ok();
+        assert_eq!(out, "maybe\nmaybe\n", "{name}");
+    }
+}
+
+/// `train --spark-keys xxhash64` inserts Spark's `xxhash64(key)` as a long: its filter is
+/// the plain Spark filter of the column of those longs (what Spark's
+/// `df.select(xxhash64(k)).stat.bloomFilter` builds), byte for byte, for strings, INT,
+/// DECIMAL(10,2) and TIMESTAMP keys (XXH64, seed 42, of the type's bytes).
+#[test]
+fn xxhash64_keys_are_sparks_xxhash64_longs() {
+    use xxhash_rust::xxh64::xxh64;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let x = |b: &[u8]| xxh64(b, 42) as i64;
+    let cases: Vec<(&str, ArrayRef, Vec<i64>)> = vec![
+        (
+            "s",
+            Arc::new(LargeStringArray::from(vec!["abc", "", "zoë"])),
+            vec![x(b"abc"), x(b""), x("zoë".as_bytes())],
+        ),
+        (
+            "i",
+            Arc::new(Int32Array::from(vec![7, -1, i32::MAX])),
+            vec![
+                x(&7i32.to_le_bytes()),
+                x(&(-1i32).to_le_bytes()),
+                x(&i32::MAX.to_le_bytes()),
+            ],
+        ),
+        (
+            "d",
+            Arc::new(
+                Decimal128Array::from(vec![150, -700, 1])
+                    .with_precision_and_scale(10, 2)
+                    .unwrap(),
+            ),
+            vec![
+                x(&150i64.to_le_bytes()),
+                x(&(-700i64).to_le_bytes()),
+                x(&1i64.to_le_bytes()),
+            ],
+        ),
+        (
+            "t",
+            Arc::new(TimestampMillisecondArray::from(vec![1_500, -1]).with_timezone("UTC")),
+            vec![
+                x(&1_500_000i64.to_le_bytes()),
+                x(&(-1_000i64).to_le_bytes()),
+            ],
+        ),
+    ];
+    for (name, keys, longs) in cases {
+        write_parquet(&d.join(format!("{name}/k.parquet")), vec![("k", keys)], 10);
+        write_parquet(
+            &d.join(format!("{name}_longs/k.parquet")),
+            vec![("k", Arc::new(Int64Array::from(longs)) as ArrayRef)],
+            10,
+        );
+        let spark = |input: &str, out: &str, extra: &[&str]| {
+            let mut a = vec![
+                "train",
+                "-q",
+                "--input",
+                input,
+                "--column",
+                "k",
+                "--layout",
+                "spark-v2",
+                "--expected-items",
+                "50",
+                "--format",
+                "spark",
+                "--output",
+                out,
+            ];
+            a.extend_from_slice(extra);
+            run_in(d, &a).ok();
+            std::fs::read(d.join(out)).unwrap()
+        };
+        let ours = spark(
+            name,
+            &format!("{name}.spark"),
+            &["--spark-keys", "xxhash64"],
+        );
+        let theirs = spark(
+            &format!("{name}_longs"),
+            &format!("{name}_longs.spark"),
+            &[],
+        );
+        assert_eq!(ours, theirs, "{name}");
+    }
+}
+
+/// `--spark-keys xxhash64` end to end on the sample data (the README's example): a string key
+/// trained into a native filter (which records the mode and the Spark type) and into Spark's
+/// format (which does not: `join --spark-keys xxhash64` says so), the same rows as without a
+/// filter; probe and inspect; and the errors.
+#[test]
+fn xxhash64_keys_train_join_probe_and_inspect() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let root = crate::util::root();
+    let users = root.join("data/sample/users");
+    let comments = root.join("data/sample/comments");
+    let (users, comments) = (users.to_str().unwrap(), comments.to_str().unwrap());
+    let train = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "train",
+            "-q",
+            "-i",
+            users,
+            "-c",
+            "DisplayName",
+            "--layout",
+            "spark-v2",
+            "--spark-keys",
+            "xxhash64",
+            "--expected-items",
+            "5000",
+            "-o",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a)
+    };
+    train("names.bjf", &[]).ok();
+    train("names.spark", &["--format", "spark"]).ok();
+    let join = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "join",
+            "-q",
+            "--left",
+            users,
+            "--left-key",
+            "DisplayName",
+            "--right",
+            comments,
+            "--right-key",
+            "UserDisplayName",
+            "--select",
+            "left.Id,right.Id,DisplayName",
+            "--output",
+            out,
+            "--report",
+        ];
+        let report = format!("{out}.json");
+        a.push(&report);
+        a.extend_from_slice(extra);
+        let run = run_in(d, &a);
+        (run, report)
+    };
+    let (r, _) = join("plain", &["--no-prefilter"]);
+    r.ok();
+    let want = read_rows(&d.join("plain")).0;
+    assert!(want.len() > 1000);
+    for (out, extra) in [
+        ("native", vec!["--filter", "names.bjf"]),
+        (
+            "native-explicit",
+            vec!["--filter", "names.bjf", "--spark-keys", "xxhash64"],
+        ),
+        (
+            "spark",
+            vec!["--filter", "names.spark", "--spark-keys", "xxhash64"],
+        ),
+        (
+            "spark-reduce",
+            vec![
+                "--filter",
+                "names.spark",
+                "--spark-keys",
+                "xxhash64",
+                "--strategy",
+                "reduce-side",
+            ],
+        ),
+    ] {
+        let (r, report) = join(out, &extra);
+        r.ok();
+        assert_eq!(read_rows(&d.join(out)).0, want, "{out}");
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(report)).unwrap()).unwrap();
+        assert!(
+            j["right"]["rows_dropped_by_filter"].as_u64().unwrap() > 1000,
+            "{out}: {j}"
+        );
+    }
+    // Spark's format does not record the mode: read as plain keys, it does not cover the left
+    // side (the join's check names a missing key).
+    join("unsaid", &["--filter", "names.spark"])
+        .0
+        .fails(2, &["does not cover the left side"]);
+    join(
+        "plain-native",
+        &["--filter", "names.bjf", "--spark-keys", "plain"],
+    )
+    .0
+    .ok();
+    // probe: a native filter needs nothing more; Spark's format needs the mode and the type.
+    let names: std::collections::BTreeSet<&str> =
+        want.iter().map(|r| r.rsplit('|').next().unwrap()).collect();
+    let n = names.len();
+    let text: String = names.iter().map(|s| format!("{s}\n")).collect();
+    std::fs::write(d.join("names.txt"), text).unwrap();
+    let maybes = |out: String| out.lines().filter(|l| *l == "maybe").count();
+    let p = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(["--keys", "names.txt"]);
+        run_in(d, &a).ok()
+    };
+    assert_eq!(maybes(p(&["probe", "--filter", "names.bjf"])), n);
+    assert_eq!(
+        maybes(p(&[
+            "probe",
+            "--filter",
+            "names.spark",
+            "--key-type",
+            "bytes",
+            "--spark-keys",
+            "xxhash64"
+        ])),
+        n
+    );
+    assert!(
+        maybes(p(&[
+            "probe",
+            "--filter",
+            "names.spark",
+            "--key-type",
+            "bytes"
+        ])) < n / 2
+    );
+    let info = run_in(d, &["inspect", "names.bjf", "--json"]).ok();
+    let j: serde_json::Value = serde_json::from_str(&info).unwrap();
+    assert_eq!(
+        j["spark_keys"],
+        serde_json::json!({"xxhash64": "string"}),
+        "{j}"
+    );
+    let table = run_in(d, &["inspect", "names.bjf"]).ok();
+    assert!(table.contains("xxhash64"), "{table}");
+    // Errors: a native layout, a plain filter asked for xxhash64.
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "-i",
+            users,
+            "-c",
+            "DisplayName",
+            "--spark-keys",
+            "xxhash64",
+            "-o",
+            "x.bjf",
+        ],
+    )
+    .fails(2, &["--spark-keys", "spark-v1 or spark-v2"]);
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "-i",
+            users,
+            "-c",
+            "DisplayName",
+            "--layout",
+            "spark-v2",
+            "--expected-items",
+            "5000",
+            "-o",
+            "plain.bjf",
+        ],
+    )
+    .ok();
+    join(
+        "mismatch",
+        &["--filter", "plain.bjf", "--spark-keys", "xxhash64"],
+    )
+    .0
+    .fails(2, &["--spark-keys", "records plain keys"]);
+    run_stdin(
+        d,
+        &["probe", "--filter", "plain.bjf", "--spark-keys", "xxhash64"],
+        "a\n",
+    )
+    .fails(2, &["--spark-keys", "records plain keys"]);
+}
+
+/// Timestamp filters have the same bytes for any workers, batch size and split size, and
+/// whatever the unit the same instants are stored in.
+#[test]
+fn timestamp_filters_are_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let us: Vec<Option<i64>> = (0..5000i64)
+        .map(|i| (i % 13 != 0).then_some((i * 7919 % 4001 - 2000) * 1_000_000))
+        .collect();
+    let ns: Vec<Option<i64>> = us.iter().map(|v| v.map(|v| v * 1000)).collect();
+    write_parquet(
+        &d.join("us/a.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampMicrosecondArray::from(us)) as ArrayRef,
+        )],
+        700,
+    );
+    write_parquet(
+        &d.join("ns/a.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampNanosecondArray::from(ns)) as ArrayRef,
+        )],
+        300,
+    );
+    let mut files = Vec::new();
+    for (i, (input, extra)) in [
+        ("us", vec!["--workers", "1"]),
+        (
+            "us",
+            vec!["--workers", "3", "--batch-size", "7", "--split-rows", "100"],
+        ),
+        ("ns", vec!["--workers", "2", "--batch-size", "1000"]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = format!("f{i}.bjf");
+        let mut a = vec![
+            "train",
+            "-q",
+            "--input",
+            input,
+            "--column",
+            "k",
+            "--expected-items",
+            "5000",
+            "--output",
+            &out,
+        ];
+        a.extend_from_slice(&extra);
+        run_in(d, &a).ok();
+        let bytes = std::fs::read(d.join(&out)).unwrap();
+        // The metadata names the input and the key type: compare the header's params and
+        // the bits (m / 8 bytes before the checksum).
+        let m = u64::from_le_bytes(bytes[16..24].try_into().unwrap()) as usize;
+        let bits = &bytes[bytes.len() - 8 - m / 8..bytes.len() - 8];
+        files.push((bytes[8..40].to_vec(), bits.to_vec()));
+    }
+    assert_eq!(files[0], files[1]);
+    assert_eq!(files[0], files[2]);
+}
