@@ -45,11 +45,12 @@ for job in jobs/*.toml; do
     check "$OUT/$(basename "$job" .toml)" "$job"
 done
 
-echo "== every join type, integer and string keys, both strategies"
+echo "== every join type, integer, string and composite (Int64, string) = (Int32, string) keys, both strategies"
 for type in inner left left-semi left-anti right full; do
     for strategy in replicated reduce-side; do
         check "$OUT/int-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy"
         check "$OUT/str-$type-$strategy" jobs/users_comments_by_name.toml "join.type=$type" "join.strategy=$strategy"
+        check "$OUT/idname-$type-$strategy" jobs/users_comments_by_id_name.toml "join.type=$type" "join.strategy=$strategy"
     done
 done
 

@@ -17,6 +17,7 @@ const TESTED_JOBS: &[&str] = &[
     "comments_users_right",
     "users_comments_full",
     "users_comments_by_name",
+    "users_comments_by_id_name",
 ];
 
 /// A temporary working directory with `data` linked to the repository's.
@@ -119,6 +120,11 @@ fn job_users_comments_full() {
 #[test]
 fn job_users_comments_by_name() {
     run_job("users_comments_by_name");
+}
+
+#[test]
+fn job_users_comments_by_id_name() {
+    run_job("users_comments_by_id_name");
 }
 
 #[test]
