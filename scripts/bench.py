@@ -229,7 +229,7 @@ def print_train_ratios(results):
                   f"{scan['median_cpu_s']:.2f} s CPU)", file=sys.stderr)
 
 
-# Narrow projections (8 to 12 columns) of the three joins; "*" is the other projection.
+# Narrow projections (8 to 12 columns) of the joins; "*" is the other projection.
 NARROW = {
     "part": "l_orderkey, l_partkey, l_suppkey, l_quantity, l_extendedprice, l_discount, l_shipdate, "
     "p_partkey, p_name, p_brand, p_type",
