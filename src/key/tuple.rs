@@ -552,12 +552,13 @@ impl TupleKeys {
     }
 }
 
-/// A composite key with a timestamp column is refused (one-column timestamp keys work): the
-/// tuple's canonical form and its filter metadata cover integer and bytes components.
+/// Why a timestamp column cannot be a component: the tuple's canonical form and its filter
+/// metadata cover integer and bytes components (one-column timestamp keys work).
+const TIMESTAMP_COMPONENT: &str = "cannot be part of a composite key yet (a one-column timestamp key can; cast it to BIGINT for a tuple)";
+
+/// A composite key with a timestamp column is refused.
 pub(crate) fn timestamp_component() -> Error {
-    Error::Usage(
-        "a timestamp column cannot be part of a composite key yet (a one-column timestamp key can; cast it to BIGINT for a tuple)".into(),
-    )
+    Error::Usage(format!("a timestamp column {TIMESTAMP_COMPONENT}"))
 }
 
 /// Refuse a composite key (two or more `families`) with a timestamp component, naming the
@@ -570,9 +571,7 @@ pub fn check_components(families: &[KeyFamily], columns: &[String], option: &str
         if matches!(f, KeyFamily::Timestamp | KeyFamily::TimestampTz) {
             return Err(Error::param(
                 option,
-                format!(
-                    "column {c:?} is a timestamp, which cannot be part of a composite key yet (a one-column timestamp key can; cast it to BIGINT for a tuple)"
-                ),
+                format!("column {c:?} is a timestamp, which {TIMESTAMP_COMPONENT}"),
             ));
         }
     }
