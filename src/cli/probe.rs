@@ -112,21 +112,40 @@ fn run_parquet(args: &Args, column: &str) -> Result<()> {
         let line = line.map_err(|e| Error::io(&source, e))?;
         let line = line.strip_suffix('\r').unwrap_or(&line);
         let keys = filters.keys_of(line, &format!("{source} line {}", n + 1))?;
-        let answer = if filters.maybe(&keys) { "maybe" } else { "no" };
-        let written = if args.with_keys {
-            writeln!(out, "{line}\t{answer}")
-        } else {
-            writeln!(out, "{answer}")
-        };
-        match written {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            Err(e) => return Err(Error::io("stdout", e)),
+        if !go_on(write_answer(
+            &mut out,
+            line,
+            filters.maybe(&keys),
+            args.with_keys,
+        ))? {
+            return Ok(());
         }
     }
-    match out.flush() {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("stdout", e)),
-        _ => Ok(()),
+    go_on(out.flush()).map(drop)
+}
+
+/// Write one answer (`maybe` or `no`), after the key and a tab under `--with-keys`.
+fn write_answer(
+    out: &mut impl Write,
+    line: &str,
+    maybe: bool,
+    with_keys: bool,
+) -> std::io::Result<()> {
+    let answer = if maybe { "maybe" } else { "no" };
+    if with_keys {
+        writeln!(out, "{line}\t{answer}")
+    } else {
+        writeln!(out, "{answer}")
+    }
+}
+
+/// The outcome of writing to stdout: go on (true), stop quietly because the reader closed
+/// the pipe (`| head`: false), or the error.
+fn go_on(written: std::io::Result<()>) -> Result<bool> {
+    match written {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(Error::io("stdout", e)),
     }
 }
 
@@ -270,25 +289,11 @@ fn probe_lines(
             break;
         }
         let hits = filter.probe_hashes(&hashes);
-        let mut write = || -> std::io::Result<()> {
-            for (line, hit) in lines.iter().zip(hits.iter()) {
-                let answer = if hit { "maybe" } else { "no" };
-                if args.with_keys {
-                    writeln!(out, "{line}\t{answer}")?;
-                } else {
-                    writeln!(out, "{answer}")?;
-                }
+        for (line, hit) in lines.iter().zip(hits.iter()) {
+            if !go_on(write_answer(&mut out, line, hit, args.with_keys))? {
+                return Ok(());
             }
-            Ok(())
-        };
-        match write() {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            Err(e) => return Err(Error::io("stdout", e)),
         }
     }
-    match out.flush() {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("stdout", e)),
-        _ => Ok(()),
-    }
+    go_on(out.flush()).map(drop)
 }
