@@ -275,6 +275,32 @@ impl Error {
         }
     }
 
+    /// [`Error::Column`] for a column that `schema` (of `file`) lacks, listing the columns it
+    /// has; `context` (such as "key of --left") goes before the list.
+    pub fn no_such_column(
+        file: &str,
+        column: &str,
+        schema: &arrow::datatypes::Schema,
+        context: &str,
+    ) -> Self {
+        let has = schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let context = if context.is_empty() {
+            String::new()
+        } else {
+            format!("{context}; ")
+        };
+        Error::Column {
+            file: file.to_string(),
+            column: column.to_string(),
+            reason: format!("no such column ({context}the file has {has})"),
+        }
+    }
+
     /// Shorthand for [`Error::Format`].
     pub fn format(location: impl Into<String>, reason: impl fmt::Display) -> Self {
         Error::Format {

@@ -365,18 +365,38 @@ impl Counts {
 
 /// The Spark type of the key column for `--spark-keys xxhash64`: the same in every file.
 fn spark_type(plan: &Plan, file_keys: &[FileKey], column: &str) -> Result<SparkType> {
-    let mut first: Option<(SparkType, String)> = None;
+    same_in_every_file(
+        plan,
+        file_keys,
+        column,
+        |f, key| SparkType::of(f.schema().field(key).data_type(), column),
+        |t, t0, file0| {
+            format!(
+                "--spark-keys xxhash64 hashes the key as its Spark type, {t} here but {t0} in {file0}: give the column one type in every file"
+            )
+        },
+    )
+}
+
+/// A property of the (first) key column that every input file must share: `of` each file's,
+/// or an error naming the first file that differs (`differs(here, first, first file)`).
+fn same_in_every_file<T: PartialEq + Copy>(
+    plan: &Plan,
+    file_keys: &[FileKey],
+    column: &str,
+    of: impl Fn(&crate::plan::InputFile, usize) -> Result<T>,
+    differs: impl Fn(T, T, &str) -> String,
+) -> Result<T> {
+    let mut first: Option<(T, String)> = None;
     for (f, fk) in plan.files.iter().zip(file_keys) {
-        let t = SparkType::of(f.schema().field(fk.keys[0]).data_type(), column)?;
+        let t = of(f, fk.keys[0])?;
         match &first {
             None => first = Some((t, f.location.to_string())),
             Some((t0, file0)) if *t0 != t => {
                 return Err(Error::Column {
                     file: f.location.to_string(),
                     column: column.to_string(),
-                    reason: format!(
-                        "--spark-keys xxhash64 hashes the key as its Spark type, {t} here but {t0} in {file0}: give the column one type in every file"
-                    ),
+                    reason: differs(t, *t0, file0),
                 })
             }
             _ => {}
@@ -401,19 +421,9 @@ fn check_inputs(
         let file = f.location.to_string();
         let mut key_idx = Vec::with_capacity(columns.len());
         for (column, family) in columns.iter().zip(families.iter_mut()) {
-            let key = schema.index_of(column).map_err(|_| Error::Column {
-                file: file.clone(),
-                column: column.to_string(),
-                reason: format!(
-                    "no such column (the file has {})",
-                    schema
-                        .fields()
-                        .iter()
-                        .map(|f| f.name().as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })?;
+            let key = schema
+                .index_of(column)
+                .map_err(|_| Error::no_such_column(&file, column, schema, ""))?;
             let dt = schema.field(key).data_type();
             let fam = KeyFamily::check(dt, &file, column)?;
             match &*family {
@@ -541,26 +551,17 @@ fn num_bytes_params(layout: Layout, bytes: u64, seed: u64) -> Result<BloomParams
 /// The physical type an sbbf filter trained on `column` of the inputs hashes: the one of
 /// the column in every file, or an error naming the file that differs.
 fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::sbbf::Physical> {
-    let mut first: Option<(bloom::sbbf::Physical, String)> = None;
-    for (f, fk) in plan.files.iter().zip(keys) {
-        let t = bloom::sbbf::physical_of(f, fk.keys[0], column)?;
-        match &first {
-            None => first = Some((t, f.location.to_string())),
-            Some((t0, file0)) if *t0 != t => {
-                return Err(Error::Column {
-                    file: f.location.to_string(),
-                    column: column.to_string(),
-                    reason: format!(
-                        "Parquet type {t} differs from {t0} in {file0}: an sbbf filter hashes one physical type (train one filter per type)"
-                    ),
-                })
-            }
-            _ => {}
-        }
-    }
-    first
-        .map(|(t, _)| t)
-        .ok_or_else(|| Error::Usage("no input files".into()))
+    same_in_every_file(
+        plan,
+        keys,
+        column,
+        |f, key| bloom::sbbf::physical_of(f, key, column),
+        |t, t0, file0| {
+            format!(
+                "Parquet type {t} differs from {t0} in {file0}: an sbbf filter hashes one physical type (train one filter per type)"
+            )
+        },
+    )
 }
 
 impl TrainSpec {

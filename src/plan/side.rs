@@ -307,18 +307,8 @@ fn project_side(
         let file = f.location.to_string();
         let mut decode = Vec::new();
         let mut idx_of = |c: &str, what: &str| -> Result<usize> {
-            let i = schema.index_of(c).map_err(|_| Error::Column {
-                file: file.clone(),
-                column: c.to_string(),
-                reason: format!(
-                    "no such column ({what} of --{name}; the file has {})",
-                    schema
-                        .fields()
-                        .iter()
-                        .map(|f| f.name().as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+            let i = schema.index_of(c).map_err(|_| {
+                Error::no_such_column(&file, c, schema, &format!("{what} of --{name}"))
             })?;
             decode.push(i);
             Ok(i)
