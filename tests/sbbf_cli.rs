@@ -931,8 +931,9 @@ fn join_with_an_sbbf_layout_filter() {
     }
 }
 
-/// `merge` ORs an sbbf-layout filter with a column chunk's SBBF of the same size and
-/// physical type; other sizes, types or layouts are a one-line error naming the field.
+/// `merge` ORs an sbbf-layout filter with a column chunk's SBBF of the same physical type,
+/// folding the larger to the smaller size first; other types or layouts are a one-line error
+/// naming the field.
 #[test]
 fn merge_ors_a_trained_sbbf_with_column_chunk_filters() {
     let dir = tempfile::tempdir().unwrap();
@@ -1026,8 +1027,30 @@ fn merge_ors_a_trained_sbbf_with_column_chunk_filters() {
     .ok();
     assert_eq!(filter_at(&d.join("m0.bjf")).word_slice(), m.word_slice());
 
-    // Another size, another physical type, another layout: one line, exit 2, nothing written.
+    // A partial twice the size is folded to the common (smallest) size before the OR: that
+    // is exactly the filter trained at the smaller size, so the merge gives the same bits.
     train("k", &bytes2, "t2.bjf");
+    let run = run_in(
+        d,
+        &[
+            "merge",
+            "-o",
+            "m2.bjf",
+            "t2.bjf",
+            "g/g.parquet",
+            "--column",
+            "k",
+        ],
+    );
+    let said = run.stderr.clone();
+    run.ok();
+    assert!(
+        said.contains("folded t2.bjf to the common size of"),
+        "{said}"
+    );
+    assert_eq!(filter_at(&d.join("m2.bjf")).word_slice(), m.word_slice());
+
+    // Another physical type, another layout: one line, exit 2, nothing written.
     train("l", &bytes, "t64.bjf");
     let fails = |args: &[&str], needles: &[&str]| {
         let mut a = vec!["merge", "-q", "-o", "x.bjf"];
@@ -1035,10 +1058,6 @@ fn merge_ors_a_trained_sbbf_with_column_chunk_filters() {
         run_in(d, &a).fails(2, needles);
         assert!(!d.join("x.bjf").exists());
     };
-    fails(
-        &["t2.bjf", "g/g.parquet", "--column", "k"],
-        &["g.parquet row group 0", "num_bits"],
-    );
     fails(
         &["t64.bjf", "g/g.parquet", "--column", "k"],
         &["physical type", "INT64", "INT32"],
@@ -1147,4 +1166,77 @@ fn sbbf_pruning_over_s3_fetches_the_filters_together() {
         on * 2 < off,
         "{on} requests with SBBF pruning, {off} without"
     );
+}
+
+/// A Parquet writer sizes each row group's SBBF for the values it holds (the parquet crate
+/// folds it down to them), so the row groups of one file differ in size. `merge FILE
+/// --column C` folds them all to the smallest and ORs them: no key of any row group is lost.
+/// When the smallest is too small for all the keys, a warning says so (even with -q), and the
+/// filter is still written.
+#[test]
+fn merge_folds_row_groups_of_different_sbbf_sizes() {
+    use arrow::array::{ArrayRef, Int64Array};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |name: &str, groups: &[Vec<i64>]| {
+        let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+            arrow::datatypes::Field::new("k", arrow::datatypes::DataType::Int64, false),
+        ]));
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_column_bloom_filter_enabled("k".into(), true)
+            .set_column_bloom_filter_fpp("k".into(), 0.01)
+            .build();
+        let f = std::fs::File::create(d.join(name)).unwrap();
+        let mut w = parquet::arrow::ArrowWriter::try_new(f, schema.clone(), Some(props)).unwrap();
+        for g in groups {
+            let b = arrow::array::RecordBatch::try_new(
+                schema.clone(),
+                vec![Arc::new(Int64Array::from(g.clone())) as ArrayRef],
+            )
+            .unwrap();
+            w.write(&b).unwrap();
+            w.flush().unwrap();
+        }
+        w.close().unwrap();
+    };
+    // Similar row groups (4000 and 3000 distinct keys): a useful merged filter.
+    let a: Vec<i64> = (0..4000).map(|i| i * 7_919).collect();
+    let b: Vec<i64> = (0..3000).map(|i| -1 - i * 104_729).collect();
+    // A row group of few distinct keys gets a small SBBF.
+    let c: Vec<i64> = (0..4000).map(|i| 1_000_000_007 + i % 20).collect();
+    write("ab.parquet", &[a.clone(), b.clone()]);
+    write("abc.parquet", &[a.clone(), b.clone(), c.clone()]);
+    let sizes = |f: &str| -> Vec<usize> {
+        sbbfs(&d.join(f))
+            .iter()
+            .map(|rg| rg[0].1.as_ref().unwrap().num_blocks())
+            .collect()
+    };
+    let (ab, abc) = (sizes("ab.parquet"), sizes("abc.parquet"));
+    assert_ne!(
+        ab[0], ab[1],
+        "the writer sized the row groups alike: {ab:?}"
+    );
+    assert!(abc[2] < abc[1].min(abc[0]), "{abc:?}");
+
+    let merge = |f: &str, out: &str| run_in(d, &["merge", "-q", "-o", out, f, "--column", "k"]);
+    let run = merge("ab.parquet", "ab.bjf");
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    run.ok();
+    let m = filter_at(&d.join("ab.bjf"));
+    assert_eq!(m.params().num_bits, *ab.iter().min().unwrap() as u64 * 256);
+    assert!(a.iter().chain(&b).all(|k| m.contains_i64(*k)));
+    assert!(m.estimated_fpp() <= 0.5, "{}", m.estimated_fpp());
+
+    let run = merge("abc.parquet", "abc.bjf");
+    let said = run.stderr.clone();
+    run.ok();
+    assert!(
+        said.contains("warning: the merged filter is nearly full"),
+        "{said}"
+    );
+    let m = filter_at(&d.join("abc.bjf"));
+    assert_eq!(m.params().num_bits, *abc.iter().min().unwrap() as u64 * 256);
+    assert!(a.iter().chain(&b).chain(&c).all(|k| m.contains_i64(*k)));
 }

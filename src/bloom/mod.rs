@@ -1695,6 +1695,45 @@ impl BloomFilter {
         Ok(out)
     }
 
+    /// This SBBF-layout filter folded to `num_bits` (a power of two, at least 256 and at most
+    /// its own size). Parquet's SBBF picks block `((h >> 32) * B) >> 32` of its `B` 256-bit
+    /// blocks, so with `B` a power of two (as the format requires) the block is the top
+    /// `log2 B` bits of the hash, and halving `B` drops the lowest of them: new block `j` is the
+    /// OR of old blocks `2j` and `2j + 1`. The bits inside a block come from the low 32 bits
+    /// of the hash and do not depend on `B`. So the result is exactly the filter that
+    /// inserting every key at `num_bits` gives (a test checks this against the parquet
+    /// crate), and merge can OR column chunks that writers sized differently.
+    pub fn fold_sbbf_to(&self, num_bits: u64) -> Result<BloomFilter> {
+        let from = self.params.num_bits;
+        if self.params.layout != Layout::Sbbf {
+            return Err(Error::Internal(format!(
+                "fold_sbbf_to on a {} filter",
+                self.params.layout
+            )));
+        }
+        if !num_bits.is_power_of_two() || num_bits < sbbf::SBBF_BLOCK_BITS || num_bits > from {
+            return Err(Error::Internal(format!(
+                "cannot fold an SBBF of {from} bits to {num_bits}"
+            )));
+        }
+        const WORDS: usize = (sbbf::SBBF_BLOCK_BITS / 64) as usize;
+        let ratio = (from / num_bits) as usize;
+        let old = self.word_slice();
+        let mut words = vec![0u64; (num_bits / 64) as usize];
+        for (j, block) in words.chunks_exact_mut(WORDS).enumerate() {
+            for b in old[j * ratio * WORDS..(j + 1) * ratio * WORDS].chunks_exact(WORDS) {
+                for (w, v) in block.iter_mut().zip(b) {
+                    *w |= v;
+                }
+            }
+        }
+        let params = BloomParams {
+            num_bits,
+            ..self.params
+        };
+        BloomFilter::from_words(params, self.family, self.inserted, words.into_iter())
+    }
+
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
         self.blocks

@@ -516,6 +516,31 @@ mod tests {
         }
     }
 
+    /// Folding an SBBF to a smaller power of two gives exactly the bits of the parquet
+    /// crate's `Sbbf` of that size with the same values inserted (what `merge` relies on to
+    /// OR column chunks that writers sized differently); sizes that are not smaller, not a
+    /// power of two or below one block are refused.
+    #[test]
+    fn folding_equals_the_crates_sbbf_at_the_smaller_size() {
+        let keys: Vec<i64> = (0..3000).map(|i| i * 1_000_003 - 77).collect();
+        let big = ours(Physical::Int64, 16_384, &Int64Array::from(keys.clone()));
+        for bytes in [16_384usize, 8192, 1024, 64, 32] {
+            let mut theirs = Sbbf::new_with_num_of_bytes(bytes);
+            keys.iter().for_each(|v| theirs.insert(v));
+            let folded = big.fold_sbbf_to(bytes as u64 * 8).unwrap();
+            assert_eq!(
+                bitset(&folded.to_sbbf().unwrap()),
+                bitset(&theirs),
+                "{bytes}"
+            );
+            assert_eq!(folded.params().physical, Some(Physical::Int64));
+            assert!(keys.iter().all(|k| folded.contains_i64(*k)));
+        }
+        for bits in [16_384 * 8 * 2, 3000 * 8, 128] {
+            assert!(big.fold_sbbf_to(bits).is_err(), "{bits}");
+        }
+    }
+
     /// Keys a physical type cannot hold hash their own wider bytes: an INT32 filter never
     /// holds them unless by a false positive; in range they hash as the column's bytes.
     #[test]

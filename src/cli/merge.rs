@@ -14,8 +14,8 @@ pub struct Args {
     pub output: String,
     /// The partial filters (same layout, m, k, seed and key family). With --column, a
     /// Parquet file here stands for the Parquet Bloom filters (SBBF) of that column, one
-    /// partial per row group; they merge with sbbf-layout filters of the same size and
-    /// physical type.
+    /// partial per row group; they merge with sbbf-layout filters of the same physical type
+    /// (SBBFs of different sizes are folded to the smallest first).
     #[arg(required = true, value_name = "PARTIAL")]
     pub partials: Vec<String>,
     /// The column whose Parquet Bloom filters the Parquet files among the partials give.
@@ -33,8 +33,8 @@ pub struct Args {
     pub format: Option<FileFormat>,
 }
 
-/// How `merge` sized its output: blocked partials of different sizes are folded to the
-/// smallest one before the OR; with a recorded target FPP the result is folded down to the
+/// How `merge` sized its output: blocked or sbbf partials of different sizes are folded to
+/// the smallest one before the OR; with a recorded target FPP the result is folded down to the
 /// keys it holds and the FPP re-checked.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MergeSizing {
@@ -85,6 +85,28 @@ pub fn merge_and_fold(
     let common = parts.iter().map(|(_, f, _)| f.num_blocks()).min();
     let fpp = parts.first().and_then(|(_, _, m)| m.fpp);
     sizing.fpp = fpp.filter(|p| parts.iter().all(|(_, _, m)| m.fpp == Some(*p)));
+    // Parquet writers size each column chunk's SBBF for its own row group (the parquet
+    // crate folds it to the values written), so the chunks of one file differ in size:
+    // fold them all to the smallest, which loses no key (BloomFilter::fold_sbbf_to).
+    let sbbf = parts
+        .iter()
+        .all(|(_, f, _)| f.params().layout == Layout::Sbbf);
+    let smallest_sbbf = parts.iter().map(|(_, f, _)| f.params().num_bits).min();
+    let parts = if sbbf {
+        let common = smallest_sbbf.unwrap_or(crate::bloom::sbbf::SBBF_BLOCK_BITS);
+        let mut out = Vec::with_capacity(parts.len());
+        for (name, f, m) in parts {
+            if f.params().num_bits != common {
+                sizing.folded_partials.push(name.clone());
+                out.push((name, f.fold_sbbf_to(common)?, m));
+            } else {
+                out.push((name, f, m));
+            }
+        }
+        out
+    } else {
+        parts
+    };
     let parts = if blocked {
         let common = common.unwrap_or(1);
         let mut out = Vec::with_capacity(parts.len());
@@ -270,6 +292,14 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
             "folded {} to the common size of {} bits before the OR",
             sizing.folded_partials.join(", "),
             sizing.common_bits
+        );
+    }
+    let est = merged.estimated_fpp();
+    if merged.params().layout == Layout::Sbbf && !sizing.folded_partials.is_empty() && est > 0.5 {
+        // Even with -q: SBBFs cannot grow, and the smallest one is too small for all the keys.
+        eprintln!(
+            "bloomjoin: warning: the merged filter is nearly full (est. fpp {est:.6} in m={} bits, the smallest partial's size); merge fewer or similar-sized row groups (--row-group N), or train an sbbf-layout filter on the column",
+            merged.params().num_bits
         );
     }
     if let (Some(p), Some(d)) = (sizing.fpp, sizing.estimated_distinct) {
