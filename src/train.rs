@@ -694,7 +694,6 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         })?;
         let columns = key_columns(&spec.column, "--column")?;
         let (families, file_keys) = check_inputs(&plan, &columns, predicate.as_ref())?;
-        crate::key::tuple::check_components(&families, &columns, "--column")?;
         let family = match families.as_slice() {
             [one] => *one,
             _ => KeyFamily::Tuple,

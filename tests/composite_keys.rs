@@ -581,37 +581,142 @@ fn readme_composite_key_example_runs() {
     assert_eq!(rows, want);
 }
 
-/// A timestamp column cannot be a component of a composite key yet (the tuple's canonical form
-/// and its metadata cover integer and bytes components): `train` and `join` refuse it with a
-/// one-line error naming the option and the column, exit 2, and write nothing. Found when
-/// composite keys and timestamp keys met in one build.
+/// Issue 16: a timestamp column is a component like any other, in its canonical form
+/// (nanoseconds), so `(id, ts[ms])` on the left meets `(id, ts[us])` on the right for the
+/// same instants, through the filter, min/max pruning per component (row groups of 2 rows)
+/// and the exact comparison; `probe` reads the timestamp field. A component with a time zone
+/// against one without is refused naming both columns, exit 2, nothing written. (This
+/// replaces the earlier refusal of timestamp components.)
 #[test]
-fn a_timestamp_component_is_refused_naming_the_column() {
+fn timestamp_components_meet_across_units() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let side = |name: &str| {
-        write_parquet(
-            &d.join(format!("{name}/t.parquet")),
-            vec![
-                ("id", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
-                (
-                    "ts",
-                    Arc::new(TimestampMillisecondArray::from(vec![1_000, 2_000])) as ArrayRef,
-                ),
-            ],
-            2,
-        )
-    };
-    side("left");
-    side("right");
+    // Left: (id Int64, ts ms); right: (id Int32, ts us) and a zoned copy of ts.
+    let left_ms = [Some(1_000), Some(2_000), Some(2_500), None, Some(9_000_000)];
+    let left_id = [1i64, 2, 2, 3, 4];
+    write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            (
+                "id",
+                Arc::new(Int64Array::from(left_id.to_vec())) as ArrayRef,
+            ),
+            (
+                "ts",
+                Arc::new(TimestampMillisecondArray::from(left_ms.to_vec())) as ArrayRef,
+            ),
+            (
+                "lv",
+                Arc::new(StringArray::from(vec!["L1", "L2", "L3", "L4", "L5"])) as ArrayRef,
+            ),
+        ],
+        2,
+    );
+    let right_us = [
+        Some(1_000_000),
+        Some(2_000_000),
+        Some(2_000_001),
+        Some(1_000_000),
+        None,
+        Some(9_000_000_000),
+        Some(2_500_000),
+        Some(50_000_000_000),
+    ];
+    let right_id = [1i32, 2, 2, 2, 3, 4, 2, 7];
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![
+            (
+                "id",
+                Arc::new(Int32Array::from(right_id.to_vec())) as ArrayRef,
+            ),
+            (
+                "ts",
+                Arc::new(TimestampMicrosecondArray::from(right_us.to_vec())) as ArrayRef,
+            ),
+            (
+                "tz",
+                Arc::new(TimestampMicrosecondArray::from(right_us.to_vec()).with_timezone("UTC"))
+                    as ArrayRef,
+            ),
+            (
+                "rv",
+                Arc::new(StringArray::from(vec![
+                    "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8",
+                ])) as ArrayRef,
+            ),
+        ],
+        2,
+    );
     run_in(
         d,
         &[
-            "train", "-q", "--input", "left", "--column", "id,ts", "--output", "t.bjf",
+            "train", "-q", "--input", "left", "--column", "id,ts", "--fpp", "0.001", "--output",
+            "l.bjf",
         ],
     )
-    .fails(2, &["--column", "\"ts\" is a timestamp", "composite key"]);
-    assert!(!d.join("t.bjf").exists(), "nothing written");
+    .ok();
+    let shown = run_in(d, &["inspect", "l.bjf"]).ok();
+    assert!(shown.contains("timestamp"), "{shown}");
+    // The oracle: equal ids and equal instants (ms * 1000 = us).
+    let mut want = Vec::new();
+    for (li, lt) in left_id.iter().zip(&left_ms) {
+        for (ri, rt) in right_id.iter().zip(&right_us) {
+            if let (Some(lt), Some(rt)) = (lt, rt) {
+                if *li == *ri as i64 && lt * 1000 == *rt {
+                    want.push((*li, *lt));
+                }
+            }
+        }
+    }
+    assert_eq!(want.len(), 4, "L1-R1, L2-R2, L3-R7, L5-R6");
+    for prefilter in [true, false] {
+        let out = format!("out-{prefilter}");
+        let mut args = vec![
+            "join",
+            "-q",
+            "--left",
+            "left",
+            "--left-key",
+            "id,ts",
+            "--right",
+            "right",
+            "--right-key",
+            "id,ts",
+            "--select",
+            "left.id,left.ts,lv,rv",
+            "--output",
+            &out,
+        ];
+        if prefilter {
+            args.extend(["--filter", "l.bjf"]);
+        } else {
+            args.push("--no-prefilter");
+        }
+        run_in(d, &args).ok();
+        let (rows, _) = read_rows(&d.join(&out));
+        assert_eq!(
+            rows,
+            [
+                "1|1970-01-01T00:00:01|L1|R1",
+                "2|1970-01-01T00:00:02.500|L3|R7",
+                "2|1970-01-01T00:00:02|L2|R2",
+                "4|1970-01-01T02:30:00|L5|R6",
+            ],
+            "prefilter {prefilter}"
+        );
+    }
+    // Probe: one tuple per line, the timestamp as text.
+    let out = run_stdin(
+        d,
+        &["probe", "--filter", "l.bjf", "--with-keys"],
+        "1\t1970-01-01 00:00:01\n2\t1970-01-01 00:00:02.5\n",
+    )
+    .ok();
+    assert_eq!(out.matches("maybe").count(), 2, "{out}");
+    run_stdin(d, &["probe", "--filter", "l.bjf"], "1\t1000\n")
+        .fails(2, &["line 1", "field 2", "not a timestamp"]);
+    // A zoned component against a zone-less one: refused, naming both columns.
     run_in(
         d,
         &[
@@ -625,19 +730,14 @@ fn a_timestamp_component_is_refused_naming_the_column() {
             "--right",
             "right",
             "--right-key",
-            "id,ts",
+            "id,tz",
             "--output",
-            "out",
+            "out-tz",
         ],
     )
-    .fails(2, &["--left-key", "\"ts\" is a timestamp"]);
-    assert!(!d.join("out").exists(), "no output");
-    // One-column timestamp keys work.
-    run_in(
-        d,
-        &[
-            "train", "-q", "--input", "left", "--column", "ts", "--output", "t.bjf",
-        ],
-    )
-    .ok();
+    .fails(
+        2,
+        &["time zone mismatch", "--left-key ts", "--right-key tz"],
+    );
+    assert!(!d.join("out-tz").exists(), "no output");
 }

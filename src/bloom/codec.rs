@@ -147,7 +147,7 @@ pub struct KeyColumn {
     /// The column's name ("" when merged partials disagreed).
     #[serde(default)]
     pub name: String,
-    /// Its key family (integer or bytes): the join and `probe` read the component so.
+    /// Its key family (integer, bytes, timestamp or timestamptz): the join and `probe` read the component so.
     pub family: KeyFamily,
     /// Its Arrow type in the first input ("" when merged partials disagreed).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -383,13 +383,18 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
             )));
         }
         if meta.key_columns.len() < 2
-            || meta
-                .key_columns
-                .iter()
-                .any(|c| !matches!(c.family, KeyFamily::Integer | KeyFamily::Bytes))
+            || meta.key_columns.iter().any(|c| {
+                !matches!(
+                    c.family,
+                    KeyFamily::Integer
+                        | KeyFamily::Bytes
+                        | KeyFamily::Timestamp
+                        | KeyFamily::TimestampTz
+                )
+            })
         {
             return Err(bad(
-                "a composite key filter must record two or more key columns of family integer or bytes (metadata key_columns)".into(),
+                "a composite key filter must record two or more key columns of family integer, bytes, timestamp or timestamptz (metadata key_columns)".into(),
             ));
         }
     }
