@@ -741,3 +741,232 @@ fn timestamp_components_meet_across_units() {
     );
     assert!(!d.join("out-tz").exists(), "no output");
 }
+
+/// Issue 16: `--spark-keys xxhash64` with a composite key inserts Spark's `xxhash64(a, b)`
+/// (each column as its Spark type, the seed chained): the filter in Spark's format is, byte
+/// for byte, the plain Spark filter of the column of those longs; a row with a null column is
+/// not inserted. The native file records each column's Spark type (`inspect` shows them);
+/// `join` with it (and with the Spark-format file and `--spark-keys xxhash64`, the types then
+/// from the left key columns) gives the rows of the join without a filter and drops right
+/// rows; `probe` reads tab-separated tuples. Errors: a right column of another family, and a
+/// composite key in a Spark layout without xxhash64.
+#[test]
+fn xxhash64_composite_keys_train_join_probe_and_inspect() {
+    use xxhash_rust::xxh64::xxh64;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ids: Vec<Option<i64>> = (0..300).map(|i| (i % 17 != 5).then_some(i * 3)).collect();
+    let names: Vec<Option<String>> = (0..300)
+        .map(|i| (i % 23 != 7).then(|| format!("n{}", i % 40)))
+        .collect();
+    write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+            (
+                "name",
+                Arc::new(StringArray::from(names.clone())) as ArrayRef,
+            ),
+            (
+                "tag",
+                Arc::new(StringArray::from(names.clone())) as ArrayRef,
+            ),
+        ],
+        64,
+    );
+    // Right: every left tuple shifted by one in half the rows (absent tuples), Int32 ids
+    // (hashed as the filter's BIGINT) and a dictionary of strings.
+    let rid: Vec<Option<i32>> = (0..600)
+        .map(|i| ids[i % 300].map(|v| v as i32 + (i >= 300) as i32))
+        .collect();
+    let rname: Vec<Option<String>> = (0..600).map(|i| names[i % 300].clone()).collect();
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![
+            ("rid", Arc::new(Int32Array::from(rid)) as ArrayRef),
+            (
+                "rname",
+                Arc::new(
+                    rname
+                        .iter()
+                        .map(|s| s.as_deref())
+                        .collect::<DictionaryArray<Int8Type>>(),
+                ) as ArrayRef,
+            ),
+            (
+                "rs",
+                Arc::new(StringArray::from(vec!["x"; 600])) as ArrayRef,
+            ),
+        ],
+        64,
+    );
+    // The longs Spark's xxhash64(id, name) gives the non-null tuples.
+    let longs: Vec<i64> = ids
+        .iter()
+        .zip(&names)
+        .filter_map(|(i, n)| Some((i.as_ref()?, n.as_ref()?)))
+        .map(|(i, n)| xxh64(n.as_bytes(), xxh64(&i.to_le_bytes(), 42)) as i64)
+        .collect();
+    let present = longs.len();
+    write_parquet(
+        &d.join("longs/k.parquet"),
+        vec![("k", Arc::new(Int64Array::from(longs)) as ArrayRef)],
+        64,
+    );
+    let train = |input: &str, column: &str, out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "train",
+            "-q",
+            "--input",
+            input,
+            "--column",
+            column,
+            "--layout",
+            "spark-v2",
+            "--expected-items",
+            "500",
+            "--output",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a)
+    };
+    train(
+        "left",
+        "id,name",
+        "t.spark",
+        &["--spark-keys", "xxhash64", "--format", "spark"],
+    )
+    .ok();
+    train("longs", "k", "longs.spark", &["--format", "spark"]).ok();
+    assert_eq!(
+        std::fs::read(d.join("t.spark")).unwrap(),
+        std::fs::read(d.join("longs.spark")).unwrap(),
+        "the filter of Spark's xxhash64(id, name) longs"
+    );
+    train("left", "id,name", "t.bjf", &["--spark-keys", "xxhash64"]).ok();
+    let info: serde_json::Value =
+        serde_json::from_str(&run_in(d, &["inspect", "t.bjf", "--json"]).ok()).unwrap();
+    assert_eq!(info["key_family"], "tuple", "{info}");
+    assert_eq!(
+        info["inserted"], present as u64,
+        "null tuples are not inserted"
+    );
+    let cols = &info["metadata"]["key_columns"];
+    assert_eq!(cols[0]["spark_type"], "bigint", "{info}");
+    assert_eq!(cols[1]["spark_type"], "string", "{info}");
+    let table = run_in(d, &["inspect", "t.bjf"]).ok();
+    assert!(
+        table.contains("xxhash64(CAST(id AS BIGINT), CAST(name AS STRING))"),
+        "{table}"
+    );
+    assert!(
+        table.contains("name (bytes, Utf8, Spark string)"),
+        "{table}"
+    );
+
+    let join = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "join",
+            "-q",
+            "--left",
+            "left",
+            "--left-key",
+            "id,name",
+            "--right",
+            "right",
+            "--right-key",
+            "rid,rname",
+            "--select",
+            "id,name,rs",
+            "--output",
+            out,
+        ];
+        let report = format!("{out}.json");
+        a.extend(["--report", &report]);
+        a.extend_from_slice(extra);
+        let r = run_in(d, &a);
+        (r, d.join(report))
+    };
+    join("plain", &["--no-prefilter"]).0.ok();
+    let want = read_rows(&d.join("plain")).0;
+    assert!(want.len() > 200, "{}", want.len());
+    for (out, extra) in [
+        ("native", vec!["--filter", "t.bjf"]),
+        (
+            "spark",
+            vec!["--filter", "t.spark", "--spark-keys", "xxhash64"],
+        ),
+        (
+            "spark-reduce",
+            vec![
+                "--filter",
+                "t.spark",
+                "--spark-keys",
+                "xxhash64",
+                "--strategy",
+                "reduce-side",
+            ],
+        ),
+    ] {
+        let (r, report) = join(out, &extra);
+        r.ok();
+        assert_eq!(read_rows(&d.join(out)).0, want, "{out}");
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        assert!(
+            j["right"]["rows_dropped_by_filter"].as_u64().unwrap() > 200,
+            "{out}: {j}"
+        );
+    }
+    // Probe: tuples; the Spark-format file with the mode and the families.
+    let text = "3\tn1\n3\tn2\n0\tn0\n";
+    assert_eq!(
+        run_stdin(d, &["probe", "--filter", "t.bjf"], text).ok(),
+        "maybe\nno\nmaybe\n"
+    );
+    assert_eq!(
+        run_stdin(
+            d,
+            &[
+                "probe",
+                "--filter",
+                "t.spark",
+                "--spark-keys",
+                "xxhash64",
+                "--key-type",
+                "integer,bytes"
+            ],
+            text
+        )
+        .ok(),
+        "maybe\nno\nmaybe\n"
+    );
+    run_stdin(d, &["probe", "--filter", "t.bjf"], "x\tn1\n")
+        .fails(2, &["line 1", "field 1", "not a number"]);
+    // Errors: a right column of another family; no xxhash64 with a Spark layout.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--filter",
+            "t.bjf",
+            "--left",
+            "left",
+            "--left-key",
+            "tag,name",
+            "--right",
+            "right",
+            "--right-key",
+            "rname,rs",
+            "--output",
+            "bad",
+        ],
+    )
+    .fails(2, &["key family mismatch", "--right-key column 1 (rname)"]);
+    assert!(!d.join("bad").exists());
+    train("left", "id,name", "p.bjf", &[])
+        .fails(2, &["--layout", "composite key", "--spark-keys xxhash64"]);
+    assert!(!d.join("p.bjf").exists());
+}

@@ -199,6 +199,19 @@ impl FilterInfo {
                         "xxhash64: Spark's xxhash64(key) of the key as {t} (might_contain(filter, xxhash64(CAST(col AS {}))))",
                         t.to_string().to_uppercase()
                     ),
+                    SparkKeys::Xxhash64Tuple => format!(
+                        "xxhash64: Spark's xxhash64 of the key columns, each as its Spark type (might_contain(filter, xxhash64({})))",
+                        self.metadata
+                            .key_columns
+                            .iter()
+                            .map(|c| format!(
+                                "CAST({} AS {})",
+                                if c.name.is_empty() { "?" } else { &c.name },
+                                c.spark_type.to_uppercase()
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 },
             ),
             (
@@ -243,10 +256,15 @@ impl FilterInfo {
                         } else {
                             c.name.as_str()
                         };
-                        if c.key_type.is_empty() {
-                            format!("{name} ({})", c.family)
+                        let spark = if c.spark_type.is_empty() {
+                            String::new()
                         } else {
-                            format!("{name} ({}, {})", c.family, c.key_type)
+                            format!(", Spark {}", c.spark_type)
+                        };
+                        if c.key_type.is_empty() {
+                            format!("{name} ({}{spark})", c.family)
+                        } else {
+                            format!("{name} ({}, {}{spark})", c.family, c.key_type)
                         }
                     })
                     .collect::<Vec<_>>()

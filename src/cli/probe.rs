@@ -216,6 +216,30 @@ fn run_tuples(
     filter: &BloomFilter,
     meta: &codec::FilterMeta,
 ) -> Result<()> {
+    if filter.family() == KeyFamily::Any && args.spark_keys == Some(SparkKeyMode::Xxhash64) {
+        // A filter in Spark's format of xxhash64(c1, c2, ...): the columns' Spark types by
+        // --key-type (BIGINT, STRING or TIMESTAMP).
+        let types = args
+            .key_type
+            .iter()
+            .map(|f| {
+                SparkType::for_family(*f).ok_or_else(|| {
+                    Error::param("--key-type", format!("{f}: not the type of a key column"))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut filter = filter.clone();
+        filter
+            .set_spark_tuple(types)
+            .map_err(|e| Error::Usage(format!("{loc}: {e}")))?;
+        let dates = vec![false; args.key_type.len()];
+        return probe_lines(args, &filter, |line, at| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            filter
+                .hash_text_tuple(&fields, &args.key_type, &dates)
+                .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
+        });
+    }
     if filter.family() != KeyFamily::Tuple {
         return Err(Error::param(
             "--key-type",
@@ -248,10 +272,26 @@ fn run_tuples(
         .iter()
         .map(|c| matches!(c.key_type.as_str(), "Date32" | "Date64"))
         .collect();
-    let seed = filter.params().seed;
+    if let Some(mode) = args.spark_keys {
+        let recorded = filter.params().spark_keys;
+        if (mode == SparkKeyMode::Xxhash64) != (recorded == SparkKeys::Xxhash64Tuple) {
+            return Err(Error::param(
+                "--spark-keys",
+                format!(
+                    "{}, but the filter {loc} records {recorded} keys",
+                    if mode == SparkKeyMode::Xxhash64 {
+                        "xxhash64"
+                    } else {
+                        "plain"
+                    }
+                ),
+            ));
+        }
+    }
     probe_lines(args, filter, |line, at| {
         let fields: Vec<&str> = line.split('\t').collect();
-        crate::key::hash_text_tuple(&fields, &families, &dates, seed)
+        filter
+            .hash_text_tuple(&fields, &families, &dates)
             .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
     })
 }
