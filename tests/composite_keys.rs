@@ -942,6 +942,36 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
         .ok(),
         "maybe\nno\nmaybe\n"
     );
+    // Spark's format does not record the Spark types: --spark-type names them (default
+    // bigint, string by --key-type); hashed as INT the ids are other longs.
+    let spark_probe = |types: &str| {
+        run_stdin(
+            d,
+            &[
+                "probe",
+                "--filter",
+                "t.spark",
+                "--spark-keys",
+                "xxhash64",
+                "--key-type",
+                "integer,bytes",
+                "--spark-type",
+                types,
+            ],
+            text,
+        )
+    };
+    assert_eq!(spark_probe("bigint,string").ok(), "maybe\nno\nmaybe\n");
+    assert_ne!(spark_probe("int,string").ok(), "maybe\nno\nmaybe\n");
+    spark_probe("decimal(10,0),string").ok();
+    spark_probe("string,string").fails(2, &["--spark-type", "string does not hold integer keys"]);
+    spark_probe("bigint").fails(2, &["--spark-type", "1 types for 2 key columns"]);
+    run_stdin(
+        d,
+        &["probe", "--filter", "t.bjf", "--spark-type", "int,string"],
+        text,
+    )
+    .fails(2, &["--spark-type", "records its key types"]);
     run_stdin(d, &["probe", "--filter", "t.bjf"], "x\tn1\n")
         .fails(2, &["line 1", "field 1", "not a number"]);
     // Errors: a right column of another family; no xxhash64 with a Spark layout.
