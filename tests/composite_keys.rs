@@ -237,32 +237,54 @@ fn tuple_filter_bytes_are_deterministic() {
         ],
         700,
     );
-    let mut bytes = Vec::new();
-    for (i, extra) in [
-        vec!["--workers", "1"],
+    // The native tuple hash, and Spark's xxhash64(a, b) in a Spark layout.
+    for mode in [
+        vec![],
         vec![
-            "--workers",
-            "2",
-            "--split-rows",
-            "700",
-            "--batch-size",
-            "33",
+            "--layout",
+            "spark-v2",
+            "--spark-keys",
+            "xxhash64",
+            "--expected-items",
+            "2000",
         ],
-        vec!["--workers", "2", "--batch-size", "4096"],
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let out = format!("f{i}.bjf");
-        let mut a = vec![
-            "train", "-q", "--input", "in", "--column", "a,b", "--output", &out,
-        ];
-        a.extend(extra);
-        run_in(d, &a).ok();
-        bytes.push(std::fs::read(d.join(&out)).unwrap());
+    ] {
+        let mut bytes = Vec::new();
+        for (i, extra) in [
+            vec!["--workers", "1"],
+            vec![
+                "--workers",
+                "2",
+                "--split-rows",
+                "700",
+                "--batch-size",
+                "33",
+            ],
+            vec!["--workers", "2", "--batch-size", "4096"],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let out = format!("f{i}.bjf");
+            let mut a = vec![
+                "train",
+                "-q",
+                "--input",
+                "in",
+                "--column",
+                "a,b",
+                "--overwrite",
+                "--output",
+                &out,
+            ];
+            a.extend(extra);
+            a.extend(mode.iter().copied());
+            run_in(d, &a).ok();
+            bytes.push(std::fs::read(d.join(&out)).unwrap());
+        }
+        assert_eq!(bytes[0], bytes[1], "{mode:?}");
+        assert_eq!(bytes[0], bytes[2], "{mode:?}");
     }
-    assert_eq!(bytes[0], bytes[1]);
-    assert_eq!(bytes[0], bytes[2]);
 }
 
 #[test]
@@ -771,6 +793,12 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
                 "tag",
                 Arc::new(StringArray::from(names.clone())) as ArrayRef,
             ),
+            (
+                "small",
+                Arc::new(Int32Array::from_iter(
+                    ids.iter().map(|v| v.map(|x| x as i32)),
+                )) as ArrayRef,
+            ),
         ],
         64,
     );
@@ -974,6 +1002,42 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
     .fails(2, &["--spark-type", "records its key types"]);
     run_stdin(d, &["probe", "--filter", "t.bjf"], "x\tn1\n")
         .fails(2, &["line 1", "field 1", "not a number"]);
+    // Shards merge into the filter of the whole input; other Spark types do not merge.
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        train(
+            "left",
+            "id,name",
+            &format!("s{i}.bjf"),
+            &["--spark-keys", "xxhash64", "--shard", &shard],
+        )
+        .ok();
+    }
+    run_in(d, &["merge", "-q", "--output", "m.bjf", "s0.bjf", "s1.bjf"]).ok();
+    assert_eq!(
+        std::fs::read(d.join("m.bjf")).unwrap(),
+        std::fs::read(d.join("t.bjf")).unwrap()
+    );
+    train(
+        "left",
+        "small,name",
+        "ints.bjf",
+        &["--spark-keys", "xxhash64"],
+    )
+    .ok();
+    run_in(
+        d,
+        &["merge", "-q", "--output", "m2.bjf", "t.bjf", "ints.bjf"],
+    )
+    .fails(
+        2,
+        &[
+            "ints.bjf",
+            "spark key types",
+            "bigint, string vs int, string",
+        ],
+    );
+    assert!(!d.join("m2.bjf").exists());
     // Errors: a right column of another family; no xxhash64 with a Spark layout.
     run_in(
         d,
