@@ -643,8 +643,12 @@ fn timestamp_components_meet_across_units() {
         Some(9_000_000_000),
         Some(2_500_000),
         Some(50_000_000_000),
+        // A row group of ids the left holds at instants after every left one: the ts
+        // statistics (microseconds, against the left's range in nanoseconds) skip it.
+        Some(20_000_000_000),
+        Some(30_000_000_000),
     ];
-    let right_id = [1i32, 2, 2, 2, 3, 4, 2, 7];
+    let right_id = [1i32, 2, 2, 2, 3, 4, 2, 7, 1, 2];
     write_parquet(
         &d.join("right/r.parquet"),
         vec![
@@ -664,7 +668,7 @@ fn timestamp_components_meet_across_units() {
             (
                 "rv",
                 Arc::new(StringArray::from(vec![
-                    "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8",
+                    "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10",
                 ])) as ArrayRef,
             ),
         ],
@@ -710,12 +714,18 @@ fn timestamp_components_meet_across_units() {
             "--output",
             &out,
         ];
+        let report = format!("{out}.json");
+        args.extend(["--report", &report]);
         if prefilter {
             args.extend(["--filter", "l.bjf"]);
         } else {
             args.push("--no-prefilter");
         }
         run_in(d, &args).ok();
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+        let skipped = j["right"]["rows_skipped_by_stats"].as_u64().unwrap();
+        assert_eq!(skipped, if prefilter { 2 } else { 0 }, "{j}");
         let (rows, _) = read_rows(&d.join(&out));
         assert_eq!(
             rows,
