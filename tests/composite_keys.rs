@@ -982,8 +982,10 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
     );
     // Spark's format does not record the Spark types: --spark-type names them (default
     // bigint, string by --key-type); hashed as INT the ids are other longs.
+    // (Keys as arguments, not standard input: a run that fails before reading its input
+    // must not race the writer.)
     let spark_probe = |types: &str| {
-        run_stdin(
+        run_in(
             d,
             &[
                 "probe",
@@ -995,8 +997,10 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
                 "integer,bytes",
                 "--spark-type",
                 types,
+                "3\tn1",
+                "3\tn2",
+                "0\tn0",
             ],
-            text,
         )
     };
     assert_eq!(spark_probe("bigint,string").ok(), "maybe\nno\nmaybe\n");
@@ -1004,14 +1008,19 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
     spark_probe("decimal(10,0),string").ok();
     spark_probe("string,string").fails(2, &["--spark-type", "string does not hold integer keys"]);
     spark_probe("bigint").fails(2, &["--spark-type", "1 types for 2 key columns"]);
-    run_stdin(
+    run_in(
         d,
-        &["probe", "--filter", "t.bjf", "--spark-type", "int,string"],
-        text,
+        &[
+            "probe",
+            "--filter",
+            "t.bjf",
+            "--spark-type",
+            "int,string",
+            "3\tn1",
+        ],
     )
     .fails(2, &["--spark-type", "records its key types"]);
-    run_stdin(d, &["probe", "--filter", "t.bjf"], "x\tn1\n")
-        .fails(2, &["line 1", "field 1", "not a number"]);
+    run_in(d, &["probe", "--filter", "t.bjf", "x\tn1"]).fails(2, &["field 1", "not a number"]);
     // Shards merge into the filter of the whole input; other Spark types do not merge.
     for i in 0..2 {
         let shard = format!("{i}/2");
@@ -1048,6 +1057,44 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
         ],
     );
     assert!(!d.join("m2.bjf").exists());
+    // inspect's might_contain call: a zone-less timestamp is Spark's TIMESTAMP_NTZ (a cast to
+    // TIMESTAMP would shift it by the session time zone), a zoned one TIMESTAMP.
+    write_parquet(
+        &d.join("ts/t.parquet"),
+        vec![
+            ("id", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
+            (
+                "wall",
+                Arc::new(TimestampMillisecondArray::from(vec![1_000, 2_000])) as ArrayRef,
+            ),
+            (
+                "instant",
+                Arc::new(TimestampMillisecondArray::from(vec![1_000, 2_000]).with_timezone("UTC"))
+                    as ArrayRef,
+            ),
+        ],
+        2,
+    );
+    train(
+        "ts",
+        "id,wall,instant",
+        "ts.bjf",
+        &["--spark-keys", "xxhash64"],
+    )
+    .ok();
+    let table = run_in(d, &["inspect", "ts.bjf"]).ok();
+    assert!(
+        table.contains(
+            "xxhash64(CAST(id AS BIGINT), CAST(wall AS TIMESTAMP_NTZ), CAST(instant AS TIMESTAMP))"
+        ),
+        "{table}"
+    );
+    train("ts", "wall", "wall.bjf", &["--spark-keys", "xxhash64"]).ok();
+    let table = run_in(d, &["inspect", "wall.bjf"]).ok();
+    assert!(
+        table.contains("xxhash64(CAST(col AS TIMESTAMP_NTZ))"),
+        "{table}"
+    );
     // Errors: a right column of another family; no xxhash64 with a Spark layout.
     run_in(
         d,
