@@ -13,8 +13,8 @@
     Spark's `might_contain(filter, xxhash64(k))`; the PySpark job's string-key join with our
     filter and `bloomjoin join --filter <Spark's xxhash64 filter> --spark-keys xxhash64` give
     the same rows as a plain Spark join.
-(e) `--spark-keys xxhash64` with two-column keys, (bigint, string) and (int, int) with nulls
-    on both sides: our filter (`train --column a,b`) is byte-identical to Spark's filter of
+(e) `--spark-keys xxhash64` with two-column keys, (bigint, string), (int, int) with nulls
+    on both sides and (bigint, timestamp): our filter (`train --column a,b`) is byte-identical to Spark's filter of
     `xxhash64(a, b)` over the rows without a null; Spark's `might_contain(filter,
     xxhash64(a, b))` equals `bloomjoin probe` of tab-separated tuples on thousands of present
     and absent tuples (our native file and our Spark-format one); the PySpark job's
@@ -27,6 +27,7 @@ line is `N passed, M failed`.
 """
 
 import os
+import datetime
 import decimal
 import json
 import random
@@ -132,6 +133,8 @@ def main():
                 # (ri, rj) = (i32, j) of the left row with id uid (section e).
                 "ri": pa.array([u % (2**31) - 2**30 for u in uids], pa.int32()),
                 "rj": pa.array([pair_j(u) for u in uids], pa.int32()),
+                "rts": pa.array([u % (4 * 10**15) - 2 * 10**15 for u in uids],
+                                pa.timestamp("us", tz="UTC")),
             }
         )
         row += len(uids)
@@ -369,7 +372,14 @@ def main():
 
     # --- (e) two-column keys in xxhash64 mode ---------------------------------------------
     print("(e) --spark-keys xxhash64, two-column keys: Spark's xxhash64(a, b)", flush=True)
-    for (a, b), (ra, rb) in [(("id", "name"), ("uid", "uname")), (("i32", "j"), ("ri", "rj"))]:
+    def us_text(us):
+        """Microseconds since the epoch as `probe` reads a timestamp (UTC)."""
+        t = datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=us)
+        return t.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+    left_ts = left.column("ts").cast(pa.int64()).to_pylist()
+    for (a, b), (ra, rb) in [(("id", "name"), ("uid", "uname")), (("i32", "j"), ("ri", "rj")),
+                             (("id", "ts"), ("uid", "rts"))]:
         key, rkey = f"{a},{b}", f"{ra},{rb}"
         types = f"{left_df.schema[a].dataType.simpleString()}, {left_df.schema[b].dataType.simpleString()}"
         ours_spark = work / f"ours_xx_{a}_{b}.spark"
@@ -382,25 +392,40 @@ def main():
         check(f"train --column {key} --spark-keys xxhash64 ({types}) == Spark's filter of "
               f"xxhash64({a}, {b}), byte for byte", ours_spark.read_bytes() == theirs_bytes)
         # Probes: present and absent tuples, no nulls (a probe line cannot say null).
-        rows = [r for r in left_df.select(a, b).where(F.col(b).isNotNull()).collect()]
-        present = [tuple(r) for r in rng.sample(rows, 3000)]
-        if b == "name":
+        if b == "ts":
+            # Timestamps as microseconds (no Python time zone in the way), as TIMESTAMP in Spark.
+            present = rng.sample(list(zip(left_ids, left_ts)), 3000)
+            absent = [(r[0], r[1] + 1) for r in present[:1000]]  # the id present, 1 us later
+            absent += [(rng.randrange(-(2**40), 2**40), rng.randrange(-(2 * 10**15), 2 * 10**15))
+                       for _ in range(2000)]
+        else:
+            rows = [r for r in left_df.select(a, b).where(F.col(b).isNotNull()).collect()]
+            present = [tuple(r) for r in rng.sample(rows, 3000)]
+        if b == "ts":
+            pass
+        elif b == "name":
             absent = [(rng.randrange(-(2**40), 2**40), f"user-{rng.randrange(2**40)}-é")
                       for _ in range(3000)]
             absent += [(r[0], r[1] + "x") for r in present[:500]]  # the id present, the name not
         else:
             absent = [(rng.randrange(-(2**30), 2**30), rng.randrange(1000)) for _ in range(3000)]
         tuples = present + absent
-        probe_df = spark.createDataFrame(tuples, f"{a} {left_df.schema[a].dataType.simpleString()}, "
-                                                 f"{b} {left_df.schema[b].dataType.simpleString()}")
+        if b == "ts":
+            probe_df = spark.createDataFrame(tuples, f"{a} bigint, us bigint").select(
+                a, F.timestamp_micros("us").alias(b))
+        else:
+            probe_df = spark.createDataFrame(
+                tuples, f"{a} {left_df.schema[a].dataType.simpleString()}, "
+                        f"{b} {left_df.schema[b].dataType.simpleString()}")
         probe_df = probe_df.withColumn("pos", F.monotonically_increasing_id())
         hit_pos = {r[0] for r in probe_df.where(
             job.might_contain(spark, ours_spark.read_bytes(), F.xxhash64(a, b))).select("pos").collect()}
         ordered = [r[0] for r in probe_df.select("pos").orderBy("pos").collect()]
         theirs = [p in hit_pos for p in ordered]
         tuples_file = work / f"tuples_{a}_{b}.txt"
-        write_keys(tuples_file, [f"{x}\t{y}" for x, y in tuples])
-        fams, stypes = ("integer,bytes", "bigint,string") if b == "name" else ("integer,integer", "int,int")
+        write_keys(tuples_file, [f"{x}\t{us_text(y) if b == 'ts' else y}" for x, y in tuples])
+        fams, stypes = {"name": ("integer,bytes", "bigint,string"), "j": ("integer,integer", "int,int"),
+                        "ts": ("integer,timestamptz", "bigint,timestamp")}[b]
         for name, flt, extra in [("native", ours_native, []),
                                  ("Spark-format", ours_spark,
                                   ["--spark-keys", "xxhash64", "--key-type", fams,
@@ -416,12 +441,12 @@ def main():
         check(f"every present tuple ({a}, {b}) is maybe", all(theirs[:len(present)]))
         info = json.loads(bj("inspect", "--json", ours_native))
         recorded = [c.get("spark_type") for c in info["metadata"]["key_columns"]]
-        check(f"inspect records the Spark types of ({a}, {b})", recorded == [
-            "bigint" if left_df.schema[c].dataType.simpleString() == "bigint" else
-            "int" if left_df.schema[c].dataType.simpleString() == "int" else "string"
-            for c in (a, b)], f"{recorded}")
-        # Joins: Spark's plain join, the PySpark prefiltered join, bloomjoin's.
-        cols = [a, b, "row"]
+        check(f"inspect records the Spark types of ({a}, {b})", recorded == stypes.split(","),
+              f"{recorded}")
+        # Joins: Spark's plain join, the PySpark prefiltered join, bloomjoin's (rows compared
+        # by the unique left id and the right row: Spark and pyarrow give timestamps in other
+        # Python forms).
+        cols = [a, "row"] if b == "ts" else [a, b, "row"]
         plain = left_df.join(right_df, (left_df[a] == right_df[ra]) & (left_df[b] == right_df[rb]))
         plain_rows = sorted(tuple(r) for r in plain.select(*cols).collect())
         joined = job.prefilter_join(spark, ours_spark.read_bytes(), left_df, key, right_df, rkey,
