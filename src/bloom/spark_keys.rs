@@ -547,6 +547,9 @@ mod tests {
         let a = strings(&["a"]);
         let two = [SparkType::Bigint, SparkType::String];
         assert_eq!(row(&[&one, &a], &two), -8527884376001292090);
+        // Spark's xxhash64(CAST(1 AS BIGINT), NULL): the one column's (such rows are never
+        // inserted: a null never joins).
+        assert_eq!(row(&[&one], &[SparkType::Bigint]), -7001672635703045582);
         assert_eq!(
             row(
                 &[&Int32Array::from(vec![1]), &Int32Array::from(vec![2])],
