@@ -296,10 +296,15 @@ fn check_filter_key(
         .unwrap_or_default();
     let right = job.right.keys.join(",");
     let arity = plan.right.arity();
-    if f.family() == KeyFamily::Any && f.spark_types().len() == arity {
+    if f.family() == KeyFamily::Any && arity > 1 {
         // Spark's format records no key: a composite key hashed as xxhash64 of the left key
-        // columns' Spark types (set by spark_keys_for_join).
-        return Ok(());
+        // columns' Spark types (set by spark_keys_for_join), or nothing it can hold.
+        if f.spark_types().len() == arity {
+            return Ok(());
+        }
+        return Err(Error::Usage(format!(
+            "the filter {filter} is in Spark's format, which holds one long or string per key: a composite key (--right-key {right}) needs a filter of Spark's xxhash64 of the columns, read with --spark-keys xxhash64"
+        )));
     }
     if f.family() == KeyFamily::Tuple || arity > 1 {
         let recorded = meta.key_columns_of(f.family());

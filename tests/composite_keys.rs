@@ -957,6 +957,12 @@ fn xxhash64_composite_keys_train_join_probe_and_inspect() {
             "{out}: {j}"
         );
     }
+    // Spark's format does not record the mode: without --spark-keys xxhash64 a composite
+    // key is refused.
+    join("unsaid", &["--filter", "t.spark"])
+        .0
+        .fails(2, &["t.spark", "Spark's format", "--spark-keys xxhash64"]);
+    assert!(!d.join("unsaid").exists());
     // Probe: tuples; the Spark-format file with the mode and the families.
     let text = "3\tn1\n3\tn2\n0\tn0\n";
     assert_eq!(
