@@ -4,7 +4,8 @@
 # (users.Id = comments.UserId: Int64 against Int32) and a string key (users.DisplayName =
 # comments.UserDisplayName) under both strategies (replicated, reduce-side), on data/sample, which has null keys and duplicate keys on both
 # sides; every key type pair (scripts/keytypes_check.py: integers of mixed widths and
-# signedness, decimal scales, timestamp units, strings and binary) for every join type; and a
+# signedness, decimal scales, timestamp units, strings and binary, and (id, timestamp) tuples of
+# mixed widths and units) for every join type; and a
 # composite key, TPC-H lineitem x partsupp on (partkey, suppkey) with a selective --where on
 # partsupp (scale 0.01, generated into .cache/tpch/sf0.01), for every join type.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row

@@ -12,6 +12,10 @@ join` for every join type with the filter, under the replicated strategy, and un
 reduce-side strategy for inner and full joins. DuckDB joins the same files with `l.k = r.k`;
 the multisets of (left row id, right row id) must be identical.
 
+Composite keys with timestamp components: (id, ts) tuples whose id widths and timestamp
+units (and zones) differ across the sides, keyed as `k1,k2`, joined by DuckDB on
+`l.k1 = r.k1 AND l.k2 = r.k2`.
+
 Where DuckDB converts and we refuse, the refusal is checked instead: a timestamp with a time
 zone against one without (DuckDB converts with its session time zone; we exit 2 with a
 one-line "time zone mismatch" error naming both key columns).
@@ -133,9 +137,45 @@ def cases():
     )
 
 
+def composite_cases():
+    """(name, left key arrays, right key arrays): two-column keys with a timestamp component
+    (issue 16), ids of mixed widths and timestamps of mixed units across the sides."""
+    t = pa.timestamp
+    ms = [1_000, 1_500, 1_500, None, 2_000, 1_000, -1_000, 0]
+    yield "(int64,ts[ms])-(int32,ts[us])", [
+        ints([1, 1, 2, 1, 3, None, 4, 5], pa.int64()),
+        pa.array(ms, t("ms")),
+    ], [
+        ints([1, 1, 2, 2, 3, 1, None, 4, 5, 1], pa.int32()),
+        pa.array(
+            [1_000_000, 1_500_000, 1_500_000, 1_500_001, 2_000_000, None, 1_000_000,
+             -1_000_000, 0, 1_000_000],
+            t("us"),
+        ),
+    ]
+    yield "(ts[s],string)-(ts[ns],large_string)", [
+        pa.array([1, 2, None, 1, -1], t("s")),
+        pa.array(["a", "b", "a", None, "c"]),
+    ], [
+        pa.array([S, 2 * S, S, S + 1, -S, S], t("ns")),
+        pa.array(["a", "b", "b", "a", "c", None], pa.large_string()),
+    ]
+    yield "(int16,ts[ms,UTC])-(uint8,ts[ns,+02:00])", [
+        ints([1, 2, 2, None, 3], pa.int16()),
+        pa.array([1_000, 1_500, None, 1_000, 0], t("ms", tz="UTC")),
+    ], [
+        ints([1, 2, 2, 1, 3, 3], pa.uint8()),
+        pa.array([S, S + S // 2, S + S // 2 + 1, S, 0, None], t("ns", tz="+02:00")),
+    ]
+
+
 def write(path, keys, id_name):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    table = pa.table({"k": keys, id_name: pa.array(range(len(keys)), pa.int32())})
+    cols = {"k": keys} if not isinstance(keys, list) else {
+        f"k{i + 1}": k for i, k in enumerate(keys)
+    }
+    n = len(next(iter(cols.values())))
+    table = pa.table({**cols, id_name: pa.array(range(n), pa.int32())})
     # Row groups of two rows, so that min/max pruning has something to skip.
     pq.write_table(table, path, row_group_size=2)
 
@@ -154,27 +194,32 @@ def main():
     con.execute("SET TimeZone = 'UTC'")
     failed = 0
     checked = 0
-    for name, left, right in cases():
+    for name, left, right in [*cases(), *composite_cases()]:
+        if isinstance(left, list):
+            key = ",".join(f"k{i + 1}" for i in range(len(left)))
+            on = " AND ".join(f"l.k{i + 1} = r.k{i + 1}" for i in range(len(left)))
+        else:
+            key, on = "k", "l.k = r.k"
         d = os.path.join(out, re.sub(r"[^A-Za-z0-9_-]", "_", name))
         lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
         write(lpath, left, "lid")
         write(rpath, right, "rid")
         filt = os.path.join(d, "l.bjf")
-        r = run([binary, "-q", "train", "--input", lpath, "--column", "k", "--output", filt])
+        r = run([binary, "-q", "train", "--input", lpath, "--column", key, "--output", filt])
         if r.returncode != 0:
             print(f"FAILED {name}: train: {r.stderr.strip()}")
             failed += 1
             continue
         for jt in JOIN_TYPES:
             cols = "l.lid" if jt in ("left-semi", "left-anti") else "l.lid, r.rid"
-            want = rows(con, f"SELECT {cols} FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r ON l.k = r.k")
+            want = rows(con, f"SELECT {cols} FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r ON {on}")
             strategies = ["replicated", "reduce-side"] if jt in ("inner", "full") else ["replicated"]
             for strategy in strategies:
                 o = os.path.join(d, f"{jt}-{strategy}")
                 select = "lid" if jt in ("left-semi", "left-anti") else "lid,rid"
                 r = run([
-                    binary, "-q", "join", "--filter", filt, "--left", lpath, "--left-key", "k",
-                    "--right", rpath, "--right-key", "k", "--type", jt, "--strategy", strategy,
+                    binary, "-q", "join", "--filter", filt, "--left", lpath, "--left-key", key,
+                    "--right", rpath, "--right-key", key, "--type", jt, "--strategy", strategy,
                     "--select", select, "--output", o,
                 ])
                 checked += 1
@@ -189,21 +234,30 @@ def main():
                     print(f"  bloomjoin: {got}\n  duckdb:    {want}")
                     failed += 1
 
-    # A zoned timestamp never meets a zone-less one: a one-line error naming both columns.
-    d = os.path.join(out, "ts-zone-mismatch")
-    lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
-    write(lpath, pa.array([1_000], pa.timestamp("ms")), "lid")
-    write(rpath, pa.array([S], pa.timestamp("ns", tz="UTC")), "rid")
-    o = os.path.join(d, "out")
-    r = run([
-        binary, "-q", "join", "--no-prefilter", "--left", lpath, "--left-key", "k",
-        "--right", rpath, "--right-key", "k", "--output", o,
-    ])
-    checked += 1
-    err = r.stderr.strip()
-    if r.returncode != 2 or "time zone mismatch" not in err or "\n" in err or os.path.exists(o):
-        print(f"FAILED ts-zone-mismatch: exit {r.returncode}, {err!r}")
-        failed += 1
+    # A zoned timestamp never meets a zone-less one: a one-line error naming both columns,
+    # also as a component of a composite key.
+    one = pa.array([1_000], pa.timestamp("ms")), pa.array([S], pa.timestamp("ns", tz="UTC"))
+    for name, left, right, key, lname, rname in [
+        ("ts-zone-mismatch", one[0], one[1], "k", "k", "k"),
+        ("tuple-ts-zone-mismatch", [ints([1], pa.int64()), one[0]],
+         [ints([1], pa.int64()), one[1]], "k1,k2", "k2", "k2"),
+    ]:
+        d = os.path.join(out, name)
+        lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
+        write(lpath, left, "lid")
+        write(rpath, right, "rid")
+        o = os.path.join(d, "out")
+        r = run([
+            binary, "-q", "join", "--no-prefilter", "--left", lpath, "--left-key", key,
+            "--right", rpath, "--right-key", key, "--output", o,
+        ])
+        checked += 1
+        err = r.stderr.strip()
+        named = f"--left-key {lname} " in err and f"--right-key {rname} " in err
+        if (r.returncode != 2 or "time zone mismatch" not in err or not named
+                or "\n" in err or os.path.exists(o)):
+            print(f"FAILED {name}: exit {r.returncode}, {err!r}")
+            failed += 1
 
     print(f"key types: {checked - failed} of {checked} joins equal to DuckDB's")
     return 1 if failed else 0

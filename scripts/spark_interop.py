@@ -12,13 +12,22 @@
     `xxhash64(col)` (df.select(xxhash64(col)).stat.bloomFilter); `bloomjoin probe` agrees with
     Spark's `might_contain(filter, xxhash64(k))`; the PySpark job's string-key join with our
     filter and `bloomjoin join --filter <Spark's xxhash64 filter> --spark-keys xxhash64` give
-    the same rows as a plain Spark join. (Two-column keys wait for composite keys.)
+    the same rows as a plain Spark join.
+(e) `--spark-keys xxhash64` with two-column keys, (bigint, string), (int, int) with nulls
+    on both sides and (bigint, timestamp): our filter (`train --column a,b`) is byte-identical to Spark's filter of
+    `xxhash64(a, b)` over the rows without a null; Spark's `might_contain(filter,
+    xxhash64(a, b))` equals `bloomjoin probe` of tab-separated tuples on thousands of present
+    and absent tuples (our native file and our Spark-format one); the PySpark job's
+    two-column prefiltered join (functions and command line) equals Spark's plain join and
+    `bloomjoin join` on the same filter, and `bloomjoin join --filter <Spark's xxhash64(a, b)
+    filter> --spark-keys xxhash64` gives the same rows.
 
 Run by scripts/spark-interop.sh (which makes the venv). Exits 1 on any mismatch; the last
 line is `N passed, M failed`.
 """
 
 import os
+import datetime
 import decimal
 import json
 import random
@@ -74,6 +83,11 @@ def parquet_rows(path, columns):
     return sorted(zip(*(t.column(c).to_pylist() for c in columns)))
 
 
+def pair_j(i):
+    """The left column `j` of the row with id `i` (null for one id in 11)."""
+    return None if i % 11 == 0 else (i // 7) % 1000
+
+
 def main():
     if not BIN.exists():
         raise SystemExit(f"{BIN} is missing: build it with `cargo build`")
@@ -98,6 +112,8 @@ def main():
             "day": pa.array([i % 100_000 - 50_000 for i in left_ids], pa.date32()),
             "ts": pa.array([i % (4 * 10**15) - 2 * 10**15 for i in left_ids], pa.timestamp("us", tz="UTC")),
             "u64": pa.array([i % (2**40) + 2**63 for i in left_ids], pa.uint64()),
+            # A second INT column with nulls, for the (int, int) key of section e.
+            "j": pa.array([pair_j(i) for i in left_ids], pa.int32()),
         }
     )
     (work / "left").mkdir()
@@ -114,6 +130,11 @@ def main():
                 "who": pa.array([f"w{row + i}" for i in range(len(uids))], pa.string()),
                 "row": pa.array(range(row, row + len(uids)), pa.int64()),
                 "uname": pa.array([f"user-{u}-é" for u in uids], pa.string()),
+                # (ri, rj) = (i32, j) of the left row with id uid (section e).
+                "ri": pa.array([u % (2**31) - 2**30 for u in uids], pa.int32()),
+                "rj": pa.array([pair_j(u) for u in uids], pa.int32()),
+                "rts": pa.array([u % (4 * 10**15) - 2 * 10**15 for u in uids],
+                                pa.timestamp("us", tz="UTC")),
             }
         )
         row += len(uids)
@@ -348,6 +369,123 @@ def main():
     rows = sorted(tuple(r) for r in zip(*(pq.read_table(job_out).column(c).to_pylist() for c in cols)))
     check("job prefilter --spark-keys xxhash64 (command line) == plain Spark join",
           rc == 0 and rows == plain_rows, f"{len(rows)} rows")
+
+    # --- (e) two-column keys in xxhash64 mode ---------------------------------------------
+    print("(e) --spark-keys xxhash64, two-column keys: Spark's xxhash64(a, b)", flush=True)
+    def us_text(us):
+        """Microseconds since the epoch as `probe` reads a timestamp (UTC)."""
+        t = datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=us)
+        return t.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+    left_ts = left.column("ts").cast(pa.int64()).to_pylist()
+    for (a, b), (ra, rb) in [(("id", "name"), ("uid", "uname")), (("i32", "j"), ("ri", "rj")),
+                             (("id", "ts"), ("uid", "rts"))]:
+        key, rkey = f"{a},{b}", f"{ra},{rb}"
+        types = f"{left_df.schema[a].dataType.simpleString()}, {left_df.schema[b].dataType.simpleString()}"
+        ours_spark = work / f"ours_xx_{a}_{b}.spark"
+        ours_native = work / f"ours_xx_{a}_{b}.bjf"
+        for out, extra in [(ours_spark, ["--format", "spark"]), (ours_native, [])]:
+            bj("train", "-q", "--input", work / "left", "--column", key, "--layout", "spark-v2",
+               "--spark-keys", "xxhash64", "--expected-items", n_left, "--fpp", "0.01",
+               *extra, "--output", out)
+        theirs_bytes = job.export_filter(spark, left_df, key, n_left, 0.01, "xxhash64")
+        check(f"train --column {key} --spark-keys xxhash64 ({types}) == Spark's filter of "
+              f"xxhash64({a}, {b}), byte for byte", ours_spark.read_bytes() == theirs_bytes)
+        # Probes: present and absent tuples, no nulls (a probe line cannot say null).
+        if b == "ts":
+            # Timestamps as microseconds (no Python time zone in the way), as TIMESTAMP in Spark.
+            present = rng.sample(list(zip(left_ids, left_ts)), 3000)
+            absent = [(r[0], r[1] + 1) for r in present[:1000]]  # the id present, 1 us later
+            absent += [(rng.randrange(-(2**40), 2**40), rng.randrange(-(2 * 10**15), 2 * 10**15))
+                       for _ in range(2000)]
+        else:
+            rows = [r for r in left_df.select(a, b).where(F.col(b).isNotNull()).collect()]
+            present = [tuple(r) for r in rng.sample(rows, 3000)]
+        if b == "ts":
+            pass
+        elif b == "name":
+            absent = [(rng.randrange(-(2**40), 2**40), f"user-{rng.randrange(2**40)}-é")
+                      for _ in range(3000)]
+            absent += [(r[0], r[1] + "x") for r in present[:500]]  # the id present, the name not
+        else:
+            absent = [(rng.randrange(-(2**30), 2**30), rng.randrange(1000)) for _ in range(3000)]
+        tuples = present + absent
+        if b == "ts":
+            probe_df = spark.createDataFrame(tuples, f"{a} bigint, us bigint").select(
+                a, F.timestamp_micros("us").alias(b))
+        else:
+            probe_df = spark.createDataFrame(
+                tuples, f"{a} {left_df.schema[a].dataType.simpleString()}, "
+                        f"{b} {left_df.schema[b].dataType.simpleString()}")
+        probe_df = probe_df.withColumn("pos", F.monotonically_increasing_id())
+        hit_pos = {r[0] for r in probe_df.where(
+            job.might_contain(spark, ours_spark.read_bytes(), F.xxhash64(a, b))).select("pos").collect()}
+        ordered = [r[0] for r in probe_df.select("pos").orderBy("pos").collect()]
+        theirs = [p in hit_pos for p in ordered]
+        tuples_file = work / f"tuples_{a}_{b}.txt"
+        write_keys(tuples_file, [f"{x}\t{us_text(y) if b == 'ts' else y}" for x, y in tuples])
+        fams, stypes = {"name": ("integer,bytes", "bigint,string"), "j": ("integer,integer", "int,int"),
+                        "ts": ("integer,timestamptz", "bigint,timestamp")}[b]
+        for name, flt, extra in [("native", ours_native, []),
+                                 ("Spark-format", ours_spark,
+                                  ["--spark-keys", "xxhash64", "--key-type", fams,
+                                   "--spark-type", stypes])]:
+            out = bj("probe", "--filter", flt, *extra, "--keys", tuples_file)
+            ours = [line == "maybe" for line in out.splitlines()]
+            diff = sum(x != y for x, y in zip(ours, theirs))
+            check(f"might_contain(filter, xxhash64({a}, {b})) == bloomjoin probe ({name} file) "
+                  f"on {len(tuples)} tuples", len(ours) == len(theirs) and diff == 0,
+                  f"{diff} differ, {sum(theirs[:len(present)])}/{len(present)} present maybe, "
+                  f"{sum(theirs[len(present):])}/{len(absent)} absent maybe")
+            agreed_keys += len(tuples) if diff == 0 else 0
+        check(f"every present tuple ({a}, {b}) is maybe", all(theirs[:len(present)]))
+        info = json.loads(bj("inspect", "--json", ours_native))
+        recorded = [c.get("spark_type") for c in info["metadata"]["key_columns"]]
+        check(f"inspect records the Spark types of ({a}, {b})", recorded == stypes.split(","),
+              f"{recorded}")
+        # Joins: Spark's plain join, the PySpark prefiltered join, bloomjoin's (rows compared
+        # by the unique left id and the right row: Spark and pyarrow give timestamps in other
+        # Python forms).
+        cols = [a, "row"] if b == "ts" else [a, b, "row"]
+        plain = left_df.join(right_df, (left_df[a] == right_df[ra]) & (left_df[b] == right_df[rb]))
+        plain_rows = sorted(tuple(r) for r in plain.select(*cols).collect())
+        joined = job.prefilter_join(spark, ours_spark.read_bytes(), left_df, key, right_df, rkey,
+                                    spark_keys="xxhash64")
+        spark_rows = sorted(tuple(r) for r in joined.select(*cols).collect())
+        check(f"PySpark prefilter join on xxhash64({ra}, {rb}) == plain Spark join",
+              spark_rows == plain_rows and len(plain_rows) > 10_000, f"{len(spark_rows)} rows")
+        kept = right_df.where(job.might_contain(spark, ours_spark.read_bytes(),
+                                                job.xxhash64_key(left_df, key, right_df, rkey)))
+        check(f"the xxhash64({ra}, {rb}) prefilter drops right rows in Spark",
+              kept.count() < 0.5 * right_df.count())
+        spark_xx = work / f"spark_xx_{a}_{b}.bin"
+        spark_xx.write_bytes(theirs_bytes)
+        for name, flt, extra in [("our native filter", ours_native, []),
+                                 ("our Spark-format filter", ours_spark, ["--spark-keys", "xxhash64"]),
+                                 ("Spark's xxhash64 filter", spark_xx, ["--spark-keys", "xxhash64"])]:
+            out = work / f"bj_xx2_join_{flt.name.replace('.', '_')}"
+            report = work / f"bj_xx2_join_{flt.name.replace('.', '_')}.json"
+            bj("join", "-q", "--filter", flt, *extra, "--left", work / "left", "--left-key", key,
+               "--right", work / "right", "--right-key", rkey, "--select", ",".join(cols),
+               "--output", out, "--report", report)
+            rows = parquet_rows(out, cols)
+            dropped = json.loads(report.read_text())["right"]["rows_dropped_by_filter"]
+            check(f"bloomjoin join --filter {name} (xxhash64({a}, {b})) == Spark's join",
+                  rows == plain_rows, f"{len(rows)} rows, {dropped} dropped by the filter")
+            check(f"bloomjoin join --filter {name} ({a}, {b}) dropped rows", dropped > 100_000,
+                  f"{dropped}")
+    # The job's command line with a two-column key.
+    job_out = work / "job_xx2_out"
+    rc = job.main(["prefilter", "--filter", str(work / "ours_xx_id_name.spark"),
+                   "--left", str(work / "left"), "--left-key", "id,name",
+                   "--right", str(work / "right"), "--right-key", "uid,uname",
+                   "--spark-keys", "xxhash64", "--output", str(job_out)], stop_session=False)
+    cols = ["id", "name", "row"]
+    rows = sorted(tuple(r) for r in zip(*(pq.read_table(job_out).column(c).to_pylist() for c in cols)))
+    plain = left_df.join(right_df, (left_df["id"] == right_df["uid"]) & (left_df["name"] == right_df["uname"]))
+    check("job prefilter --left-key id,name --spark-keys xxhash64 (command line) == plain Spark join",
+          rc == 0 and rows == sorted(tuple(r) for r in plain.select(*cols).collect()),
+          f"{len(rows)} rows")
 
     spark.stop()
     print(f"keys on which Spark and bloomjoin agreed: {agreed_keys} ({time.time() - t0:.0f}s)")

@@ -296,6 +296,16 @@ fn check_filter_key(
         .unwrap_or_default();
     let right = job.right.keys.join(",");
     let arity = plan.right.arity();
+    if f.family() == KeyFamily::Any && arity > 1 {
+        // Spark's format records no key: a composite key hashed as xxhash64 of the left key
+        // columns' Spark types (set by spark_keys_for_join), or nothing it can hold.
+        if f.spark_types().len() == arity {
+            return Ok(());
+        }
+        return Err(Error::Usage(format!(
+            "the filter {filter} is in Spark's format, which holds one long or string per key: a composite key (--right-key {right}) needs a filter of Spark's xxhash64 of the columns, read with --spark-keys xxhash64"
+        )));
+    }
     if f.family() == KeyFamily::Tuple || arity > 1 {
         let recorded = meta.key_columns_of(f.family());
         if f.family() != KeyFamily::Tuple || recorded.len() != arity {
@@ -345,25 +355,23 @@ fn spark_keys_for_join(
         .unwrap_or_default();
     if f.family() != KeyFamily::Any {
         return match f.params().spark_keys {
-            SparkKeys::Xxhash64(_) => Ok(()),
+            SparkKeys::Xxhash64(_) | SparkKeys::Xxhash64Tuple => Ok(()),
             SparkKeys::Plain => Err(Error::param(
                 "--spark-keys",
                 format!("xxhash64, but the filter {name} records plain keys"),
             )),
         };
     }
-    if plan.left.arity() > 1 {
-        return Err(Error::param(
-            "--spark-keys",
-            format!(
-                "xxhash64 of a composite key ({}) is not supported: Spark's layouts hold one key column",
-                job.left.keys.join(",")
-            ),
-        ));
+    // Spark's format records nothing: the left key columns' Spark types (what Spark's
+    // `xxhash64(a, b)` over the trained table hashed).
+    let types = (0..plan.left.arity())
+        .map(|i| SparkType::of(plan.left.schema.field(i).data_type(), &job.left.keys[i]))
+        .collect::<Result<Vec<_>>>()?;
+    match types.as_slice() {
+        [t] => f.set_spark_keys(SparkKeys::Xxhash64(*t)),
+        _ => f.set_spark_tuple(types),
     }
-    let t = SparkType::of(plan.left.schema.field(0).data_type(), &job.left.keys[0])?;
-    f.set_spark_keys(SparkKeys::Xxhash64(t))
-        .map_err(|e| Error::Usage(format!("{name}: {e}")))
+    .map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 
 /// Run the join job.

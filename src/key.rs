@@ -636,7 +636,7 @@ where
 }
 
 /// The raw values of a timestamp array (any unit).
-fn timestamp_values(array: &dyn Array) -> &[i64] {
+pub(crate) fn timestamp_values(array: &dyn Array) -> &[i64] {
     use arrow::datatypes::{
         TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
         TimestampSecondType,
@@ -897,21 +897,7 @@ pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &
                 })
         }
         KeyFamily::Timestamp | KeyFamily::TimestampTz => {
-            let t = text.trim();
-            // A zoned key is an instant: its text is UTC, optionally marked so.
-            let t = match family {
-                KeyFamily::TimestampTz => t
-                    .strip_suffix('Z')
-                    .or_else(|| t.strip_suffix("+00:00"))
-                    .unwrap_or(t),
-                _ => t,
-            };
-            let ns = crate::expr::parse_timestamp(t).map_err(|_| {
-                Error::Usage(format!(
-                    "key {text:?} is not a timestamp (YYYY-MM-DD HH:MM:SS with up to 9 fractional digits{}), and the filter holds {family} keys",
-                    if family == KeyFamily::TimestampTz { ", in UTC" } else { "" }
-                ))
-            })?;
+            let ns = parse_text_timestamp(text, family)?;
             hasher.hash_timestamp(ns).ok_or_else(|| {
                 Error::Usage(format!(
                     "timestamp key {} has digits below a microsecond: a Spark filter's keys are longs of microseconds (Spark's TIMESTAMP)",
@@ -926,6 +912,26 @@ pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &
             "the filter holds composite keys: give one tab-separated field per key column".into(),
         )),
     }
+}
+
+/// A text key of a timestamp `family` (a `probe` line or field) as nanoseconds since the
+/// epoch: `YYYY-MM-DD HH:MM:SS` with up to 9 fractional digits; a zoned key is an instant,
+/// its text is UTC, optionally marked so (`Z`, `+00:00`).
+pub(crate) fn parse_text_timestamp(text: &str, family: KeyFamily) -> Result<i128> {
+    let t = text.trim();
+    let t = match family {
+        KeyFamily::TimestampTz => t
+            .strip_suffix('Z')
+            .or_else(|| t.strip_suffix("+00:00"))
+            .unwrap_or(t),
+        _ => t,
+    };
+    crate::expr::parse_timestamp(t).map_err(|_| {
+        Error::Usage(format!(
+            "key {text:?} is not a timestamp (YYYY-MM-DD HH:MM:SS with up to 9 fractional digits{}), and the key holds {family} keys",
+            if family == KeyFamily::TimestampTz { ", in UTC" } else { "" }
+        ))
+    })
 }
 
 /// A decimal number's text (`-12`, `1.50`, `+.5`) as mantissa and scale; `None` when it is

@@ -364,10 +364,11 @@ impl Counts {
 }
 
 /// The Spark type of the key column for `--spark-keys xxhash64`: the same in every file.
-fn spark_type(plan: &Plan, file_keys: &[FileKey], column: &str) -> Result<SparkType> {
+fn spark_type(plan: &Plan, file_keys: &[FileKey], i: usize, column: &str) -> Result<SparkType> {
     same_in_every_file(
         plan,
         file_keys,
+        i,
         column,
         |f, key| SparkType::of(f.schema().field(key).data_type(), column),
         |t, t0, file0| {
@@ -378,18 +379,19 @@ fn spark_type(plan: &Plan, file_keys: &[FileKey], column: &str) -> Result<SparkT
     )
 }
 
-/// A property of the (first) key column that every input file must share: `of` each file's,
-/// or an error naming the first file that differs (`differs(here, first, first file)`).
+/// A property of key column `i` (`column`) that every input file must share: `of` each
+/// file's, or an error naming the first file that differs (`differs(here, first, first file)`).
 fn same_in_every_file<T: PartialEq + Copy>(
     plan: &Plan,
     file_keys: &[FileKey],
+    i: usize,
     column: &str,
     of: impl Fn(&crate::plan::InputFile, usize) -> Result<T>,
     differs: impl Fn(T, T, &str) -> String,
 ) -> Result<T> {
     let mut first: Option<(T, String)> = None;
     for (f, fk) in plan.files.iter().zip(file_keys) {
-        let t = of(f, fk.keys[0])?;
+        let t = of(f, fk.keys[i])?;
         match &first {
             None => first = Some((t, f.location.to_string())),
             Some((t0, file0)) if *t0 != t => {
@@ -473,14 +475,15 @@ fn check_inputs(
     Ok((families, keys))
 }
 
-/// Keys (hashed as a filter with `params` does) of the rows of `batch` that pass the predicate
-/// and are not null, written to `out` (replacing what it held); updates `counts`. `scratch` is
+/// Keys (hashed as a filter with `params` does, a composite key in xxhash64 mode as its columns'
+/// `spark_types`) of the rows of `batch` that pass the predicate and are not null, written to
+/// `out` (replacing what it held); updates `counts`. `scratch` is
 /// working space; the two buffers may trade places.
 fn passing_hashes(
     batch: &arrow::array::RecordBatch,
     fk: &FileKey,
     predicate: Option<&Predicate>,
-    params: &BloomParams,
+    (params, spark_types): (&BloomParams, &[SparkType]),
     counts: &mut Counts,
     scratch: &mut Vec<u64>,
     out: &mut Vec<u64>,
@@ -493,10 +496,10 @@ fn passing_hashes(
             keys.logical_nulls()
         }
         many => {
-            // A composite key: the tuple hash (native layouts only, checked up front).
+            // A composite key: the tuple hash, or Spark's xxhash64 of the columns.
             let cols: Vec<&dyn arrow::array::Array> =
                 many.iter().map(|p| batch.column(*p).as_ref()).collect();
-            crate::key::hash_tuple_into(&cols, params.seed, scratch)?;
+            crate::bloom::hash_tuple_into(params, spark_types, &cols, scratch)?;
             crate::key::tuple_nulls(&cols)
         }
     };
@@ -554,6 +557,7 @@ fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::s
     same_in_every_file(
         plan,
         keys,
+        0,
         column,
         |f, key| bloom::sbbf::physical_of(f, key, column),
         |t, t0, file0| {
@@ -579,11 +583,14 @@ impl TrainSpec {
         if spec.column.is_empty() {
             return Err(Error::param("--column", "is required"));
         }
-        if key_columns(&spec.column, "--column")?.len() > 1 && spec.layout.is_spark() {
+        if key_columns(&spec.column, "--column")?.len() > 1
+            && spec.layout.is_spark()
+            && spec.spark_keys == SparkKeyMode::Plain
+        {
             return Err(Error::param(
                 "--layout",
                 format!(
-                    "{}: a composite key (--column {}) needs a native layout (blocked or classic); Spark's layouts hold one long or string per key",
+                    "{}: a composite key (--column {}) needs a native layout (blocked or classic), or --spark-keys xxhash64; Spark's layouts hold one long or string per key",
                     spec.layout, spec.column
                 ),
             ));
@@ -694,7 +701,6 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         })?;
         let columns = key_columns(&spec.column, "--column")?;
         let (families, file_keys) = check_inputs(&plan, &columns, predicate.as_ref())?;
-        crate::key::tuple::check_components(&families, &columns, "--column")?;
         let family = match families.as_slice() {
             [one] => *one,
             _ => KeyFamily::Tuple,
@@ -708,16 +714,19 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                 )),
             })
             .transpose()?;
+        // Spark's xxhash64 mode: the Spark type of each key column (Spark chains the columns'
+        // hashes, each by its own type).
+        let mut spark_types = Vec::new();
         let spark_keys = match (spec.spark_keys, columns.as_slice()) {
             (SparkKeyMode::Plain, _) => SparkKeys::Plain,
             (SparkKeyMode::Xxhash64, [one]) => {
-                SparkKeys::Xxhash64(spark_type(&plan, &file_keys, one)?)
+                SparkKeys::Xxhash64(spark_type(&plan, &file_keys, 0, one)?)
             }
-            (SparkKeyMode::Xxhash64, _) => {
-                return Err(Error::param(
-                    "--spark-keys",
-                    "xxhash64 of a composite key is not supported: Spark's layouts hold one key column",
-                ))
+            (SparkKeyMode::Xxhash64, many) => {
+                for (i, c) in many.iter().enumerate() {
+                    spark_types.push(spark_type(&plan, &file_keys, i, c)?);
+                }
+                SparkKeys::Xxhash64Tuple
             }
         };
         // The most distinct keys there can be, from the footers of every input (of every
@@ -835,7 +844,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                                     b,
                                     fk,
                                     predicate.as_ref(),
-                                    &count_params,
+                                    (&count_params, &[]),
                                     &mut counts,
                                     &mut scratch,
                                     &mut hashes,
@@ -897,7 +906,11 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             workers,
             &cancel,
             || {
-                Ok((BloomFilter::try_new(params, family)?, Counts::default()))
+                let mut f = BloomFilter::try_new(params, family)?;
+                if !spark_types.is_empty() {
+                    f.set_spark_tuple(spark_types.clone())?;
+                }
+                Ok((f, Counts::default()))
             },
             |(filter, counts), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
@@ -906,7 +919,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         b,
                         fk,
                         predicate.as_ref(),
-                        &params,
+                        (&params, &spark_types),
                         counts,
                         &mut scratch,
                         &mut hashes,
@@ -989,6 +1002,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                         name: name.clone(),
                         family: *family,
                         key_type: key_type(i),
+                        spark_type: spark_types.get(i).map(|t| t.to_string()).unwrap_or_default(),
                     })
                     .collect()
             },

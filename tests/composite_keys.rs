@@ -237,32 +237,54 @@ fn tuple_filter_bytes_are_deterministic() {
         ],
         700,
     );
-    let mut bytes = Vec::new();
-    for (i, extra) in [
-        vec!["--workers", "1"],
+    // The native tuple hash, and Spark's xxhash64(a, b) in a Spark layout.
+    for mode in [
+        vec![],
         vec![
-            "--workers",
-            "2",
-            "--split-rows",
-            "700",
-            "--batch-size",
-            "33",
+            "--layout",
+            "spark-v2",
+            "--spark-keys",
+            "xxhash64",
+            "--expected-items",
+            "2000",
         ],
-        vec!["--workers", "2", "--batch-size", "4096"],
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let out = format!("f{i}.bjf");
-        let mut a = vec![
-            "train", "-q", "--input", "in", "--column", "a,b", "--output", &out,
-        ];
-        a.extend(extra);
-        run_in(d, &a).ok();
-        bytes.push(std::fs::read(d.join(&out)).unwrap());
+    ] {
+        let mut bytes = Vec::new();
+        for (i, extra) in [
+            vec!["--workers", "1"],
+            vec![
+                "--workers",
+                "2",
+                "--split-rows",
+                "700",
+                "--batch-size",
+                "33",
+            ],
+            vec!["--workers", "2", "--batch-size", "4096"],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let out = format!("f{i}.bjf");
+            let mut a = vec![
+                "train",
+                "-q",
+                "--input",
+                "in",
+                "--column",
+                "a,b",
+                "--overwrite",
+                "--output",
+                &out,
+            ];
+            a.extend(extra);
+            a.extend(mode.iter().copied());
+            run_in(d, &a).ok();
+            bytes.push(std::fs::read(d.join(&out)).unwrap());
+        }
+        assert_eq!(bytes[0], bytes[1], "{mode:?}");
+        assert_eq!(bytes[0], bytes[2], "{mode:?}");
     }
-    assert_eq!(bytes[0], bytes[1]);
-    assert_eq!(bytes[0], bytes[2]);
 }
 
 #[test]
@@ -581,37 +603,152 @@ fn readme_composite_key_example_runs() {
     assert_eq!(rows, want);
 }
 
-/// A timestamp column cannot be a component of a composite key yet (the tuple's canonical form
-/// and its metadata cover integer and bytes components): `train` and `join` refuse it with a
-/// one-line error naming the option and the column, exit 2, and write nothing. Found when
-/// composite keys and timestamp keys met in one build.
+/// Issue 16: a timestamp column is a component like any other, in its canonical form
+/// (nanoseconds), so `(id, ts[ms])` on the left meets `(id, ts[us])` on the right for the
+/// same instants, through the filter, min/max pruning per component (row groups of 2 rows)
+/// and the exact comparison; `probe` reads the timestamp field. A component with a time zone
+/// against one without is refused naming both columns, exit 2, nothing written. (This
+/// replaces the earlier refusal of timestamp components.)
 #[test]
-fn a_timestamp_component_is_refused_naming_the_column() {
+fn timestamp_components_meet_across_units() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let side = |name: &str| {
-        write_parquet(
-            &d.join(format!("{name}/t.parquet")),
-            vec![
-                ("id", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
-                (
-                    "ts",
-                    Arc::new(TimestampMillisecondArray::from(vec![1_000, 2_000])) as ArrayRef,
-                ),
-            ],
-            2,
-        )
-    };
-    side("left");
-    side("right");
+    // Left: (id Int64, ts ms); right: (id Int32, ts us) and a zoned copy of ts.
+    let left_ms = [Some(1_000), Some(2_000), Some(2_500), None, Some(9_000_000)];
+    let left_id = [1i64, 2, 2, 3, 4];
+    write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            (
+                "id",
+                Arc::new(Int64Array::from(left_id.to_vec())) as ArrayRef,
+            ),
+            (
+                "ts",
+                Arc::new(TimestampMillisecondArray::from(left_ms.to_vec())) as ArrayRef,
+            ),
+            (
+                "lv",
+                Arc::new(StringArray::from(vec!["L1", "L2", "L3", "L4", "L5"])) as ArrayRef,
+            ),
+        ],
+        2,
+    );
+    let right_us = [
+        Some(1_000_000),
+        Some(2_000_000),
+        Some(2_000_001),
+        Some(1_000_000),
+        None,
+        Some(9_000_000_000),
+        Some(2_500_000),
+        Some(50_000_000_000),
+        // A row group of ids the left holds at instants after every left one: the ts
+        // statistics (microseconds, against the left's range in nanoseconds) skip it.
+        Some(20_000_000_000),
+        Some(30_000_000_000),
+    ];
+    let right_id = [1i32, 2, 2, 2, 3, 4, 2, 7, 1, 2];
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![
+            (
+                "id",
+                Arc::new(Int32Array::from(right_id.to_vec())) as ArrayRef,
+            ),
+            (
+                "ts",
+                Arc::new(TimestampMicrosecondArray::from(right_us.to_vec())) as ArrayRef,
+            ),
+            (
+                "tz",
+                Arc::new(TimestampMicrosecondArray::from(right_us.to_vec()).with_timezone("UTC"))
+                    as ArrayRef,
+            ),
+            (
+                "rv",
+                Arc::new(StringArray::from(vec![
+                    "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10",
+                ])) as ArrayRef,
+            ),
+        ],
+        2,
+    );
     run_in(
         d,
         &[
-            "train", "-q", "--input", "left", "--column", "id,ts", "--output", "t.bjf",
+            "train", "-q", "--input", "left", "--column", "id,ts", "--fpp", "0.001", "--output",
+            "l.bjf",
         ],
     )
-    .fails(2, &["--column", "\"ts\" is a timestamp", "composite key"]);
-    assert!(!d.join("t.bjf").exists(), "nothing written");
+    .ok();
+    let shown = run_in(d, &["inspect", "l.bjf"]).ok();
+    assert!(shown.contains("timestamp"), "{shown}");
+    // The oracle: equal ids and equal instants (ms * 1000 = us).
+    let mut want = Vec::new();
+    for (li, lt) in left_id.iter().zip(&left_ms) {
+        for (ri, rt) in right_id.iter().zip(&right_us) {
+            if let (Some(lt), Some(rt)) = (lt, rt) {
+                if *li == *ri as i64 && lt * 1000 == *rt {
+                    want.push((*li, *lt));
+                }
+            }
+        }
+    }
+    assert_eq!(want.len(), 4, "L1-R1, L2-R2, L3-R7, L5-R6");
+    for prefilter in [true, false] {
+        let out = format!("out-{prefilter}");
+        let mut args = vec![
+            "join",
+            "-q",
+            "--left",
+            "left",
+            "--left-key",
+            "id,ts",
+            "--right",
+            "right",
+            "--right-key",
+            "id,ts",
+            "--select",
+            "left.id,left.ts,lv,rv",
+            "--output",
+            &out,
+        ];
+        let report = format!("{out}.json");
+        args.extend(["--report", &report]);
+        if prefilter {
+            args.extend(["--filter", "l.bjf"]);
+        } else {
+            args.push("--no-prefilter");
+        }
+        run_in(d, &args).ok();
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+        let skipped = j["right"]["rows_skipped_by_stats"].as_u64().unwrap();
+        assert_eq!(skipped, if prefilter { 2 } else { 0 }, "{j}");
+        let (rows, _) = read_rows(&d.join(&out));
+        assert_eq!(
+            rows,
+            [
+                "1|1970-01-01T00:00:01|L1|R1",
+                "2|1970-01-01T00:00:02.500|L3|R7",
+                "2|1970-01-01T00:00:02|L2|R2",
+                "4|1970-01-01T02:30:00|L5|R6",
+            ],
+            "prefilter {prefilter}"
+        );
+    }
+    // Probe: one tuple per line, the timestamp as text.
+    let out = run_stdin(
+        d,
+        &["probe", "--filter", "l.bjf", "--with-keys"],
+        "1\t1970-01-01 00:00:01\n2\t1970-01-01 00:00:02.5\n",
+    )
+    .ok();
+    assert_eq!(out.matches("maybe").count(), 2, "{out}");
+    run_stdin(d, &["probe", "--filter", "l.bjf"], "1\t1000\n")
+        .fails(2, &["line 1", "field 2", "not a timestamp"]);
+    // A zoned component against a zone-less one: refused, naming both columns.
     run_in(
         d,
         &[
@@ -625,19 +762,368 @@ fn a_timestamp_component_is_refused_naming_the_column() {
             "--right",
             "right",
             "--right-key",
-            "id,ts",
+            "id,tz",
             "--output",
-            "out",
+            "out-tz",
         ],
     )
-    .fails(2, &["--left-key", "\"ts\" is a timestamp"]);
-    assert!(!d.join("out").exists(), "no output");
-    // One-column timestamp keys work.
+    .fails(
+        2,
+        &["time zone mismatch", "--left-key ts", "--right-key tz"],
+    );
+    assert!(!d.join("out-tz").exists(), "no output");
+}
+
+/// Issue 16: `--spark-keys xxhash64` with a composite key inserts Spark's `xxhash64(a, b)`
+/// (each column as its Spark type, the seed chained): the filter in Spark's format is, byte
+/// for byte, the plain Spark filter of the column of those longs; a row with a null column is
+/// not inserted. The native file records each column's Spark type (`inspect` shows them);
+/// `join` with it (and with the Spark-format file and `--spark-keys xxhash64`, the types then
+/// from the left key columns) gives the rows of the join without a filter and drops right
+/// rows; `probe` reads tab-separated tuples. Errors: a right column of another family, and a
+/// composite key in a Spark layout without xxhash64.
+#[test]
+fn xxhash64_composite_keys_train_join_probe_and_inspect() {
+    use xxhash_rust::xxh64::xxh64;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ids: Vec<Option<i64>> = (0..300).map(|i| (i % 17 != 5).then_some(i * 3)).collect();
+    let names: Vec<Option<String>> = (0..300)
+        .map(|i| (i % 23 != 7).then(|| format!("n{}", i % 40)))
+        .collect();
+    write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+            (
+                "name",
+                Arc::new(StringArray::from(names.clone())) as ArrayRef,
+            ),
+            (
+                "tag",
+                Arc::new(StringArray::from(names.clone())) as ArrayRef,
+            ),
+            (
+                "small",
+                Arc::new(Int32Array::from_iter(
+                    ids.iter().map(|v| v.map(|x| x as i32)),
+                )) as ArrayRef,
+            ),
+        ],
+        64,
+    );
+    // Right: every left tuple shifted by one in half the rows (absent tuples), Int32 ids
+    // (hashed as the filter's BIGINT) and a dictionary of strings.
+    let rid: Vec<Option<i32>> = (0..600)
+        .map(|i| ids[i % 300].map(|v| v as i32 + (i >= 300) as i32))
+        .collect();
+    let rname: Vec<Option<String>> = (0..600).map(|i| names[i % 300].clone()).collect();
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![
+            ("rid", Arc::new(Int32Array::from(rid)) as ArrayRef),
+            (
+                "rname",
+                Arc::new(
+                    rname
+                        .iter()
+                        .map(|s| s.as_deref())
+                        .collect::<DictionaryArray<Int8Type>>(),
+                ) as ArrayRef,
+            ),
+            (
+                "rs",
+                Arc::new(StringArray::from(vec!["x"; 600])) as ArrayRef,
+            ),
+        ],
+        64,
+    );
+    // The longs Spark's xxhash64(id, name) gives the non-null tuples.
+    let longs: Vec<i64> = ids
+        .iter()
+        .zip(&names)
+        .filter_map(|(i, n)| Some((i.as_ref()?, n.as_ref()?)))
+        .map(|(i, n)| xxh64(n.as_bytes(), xxh64(&i.to_le_bytes(), 42)) as i64)
+        .collect();
+    let present = longs.len();
+    write_parquet(
+        &d.join("longs/k.parquet"),
+        vec![("k", Arc::new(Int64Array::from(longs)) as ArrayRef)],
+        64,
+    );
+    let train = |input: &str, column: &str, out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "train",
+            "-q",
+            "--input",
+            input,
+            "--column",
+            column,
+            "--layout",
+            "spark-v2",
+            "--expected-items",
+            "500",
+            "--output",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a)
+    };
+    train(
+        "left",
+        "id,name",
+        "t.spark",
+        &["--spark-keys", "xxhash64", "--format", "spark"],
+    )
+    .ok();
+    train("longs", "k", "longs.spark", &["--format", "spark"]).ok();
+    assert_eq!(
+        std::fs::read(d.join("t.spark")).unwrap(),
+        std::fs::read(d.join("longs.spark")).unwrap(),
+        "the filter of Spark's xxhash64(id, name) longs"
+    );
+    train("left", "id,name", "t.bjf", &["--spark-keys", "xxhash64"]).ok();
+    let info: serde_json::Value =
+        serde_json::from_str(&run_in(d, &["inspect", "t.bjf", "--json"]).ok()).unwrap();
+    assert_eq!(info["key_family"], "tuple", "{info}");
+    assert_eq!(
+        info["inserted"], present as u64,
+        "null tuples are not inserted"
+    );
+    let cols = &info["metadata"]["key_columns"];
+    assert_eq!(cols[0]["spark_type"], "bigint", "{info}");
+    assert_eq!(cols[1]["spark_type"], "string", "{info}");
+    let table = run_in(d, &["inspect", "t.bjf"]).ok();
+    assert!(
+        table.contains("xxhash64(CAST(id AS BIGINT), CAST(name AS STRING))"),
+        "{table}"
+    );
+    assert!(
+        table.contains("name (bytes, Utf8, Spark string)"),
+        "{table}"
+    );
+
+    let join = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "join",
+            "-q",
+            "--left",
+            "left",
+            "--left-key",
+            "id,name",
+            "--right",
+            "right",
+            "--right-key",
+            "rid,rname",
+            "--select",
+            "id,name,rs",
+            "--output",
+            out,
+        ];
+        let report = format!("{out}.json");
+        a.extend(["--report", &report]);
+        a.extend_from_slice(extra);
+        let r = run_in(d, &a);
+        (r, d.join(report))
+    };
+    join("plain", &["--no-prefilter"]).0.ok();
+    let want = read_rows(&d.join("plain")).0;
+    assert!(want.len() > 200, "{}", want.len());
+    for (out, extra) in [
+        ("native", vec!["--filter", "t.bjf"]),
+        (
+            "spark",
+            vec!["--filter", "t.spark", "--spark-keys", "xxhash64"],
+        ),
+        (
+            "spark-reduce",
+            vec![
+                "--filter",
+                "t.spark",
+                "--spark-keys",
+                "xxhash64",
+                "--strategy",
+                "reduce-side",
+            ],
+        ),
+    ] {
+        let (r, report) = join(out, &extra);
+        r.ok();
+        assert_eq!(read_rows(&d.join(out)).0, want, "{out}");
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        assert!(
+            j["right"]["rows_dropped_by_filter"].as_u64().unwrap() > 200,
+            "{out}: {j}"
+        );
+    }
+    // Spark's format does not record the mode: without --spark-keys xxhash64 a composite
+    // key is refused.
+    join("unsaid", &["--filter", "t.spark"])
+        .0
+        .fails(2, &["t.spark", "Spark's format", "--spark-keys xxhash64"]);
+    assert!(!d.join("unsaid").exists());
+    // Probe: tuples; the Spark-format file with the mode and the families.
+    let text = "3\tn1\n3\tn2\n0\tn0\n";
+    assert_eq!(
+        run_stdin(d, &["probe", "--filter", "t.bjf"], text).ok(),
+        "maybe\nno\nmaybe\n"
+    );
+    assert_eq!(
+        run_stdin(
+            d,
+            &[
+                "probe",
+                "--filter",
+                "t.spark",
+                "--spark-keys",
+                "xxhash64",
+                "--key-type",
+                "integer,bytes"
+            ],
+            text
+        )
+        .ok(),
+        "maybe\nno\nmaybe\n"
+    );
+    // Spark's format does not record the Spark types: --spark-type names them (default
+    // bigint, string by --key-type); hashed as INT the ids are other longs.
+    // (Keys as arguments, not standard input: a run that fails before reading its input
+    // must not race the writer.)
+    let spark_probe = |types: &str| {
+        run_in(
+            d,
+            &[
+                "probe",
+                "--filter",
+                "t.spark",
+                "--spark-keys",
+                "xxhash64",
+                "--key-type",
+                "integer,bytes",
+                "--spark-type",
+                types,
+                "3\tn1",
+                "3\tn2",
+                "0\tn0",
+            ],
+        )
+    };
+    assert_eq!(spark_probe("bigint,string").ok(), "maybe\nno\nmaybe\n");
+    assert_ne!(spark_probe("int,string").ok(), "maybe\nno\nmaybe\n");
+    spark_probe("decimal(10,0),string").ok();
+    spark_probe("string,string").fails(2, &["--spark-type", "string does not hold integer keys"]);
+    spark_probe("bigint").fails(2, &["--spark-type", "1 types for 2 key columns"]);
     run_in(
         d,
         &[
-            "train", "-q", "--input", "left", "--column", "ts", "--output", "t.bjf",
+            "probe",
+            "--filter",
+            "t.bjf",
+            "--spark-type",
+            "int,string",
+            "3\tn1",
         ],
     )
+    .fails(2, &["--spark-type", "records its key types"]);
+    run_in(d, &["probe", "--filter", "t.bjf", "x\tn1"]).fails(2, &["field 1", "not a number"]);
+    // Shards merge into the filter of the whole input; other Spark types do not merge.
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        train(
+            "left",
+            "id,name",
+            &format!("s{i}.bjf"),
+            &["--spark-keys", "xxhash64", "--shard", &shard],
+        )
+        .ok();
+    }
+    run_in(d, &["merge", "-q", "--output", "m.bjf", "s0.bjf", "s1.bjf"]).ok();
+    assert_eq!(
+        std::fs::read(d.join("m.bjf")).unwrap(),
+        std::fs::read(d.join("t.bjf")).unwrap()
+    );
+    train(
+        "left",
+        "small,name",
+        "ints.bjf",
+        &["--spark-keys", "xxhash64"],
+    )
     .ok();
+    run_in(
+        d,
+        &["merge", "-q", "--output", "m2.bjf", "t.bjf", "ints.bjf"],
+    )
+    .fails(
+        2,
+        &[
+            "ints.bjf",
+            "spark key types",
+            "bigint, string vs int, string",
+        ],
+    );
+    assert!(!d.join("m2.bjf").exists());
+    // inspect's might_contain call: a zone-less timestamp is Spark's TIMESTAMP_NTZ (a cast to
+    // TIMESTAMP would shift it by the session time zone), a zoned one TIMESTAMP.
+    write_parquet(
+        &d.join("ts/t.parquet"),
+        vec![
+            ("id", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
+            (
+                "wall",
+                Arc::new(TimestampMillisecondArray::from(vec![1_000, 2_000])) as ArrayRef,
+            ),
+            (
+                "instant",
+                Arc::new(TimestampMillisecondArray::from(vec![1_000, 2_000]).with_timezone("UTC"))
+                    as ArrayRef,
+            ),
+        ],
+        2,
+    );
+    train(
+        "ts",
+        "id,wall,instant",
+        "ts.bjf",
+        &["--spark-keys", "xxhash64"],
+    )
+    .ok();
+    let table = run_in(d, &["inspect", "ts.bjf"]).ok();
+    assert!(
+        table.contains(
+            "xxhash64(CAST(id AS BIGINT), CAST(wall AS TIMESTAMP_NTZ), CAST(instant AS TIMESTAMP))"
+        ),
+        "{table}"
+    );
+    train("ts", "wall", "wall.bjf", &["--spark-keys", "xxhash64"]).ok();
+    let table = run_in(d, &["inspect", "wall.bjf"]).ok();
+    assert!(
+        table.contains("xxhash64(CAST(col AS TIMESTAMP_NTZ))"),
+        "{table}"
+    );
+    // Errors: a right column of another family; no xxhash64 with a Spark layout.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--filter",
+            "t.bjf",
+            "--left",
+            "left",
+            "--left-key",
+            "tag,name",
+            "--right",
+            "right",
+            "--right-key",
+            "rname,rs",
+            "--output",
+            "bad",
+        ],
+    )
+    .fails(2, &["key family mismatch", "--right-key column 1 (rname)"]);
+    assert!(!d.join("bad").exists());
+    train("left", "id,name", "p.bjf", &[])
+        .fails(2, &["--layout", "composite key", "--spark-keys xxhash64"]);
+    assert!(!d.join("p.bjf").exists());
 }

@@ -13,14 +13,19 @@ Two subcommands:
     from ``bloomjoin train --spark-keys xxhash64``) the job probes
     ``might_contain(filter, xxhash64(key))``, so string, decimal, date and timestamp keys work
     too (the right key is cast to the left key's type first: Spark's xxhash64 depends on the
-    type, and the filter hashed the left key's).
+    type, and the filter hashed the left key's). A composite key (``--left-key a,b
+    --right-key x,y``, a filter from ``bloomjoin train --column a,b --spark-keys xxhash64``)
+    probes ``might_contain(filter, xxhash64(x, y))``, each right column cast to its left
+    column's type, and joins on ``a = x AND b = y``.
 
 ``export-filter``
     The reverse: build a filter with Spark's ``df.stat.bloomFilter(col, n, fpp)`` (Spark 4.1+
     writes version 2, seed 0) and write its ``BloomFilter.writeTo`` bytes to a location, for
     ``bloomjoin join --filter <location>``. With ``--spark-keys xxhash64`` it inserts
     ``xxhash64(col)`` instead, as Spark's runtime filters do (``bloomjoin join --filter
-    <location> --spark-keys xxhash64`` reads it).
+    <location> --spark-keys xxhash64`` reads it); ``--column a,b`` inserts ``xxhash64(a, b)``.
+    In xxhash64 mode rows with a null key column are not inserted (as ``bloomjoin train``
+    does: a null never joins).
 
 Examples::
 
@@ -30,10 +35,18 @@ Examples::
     spark-submit jobs/spark/prefilter_join.py export-filter --input s3a://b/users \\
         --column Id --expected-items 10000000 --fpp 0.01 --output s3a://b/users.spark
 
+A two-column key, with a filter from ``bloomjoin train --column Id,DisplayName --layout
+spark-v2 --spark-keys xxhash64 --format spark -o s3a://b/users_by_id_name.spark``::
+
+    spark-submit jobs/spark/prefilter_join.py prefilter --spark-keys xxhash64 \\
+        --filter s3a://b/users_by_id_name.spark --left s3a://b/users --left-key Id,DisplayName \\
+        --right s3a://b/comments --right-key UserId,UserDisplayName --output s3a://b/joined2
+
 The functions are importable (``scripts/spark_interop.py`` uses them with a local session).
 """
 
 import argparse
+import functools
 import sys
 
 from pyspark.sql import DataFrame, SparkSession
@@ -96,11 +109,24 @@ def might_contain(spark: SparkSession, data: bytes, key):
     return Column(utils.column(mc))
 
 
-def xxhash64_key(left: DataFrame, left_key: str, right: DataFrame, right_key: str):
-    """``xxhash64(right_key)`` with the right key as the left key's type (``try_cast``: a value
-    that type cannot hold matches no left key, and hashes as a NULL)."""
-    ltype = left.schema[left_key].dataType
-    return F.xxhash64(F.col(right_key).try_cast(ltype))
+def key_columns(key) -> list:
+    """A key as a list of column names: ``"a,b"`` or ``["a", "b"]`` (a composite key), ``"a"``."""
+    cols = [c.strip() for c in key.split(",")] if isinstance(key, str) else list(key)
+    if not cols or any(not c for c in cols):
+        raise SystemExit(f"key {key!r}: expected one column or several, comma-separated")
+    return cols
+
+
+def xxhash64_key(left: DataFrame, left_key, right: DataFrame, right_key):
+    """``xxhash64(right_key...)`` with each right key column as its left key column's type
+    (``try_cast``: a value that type cannot hold matches no left key, and hashes as a NULL,
+    which Spark skips). One column or a composite key (``"a,b"``)."""
+    lcols, rcols = key_columns(left_key), key_columns(right_key)
+    if len(lcols) != len(rcols):
+        raise SystemExit(f"--left-key {left_key} and --right-key {right_key} differ in arity")
+    return F.xxhash64(
+        *[F.col(r).try_cast(left.schema[lc].dataType) for lc, r in zip(lcols, rcols)]
+    )
 
 
 def prefilter_join(
@@ -118,21 +144,30 @@ def prefilter_join(
     result the prefilter cannot change (inner, left, left_semi, left_anti: right rows without
     a left match are never output); right and full outer joins are refused. ``spark_keys``
     says what the filter holds: the keys (``plain``, integer keys only) or ``xxhash64`` of
-    them (any key type Spark hashes)."""
+    them (any key type Spark hashes). The keys may be composite (``"a,b"`` and ``"x,y"``,
+    xxhash64 only): the join is on every pair of columns being equal."""
     if how not in ("inner", "left", "left_outer", "left_semi", "left_anti"):
         raise SystemExit(f"--type {how}: the prefilter would drop right rows this join outputs")
     if spark_keys not in ("plain", "xxhash64"):
         raise SystemExit(f"--spark-keys {spark_keys}: expected plain or xxhash64")
-    dtype = right.schema[right_key].dataType
+    lcols, rcols = key_columns(left_key), key_columns(right_key)
+    if len(lcols) != len(rcols):
+        raise SystemExit(f"--left-key {left_key} and --right-key {right_key} differ in arity")
+    if spark_keys == "plain" and len(rcols) > 1:
+        raise SystemExit(
+            f"--right-key {right_key}: a composite key needs a filter of xxhash64 keys "
+            "(bloomjoin train --column a,b --spark-keys xxhash64) and --spark-keys xxhash64"
+        )
+    dtype = right.schema[rcols[0]].dataType
     if spark_keys == "plain" and not isinstance(dtype, INTEGRAL):
         raise SystemExit(
             f"--right-key {right_key}: type {dtype.simpleString()}; Spark's might_contain takes "
             "BIGINT only (train the filter on an integer key, or with --spark-keys xxhash64)"
         )
     load_filter(spark, filter_bytes)  # fail early, with Spark's own error, on a bad file
-    key = xxhash64_key(left, left_key, right, right_key) if spark_keys == "xxhash64" else right_key
+    key = xxhash64_key(left, lcols, right, rcols) if spark_keys == "xxhash64" else rcols[0]
     kept = right.where(might_contain(spark, filter_bytes, key))
-    cond = left[left_key] == kept[right_key]
+    cond = [left[lc] == kept[rc] for lc, rc in zip(lcols, rcols)]
     return left.join(kept, cond, how)
 
 
@@ -140,10 +175,15 @@ def export_filter(
     spark: SparkSession, df: DataFrame, column: str, n: int, fpp: float, spark_keys: str = "plain"
 ) -> bytes:
     """Spark's ``df.stat.bloomFilter(column, n, fpp)`` serialized with ``writeTo``; with
-    ``spark_keys="xxhash64"`` the filter of ``xxhash64(column)`` instead."""
+    ``spark_keys="xxhash64"`` the filter of ``xxhash64(column)`` instead, or of
+    ``xxhash64(a, b)`` for ``column="a,b"``, over the rows without a null key column."""
+    cols = key_columns(column)
     if spark_keys == "xxhash64":
-        df = df.select(F.xxhash64(column).alias("__xxhash64"))
+        not_null = functools.reduce(lambda a, b: a & b, [F.col(c).isNotNull() for c in cols])
+        df = df.where(not_null).select(F.xxhash64(*cols).alias("__xxhash64"))
         column = "__xxhash64"
+    elif len(cols) > 1:
+        raise SystemExit(f"--column {column}: a composite key needs --spark-keys xxhash64")
     jfilter = df._jdf.stat().bloomFilter(column, n, fpp)
     return filter_to_bytes(spark, jfilter)
 
@@ -155,9 +195,11 @@ def main(argv=None, stop_session: bool = True) -> int:
     a = sub.add_parser("prefilter", help="join with a bloomjoin filter as the prefilter")
     a.add_argument("--filter", required=True, help="the filter (Spark format) location")
     a.add_argument("--left", required=True, nargs="+", help="left Parquet location(s)")
-    a.add_argument("--left-key", required=True)
+    a.add_argument("--left-key", required=True,
+                   help="the left key column, or several comma-separated (xxhash64 only)")
     a.add_argument("--right", required=True, nargs="+", help="right Parquet location(s)")
-    a.add_argument("--right-key", required=True)
+    a.add_argument("--right-key", required=True,
+                   help="the right key column(s), paired with --left-key in order")
     a.add_argument("--type", default="inner", help="inner, left, left_semi or left_anti")
     a.add_argument("--output", required=True, help="output Parquet directory")
     a.add_argument("--spark-keys", default="plain", choices=["plain", "xxhash64"],
@@ -165,7 +207,8 @@ def main(argv=None, stop_session: bool = True) -> int:
     a.add_argument("--master", help="Spark master (default: spark-submit's)")
     b = sub.add_parser("export-filter", help="write Spark's df.stat.bloomFilter for bloomjoin")
     b.add_argument("--input", required=True, nargs="+", help="Parquet location(s)")
-    b.add_argument("--column", required=True)
+    b.add_argument("--column", required=True,
+                   help="the key column, or several comma-separated (xxhash64 only)")
     b.add_argument("--expected-items", type=int, required=True)
     b.add_argument("--fpp", type=float, default=0.03)
     b.add_argument("--output", required=True, help="where to write the filter")

@@ -147,11 +147,16 @@ pub struct KeyColumn {
     /// The column's name ("" when merged partials disagreed).
     #[serde(default)]
     pub name: String,
-    /// Its key family (integer or bytes): the join and `probe` read the component so.
+    /// Its key family (integer, bytes, timestamp or timestamptz): the join and `probe` read the component so.
     pub family: KeyFamily,
     /// Its Arrow type in the first input ("" when merged partials disagreed).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub key_type: String,
+    /// For a Spark-layout filter of `xxhash64(c1, c2, ...)` (`--spark-keys xxhash64`): the
+    /// Spark type the column is hashed as (`int`, `bigint`, `decimal(p,s)`, `timestamp`,
+    /// `string`); "" otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub spark_type: String,
 }
 
 impl FilterMeta {
@@ -179,6 +184,25 @@ impl FilterMeta {
 
 /// Serialize a filter and its metadata.
 pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
+    // A composite key in xxhash64 mode: the metadata records each column's Spark type.
+    let mut with_types;
+    let meta = if filter.spark_types().is_empty() {
+        meta
+    } else {
+        with_types = meta.clone();
+        with_types
+            .key_columns
+            .resize_with(filter.spark_types().len(), || KeyColumn {
+                name: String::new(),
+                family: KeyFamily::Any,
+                key_type: String::new(),
+                spark_type: String::new(),
+            });
+        for (c, t) in with_types.key_columns.iter_mut().zip(filter.spark_types()) {
+            c.spark_type = t.to_string();
+        }
+        &with_types
+    };
     let meta_json = serde_json::to_vec(meta).expect("metadata serializes");
     let p = filter.params();
     let padded = meta_json.len().next_multiple_of(8);
@@ -245,14 +269,20 @@ fn layout_field(p: &BloomParams) -> [u8; 4] {
             let [a, b, c] = t.code();
             [1, a, b, c]
         }
+        (Layout::SparkV1 | Layout::SparkV2, SparkKeys::Xxhash64Tuple) => [1, TUPLE_CODE, 0, 0],
         _ => [0; 4],
     }
 }
+
+/// The Spark type code of header bytes 45..48 for `xxhash64(c1, c2, ...)` of a composite key:
+/// the columns' types are in the metadata's `key_columns` (`spark_type`).
+const TUPLE_CODE: u8 = 6;
 
 /// The Spark layouts' key mode from header bytes 44..48 (see [`layout_field`]).
 fn spark_keys_field(field: [u8; 4], version: u16) -> std::result::Result<SparkKeys, String> {
     match field {
         [0, 0, 0, 0] => Ok(SparkKeys::Plain),
+        [1, TUPLE_CODE, 0, 0] if version >= 2 => Ok(SparkKeys::Xxhash64Tuple),
         [1, a, b, c] if version >= 2 => SparkType::from_code([a, b, c])
             .map(SparkKeys::Xxhash64)
             .ok_or_else(|| format!("unknown Spark key type code {:?}", [a, b, c])),
@@ -376,20 +406,31 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
     let meta_bytes = &bytes[HEADER_LEN..HEADER_LEN + meta_len];
     let meta: FilterMeta = serde_json::from_slice(meta_bytes)
         .map_err(|e| bad(format!("metadata is not valid JSON: {e}")))?;
+    let spark_tuple = spark_keys == SparkKeys::Xxhash64Tuple;
+    if spark_tuple != (family == KeyFamily::Tuple && layout.is_spark()) {
+        return Err(bad(format!(
+            "a {layout} filter of key family {family} with Spark key mode {spark_keys} (xxhash64 of a composite key goes with family tuple, code 6)"
+        )));
+    }
     if family == KeyFamily::Tuple {
-        if version < 2 || layout.is_spark() {
+        if version < 2 || (layout.is_spark() && !spark_tuple) || layout == Layout::Sbbf {
             return Err(bad(format!(
                 "a composite key (family code 6) in a version-{version} {layout} filter"
             )));
         }
         if meta.key_columns.len() < 2
-            || meta
-                .key_columns
-                .iter()
-                .any(|c| !matches!(c.family, KeyFamily::Integer | KeyFamily::Bytes))
+            || meta.key_columns.iter().any(|c| {
+                !matches!(
+                    c.family,
+                    KeyFamily::Integer
+                        | KeyFamily::Bytes
+                        | KeyFamily::Timestamp
+                        | KeyFamily::TimestampTz
+                )
+            })
         {
             return Err(bad(
-                "a composite key filter must record two or more key columns of family integer or bytes (metadata key_columns)".into(),
+                "a composite key filter must record two or more key columns of family integer, bytes, timestamp or timestamptz (metadata key_columns)".into(),
             ));
         }
     }
@@ -397,7 +438,21 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
     let words = bytes[words_at..body.len()]
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
-    let filter = BloomFilter::from_words(params, family, inserted, words)?;
+    let mut filter = BloomFilter::from_words(params, family, inserted, words)?;
+    if spark_tuple {
+        let types = meta
+            .key_columns
+            .iter()
+            .map(|c| c.spark_type.parse::<SparkType>())
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| {
+                bad(format!(
+                    "an xxhash64 composite-key filter must record each key column's Spark type (metadata key_columns, spark_type): {}",
+                    crate::error::one_line(&e)
+                ))
+            })?;
+        filter.set_spark_tuple(types)?;
+    }
     Ok((filter, meta))
 }
 
@@ -500,6 +555,7 @@ mod tests {
         let b = arrow::array::StringArray::from(vec!["x", "y"]);
         f.insert_columns(&[&a, &b]).unwrap();
         let col = |name: &str, family| KeyColumn {
+            spark_type: String::new(),
             name: name.into(),
             family,
             key_type: "Int32".into(),
@@ -607,6 +663,70 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("--spark-keys"), "{e}");
+    }
+
+    /// Issue 16: a composite key in Spark's xxhash64 mode is family tuple (6) with the mode
+    /// field `1, 6, 0, 0`; each column's Spark type is in the metadata's key columns and
+    /// comes back on the filter. Without them, or with the mode and another family, the file
+    /// is refused.
+    #[test]
+    fn spark_tuple_filters_record_each_columns_spark_type() {
+        use crate::bloom::spark_keys::{SparkKeys, SparkType};
+        let p = BloomParams::explicit(Layout::SparkV2, 640, 3, 7).unwrap();
+        let types = vec![SparkType::Bigint, SparkType::Decimal(10, 2)];
+        let mut f = BloomFilter::try_new(
+            BloomParams {
+                spark_keys: SparkKeys::Xxhash64Tuple,
+                ..p
+            },
+            KeyFamily::Tuple,
+        )
+        .unwrap();
+        f.set_spark_tuple(types.clone()).unwrap();
+        let a = arrow::array::Int64Array::from(vec![1, 2]);
+        let b = arrow::array::Decimal128Array::from(vec![150, 700])
+            .with_precision_and_scale(10, 2)
+            .unwrap();
+        f.insert_columns(&[&a, &b]).unwrap();
+        let col = |name: &str| KeyColumn {
+            name: name.into(),
+            family: KeyFamily::Integer,
+            key_type: String::new(),
+            spark_type: String::new(),
+        };
+        let meta = FilterMeta {
+            key_columns: vec![col("a"), col("b")],
+            ..FilterMeta::default()
+        };
+        let bytes = encode(&f, &meta);
+        assert_eq!(&bytes[8..12], &[2, 0, 4, 6], "version 2, spark-v2, tuple");
+        assert_eq!(&bytes[44..48], &[1, 6, 0, 0]);
+        let (g, m) = decode(&bytes, "x").unwrap();
+        assert_eq!(g.spark_types(), &types[..]);
+        assert_eq!(g, f);
+        assert_eq!(m.key_columns[1].spark_type, "decimal(10,2)");
+        assert!(g.probe_columns(&[&a, &b]).unwrap().iter().all(|x| x));
+        // The native tuple hash is not what this filter holds.
+        assert_eq!(g.params().spark_keys, SparkKeys::Xxhash64Tuple);
+        // Without the types: refused. Family bytes with the tuple mode: refused.
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        assert!(text.contains(r#""spark_type":"bigint""#));
+        let mut untyped = f.clone();
+        untyped.spark_types = Vec::new();
+        let e = decode(&encode(&untyped, &meta), "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("spark_type"), "{e}");
+        let mut bad = bytes.clone();
+        bad[11] = KeyFamily::Bytes.code();
+        let n = bad.len();
+        let sum = xxh3_64(&bad[..n - 8]);
+        bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        let e = decode(&bad, "x").unwrap_err().to_string();
+        assert!(
+            e.contains("xxhash64 of a composite key goes with family tuple"),
+            "{e}"
+        );
     }
 
     #[test]

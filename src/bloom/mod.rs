@@ -849,6 +849,12 @@ pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) ->
         out.extend(seeds.iter().map(|&l| spark.hash_int(l as i64)));
         return Ok(family);
     }
+    if params.spark_keys == spark_keys::SparkKeys::Xxhash64Tuple {
+        return Err(Error::Usage(
+            "the filter holds xxhash64 of composite keys: give one key column per recorded column"
+                .into(),
+        ));
+    }
     let native = key::Xxh3(params.seed);
     match (params.layout.is_spark(), params.legacy_ints) {
         (true, false) => key::hash_array_with(array, &spark, out),
@@ -856,6 +862,38 @@ pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) ->
         (false, false) => key::hash_array_with(array, &native, out),
         (false, true) => key::hash_array_with(array, &key::Wrapping(native), out),
     }
+}
+
+/// Hash the rows of a composite key (two or more columns) as a filter with `params` does
+/// (into `out`, replaced): the native tuple hash ([`key::hash_tuple_into`]), or for a Spark
+/// layout in [`spark_keys::SparkKeys::Xxhash64Tuple`] mode Spark's `xxhash64(c1, c2, ...)`
+/// of the columns as `spark_types`, inserted as a long. Null rows (in any column) hold an
+/// unspecified hash.
+pub fn hash_tuple_into(
+    params: &BloomParams,
+    spark_types: &[spark_keys::SparkType],
+    columns: &[&dyn Array],
+    out: &mut Vec<u64>,
+) -> Result<()> {
+    if !params.layout.is_spark() {
+        key::hash_tuple_into(columns, params.seed, out)?;
+        return Ok(());
+    }
+    if params.spark_keys != spark_keys::SparkKeys::Xxhash64Tuple
+        || spark_types.len() != columns.len()
+    {
+        return Err(Error::Usage(format!(
+            "a composite key of {} columns cannot probe this {} filter: Spark's layouts hold one long or string per key, or xxhash64 of a composite key of the columns they record",
+            columns.len(),
+            params.layout
+        )));
+    }
+    spark_keys::xxhash64_columns(columns, spark_types, out)?;
+    let spark = spark::SparkHasher::new(params);
+    for h in out.iter_mut() {
+        *h = spark.hash_int(*h as i64);
+    }
+    Ok(())
 }
 
 /// One 512-bit block, aligned to a cache line.
@@ -869,6 +907,9 @@ pub struct BloomFilter {
     params: BloomParams,
     family: KeyFamily,
     inserted: u64,
+    /// The Spark type of each column of a composite key in Spark's `xxhash64` mode
+    /// ([`spark_keys::SparkKeys::Xxhash64Tuple`]); empty otherwise.
+    spark_types: Vec<spark_keys::SparkType>,
     /// `num_bits / 64` words, stored in cache-line blocks (the last block may be partly
     /// unused in the classic layout; unused words stay zero).
     blocks: Vec<Block>,
@@ -883,6 +924,7 @@ impl Clone for BloomFilter {
             params: self.params,
             family: self.family,
             inserted: self.inserted,
+            spark_types: self.spark_types.clone(),
             blocks,
         }
     }
@@ -894,6 +936,7 @@ impl fmt::Debug for BloomFilter {
             .field("params", &self.params)
             .field("family", &self.family)
             .field("inserted", &self.inserted)
+            .field("spark_types", &self.spark_types)
             .finish_non_exhaustive()
     }
 }
@@ -1079,11 +1122,14 @@ impl BloomFilter {
                 Some(_) => {}
             }
         }
-        if family == KeyFamily::Tuple && params.layout.is_spark() {
+        if family == KeyFamily::Tuple
+            && params.layout.is_spark()
+            && params.spark_keys != spark_keys::SparkKeys::Xxhash64Tuple
+        {
             return Err(Error::param(
                 "--layout",
                 format!(
-                    "{}: a composite key needs a native layout (blocked or classic); Spark's layouts hold one long or string per key",
+                    "{}: a composite key needs a native layout (blocked or classic), or --spark-keys xxhash64 (Spark's layouts hold one long or string per key)",
                     params.layout
                 ),
             ));
@@ -1103,13 +1149,37 @@ impl BloomFilter {
             params,
             family,
             inserted: 0,
+            spark_types: Vec::new(),
             blocks,
         })
     }
 
-    /// An empty filter with the same params and family (a fresh partial).
+    /// An empty filter with the same params, family and Spark types (a fresh partial).
     pub fn empty_like(&self) -> Result<Self> {
-        BloomFilter::try_new(self.params, self.family)
+        let mut f = BloomFilter::try_new(self.params, self.family)?;
+        f.spark_types = self.spark_types.clone();
+        Ok(f)
+    }
+
+    /// The Spark type of each column of a composite key in Spark's `xxhash64` mode (empty
+    /// otherwise).
+    pub fn spark_types(&self) -> &[spark_keys::SparkType] {
+        &self.spark_types
+    }
+
+    /// Hash composite keys as Spark's `xxhash64(c1, c2, ...)` of the columns as `types`
+    /// (two or more): the filter's mode becomes [`spark_keys::SparkKeys::Xxhash64Tuple`].
+    /// Errors for a layout other than Spark's.
+    pub fn set_spark_tuple(&mut self, types: Vec<spark_keys::SparkType>) -> Result<()> {
+        if types.len() < 2 {
+            return Err(Error::Internal(format!(
+                "a composite key of {} Spark types",
+                types.len()
+            )));
+        }
+        self.set_spark_keys(spark_keys::SparkKeys::Xxhash64Tuple)?;
+        self.spark_types = types;
+        Ok(())
     }
 
     /// The filter's parameters.
@@ -1429,14 +1499,8 @@ impl BloomFilter {
         match columns {
             [one] => self.hash_array(*one),
             _ => {
-                if self.params.layout.is_spark() {
-                    return Err(Error::Usage(format!(
-                        "a composite key cannot probe a {} filter (Spark's layouts hold one long or string per key)",
-                        self.params.layout
-                    )));
-                }
                 let mut hashes = Vec::new();
-                key::hash_tuple_into(columns, self.params.seed, &mut hashes)?;
+                hash_tuple_into(&self.params, &self.spark_types, columns, &mut hashes)?;
                 Ok(HashedKeys {
                     family: KeyFamily::Tuple,
                     hashes,
@@ -1511,6 +1575,31 @@ impl BloomFilter {
             (false, false) => key::hash_text_key_with(text, family, &native),
             (false, true) => key::hash_text_key_with(text, family, &key::Wrapping(native)),
         }
+    }
+
+    /// Hash a text tuple (the tab-separated fields of a `probe` line) of a composite key whose
+    /// columns have `families` (`dates[i]`: column `i` is a date) the way this filter hashes
+    /// composite keys.
+    pub fn hash_text_tuple(
+        &self,
+        fields: &[&str],
+        families: &[KeyFamily],
+        dates: &[bool],
+    ) -> Result<u64> {
+        let p = &self.params;
+        if !p.layout.is_spark() {
+            return key::hash_text_tuple(fields, families, dates, p.seed);
+        }
+        if p.spark_keys != spark_keys::SparkKeys::Xxhash64Tuple
+            || self.spark_types.len() != families.len()
+        {
+            return Err(Error::Usage(format!(
+                "a {} filter holds composite keys only as xxhash64 of the columns it records",
+                p.layout
+            )));
+        }
+        let l = spark_keys::xxhash64_text_tuple(fields, families, dates, &self.spark_types)?;
+        Ok(spark::SparkHasher::new(p).hash_int(l as i64))
     }
 
     /// Error unless keys of `family` can be used with this filter (a filter of family
@@ -1598,6 +1687,19 @@ impl BloomFilter {
                 b.spark_keys.to_string(),
             ));
         }
+        if self.spark_types != other.spark_types {
+            let show = |t: &[spark_keys::SparkType]| {
+                t.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(mismatch(
+                "spark key types",
+                show(&self.spark_types),
+                show(&other.spark_types),
+            ));
+        }
         let family = match (self.family, other.family) {
             (x, y) if x == y => x,
             (KeyFamily::Any, _) | (_, KeyFamily::Any) => KeyFamily::Any,
@@ -1681,6 +1783,7 @@ impl BloomFilter {
         };
         let mut out = BloomFilter::try_new(params, self.family)?;
         out.inserted = self.inserted;
+        out.spark_types = self.spark_types.clone();
         let to = num_blocks as u128;
         for (b, block) in self.blocks.iter().enumerate() {
             let b = b as u128;

@@ -66,6 +66,11 @@ pub enum SparkKeys {
     Plain,
     /// Spark's `xxhash64(key)` of the key as the given Spark type, inserted as a long.
     Xxhash64(SparkType),
+    /// Spark's `xxhash64(c1, c2, ...)` of a composite key, each column as its own Spark type
+    /// (the filter's [`crate::bloom::BloomFilter::spark_types`], recorded in the metadata's
+    /// key columns), inserted as a long. Rows with a null column are not inserted.
+    #[serde(rename = "xxhash64_tuple")]
+    Xxhash64Tuple,
 }
 
 impl SparkKeys {
@@ -80,6 +85,7 @@ impl fmt::Display for SparkKeys {
         match self {
             SparkKeys::Plain => f.write_str("plain"),
             SparkKeys::Xxhash64(t) => write!(f, "xxhash64 ({t})"),
+            SparkKeys::Xxhash64Tuple => f.write_str("xxhash64 (composite key)"),
         }
     }
 }
@@ -109,6 +115,32 @@ impl fmt::Display for SparkType {
             SparkType::Timestamp => f.write_str("timestamp"),
             SparkType::String => f.write_str("string"),
         }
+    }
+}
+
+impl std::str::FromStr for SparkType {
+    type Err = Error;
+    /// The type's name as [`fmt::Display`] writes it (`int`, `bigint`, `decimal(p,s)`,
+    /// `timestamp`, `string`).
+    fn from_str(s: &str) -> Result<Self> {
+        let t = match s {
+            "int" => SparkType::Int,
+            "bigint" => SparkType::Bigint,
+            "timestamp" => SparkType::Timestamp,
+            "string" => SparkType::String,
+            _ => s
+                .strip_prefix("decimal(")
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(|r| r.split_once(','))
+                .and_then(|(p, sc)| Some((p.trim().parse().ok()?, sc.trim().parse().ok()?)))
+                .and_then(|(p, sc)| SparkType::from_code([3, p, sc]))
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "unknown Spark type {s:?} (int, bigint, decimal(p,s), timestamp or string)"
+                    ))
+                })?,
+        };
+        Ok(t)
     }
 }
 
@@ -349,14 +381,79 @@ fn parse_canonical(c: &[u8]) -> (i256, u8) {
 /// The `xxhash64` long of one text key (a line of `probe`): a number (integer family), a
 /// timestamp, or the text's bytes, as `ty`.
 pub fn xxhash64_text(text: &str, family: KeyFamily, ty: SparkType) -> Result<u64> {
+    let array = text_key_array(text, family, false)?;
+    let mut seeds = [XXHASH64_SEED];
+    xxhash64_column(array.as_ref(), ty, &mut seeds)?;
+    Ok(seeds[0])
+}
+
+/// Spark's `xxhash64(c1, c2, ...)` of the rows of a composite key, one array per column,
+/// each hashed as its Spark type in `types`, chained through the seeds as Spark chains them
+/// (see [`xxhash64_column`]); one long per row into `out` (replacing what it held). Rows
+/// with a null column get some long: they are never inserted and never match.
+pub fn xxhash64_columns(
+    columns: &[&dyn Array],
+    types: &[SparkType],
+    out: &mut Vec<u64>,
+) -> Result<()> {
+    if columns.len() != types.len() || columns.is_empty() {
+        return Err(Error::Internal(format!(
+            "xxhash64 of {} key columns with {} Spark types",
+            columns.len(),
+            types.len()
+        )));
+    }
+    out.clear();
+    out.resize(columns[0].len(), XXHASH64_SEED);
+    for (c, t) in columns.iter().zip(types) {
+        xxhash64_column(*c, *t, out)?;
+    }
+    Ok(())
+}
+
+/// The `xxhash64` long of one text tuple (the tab-separated fields of a `probe` line):
+/// field `i` parsed as a key of `families[i]` (`dates[i]`: `YYYY-MM-DD` is its day number),
+/// hashed as `types[i]`, chained as [`xxhash64_columns`] does.
+pub fn xxhash64_text_tuple(
+    fields: &[&str],
+    families: &[KeyFamily],
+    dates: &[bool],
+    types: &[SparkType],
+) -> Result<u64> {
+    if fields.len() != families.len() {
+        return Err(Error::Usage(format!(
+            "{} tab-separated fields, but the key has {} columns",
+            fields.len(),
+            families.len()
+        )));
+    }
+    let mut seeds = [XXHASH64_SEED];
+    for (i, ((t, fam), ty)) in fields.iter().zip(families).zip(types).enumerate() {
+        let is_date = dates.get(i).copied().unwrap_or(false);
+        text_key_array(t, *fam, is_date)
+            .and_then(|a| xxhash64_column(a.as_ref(), *ty, &mut seeds))
+            .map_err(|e| {
+                Error::Usage(format!("field {}: {}", i + 1, crate::error::one_line(&e)))
+            })?;
+    }
+    Ok(seeds[0])
+}
+
+/// One text key as a one-row array of its family: a number (integer family; `is_date`:
+/// `YYYY-MM-DD` too, as its day number), a timestamp, or the text's bytes.
+fn text_key_array(text: &str, family: KeyFamily, is_date: bool) -> Result<arrow::array::ArrayRef> {
     use arrow::array::{
         ArrayRef, Decimal256Array, Int64Array, StringArray, TimestampNanosecondArray,
     };
     let array: ArrayRef = match family {
         KeyFamily::Integer => {
             let t = text.trim();
+            let day = || crate::expr::parse_date(t).ok().filter(|_| is_date);
             match t.parse::<i64>() {
                 Ok(v) => std::sync::Arc::new(Int64Array::from(vec![v])),
+                Err(_) if day().is_some() => {
+                    std::sync::Arc::new(Int64Array::from(vec![day().expect("a date") as i64]))
+                }
                 Err(_) => {
                     let (m, scale) = crate::key::parse_number(t).ok_or_else(|| {
                         Error::Usage(format!(
@@ -395,14 +492,12 @@ pub fn xxhash64_text(text: &str, family: KeyFamily, ty: SparkType) -> Result<u64
         }
         KeyFamily::Tuple => {
             return Err(Error::Usage(
-                "xxhash64 of a composite key is not supported: Spark's layouts hold one key column"
+                "the filter holds composite keys: give one tab-separated field per key column"
                     .into(),
             ))
         }
     };
-    let mut seeds = [XXHASH64_SEED];
-    xxhash64_column(array.as_ref(), ty, &mut seeds)?;
-    Ok(seeds[0])
+    Ok(array)
 }
 
 #[cfg(test)]
@@ -433,6 +528,91 @@ mod tests {
         xxhash64_column(&Int32Array::from(vec![123]), SparkType::Int, &mut seeds).unwrap();
         xxhash64_column(&Int32Array::from(vec![2]), SparkType::Int, &mut seeds).unwrap();
         assert_eq!(seeds[0] as i64, 5602566077635097486);
+    }
+
+    /// Composite keys: values of Spark 4 itself (`SELECT xxhash64(CAST(1 AS BIGINT), 'a')`,
+    /// `xxhash64(1, 2)` of two INTs, and `xxhash64(CAST(7.00 AS DECIMAL(10,2)),
+    /// TIMESTAMP_NTZ'1970-01-01 00:00:01', CAST(5 AS DECIMAL(20,0)))`); a text tuple (probe)
+    /// hashes as the columns do. Spark leaves the seed unchanged for a null column
+    /// (`xxhash64(CAST(1 AS BIGINT), NULL)` = `xxhash64(CAST(1 AS BIGINT))`): we never insert
+    /// such a row.
+    #[test]
+    fn xxhash64_of_composite_keys_equals_sparks() {
+        let row = |cols: &[&dyn Array], types: &[SparkType]| {
+            let mut out = Vec::new();
+            xxhash64_columns(cols, types, &mut out).unwrap();
+            out[0] as i64
+        };
+        let one = Int64Array::from(vec![1]);
+        let a = strings(&["a"]);
+        let two = [SparkType::Bigint, SparkType::String];
+        assert_eq!(row(&[&one, &a], &two), -8527884376001292090);
+        // Spark's xxhash64(CAST(1 AS BIGINT), NULL): the one column's (such rows are never
+        // inserted: a null never joins).
+        assert_eq!(row(&[&one], &[SparkType::Bigint]), -7001672635703045582);
+        assert_eq!(
+            row(
+                &[&Int32Array::from(vec![1]), &Int32Array::from(vec![2])],
+                &[SparkType::Int; 2]
+            ),
+            -8133857028838179022
+        );
+        let d = Decimal128Array::from(vec![700])
+            .with_precision_and_scale(10, 2)
+            .unwrap();
+        let ts = TimestampMicrosecondArray::from(vec![1_000_000]);
+        let five = UInt64Array::from(vec![5]);
+        let three = [
+            SparkType::Decimal(10, 2),
+            SparkType::Timestamp,
+            SparkType::Decimal(20, 0),
+        ];
+        assert_eq!(row(&[&d, &ts, &five], &three), 6097242733870265653);
+        // Text tuples.
+        let fams = [KeyFamily::Integer, KeyFamily::Bytes];
+        assert_eq!(
+            xxhash64_text_tuple(&["1", "a"], &fams, &[], &two).unwrap() as i64,
+            -8527884376001292090
+        );
+        let fams3 = [KeyFamily::Integer, KeyFamily::Timestamp, KeyFamily::Integer];
+        assert_eq!(
+            xxhash64_text_tuple(&["7", "1970-01-01 00:00:01", "5"], &fams3, &[], &three).unwrap()
+                as i64,
+            6097242733870265653
+        );
+        let e = xxhash64_text_tuple(&["x", "a"], &fams, &[], &two).unwrap_err();
+        assert!(e.to_string().contains("field 1"), "{e}");
+        let e = xxhash64_text_tuple(&["1"], &fams, &[], &two).unwrap_err();
+        assert!(e.to_string().contains("1 tab-separated fields"), "{e}");
+        // Dates: a DATE column is an INT of its day.
+        assert_eq!(
+            xxhash64_text_tuple(
+                &["1970-01-02", "1"],
+                &[KeyFamily::Integer; 2],
+                &[true, false],
+                &[SparkType::Int; 2]
+            )
+            .unwrap(),
+            xxhash64_text_tuple(
+                &["1", "1"],
+                &[KeyFamily::Integer; 2],
+                &[],
+                &[SparkType::Int; 2]
+            )
+            .unwrap()
+        );
+        // Types round-trip through their names (the metadata's spark_type).
+        for t in [
+            SparkType::Int,
+            SparkType::Decimal(38, 10),
+            SparkType::String,
+            SparkType::Timestamp,
+            SparkType::Bigint,
+        ] {
+            assert_eq!(t.to_string().parse::<SparkType>().unwrap(), t);
+        }
+        assert!("decimal(3,4)".parse::<SparkType>().is_err());
+        assert!("float".parse::<SparkType>().is_err());
     }
 
     #[test]

@@ -134,6 +134,16 @@ pub struct FilterInfo {
     pub metadata: FilterMeta,
 }
 
+/// The Spark SQL type to cast a key column to before `xxhash64`, for a recorded Spark type
+/// name and the column's key family: a timestamp without a time zone is TIMESTAMP_NTZ in
+/// Spark (a cast to TIMESTAMP would move it by the session time zone; both hash alike).
+fn spark_sql_type(spark_type: &str, family: KeyFamily) -> String {
+    match (spark_type, family) {
+        ("timestamp", KeyFamily::Timestamp) => "TIMESTAMP_NTZ".into(),
+        (t, _) => t.to_uppercase(),
+    }
+}
+
 impl FilterInfo {
     /// Describe a decoded filter read from a file of `format`.
     pub fn new(
@@ -197,7 +207,20 @@ impl FilterInfo {
                     SparkKeys::Plain => String::new(),
                     SparkKeys::Xxhash64(t) => format!(
                         "xxhash64: Spark's xxhash64(key) of the key as {t} (might_contain(filter, xxhash64(CAST(col AS {}))))",
-                        t.to_string().to_uppercase()
+                        spark_sql_type(&t.to_string(), self.key_family)
+                    ),
+                    SparkKeys::Xxhash64Tuple => format!(
+                        "xxhash64: Spark's xxhash64 of the key columns, each as its Spark type (might_contain(filter, xxhash64({})))",
+                        self.metadata
+                            .key_columns
+                            .iter()
+                            .map(|c| format!(
+                                "CAST({} AS {})",
+                                if c.name.is_empty() { "?" } else { &c.name },
+                                spark_sql_type(&c.spark_type, c.family)
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 },
             ),
@@ -243,10 +266,15 @@ impl FilterInfo {
                         } else {
                             c.name.as_str()
                         };
-                        if c.key_type.is_empty() {
-                            format!("{name} ({})", c.family)
+                        let spark = if c.spark_type.is_empty() {
+                            String::new()
                         } else {
-                            format!("{name} ({}, {})", c.family, c.key_type)
+                            format!(", Spark {}", c.spark_type)
+                        };
+                        if c.key_type.is_empty() {
+                            format!("{name} ({}{spark})", c.family)
+                        } else {
+                            format!("{name} ({}, {}{spark})", c.family, c.key_type)
                         }
                     })
                     .collect::<Vec<_>>()

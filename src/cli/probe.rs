@@ -55,6 +55,70 @@ pub struct Args {
     /// filters record it.
     #[arg(long, value_enum, value_name = "plain|xxhash64")]
     pub spark_keys: Option<SparkKeyMode>,
+    /// For a filter in Spark's format with --spark-keys xxhash64: the Spark type each key
+    /// column was hashed as (Spark's xxhash64 depends on it: INT 7 and BIGINT 7 differ), one
+    /// per --key-type, comma-separated (`int,string`; `decimal(p,s)` keeps its comma).
+    /// Defaults to bigint, string or timestamp by --key-type. Native filters record it.
+    #[arg(long, value_name = "int|bigint|decimal(p,s)|timestamp|string[,...]")]
+    pub spark_type: Option<String>,
+}
+
+/// The Spark types of `--spark-type` (split at the commas outside parentheses), or by
+/// `families` (`--key-type`) when it is absent; each must hold keys of its family.
+fn spark_types(args: &Args, families: &[KeyFamily]) -> Result<Vec<SparkType>> {
+    let Some(text) = &args.spark_type else {
+        return families
+            .iter()
+            .map(|f| {
+                SparkType::for_family(*f).ok_or_else(|| {
+                    Error::param("--key-type", format!("{f}: not the type of a key column"))
+                })
+            })
+            .collect();
+    };
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    if parts.len() != families.len() {
+        return Err(Error::param(
+            "--spark-type",
+            format!(
+                "{} types for {} key columns (--key-type)",
+                parts.len(),
+                families.len()
+            ),
+        ));
+    }
+    parts
+        .iter()
+        .zip(families)
+        .map(|(p, f)| {
+            let t: SparkType = p
+                .trim()
+                .parse()
+                .map_err(|e| Error::param("--spark-type", crate::error::one_line(&e)))?;
+            let holds =
+                t.family() == *f || (t == SparkType::Timestamp && *f == KeyFamily::TimestampTz);
+            if !holds {
+                return Err(Error::param(
+                    "--spark-type",
+                    format!("{t} does not hold {f} keys (--key-type)"),
+                ));
+            }
+            Ok(t)
+        })
+        .collect()
 }
 
 const BATCH: usize = 4096;
@@ -156,6 +220,16 @@ pub fn run(args: Args) -> Result<()> {
     }
     let loc = Location::parse(&args.filter)?;
     let (filter, meta) = codec::read(&loc)?;
+    if args.spark_type.is_some()
+        && (filter.family() != KeyFamily::Any || args.spark_keys != Some(SparkKeyMode::Xxhash64))
+    {
+        return Err(Error::param(
+            "--spark-type",
+            format!(
+                "only with --spark-keys xxhash64 and a filter in Spark's format (a native filter such as {loc} records its key types)"
+            ),
+        ));
+    }
     if filter.family() == KeyFamily::Tuple || args.key_type.len() > 1 {
         return run_tuples(&args, &loc, &filter, &meta);
     }
@@ -183,7 +257,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut filter = filter;
     match (args.spark_keys, filter.params().spark_keys) {
         (Some(SparkKeyMode::Xxhash64), SparkKeys::Plain) if filter.family() == KeyFamily::Any => {
-            let t = SparkType::for_family(family).expect("a key family");
+            let t = spark_types(&args, &[family])?[0];
             filter
                 .set_spark_keys(SparkKeys::Xxhash64(t))
                 .map_err(|e| Error::Usage(format!("{loc}: {e}")))?;
@@ -216,6 +290,22 @@ fn run_tuples(
     filter: &BloomFilter,
     meta: &codec::FilterMeta,
 ) -> Result<()> {
+    if filter.family() == KeyFamily::Any && args.spark_keys == Some(SparkKeyMode::Xxhash64) {
+        // A filter in Spark's format of xxhash64(c1, c2, ...): the columns' Spark types by
+        // --key-type (BIGINT, STRING or TIMESTAMP).
+        let types = spark_types(args, &args.key_type)?;
+        let mut filter = filter.clone();
+        filter
+            .set_spark_tuple(types)
+            .map_err(|e| Error::Usage(format!("{loc}: {e}")))?;
+        let dates = vec![false; args.key_type.len()];
+        return probe_lines(args, &filter, |line, at| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            filter
+                .hash_text_tuple(&fields, &args.key_type, &dates)
+                .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
+        });
+    }
     if filter.family() != KeyFamily::Tuple {
         return Err(Error::param(
             "--key-type",
@@ -248,10 +338,26 @@ fn run_tuples(
         .iter()
         .map(|c| matches!(c.key_type.as_str(), "Date32" | "Date64"))
         .collect();
-    let seed = filter.params().seed;
+    if let Some(mode) = args.spark_keys {
+        let recorded = filter.params().spark_keys;
+        if (mode == SparkKeyMode::Xxhash64) != (recorded == SparkKeys::Xxhash64Tuple) {
+            return Err(Error::param(
+                "--spark-keys",
+                format!(
+                    "{}, but the filter {loc} records {recorded} keys",
+                    if mode == SparkKeyMode::Xxhash64 {
+                        "xxhash64"
+                    } else {
+                        "plain"
+                    }
+                ),
+            ));
+        }
+    }
     probe_lines(args, filter, |line, at| {
         let fields: Vec<&str> = line.split('\t').collect();
-        crate::key::hash_text_tuple(&fields, &families, &dates, seed)
+        filter
+            .hash_text_tuple(&fields, &families, &dates)
             .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
     })
 }

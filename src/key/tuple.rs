@@ -5,9 +5,9 @@
 //! For two or more components the hash runs a 64-bit state `a` through the components, with
 //! the filter's seed `s` and XXH3-64 (see docs/FORMAT.md, "Composite keys"):
 //!
-//! - start: `a` is the first component's value as 64 bits when its canonical form is the
-//!   8-byte integer form (an integer that fits `i64`, a `Date32` day, a boolean, a decimal
-//!   with an integer value), else `XXH3(form, s)`;
+//! - start: `a` is the first component's value as 64 bits when its canonical form is an
+//!   8-byte form (an integer that fits `i64`, a `Date32` day, a boolean, a decimal with an
+//!   integer value, a timestamp's nanoseconds that fit `i64`), else `XXH3(form, s)`;
 //! - each further component with canonical form `c`: `a = XXH3(le8(a) ++ c, s)`.
 //!
 //! So a tuple of two integers is XXH3 of their 16 canonical bytes (`le8(x) ++ le8(y)`), one
@@ -24,7 +24,7 @@ use arrow::datatypes::{
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::{
-    canonical_number, date64_days, parse_number, unrepresentable_decimal, unsupported,
+    canonical_number, date64_days, parse_number, unit_ns, unrepresentable_decimal, unsupported,
     CanonicalKeys, KeyFamily, ToI256, WidenToI64,
 };
 use crate::error::{Error, Result};
@@ -79,7 +79,7 @@ fn pair<const SPLIT: bool>(a: u64, b: u64, seed: u64) -> u64 {
 /// One component's canonical form, as the tuple hash consumes it.
 #[derive(Debug, Clone, Copy)]
 pub enum Canon<'a> {
-    /// The 8-byte integer form (its value as `i64`).
+    /// An 8-byte form (an integer's value, a timestamp's nanoseconds, as `i64`).
     Int(i64),
     /// Any other canonical form: a wide integer (16 bytes), a decimal's number form (16, 32
     /// or 33 bytes), a bytes key's bytes.
@@ -425,9 +425,18 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
                 f(i, Canon::Bytes(a.value(i)));
             }
         }
+        DataType::Timestamp(unit, _) => {
+            let unit = unit_ns(unit) as i128;
+            for (i, &v) in super::timestamp_values(array).iter().enumerate() {
+                with_timestamp_canon(v as i128 * unit, |c| f(i, c));
+            }
+        }
         // Any other key type: the canonical keys the join compares (the same forms).
         _ => match CanonicalKeys::try_new(array)? {
-            CanonicalKeys::Time(_) => return Err(timestamp_component()),
+            CanonicalKeys::Time(v) => v
+                .iter()
+                .enumerate()
+                .for_each(|(i, ns)| with_timestamp_canon(*ns, |c| f(i, c))),
             CanonicalKeys::Int(v) => v.iter().enumerate().for_each(|(i, x)| f(i, Canon::Int(*x))),
             CanonicalKeys::Wide(v) => {
                 v.iter()
@@ -453,6 +462,17 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
         },
     }
     Ok(())
+}
+
+/// Call `f` with the canonical form of a timestamp component given in nanoseconds since the
+/// epoch: the 8-byte form when it fits `i64` (as a one-column timestamp key, see
+/// [`super::canonical_timestamp`]), else its 16 bytes.
+#[inline(always)]
+fn with_timestamp_canon<R>(ns: i128, f: impl FnOnce(Canon<'_>) -> R) -> R {
+    match i64::try_from(ns) {
+        Ok(v) => f(Canon::Int(v)),
+        Err(_) => f(Canon::Bytes(&ns.to_le_bytes())),
+    }
 }
 
 /// Parse one component of a text key (a tab-separated field of a `probe` line) as a key of
@@ -490,8 +510,12 @@ pub fn with_text_canon<R>(
                 None => Err(unrepresentable_decimal(m, scale)),
             }
         }
+        KeyFamily::Timestamp | KeyFamily::TimestampTz => Ok(with_timestamp_canon(
+            super::parse_text_timestamp(text, family)?,
+            f,
+        )),
         other => Err(Error::Usage(format!(
-            "a key component of family {other}: say whether it is integer or bytes"
+            "a key component of family {other}: say whether it is integer, bytes, timestamp or timestamptz"
         ))),
     }
 }
@@ -550,32 +574,6 @@ impl TupleKeys {
     pub fn eq_at(&self, i: usize, other: &TupleKeys, j: usize) -> bool {
         self.0.iter().zip(&other.0).all(|(a, b)| a.eq_at(i, b, j))
     }
-}
-
-/// Why a timestamp column cannot be a component: the tuple's canonical form and its filter
-/// metadata cover integer and bytes components (one-column timestamp keys work).
-const TIMESTAMP_COMPONENT: &str = "cannot be part of a composite key yet (a one-column timestamp key can; cast it to BIGINT for a tuple)";
-
-/// A composite key with a timestamp column is refused.
-pub(crate) fn timestamp_component() -> Error {
-    Error::Usage(format!("a timestamp column {TIMESTAMP_COMPONENT}"))
-}
-
-/// Refuse a composite key (two or more `families`) with a timestamp component, naming the
-/// option and the column.
-pub fn check_components(families: &[KeyFamily], columns: &[String], option: &str) -> Result<()> {
-    if families.len() < 2 {
-        return Ok(());
-    }
-    for (f, c) in families.iter().zip(columns) {
-        if matches!(f, KeyFamily::Timestamp | KeyFamily::TimestampTz) {
-            return Err(Error::param(
-                option,
-                format!("column {c:?} is a timestamp, which {TIMESTAMP_COMPONENT}"),
-            ));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -706,6 +704,32 @@ mod tests {
             hash_pair(xxh3_64_with_seed(b"ab", 0), 7, 0)
         );
         assert_eq!(t(&[Canon::Int(7)]), hash_i64(7, 0));
+        // (1, 1970-01-01 00:00:01) of any unit: the timestamp's nanoseconds.
+        let id = Int64Array::from(vec![1, 1]);
+        let ts: Vec<ArrayRef> = vec![
+            Arc::new(TimestampSecondArray::from(vec![1, 1])),
+            Arc::new(TimestampMillisecondArray::from(vec![1_000, 1_000]).with_timezone("UTC")),
+            Arc::new(TimestampNanosecondArray::from(vec![
+                1_000_000_000,
+                1_000_000_000,
+            ])),
+        ];
+        for c in &ts {
+            let mut h = Vec::new();
+            hash_tuple_into(&[&id, c.as_ref()], 0, &mut h).unwrap();
+            assert_eq!(h, [0x7d59_9f98_4b8e_cdd4; 2], "{}", c.data_type());
+        }
+        assert_eq!(
+            t(&[Canon::Int(1), Canon::Int(1_000_000_000)]),
+            0x7d59_9f98_4b8e_cdd4
+        );
+        let fams = [KeyFamily::Integer, KeyFamily::TimestampTz];
+        for text in ["1970-01-01 00:00:01", "1970-01-01T00:00:01.000Z"] {
+            let h = hash_text_tuple(&["1", text], &fams, &[false, false], 0).unwrap();
+            assert_eq!(h, 0x7d59_9f98_4b8e_cdd4, "{text}");
+        }
+        let e = hash_text_tuple(&["1", "12"], &fams, &[], 0).unwrap_err();
+        assert!(e.to_string().contains("field 2") && e.to_string().contains("not a timestamp"));
         // Order matters.
         assert_ne!(
             t(&[Canon::Int(1), Canon::Int(2)]),

@@ -104,8 +104,6 @@ pub(crate) fn plan_join(
     };
     let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
     let right = project_side("right", right_plan, &job.right, &columns(Side::Right))?;
-    crate::key::tuple::check_components(&left.families, &job.left.keys, "--left-key")?;
-    crate::key::tuple::check_components(&right.families, &job.right.keys, "--right-key")?;
     for (i, (lf, rf)) in left.families.iter().zip(&right.families).enumerate() {
         if let Some(e) = time_zone_mismatch(job, &left, &right, i) {
             return Err(e);
