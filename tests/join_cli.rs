@@ -1007,3 +1007,78 @@ fn reducers_wait_for_the_budget_instead_of_failing() {
         assert_eq!(r["strategy"]["partitions"], 4);
     }
 }
+
+/// Right rows with a null key are counted as such (`rows_dropped_null_key`), the same with
+/// the prefilter under either strategy and without it; the filter's count
+/// (`rows_dropped_by_filter`, and the observed FPP built on it) holds only keys it probed.
+/// Before, the key tiers counted null keys as dropped by the filter, or not at all.
+#[test]
+fn null_right_keys_count_as_null_keys_under_every_prefilter() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_parquet(
+        &d.join("l/l.parquet"),
+        vec![("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef)],
+        10,
+    );
+    let right: Vec<Option<i64>> =
+        vec![Some(1), None, Some(4), None, Some(2), None, Some(1_000_000)];
+    write_parquet(
+        &d.join("r/r.parquet"),
+        vec![
+            ("k", Arc::new(Int64Array::from(right)) as ArrayRef),
+            ("v", Arc::new(Int32Array::from((0..7).collect::<Vec<_>>()))),
+        ],
+        10,
+    );
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "l", "--column", "id", "--output", "l.bjf",
+        ],
+    )
+    .ok();
+    for (name, extra) in [
+        ("filter", &["--filter", "l.bjf"][..]),
+        (
+            "filter reduce-side",
+            &["--filter", "l.bjf", "--strategy", "reduce-side"][..],
+        ),
+        ("none", &["--no-prefilter"][..]),
+    ] {
+        let json = format!("{}.json", name.replace(' ', "-"));
+        let out = format!("out-{}", name.replace(' ', "-"));
+        let mut args = vec![
+            "join",
+            "-q",
+            "--left",
+            "l",
+            "--left-key",
+            "id",
+            "--right",
+            "r",
+            "--right-key",
+            "k",
+            "--output",
+            &out,
+            "--report",
+            &json,
+        ];
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok();
+        let r = report(d, &json);
+        let right = &r["right"];
+        assert_eq!(right["rows_read"], 7, "{name}: {r}");
+        assert_eq!(right["rows_dropped_null_key"], 3, "{name}: {r}");
+        assert_eq!(r["rows_out"], 2, "{name}: {r}");
+        let by_filter = right["rows_dropped_by_filter"].as_u64().unwrap();
+        let by_keys = right["rows_dropped_by_keys"].as_u64().unwrap();
+        // Keys 4 and 1,000,000 are not on the left: the filter or the keys drop them, or
+        // (no prefilter) the join finds no match.
+        assert!(by_filter + by_keys <= 2, "{name}: {r}");
+        if name != "none" {
+            let fp = r["prefilter"]["false_positives"].as_u64().unwrap();
+            assert_eq!(by_filter + fp, 2, "{name}: {r}");
+        }
+    }
+}

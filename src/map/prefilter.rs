@@ -58,6 +58,8 @@ pub(crate) struct RightPrefilter {
     hash_seed: u64,
     dropped_bloom: Arc<AtomicU64>,
     dropped_keys: Arc<AtomicU64>,
+    /// Rows with a null key (in any column), which the key tiers drop before probing.
+    dropped_null: Arc<AtomicU64>,
 }
 
 /// Hashes of the rows a row filter let through, in row order, waiting for the decoded
@@ -140,6 +142,7 @@ impl RightPrefilter {
             hash_seed,
             dropped_bloom: Arc::default(),
             dropped_keys: Arc::default(),
+            dropped_null: Arc::default(),
         }
     }
 
@@ -149,12 +152,18 @@ impl RightPrefilter {
         self
     }
 
-    /// Rows dropped by the Bloom filter and by the left keys.
+    /// Rows dropped by the Bloom filter and by the left keys (rows with a null key are
+    /// neither: see [`RightPrefilter::dropped_null`]).
     pub(crate) fn dropped(&self) -> (u64, u64) {
         (
             self.dropped_bloom.load(Ordering::Relaxed),
             self.dropped_keys.load(Ordering::Relaxed),
         )
+    }
+
+    /// Rows the key tiers dropped because their key is null (in any column).
+    pub(crate) fn dropped_null(&self) -> u64 {
+        self.dropped_null.load(Ordering::Relaxed)
     }
 
     /// The tiers that run, cheapest first.
@@ -238,9 +247,10 @@ impl RightPrefilter {
         let bloom = self.bloom.clone();
         let keys = self.keys.clone();
         let seed = self.hash_seed;
-        let (dropped_bloom, dropped_keys) = (
+        let (dropped_bloom, dropped_keys, dropped_null) = (
             Arc::clone(&self.dropped_bloom),
             Arc::clone(&self.dropped_keys),
+            Arc::clone(&self.dropped_null),
         );
         let mut hashes = Vec::new();
         // The projection hands the key columns over in the file's column order: where each
@@ -266,12 +276,16 @@ impl RightPrefilter {
                     Some(f) => f.probe_hashes(&f.hash_columns(&cols).map_err(err)?.hashes),
                     None => BooleanBuffer::new_set(n),
                 };
+                // Rows with a null key never pass; they count as such, not as the filter's.
+                let mut probed = n;
                 if let Some(v) = crate::key::tuple_nulls(&cols) {
                     pass = &pass & v.inner();
+                    probed = n - v.null_count();
+                    dropped_null.fetch_add((n - probed) as u64, Ordering::Relaxed);
                 }
                 let after_bloom = pass.count_set_bits();
                 if bloom.is_some() {
-                    dropped_bloom.fetch_add((n - after_bloom) as u64, Ordering::Relaxed);
+                    dropped_bloom.fetch_add((probed - after_bloom) as u64, Ordering::Relaxed);
                 }
                 if let Some(t) = &keys {
                     pass =

@@ -71,7 +71,8 @@ impl MapCounters {
             rows_dropped_by_filter: by_filter,
             rows_dropped_by_keys: by_keys,
             rows_dropped_by_where: g(&self.dropped_where),
-            rows_dropped_null_key: g(&self.dropped_null),
+            rows_dropped_null_key: g(&self.dropped_null)
+                + prefilter.map_or(0, |p| p.dropped_null()),
             rows_mapped: g(&self.mapped),
         }
     }
