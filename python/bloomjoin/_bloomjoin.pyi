@@ -26,7 +26,7 @@ class Filter:
     def merge(filters: Iterable[Union[Filter, Location]]) -> Filter:
         """OR filters with the same layout, bits, hashes, seed and key family into one."""
     def contains(self, values: Any) -> Any:
-        """Probe an array of keys: a pyarrow BooleanArray (a Polars Series for a Polars Series)."""
+        """Probe an array of keys (a struct array for a composite key): a pyarrow BooleanArray (a Polars Series for a Polars Series)."""
     def __contains__(self, key: object) -> bool: ...
     def info(self) -> dict[str, Any]:
         """What ``bloomjoin inspect --json`` prints, as a dict."""

@@ -10,7 +10,7 @@ use bloomjoin::cli::merge::merge_filters;
 use bloomjoin::store::Location;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use crate::arrow_io;
 use crate::errors::{self, IntoPyResult};
@@ -35,6 +35,34 @@ pub struct Filter {
     location: String,
     /// Size of the file it was read from (None for a merged filter, encoded when asked).
     file_bytes: Option<u64>,
+}
+
+/// Probe one array of keys. For a filter of a composite key, a struct array whose fields are
+/// the key's columns in order (`arity` of them, when the filter records them), a null
+/// struct never in the set; otherwise one key column.
+fn probe(
+    filter: &BloomFilter,
+    arity: usize,
+    array: &arrow::array::ArrayRef,
+) -> bloomjoin::Result<arrow::buffer::BooleanBuffer> {
+    use arrow::array::{Array, AsArray};
+    match array.as_struct_opt() {
+        Some(s) if filter.family() == bloomjoin::key::KeyFamily::Tuple => {
+            if arity > 0 && s.num_columns() != arity {
+                return Err(bloomjoin::Error::Usage(format!(
+                    "the filter's key has {arity} columns, the struct has {} fields",
+                    s.num_columns()
+                )));
+            }
+            let columns: Vec<&dyn Array> = s.columns().iter().map(|c| c.as_ref()).collect();
+            let bits = filter.probe_columns(&columns)?;
+            Ok(match s.nulls() {
+                Some(valid) => &bits & valid.inner(),
+                None => bits,
+            })
+        }
+        _ => filter.probe_array(array),
+    }
 }
 
 /// Keys hashed and probed at a time by `contains`: 512 KiB of hashes, within L2.
@@ -164,7 +192,9 @@ impl Filter {
     /// while probing.
     ///
     /// Integer columns of any width meet each other, strings and binary compare by bytes.
-    /// Raises KeyTypeError for values that are not keys of the filter's kind (floats,
+    /// A filter of a composite key (``train --column a,b``) takes a struct array whose
+    /// fields are the key's columns in order (``pa.StructArray``, ``pl.struct("a", "b")``);
+    /// ``(a, b) in f`` answers for one tuple. Raises KeyTypeError for values that are not keys of the filter's kind (floats,
     /// strings for an integer filter, nested types, a single str).
     fn contains<'py>(
         &self,
@@ -173,6 +203,7 @@ impl Filter {
     ) -> PyResult<Bound<'py, PyAny>> {
         let arrays = arrow_io::import_keys(values)?;
         let filter = &self.filter;
+        let arity = self.meta.key_columns.len();
         let probed = py.detach(|| -> bloomjoin::Result<BooleanArray> {
             // Probe in slices (zero-copy) so that the hashes of one slice stay in cache
             // instead of a 10M-key array's 80 MB of hashes going out to memory and back.
@@ -180,7 +211,7 @@ impl Filter {
             for a in &arrays {
                 for offset in (0..a.len()).step_by(PROBE_SLICE) {
                     let n = PROBE_SLICE.min(a.len() - offset);
-                    bits.append_buffer(&filter.probe_array(&a.slice(offset, n))?);
+                    bits.append_buffer(&probe(filter, arity, &a.slice(offset, n))?);
                 }
             }
             Ok(BooleanArray::new(bits.finish(), None))
@@ -208,13 +239,28 @@ impl Filter {
         if key.is_none() {
             return Ok(false);
         }
+        let in_err = |e: bloomjoin::Error| {
+            errors::key_type(py, format!("in: {}", bloomjoin::error::one_line(&e)))
+        };
+        // A tuple is one composite key: one single-value array per column.
+        if let Ok(t) = key.cast::<PyTuple>() {
+            let mut columns = Vec::with_capacity(t.len());
+            for part in t.iter() {
+                if part.is_none() {
+                    return Ok(false);
+                }
+                let one = PyList::new(py, [part])?;
+                columns.extend(arrow_io::import_keys(one.as_any())?);
+            }
+            let refs: Vec<&dyn arrow::array::Array> = columns.iter().map(|a| a.as_ref()).collect();
+            let bits = self.filter.probe_columns(&refs).map_err(in_err)?;
+            return Ok(bits.iter().any(|b| b));
+        }
         let one = PyList::new(py, [key])?;
         let arrays = arrow_io::import_keys(one.as_any())?;
         let mut hit = false;
         for a in &arrays {
-            let bits = self.filter.probe_array(a).map_err(|e| {
-                errors::key_type(py, format!("in: {}", bloomjoin::error::one_line(&e)))
-            })?;
+            let bits = probe(&self.filter, self.meta.key_columns.len(), a).map_err(in_err)?;
             hit |= bits.iter().any(|b| b);
         }
         Ok(hit)

@@ -5,15 +5,17 @@ from __future__ import annotations
 import datetime
 import json
 import pickle
+import subprocess
 import threading
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import bloomjoin
-from conftest import ROOT, SAMPLE, cli, cli_json
+from conftest import ROOT, SAMPLE, bin_path, cli, cli_json
 
 GOLDEN = ROOT / "tests" / "golden"
 
@@ -186,3 +188,51 @@ def test_a_filter_is_shared_by_threads(int_filter):
 def test_repr_names_the_parameters(int_filter):
     r = repr(bloomjoin.Filter.open(int_filter))
     assert r.startswith("Filter(") and "layout='blocked'" in r and "key_family='integer'" in r
+
+
+def test_composite_key_filters_take_struct_arrays_and_tuples(tmp_path):
+    """A filter over (a, b) probes a struct array of the two columns (pyarrow or Polars) and
+    `(a, b) in f`, with the same answers as `bloomjoin probe` on tab-separated tuples; a
+    null struct or a null component is never in the set."""
+    ids = list(range(0, 30_000, 3))
+    names = [f"n{i % 7}" for i in ids]
+    src = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "name": names}), src)
+    out = tmp_path / "t.bjf"
+    cli("train", "-i", src, "-c", "id,name", "--expected-items", "10000", "--fpp", "0.01",
+        "-o", out)
+    f = bloomjoin.Filter.open(out)
+    assert f.key_family == "tuple"
+
+    probe_ids = list(range(-50, 30_050))
+    probe_names = [f"n{i % 7}" for i in probe_ids]
+    keys = pa.StructArray.from_arrays(
+        [pa.array(probe_ids, pa.int32()), pa.array(probe_names)], names=["x", "y"])
+    got = f.contains(keys).to_pylist()
+    lines = "".join(f"{i}\t{n}\n" for i, n in zip(probe_ids, probe_names))
+    r = subprocess.run([str(bin_path()), "probe", "--filter", str(out)], input=lines,
+                       capture_output=True, text=True, check=True)
+    want = [a == "maybe" for a in r.stdout.split()]
+    assert got == want
+    # Every trained tuple is in; most others are not.
+    present = {(i, n) for i, n in zip(ids, names)}
+    assert all(g for g, k in zip(got, zip(probe_ids, probe_names)) if k in present)
+    absent = [g for g, k in zip(got, zip(probe_ids, probe_names)) if k not in present]
+    assert sum(absent) < 0.05 * len(absent)
+
+    df = pl.DataFrame({"x": probe_ids, "y": probe_names})
+    s = df.select(pl.struct("x", "y").map_batches(f.contains)).to_series()
+    assert s.to_list() == want
+    assert (3, "n3") in f
+    assert [(i, n) in f for i, n in zip(probe_ids[:500], probe_names[:500])] == want[:500]
+    assert (None, "n3") not in f
+    nulls = pa.StructArray.from_arrays(
+        [pa.array([3, 3, None]), pa.array(["n3", "n3", "n3"])], names=["a", "b"],
+        mask=pa.array([False, True, False]))
+    assert f.contains(nulls).to_pylist() == [True, False, False]
+    # A struct of the wrong arity, or a single column, is a KeyTypeError naming the problem.
+    with pytest.raises(bloomjoin.KeyTypeError):
+        f.contains(pa.array(probe_ids))
+    with pytest.raises(bloomjoin.KeyTypeError, match="2 columns, the struct has 3 fields"):
+        f.contains(pa.StructArray.from_arrays(
+            [pa.array([1]), pa.array(["a"]), pa.array([2])], names=["a", "b", "c"]))
