@@ -420,13 +420,7 @@ pub fn xxhash64_text_tuple(
     dates: &[bool],
     types: &[SparkType],
 ) -> Result<u64> {
-    if fields.len() != families.len() {
-        return Err(Error::Usage(format!(
-            "{} tab-separated fields, but the key has {} columns",
-            fields.len(),
-            families.len()
-        )));
-    }
+    crate::key::tuple::check_text_arity(fields, families)?;
     let mut seeds = [XXHASH64_SEED];
     for (i, ((t, fam), ty)) in fields.iter().zip(families).zip(types).enumerate() {
         let is_date = dates.get(i).copied().unwrap_or(false);

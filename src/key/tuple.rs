@@ -528,13 +528,7 @@ pub fn hash_text_tuple(
     dates: &[bool],
     seed: u64,
 ) -> Result<u64> {
-    if fields.len() != families.len() {
-        return Err(Error::Usage(format!(
-            "{} tab-separated fields, but the key has {} columns",
-            fields.len(),
-            families.len()
-        )));
-    }
+    check_text_arity(fields, families)?;
     let mut a = 0u64;
     let mut buf = Vec::new();
     for (i, (t, fam)) in fields.iter().zip(families).enumerate() {
@@ -551,6 +545,18 @@ pub fn hash_text_tuple(
         .map_err(|e| Error::Usage(format!("field {}: {}", i + 1, crate::error::one_line(&e))))?;
     }
     Ok(a)
+}
+
+/// A `probe` line's tab-separated fields must be as many as the key's columns.
+pub fn check_text_arity(fields: &[&str], families: &[KeyFamily]) -> Result<()> {
+    if fields.len() != families.len() {
+        return Err(Error::Usage(format!(
+            "{} tab-separated fields, but the key has {} columns",
+            fields.len(),
+            families.len()
+        )));
+    }
+    Ok(())
 }
 
 /// Canonical keys of a composite key, one [`CanonicalKeys`] per component, for the join's
