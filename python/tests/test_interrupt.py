@@ -4,6 +4,7 @@ KeyboardInterrupt is raised in the caller, and the interpreter and the next job 
 from __future__ import annotations
 
 import _thread
+import signal
 import threading
 import time
 
@@ -19,6 +20,17 @@ COMMENTS = str(SAMPLE / "comments")
 def test_ctrl_c_raises_keyboard_interrupt_commits_nothing_and_the_next_job_runs(
     tmp_path, monkeypatch
 ):
+    # Python handles Ctrl-C only where SIGINT was not ignored when it started (a process
+    # started in the background by a non-interactive shell inherits SIG_IGN, and then
+    # interrupt_main() does nothing): install the handler an interactive session has.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        interrupt_a_join(tmp_path, monkeypatch)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def interrupt_a_join(tmp_path, monkeypatch):
     filt = tmp_path / "u.bjf"
     bloomjoin.train(input=USERS, column="Id", output=filt)
     # The job stops for up to a minute between moving its parts and writing _SUCCESS, and
