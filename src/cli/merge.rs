@@ -79,48 +79,41 @@ pub fn merge_and_fold(
     parts: Vec<(String, BloomFilter, FilterMeta)>,
 ) -> Result<(BloomFilter, FilterMeta, MergeSizing)> {
     let mut sizing = MergeSizing::default();
-    let blocked = parts
-        .iter()
-        .all(|(_, f, _)| f.params().layout == Layout::Blocked);
-    let common = parts.iter().map(|(_, f, _)| f.num_blocks()).min();
+    let all = |layout: Layout| parts.iter().all(|(_, f, _)| f.params().layout == layout);
+    let (blocked, sbbf) = (all(Layout::Blocked), all(Layout::Sbbf));
     let fpp = parts.first().and_then(|(_, _, m)| m.fpp);
     sizing.fpp = fpp.filter(|p| parts.iter().all(|(_, _, m)| m.fpp == Some(*p)));
-    // Parquet writers size each column chunk's SBBF for its own row group (the parquet
-    // crate folds it to the values written), so the chunks of one file differ in size:
-    // fold them all to the smallest, which loses no key (BloomFilter::fold_sbbf_to).
-    let sbbf = parts
-        .iter()
-        .all(|(_, f, _)| f.params().layout == Layout::Sbbf);
-    let smallest_sbbf = parts.iter().map(|(_, f, _)| f.params().num_bits).min();
-    let parts = if sbbf {
-        let common = smallest_sbbf.unwrap_or(crate::bloom::sbbf::SBBF_BLOCK_BITS);
-        let mut out = Vec::with_capacity(parts.len());
-        for (name, f, m) in parts {
-            if f.params().num_bits != common {
-                sizing.folded_partials.push(name.clone());
-                out.push((name, f.fold_sbbf_to(common)?, m));
-            } else {
-                out.push((name, f, m));
-            }
+    // Partials of different sizes are folded to the smallest before the OR, which loses no
+    // key: blocked filters by block count (BloomFilter::fold_to), SBBFs by bits
+    // (BloomFilter::fold_sbbf_to). Parquet writers size each column chunk's SBBF for its own
+    // row group (the parquet crate folds it to the values written), so the chunks of one
+    // file differ in size.
+    let size = |f: &BloomFilter| {
+        if sbbf {
+            f.params().num_bits
+        } else {
+            f.num_blocks()
         }
-        out
-    } else {
-        parts
     };
-    let parts = if blocked {
-        let common = common.unwrap_or(1);
-        let mut out = Vec::with_capacity(parts.len());
-        for (name, f, m) in parts {
-            if f.num_blocks() != common {
+    let parts = match parts.iter().map(|(_, f, _)| size(f)).min() {
+        Some(common) if blocked || sbbf => {
+            let mut out = Vec::with_capacity(parts.len());
+            for (name, f, m) in parts {
+                if size(&f) == common {
+                    out.push((name, f, m));
+                    continue;
+                }
                 sizing.folded_partials.push(name.clone());
-                out.push((name, f.fold_to(common)?, m));
-            } else {
-                out.push((name, f, m));
+                let folded = if sbbf {
+                    f.fold_sbbf_to(common)?
+                } else {
+                    f.fold_to(common)?
+                };
+                out.push((name, folded, m));
             }
+            out
         }
-        out
-    } else {
-        parts
+        _ => parts,
     };
     let mut iter = parts.into_iter();
     let (_, mut merged, first_meta) = iter
