@@ -23,7 +23,8 @@ case "${1:-}" in
 spark)
     VENV=.cache/venv-spark
     IMPORTS="pyspark, pyarrow, pandas, pytest"
-    REQS=(pyspark pyarrow pandas pytest)
+    # pandas < 3: PySpark 4 warns that it does not yet fully support pandas 3.
+    REQS=(pyspark pyarrow "pandas<3" pytest)
     ;;
 python)
     VENV=.cache/venv-python
