@@ -331,14 +331,9 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
     {
         let a: &PrimitiveArray<T> = a.as_primitive::<T>();
         let nulls = a.logical_nulls();
-        let mut buf = [0u8; 33];
         for (i, v) in a.values().iter().enumerate() {
-            match canonical_number(v.to_i256(), scale, &mut buf) {
-                Some(8) => f(
-                    i,
-                    Canon::Int(i64::from_le_bytes(buf[..8].try_into().expect("8 bytes"))),
-                ),
-                Some(n) => f(i, Canon::Bytes(&buf[..n])),
+            match with_number_canon(v.to_i256(), scale, |c| f(i, c)) {
+                Some(()) => {}
                 None if nulls.as_ref().is_some_and(|n| n.is_null(i)) => {}
                 None => return Err(unrepresentable_decimal(v.to_i256(), scale)),
             }
@@ -362,10 +357,7 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
                 .iter()
                 .enumerate()
             {
-                match i64::try_from(v) {
-                    Ok(s) => f(i, Canon::Int(s)),
-                    Err(_) => f(i, Canon::Bytes(&(v as u128).to_le_bytes())),
-                }
+                with_wide_canon(v.into(), |c| f(i, c));
             }
         }
         DataType::Date64 => {
@@ -428,7 +420,7 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
         DataType::Timestamp(unit, _) => {
             let unit = unit_ns(unit) as i128;
             for (i, &v) in super::timestamp_values(array).iter().enumerate() {
-                with_timestamp_canon(v as i128 * unit, |c| f(i, c));
+                with_wide_canon(v as i128 * unit, |c| f(i, c));
             }
         }
         // Any other key type: the canonical keys the join compares (the same forms).
@@ -436,16 +428,12 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
             CanonicalKeys::Time(v) => v
                 .iter()
                 .enumerate()
-                .for_each(|(i, ns)| with_timestamp_canon(*ns, |c| f(i, c))),
+                .for_each(|(i, ns)| with_wide_canon(*ns, |c| f(i, c))),
             CanonicalKeys::Int(v) => v.iter().enumerate().for_each(|(i, x)| f(i, Canon::Int(*x))),
-            CanonicalKeys::Wide(v) => {
-                v.iter()
-                    .enumerate()
-                    .for_each(|(i, x)| match i64::try_from(*x) {
-                        Ok(s) => f(i, Canon::Int(s)),
-                        Err(_) => f(i, Canon::Bytes(&(*x as u128).to_le_bytes())),
-                    })
-            }
+            CanonicalKeys::Wide(v) => v
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| with_wide_canon((*x).into(), |c| f(i, c))),
             CanonicalKeys::Num(b) | CanonicalKeys::Bytes(b) => {
                 let num = matches!(KeyFamily::of(dt), Some(KeyFamily::Integer));
                 for (i, x) in b.iter().enumerate() {
@@ -464,15 +452,34 @@ fn for_each_canon(array: &dyn Array, mut f: impl FnMut(usize, Canon<'_>)) -> Res
     Ok(())
 }
 
-/// Call `f` with the canonical form of a timestamp component given in nanoseconds since the
-/// epoch: the 8-byte form when it fits `i64` (as a one-column timestamp key, see
-/// [`super::canonical_timestamp`]), else its 16 bytes.
+/// Call `f` with the canonical form of an integer of up to 128 bits: the 8-byte form when it
+/// fits `i64`, else its 16 little-endian bytes. A `UInt64` of 2^63 and more, and a timestamp
+/// component in nanoseconds since the epoch (as a one-column timestamp key, see
+/// [`super::canonical_timestamp`]), take this form.
 #[inline(always)]
-fn with_timestamp_canon<R>(ns: i128, f: impl FnOnce(Canon<'_>) -> R) -> R {
-    match i64::try_from(ns) {
+fn with_wide_canon<R>(v: i128, f: impl FnOnce(Canon<'_>) -> R) -> R {
+    match i64::try_from(v) {
         Ok(v) => f(Canon::Int(v)),
-        Err(_) => f(Canon::Bytes(&ns.to_le_bytes())),
+        Err(_) => f(Canon::Bytes(&v.to_le_bytes())),
     }
+}
+
+/// Call `f` with the canonical form of the number `m * 10^-scale` ([`canonical_number`]): the
+/// 8-byte form of an integer that fits `i64`, else the number's bytes. `None` (and `f` not
+/// called) for a number beyond 256 bits.
+#[inline(always)]
+fn with_number_canon<R>(
+    m: arrow::datatypes::i256,
+    scale: i8,
+    f: impl FnOnce(Canon<'_>) -> R,
+) -> Option<R> {
+    let mut buf = [0u8; 33];
+    Some(match canonical_number(m, scale, &mut buf)? {
+        8 => f(Canon::Int(i64::from_le_bytes(
+            buf[..8].try_into().expect("8 bytes"),
+        ))),
+        n => f(Canon::Bytes(&buf[..n])),
+    })
 }
 
 /// Parse one component of a text key (a tab-separated field of a `probe` line) as a key of
@@ -501,16 +508,9 @@ pub fn with_text_canon<R>(
                     "key {text:?} is not a number, and the key holds integers"
                 ))
             })?;
-            let mut buf = [0u8; 33];
-            match canonical_number(m, scale, &mut buf) {
-                Some(8) => Ok(f(Canon::Int(i64::from_le_bytes(
-                    buf[..8].try_into().expect("8 bytes"),
-                )))),
-                Some(n) => Ok(f(Canon::Bytes(&buf[..n]))),
-                None => Err(unrepresentable_decimal(m, scale)),
-            }
+            with_number_canon(m, scale, f).ok_or_else(|| unrepresentable_decimal(m, scale))
         }
-        KeyFamily::Timestamp | KeyFamily::TimestampTz => Ok(with_timestamp_canon(
+        KeyFamily::Timestamp | KeyFamily::TimestampTz => Ok(with_wide_canon(
             super::parse_text_timestamp(text, family)?,
             f,
         )),
