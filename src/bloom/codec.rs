@@ -502,6 +502,15 @@ pub fn write_as(
 mod tests {
     use super::*;
 
+    /// `b` with its trailing checksum recomputed, so that a decoder gets past the checksum to
+    /// the field a test changed.
+    fn with_fresh_checksum(mut b: Vec<u8>) -> Vec<u8> {
+        let n = b.len();
+        let sum = xxh3_64(&b[..n - 8]);
+        b[n - 8..].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
     fn small() -> (BloomFilter, FilterMeta) {
         let params = BloomParams::explicit(Layout::Classic, 128, 3, 42).unwrap();
         let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
@@ -575,12 +584,6 @@ mod tests {
             g.probe_array(&a).is_err(),
             "a one-column key is not a tuple"
         );
-        let refix = |mut b: Vec<u8>| {
-            let n = b.len();
-            let sum = xxh3_64(&b[..n - 8]);
-            b[n - 8..].copy_from_slice(&sum.to_le_bytes());
-            b
-        };
         let one = FilterMeta {
             key_columns: vec![col("a", KeyFamily::Integer)],
             ..meta.clone()
@@ -589,7 +592,9 @@ mod tests {
         assert!(err.contains("two or more key columns"), "{err}");
         let mut v1 = bytes.clone();
         v1[8..10].copy_from_slice(&1u16.to_le_bytes());
-        let err = decode(&refix(v1), "t").unwrap_err().to_string();
+        let err = decode(&with_fresh_checksum(v1), "t")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("version-1"), "{err}");
         let spark = BloomParams::explicit(Layout::SparkV2, 512, 3, 7).unwrap();
         assert!(BloomFilter::try_new(spark, KeyFamily::Tuple).is_err());
@@ -607,10 +612,9 @@ mod tests {
             let (g, _) = decode(&bytes, "x").unwrap();
             assert_eq!((g.family(), &g), (family, &f));
             bytes[8] = 1;
-            let n = bytes.len();
-            let sum = xxh3_64(&bytes[..n - 8]);
-            bytes[n - 8..].copy_from_slice(&sum.to_le_bytes());
-            let e = decode(&bytes, "x").unwrap_err().to_string();
+            let e = decode(&with_fresh_checksum(bytes), "x")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("timestamp keys exist from version 2"), "{e}");
         }
     }
@@ -648,10 +652,9 @@ mod tests {
         ] {
             let mut bad = bytes.clone();
             bad[at] = value;
-            let n = bad.len();
-            let sum = xxh3_64(&bad[..n - 8]);
-            bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
-            let e = decode(&bad, "x").unwrap_err().to_string();
+            let e = decode(&with_fresh_checksum(bad), "x")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{at}: {e}");
         }
         let e = BloomParams {
@@ -719,10 +722,9 @@ mod tests {
         assert!(e.contains("spark_type"), "{e}");
         let mut bad = bytes.clone();
         bad[11] = KeyFamily::Bytes.code();
-        let n = bad.len();
-        let sum = xxh3_64(&bad[..n - 8]);
-        bad[n - 8..].copy_from_slice(&sum.to_le_bytes());
-        let e = decode(&bad, "x").unwrap_err().to_string();
+        let e = decode(&with_fresh_checksum(bad), "x")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("xxhash64 of a composite key goes with family tuple"),
             "{e}"
@@ -772,10 +774,9 @@ mod tests {
         // k = 0 with a valid checksum: the params check must catch it.
         let mut b = bytes.clone();
         b[12..16].copy_from_slice(&0u32.to_le_bytes());
-        let n = b.len();
-        let sum = xxh3_64(&b[..n - 8]);
-        b[n - 8..].copy_from_slice(&sum.to_le_bytes());
-        let err = decode(&b, "f").unwrap_err().to_string();
+        let err = decode(&with_fresh_checksum(b), "f")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("impossible params"), "{err}");
 
         // m not a multiple of 64 for classic.

@@ -300,10 +300,7 @@ fn run_tuples(
             .map_err(|e| Error::Usage(format!("{loc}: {e}")))?;
         let dates = vec![false; args.key_type.len()];
         return probe_lines(args, &filter, |line, at| {
-            let fields: Vec<&str> = line.split('\t').collect();
-            filter
-                .hash_text_tuple(&fields, &args.key_type, &dates)
-                .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
+            hash_tuple_line(&filter, line, &args.key_type, &dates, at)
         });
     }
     if filter.family() != KeyFamily::Tuple {
@@ -355,11 +352,23 @@ fn run_tuples(
         }
     }
     probe_lines(args, filter, |line, at| {
-        let fields: Vec<&str> = line.split('\t').collect();
-        filter
-            .hash_text_tuple(&fields, &families, &dates)
-            .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
+        hash_tuple_line(filter, line, &families, &dates, at)
     })
+}
+
+/// Hash one `probe` line of a composite key (`at`: where it was read): its tab-separated
+/// fields read as `families` (`dates[i]`: field `i` may be `YYYY-MM-DD`).
+fn hash_tuple_line(
+    filter: &BloomFilter,
+    line: &str,
+    families: &[KeyFamily],
+    dates: &[bool],
+    at: &str,
+) -> Result<u64> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    filter
+        .hash_text_tuple(&fields, families, dates)
+        .map_err(|e| Error::Usage(format!("{at}: {}", crate::error::one_line(&e))))
 }
 
 /// Read the key lines of `args`, hash each with `hash(line, "<source> line N")`, probe
