@@ -326,11 +326,11 @@ fn check_filter_key(
         }
         return Ok(());
     }
-    if f.check_family(plan.right.family).is_err() {
+    if f.check_family(plan.right.family()).is_err() {
         return Err(Error::Usage(format!(
             "key family mismatch: the filter {filter} holds {} keys, but --right-key {right} holds {} keys",
             f.family(),
-            plan.right.family
+            plan.right.family()
         )));
     }
     Ok(())
@@ -458,7 +458,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                     .to_string(),
             )
         } else if matches!(
-            plan.left.family,
+            plan.left.family(),
             KeyFamily::Timestamp | KeyFamily::TimestampTz
         ) {
             Some(

@@ -42,8 +42,8 @@ use crate::error::{Error, Result};
 
 pub(crate) mod tuple;
 pub use tuple::{
-    hash_canon_tuple, hash_pair, hash_text_tuple, hash_tuple_into, tuple_nulls, with_text_canon,
-    Canon, TupleKeys,
+    hash_canon_tuple, hash_pair, hash_text_tuple, hash_tuple_into, leading_key_columns,
+    tuple_nulls, with_text_canon, Canon, TupleKeys,
 };
 
 /// The family a key column belongs to; filters and joins refuse to mix families.
@@ -72,6 +72,15 @@ pub enum KeyFamily {
 }
 
 impl KeyFamily {
+    /// The family of a key whose columns have `families` (key order): the one column's, or
+    /// [`KeyFamily::Tuple`] for a composite key.
+    pub fn of_key(families: &[KeyFamily]) -> KeyFamily {
+        match families {
+            [one] => *one,
+            _ => KeyFamily::Tuple,
+        }
+    }
+
     /// The family's code in the native filter format.
     pub fn code(self) -> u8 {
         match self {

@@ -185,10 +185,7 @@ impl JoinTable {
                 format!("a build side of {n} rows is more than one table holds (2^32 - 1): use --strategy reduce-side"),
             ));
         }
-        let key_cols: Vec<&dyn Array> = batch.columns()[..arity]
-            .iter()
-            .map(|c| c.as_ref())
-            .collect();
+        let key_cols = crate::key::leading_key_columns(&batch, arity);
         let keys = TupleKeys::try_new(&key_cols)?;
         let nulls = crate::key::tuple_nulls(&key_cols);
         let mut heads: HashMap<u64, u32, BuildHasherDefault<IdHasher>> =
@@ -294,10 +291,7 @@ impl Emitter {
         right: &RecordBatch,
         hashes: &[u64],
     ) -> Result<()> {
-        let key_cols: Vec<&dyn Array> = right.columns()[..self.shape.key_arity]
-            .iter()
-            .map(|c| c.as_ref())
-            .collect();
+        let key_cols = crate::key::leading_key_columns(right, self.shape.key_arity);
         let rkeys = TupleKeys::try_new(&key_cols)?;
         let nulls: Option<NullBuffer> = crate::key::tuple_nulls(&key_cols);
         let jt = self.shape.join_type;

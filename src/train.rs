@@ -701,10 +701,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         })?;
         let columns = key_columns(&spec.column, "--column")?;
         let (families, file_keys) = check_inputs(&plan, &columns, predicate.as_ref())?;
-        let family = match families.as_slice() {
-            [one] => *one,
-            _ => KeyFamily::Tuple,
-        };
+        let family = KeyFamily::of_key(&families);
         let physical = (spec.layout == Layout::Sbbf)
             .then(|| match columns.as_slice() {
                 [one] => sbbf_physical(&plan, &file_keys, one),

@@ -559,6 +559,15 @@ pub fn check_text_arity(fields: &[&str], families: &[KeyFamily]) -> Result<()> {
     Ok(())
 }
 
+/// The first `arity` columns of `batch`: the key columns of a batch the map stage handed on
+/// (key columns first, in key order).
+pub fn leading_key_columns(batch: &arrow::array::RecordBatch, arity: usize) -> Vec<&dyn Array> {
+    batch.columns()[..arity]
+        .iter()
+        .map(|c| c.as_ref())
+        .collect()
+}
+
 /// Canonical keys of a composite key, one [`CanonicalKeys`] per component, for the join's
 /// exact comparison: two rows are equal when every component is.
 #[derive(Debug, Clone)]

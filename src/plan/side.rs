@@ -27,13 +27,17 @@ pub(crate) struct SideInput {
     pub files: Vec<FileProjection>,
     /// `--left-where` / `--right-where`.
     pub predicate: Option<Predicate>,
-    /// The key family (the same in every file); [`KeyFamily::Tuple`] for a composite key.
-    pub family: KeyFamily,
-    /// Each key column's family, in key order (one for a one-column key).
+    /// Each key column's family (the same in every file), in key order (one for a one-column
+    /// key).
     pub families: Vec<KeyFamily>,
 }
 
 impl SideInput {
+    /// The key family: the one column's, or [`KeyFamily::Tuple`] for a composite key.
+    pub fn family(&self) -> KeyFamily {
+        KeyFamily::of_key(&self.families)
+    }
+
     /// Number of key columns (the first columns of the handed-on batches).
     pub fn arity(&self) -> usize {
         self.families.len()
@@ -44,10 +48,7 @@ impl SideInput {
         &self,
         batch: &'b arrow::array::RecordBatch,
     ) -> Vec<&'b dyn arrow::array::Array> {
-        batch.columns()[..self.arity()]
-            .iter()
-            .map(|c| c.as_ref())
-            .collect()
+        crate::key::leading_key_columns(batch, self.arity())
     }
 }
 
@@ -386,10 +387,6 @@ fn project_side(
         schema: Arc::new(Schema::new(fields)),
         files,
         predicate,
-        family: match families.as_slice() {
-            [one] => *one,
-            _ => KeyFamily::Tuple,
-        },
         families,
     })
 }
