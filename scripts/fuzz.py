@@ -369,7 +369,7 @@ def join_case(case, ctx):
     train_where = lwhere if r < 0.5 else None
     rwhere = g.condition(rng, rinfo, rcols) if rng.random() < 0.3 else None
 
-    layout = rng.choice(["blocked", "blocked", "classic", "spark-v1", "spark-v2"])
+    layout = rng.choice(["split", "split", "blocked", "classic", "spark-v1", "spark-v2"])
     train = [ctx.bin, "--quiet", "train", "-i", "left", "-c", lkeys, "-o", "f.bjf", "--layout", layout,
              "--workers", str(rng.randint(1, 3))]
     # Spark's layouts hold a composite key as Spark's xxhash64 of its columns.
@@ -380,8 +380,9 @@ def join_case(case, ctx):
         train += ["--format", "spark"]
     sizing = rng.random()
     if sizing < 0.3:
-        unit = 512 if layout == "blocked" else 64
-        train += ["--bits", str(unit * rng.choice([1, 2, 4, 64])), "--hashes", str(rng.randint(1, 8))]
+        unit = 512 if layout in ("split", "blocked") else 64
+        hashes = 8 if layout == "split" else rng.randint(1, 8)
+        train += ["--bits", str(unit * rng.choice([1, 2, 4, 64])), "--hashes", str(hashes)]
     elif sizing < 0.5:
         train += ["--expected-items", str(rng.randint(1, 500)), "--fpp", rng.choice(["0.5", "0.1", "0.01"])]
     elif sizing < 0.7:
@@ -618,9 +619,9 @@ def decoder_bases(ctx):
         rf = os.path.join(d, f"{family}-right", "p.parquet")
         expected = con.sql(
             f"SELECT l.k, l.v, r.k, r.v FROM read_parquet('{lf}') l JOIN read_parquet('{rf}') r ON l.k = r.k").to_arrow_table()
-        for layout, fmt in [("blocked", "native"), ("classic", "native"), ("spark-v1", "native"),
+        for layout, fmt in [("split", "native"), ("blocked", "native"), ("classic", "native"), ("spark-v1", "native"),
                             ("spark-v2", "native"), ("spark-v1", "spark"), ("spark-v2", "spark")]:
-            for sizing in (["--fpp", "0.01"], ["--bits", "512", "--hashes", "3"]):
+            for sizing in (["--fpp", "0.01"], ["--bits", "512", "--hashes", "8" if layout == "split" else "3"]):
                 name = f"{family}-{layout}-{fmt}-{sizing[1]}.bf"
                 args = [ctx.bin, "--quiet", "train", "-i", os.path.join(d, f"{family}-left"), "-c", "k",
                         "--layout", layout, "--format", fmt, "-o", os.path.join(d, name)] + sizing

@@ -60,11 +60,13 @@ pub struct TrainSpec {
     /// as 2654435769).
     #[arg(long, default_value_t = Seed::default(), allow_negative_numbers = true, value_name = "S")]
     pub seed: Seed,
-    /// Bit layout: blocked (one cache line per key), classic, Apache Spark's spark-v1 /
-    /// spark-v2 (bit-exact with Spark's BloomFilter; Spark's sizing), or sbbf (Parquet's
-    /// split-block Bloom filter, bit-exact with a column chunk's filter over the same values;
-    /// hashes the plain encoding of the key column's Parquet physical type).
-    #[arg(long, default_value = "blocked")]
+    /// Bit layout: split (one cache line per key, one bit in each of its 8 words: the
+    /// fastest), blocked (one cache line per key, k bits anywhere in it: a little smaller at
+    /// very low --fpp), classic, Apache Spark's spark-v1 / spark-v2 (bit-exact with Spark's
+    /// BloomFilter; Spark's sizing), or sbbf (Parquet's split-block Bloom filter, bit-exact
+    /// with a column chunk's filter over the same values; hashes the plain encoding of the key
+    /// column's Parquet physical type).
+    #[arg(long, default_value = "split")]
     pub layout: Layout,
     /// What a Spark-layout filter inserts for a key: plain (the key itself, as Spark's
     /// `df.stat.bloomFilter` does) or xxhash64 (Spark SQL's `xxhash64(key)` as a long, so that
@@ -111,7 +113,7 @@ impl Default for TrainSpec {
             hashes: None,
             num_bytes: None,
             seed: Seed::default(),
-            layout: Layout::Blocked,
+            layout: Layout::Split,
             spark_keys: SparkKeyMode::Plain,
             format: FileFormat::Native,
             workers: None,
@@ -590,7 +592,7 @@ impl TrainSpec {
             return Err(Error::param(
                 "--layout",
                 format!(
-                    "{}: a composite key (--column {}) needs a native layout (blocked or classic), or --spark-keys xxhash64; Spark's layouts hold one long or string per key",
+                    "{}: a composite key (--column {}) needs a native layout (split, blocked or classic), or --spark-keys xxhash64; Spark's layouts hold one long or string per key",
                     spec.layout, spec.column
                 ),
             ));
@@ -707,7 +709,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                 [one] => sbbf_physical(&plan, &file_keys, one),
                 _ => Err(Error::param(
                     "--layout",
-                    "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (blocked or classic)",
+                    "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (split, blocked or classic)",
                 )),
             })
             .transpose()?;
@@ -770,7 +772,9 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         // layouts count first in a separate pass.
         let t_count = Instant::now();
         let fold_start = match (explicit, spec.expected_items, spec.layout) {
-            (None, None, Layout::Blocked) => fold_start(rows_bound, fpp, seed, workers)?,
+            (None, None, layout) if layout.folds() => {
+                fold_start(layout, rows_bound, fpp, seed, workers)?
+            }
             _ => None,
         };
         let (params, mut sizing) = match (explicit, fold_start) {
@@ -1053,19 +1057,26 @@ fn with_margin(estimate: u64) -> u64 {
     ((estimate as f64 * 1.02).ceil() as u64).max(1)
 }
 
-/// The blocked filter one-pass training starts from: sized (with [`bloom::fold_hashes`]'s k)
-/// for `rows` distinct keys, the most the inputs can hold, rounded up to a count of blocks with
-/// many divisors. `None` (count in a separate pass instead) when `workers + 1` such filters
-/// would take more than a quarter of the memory.
-fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<BloomParams>> {
-    let k = bloom::fold_hashes(fpp)?;
+/// The split or blocked filter one-pass training starts from: sized (with
+/// [`bloom::fold_hashes`]'s k) for `rows` distinct keys, the most the inputs can hold, rounded
+/// up to a count of blocks with many divisors. `None` (count in a separate pass instead) when
+/// `workers + 1` such filters would take more than a quarter of the memory.
+fn fold_start(
+    layout: Layout,
+    rows: u64,
+    fpp: f64,
+    seed: u64,
+    workers: usize,
+) -> Result<Option<BloomParams>> {
+    let k = bloom::fold_hashes(layout, fpp)?;
     let max_blocks = MAX_BITS / BLOCK_BITS;
-    let blocks = bloom::fold_start_blocks(bloom::blocks_for(rows.max(1), k, fpp, max_blocks));
+    let need = bloom::blocks_for(layout, rows.max(1), k, fpp, max_blocks);
+    let blocks = bloom::fold_start_blocks(need);
     if blocks > max_blocks {
         return Ok(None);
     }
     let params = BloomParams {
-        layout: Layout::Blocked,
+        layout,
         num_bits: blocks * BLOCK_BITS,
         num_hashes: k,
         seed,
@@ -1082,14 +1093,14 @@ fn fold_start(rows: u64, fpp: f64, seed: u64, workers: usize) -> Result<Option<B
     Ok(Some(params))
 }
 
-/// Fold a blocked filter holding about `n` distinct keys to the smallest size whose model FPP
+/// Fold a split or blocked filter holding about `n` distinct keys to the smallest size whose model FPP
 /// at `n` meets `fpp` ([`bloom::fold_target`]), then make sure the folded bits themselves meet
 /// it too (their estimated FPP, which does not depend on how well `n` was counted), growing
 /// the size by 1 % at a time if not.
 pub fn fold_to_target(filter: &BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
     let from = filter.num_blocks();
     let k = filter.params().num_hashes;
-    let mut to = bloom::fold_target(n, k, fpp, from);
+    let mut to = bloom::fold_target(filter.params().layout, n, k, fpp, from);
     loop {
         if to >= from {
             return Ok(filter.clone());

@@ -30,10 +30,18 @@ fn golden_filters() -> Vec<(&'static str, BloomFilter)> {
     let mut c = meta_free(Layout::Blocked, 2048, 3, 7, KeyFamily::Bytes);
     c.insert_array(&StringArray::from(vec!["alice", "bob", "zoë", "", "7"]))
         .unwrap();
+    let mut d = meta_free(Layout::Split, 1024, 8, 0, KeyFamily::Integer);
+    d.insert_array(&Int64Array::from((1..=20).collect::<Vec<i64>>()))
+        .unwrap();
+    let mut e = meta_free(Layout::Split, 2048, 8, 7, KeyFamily::Bytes);
+    e.insert_array(&StringArray::from(vec!["alice", "bob", "zoë", "", "7"]))
+        .unwrap();
     vec![
         ("blocked_int.bjf", a),
         ("classic_int.bjf", b),
         ("blocked_str.bjf", c),
+        ("split_int.bjf", d),
+        ("split_str.bjf", e),
     ]
 }
 

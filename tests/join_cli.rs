@@ -431,7 +431,26 @@ fn every_join_type_is_the_same_under_both_strategies_and_without_the_prefilter()
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     fixture(d);
-    train(d);
+    // A loose filter (--fpp 0.2), so that the Bloom tier surely lets false positives through
+    // and the exact keys tier has rows to drop.
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "users",
+            "--column",
+            "Id",
+            "--where",
+            "Reputation > 1500",
+            "--fpp",
+            "0.2",
+            "--output",
+            "users.bjf",
+        ],
+    )
+    .ok();
     let configs: [&[&str]; 9] = [
         &["--strategy", "replicated", "--workers", "1"],
         &[

@@ -232,7 +232,7 @@ fn a_filter_from_a_shard_or_an_older_snapshot_fails_clearly() {
         &train_args(
             "users",
             "shard0.bjf",
-            &["--shard", "0/2", "--bits", "4096", "--hashes", "5"],
+            &["--shard", "0/2", "--bits", "4096", "--hashes", "8"],
         ),
     )
     .ok();
@@ -251,7 +251,7 @@ fn a_filter_from_a_shard_or_an_older_snapshot_fails_clearly() {
         &train_args(
             "users",
             "shard1.bjf",
-            &["--shard", "1/2", "--bits", "4096", "--hashes", "5"],
+            &["--shard", "1/2", "--bits", "4096", "--hashes", "8"],
         ),
     )
     .ok();

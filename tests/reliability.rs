@@ -468,7 +468,7 @@ fn hostile_inputs_one_line_exit_2_nothing_written() {
             "--bits",
             "400000000000",
             "--hashes",
-            "3",
+            "8",
             "--output",
             "x.bjf",
         ],

@@ -1071,7 +1071,7 @@ fn merge_ors_a_trained_sbbf_with_column_chunk_filters() {
     .ok();
     fails(
         &["b.bjf", "g/g.parquet", "--column", "k"],
-        &["layout", "blocked", "sbbf"],
+        &["layout", "split", "sbbf"],
     );
     fails(
         &["t.bjf", "g/g.parquet"],

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow::array::*;
 use arrow::datatypes::Int32Type;
-use bloomjoin::bloom::codec;
+use bloomjoin::bloom::{codec, Layout};
 
 use crate::util::{files_below, run_in, write_parquet};
 
@@ -504,13 +504,13 @@ fn splitmix(mut x: u64) -> u64 {
 fn train_fpp_alone(
     d: &Path,
     out: &str,
-    workers: usize,
-    split_rows: u64,
-    batch: usize,
+    layout: Layout,
+    (workers, split_rows, batch): (usize, u64, usize),
 ) -> (Vec<u8>, bloomjoin::train::TrainReport) {
     let spec = bloomjoin::train::TrainSpec {
         input: vec![d.join("in").to_string_lossy().into_owned()],
         column: "k".into(),
+        layout,
         fpp: Some(0.01),
         workers: Some(workers),
         split_rows: Some(split_rows),
@@ -547,6 +547,10 @@ proptest::proptest! {
         files in 1usize..=3,
         row_group in 5_000usize..200_000,
         w in proptest::collection::vec((1usize..=4, 10_000u64..500_000, 1_000usize..70_000), 2),
+        layout in proptest::prop_oneof![
+            proptest::strategy::Just(Layout::Split),
+            proptest::strategy::Just(Layout::Blocked),
+        ],
     ) {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -563,8 +567,8 @@ proptest::proptest! {
                 row_group,
             );
         }
-        let (a, report) = train_fpp_alone(d, "a.bjf", w[0].0, w[0].1, w[0].2);
-        let (b, _) = train_fpp_alone(d, "b.bjf", w[1].0, w[1].1, w[1].2);
+        let (a, report) = train_fpp_alone(d, "a.bjf", layout, w[0]);
+        let (b, _) = train_fpp_alone(d, "b.bjf", layout, w[1]);
         proptest::prop_assert!(a == b, "bytes differ between {:?} and {:?}", w[0], w[1]);
         let (f, meta) = codec::decode(&a, "a.bjf").unwrap();
         proptest::prop_assert_eq!(meta.fpp, Some(0.01));
@@ -589,7 +593,7 @@ proptest::proptest! {
         );
         let from = report.sizing.bits_before_fold.unwrap() / 512;
         let model_true =
-            bloomjoin::bloom::fold_model_fpp(distinct, f.params().num_hashes, from, f.num_blocks());
+            bloomjoin::bloom::fold_model_fpp(layout, distinct, f.params().num_hashes, from, f.num_blocks());
         proptest::prop_assert!(
             measured <= model_true + 4.0 * sd(model_true),
             "model at the true count {}: {}", model_true, what

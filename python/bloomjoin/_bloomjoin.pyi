@@ -39,7 +39,7 @@ class Filter:
     def expression(self, column: str, type: pa.DataType) -> pc.Expression:
         """A pyarrow expression probing this filter on ``column``, for dataset filters."""
     @property
-    def layout(self) -> Literal["blocked", "classic", "spark-v1", "spark-v2"]: ...
+    def layout(self) -> Literal["split", "blocked", "classic", "spark-v1", "spark-v2", "sbbf"]: ...
     @property
     def num_bits(self) -> int: ...
     @property
@@ -64,7 +64,7 @@ def train(
     bits: Optional[int] = None,
     hashes: Optional[int] = None,
     seed: int = 0,
-    layout: Literal["blocked", "classic", "spark-v1", "spark-v2"] = "blocked",
+    layout: Literal["split", "blocked", "classic", "spark-v1", "spark-v2", "sbbf"] = "split",
     format: FileFormat = "native",
     workers: Optional[int] = None,
     report: Optional[Location] = None,

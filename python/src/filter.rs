@@ -333,7 +333,7 @@ impl Filter {
             .call_method1("expression", (slf, column, r#type))
     }
 
-    /// The bit layout: "blocked", "classic", "spark-v1", "spark-v2" or "sbbf".
+    /// The bit layout: "split", "blocked", "classic", "spark-v1", "spark-v2" or "sbbf".
     #[getter]
     fn layout(&self) -> String {
         self.filter.params().layout.to_string()

@@ -34,7 +34,7 @@ def test_open_and_from_bytes_read_the_same_filter(int_filter):
     c = bloomjoin.Filter.from_bytes(bytearray(int_filter.read_bytes()))
     assert a.to_bytes() == b.to_bytes() == c.to_bytes() == int_filter.read_bytes()
     assert (a.location, b.location) == (str(int_filter), "<bytes>")
-    assert (a.layout, a.key_family, a.format) == ("blocked", "integer", "native")
+    assert (a.layout, a.key_family, a.format) == ("split", "integer", "native")
     assert a.num_bits % 512 == 0 and a.num_hashes > 0 and a.seed == 0
 
 
@@ -47,7 +47,8 @@ def test_info_is_what_inspect_json_prints(int_filter):
     assert bloomjoin.Filter.open(int_filter).info() == cli_json("inspect", int_filter, "--json")
 
 
-@pytest.mark.parametrize("name", ["blocked_int.bjf", "classic_int.bjf", "blocked_str.bjf"])
+@pytest.mark.parametrize(
+    "name", ["blocked_int.bjf", "classic_int.bjf", "blocked_str.bjf", "split_int.bjf", "split_str.bjf"])
 def test_info_matches_inspect_on_golden_filters(name):
     path = GOLDEN / name
     assert bloomjoin.Filter.open(path).info() == cli_json("inspect", path, "--json")
@@ -187,7 +188,7 @@ def test_a_filter_is_shared_by_threads(int_filter):
 
 def test_repr_names_the_parameters(int_filter):
     r = repr(bloomjoin.Filter.open(int_filter))
-    assert r.startswith("Filter(") and "layout='blocked'" in r and "key_family='integer'" in r
+    assert r.startswith("Filter(") and "layout='split'" in r and "key_family='integer'" in r
 
 
 def test_composite_key_filters_take_struct_arrays_and_tuples(tmp_path):

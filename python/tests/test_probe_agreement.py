@@ -55,7 +55,7 @@ def assert_agree(filter_path, keys, arrow_type, tmp_path, key_type=None):
     assert 0 < sum(ours) < N_PROBES
 
 
-LAYOUTS = ["blocked", "classic", "spark-v1", "spark-v2"]
+LAYOUTS = ["split", "blocked", "classic", "spark-v1", "spark-v2"]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

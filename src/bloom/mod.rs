@@ -113,7 +113,7 @@ fn fastrange(h: u64, n: u64) -> u64 {
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Layout {
-    /// 512-bit cache-line blocks; one cache miss per key (the default).
+    /// 512-bit cache-line blocks, k bits anywhere in the block; one cache miss per key.
     Blocked,
     /// k positions over all m bits (Kirsch-Mitzenmacher); textbook false-positive rate.
     Classic,
@@ -126,16 +126,20 @@ pub enum Layout {
     /// Parquet's split-block Bloom filter (SBBF): 256-bit blocks, k = 8, XXH64 of the plain
     /// encoding of the recorded physical type ([`BloomParams::physical`]).
     Sbbf,
+    /// 512-bit cache-line blocks split into eight 64-bit words, one bit set in each (k = 8):
+    /// one cache miss per key, and an insert or probe is one SIMD operation (the default).
+    Split,
 }
 
 impl Layout {
     /// Every layout, in code order.
-    pub const ALL: [Layout; 5] = [
+    pub const ALL: [Layout; 6] = [
         Layout::Blocked,
         Layout::Classic,
         Layout::SparkV1,
         Layout::SparkV2,
         Layout::Sbbf,
+        Layout::Split,
     ];
 
     /// The layout's name on the command line and in reports.
@@ -146,6 +150,7 @@ impl Layout {
             Layout::SparkV1 => "spark-v1",
             Layout::SparkV2 => "spark-v2",
             Layout::Sbbf => "sbbf",
+            Layout::Split => "split",
         }
     }
 
@@ -157,6 +162,7 @@ impl Layout {
             Layout::SparkV1 => 3,
             Layout::SparkV2 => 4,
             Layout::Sbbf => 5,
+            Layout::Split => 6,
         }
     }
 
@@ -168,17 +174,24 @@ impl Layout {
     /// `m` must be a multiple of this many bits.
     pub fn bit_unit(self) -> u64 {
         match self {
-            Layout::Blocked => BLOCK_BITS,
+            Layout::Blocked | Layout::Split => BLOCK_BITS,
             Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => 64,
             Layout::Sbbf => sbbf::SBBF_BLOCK_BITS,
         }
     }
 
     /// True for the layouts that hash keys with the native hash (XXH3-64 and the seed):
-    /// [`Layout::Blocked`] and [`Layout::Classic`]. The join then shares one hash per key
-    /// between the filter and its own stages.
+    /// [`Layout::Split`], [`Layout::Blocked`] and [`Layout::Classic`]. The join then shares one
+    /// hash per key between the filter and its own stages.
     pub fn hashes_natively(self) -> bool {
-        matches!(self, Layout::Blocked | Layout::Classic)
+        matches!(self, Layout::Blocked | Layout::Classic | Layout::Split)
+    }
+
+    /// True for the layouts of 512-bit blocks chosen by the top of the hash
+    /// ([`Layout::Split`], [`Layout::Blocked`]): they fold to fewer blocks without losing a
+    /// key ([`BloomFilter::fold_to`]), so `train --fpp` sizes them in one pass.
+    pub fn folds(self) -> bool {
+        matches!(self, Layout::Blocked | Layout::Split)
     }
 
     /// True for the Spark layouts ([`Layout::SparkV1`], [`Layout::SparkV2`]).
@@ -202,7 +215,7 @@ impl FromStr for Layout {
             .ok_or_else(|| {
                 Error::param(
                     "--layout",
-                    format!("{s:?} (expected blocked, classic, spark-v1, spark-v2 or sbbf)"),
+                    format!("{s:?} (expected split, blocked, classic, spark-v1, spark-v2 or sbbf)"),
                 )
             })
     }
@@ -290,7 +303,7 @@ impl BloomParams {
                 let k = ((m / n) * ln2).round().clamp(1.0, MAX_HASHES as f64) as u32;
                 (m, k)
             }
-            Layout::Blocked => size_blocked(n, fpp, classic_bits),
+            Layout::Blocked | Layout::Split => size_blocked(layout, n, fpp, classic_bits),
             Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => unreachable!("sized above"),
         };
         if !num_bits.is_finite() || num_bits > MAX_BITS as f64 {
@@ -390,6 +403,15 @@ impl BloomParams {
                     self.num_bits,
                     self.num_bits / 8 / (1 << 30),
                     MAX_BITS / 8 / (1 << 30)
+                ),
+            ));
+        }
+        if self.layout == Layout::Split && self.num_hashes != SPLIT_HASHES {
+            return Err(Error::param(
+                "--hashes",
+                format!(
+                    "{} is not 8: a split filter sets one bit in each of a block's 8 words",
+                    self.num_hashes
                 ),
             ));
         }
@@ -499,7 +521,9 @@ impl BloomParams {
             Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => classic_fpp(n, m, k),
             // The parquet crate's (and Arrow C++'s) sizing model.
             Layout::Sbbf => classic_fpp(n, m, 8.0),
-            Layout::Blocked => blocked_fpp(n, m / BLOCK_BITS as f64, k),
+            Layout::Blocked | Layout::Split => {
+                blocked_fpp_moments(self.layout, n, m / BLOCK_BITS as f64, k).0
+            }
         }
     }
 
@@ -510,7 +534,8 @@ impl BloomParams {
     /// smallest filter with `model_fpp(n) <= p`.
     pub fn model_fpp(&self, n: u64) -> f64 {
         match self.layout {
-            Layout::Blocked => blocked_fpp_bound(
+            Layout::Blocked | Layout::Split => blocked_fpp_bound(
+                self.layout,
                 n as f64,
                 (self.num_bits / BLOCK_BITS) as f64,
                 self.num_hashes as f64,
@@ -614,21 +639,38 @@ fn ln_factorial(x: f64) -> f64 {
     x * x.ln() - x + 0.5 * (ln_2pi + x.ln()) + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x * x)
 }
 
-/// Mean and variance of the fraction of a block's bits a key probes as set, `E[f^k]` and
-/// `Var[f^k]`, when the block holds `i` keys: `f` is the fill after `t = i k` positions thrown
-/// into 512 bits. The fill's own variance (occupancy: empty bins after `t` balls) enters by
-/// the delta method.
-fn block_hit_moments(i: f64, k: f64) -> (f64, f64) {
-    if i == 0.0 {
-        return (0.0, 0.0);
-    }
-    let bins = BLOCK_BITS as f64;
-    let t = i * k;
+/// The number of hash functions of the split layout: one bit in each 64-bit word of a block.
+pub const SPLIT_HASHES: u32 = 8;
+
+/// Mean and variance of the fill (fraction of bits set) after `t` balls thrown uniformly into
+/// `bins` bins: the occupancy law's empty bins.
+fn fill_moments(t: f64, bins: f64) -> (f64, f64) {
     let empty = bins * (1.0 - 1.0 / bins).powf(t);
     let var_empty =
         (bins * (bins - 1.0) * (1.0 - 2.0 / bins).powf(t) + empty - empty * empty).max(0.0);
-    let p = 1.0 - empty / bins;
-    let v = var_empty / (bins * bins);
+    (1.0 - empty / bins, var_empty / (bins * bins))
+}
+
+/// Mean and variance of the probability that a key absent from a block finds all its bits set
+/// there, when the block holds `i` keys.
+///
+/// - [`Layout::Blocked`]: `E[f^k]` and `Var[f^k]`, `f` the fill after `t = i k` positions thrown
+///   into 512 bits; the fill's own variance enters by the delta method.
+/// - [`Layout::Split`]: each of the 8 words holds one bit per key, thrown independently into
+///   its 64 bits, so the hit probability is the product of 8 independent word fills `f_w`
+///   after `i` balls: mean `E[f]^8`, second moment `E[f^2]^8`.
+fn block_hit_moments(layout: Layout, i: f64, k: f64) -> (f64, f64) {
+    if i == 0.0 {
+        return (0.0, 0.0);
+    }
+    if layout == Layout::Split {
+        let (p, v) = fill_moments(i, 64.0);
+        let words = SPLIT_HASHES as i32;
+        let e1 = p.powi(words);
+        let e2 = (p * p + v).powi(words);
+        return (e1, (e2 - e1 * e1).max(0.0));
+    }
+    let (p, v) = fill_moments(i * k, BLOCK_BITS as f64);
     // E[f^j] ~ p^j + C(j,2) p^(j-2) Var[f]
     let moment = |j: f64| p.powf(j) + j * (j - 1.0) / 2.0 * p.powf(j - 2.0) * v;
     let e1 = moment(k);
@@ -636,19 +678,24 @@ fn block_hit_moments(i: f64, k: f64) -> (f64, f64) {
     (e1, (e2 - e1 * e1).max(0.0))
 }
 
-/// Mean and standard deviation of the realized false-positive rate of a blocked filter with
-/// `num_blocks` blocks and `k` hashes after `n` distinct keys (Putze, Sanders, Singler, with the
-/// exact binomial law of a block's load instead of the Poisson limit). The realized rate is the
-/// mean over blocks of `fill^k`; its variance is taken as `Var[fill^k of one block] / B`, an
-/// upper bound (the loads of different blocks are negatively correlated).
-fn blocked_fpp_moments(n: f64, num_blocks: f64, k: f64) -> (f64, f64) {
+/// Mean and standard deviation of the realized false-positive rate of a filter of the blocked
+/// or split `layout` with `num_blocks` blocks and `k` hashes after `n` distinct keys (Putze,
+/// Sanders, Singler, with the exact binomial law of a block's load instead of the Poisson
+/// limit). The realized rate is the mean over blocks of the hit probability
+/// ([`block_hit_moments`]); its variance is `Var[hit of one block] / B` less the part
+/// explained linearly by the block's load, which cancels because the loads sum to `n`.
+fn blocked_fpp_moments(layout: Layout, n: f64, num_blocks: f64, k: f64) -> (f64, f64) {
     let mean_load = n / num_blocks;
     if mean_load > 4096.0 {
-        // Far beyond any useful load; the classic formula is as good as the sum here.
-        return (classic_fpp(n, num_blocks * BLOCK_BITS as f64, k), 0.0);
+        // Far beyond any useful load; the load's spread no longer matters here.
+        let fpp = match layout {
+            Layout::Split => (1.0 - (-mean_load / 64.0).exp()).powi(SPLIT_HASHES as i32),
+            _ => classic_fpp(n, num_blocks * BLOCK_BITS as f64, k),
+        };
+        return (fpp, 0.0);
     }
     if num_blocks <= 1.0 {
-        let (e, v) = block_hit_moments(n, k);
+        let (e, v) = block_hit_moments(layout, n, k);
         return (e, v.sqrt());
     }
     // Load of one block: Binomial(n, 1/B), summed over mean +- 12 sd (+ 30).
@@ -660,23 +707,29 @@ fn blocked_fpp_moments(n: f64, num_blocks: f64, k: f64) -> (f64, f64) {
     let ln_n_fact = ln_factorial(n);
     let mut ln_pmf =
         ln_n_fact - ln_factorial(lo) - ln_factorial(n - lo) + lo * ln_p + (n - lo) * ln_q;
-    let (mut e1, mut e2) = (0.0, 0.0);
+    let (mut e1, mut e2, mut e_load) = (0.0, 0.0, 0.0);
     let mut i = lo;
     while i <= hi {
         let w = ln_pmf.exp();
-        let (m, v) = block_hit_moments(i, k);
+        let (m, v) = block_hit_moments(layout, i, k);
         e1 += w * m;
         e2 += w * (v + m * m);
+        e_load += w * i * m;
         ln_pmf += (n - i).ln() - (i + 1.0).ln() + ln_p - ln_q;
         i += 1.0;
     }
-    let var_block = (e2 - e1 * e1).max(0.0);
+    // The loads of the blocks sum to n, so the part of a block's rate that is linear in its
+    // load averages out over the blocks: remove it (its covariance with the load, squared,
+    // over the load's variance) from the variance of the mean.
+    let var_load = n * p * (1.0 - p);
+    let cov = e_load - mean_load * e1;
+    let linear = if var_load > 0.0 {
+        cov * cov / var_load
+    } else {
+        0.0
+    };
+    let var_block = (e2 - e1 * e1 - linear).max(0.0);
     (e1, (var_block / num_blocks).sqrt())
-}
-
-/// Blocked-model false-positive rate (the mean of [`blocked_fpp_moments`]).
-fn blocked_fpp(n: f64, num_blocks: f64, k: f64) -> f64 {
-    blocked_fpp_moments(n, num_blocks, k).0
 }
 
 /// What blocked sizing holds to the target: the mean realized false-positive rate plus
@@ -684,33 +737,38 @@ fn blocked_fpp(n: f64, num_blocks: f64, k: f64) -> f64 {
 /// filter sized by the mean alone misses the target for one key set in several (299 keys at
 /// 1 % in 6 blocks: model 0.94 %, one real key set 1.23 %); at large `m` the margin vanishes
 /// (under 1 % more bits from 10^5 keys on).
-fn blocked_fpp_bound(n: f64, num_blocks: f64, k: f64) -> f64 {
-    let (mean, sd) = blocked_fpp_moments(n, num_blocks, k);
+fn blocked_fpp_bound(layout: Layout, n: f64, num_blocks: f64, k: f64) -> f64 {
+    let (mean, sd) = blocked_fpp_moments(layout, n, num_blocks, k);
     mean + BLOCKED_SIGMAS * sd
 }
 
-/// Smallest blocked filter (and its k) whose [`blocked_fpp_bound`] meets `fpp` for `n` keys.
-fn size_blocked(n: f64, fpp: f64, classic_bits: f64) -> (f64, u32) {
+/// Smallest filter of the blocked or split `layout` (and its k) whose [`blocked_fpp_bound`]
+/// meets `fpp` for `n` keys.
+fn size_blocked(layout: Layout, n: f64, fpp: f64, classic_bits: f64) -> (f64, u32) {
     let mut best: Option<(u64, u32)> = None;
-    for k in 1..=MAX_HASHES {
+    let ks = match layout {
+        Layout::Split => SPLIT_HASHES..=SPLIT_HASHES,
+        _ => 1..=MAX_HASHES,
+    };
+    for k in ks {
         let kf = k as f64;
         // Find an upper bound, then binary search the block count.
         let mut hi = ((classic_bits / BLOCK_BITS as f64).ceil() as u64).max(1);
         let mut tries = 0;
-        while blocked_fpp_bound(n, hi as f64, kf) > fpp {
+        while blocked_fpp_bound(layout, n, hi as f64, kf) > fpp {
             hi = hi.saturating_mul(2);
             tries += 1;
             if tries > 8 {
                 break;
             }
         }
-        if blocked_fpp_bound(n, hi as f64, kf) > fpp {
+        if blocked_fpp_bound(layout, n, hi as f64, kf) > fpp {
             continue;
         }
         let mut lo = 1u64;
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if blocked_fpp_bound(n, mid as f64, kf) <= fpp {
+            if blocked_fpp_bound(layout, n, mid as f64, kf) <= fpp {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -726,17 +784,18 @@ fn size_blocked(n: f64, fpp: f64, classic_bits: f64) -> (f64, u32) {
     }
 }
 
-/// Smallest block count whose [`blocked_fpp_bound`] meets `fpp` for `n` keys with `k` hashes,
-/// searched up to `max_blocks` (returned when even that misses).
-pub fn blocks_for(n: u64, k: u32, fpp: f64, max_blocks: u64) -> u64 {
+/// Smallest block count of a blocked or split `layout` filter whose [`blocked_fpp_bound`]
+/// meets `fpp` for `n` keys with `k` hashes, searched up to `max_blocks` (returned when even
+/// that misses).
+pub fn blocks_for(layout: Layout, n: u64, k: u32, fpp: f64, max_blocks: u64) -> u64 {
     let (n, kf) = (n as f64, k as f64);
     let (mut lo, mut hi) = (1u64, max_blocks.max(1));
-    if blocked_fpp_bound(n, hi as f64, kf) > fpp {
+    if blocked_fpp_bound(layout, n, hi as f64, kf) > fpp {
         return hi;
     }
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if blocked_fpp_bound(n, mid as f64, kf) <= fpp {
+        if blocked_fpp_bound(layout, n, mid as f64, kf) <= fpp {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -745,18 +804,21 @@ pub fn blocks_for(n: u64, k: u32, fpp: f64, max_blocks: u64) -> u64 {
     hi
 }
 
-/// The blocked layout's `k` for training sized by folding at `fpp`: the `k` of the smallest
-/// filter for 10^6 keys. It depends on `fpp` alone, so shards and runs over different inputs
-/// agree on it and their filters merge.
-pub fn fold_hashes(fpp: f64) -> Result<u32> {
+/// The `k` of a blocked or split `layout` for training sized by folding at `fpp`: for split
+/// always 8; for blocked the `k` of the smallest filter for 10^6 keys. It depends on `fpp`
+/// alone, so shards and runs over different inputs agree on it and their filters merge.
+pub fn fold_hashes(layout: Layout, fpp: f64) -> Result<u32> {
+    BloomParams::for_items(Layout::Blocked, 1, fpp, 0)?;
+    if layout == Layout::Split {
+        return Ok(SPLIT_HASHES);
+    }
     // The same as `for_items(Blocked, 10^6, fpp).num_hashes`, searched only near the classic
     // optimum log2(1/fpp) (the blocked optimum lies a little below it; a test checks).
-    BloomParams::for_items(Layout::Blocked, 1, fpp, 0)?;
     let classic = (-fpp.log2()).round() as u32;
     let ks = classic.saturating_sub(classic / 4 + 2).max(1)..=(classic + 2).min(MAX_HASHES);
     let max_blocks = MAX_BITS / BLOCK_BITS;
     let best = ks
-        .map(|k| (blocks_for(1_000_000, k, fpp, max_blocks), k))
+        .map(|k| (blocks_for(layout, 1_000_000, k, fpp, max_blocks), k))
         .min()
         .expect("at least one k");
     Ok(best.1)
@@ -775,17 +837,23 @@ fn fold_load_factor(from: u64, to: u64) -> f64 {
     1.0 + (to - gcd(from, to)) as f64 / from as f64
 }
 
-/// The model FPP of a filter of `from` blocks holding `n` keys, folded to `to` blocks.
-pub fn fold_model_fpp(n: u64, k: u32, from: u64, to: u64) -> f64 {
-    blocked_fpp_bound(n as f64 * fold_load_factor(from, to), to as f64, k as f64)
+/// The model FPP of a filter of the blocked or split `layout` of `from` blocks holding `n`
+/// keys, folded to `to` blocks.
+pub fn fold_model_fpp(layout: Layout, n: u64, k: u32, from: u64, to: u64) -> f64 {
+    blocked_fpp_bound(
+        layout,
+        n as f64 * fold_load_factor(from, to),
+        to as f64,
+        k as f64,
+    )
 }
 
-/// The smallest block count `to <= from` to fold a blocked filter of `from` blocks holding `n`
-/// distinct keys (with `k` hashes) to, such that [`fold_model_fpp`] meets `fpp`: a divisor of
+/// The smallest block count `to <= from` to fold a blocked or split `layout` filter of `from`
+/// blocks holding `n` distinct keys (with `k` hashes) to, such that [`fold_model_fpp`] meets `fpp`: a divisor of
 /// `from` (an exact fold) or, when smaller, any count (straddling blocks ORed into both
 /// neighbours). `from` when nothing smaller meets it.
-pub fn fold_target(n: u64, k: u32, fpp: f64, from: u64) -> u64 {
-    let need = blocks_for(n, k, fpp, from);
+pub fn fold_target(layout: Layout, n: u64, k: u32, fpp: f64, from: u64) -> u64 {
+    let need = blocks_for(layout, n, k, fpp, from);
     if need >= from {
         return from;
     }
@@ -796,13 +864,13 @@ pub fn fold_target(n: u64, k: u32, fpp: f64, from: u64) -> u64 {
     let (mut lo, mut hi) = (need, divisor);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if fold_model_fpp(n, k, from, mid) <= fpp {
+        if fold_model_fpp(layout, n, k, from, mid) <= fpp {
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
-    if hi < divisor && fold_model_fpp(n, k, from, hi) <= fpp {
+    if hi < divisor && fold_model_fpp(layout, n, k, from, hi) <= fpp {
         hi
     } else {
         divisor
@@ -1013,6 +1081,16 @@ fn probe_words(
     BooleanBuffer::new(arrow::buffer::Buffer::from_vec(words), 0, hashes.len())
 }
 
+/// Whether every bit of the split layout's mask of `h` is set in `block` (scalar).
+#[inline(always)]
+fn split_has(block: &Block, h: u64) -> bool {
+    let mut missing = 0u64;
+    for (w, m) in block.0.iter().zip(split_mask(h)) {
+        missing |= m & !*w;
+    }
+    missing == 0
+}
+
 /// Whether every bit of the blocked layout's `salts` for `h` is set in `block` (scalar).
 #[inline(always)]
 fn block_has(block: &Block, salts: &[u64], h: u64) -> bool {
@@ -1044,6 +1122,64 @@ fn probe_blocked_avx512(blocks: &[Block], num_hashes: u32, hashes: &[u64]) -> Bo
         let words = unsafe { _mm512_load_si512((block as *const Block).cast()) };
         let words = _mm512_permutexvar_epi64(word_of, words);
         _mm512_mask_test_epi64_mask(lanes, words, bit) == lanes
+    })
+}
+
+/// The split layout's 8-word mask of `h`: bit `(h * BLOCK_SALTS[w]) >> 58` of word `w`.
+#[inline(always)]
+fn split_mask(h: u64) -> [u64; 8] {
+    std::array::from_fn(|w| 1u64 << (h.wrapping_mul(BLOCK_SALTS[w]) >> 58))
+}
+
+/// The split layout's mask of `h` in one AVX-512 register: one 8-lane multiply, a shift, and
+/// a variable shift of 1. The same bits as [`split_mask`] (a test compares them).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+#[inline]
+fn split_mask_avx512(
+    h: u64,
+    salts: std::arch::x86_64::__m512i,
+    one: std::arch::x86_64::__m512i,
+) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    let pos = _mm512_srli_epi64::<58>(_mm512_mullo_epi64(_mm512_set1_epi64(h as i64), salts));
+    _mm512_sllv_epi64(one, pos)
+}
+
+/// The split insert with AVX-512: per key, the mask in a register ORed into its block with
+/// one 512-bit load and store, prefetching [`PREFETCH_AHEAD`] keys ahead.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn insert_split_avx512(blocks: &mut [Block], hashes: &[u64]) {
+    use std::arch::x86_64::*;
+    // SAFETY: BLOCK_SALTS has 32 entries; the load reads the first 8 (unaligned load).
+    let salts = unsafe { _mm512_loadu_si512(BLOCK_SALTS.as_ptr().cast()) };
+    let one = _mm512_set1_epi64(1);
+    let (nb, base) = (blocks.len() as u64, blocks.as_mut_ptr());
+    for_each_block(nb, base.cast_const(), hashes, |_, h, b| {
+        // SAFETY: `b < nb` (fastrange of a u64 into nb), so `base + b` is an aligned block of
+        // `blocks`, which this function borrows mutably.
+        unsafe {
+            let p = base.add(b).cast::<__m512i>();
+            let bits = split_mask_avx512(h, salts, one);
+            _mm512_store_si512(p, _mm512_or_si512(_mm512_load_si512(p), bits));
+        }
+    });
+}
+
+/// The split probe with AVX-512: a key is present when its mask has no bit outside its block.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn probe_split_avx512(blocks: &[Block], hashes: &[u64]) -> BooleanBuffer {
+    use std::arch::x86_64::*;
+    // SAFETY: BLOCK_SALTS has 32 entries; the load reads the first 8 (unaligned load).
+    let salts = unsafe { _mm512_loadu_si512(BLOCK_SALTS.as_ptr().cast()) };
+    let one = _mm512_set1_epi64(1);
+    probe_words(blocks, hashes, |h, block| {
+        let bits = split_mask_avx512(h, salts, one);
+        // SAFETY: `block` is a 64-byte aligned reference to 64 bytes.
+        let words = unsafe { _mm512_load_si512((block as *const Block).cast()) };
+        _mm512_test_epi64_mask(_mm512_andnot_si512(words, bits), bits) == 0
     })
 }
 
@@ -1129,7 +1265,7 @@ impl BloomFilter {
             return Err(Error::param(
                 "--layout",
                 format!(
-                    "{}: a composite key needs a native layout (blocked or classic), or --spark-keys xxhash64 (Spark's layouts hold one long or string per key)",
+                    "{}: a composite key needs a native layout (split, blocked or classic), or --spark-keys xxhash64 (Spark's layouts hold one long or string per key)",
                     params.layout
                 ),
             ));
@@ -1330,6 +1466,12 @@ impl BloomFilter {
                     self.set_bit(p);
                 }
             }
+            Layout::Split => {
+                let b = self.block_of(h);
+                for (w, m) in self.blocks[b].0.iter_mut().zip(split_mask(h)) {
+                    *w |= m;
+                }
+            }
         }
         self.inserted += 1;
     }
@@ -1353,12 +1495,13 @@ impl BloomFilter {
             Layout::SparkV2 => spark::v2_positions(h, self.params.num_hashes, self.params.num_bits)
                 .all(|p| self.get_bit(p)),
             Layout::Sbbf => Self::sbbf_positions(self.params.num_bits, h).all(|p| self.get_bit(p)),
+            Layout::Split => split_has(&self.blocks[self.block_of(h)], h),
         }
     }
 
     fn prefetch_for(&self, h: u64) {
         match self.params.layout {
-            Layout::Blocked => prefetch(&self.blocks[self.block_of(h)]),
+            Layout::Blocked | Layout::Split => prefetch(&self.blocks[self.block_of(h)]),
             Layout::Classic => {
                 let w = (fastrange(h, self.params.num_bits) >> 6) as usize;
                 prefetch(&self.blocks[w >> 3]);
@@ -1384,8 +1527,10 @@ impl BloomFilter {
 
     /// Insert a batch of pre-hashed keys, prefetching ahead.
     pub fn insert_hashes(&mut self, hashes: &[u64]) {
-        if self.params.layout == Layout::Blocked {
-            return self.insert_blocked(hashes);
+        match self.params.layout {
+            Layout::Blocked => return self.insert_blocked(hashes),
+            Layout::Split => return self.insert_split(hashes),
+            _ => {}
         }
         for (i, &h) in hashes.iter().enumerate() {
             if let Some(&next) = hashes.get(i + PREFETCH_DISTANCE) {
@@ -1425,6 +1570,30 @@ impl BloomFilter {
         self.inserted += hashes.len() as u64;
     }
 
+    /// The split layout's batch insert: AVX-512 where available, else scalar; both prefetch
+    /// [`PREFETCH_AHEAD`] keys ahead. (Collapsing runs of equal keys first, as the blocked
+    /// insert does, costs more than the one OR it would save.)
+    fn insert_split(&mut self, hashes: &[u64]) {
+        self.inserted += hashes.len() as u64;
+        #[cfg(target_arch = "x86_64")]
+        if use_avx512(SPLIT_HASHES) {
+            // SAFETY: use_avx512 checked that the CPU has AVX-512 F and DQ.
+            return unsafe { insert_split_avx512(&mut self.blocks, hashes) };
+        }
+        self.insert_split_scalar(hashes);
+    }
+
+    /// The split insert without SIMD (and its `inserted` count left to the caller).
+    fn insert_split_scalar(&mut self, hashes: &[u64]) {
+        let (nb, base) = (self.blocks.len() as u64, self.blocks.as_ptr());
+        let blocks = &mut self.blocks;
+        for_each_block(nb, base, hashes, |_, h, b| {
+            for (w, m) in blocks[b].0.iter_mut().zip(split_mask(h)) {
+                *w |= m;
+            }
+        });
+    }
+
     /// The blocked layout's batch probe: AVX-512 where available, else scalar; both prefetch
     /// [`PREFETCH_AHEAD`] keys ahead and assemble each 64-key output word in a register.
     fn probe_blocked(&self, hashes: &[u64]) -> BooleanBuffer {
@@ -1442,10 +1611,23 @@ impl BloomFilter {
         probe_words(&self.blocks, hashes, |h, block| block_has(block, salts, h))
     }
 
+    fn probe_split_scalar(&self, hashes: &[u64]) -> BooleanBuffer {
+        probe_words(&self.blocks, hashes, |h, block| split_has(block, h))
+    }
+
     /// Probe a batch of pre-hashed keys, prefetching ahead; bit `i` is `contains_hash(h[i])`.
     pub fn probe_hashes(&self, hashes: &[u64]) -> BooleanBuffer {
-        if self.params.layout == Layout::Blocked {
-            return self.probe_blocked(hashes);
+        match self.params.layout {
+            Layout::Blocked => return self.probe_blocked(hashes),
+            Layout::Split => {
+                #[cfg(target_arch = "x86_64")]
+                if use_avx512(SPLIT_HASHES) {
+                    // SAFETY: use_avx512 checked that the CPU has AVX-512 F and DQ.
+                    return unsafe { probe_split_avx512(&self.blocks, hashes) };
+                }
+                return self.probe_split_scalar(hashes);
+            }
+            _ => {}
         }
         BooleanBuffer::collect_bool(hashes.len(), |i| {
             if let Some(&next) = hashes.get(i + PREFETCH_DISTANCE) {
@@ -1766,10 +1948,13 @@ impl BloomFilter {
     /// block do not depend on `B`.
     pub fn fold_to(&self, num_blocks: u64) -> Result<BloomFilter> {
         let from = self.blocks.len() as u64;
-        if self.params.layout != Layout::Blocked {
+        if !self.params.layout.folds() {
             return Err(Error::param(
                 "--layout",
-                format!("only blocked filters fold, not {}", self.params.layout),
+                format!(
+                    "only split and blocked filters fold, not {}",
+                    self.params.layout
+                ),
             ));
         }
         if num_blocks == 0 || num_blocks > from {
@@ -1864,16 +2049,22 @@ impl BloomFilter {
 
     /// Distinct keys of a filter estimated from its bits. For the blocked layout, block by
     /// block: a key sets `k` positions drawn from its block's 512 bits, so a block with `x` bits
-    /// set holds about `ln(1 - x/512) / (k ln(1 - 1/512))` keys; the sum over blocks. Other
-    /// layouts: [`Self::estimated_distinct`]. `None` when a block (or the filter) is full.
+    /// set holds about `ln(1 - x/512) / (k ln(1 - 1/512))` keys; the sum over blocks. For the
+    /// split layout a key sets one bit in each 64-bit word, so the block holds about
+    /// `ln(1 - x/512) / ln(1 - 1/64)` keys (counted over the block's bits together: word by
+    /// word, the logarithm of few bits biases the estimate upward). Other layouts:
+    /// [`Self::estimated_distinct`]. `None` when a block (or the filter) is full.
     /// One-pass training sizes its fold with it: the filter it starts from is sized for the
     /// most keys the inputs can hold, so no block comes near full unless the footers lie.
     pub fn estimated_distinct_by_block(&self) -> Option<f64> {
-        if self.params.layout != Layout::Blocked {
-            return self.estimated_distinct();
-        }
         let bits = BLOCK_BITS as f64;
-        let per_key = self.params.num_hashes as f64 * (1.0 - 1.0 / bits).ln();
+        let per_key = match self.params.layout {
+            Layout::Blocked => self.params.num_hashes as f64 * (1.0 - 1.0 / bits).ln(),
+            // One bit in each 64-bit word: a block with `i` keys has `512 (1 - (63/64)^i)`
+            // bits set on average.
+            Layout::Split => (1.0 - 1.0 / 64.0f64).ln(),
+            _ => return self.estimated_distinct(),
+        };
         // Blocks with the same count of set bits hold the same estimate: count them first.
         let mut by_ones = [0u64; BLOCK_BITS as usize + 1];
         for b in &self.blocks {
@@ -1894,7 +2085,8 @@ impl BloomFilter {
     }
 
     /// The false-positive rate of the filter as it is now: `fill^k` for the classic layout,
-    /// the mean over blocks of `fill_block^k` for the blocked layout.
+    /// the mean over blocks of `fill_block^k` for the blocked layout, and of the product of
+    /// the 8 word fills for the split layout.
     pub fn estimated_fpp(&self) -> f64 {
         let k = self.params.num_hashes as i32;
         match self.params.layout {
@@ -1910,6 +2102,18 @@ impl BloomFilter {
                     .map(|b| {
                         let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
                         (ones as f64 / BLOCK_BITS as f64).powi(k)
+                    })
+                    .sum::<f64>()
+                    / n
+            }
+            Layout::Split => {
+                let n = self.blocks.len() as f64;
+                self.blocks
+                    .iter()
+                    .map(|b| {
+                        b.0.iter()
+                            .map(|w| w.count_ones() as f64 / 64.0)
+                            .product::<f64>()
                     })
                     .sum::<f64>()
                     / n

@@ -80,7 +80,10 @@ pub fn merge_and_fold(
 ) -> Result<(BloomFilter, FilterMeta, MergeSizing)> {
     let mut sizing = MergeSizing::default();
     let all = |layout: Layout| parts.iter().all(|(_, f, _)| f.params().layout == layout);
-    let (blocked, sbbf) = (all(Layout::Blocked), all(Layout::Sbbf));
+    let (blocked, sbbf) = (
+        all(Layout::Blocked) || all(Layout::Split),
+        all(Layout::Sbbf),
+    );
     let fpp = parts.first().and_then(|(_, _, m)| m.fpp);
     sizing.fpp = fpp.filter(|p| parts.iter().all(|(_, _, m)| m.fpp == Some(*p)));
     // Partials of different sizes are folded to the smallest before the OR, which loses no
