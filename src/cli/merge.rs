@@ -64,7 +64,7 @@ impl MergeSizing {
 /// Merge decoded filters: OR the bits, add the counts, and combine the metadata (fields that
 /// all partials agree on are kept, `shard` is dropped, inputs are the union in order).
 ///
-/// Blocked partials of different sizes (trained with `--fpp` alone on inputs of different
+/// Split (or blocked) partials of different sizes (trained with `--fpp` alone on inputs of different
 /// sizes) are first folded to the smallest size (see [`BloomFilter::fold_to`]). When every
 /// partial recorded the same target FPP, the merged filter is folded down to the smallest size
 /// that meets it for the distinct keys estimated from its bits, and the FPP is re-checked.
