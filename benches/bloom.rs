@@ -101,7 +101,7 @@ fn kernels(c: &mut Criterion) {
     });
     g.finish();
 
-    for layout in [Layout::Blocked, Layout::Classic] {
+    for layout in [Layout::Split, Layout::Blocked, Layout::Classic] {
         let params = BloomParams::for_items(layout, N as u64, 0.01, 0).unwrap();
         let empty = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
         let int_hashes = hash_array(&ints, 0).unwrap().hashes;

@@ -57,7 +57,7 @@ def train_cases(tmp):
          ["train", "-i", USERS, "-c", "Reputation2", "-o", out], errors.InputError),
         (dict(input=str(tmp / "missing"), column="Id", output=out),
          ["train", "-i", tmp / "missing", "-c", "Id", "-o", out], errors.InputError),
-        (dict(input=USERS, column="Id", layout="blocked", format="spark", output=out),
+        (dict(input=USERS, column="Id", layout="split", format="spark", output=out),
          ["train", "-i", USERS, "-c", "Id", "--format", "spark", "-o", out], errors.UsageError),
         (dict(input=USERS, column="Id", shard="3/3", output=out),
          ["train", "-i", USERS, "-c", "Id", "--shard", "3/3", "-o", out], errors.UsageError),
