@@ -139,6 +139,11 @@ pub fn reference(join_type: &str, min_rep: i64) -> Vec<String> {
 }
 
 pub fn train(d: &Path) {
+    train_at(d, "0.01");
+}
+
+/// `users.bjf`: the users with Reputation > 1500, at `fpp`.
+fn train_at(d: &Path, fpp: &str) {
     run_in(
         d,
         &[
@@ -151,7 +156,7 @@ pub fn train(d: &Path) {
             "--where",
             "Reputation > 1500",
             "--fpp",
-            "0.01",
+            fpp,
             "--output",
             "users.bjf",
         ],
@@ -433,24 +438,7 @@ fn every_join_type_is_the_same_under_both_strategies_and_without_the_prefilter()
     fixture(d);
     // A loose filter (--fpp 0.2), so that the Bloom tier surely lets false positives through
     // and the exact keys tier has rows to drop.
-    run_in(
-        d,
-        &[
-            "train",
-            "-q",
-            "--input",
-            "users",
-            "--column",
-            "Id",
-            "--where",
-            "Reputation > 1500",
-            "--fpp",
-            "0.2",
-            "--output",
-            "users.bjf",
-        ],
-    )
-    .ok();
+    train_at(d, "0.2");
     let configs: [&[&str]; 9] = [
         &["--strategy", "replicated", "--workers", "1"],
         &[
