@@ -968,7 +968,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             // against the target (fold_to_target). The footers' bound is exact.
             let n = estimate.clamp(1, rows_bound.max(1));
             if shard.is_none() {
-                filter = fold_to_target(&filter, n, fpp)?;
+                filter = fold_to_target(filter, n, fpp)?;
             }
             sizing.estimated_distinct = Some(estimate);
             sizing.items = Some(n);
@@ -1093,17 +1093,18 @@ fn fold_start(
     Ok(Some(params))
 }
 
-/// Fold a split or blocked filter holding about `n` distinct keys to the smallest size whose model FPP
-/// at `n` meets `fpp` ([`bloom::fold_target`]), then make sure the folded bits themselves meet
-/// it too (their estimated FPP, which does not depend on how well `n` was counted), growing
-/// the size by 1 % at a time if not.
-pub fn fold_to_target(filter: &BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
+/// Fold a split or blocked filter holding about `n` distinct keys to the smallest size whose
+/// model FPP at `n` meets `fpp` ([`bloom::fold_target`]), then make sure the folded bits
+/// themselves meet it too (their estimated FPP, which does not depend on how well `n` was
+/// counted), growing the size by 1 % at a time if not. A filter that needs no fold is returned
+/// as it is (no copy: orders' 9.5 MB filter at scale 5).
+pub fn fold_to_target(filter: BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
     let from = filter.num_blocks();
     let k = filter.params().num_hashes;
     let mut to = bloom::fold_target(filter.params().layout, n, k, fpp, from);
     loop {
         if to >= from {
-            return Ok(filter.clone());
+            return Ok(filter);
         }
         let folded = filter.fold_to(to)?;
         if folded.estimated_fpp() <= fpp {

@@ -1336,8 +1336,8 @@ fn s3_scale_out_sharded_example_runs() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("blocked"),
-        "inspect prints the filter: {stdout}"
+        stdout.contains("split"),
+        "inspect prints the filter (the default layout): {stdout}"
     );
     s3.download("lake", "filters", &d.join("merged"));
     let f = decoded(&std::fs::read(d.join("merged/users.bjf")).unwrap());

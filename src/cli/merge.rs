@@ -159,7 +159,7 @@ pub fn merge_and_fold(
             .estimated_distinct_by_block()
             .map(|d| ((d * 1.02).ceil() as u64).max(1))
             .unwrap_or(u64::MAX >> 1);
-        merged = crate::train::fold_to_target(&merged, n, p)?;
+        merged = crate::train::fold_to_target(merged, n, p)?;
         sizing.estimated_distinct = Some(n);
         sizing.model_fpp = Some(merged.params().model_fpp(n));
     }
