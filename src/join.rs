@@ -403,9 +403,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
     let result = pool.install(|| {
         let split = |total: u64| match job.split_rows {
-            Some(r) => SplitOptions {
-                target_rows: r.get(),
-            },
+            Some(r) => SplitOptions::at_least(r.get()),
             None => SplitOptions::for_workers(total, workers),
         };
         let plan = crate::plan::side::plan_join(job, &split)?;

@@ -96,7 +96,8 @@ pub struct TrainSpec {
     /// Rows per decoded batch.
     #[arg(long, default_value_t = 65_536, value_name = "ROWS")]
     pub batch_size: usize,
-    /// Close a split once it holds this many rows [default: total rows / (4 x workers)].
+    /// Close a split once it holds this many rows [default: as near total rows / (4 x workers)
+    /// as the row groups allow].
     #[arg(long, value_name = "ROWS")]
     pub split_rows: Option<u64>,
 }
@@ -698,7 +699,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         let cancel = AtomicBool::new(false);
         let mut times = TrainTimes::default();
         let mut plan = plan::plan(&spec.input, |total| match spec.split_rows {
-            Some(r) => SplitOptions { target_rows: r },
+            Some(r) => SplitOptions::at_least(r),
             None => SplitOptions::for_workers(total, workers),
         })?;
         let columns = key_columns(&spec.column, "--column")?;
