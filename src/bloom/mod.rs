@@ -309,7 +309,9 @@ impl BloomParams {
                 let k = ((m / n) * ln2).round().clamp(1.0, MAX_HASHES as f64) as u32;
                 (m, k)
             }
-            Layout::Blocked | Layout::Split => size_blocked(layout, n, fpp, classic_bits),
+            Layout::Blocked | Layout::Split => {
+                size_blocked(layout, expected_items, fpp, classic_bits)
+            }
             Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => unreachable!("sized above"),
         };
         if !num_bits.is_finite() || num_bits > MAX_BITS as f64 {
@@ -750,7 +752,7 @@ fn blocked_fpp_bound(layout: Layout, n: f64, num_blocks: f64, k: f64) -> f64 {
 
 /// Smallest filter of the blocked or split `layout` (and its k) whose [`blocked_fpp_bound`]
 /// meets `fpp` for `n` keys.
-fn size_blocked(layout: Layout, n: f64, fpp: f64, classic_bits: f64) -> (f64, u32) {
+fn size_blocked(layout: Layout, n: u64, fpp: f64, classic_bits: f64) -> (f64, u32) {
     let mut best: Option<(u64, u32)> = None;
     let ks = match layout {
         Layout::Split => SPLIT_HASHES..=SPLIT_HASHES,
@@ -758,28 +760,20 @@ fn size_blocked(layout: Layout, n: f64, fpp: f64, classic_bits: f64) -> (f64, u3
     };
     for k in ks {
         let kf = k as f64;
-        // Find an upper bound, then binary search the block count.
+        // Find an upper bound, then binary search the block count below it.
         let mut hi = ((classic_bits / BLOCK_BITS as f64).ceil() as u64).max(1);
         let mut tries = 0;
-        while blocked_fpp_bound(layout, n, hi as f64, kf) > fpp {
+        while blocked_fpp_bound(layout, n as f64, hi as f64, kf) > fpp {
             hi = hi.saturating_mul(2);
             tries += 1;
             if tries > 8 {
                 break;
             }
         }
-        if blocked_fpp_bound(layout, n, hi as f64, kf) > fpp {
+        if blocked_fpp_bound(layout, n as f64, hi as f64, kf) > fpp {
             continue;
         }
-        let mut lo = 1u64;
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if blocked_fpp_bound(layout, n, mid as f64, kf) <= fpp {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
+        let hi = blocks_for(layout, n, k, fpp, hi);
         if best.is_none_or(|(b, _)| hi < b) {
             best = Some((hi, k));
         }
@@ -855,9 +849,9 @@ pub fn fold_model_fpp(layout: Layout, n: u64, k: u32, from: u64, to: u64) -> f64
 }
 
 /// The smallest block count `to <= from` to fold a blocked or split `layout` filter of `from`
-/// blocks holding `n` distinct keys (with `k` hashes) to, such that [`fold_model_fpp`] meets `fpp`: a divisor of
-/// `from` (an exact fold) or, when smaller, any count (straddling blocks ORed into both
-/// neighbours). `from` when nothing smaller meets it.
+/// blocks holding `n` distinct keys (with `k` hashes) to, such that [`fold_model_fpp`] meets
+/// `fpp`: a divisor of `from` (an exact fold) or, when smaller, any count (straddling blocks
+/// ORed into both neighbours). `from` when nothing smaller meets it.
 pub fn fold_target(layout: Layout, n: u64, k: u32, fpp: f64, from: u64) -> u64 {
     let need = blocks_for(layout, n, k, fpp, from);
     if need >= from {
@@ -1085,6 +1079,14 @@ fn probe_words(
         words.push(word);
     }
     BooleanBuffer::new(arrow::buffer::Buffer::from_vec(words), 0, hashes.len())
+}
+
+/// Set the split layout's bits of `h` in `block` (scalar).
+#[inline(always)]
+fn split_set(block: &mut Block, h: u64) {
+    for (w, m) in block.0.iter_mut().zip(split_mask(h)) {
+        *w |= m;
+    }
 }
 
 /// Whether every bit of the split layout's mask of `h` is set in `block` (scalar).
@@ -1474,9 +1476,7 @@ impl BloomFilter {
             }
             Layout::Split => {
                 let b = self.block_of(h);
-                for (w, m) in self.blocks[b].0.iter_mut().zip(split_mask(h)) {
-                    *w |= m;
-                }
+                split_set(&mut self.blocks[b], h);
             }
         }
         self.inserted += 1;
@@ -1593,11 +1593,7 @@ impl BloomFilter {
     fn insert_split_scalar(&mut self, hashes: &[u64]) {
         let (nb, base) = (self.blocks.len() as u64, self.blocks.as_ptr());
         let blocks = &mut self.blocks;
-        for_each_block(nb, base, hashes, |_, h, b| {
-            for (w, m) in blocks[b].0.iter_mut().zip(split_mask(h)) {
-                *w |= m;
-            }
-        });
+        for_each_block(nb, base, hashes, |_, h, b| split_set(&mut blocks[b], h));
     }
 
     /// The blocked layout's batch probe: AVX-512 where available, else scalar; both prefetch
@@ -2101,28 +2097,18 @@ impl BloomFilter {
             Layout::Classic | Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => {
                 self.fill_ratio().powi(k)
             }
-            Layout::Blocked => {
-                let n = self.blocks.len() as f64;
-                self.blocks
-                    .iter()
-                    .map(|b| {
+            Layout::Blocked | Layout::Split => {
+                // The mean over blocks of the chance that a key absent from the block finds
+                // its bits set: the block's fill to the k-th power (blocked), or the product of
+                // its 8 word fills (split).
+                let hit = |b: &Block| match self.params.layout {
+                    Layout::Split => b.0.iter().map(|w| w.count_ones() as f64 / 64.0).product(),
+                    _ => {
                         let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
                         (ones as f64 / BLOCK_BITS as f64).powi(k)
-                    })
-                    .sum::<f64>()
-                    / n
-            }
-            Layout::Split => {
-                let n = self.blocks.len() as f64;
-                self.blocks
-                    .iter()
-                    .map(|b| {
-                        b.0.iter()
-                            .map(|w| w.count_ones() as f64 / 64.0)
-                            .product::<f64>()
-                    })
-                    .sum::<f64>()
-                    / n
+                    }
+                };
+                self.blocks.iter().map(hit).sum::<f64>() / self.blocks.len() as f64
             }
         }
     }
