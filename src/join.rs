@@ -402,9 +402,8 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         .build()
         .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
     let result = pool.install(|| {
-        let split = |total: u64| match job.split_rows {
-            Some(r) => SplitOptions::at_least(r.get()),
-            None => SplitOptions::for_workers(total, workers),
+        let split = |total: u64| {
+            SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers)
         };
         let plan = crate::plan::side::plan_join(job, &split)?;
         if let Some((f, _)) = loaded.as_mut() {

@@ -231,6 +231,15 @@ impl SplitOptions {
         }
     }
 
+    /// `--split-rows` when given ([`SplitOptions::at_least`]), else the default for
+    /// `total_rows` over `workers` ([`SplitOptions::for_workers`]).
+    pub fn for_job(split_rows: Option<u64>, total_rows: u64, workers: usize) -> Self {
+        match split_rows {
+            Some(rows) => SplitOptions::at_least(rows),
+            None => SplitOptions::for_workers(total_rows, workers),
+        }
+    }
+
     /// The default: about four splits per worker, at least one row group each, each as
     /// near that size as the row groups allow.
     pub fn for_workers(total_rows: u64, workers: usize) -> Self {

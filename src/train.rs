@@ -61,8 +61,8 @@ pub struct TrainSpec {
     #[arg(long, default_value_t = Seed::default(), allow_negative_numbers = true, value_name = "S")]
     pub seed: Seed,
     /// Bit layout: split (one cache line per key, one bit in each of its 8 words: the
-    /// fastest), blocked (one cache line per key, k bits anywhere in it: a little smaller at
-    /// very low --fpp), classic, Apache Spark's spark-v1 / spark-v2 (bit-exact with Spark's
+    /// fastest), blocked (one cache line per key, k bits anywhere in it: smaller where the
+    /// best k is far from 8, e.g. --fpp 0.1 or 1e-6), classic, Apache Spark's spark-v1 / spark-v2 (bit-exact with Spark's
     /// BloomFilter; Spark's sizing), or sbbf (Parquet's split-block Bloom filter, bit-exact
     /// with a column chunk's filter over the same values; hashes the plain encoding of the key
     /// column's Parquet physical type).
@@ -698,9 +698,8 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
     pool.install(|| {
         let cancel = AtomicBool::new(false);
         let mut times = TrainTimes::default();
-        let mut plan = plan::plan(&spec.input, |total| match spec.split_rows {
-            Some(r) => SplitOptions::at_least(r),
-            None => SplitOptions::for_workers(total, workers),
+        let mut plan = plan::plan(&spec.input, |total| {
+            SplitOptions::for_job(spec.split_rows, total, workers)
         })?;
         let columns = key_columns(&spec.column, "--column")?;
         let (families, file_keys) = check_inputs(&plan, &columns, predicate.as_ref())?;

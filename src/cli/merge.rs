@@ -64,8 +64,8 @@ impl MergeSizing {
 /// Merge decoded filters: OR the bits, add the counts, and combine the metadata (fields that
 /// all partials agree on are kept, `shard` is dropped, inputs are the union in order).
 ///
-/// Split (or blocked) partials of different sizes (trained with `--fpp` alone on inputs of different
-/// sizes) are first folded to the smallest size (see [`BloomFilter::fold_to`]). When every
+/// Split (or blocked) partials of different sizes (trained with `--fpp` alone on inputs of
+/// different sizes) are first folded to the smallest size (see [`BloomFilter::fold_to`]). When every
 /// partial recorded the same target FPP, the merged filter is folded down to the smallest size
 /// that meets it for the distinct keys estimated from its bits, and the FPP is re-checked.
 pub fn merge_filters(
@@ -80,14 +80,15 @@ pub fn merge_and_fold(
 ) -> Result<(BloomFilter, FilterMeta, MergeSizing)> {
     let mut sizing = MergeSizing::default();
     let all = |layout: Layout| parts.iter().all(|(_, f, _)| f.params().layout == layout);
-    let (blocked, sbbf) = (
+    // Split or blocked partials fold by block count.
+    let (by_blocks, sbbf) = (
         all(Layout::Blocked) || all(Layout::Split),
         all(Layout::Sbbf),
     );
     let fpp = parts.first().and_then(|(_, _, m)| m.fpp);
     sizing.fpp = fpp.filter(|p| parts.iter().all(|(_, _, m)| m.fpp == Some(*p)));
     // Partials of different sizes are folded to the smallest before the OR, which loses no
-    // key: blocked filters by block count (BloomFilter::fold_to), SBBFs by bits
+    // key: split and blocked filters by block count (BloomFilter::fold_to), SBBFs by bits
     // (BloomFilter::fold_sbbf_to). Parquet writers size each column chunk's SBBF for its own
     // row group (the parquet crate folds it to the values written), so the chunks of one
     // file differ in size.
@@ -99,7 +100,7 @@ pub fn merge_and_fold(
         }
     };
     let parts = match parts.iter().map(|(_, f, _)| size(f)).min() {
-        Some(common) if blocked || sbbf => {
+        Some(common) if by_blocks || sbbf => {
             let mut out = Vec::with_capacity(parts.len());
             for (name, f, m) in parts {
                 if size(&f) == common {
@@ -154,7 +155,7 @@ pub fn merge_and_fold(
     }
     meta.created_by = crate::CREATED_BY.to_string();
     sizing.common_bits = merged.params().num_bits;
-    if let (Some(p), true) = (sizing.fpp, blocked) {
+    if let (Some(p), true) = (sizing.fpp, by_blocks) {
         let n = merged
             .estimated_distinct_by_block()
             .map(|d| ((d * 1.02).ceil() as u64).max(1))
