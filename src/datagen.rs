@@ -471,7 +471,7 @@ impl DatagenReport {
                 t.rows,
                 t.files,
                 t.row_groups,
-                crate::cli::human_bytes(t.bytes),
+                crate::report::human_bytes(t.bytes),
                 t.dir
             );
         }

@@ -6,12 +6,13 @@
 //! build), and **join** two Parquet inputs with the filter broadcast to every map worker, so
 //! rows of the big side whose key the filter rules out are dropped before the shuffle.
 //!
-//! The pieces: [`key`] (canonical keys and their hashes), [`bloom`] (the filter, its layouts
-//! and its file format), [`store`] (locations on local disk or object stores), [`expr`]
-//! (`--where` predicates); the pipeline's stages [`plan`] (inputs, splits, the sides of a
-//! join), [`map`] (the workers and the right side's prefilter), [`shuffle`], [`reduce`] (the
-//! hash join) and [`commit`] (parts and the atomic commit), run by the jobs [`train`] and
-//! [`join`]; and [`cli`] (the subcommands, and the options they validate into jobs).
+//! The public pieces: [`key`] (canonical keys and their hashes), [`bloom`] (the filter, its
+//! layouts and its file format), [`store`] (locations on local disk or object stores), the
+//! jobs [`train`] and [`join`], and [`cli`] (the subcommands, job files, and the options they
+//! validate into jobs). Inside the crate, the jobs run the pipeline's stages: `plan` (inputs,
+//! splits, the sides of a join), `map` (the workers and the right side's prefilter),
+//! `shuffle`, `reduce` (the hash join) and `commit` (parts and the atomic commit), with
+//! `expr` for `--where` predicates.
 //!
 //! ```
 //! use arrow::array::StringArray;
@@ -30,22 +31,21 @@
 pub mod bloom;
 pub mod cancel;
 pub mod cli;
-pub mod commit;
+pub(crate) mod commit;
 pub mod datagen;
 pub mod error;
-pub mod expr;
-pub mod fault;
-pub mod job;
+pub(crate) mod expr;
+pub(crate) mod fault;
 pub mod join;
 pub mod key;
-pub mod map;
-pub mod plan;
-pub mod progress;
-pub mod read;
-pub mod reduce;
-pub mod report;
+pub(crate) mod map;
+pub(crate) mod plan;
+pub(crate) mod progress;
+pub(crate) mod read;
+pub(crate) mod reduce;
+pub(crate) mod report;
 pub mod seed;
-pub mod shuffle;
+pub(crate) mod shuffle;
 pub mod store;
 pub mod sys;
 pub mod train;

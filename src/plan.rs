@@ -191,11 +191,6 @@ impl Plan {
         self.files.iter().map(|f| f.num_rows()).sum()
     }
 
-    /// Total bytes of all files.
-    pub fn num_bytes(&self) -> u64 {
-        self.files.iter().map(|f| f.size).sum()
-    }
-
     /// Keep only the `index`-th of `count` deterministic slices of the splits (round robin
     /// over the split list), for sharded training.
     pub fn shard(&mut self, index: usize, count: usize) {

@@ -1,17 +1,17 @@
 //! The train job: Parquet splits across worker threads, one partial filter per worker,
 //! OR-merge, atomic write.
 //!
-//! In: a [`TrainSpec`] (what the command line or a job file said). Out: the filter written to
+//! In: a [`TrainJob`] (validated options, see [`crate::cli::train::TrainSpec::to_job`]). Out: the filter written to
 //! `output` and a [`TrainReport`]. Every worker trains a partial with the same params; the
 //! partials are ORed, so the bytes are the same for any worker count, split size and batch
 //! size. Nothing is written unless every split succeeded.
 
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Instant;
 
 use cardinality_estimator::CardinalityEstimator;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::bloom::codec::{self, FileFormat, FilterMeta};
 use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
@@ -21,110 +21,87 @@ use crate::expr::Predicate;
 use crate::key::KeyFamily;
 use crate::plan::{self, Plan, SplitOptions};
 use crate::read::{ReadOptions, SplitReader};
-use crate::seed::Seed;
 use crate::store::Location;
 
-/// The train job's options, shared by the command line and job files.
-#[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
-pub struct TrainSpec {
-    /// Input Parquet files: paths, directories, globs or object-store URLs (repeatable).
-    #[arg(long, short, required = true, num_args = 1.., value_name = "LOC")]
-    pub input: Vec<String>,
-    /// The key column; several, comma-separated (`a,b`), make a composite key: one filter
-    /// over the tuple.
-    #[arg(long, short, value_name = "COL[,COL...]")]
-    pub column: String,
-    /// Train only on rows where this SQL condition holds, e.g. "Reputation > 1500".
-    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
-    #[serde(rename = "where")]
-    pub predicate: Option<String>,
-    /// Expected number of distinct keys (with --fpp). Without it (and without --bits), a first
-    /// pass estimates the distinct keys that pass --where.
-    #[arg(long, value_name = "N")]
-    pub expected_items: Option<u64>,
-    /// Target false-positive rate [default: 0.01].
-    #[arg(long, value_name = "P")]
-    pub fpp: Option<f64>,
-    /// Explicit number of bits m (with --hashes).
-    #[arg(long, value_name = "M", conflicts_with_all = ["expected_items", "fpp"], requires = "hashes")]
-    pub bits: Option<u64>,
-    /// Explicit number of hash functions k (with --bits).
-    #[arg(long, value_name = "K", requires = "bits")]
-    pub hashes: Option<u32>,
-    /// The sbbf layout's size in bytes: a power of two from 32 to 134217728 (128 MiB), as
-    /// Parquet writers size their filters (instead of --expected-items/--fpp).
-    #[arg(long, value_name = "B", conflicts_with_all = ["expected_items", "fpp", "bits", "hashes"])]
-    pub num_bytes: Option<u64>,
-    /// Hash seed: 0..=2^64-1; for spark-v2 also Spark's Java int (-1640531527 is the same seed
-    /// as 2654435769).
-    #[arg(long, default_value_t = Seed::default(), allow_negative_numbers = true, value_name = "S")]
-    pub seed: Seed,
-    /// Bit layout: split (one cache line per key, one bit in each of its 8 words: the
-    /// fastest), blocked (one cache line per key, k bits anywhere in it: smaller where the
-    /// best k is far from 8, e.g. --fpp 0.1 or 1e-6), classic, Apache Spark's spark-v1 / spark-v2 (bit-exact with Spark's
-    /// BloomFilter; Spark's sizing), or sbbf (Parquet's split-block Bloom filter, bit-exact
-    /// with a column chunk's filter over the same values; hashes the plain encoding of the key
-    /// column's Parquet physical type).
-    #[arg(long, default_value = "split")]
-    pub layout: Layout,
-    /// What a Spark-layout filter inserts for a key: plain (the key itself, as Spark's
-    /// `df.stat.bloomFilter` does) or xxhash64 (Spark SQL's `xxhash64(key)` as a long, so that
-    /// Spark probes it with `might_contain(filter, xxhash64(col))`; strings, decimals and
-    /// timestamps too). The filter records the mode and the key's Spark type.
-    #[arg(long, value_enum, default_value_t = SparkKeyMode::Plain, value_name = "plain|xxhash64")]
-    pub spark_keys: SparkKeyMode,
-    /// Output file format: native, or spark (Spark's BloomFilter.writeTo bytes, readable by
-    /// BloomFilter.readFrom; needs --layout spark-v1 or spark-v2).
-    #[arg(long, value_enum, default_value_t = FileFormat::Native)]
-    pub format: FileFormat,
-    /// Worker threads [default: all cores].
-    #[arg(long, short, value_name = "W")]
-    pub workers: Option<usize>,
-    /// Where to write the filter (a path or an object-store URL).
-    #[arg(long, short)]
-    pub output: String,
-    /// Write the counters as JSON to this path.
-    #[arg(long, value_name = "PATH")]
-    pub report: Option<String>,
+/// A validated train job: what [`run`] consumes. Build it with
+/// [`TrainSpec::to_job`](crate::cli::train::TrainSpec::to_job).
+#[derive(Debug, Clone)]
+pub struct TrainJob {
+    /// Input locations as given (paths, directories, globs, URLs).
+    pub(crate) inputs: Vec<String>,
+    /// `--column` as given (the report and summary quote it).
+    pub(crate) column: String,
+    /// The key columns, in order (several: a composite key).
+    pub(crate) columns: Vec<String>,
+    /// `--where`, parsed.
+    pub(crate) predicate: Option<Predicate>,
+    /// How to size the filter.
+    pub(crate) sizing: Sizing,
+    /// The bit layout.
+    pub(crate) layout: Layout,
+    /// The hash seed, checked for the layout.
+    pub(crate) seed: u64,
+    /// What a Spark-layout filter inserts for a key.
+    pub(crate) spark_keys: SparkKeyMode,
+    /// The output file format.
+    pub(crate) format: FileFormat,
+    /// Worker threads.
+    pub(crate) workers: NonZeroUsize,
+    /// Where to write the filter.
+    pub(crate) output: Location,
+    /// Where to write the report JSON.
+    pub(crate) report: Option<String>,
     /// Replace an existing output.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Train only the i-th of N deterministic slices of the splits (0-based), e.g. 0/4.
-    #[arg(long, value_name = "i/N")]
-    pub shard: Option<String>,
+    pub(crate) overwrite: bool,
+    /// Train only this slice of the splits.
+    pub(crate) shard: Option<Shard>,
     /// Rows per decoded batch.
-    #[arg(long, default_value_t = 65_536, value_name = "ROWS")]
-    pub batch_size: usize,
-    /// Close a split once it holds this many rows [default: as near total rows / (4 x workers)
-    /// as the row groups allow].
-    #[arg(long, value_name = "ROWS")]
-    pub split_rows: Option<u64>,
+    pub(crate) batch_size: NonZeroUsize,
+    /// Rows per split (`None`: as near total rows / (4 x workers) as the row groups allow).
+    pub(crate) split_rows: Option<NonZeroU64>,
 }
 
-impl Default for TrainSpec {
-    fn default() -> Self {
-        TrainSpec {
-            input: Vec::new(),
-            column: String::new(),
-            predicate: None,
-            expected_items: None,
-            fpp: None,
-            bits: None,
-            hashes: None,
-            num_bytes: None,
-            seed: Seed::default(),
-            layout: Layout::Split,
-            spark_keys: SparkKeyMode::Plain,
-            format: FileFormat::Native,
-            workers: None,
-            output: String::new(),
-            report: None,
-            overwrite: false,
-            shard: None,
-            batch_size: 65_536,
-            split_rows: None,
-        }
+impl TrainJob {
+    /// Where the filter is written.
+    pub fn output(&self) -> &Location {
+        &self.output
+    }
+
+    /// The input locations, as given.
+    pub fn inputs(&self) -> &[String] {
+        &self.inputs
+    }
+}
+
+/// How a train job sizes its filter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sizing {
+    /// `--bits`/`--hashes`, or `--num-bytes` (sbbf): the params themselves.
+    Explicit(BloomParams),
+    /// `--expected-items N` at `fpp`.
+    Items {
+        /// The expected distinct keys.
+        n: u64,
+        /// The target false-positive rate.
+        fpp: f64,
+    },
+    /// `--fpp` alone: split and blocked filters train in one pass and fold to the keys
+    /// counted; other layouts count the distinct keys in a first pass.
+    Fpp(f64),
+}
+
+/// `--shard i/N`: the i-th (0-based) of N deterministic slices of the splits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// i.
+    pub index: usize,
+    /// N.
+    pub count: usize,
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
     }
 }
 
@@ -132,23 +109,9 @@ impl Default for TrainSpec {
 /// our own key hashes so the estimate is deterministic.
 type Sketch = CardinalityEstimator<u64, wyhash::WyHash, 14, 6>;
 
-/// Parse `i/N` (0 <= i < N).
-pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
-    let bad = || Error::param("--shard", format!("{s:?} is not i/N with 0 <= i < N"));
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n): (usize, usize) = (
-        i.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if n == 0 || i >= n {
-        return Err(bad());
-    }
-    Ok((i, n))
-}
-
-/// How the filter was sized.
+/// How the filter was sized, as the report tells it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Sizing {
+pub struct SizingReport {
     /// `expected-items`, `explicit`, `estimated-distinct` (a counting pass, then training) or
     /// `folded` (one pass into an oversized blocked filter, folded down to the counted keys).
     pub method: &'static str,
@@ -168,6 +131,21 @@ pub struct Sizing {
     pub bits_after_fold: Option<u64>,
     /// For `folded`: the model FPP at the counted keys (mean plus 3 sd for the blocked layout).
     pub model_fpp: Option<f64>,
+}
+
+impl SizingReport {
+    /// A sizing by `method` for `items` at `fpp`, before any count or fold.
+    fn new(method: &'static str, items: Option<u64>, fpp: Option<f64>) -> Self {
+        SizingReport {
+            method,
+            items,
+            fpp,
+            estimated_distinct: None,
+            bits_before_fold: None,
+            bits_after_fold: None,
+            model_fpp: None,
+        }
+    }
 }
 
 /// Time per stage, in milliseconds.
@@ -220,7 +198,7 @@ pub struct TrainReport {
     /// Bytes fetched from the inputs.
     pub bytes_read: u64,
     /// How the filter was sized.
-    pub sizing: Sizing,
+    pub sizing: SizingReport,
     /// The filter's parameters.
     pub params: BloomParams,
     /// The output file format.
@@ -309,7 +287,7 @@ impl TrainReport {
             t.total_ms, t.plan_ms, t.count_ms, t.map_ms, t.reduce_ms, t.write_ms
         );
         if let Some(r) = self.peak_rss_bytes {
-            s += &format!(", peak RSS {}", crate::cli::human_bytes(r));
+            s += &format!(", peak RSS {}", crate::report::human_bytes(r));
         }
         s + "\n"
     }
@@ -323,27 +301,6 @@ struct FileKey {
     columns: Vec<usize>,
     /// Position of each key column in the decoded batch (key order).
     key_pos: Vec<usize>,
-}
-
-/// The key columns of `--column`: one name, or several comma-separated (a composite key).
-/// Errors on an empty name or a column named twice.
-pub fn key_columns(spec: &str, option: &str) -> Result<Vec<String>> {
-    let names: Vec<String> = spec.split(',').map(|c| c.trim().to_string()).collect();
-    if names.iter().any(String::is_empty) {
-        return Err(Error::param(
-            option,
-            format!("{spec:?} has an empty column name"),
-        ));
-    }
-    for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
-            return Err(Error::param(
-                option,
-                format!("column {n:?} appears twice in the key"),
-            ));
-        }
-    }
-    Ok(names)
 }
 
 /// Counters of one worker.
@@ -535,25 +492,6 @@ fn passing_hashes(
     Ok(())
 }
 
-/// The params of `--num-bytes B`: an sbbf filter of `B` bytes (a power of two from 32 to
-/// 128 MiB). Errors name `--num-bytes`.
-fn num_bytes_params(layout: Layout, bytes: u64, seed: u64) -> Result<BloomParams> {
-    if layout != Layout::Sbbf {
-        return Err(Error::param(
-            "--num-bytes",
-            format!("sizes sbbf filters only, not {layout} (use --bits and --hashes)"),
-        ));
-    }
-    let max = parquet::bloom_filter::BITSET_MAX_LENGTH as u64;
-    if !bytes.is_power_of_two() || !(32..=max).contains(&bytes) {
-        return Err(Error::param(
-            "--num-bytes",
-            format!("{bytes} is not a power of two from 32 to {max} (a Parquet SBBF's sizes)"),
-        ));
-    }
-    BloomParams::explicit(layout, bytes * 8, 8, seed)
-}
-
 /// The physical type an sbbf filter trained on `column` of the inputs hashes: the one of
 /// the column in every file, or an error naming the file that differs.
 fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::sbbf::Physical> {
@@ -571,120 +509,19 @@ fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::s
     )
 }
 
-impl TrainSpec {
-    /// Check the options without reading anything: required options, ranges, sizing, the
-    /// `--where` syntax, the shard and the output location. [`run`] calls it first; job files
-    /// call it for every step before running any.
-    pub fn validate(&self) -> Result<()> {
-        let spec = self;
-        if spec.workers == Some(0) {
-            return Err(Error::param("--workers", "must be at least 1"));
-        }
-        if spec.batch_size == 0 {
-            return Err(Error::param("--batch-size", "must be at least 1"));
-        }
-        if spec.column.is_empty() {
-            return Err(Error::param("--column", "is required"));
-        }
-        if key_columns(&spec.column, "--column")?.len() > 1
-            && spec.layout.is_spark()
-            && spec.spark_keys == SparkKeyMode::Plain
-        {
-            return Err(Error::param(
-                "--layout",
-                format!(
-                    "{}: a composite key (--column {}) needs a native layout (split, blocked or classic), or --spark-keys xxhash64; Spark's layouts hold one long or string per key",
-                    spec.layout, spec.column
-                ),
-            ));
-        }
-        if spec.input.is_empty() {
-            return Err(Error::param("--input", "is required"));
-        }
-        if spec.split_rows == Some(0) {
-            return Err(Error::param("--split-rows", "must be at least 1"));
-        }
-        if spec.bits.is_some() != spec.hashes.is_some() {
-            return Err(Error::param(
-                if spec.bits.is_some() {
-                    "--hashes"
-                } else {
-                    "--bits"
-                },
-                "--bits and --hashes go together",
-            ));
-        }
-        if spec.bits.is_some() && (spec.fpp.is_some() || spec.expected_items.is_some()) {
-            return Err(Error::param(
-                "--bits",
-                "cannot be combined with --fpp or --expected-items",
-            ));
-        }
-        spec.shard.as_deref().map(parse_shard).transpose()?;
-        spec.format.check_layout(spec.layout, "--format")?;
-        if spec.spark_keys == SparkKeyMode::Xxhash64 && !spec.layout.is_spark() {
-            return Err(Error::param(
-                "--spark-keys",
-                format!(
-                    "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
-                    spec.layout
-                ),
-            ));
-        }
-        let seed = spec.seed.for_layout(spec.layout)?;
-        if spec.num_bytes.is_some()
-            && (spec.bits.is_some() || spec.fpp.is_some() || spec.expected_items.is_some())
-        {
-            return Err(Error::param(
-                "--num-bytes",
-                "cannot be combined with --bits, --fpp or --expected-items",
-            ));
-        }
-        match (spec.bits, spec.hashes, spec.num_bytes) {
-            (_, _, Some(b)) => {
-                num_bytes_params(spec.layout, b, seed)?;
-            }
-            (Some(m), Some(k), None) => {
-                BloomParams::explicit(spec.layout, m, k, seed)?;
-            }
-            _ => {
-                BloomParams::for_items(
-                    spec.layout,
-                    spec.expected_items.unwrap_or(1),
-                    spec.fpp.unwrap_or(0.01),
-                    seed,
-                )?;
-            }
-        }
-        if let Some(w) = &spec.predicate {
-            Predicate::parse(w, "--where")?;
-        }
-        Location::parse(&spec.output)?;
-        Ok(())
-    }
-}
-
 /// Run the train job.
-pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
+pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     let t0 = Instant::now();
-    spec.validate()?;
-    let workers = spec.workers.unwrap_or_else(crate::sys::default_workers);
-    let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
-    let seed = spec.seed.for_layout(spec.layout)?;
-    let fpp = spec.fpp.unwrap_or(0.01);
-    let explicit = match (spec.bits, spec.hashes, spec.num_bytes) {
-        (_, _, Some(b)) => Some(num_bytes_params(spec.layout, b, seed)?),
-        (Some(m), Some(k), None) => Some(BloomParams::explicit(spec.layout, m, k, seed)?),
-        _ => None,
+    let workers = job.workers.get();
+    let fpp = match job.sizing {
+        Sizing::Items { fpp, .. } | Sizing::Fpp(fpp) => fpp,
+        Sizing::Explicit(_) => 0.01,
     };
-    let predicate = spec
-        .predicate
-        .as_deref()
-        .map(|w| Predicate::parse(w, "--where"))
-        .transpose()?;
-    let output = Location::parse(&spec.output)?;
-    plan::refuse_overlap(&spec.output, "--output", &[("--input", &spec.input)])?;
-    if !spec.overwrite && output.exists()? {
+    let seed = job.seed;
+    let predicate = job.predicate.as_ref();
+    let output = &job.output;
+    plan::refuse_overlap(output.as_str(), "--output", &[("--input", &job.inputs)])?;
+    if !job.overwrite && output.exists()? {
         return Err(Error::OutputExists {
             location: output.to_string(),
         });
@@ -698,13 +535,13 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
     pool.install(|| {
         let cancel = AtomicBool::new(false);
         let mut times = TrainTimes::default();
-        let mut plan = plan::plan(&spec.input, |total| {
-            SplitOptions::for_job(spec.split_rows, total, workers)
+        let mut plan = plan::plan(&job.inputs, |total| {
+            SplitOptions::for_job(job.split_rows.map(NonZeroU64::get), total, workers)
         })?;
-        let columns = key_columns(&spec.column, "--column")?;
-        let (families, file_keys) = check_inputs(&plan, &columns, predicate.as_ref())?;
+        let columns = &job.columns;
+        let (families, file_keys) = check_inputs(&plan, columns, predicate)?;
         let family = KeyFamily::of_key(&families);
-        let physical = (spec.layout == Layout::Sbbf)
+        let physical = (job.layout == Layout::Sbbf)
             .then(|| match columns.as_slice() {
                 [one] => sbbf_physical(&plan, &file_keys, one),
                 _ => Err(Error::param(
@@ -716,7 +553,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         // Spark's xxhash64 mode: the Spark type of each key column (Spark chains the columns'
         // hashes, each by its own type).
         let mut spark_types = Vec::new();
-        let spark_keys = match (spec.spark_keys, columns.as_slice()) {
+        let spark_keys = match (job.spark_keys, columns.as_slice()) {
             (SparkKeyMode::Plain, _) => SparkKeys::Plain,
             (SparkKeyMode::Xxhash64, [one]) => {
                 SparkKeys::Xxhash64(spark_type(&plan, &file_keys, 0, one)?)
@@ -740,8 +577,8 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                 .fold(1u64, u64::saturating_mul)
                 .min(plan.num_rows()),
         };
-        if let Some((i, n)) = shard {
-            plan.shard(i, n);
+        if let Some(s) = job.shard {
+            plan.shard(s.index, s.count);
         }
         times.plan_ms = t0.elapsed().as_millis() as u64;
 
@@ -757,7 +594,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     s,
                     ReadOptions {
                         columns: fk.columns.clone(),
-                        batch_size: spec.batch_size,
+                        batch_size: job.batch_size.get(),
                         row_filter: None,
                     },
                 )?;
@@ -771,115 +608,84 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
         // filter sized for every row, folded down to the keys counted in the same pass; other
         // layouts count first in a separate pass.
         let t_count = Instant::now();
-        let fold_start = match (explicit, spec.expected_items, spec.layout) {
-            (None, None, layout) if layout.folds() => {
-                fold_start(layout, rows_bound, fpp, seed, workers)?
+        let fold_start = match job.sizing {
+            Sizing::Fpp(fpp) if job.layout.folds() => {
+                fold_start(job.layout, rows_bound, fpp, seed, workers)?
             }
             _ => None,
         };
-        let (params, mut sizing) = match (explicit, fold_start) {
-            (Some(p), _) => (
+        let (params, mut sizing) = match (job.sizing, fold_start) {
+            (Sizing::Explicit(p), _) => (p, SizingReport::new("explicit", None, None)),
+            (_, Some(p)) => (
                 p,
-                Sizing {
-                    method: "explicit",
-                    items: None,
-                    fpp: None,
-                    estimated_distinct: None,
-                    bits_before_fold: None,
-                    bits_after_fold: None,
-                    model_fpp: None,
-                },
-            ),
-            (None, Some(p)) => (
-                p,
-                Sizing {
-                    method: "folded",
-                    items: None,
-                    fpp: Some(fpp),
-                    estimated_distinct: None,
+                SizingReport {
                     bits_before_fold: Some(p.num_bits),
-                    bits_after_fold: None,
-                    model_fpp: None,
+                    ..SizingReport::new("folded", None, Some(fpp))
                 },
             ),
-            (None, None) => match spec.expected_items {
-                Some(n) => (
-                    BloomParams::for_items(spec.layout, n, fpp, seed)?,
-                    Sizing {
-                        method: "expected-items",
-                        items: Some(n),
-                        fpp: Some(fpp),
-                        estimated_distinct: None,
-                        bits_before_fold: None,
-                        bits_after_fold: None,
-                        model_fpp: None,
-                    },
-                ),
-                None => {
-                    // Any fixed 64-bit key hash serves the sketch; the native one is fastest.
-                    let count_params = BloomParams {
-                        layout: Layout::Blocked,
-                        num_bits: crate::bloom::BLOCK_BITS,
-                        num_hashes: 1,
-                        seed,
-                        legacy_ints: false,
-                        physical: None,
-                        spark_keys: SparkKeys::Plain,
-                    };
-                    let bar = crate::progress::rows(
-                        "count",
-                        plan.splits.iter().map(|s| s.rows).sum(),
-                        show_progress,
-                    );
-                    let sketches = crate::map::run_splits(
-                        &plan,
-                        "count",
-                        workers,
-                        &cancel,
-                        || Ok(Box::new(Sketch::new())),
-                        |est, i| {
-                            let mut counts = Counts::default();
-                            let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
-                            read_split(i, &mut |b, fk| {
-                                passing_hashes(
-                                    b,
-                                    fk,
-                                    predicate.as_ref(),
-                                    (&count_params, &[]),
-                                    &mut counts,
-                                    &mut scratch,
-                                    &mut hashes,
-                                )?;
-                                for h in &hashes {
-                                    est.insert_hash(*h);
-                                }
-                                bar.inc(b.num_rows() as u64);
-                                Ok(())
-                            })?;
+            (Sizing::Items { n, fpp }, None) => (
+                BloomParams::for_items(job.layout, n, fpp, seed)?,
+                SizingReport::new("expected-items", Some(n), Some(fpp)),
+            ),
+            (Sizing::Fpp(fpp), None) => {
+                // Any fixed 64-bit key hash serves the sketch; the native one is fastest.
+                let count_params = BloomParams {
+                    layout: Layout::Blocked,
+                    num_bits: crate::bloom::BLOCK_BITS,
+                    num_hashes: 1,
+                    seed,
+                    legacy_ints: false,
+                    physical: None,
+                    spark_keys: SparkKeys::Plain,
+                };
+                let bar = crate::progress::rows(
+                    "count",
+                    plan.splits.iter().map(|s| s.rows).sum(),
+                    show_progress,
+                );
+                let sketches = crate::map::run_splits(
+                    &plan,
+                    "count",
+                    workers,
+                    &cancel,
+                    || Ok(Box::new(Sketch::new())),
+                    |est, i| {
+                        let mut counts = Counts::default();
+                        let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
+                        read_split(i, &mut |b, fk| {
+                            passing_hashes(
+                                b,
+                                fk,
+                                predicate,
+                                (&count_params, &[]),
+                                &mut counts,
+                                &mut scratch,
+                                &mut hashes,
+                            )?;
+                            for h in &hashes {
+                                est.insert_hash(*h);
+                            }
+                            bar.inc(b.num_rows() as u64);
                             Ok(())
-                        },
-                    )?;
-                    bar.finish_and_clear();
-                    let mut all = Sketch::new();
-                    for s in &sketches {
-                        all.merge(s);
-                    }
-                    let estimate = all.estimate() as u64;
-                    let n = with_margin(estimate);
-                    (
-                        BloomParams::for_items(spec.layout, n, fpp, seed)?,
-                        Sizing {
-                            method: "estimated-distinct",
-                            items: Some(n),
-                            fpp: Some(fpp),
-                            estimated_distinct: Some(estimate),
-                            bits_before_fold: None,
-                            bits_after_fold: None,
-                            model_fpp: None,
-                        },
-                    )
+                        })?;
+                        Ok(())
+                    },
+                )?;
+                bar.finish_and_clear();
+                let mut all = Sketch::new();
+                for s in &sketches {
+                    all.merge(s);
                 }
-            },
+                let estimate = all.estimate() as u64;
+                let n = with_margin(estimate);
+                (
+                    BloomParams::for_items(job.layout, n, fpp, seed)?,
+                    SizingReport {
+                        estimated_distinct: Some(estimate),
+                        ..SizingReport::new("estimated-distinct", Some(n), Some(fpp))
+                    },
+                )
+            }
         };
         let params = BloomParams {
             spark_keys,
@@ -919,7 +725,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     passing_hashes(
                         b,
                         fk,
-                        predicate.as_ref(),
+                        predicate,
                         (&params, &spark_types),
                         counts,
                         &mut scratch,
@@ -967,7 +773,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             // No margin for the estimate's error here: the folded bits themselves are checked
             // against the target (fold_to_target). The footers' bound is exact.
             let n = estimate.clamp(1, rows_bound.max(1));
-            if shard.is_none() {
+            if job.shard.is_none() {
                 filter = fold_to_target(filter, n, fpp)?;
             }
             sizing.estimated_distinct = Some(estimate);
@@ -1007,16 +813,16 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
                     })
                     .collect()
             },
-            predicate: spec.predicate.clone(),
-            inputs: spec.input.clone(),
-            shard: spec.shard.clone(),
+            predicate: predicate.map(|p| p.text().to_string()),
+            inputs: job.inputs.clone(),
+            shard: job.shard.map(|s| s.to_string()),
             // Sized by folding: `merge` folds such partials and re-checks this target.
             fpp: folding.then_some(fpp),
         };
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
-        let filter_bytes = codec::write_as(&output, &filter, &meta, spec.format, spec.overwrite)?;
+        let filter_bytes = codec::write_as(output, &filter, &meta, job.format, job.overwrite)?;
         times.write_ms = t_write.elapsed().as_millis() as u64;
         times.total_ms = t0.elapsed().as_millis() as u64;
 
@@ -1025,11 +831,11 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             inputs: plan.files.iter().map(|f| f.location.to_string()).collect(),
             files: plan.files.len(),
             splits: plan.splits.len(),
-            shard: spec.shard.clone(),
+            shard: job.shard.map(|s| s.to_string()),
             workers,
-            column: spec.column.clone(),
+            column: job.column.clone(),
             key_family: family,
-            predicate: spec.predicate.clone(),
+            predicate: predicate.map(|p| p.text().to_string()),
             rows_read: total.rows_read,
             rows_passing_where: total.rows_passing,
             null_keys: total.nulls,
@@ -1037,7 +843,7 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             bytes_read: total.bytes_read,
             sizing,
             params,
-            format: spec.format,
+            format: job.format,
             fill_ratio: filter.fill_ratio(),
             estimated_fpp: filter.estimated_fpp(),
             output: output.to_string(),
@@ -1045,8 +851,8 @@ pub fn run(spec: &TrainSpec, show_progress: bool) -> Result<TrainReport> {
             times,
             peak_rss_bytes: crate::sys::peak_rss(),
         };
-        if let Some(path) = &spec.report {
-            write_report(path, &report)?;
+        if let Some(path) = &job.report {
+            crate::report::write_report(path, &report)?;
         }
         Ok(report)
     })
@@ -1098,7 +904,7 @@ fn fold_start(
 /// themselves meet it too (their estimated FPP, which does not depend on how well `n` was
 /// counted), growing the size by 1 % at a time if not. A filter that needs no fold is returned
 /// as it is (no copy: orders' 9.5 MB filter at scale 5).
-pub fn fold_to_target(filter: BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
+pub(crate) fn fold_to_target(filter: BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
     let from = filter.num_blocks();
     let k = filter.params().num_hashes;
     let mut to = bloom::fold_target(filter.params().layout, n, k, fpp, from);
@@ -1126,31 +932,11 @@ fn check_memory(params: &BloomParams, workers: usize) -> Result<()> {
             format!(
                 "{} workers x {} filter need {}, more than 80 % of this machine's {} (fewer --workers or a larger --fpp)",
                 workers,
-                crate::cli::human_bytes(params.num_bytes()),
-                crate::cli::human_bytes(need),
-                crate::cli::human_bytes(total)
+                crate::report::human_bytes(params.num_bytes()),
+                crate::report::human_bytes(need),
+                crate::report::human_bytes(total)
             ),
         ));
     }
     Ok(())
 }
-
-/// Write a JSON report to a local path, atomically (temporary file, then rename).
-pub fn write_report<T: Serialize>(path: &str, report: &T) -> Result<()> {
-    let json = serde_json::to_string_pretty(report).expect("report serializes") + "\n";
-    let p = std::path::Path::new(path);
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
-    }
-    let tmp = p.with_extension(format!("tmp.{}", std::process::id()));
-    std::fs::write(&tmp, json).map_err(|e| Error::io(path, e))?;
-    std::fs::rename(&tmp, p).map_err(|e| Error::io(path, e))
-}
-
-/// Convenience for tests and job chains: the filter a spec would produce, in memory.
-pub fn read_output(spec: &TrainSpec) -> Result<(BloomFilter, FilterMeta)> {
-    codec::read(&Location::parse(&spec.output)?)
-}
-
-/// Shared handle to a loaded filter (the broadcast of the join job).
-pub type SharedFilter = Arc<BloomFilter>;

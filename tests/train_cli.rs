@@ -240,7 +240,7 @@ fn report_has_the_counters() {
 fn memory_output_through_the_library() {
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path());
-    let spec = bloomjoin::train::TrainSpec {
+    let spec = bloomjoin::cli::train::TrainSpec {
         input: vec![dir.path().join("in").to_string_lossy().into_owned()],
         column: "id".into(),
         expected_items: Some(3000),
@@ -248,12 +248,13 @@ fn memory_output_through_the_library() {
         workers: Some(2),
         ..Default::default()
     };
-    let report = bloomjoin::train::run(&spec, false).unwrap();
-    let (f, _) = bloomjoin::train::read_output(&spec).unwrap();
+    let job = spec.to_job().unwrap();
+    let report = bloomjoin::train::run(&job, false).unwrap();
+    let (f, _) = bloomjoin::bloom::codec::read(job.output()).unwrap();
     assert_eq!(f.inserted(), report.keys_inserted);
     assert!(f.contains_i64(1));
     // Create-only: a second run without overwrite fails and keeps the first filter.
-    let err = bloomjoin::train::run(&spec, false).unwrap_err();
+    let err = bloomjoin::train::run(&job, false).unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
 }
 
@@ -507,7 +508,7 @@ fn train_fpp_alone(
     layout: Layout,
     (workers, split_rows, batch): (usize, u64, usize),
 ) -> (Vec<u8>, bloomjoin::train::TrainReport) {
-    let spec = bloomjoin::train::TrainSpec {
+    let spec = bloomjoin::cli::train::TrainSpec {
         input: vec![d.join("in").to_string_lossy().into_owned()],
         column: "k".into(),
         layout,
@@ -518,7 +519,7 @@ fn train_fpp_alone(
         output: d.join(out).to_string_lossy().into_owned(),
         ..Default::default()
     };
-    let report = bloomjoin::train::run(&spec, false).unwrap();
+    let report = bloomjoin::train::run(&spec.to_job().unwrap(), false).unwrap();
     assert_eq!(report.sizing.method, "folded");
     (std::fs::read(d.join(out)).unwrap(), report)
 }

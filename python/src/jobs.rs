@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use crossbeam_channel::RecvTimeoutError;
 
+use bloomjoin::cli::job::{self, Job, StepReport};
 use bloomjoin::cli::join::JoinSpec;
-use bloomjoin::job::{self, Job, StepReport};
-use bloomjoin::train::TrainSpec;
+use bloomjoin::cli::train::TrainSpec;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -254,7 +254,7 @@ pub fn train<'py>(
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let spec: TrainSpec = spec_from_kwargs(py, "train", TRAIN_REQUIRED, options)?;
-    let report = run_detached(py, move || bloomjoin::train::run(&spec, false))?;
+    let report = run_detached(py, move || bloomjoin::train::run(&spec.to_job()?, false))?;
     report_dict(py, &report)
 }
 

@@ -635,7 +635,7 @@ fn classic_fpp(n: f64, m: f64, k: f64) -> f64 {
 }
 
 /// How many standard deviations of a blocked filter's realized false-positive rate the sizing
-/// keeps below the target (see [`blocked_fpp_bound`]).
+/// keeps below the target (see `blocked_fpp_bound`).
 pub const BLOCKED_SIGMAS: f64 = 3.0;
 
 /// `ln(x!)` for `x >= 0`: exact sums below 32, Stirling's series above (error below 1e-12).
@@ -784,7 +784,7 @@ fn size_blocked(layout: Layout, n: u64, fpp: f64, classic_bits: f64) -> (f64, u3
     }
 }
 
-/// Smallest block count of a blocked or split `layout` filter whose [`blocked_fpp_bound`]
+/// Smallest block count of a blocked or split `layout` filter whose `blocked_fpp_bound`
 /// meets `fpp` for `n` keys with `k` hashes, searched up to `max_blocks` (returned when even
 /// that misses).
 pub fn blocks_for(layout: Layout, n: u64, k: u32, fpp: f64, max_blocks: u64) -> u64 {

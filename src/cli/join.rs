@@ -187,8 +187,8 @@ impl JoinSpec {
                 return Err(Error::param(name, "is required"));
             }
         }
-        let left_keys = crate::train::key_columns(&spec.left_key, "--left-key")?;
-        let right_keys = crate::train::key_columns(&spec.right_key, "--right-key")?;
+        let left_keys = crate::cli::key_columns(&spec.left_key, "--left-key")?;
+        let right_keys = crate::cli::key_columns(&spec.right_key, "--right-key")?;
         if left_keys.len() != right_keys.len() {
             return Err(Error::param(
                 "--right-key",

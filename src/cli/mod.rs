@@ -3,6 +3,7 @@
 
 pub mod datagen;
 pub mod inspect;
+pub mod job;
 pub mod join;
 pub mod merge;
 pub mod probe;
@@ -12,7 +13,7 @@ pub mod train;
 
 use clap::{Parser, Subcommand};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// Bloom-filter batch jobs over Parquet: train filters, prefilter reduce-side joins.
 #[derive(Debug, Parser)]
@@ -30,7 +31,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a Bloom filter on a key column of Parquet files.
-    Train(crate::train::TrainSpec),
+    Train(train::TrainSpec),
     /// Join two Parquet inputs, prefiltering the right side with a Bloom filter.
     Join(join::JoinSpec),
     /// Show a filter's parameters, fill ratio and estimated false-positive rate.
@@ -74,4 +75,25 @@ pub fn print(s: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(crate::error::Error::io("stdout", e)),
     }
+}
+
+/// The key columns of `--column`: one name, or several comma-separated (a composite key).
+/// Errors on an empty name or a column named twice.
+pub(crate) fn key_columns(spec: &str, option: &str) -> Result<Vec<String>> {
+    let names: Vec<String> = spec.split(',').map(|c| c.trim().to_string()).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(Error::param(
+            option,
+            format!("{spec:?} has an empty column name"),
+        ));
+    }
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            return Err(Error::param(
+                option,
+                format!("column {n:?} appears twice in the key"),
+            ));
+        }
+    }
+    Ok(names)
 }

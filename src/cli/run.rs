@@ -1,14 +1,14 @@
-//! `bloomjoin run`: run a job file (see [`crate::job`]) and print each step's summary.
+//! `bloomjoin run`: run a job file (see [`crate::cli::job`]) and print each step's summary.
 
 use std::time::Instant;
 
+use crate::cli::job::{self, Job, StepReport};
 use crate::error::Result;
-use crate::job::{self, Job, StepReport};
 
 /// Arguments of `run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The job file (TOML with [train] and/or [join] tables), e.g. jobs/users_comments.toml.
+    /// The job file (TOML with `[train]` and/or `[join]` tables), e.g. jobs/users_comments.toml.
     pub job: String,
     /// Override a key of the job file, e.g. --set join.reducers=4 --set train.fpp=0.001
     /// (repeatable; the value is TOML, or else a string).

@@ -1,13 +1,438 @@
-//! `bloomjoin train`: the command-line face of [`crate::train`].
+//! `bloomjoin train`: the options as the user gives them ([`TrainSpec`], from the command line
+//! or a job file's `[train]` table), checked once into a [`TrainJob`] that [`crate::train::run`]
+//! consumes.
 
-use crate::error::Result;
-use crate::train::{self, TrainSpec};
+use std::num::{NonZeroU64, NonZeroUsize};
+
+use serde::{Deserialize, Serialize};
+
+use crate::bloom::codec::FileFormat;
+use crate::bloom::spark_keys::SparkKeyMode;
+use crate::bloom::{BloomParams, Layout};
+use crate::error::{Error, Result};
+use crate::expr::Predicate;
+use crate::seed::Seed;
+use crate::store::Location;
+use crate::train::{self, Shard, Sizing, TrainJob};
+
+/// The train job's options, shared by the command line and job files.
+#[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct TrainSpec {
+    /// Input Parquet files: paths, directories, globs or object-store URLs (repeatable).
+    #[arg(long, short, required = true, num_args = 1.., value_name = "LOC")]
+    pub input: Vec<String>,
+    /// The key column; several, comma-separated (`a,b`), make a composite key: one filter
+    /// over the tuple.
+    #[arg(long, short, value_name = "COL[,COL...]")]
+    pub column: String,
+    /// Train only on rows where this SQL condition holds, e.g. "Reputation > 1500".
+    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
+    #[serde(rename = "where")]
+    pub predicate: Option<String>,
+    /// Expected number of distinct keys (with --fpp). Without it (and without --bits), a first
+    /// pass estimates the distinct keys that pass --where.
+    #[arg(long, value_name = "N")]
+    pub expected_items: Option<u64>,
+    /// Target false-positive rate [default: 0.01].
+    #[arg(long, value_name = "P")]
+    pub fpp: Option<f64>,
+    /// Explicit number of bits m (with --hashes).
+    #[arg(long, value_name = "M", conflicts_with_all = ["expected_items", "fpp"], requires = "hashes")]
+    pub bits: Option<u64>,
+    /// Explicit number of hash functions k (with --bits).
+    #[arg(long, value_name = "K", requires = "bits")]
+    pub hashes: Option<u32>,
+    /// The sbbf layout's size in bytes: a power of two from 32 to 134217728 (128 MiB), as
+    /// Parquet writers size their filters (instead of --expected-items/--fpp).
+    #[arg(long, value_name = "B", conflicts_with_all = ["expected_items", "fpp", "bits", "hashes"])]
+    pub num_bytes: Option<u64>,
+    /// Hash seed: 0..=2^64-1; for spark-v2 also Spark's Java int (-1640531527 is the same seed
+    /// as 2654435769).
+    #[arg(long, default_value_t = Seed::default(), allow_negative_numbers = true, value_name = "S")]
+    pub seed: Seed,
+    /// Bit layout: split (one cache line per key, one bit in each of its 8 words: the
+    /// fastest), blocked (one cache line per key, k bits anywhere in it: smaller where the
+    /// best k is far from 8, e.g. --fpp 0.1 or 1e-6), classic, Apache Spark's spark-v1 / spark-v2 (bit-exact with Spark's
+    /// BloomFilter; Spark's sizing), or sbbf (Parquet's split-block Bloom filter, bit-exact
+    /// with a column chunk's filter over the same values; hashes the plain encoding of the key
+    /// column's Parquet physical type).
+    #[arg(long, default_value = "split")]
+    pub layout: Layout,
+    /// What a Spark-layout filter inserts for a key: plain (the key itself, as Spark's
+    /// `df.stat.bloomFilter` does) or xxhash64 (Spark SQL's `xxhash64(key)` as a long, so that
+    /// Spark probes it with `might_contain(filter, xxhash64(col))`; strings, decimals and
+    /// timestamps too). The filter records the mode and the key's Spark type.
+    #[arg(long, value_enum, default_value_t = SparkKeyMode::Plain, value_name = "plain|xxhash64")]
+    pub spark_keys: SparkKeyMode,
+    /// Output file format: native, or spark (Spark's BloomFilter.writeTo bytes, readable by
+    /// BloomFilter.readFrom; needs --layout spark-v1 or spark-v2).
+    #[arg(long, value_enum, default_value_t = FileFormat::Native)]
+    pub format: FileFormat,
+    /// Worker threads [default: all cores].
+    #[arg(long, short, value_name = "W")]
+    pub workers: Option<usize>,
+    /// Where to write the filter (a path or an object-store URL).
+    #[arg(long, short)]
+    pub output: String,
+    /// Write the counters as JSON to this path.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<String>,
+    /// Replace an existing output.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Train only the i-th of N deterministic slices of the splits (0-based), e.g. 0/4.
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<String>,
+    /// Rows per decoded batch.
+    #[arg(long, default_value_t = 65_536, value_name = "ROWS")]
+    pub batch_size: usize,
+    /// Close a split once it holds this many rows [default: as near total rows / (4 x workers)
+    /// as the row groups allow].
+    #[arg(long, value_name = "ROWS")]
+    pub split_rows: Option<u64>,
+}
+
+impl Default for TrainSpec {
+    fn default() -> Self {
+        TrainSpec {
+            input: Vec::new(),
+            column: String::new(),
+            predicate: None,
+            expected_items: None,
+            fpp: None,
+            bits: None,
+            hashes: None,
+            num_bytes: None,
+            seed: Seed::default(),
+            layout: Layout::Split,
+            spark_keys: SparkKeyMode::Plain,
+            format: FileFormat::Native,
+            workers: None,
+            output: String::new(),
+            report: None,
+            overwrite: false,
+            shard: None,
+            batch_size: 65_536,
+            split_rows: None,
+        }
+    }
+}
+
+impl TrainSpec {
+    /// Check the options without reading any input and turn them into a [`TrainJob`]:
+    /// required options, ranges, the sizing, the seed for the layout, the `--where` syntax,
+    /// the shard and the output location. Job files call it for every step before running any.
+    pub fn to_job(&self) -> Result<TrainJob> {
+        let spec = self;
+        let workers = match spec.workers {
+            Some(w) => NonZeroUsize::new(w)
+                .ok_or_else(|| Error::param("--workers", "must be at least 1"))?,
+            None => NonZeroUsize::new(crate::sys::default_workers()).unwrap_or(NonZeroUsize::MIN),
+        };
+        let batch_size = NonZeroUsize::new(spec.batch_size)
+            .ok_or_else(|| Error::param("--batch-size", "must be at least 1"))?;
+        if spec.column.is_empty() {
+            return Err(Error::param("--column", "is required"));
+        }
+        let columns = crate::cli::key_columns(&spec.column, "--column")?;
+        if columns.len() > 1 && spec.layout.is_spark() && spec.spark_keys == SparkKeyMode::Plain {
+            return Err(Error::param(
+                "--layout",
+                format!(
+                    "{}: a composite key (--column {}) needs a native layout (split, blocked or classic), or --spark-keys xxhash64; Spark's layouts hold one long or string per key",
+                    spec.layout, spec.column
+                ),
+            ));
+        }
+        if spec.input.is_empty() {
+            return Err(Error::param("--input", "is required"));
+        }
+        let split_rows = spec
+            .split_rows
+            .map(|r| {
+                NonZeroU64::new(r).ok_or_else(|| Error::param("--split-rows", "must be at least 1"))
+            })
+            .transpose()?;
+        if spec.bits.is_some() != spec.hashes.is_some() {
+            return Err(Error::param(
+                if spec.bits.is_some() {
+                    "--hashes"
+                } else {
+                    "--bits"
+                },
+                "--bits and --hashes go together",
+            ));
+        }
+        if spec.bits.is_some() && (spec.fpp.is_some() || spec.expected_items.is_some()) {
+            return Err(Error::param(
+                "--bits",
+                "cannot be combined with --fpp or --expected-items",
+            ));
+        }
+        let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
+        spec.format.check_layout(spec.layout, "--format")?;
+        if spec.spark_keys == SparkKeyMode::Xxhash64 && !spec.layout.is_spark() {
+            return Err(Error::param(
+                "--spark-keys",
+                format!(
+                    "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
+                    spec.layout
+                ),
+            ));
+        }
+        let seed = spec.seed.for_layout(spec.layout)?;
+        if spec.num_bytes.is_some()
+            && (spec.bits.is_some() || spec.fpp.is_some() || spec.expected_items.is_some())
+        {
+            return Err(Error::param(
+                "--num-bytes",
+                "cannot be combined with --bits, --fpp or --expected-items",
+            ));
+        }
+        let fpp = spec.fpp.unwrap_or(0.01);
+        let sizing = match (spec.bits, spec.hashes, spec.num_bytes, spec.expected_items) {
+            (_, _, Some(b), _) => Sizing::Explicit(num_bytes_params(spec.layout, b, seed)?),
+            (Some(m), Some(k), None, _) => {
+                Sizing::Explicit(BloomParams::explicit(spec.layout, m, k, seed)?)
+            }
+            (_, _, None, items) => {
+                // Checks --fpp (and N) for the layout before anything is read.
+                BloomParams::for_items(spec.layout, items.unwrap_or(1), fpp, seed)?;
+                match items {
+                    Some(n) => Sizing::Items { n, fpp },
+                    None => Sizing::Fpp(fpp),
+                }
+            }
+        };
+        Ok(TrainJob {
+            inputs: spec.input.clone(),
+            column: spec.column.clone(),
+            columns,
+            predicate: spec
+                .predicate
+                .as_deref()
+                .map(|w| Predicate::parse(w, "--where"))
+                .transpose()?,
+            sizing,
+            layout: spec.layout,
+            seed,
+            spark_keys: spec.spark_keys,
+            format: spec.format,
+            workers,
+            output: Location::parse(&spec.output)?,
+            report: spec.report.clone(),
+            overwrite: spec.overwrite,
+            shard,
+            batch_size,
+            split_rows,
+        })
+    }
+}
+
+/// Parse `--shard i/N` (0 <= i < N).
+fn parse_shard(s: &str) -> Result<Shard> {
+    let bad = || Error::param("--shard", format!("{s:?} is not i/N with 0 <= i < N"));
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok(Shard { index: i, count: n })
+}
+
+/// The params of `--num-bytes B`: an sbbf filter of `B` bytes (a power of two from 32 to
+/// 128 MiB). Errors name `--num-bytes`.
+fn num_bytes_params(layout: Layout, bytes: u64, seed: u64) -> Result<BloomParams> {
+    if layout != Layout::Sbbf {
+        return Err(Error::param(
+            "--num-bytes",
+            format!("sizes sbbf filters only, not {layout} (use --bits and --hashes)"),
+        ));
+    }
+    let max = parquet::bloom_filter::BITSET_MAX_LENGTH as u64;
+    if !bytes.is_power_of_two() || !(32..=max).contains(&bytes) {
+        return Err(Error::param(
+            "--num-bytes",
+            format!("{bytes} is not a power of two from 32 to {max} (a Parquet SBBF's sizes)"),
+        ));
+    }
+    BloomParams::explicit(layout, bytes * 8, 8, seed)
+}
 
 /// Run `train` and print the summary.
 pub fn run(spec: TrainSpec, quiet: bool) -> Result<()> {
-    let report = train::run(&spec, !quiet)?;
+    let report = train::run(&spec.to_job()?, !quiet)?;
     if !quiet {
         crate::cli::print(&report.summary())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> TrainSpec {
+        TrainSpec {
+            input: vec!["data/sample/users".into()],
+            column: "Id".into(),
+            output: "out.bjf".into(),
+            ..TrainSpec::default()
+        }
+    }
+
+    #[test]
+    fn to_job_types_every_option_once() {
+        let job = TrainSpec {
+            column: "a, b".into(),
+            predicate: Some("Reputation > 10".into()),
+            fpp: Some(0.001),
+            shard: Some(" 1 / 4 ".into()),
+            workers: Some(3),
+            split_rows: Some(1000),
+            ..spec()
+        }
+        .to_job()
+        .unwrap();
+        assert_eq!(job.columns, ["a", "b"]);
+        assert_eq!(job.predicate.as_ref().unwrap().text(), "Reputation > 10");
+        assert!(matches!(job.sizing, Sizing::Fpp(p) if p == 0.001));
+        assert_eq!(job.shard, Some(Shard { index: 1, count: 4 }));
+        assert_eq!(job.shard.unwrap().to_string(), "1/4");
+        assert_eq!(job.workers.get(), 3);
+        assert_eq!(job.split_rows.map(NonZeroU64::get), Some(1000));
+        assert_eq!(job.output.as_str(), "out.bjf");
+
+        let items = TrainSpec {
+            expected_items: Some(500),
+            ..spec()
+        };
+        assert!(matches!(
+            items.to_job().unwrap().sizing,
+            Sizing::Items { n: 500, fpp } if fpp == 0.01
+        ));
+        let explicit = TrainSpec {
+            bits: Some(4096),
+            hashes: Some(3),
+            layout: Layout::Classic,
+            ..spec()
+        };
+        assert!(matches!(
+            explicit.to_job().unwrap().sizing,
+            Sizing::Explicit(p) if p.num_bits == 4096 && p.num_hashes == 3
+        ));
+    }
+
+    #[test]
+    fn to_job_names_the_bad_option() {
+        let cases: Vec<(TrainSpec, &str)> = vec![
+            (
+                TrainSpec {
+                    workers: Some(0),
+                    ..spec()
+                },
+                "--workers",
+            ),
+            (
+                TrainSpec {
+                    batch_size: 0,
+                    ..spec()
+                },
+                "--batch-size",
+            ),
+            (
+                TrainSpec {
+                    split_rows: Some(0),
+                    ..spec()
+                },
+                "--split-rows",
+            ),
+            (
+                TrainSpec {
+                    column: String::new(),
+                    ..spec()
+                },
+                "--column",
+            ),
+            (
+                TrainSpec {
+                    column: "a,,b".into(),
+                    ..spec()
+                },
+                "--column",
+            ),
+            (
+                TrainSpec {
+                    input: vec![],
+                    ..spec()
+                },
+                "--input",
+            ),
+            (
+                TrainSpec {
+                    shard: Some("4/4".into()),
+                    ..spec()
+                },
+                "--shard",
+            ),
+            (
+                TrainSpec {
+                    bits: Some(64),
+                    ..spec()
+                },
+                "--hashes",
+            ),
+            (
+                TrainSpec {
+                    fpp: Some(1.5),
+                    ..spec()
+                },
+                "fpp",
+            ),
+            (
+                TrainSpec {
+                    num_bytes: Some(1000),
+                    layout: Layout::Sbbf,
+                    ..spec()
+                },
+                "--num-bytes",
+            ),
+            (
+                TrainSpec {
+                    num_bytes: Some(1024),
+                    ..spec()
+                },
+                "--num-bytes",
+            ),
+            (
+                TrainSpec {
+                    predicate: Some("Id >".into()),
+                    ..spec()
+                },
+                "--where",
+            ),
+            (
+                TrainSpec {
+                    output: "ftp://x/y".into(),
+                    ..spec()
+                },
+                "ftp",
+            ),
+            (
+                TrainSpec {
+                    spark_keys: SparkKeyMode::Xxhash64,
+                    ..spec()
+                },
+                "--spark-keys",
+            ),
+        ];
+        for (bad, name) in cases {
+            let e = bad.to_job().unwrap_err().to_string();
+            assert!(e.contains(name), "{name}: {e}");
+        }
+    }
 }

@@ -32,9 +32,10 @@ use std::time::Instant;
 use serde::de::DeserializeOwned;
 
 use crate::cli::join::JoinSpec;
+use crate::cli::train::TrainSpec;
 use crate::error::{Error, Result};
 use crate::join::JoinJob;
-use crate::train::TrainSpec;
+use crate::train::TrainJob;
 
 /// The tables a job file may have, in the order their steps run.
 pub const STEPS: [&str; 2] = ["train", "join"];
@@ -47,7 +48,7 @@ pub struct Job {
     /// Its `description`, if any.
     pub description: Option<String>,
     /// The train step.
-    pub train: Option<TrainSpec>,
+    pub train: Option<TrainJob>,
     /// The join step.
     pub join: Option<JoinJob>,
 }
@@ -56,7 +57,7 @@ pub struct Job {
 #[derive(Debug, Clone)]
 pub enum Step {
     /// Train a filter.
-    Train(Box<TrainSpec>),
+    Train(Box<TrainJob>),
     /// Join.
     Join(Box<JoinJob>),
 }
@@ -214,7 +215,7 @@ impl Job {
         };
         let train_table = take(&mut doc, "train");
         let join_table = take(&mut doc, "join");
-        let train = train_table
+        let train_spec = train_table
             .map(|t| {
                 require(path, "train", &t, &["input", "column", "output"])?;
                 step_spec::<TrainSpec>(path, "train", t)
@@ -230,7 +231,7 @@ impl Job {
                 )?;
                 let mut spec = step_spec::<JoinSpec>(path, "join", t)?;
                 if spec.filter.is_none() && !spec.no_prefilter {
-                    match &train {
+                    match &train_spec {
                         Some(tr) => spec.filter = Some(tr.output.clone()),
                         None => {
                             return Err(Error::Usage(format!(
@@ -243,9 +244,9 @@ impl Job {
             })
             .transpose()?;
         // Validation once, at the edge: every step, before any runs.
-        if let Some(t) = &train {
-            t.validate().map_err(|e| in_step(path, "train", e))?;
-        }
+        let train = train_spec
+            .map(|t| t.to_job().map_err(|e| in_step(path, "train", e)))
+            .transpose()?;
         let join = join_spec
             .map(|j| j.to_job().map_err(|e| in_step(path, "join", e)))
             .transpose()?;
@@ -333,7 +334,7 @@ pub fn run(
     for step in &steps {
         let r = match step {
             Step::Train(s) => {
-                crate::plan::refuse_overlap(&s.output, "output", &[("input", &s.input)])
+                crate::plan::refuse_overlap(s.output().as_str(), "output", &[("input", s.inputs())])
             }
             Step::Join(j) => crate::plan::refuse_join_overlap(j, ""),
         };
@@ -439,9 +440,12 @@ output = "out/j"
         .unwrap();
         let (t, jn) = (j.train.unwrap(), j.join.unwrap());
         assert_eq!(jn.reducers.get(), 4);
-        assert_eq!(t.fpp, Some(0.001));
+        assert_eq!(t.sizing, crate::train::Sizing::Fpp(0.001));
         assert_eq!(jn.join_type, crate::join::JoinType::LeftAnti);
-        assert_eq!(t.predicate.as_deref(), Some("Reputation > 1500"));
+        assert_eq!(
+            t.predicate.as_ref().map(|p| p.text()),
+            Some("Reputation > 1500")
+        );
         assert_eq!(jn.filter.as_ref().unwrap().as_str(), "other.bjf");
         assert_eq!(jn.right.inputs, vec!["c2".to_string()]);
         assert!(jn.overwrite);
@@ -472,7 +476,7 @@ output = "out/j"
         let (t, jn) = (j.train.unwrap(), j.join.unwrap());
         assert_eq!(jn.left.inputs, vec!["data/users".to_string()]);
         assert_eq!(jn.right.inputs, vec!["data/comments dir".to_string()]);
-        assert_eq!(t.output, "f.bjf");
+        assert_eq!(t.output.as_str(), "f.bjf");
         assert_eq!(
             jn.left.predicate.as_ref().map(|p| p.text()),
             Some("Reputation > 1500")
