@@ -48,14 +48,8 @@ fn probe(
     use arrow::array::{Array, AsArray};
     match array.as_struct_opt() {
         Some(s) if filter.family() == bloomjoin::key::KeyFamily::Tuple => {
-            if arity > 0 && s.num_columns() != arity {
-                return Err(bloomjoin::Error::Usage(format!(
-                    "the filter's key has {arity} columns, the struct has {} fields",
-                    s.num_columns()
-                )));
-            }
             let columns: Vec<&dyn Array> = s.columns().iter().map(|c| c.as_ref()).collect();
-            let bits = filter.probe_columns(&columns)?;
+            let bits = probe_tuple(filter, arity, &columns, ("struct", "field"))?;
             Ok(match s.nulls() {
                 Some(valid) => &bits & valid.inner(),
                 None => bits,
@@ -63,6 +57,25 @@ fn probe(
         }
         _ => filter.probe_array(array),
     }
+}
+
+/// Probe composite keys given as their columns, after checking that there are as many
+/// columns as the filter's key has (`arity`; 0 when the file does not record it). Both
+/// ``contains`` (`what` = ("struct", "field")) and ``in`` (("tuple", "value")) come here.
+fn probe_tuple(
+    filter: &BloomFilter,
+    arity: usize,
+    columns: &[&dyn arrow::array::Array],
+    (whole, part): (&str, &str),
+) -> bloomjoin::Result<arrow::buffer::BooleanBuffer> {
+    let n = columns.len();
+    if arity > 0 && n != arity {
+        let plural = if n == 1 { "" } else { "s" };
+        return Err(bloomjoin::Error::Usage(format!(
+            "the filter's key has {arity} columns, the {whole} has {n} {part}{plural}"
+        )));
+    }
+    filter.probe_columns(columns)
 }
 
 /// Keys hashed and probed at a time by `contains`: 512 KiB of hashes, within L2.
@@ -253,7 +266,9 @@ impl Filter {
                 columns.extend(arrow_io::import_keys(one.as_any())?);
             }
             let refs: Vec<&dyn arrow::array::Array> = columns.iter().map(|a| a.as_ref()).collect();
-            let bits = self.filter.probe_columns(&refs).map_err(in_err)?;
+            let arity = self.meta.key_columns.len();
+            let bits =
+                probe_tuple(&self.filter, arity, &refs, ("tuple", "value")).map_err(in_err)?;
             return Ok(bits.iter().any(|b| b));
         }
         let one = PyList::new(py, [key])?;

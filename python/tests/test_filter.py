@@ -237,3 +237,9 @@ def test_composite_key_filters_take_struct_arrays_and_tuples(tmp_path):
     with pytest.raises(bloomjoin.KeyTypeError, match="2 columns, the struct has 3 fields"):
         f.contains(pa.StructArray.from_arrays(
             [pa.array([1]), pa.array(["a"]), pa.array([2])], names=["a", "b", "c"]))
+    # The same check for `in`: a 3-tuple is not a key of a two-column filter (it was hashed and
+    # answered False before).
+    with pytest.raises(bloomjoin.KeyTypeError, match="2 columns, the tuple has 3 values"):
+        (3, "n3", 1) in f
+    with pytest.raises(bloomjoin.KeyTypeError, match="2 columns, the tuple has 1 value"):
+        (3,) in f
