@@ -426,7 +426,7 @@ impl Location {
 
     /// Write `data` as one atomic put. Without `overwrite` the put is create-only and an
     /// existing object is an [`Error::OutputExists`].
-    pub fn put(&self, data: Bytes, overwrite: bool) -> Result<()> {
+    pub fn put(&self, data: impl Into<PutPayload>, overwrite: bool) -> Result<()> {
         if let Some(p) = &self.local {
             if p.is_dir() {
                 return Err(Error::Location {
@@ -451,10 +451,7 @@ impl Location {
                 source: Box::new(e),
             }));
         }
-        match block_on(
-            self.store
-                .put_opts(&self.path, PutPayload::from(data), opts),
-        ) {
+        match block_on(self.store.put_opts(&self.path, data.into(), opts)) {
             Ok(_) => Ok(()),
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.display.clone(),

@@ -822,6 +822,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
+        let filter = std::sync::Arc::new(filter);
         let filter_bytes = codec::write_as(output, &filter, &meta, job.format, job.overwrite)?;
         times.write_ms = t_write.elapsed().as_millis() as u64;
         times.total_ms = t0.elapsed().as_millis() as u64;

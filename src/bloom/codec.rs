@@ -21,8 +21,11 @@
 //! | .. | m/8 | the bits, `m/64` words as u64 |
 //! | end-8 | 8 | xxh3-64 (seed 0) of every byte before it |
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::xxh3_64;
+
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use super::{BloomFilter, BloomParams, Layout, MAX_BITS};
 use crate::bloom::spark_keys::{SparkKeys, SparkType};
@@ -182,8 +185,9 @@ impl FilterMeta {
     }
 }
 
-/// Serialize a filter and its metadata.
-pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
+/// The native file up to its words: the header and the padded metadata, with room reserved
+/// for the words and the checksum when `reserve_words`.
+fn native_head(filter: &BloomFilter, meta: &FilterMeta, reserve_words: bool) -> Vec<u8> {
     // A composite key in xxhash64 mode: the metadata records each column's Spark type.
     let mut with_types;
     let meta = if filter.spark_types().is_empty() {
@@ -206,7 +210,12 @@ pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
     let meta_json = serde_json::to_vec(meta).expect("metadata serializes");
     let p = filter.params();
     let padded = meta_json.len().next_multiple_of(8);
-    let mut out = Vec::with_capacity(HEADER_LEN + padded + filter.num_words() * 8 + CHECKSUM_LEN);
+    let tail = if reserve_words {
+        filter.num_words() * 8 + CHECKSUM_LEN
+    } else {
+        0
+    };
+    let mut out = Vec::with_capacity(HEADER_LEN + padded + tail);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&version_for(filter).to_le_bytes());
     out.push(p.layout.code());
@@ -219,12 +228,48 @@ pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
     out.extend_from_slice(&layout_field(p));
     out.extend_from_slice(&meta_json);
     out.resize(HEADER_LEN + padded, 0);
-    for w in filter.words() {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
+    out
+}
+
+/// Serialize a filter and its metadata.
+pub fn encode(filter: &BloomFilter, meta: &FilterMeta) -> Vec<u8> {
+    let mut out = native_head(filter, meta, true);
+    out.extend_from_slice(&filter.le_word_bytes());
     let sum = xxh3_64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
+}
+
+/// The native file as the chunks of one put: the head, the words and the checksum. On
+/// little-endian targets the words chunk is the filter's own memory (shared through the `Arc`,
+/// not copied), so writing a 10 MB filter neither copies it nor holds a second 10 MB.
+fn encode_chunks(filter: &Arc<BloomFilter>, meta: &FilterMeta) -> Vec<bytes::Bytes> {
+    let head = native_head(filter, meta, false);
+    let mut sum = Xxh3::new();
+    sum.update(&head);
+    sum.update(&filter.le_word_bytes());
+    let checksum = sum.digest().to_le_bytes();
+    #[cfg(target_endian = "little")]
+    let words = {
+        /// The words of a shared filter, as the bytes of a put.
+        struct LeWords(Arc<BloomFilter>);
+        impl AsRef<[u8]> for LeWords {
+            fn as_ref(&self) -> &[u8] {
+                match self.0.le_word_bytes() {
+                    std::borrow::Cow::Borrowed(b) => b,
+                    std::borrow::Cow::Owned(_) => unreachable!("little-endian words are borrowed"),
+                }
+            }
+        }
+        bytes::Bytes::from_owner(LeWords(Arc::clone(filter)))
+    };
+    #[cfg(not(target_endian = "little"))]
+    let words = bytes::Bytes::from(filter.le_word_bytes().into_owned());
+    vec![
+        bytes::Bytes::from(head),
+        words,
+        bytes::Bytes::copy_from_slice(&checksum),
+    ]
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -476,7 +521,7 @@ pub fn read_with_format(
 /// Returns the number of bytes written.
 pub fn write(
     location: &crate::store::Location,
-    filter: &BloomFilter,
+    filter: &Arc<BloomFilter>,
     meta: &FilterMeta,
     overwrite: bool,
 ) -> Result<u64> {
@@ -484,17 +529,24 @@ pub fn write(
 }
 
 /// Encode a filter in `format` and write it with one atomic put (create-only unless
-/// `overwrite`). Returns the number of bytes written.
+/// `overwrite`). Returns the number of bytes written. The native format is put straight from
+/// the filter's memory (see `encode_chunks`).
 pub fn write_as(
     location: &crate::store::Location,
-    filter: &BloomFilter,
+    filter: &Arc<BloomFilter>,
     meta: &FilterMeta,
     format: FileFormat,
     overwrite: bool,
 ) -> Result<u64> {
-    let bytes = encode_as(filter, meta, format)?;
-    let len = bytes.len() as u64;
-    location.put(bytes::Bytes::from(bytes), overwrite)?;
+    let chunks = match format {
+        FileFormat::Native => encode_chunks(filter, meta),
+        _ => vec![bytes::Bytes::from(encode_as(filter, meta, format)?)],
+    };
+    let len = chunks.iter().map(|c| c.len() as u64).sum();
+    location.put(
+        chunks.into_iter().collect::<object_store::PutPayload>(),
+        overwrite,
+    )?;
     Ok(len)
 }
 
@@ -523,6 +575,39 @@ mod tests {
             ..Default::default()
         };
         (f, meta)
+    }
+
+    /// The native file is put in chunks straight from the filter's memory: the bytes are
+    /// `encode`'s, for every layout (a checksum streamed over the chunks equals the one-shot).
+    #[test]
+    fn write_puts_the_encoded_bytes() {
+        for (layout, bits, k) in [
+            (Layout::Classic, 128, 3),
+            (Layout::Split, 4096, 8),
+            (Layout::Blocked, 2048, 6),
+        ] {
+            let params = BloomParams::explicit(layout, bits, k, 7).unwrap();
+            let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+            for v in 0..300 {
+                f.insert_i64(v * 7919);
+            }
+            let meta = FilterMeta {
+                created_by: "bloomjoin test".into(),
+                column: Some("id".into()),
+                ..Default::default()
+            };
+            let f = Arc::new(f);
+            let loc =
+                crate::store::Location::parse(&format!("memory:///codec/{layout}.bjf")).unwrap();
+            let n = write(&loc, &f, &meta, true).unwrap();
+            let want = encode(&f, &meta);
+            assert_eq!(n, want.len() as u64);
+            assert_eq!(
+                loc.read_all().unwrap().as_ref(),
+                want.as_slice(),
+                "{layout}"
+            );
+        }
     }
 
     #[test]

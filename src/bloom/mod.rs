@@ -1206,6 +1206,28 @@ fn use_avx512(num_hashes: u32) -> bool {
     }
 }
 
+/// Call `f` with the bits set in each of every block's 8 words, in block order, counted with
+/// the CPU's popcount instruction where it has one (a build for baseline x86-64 would
+/// otherwise count bits with a dozen shifts and masks a word: a 10 MB filter's fill ratio,
+/// estimated FPP and distinct count took 4 ms instead of 1).
+#[inline(always)]
+fn for_each_block_ones(blocks: &[Block], f: &mut impl FnMut([u32; 8])) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        #[target_feature(enable = "popcnt")]
+        unsafe fn with_popcnt(blocks: &[Block], f: &mut impl FnMut([u32; 8])) {
+            for b in blocks {
+                f(b.0.map(u64::count_ones));
+            }
+        }
+        // SAFETY: the CPU has POPCNT (checked above).
+        return unsafe { with_popcnt(blocks, f) };
+    }
+    for b in blocks {
+        f(b.0.map(u64::count_ones));
+    }
+}
+
 /// Allocate `n` zeroed blocks, asking the kernel for transparent huge pages when the filter
 /// spans several of them: with 4 KiB pages every probe of a large filter is also a TLB miss.
 fn alloc_blocks(n: usize) -> Option<Vec<Block>> {
@@ -1370,6 +1392,31 @@ impl BloomFilter {
         unsafe { std::slice::from_raw_parts(self.blocks.as_ptr().cast::<u64>(), self.num_words()) }
     }
 
+    /// The words as one mutable slice (see [`Self::word_slice`]).
+    fn word_slice_mut(&mut self) -> &mut [u64] {
+        let n = self.num_words();
+        // SAFETY: as in `word_slice`, and `&mut self` makes the borrow unique.
+        unsafe { std::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast::<u64>(), n) }
+    }
+
+    /// The words as little-endian bytes, as the file formats store them: the filter's own
+    /// memory on little-endian targets (no copy of a 10 MB filter), a copy elsewhere.
+    pub fn le_word_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        #[cfg(target_endian = "little")]
+        {
+            let w = self.word_slice();
+            // SAFETY: any initialized u64s are valid bytes, u8 has alignment 1, and the length
+            // covers exactly the words' memory; on little-endian that is the LE encoding.
+            std::borrow::Cow::Borrowed(unsafe {
+                std::slice::from_raw_parts(w.as_ptr().cast::<u8>(), std::mem::size_of_val(w))
+            })
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            std::borrow::Cow::Owned(self.words().flat_map(u64::to_le_bytes).collect())
+        }
+    }
+
     /// Build a filter from decoded parts; used by the codec.
     pub(crate) fn from_words(
         params: BloomParams,
@@ -1385,8 +1432,8 @@ impl BloomFilter {
                 params.num_bits
             )));
         }
-        for (i, w) in words.enumerate() {
-            f.blocks[i / 8].0[i % 8] = w;
+        for (dst, w) in f.word_slice_mut().iter_mut().zip(words) {
+            *dst = w;
         }
         f.inserted = inserted;
         Ok(f)
@@ -2026,11 +2073,11 @@ impl BloomFilter {
 
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
-        self.blocks
-            .iter()
-            .flat_map(|b| b.0)
-            .map(|w| w.count_ones() as u64)
-            .sum()
+        let mut ones = 0u64;
+        for_each_block_ones(&self.blocks, &mut |o| {
+            ones += o.iter().map(|&x| x as u64).sum::<u64>()
+        });
+        ones
     }
 
     /// Fraction of bits set.
@@ -2069,10 +2116,9 @@ impl BloomFilter {
         };
         // Blocks with the same count of set bits hold the same estimate: count them first.
         let mut by_ones = [0u64; BLOCK_BITS as usize + 1];
-        for b in &self.blocks {
-            let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
-            by_ones[ones as usize] += 1;
-        }
+        for_each_block_ones(&self.blocks, &mut |o| {
+            by_ones[o.iter().sum::<u32>() as usize] += 1
+        });
         if by_ones[BLOCK_BITS as usize] > 0 {
             return None;
         }
@@ -2101,14 +2147,16 @@ impl BloomFilter {
                 // The mean over blocks of the chance that a key absent from the block finds
                 // its bits set: the block's fill to the k-th power (blocked), or the product of
                 // its 8 word fills (split).
-                let hit = |b: &Block| match self.params.layout {
-                    Layout::Split => b.0.iter().map(|w| w.count_ones() as f64 / 64.0).product(),
-                    _ => {
-                        let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
-                        (ones as f64 / BLOCK_BITS as f64).powi(k)
+                let split = self.params.layout == Layout::Split;
+                let mut sum = 0.0;
+                for_each_block_ones(&self.blocks, &mut |o| {
+                    sum += if split {
+                        o.iter().map(|&x| x as f64 / 64.0).product::<f64>()
+                    } else {
+                        (o.iter().sum::<u32>() as f64 / BLOCK_BITS as f64).powi(k)
                     }
-                };
-                self.blocks.iter().map(hit).sum::<f64>() / self.blocks.len() as f64
+                });
+                sum / self.blocks.len() as f64
             }
         }
     }

@@ -283,6 +283,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     let (merged, meta, sizing) = merge_and_fold(parts)?;
     let format = args.format.or(first_format).unwrap_or_default();
     format.check_layout(merged.params().layout, "--format")?;
+    let merged = std::sync::Arc::new(merged);
     let bytes = codec::write_as(&out, &merged, &meta, format, args.overwrite)?;
     if !sizing.folded_partials.is_empty() && !quiet {
         eprintln!(
