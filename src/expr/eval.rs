@@ -352,6 +352,11 @@ impl<'a> Eval<'a, '_> {
             },
             (false, _) => (arr, pattern.to_string(), false),
         };
+        if let Some(lit) = super::contains::contains_literal(&pattern).filter(|_| !ci) {
+            if let Some(r) = super::contains::like_contains(&arr, lit, negated) {
+                return Ok(r);
+            }
+        }
         let pat = cast(
             &(Arc::new(StringArray::from(vec![pattern])) as ArrayRef),
             arr.data_type(),

@@ -34,6 +34,7 @@
 //! assert_eq!(keep.iter().collect::<Vec<_>>(), vec![Some(true), Some(false), Some(false)]);
 //! ```
 
+mod contains;
 mod eval;
 mod lit;
 mod parse;
