@@ -7,12 +7,12 @@
 //! rows of the big side whose key the filter rules out are dropped before the shuffle.
 //!
 //! The public pieces: [`key`] (canonical keys and their hashes), [`bloom`] (the filter, its
-//! layouts and its file format), [`store`] (locations on local disk or object stores), the
-//! jobs [`train`] and [`join`], and [`cli`] (the subcommands, job files, and the options they
-//! validate into jobs). Inside the crate, the jobs run the pipeline's stages: `plan` (inputs,
-//! splits, the sides of a join), `map` (the workers and the right side's prefilter),
-//! `shuffle`, `reduce` (the hash join) and `commit` (parts and the atomic commit), with
-//! `expr` for `--where` predicates.
+//! layouts and its file format), [`store`] (locations on local disk or object stores),
+//! [`expr`] (`--where` predicates on Arrow batches), the jobs [`train`] and [`join`], and
+//! [`cli`] (the subcommands, job files, and the options they validate into jobs). Inside the
+//! crate, the jobs run the pipeline's stages: `plan` (inputs, splits, the sides of a join),
+//! `map` (the workers and the right side's prefilter), `shuffle`, `reduce` (the hash join)
+//! and `commit` (parts and the atomic commit).
 //!
 //! ```
 //! use arrow::array::StringArray;
@@ -34,7 +34,7 @@ pub mod cli;
 pub(crate) mod commit;
 pub mod datagen;
 pub mod error;
-pub(crate) mod expr;
+pub mod expr;
 pub(crate) mod fault;
 pub mod join;
 pub mod key;

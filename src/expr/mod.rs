@@ -46,6 +46,8 @@ use arrow::datatypes::Schema;
 
 use crate::error::{Error, Result};
 
+pub use parse::MAX_OPERATORS;
+
 /// Parse a date as Arrow does (`YYYY-MM-DD` and a few variants) into days since the Unix
 /// epoch. `--where` literals are stricter: exactly `YYYY-MM-DD`.
 pub fn parse_date(s: &str) -> Result<i32> {

@@ -4,7 +4,6 @@
 //! error or gets wrong, with the exact answers.
 
 use super::*;
-use crate::expr::parse::MAX_OPERATORS;
 use arrow::array::*;
 use arrow::compute::cast;
 use arrow::datatypes::{i256, DataType, Field, Int32Type, TimeUnit};
