@@ -348,6 +348,14 @@ impl Emitter {
         let li = UInt32Array::from(std::mem::take(&mut self.left_idx));
         let ri = UInt32Array::from(std::mem::take(&mut self.right_idx));
         let n = li.len();
+        // Right rows that run on one by one (every row matched once, in order: an inner join
+        // on a unique left key after the exact prefilter) are a slice of the batch: no copy.
+        let run_from = ri.values().first().copied().filter(|&s| {
+            ri.values()
+                .iter()
+                .enumerate()
+                .all(|(k, &r)| r as usize == s as usize + k)
+        });
         let cols: Vec<ArrayRef> = self
             .shape
             .out_columns
@@ -355,7 +363,10 @@ impl Emitter {
             .zip(self.shape.out_schema.fields())
             .map(|(c, f)| match (c.side, right) {
                 (Side::Left, _) => take(table.batch.column(c.index).as_ref(), &li, None),
-                (Side::Right, Some(rb)) => take(rb.column(c.index).as_ref(), &ri, None),
+                (Side::Right, Some(rb)) => match run_from {
+                    Some(s) => Ok(rb.column(c.index).slice(s as usize, n)),
+                    None => take(rb.column(c.index).as_ref(), &ri, None),
+                },
                 // Right columns of left-only rows are all null.
                 (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), n)),
             })
