@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use arrow::array::{Array, BooleanArray, RecordBatch};
+use arrow::array::{Array, BooleanArray, BooleanBufferBuilder, RecordBatch};
 use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::DataType;
 use parquet::arrow::arrow_reader::{ArrowPredicate, ArrowPredicateFn};
@@ -288,12 +288,19 @@ impl RightPrefilter {
                     dropped_bloom.fetch_add((probed - after_bloom) as u64, Ordering::Relaxed);
                 }
                 if let Some(t) = &keys {
-                    pass =
-                        BooleanBuffer::collect_bool(n, |i| pass.value(i) && t.has_hash(hashes[i]));
-                    dropped_keys.fetch_add(
-                        (after_bloom - pass.count_set_bits()) as u64,
-                        Ordering::Relaxed,
-                    );
+                    // Only the Bloom filter's survivors (a few % of the rows) are looked up:
+                    // clear the bits of those whose key no left row has.
+                    let mut exact = BooleanBufferBuilder::new(n);
+                    exact.append_buffer(&pass);
+                    let mut dropped = 0;
+                    for i in pass.set_indices() {
+                        if !t.has_hash(hashes[i]) {
+                            exact.set_bit(i, false);
+                            dropped += 1;
+                        }
+                    }
+                    pass = exact.finish();
+                    dropped_keys.fetch_add(dropped, Ordering::Relaxed);
                 }
                 carry
                     .lock()
