@@ -854,6 +854,7 @@ mod tests {
         let blooms = crate::bloom::sbbf::WriteBlooms {
             columns: vec!["k".into()],
             fpp: 1e-6,
+            max_distinct: Vec::new(),
         };
         let mut w = PartWriter::create_with_fault(
             Location::parse(path.to_str().unwrap()).unwrap(),
@@ -1021,5 +1022,62 @@ mod tests {
         assert!(!dict(1), "integers are written plain");
         assert!(!dict(2), "dates are written plain");
         assert!(rg.column(1).statistics().is_some(), "statistics are kept");
+    }
+
+    /// A column's `max_distinct` bound only changes where its Parquet Bloom filter starts:
+    /// once folded to the values written, the filter is the one the unbounded writer makes.
+    #[test]
+    fn a_distinct_bound_gives_the_same_folded_bloom_filter() {
+        use arrow::array::{ArrayRef, Int64Array};
+        use arrow::datatypes::{Field, Schema};
+        use parquet::file::properties::ReaderProperties;
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        use parquet::file::serialized_reader::ReadOptionsBuilder;
+        use std::sync::Arc;
+
+        let dir = tempfile::tempdir().unwrap();
+        let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, false)]));
+        // 5,000 distinct keys over 50,000 rows.
+        let keys: ArrayRef = Arc::new(Int64Array::from_iter_values(
+            (0..50_000i64).map(|i| (i * 7919) % 5_000 * 1_000_003),
+        ));
+        let batch = RecordBatch::try_new(schema.clone(), vec![keys]).unwrap();
+        let filter_of = |name: &str, max_distinct: Vec<(String, u64)>| {
+            let path = dir.path().join(name);
+            let blooms = crate::bloom::sbbf::WriteBlooms {
+                columns: vec!["k".into()],
+                fpp: 0.01,
+                max_distinct,
+            };
+            let mut w = PartWriter::create(
+                Location::parse(path.to_str().unwrap()).unwrap(),
+                schema.clone(),
+                &blooms,
+            )
+            .unwrap();
+            w.write(&batch).unwrap();
+            w.finish().unwrap();
+            let props = ReaderProperties::builder()
+                .set_read_bloom_filter(true)
+                .build();
+            let options = ReadOptionsBuilder::new()
+                .with_reader_properties(props)
+                .build();
+            let file = std::fs::File::open(&path).unwrap();
+            let reader = SerializedFileReader::new_with_options(file, options).unwrap();
+            let rg = reader.get_row_group(0).unwrap();
+            rg.get_column_bloom_filter(0).cloned().unwrap()
+        };
+        let free = filter_of("free.parquet", Vec::new());
+        let bounded = filter_of("bounded.parquet", vec![("k".into(), 5_000)]);
+        let bytes = |f: &parquet::bloom_filter::Sbbf| {
+            let mut out = Vec::new();
+            f.write(&mut out).unwrap();
+            out
+        };
+        assert_eq!(bytes(&free), bytes(&bounded));
+        for i in 0..5_000i64 {
+            assert!(bounded.check(&(i * 1_000_003)), "key {i}");
+        }
     }
 }

@@ -636,6 +636,7 @@ impl DatagenSpec {
                 .filter(|c| schema.field_with_name(c).is_ok())
                 .collect(),
             fpp,
+            max_distinct: Vec::new(),
         })
     }
 

@@ -470,7 +470,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         } else {
             None
         };
-        let ctx = Ctx {
+        let mut ctx = Ctx {
             job,
             plan: &plan,
             shape: Arc::new(JoinShape {
@@ -482,6 +482,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
                 blooms: crate::bloom::sbbf::WriteBlooms {
                     columns: plan.bloom_columns.clone(),
                     fpp: job.bloom_fpp,
+                    max_distinct: Vec::new(),
                 },
             }),
             output: &output_dir,
@@ -510,6 +511,9 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
             )
         });
         let left = left::map_left(&ctx, coverage.as_ref())?;
+        ctx.shape = Arc::new(
+            JoinShape::clone(&ctx.shape).bounded_by_left(ctx.left_counters.rows_mapped()),
+        );
         let filter = match coverage.and_then(|c| c.missing()) {
             Some(key) => {
                 let why = format!(

@@ -128,6 +128,29 @@ pub(crate) struct JoinShape {
     pub blooms: crate::bloom::sbbf::WriteBlooms,
 }
 
+impl JoinShape {
+    /// The shape once the left side is known to have `left_rows` rows: an output column whose
+    /// values all come from those rows (a left column, or the right key columns when every
+    /// right row out matched a left key) holds at most that many distinct values, which
+    /// bounds its Parquet Bloom filter's starting size (see [`WriteBlooms`]).
+    ///
+    /// [`WriteBlooms`]: crate::bloom::sbbf::WriteBlooms
+    pub(crate) fn bounded_by_left(mut self, left_rows: u64) -> Self {
+        let right_keys_from_left = !self.join_type.keeps_right();
+        self.blooms.max_distinct = self
+            .out_columns
+            .iter()
+            .zip(self.out_schema.fields())
+            .filter(|(c, _)| match c.side {
+                Side::Left => true,
+                Side::Right => right_keys_from_left && c.index < self.key_arity,
+            })
+            .map(|(_, f)| (f.name().clone(), left_rows))
+            .collect();
+        self
+    }
+}
+
 /// The table's remix of a row's base key hash ("TABLE" salt): independent of the bits the
 /// partitioner and the Bloom filter use.
 #[inline]
@@ -489,6 +512,61 @@ mod tests {
     use arrow::datatypes::{DataType, Field, Schema};
 
     use super::*;
+
+    #[test]
+    fn left_rows_bound_the_output_columns_they_fill() {
+        // Output: left key, left value, right key, right value.
+        let field = |n: &str| Field::new(n, DataType::Int64, true);
+        let shape = |join_type| JoinShape {
+            join_type,
+            out_schema: Arc::new(Schema::new(vec![
+                field("lk"),
+                field("lv"),
+                field("rk"),
+                field("rv"),
+            ])),
+            out_columns: vec![
+                OutColumn {
+                    side: Side::Left,
+                    index: 0,
+                },
+                OutColumn {
+                    side: Side::Left,
+                    index: 1,
+                },
+                OutColumn {
+                    side: Side::Right,
+                    index: 0,
+                },
+                OutColumn {
+                    side: Side::Right,
+                    index: 1,
+                },
+            ],
+            left_schema: Arc::new(Schema::new(vec![field("lk"), field("lv")])),
+            key_arity: 1,
+            blooms: crate::bloom::sbbf::WriteBlooms::none(),
+        };
+        let bounded = |jt| {
+            let s = shape(jt).bounded_by_left(42);
+            s.blooms
+                .max_distinct
+                .iter()
+                .map(|(c, n)| {
+                    assert_eq!(*n, 42);
+                    c.clone()
+                })
+                .collect::<Vec<_>>()
+        };
+        // Every right row out matched a left key: its key is one of the left side's.
+        for jt in [JoinType::Inner, JoinType::Left, JoinType::LeftSemi] {
+            assert_eq!(bounded(jt), ["lk", "lv", "rk"], "{jt:?}");
+        }
+        // Unmatched right rows keep their own keys.
+        for jt in [JoinType::Right, JoinType::Full] {
+            assert_eq!(bounded(jt), ["lk", "lv"], "{jt:?}");
+        }
+    }
 
     #[test]
     fn compact_views_keeps_values_and_drops_unused_bytes() {

@@ -277,6 +277,10 @@ pub struct WriteBlooms {
     pub columns: Vec<String>,
     /// Target false-positive rate of each filter.
     pub fpp: f64,
+    /// Columns known to hold at most this many distinct values (a join's output columns
+    /// that come from a left side of that many rows). Their filters start at that size
+    /// rather than at the row group's row count: a small filter takes its inserts in cache.
+    pub max_distinct: Vec<(String, u64)>,
 }
 
 impl WriteBlooms {
@@ -285,18 +289,24 @@ impl WriteBlooms {
         WriteBlooms {
             columns: Vec::new(),
             fpp: DEFAULT_FPP,
+            max_distinct: Vec::new(),
         }
     }
 
     /// Turn the filters on in a writer's properties. The parquet crate sizes each filter for
-    /// the row group's largest row count, inserts the chunk's values and then folds it down to
-    /// the smallest size that still meets `fpp` for the values actually written.
+    /// the row group's largest row count (or the column's `max_distinct`, when smaller),
+    /// inserts the chunk's values and then folds it down to the smallest size that still
+    /// meets `fpp` for the values actually written.
     pub fn apply(&self, mut b: WriterPropertiesBuilder) -> WriterPropertiesBuilder {
         for c in &self.columns {
             let path = ColumnPath::from(c.as_str());
             b = b
                 .set_column_bloom_filter_enabled(path.clone(), true)
-                .set_column_bloom_filter_fpp(path, self.fpp);
+                .set_column_bloom_filter_fpp(path.clone(), self.fpp);
+            if let Some((_, n)) = self.max_distinct.iter().find(|(name, _)| name == c) {
+                let n = (*n).clamp(1, parquet::file::properties::DEFAULT_BLOOM_FILTER_NDV);
+                b = b.set_column_bloom_filter_max_ndv(path, n);
+            }
         }
         b
     }

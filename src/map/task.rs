@@ -47,6 +47,11 @@ pub(crate) struct MapCounters {
 }
 
 impl MapCounters {
+    /// Rows handed on so far (past `--where` and, on the right, the prefilter).
+    pub(crate) fn rows_mapped(&self) -> u64 {
+        self.mapped.load(Ordering::Relaxed)
+    }
+
     /// The side's report (`prefilter`: the right side's tiers, which count their own drops).
     pub(crate) fn report(
         &self,
