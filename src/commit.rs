@@ -36,7 +36,7 @@ use futures::TryStreamExt;
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, Type as PhysicalType, ZstdLevel};
 use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder};
 use parquet::schema::types::ColumnPath;
 
@@ -291,10 +291,13 @@ impl OutputDir {
 /// level 1 (level 3: 1-8 % more CPU for files 0-6 % smaller; LZ4: 24-40 % larger files, no
 /// less CPU), 1 MiB data pages (256 and 64 KiB: no measurable gain), page statistics (chunk
 /// statistics only: no measurable gain), and dictionary encoding for top-level string,
-/// binary and dictionary columns only. Numbers, decimals, dates and nested columns are
-/// written plain: the writer's default, a dictionary for every column, cost 6-18 % more CPU
+/// binary and dictionary columns only. Numbers, decimals, dates and nested columns get no
+/// dictionary: the writer's default, a dictionary for every column, cost 6-18 % more CPU
 /// (and 15-20 % more peak RSS) for files between 3 % larger and 7 % smaller; no dictionaries
-/// at all made files 7-53 % larger.
+/// at all made files 7-53 % larger. Integer-backed columns (integers, dates, timestamps,
+/// decimals of up to 18 digits) are DELTA_BINARY_PACKED rather than PLAIN: zstd then has a
+/// third to a half of the bytes to compress (TPC-H scale 5 joins: 1-21 % less CPU, files
+/// 7 % smaller, and DuckDB, Polars and pyarrow read them faster).
 pub(crate) fn part_properties(schema: &SchemaRef) -> WriterPropertiesBuilder {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(
@@ -316,6 +319,16 @@ pub(crate) fn part_properties(schema: &SchemaRef) -> WriterPropertiesBuilder {
                 | DataType::Dictionary(..)
         ) {
             b = b.set_column_dictionary_enabled(ColumnPath::from(f.name().as_str()), true);
+        }
+    }
+    // Integers, dates, timestamps and decimals of up to 18 digits are INT32 or INT64 in the
+    // file: DELTA_BINARY_PACKED, whatever their nesting.
+    let leaves = parquet::arrow::ArrowSchemaConverter::new()
+        .with_coerce_types(true)
+        .convert(schema);
+    for c in leaves.iter().flat_map(|d| d.columns()) {
+        if matches!(c.physical_type(), PhysicalType::INT32 | PhysicalType::INT64) {
+            b = b.set_column_encoding(c.path().clone(), Encoding::DELTA_BINARY_PACKED);
         }
     }
     b
@@ -978,8 +991,8 @@ mod tests {
     }
 
     #[test]
-    fn parts_dictionary_encode_strings_only() {
-        use arrow::array::{ArrayRef, Date32Array, Int64Array, StringArray};
+    fn part_encodings_by_column_type() {
+        use arrow::array::{ArrayRef, Date32Array, Decimal128Array, Int64Array, StringArray};
         use arrow::datatypes::{Field, Schema};
         use parquet::basic::Encoding;
         use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -991,6 +1004,8 @@ mod tests {
             Field::new("s", DataType::Utf8, true),
             Field::new("i", DataType::Int64, true),
             Field::new("d", DataType::Date32, true),
+            Field::new("m", DataType::Decimal128(15, 2), true),
+            Field::new("w", DataType::Decimal128(30, 2), true),
         ]));
         let n = 1000;
         let cols: Vec<ArrayRef> = vec![
@@ -1001,6 +1016,16 @@ mod tests {
             Arc::new(Date32Array::from_iter_values(
                 (0..n).map(|i| (i % 7) as i32),
             )),
+            Arc::new(
+                Decimal128Array::from_iter_values((0..n).map(|i| i as i128 * 101))
+                    .with_precision_and_scale(15, 2)
+                    .unwrap(),
+            ),
+            Arc::new(
+                Decimal128Array::from_iter_values((0..n).map(|i| i as i128 * 101))
+                    .with_precision_and_scale(30, 2)
+                    .unwrap(),
+            ),
         ];
         let batch = RecordBatch::try_new(schema.clone(), cols).unwrap();
         let mut w = PartWriter::create(
@@ -1019,9 +1044,35 @@ mod tests {
                 .any(|e| e == Encoding::RLE_DICTIONARY || e == Encoding::PLAIN_DICTIONARY)
         };
         assert!(dict(0), "strings are dictionary-encoded");
-        assert!(!dict(1), "integers are written plain");
-        assert!(!dict(2), "dates are written plain");
+        assert!(!dict(1), "integers have no dictionary");
+        assert!(!dict(2), "dates have no dictionary");
+        let delta = |c: usize| {
+            rg.column(c)
+                .encodings()
+                .any(|e| e == Encoding::DELTA_BINARY_PACKED)
+        };
+        assert!(!delta(0), "strings are not delta-encoded");
+        assert!(delta(1), "integers are DELTA_BINARY_PACKED");
+        assert!(delta(2), "dates (INT32) are DELTA_BINARY_PACKED");
+        assert!(
+            delta(3),
+            "decimals of 15 digits (INT64) are DELTA_BINARY_PACKED"
+        );
+        assert!(
+            !delta(4),
+            "decimals of 30 digits (fixed-length bytes) are not"
+        );
         assert!(rg.column(1).statistics().is_some(), "statistics are kept");
+        // The values read back as written.
+        let back = parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(
+            std::fs::File::open(&path).unwrap(),
+            2048,
+        )
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+        assert_eq!(back, batch);
     }
 
     /// A column's `max_distinct` bound only changes where its Parquet Bloom filter starts:
