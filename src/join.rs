@@ -176,7 +176,42 @@ pub(crate) struct Ctx<'a> {
     sbbf_max_keys: Option<usize>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// The state of a run of `job` as planned, writing into `output`, keys hashed as
+    /// `filter` hashes them when it hashes natively; SBBF pruning off until set.
+    fn new(
+        job: &'a JoinJob,
+        plan: &'a JoinPlan,
+        output: &'a OutputDir,
+        filter: Option<&BloomFilter>,
+        show_progress: bool,
+    ) -> Self {
+        Ctx {
+            job,
+            plan,
+            shape: Arc::new(JoinShape {
+                join_type: job.join_type,
+                out_schema: plan.out_schema.clone(),
+                out_columns: plan.out_columns.clone(),
+                left_schema: plan.left.schema.clone(),
+                key_arity: plan.left.arity(),
+                blooms: crate::bloom::sbbf::WriteBlooms {
+                    columns: plan.bloom_columns.clone(),
+                    fpp: job.bloom_fpp,
+                    max_distinct: Vec::new(),
+                },
+            }),
+            output,
+            budget: Budget::new(job.memory_limit),
+            cancel: AtomicBool::new(false),
+            hash_seed: hash_seed(filter),
+            left_counters: MapCounters::default(),
+            right_counters: MapCounters::default(),
+            show_progress,
+            sbbf_max_keys: None,
+        }
+    }
+
     fn workers(&self) -> usize {
         self.job.workers.get()
     }
@@ -374,286 +409,20 @@ fn spark_keys_for_join(
     .map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 
-/// Run the join job.
+/// Run the join job: the stages of the diagram above, in order.
 pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
     crate::plan::refuse_join_overlap(job, "--")?;
-    let workers = job.workers.get();
-    let jt = job.join_type;
-    let mut warnings = Vec::new();
-
     // The broadcast: load the filter once.
     let mut loaded = job.filter.as_ref().map(codec::read).transpose()?;
-    let mut reason = if !jt.allows_prefilter() {
-        Some(format!(
-            "a {} join keeps right rows without a match, so dropping them early would change the result",
-            jt.name()
-        ))
-    } else if !job.prefilter || loaded.is_none() {
-        Some("--no-prefilter".to_string())
-    } else {
-        None
-    };
     let output_dir = OutputDir::prepare(job.output.clone(), job.overwrite)?;
-
+    let workers = job.workers.get();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .thread_name(|i| format!("bloomjoin-map-{i}"))
         .build()
         .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
-    let result = pool.install(|| {
-        let split = |total: u64| {
-            SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers)
-        };
-        let plan = crate::plan::side::plan_join(job, &split)?;
-        if let Some((f, _)) = loaded.as_mut() {
-            spark_keys_for_join(job, &plan, f)?;
-        }
-        let filter = match &loaded {
-            Some((f, meta)) => {
-                check_filter_key(f, meta, job, &plan)?;
-                let trained: Vec<String> = meta
-                    .key_columns_of(f.family())
-                    .into_iter()
-                    .map(|(name, _)| name)
-                    .collect();
-                if trained.iter().all(|n| !n.is_empty()) && trained != job.left.keys {
-                    let show = |k: &[String]| match k {
-                        [one] => one.clone(),
-                        many => format!("({})", many.join(", ")),
-                    };
-                    warnings.push(format!(
-                        "the filter was trained on column {:?}, the left key is {:?}",
-                        show(&trained),
-                        show(&job.left.keys)
-                    ));
-                }
-                let left_where = job.left.predicate.as_ref().map(|p| p.text().to_string());
-                if meta.predicate != left_where && meta.predicate.is_some() {
-                    warnings.push(format!(
-                        "the filter was trained with --where {:?} but --left-where is {:?}: left keys outside the filter never match",
-                        meta.predicate.as_deref().unwrap_or_default(),
-                        left_where.as_deref().unwrap_or("")
-                    ));
-                }
-                (reason.is_none()).then(|| Arc::new(f.clone()))
-            }
-            None => None,
-        };
-        // SBBF pruning: only where the prefilter may drop right rows, and only when some
-        // right row group has a filter on the key column.
-        let mut sbbf_reason = if !jt.allows_prefilter() {
-            Some(format!(
-                "a {} join keeps right rows without a match, so skipping row groups would change the result",
-                jt.name()
-            ))
-        } else if !job.sbbf {
-            Some("--no-sbbf".to_string())
-        } else if plan.right.arity() > 1 {
-            Some(
-                "a composite key: Parquet Bloom filters hold the values of one column, not tuples"
-                    .to_string(),
-            )
-        } else if matches!(
-            plan.left.family(),
-            KeyFamily::Timestamp | KeyFamily::TimestampTz
-        ) {
-            Some(
-                "timestamp keys: a Parquet Bloom filter holds the column's raw values in its own unit"
-                    .to_string(),
-            )
-        } else if !plan.right.plan.files.iter().any(|f| key_has_sbbf(f, &plan.right)) {
-            Some(format!(
-                "no right row group has a Parquet Bloom filter on {}",
-                job.right.keys[0]
-            ))
-        } else {
-            None
-        };
-        let mut ctx = Ctx {
-            job,
-            plan: &plan,
-            shape: Arc::new(JoinShape {
-                join_type: jt,
-                out_schema: plan.out_schema.clone(),
-                out_columns: plan.out_columns.clone(),
-                left_schema: plan.left.schema.clone(),
-                key_arity: plan.left.arity(),
-                blooms: crate::bloom::sbbf::WriteBlooms {
-                    columns: plan.bloom_columns.clone(),
-                    fpp: job.bloom_fpp,
-                    max_distinct: Vec::new(),
-                },
-            }),
-            output: &output_dir,
-            budget: Budget::new(job.memory_limit),
-            cancel: AtomicBool::new(false),
-            hash_seed: hash_seed(filter.as_deref()),
-            left_counters: MapCounters::default(),
-            right_counters: MapCounters::default(),
-            show_progress,
-            sbbf_max_keys: sbbf_reason.is_none().then_some(job.sbbf_max_keys),
-        };
-        let mut times = JoinTimes {
-            plan_ms: t0.elapsed().as_millis() as u64,
-            ..Default::default()
-        };
-
-        // The left side: in memory while it fits, else partitioned to disk; every key checked
-        // against the filter.
-        let t_build = Instant::now();
-        let coverage = filter.as_deref().map(|f| {
-            Coverage::new(
-                f,
-                job.filter.as_ref().map(|l| l.to_string()).unwrap_or_default(),
-                f.params().layout.hashes_natively(),
-                job.filter_mismatch,
-            )
-        });
-        let left = left::map_left(&ctx, coverage.as_ref())?;
-        ctx.shape = Arc::new(
-            JoinShape::clone(&ctx.shape).bounded_by_left(ctx.left_counters.rows_mapped()),
-        );
-        let filter = match coverage.and_then(|c| c.missing()) {
-            Some(key) => {
-                let why = format!(
-                    "the filter does not cover the left side (left key {key} is not in it): --filter-mismatch=ignore-filter joins without it"
-                );
-                warnings.push(why.clone());
-                reason = Some(why);
-                None
-            }
-            None => filter,
-        };
-        // Per key column: integer columns' ranges, only when prefiltering.
-        let key_ranges: Vec<_> = left
-            .key_ranges
-            .iter()
-            .zip(&plan.left.families)
-            .map(|(r, fam)| {
-                filter
-                    .as_ref()
-                    .and(*r)
-                    .filter(|_| {
-                        matches!(
-                            fam,
-                            KeyFamily::Integer | KeyFamily::Timestamp | KeyFamily::TimestampTz
-                        )
-                    })
-            })
-            .collect();
-        let mut left_distinct = None;
-        let sbbf = match left.distinct.map(|d| d.probe_keys()) {
-            Some(Some((keys, n))) => {
-                left_distinct = Some(n as u64);
-                Some(Arc::new(SbbfTier::new(keys)))
-            }
-            Some(None) => {
-                sbbf_reason = Some(format!(
-                    "the left side has more than {} distinct keys (--sbbf-max-keys): nearly every row group would have a false positive",
-                    job.sbbf_max_keys
-                ));
-                None
-            }
-            None => None,
-        };
-        let (written, strategy, prefilter) = match left.side {
-            left::LeftSide::InMemory(rows) => {
-                let build_bytes = rows.bytes;
-                let table = Arc::new(replicated::build(&ctx, rows)?);
-                times.build_ms = t_build.elapsed().as_millis() as u64;
-                // The left keys are in memory: they are the last, exact tier.
-                let keys = filter.as_ref().map(|_| Arc::clone(&table));
-                let prefilter =
-                    RightPrefilter::new(key_ranges.clone(), filter.clone(), keys, ctx.hash_seed)
-                    .with_sbbf(sbbf.clone());
-                let t_probe = Instant::now();
-                let w = replicated::probe(&ctx, &table, &prefilter)?;
-                times.probe_ms = t_probe.elapsed().as_millis() as u64;
-                let strategy = StrategyReport {
-                    requested: job.strategy,
-                    used: Strategy::Replicated,
-                    reason: left.reason,
-                    build_bytes,
-                    memory_limit: job.memory_limit,
-                    partitions: None,
-                    spilled_bytes: None,
-                };
-                (w, strategy, prefilter)
-            }
-            left::LeftSide::Spilled(spill) => {
-                times.build_ms = t_build.elapsed().as_millis() as u64;
-                let prefilter =
-                    RightPrefilter::new(key_ranges.clone(), filter.clone(), None, ctx.hash_seed)
-                    .with_sbbf(sbbf.clone());
-                let (w, mut strategy, (probe_ms, reduce_ms)) =
-                    reduce_side::run(&ctx, spill, &prefilter)?;
-                times.probe_ms = probe_ms;
-                times.reduce_ms = reduce_ms;
-                strategy.reason = left.reason;
-                (w, strategy, prefilter)
-            }
-        };
-        if crate::cancel::requested() {
-            return Err(Error::Cancelled);
-        }
-        if ctx.cancel.load(Ordering::Relaxed) {
-            return Err(Error::Internal("the job was cancelled".into()));
-        }
-        if filter.is_none() && reason.is_none() {
-            reason = Some("no filter".into());
-        }
-        let (unreadable, first_unreadable) = sbbf.as_ref().map_or((0, None), |t| t.unreadable());
-        if let Some(first) = &first_unreadable {
-            warnings.push(format!(
-                "{unreadable} right row group(s) have a Parquet Bloom filter that cannot be read; they were read in full (first: {first})"
-            ));
-        }
-        let report = JoinReport {
-            created_by: crate::CREATED_BY,
-            join_type: jt,
-            workers,
-            strategy,
-            parts: written.parts.len(),
-            left: ctx.left_counters.report(&plan.left, None),
-            right: ctx.right_counters.report(&plan.right, Some(&prefilter)),
-            prefilter: PrefilterReport {
-                used: filter.is_some(),
-                reason: reason.clone(),
-                filter: job.filter.as_ref().map(|l| l.to_string()),
-                params: loaded.as_ref().map(|(f, _)| *f.params()),
-                tiers: prefilter.tiers(),
-                // Past the Bloom filter without a left match: dropped by the keys tier, or
-                // probed in vain.
-                false_positives: if filter.is_some() {
-                    prefilter.dropped().1 + written.right_unmatched
-                } else {
-                    0
-                },
-                observed_fpp: None,
-                sbbf: SbbfReport {
-                    used: sbbf.is_some(),
-                    reason: sbbf_reason.clone(),
-                    left_distinct_keys: left_distinct,
-                    max_keys: job.sbbf_max_keys,
-                    unreadable,
-                },
-            },
-            output: output_dir.location().to_string(),
-            columns: plan
-                .out_schema
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .collect(),
-            rows_out: written.rows_out,
-            bytes_out: written.bytes_out,
-            times,
-            peak_rss_bytes: None,
-            warnings,
-        };
-        Ok((report, written.parts))
-    });
+    let result = pool.install(|| run_stages(job, &mut loaded, &output_dir, show_progress, t0));
     let (mut report, parts) = match result {
         Ok(r) => r,
         Err(e) => {
@@ -676,4 +445,271 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         crate::report::write_report(path, &report)?;
     }
     Ok(report)
+}
+
+/// Plan, map the left side, run the strategy it allows; the report (but for the commit's
+/// figures) and the staged part names.
+fn run_stages(
+    job: &JoinJob,
+    loaded: &mut Option<(BloomFilter, codec::FilterMeta)>,
+    output_dir: &OutputDir,
+    show_progress: bool,
+    t0: Instant,
+) -> Result<(JoinReport, Vec<String>)> {
+    let workers = job.workers.get();
+    let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
+    let plan = crate::plan::side::plan_join(job, &split)?;
+    let mut warnings = Vec::new();
+    let mut reason = prefilter_off(job, loaded.is_some());
+    let filter = match loaded.as_mut() {
+        Some((f, meta)) => {
+            spark_keys_for_join(job, &plan, f)?;
+            check_filter_key(f, meta, job, &plan)?;
+            warnings.extend(filter_warnings(f, meta, job));
+            reason.is_none().then(|| Arc::new(f.clone()))
+        }
+        None => None,
+    };
+    let mut sbbf_reason = sbbf_off(job, &plan);
+    let mut ctx = Ctx::new(job, &plan, output_dir, filter.as_deref(), show_progress);
+    ctx.sbbf_max_keys = sbbf_reason.is_none().then_some(job.sbbf_max_keys);
+    let mut times = JoinTimes {
+        plan_ms: t0.elapsed().as_millis() as u64,
+        ..Default::default()
+    };
+
+    // The left side: in memory while it fits, else partitioned to disk; every key checked
+    // against the filter.
+    let t_build = Instant::now();
+    let coverage = filter.as_deref().map(|f| {
+        Coverage::new(
+            f,
+            job.filter
+                .as_ref()
+                .map(|l| l.to_string())
+                .unwrap_or_default(),
+            f.params().layout.hashes_natively(),
+            job.filter_mismatch,
+        )
+    });
+    let left = left::map_left(&ctx, coverage.as_ref())?;
+    ctx.shape =
+        Arc::new(JoinShape::clone(&ctx.shape).bounded_by_left(ctx.left_counters.rows_mapped()));
+    let filter = match coverage.and_then(|c| c.missing()) {
+        Some(key) => {
+            let why = format!(
+                "the filter does not cover the left side (left key {key} is not in it): --filter-mismatch=ignore-filter joins without it"
+            );
+            warnings.push(why.clone());
+            reason = Some(why);
+            None
+        }
+        None => filter,
+    };
+    let key_ranges = pruning_ranges(&left, &plan, filter.is_some());
+    let mut left_distinct = None;
+    let sbbf = match left.distinct.map(|d| d.probe_keys()) {
+        Some(Some((keys, n))) => {
+            left_distinct = Some(n as u64);
+            Some(Arc::new(SbbfTier::new(keys)))
+        }
+        Some(None) => {
+            sbbf_reason = Some(format!(
+                "the left side has more than {} distinct keys (--sbbf-max-keys): nearly every row group would have a false positive",
+                job.sbbf_max_keys
+            ));
+            None
+        }
+        None => None,
+    };
+
+    // The right side, by the strategy the left side allows.
+    let (written, mut strategy, prefilter) = match left.side {
+        left::LeftSide::InMemory(rows) => {
+            let (w, strategy, prefilter, probe_ms) =
+                replicated::run(&ctx, rows, key_ranges, filter.clone(), sbbf.clone())?;
+            // The left map and the table's build: all but the probe.
+            times.build_ms = (t_build.elapsed().as_millis() as u64).saturating_sub(probe_ms);
+            times.probe_ms = probe_ms;
+            (w, strategy, prefilter)
+        }
+        left::LeftSide::Spilled(spill) => {
+            times.build_ms = t_build.elapsed().as_millis() as u64;
+            let prefilter = RightPrefilter::new(key_ranges, filter.clone(), None, ctx.hash_seed)
+                .with_sbbf(sbbf.clone());
+            let (w, strategy, (probe_ms, reduce_ms)) = reduce_side::run(&ctx, spill, &prefilter)?;
+            times.probe_ms = probe_ms;
+            times.reduce_ms = reduce_ms;
+            (w, strategy, prefilter)
+        }
+    };
+    strategy.reason = left.reason;
+    if crate::cancel::requested() {
+        return Err(Error::Cancelled);
+    }
+    if ctx.cancel.load(Ordering::Relaxed) {
+        return Err(Error::Internal("the job was cancelled".into()));
+    }
+    if filter.is_none() && reason.is_none() {
+        reason = Some("no filter".into());
+    }
+    let (unreadable, first_unreadable) = sbbf.as_ref().map_or((0, None), |t| t.unreadable());
+    if let Some(first) = &first_unreadable {
+        warnings.push(format!(
+            "{unreadable} right row group(s) have a Parquet Bloom filter that cannot be read; they were read in full (first: {first})"
+        ));
+    }
+    let report = JoinReport {
+        created_by: crate::CREATED_BY,
+        join_type: job.join_type,
+        workers,
+        strategy,
+        parts: written.parts.len(),
+        left: ctx.left_counters.report(&plan.left, None),
+        right: ctx.right_counters.report(&plan.right, Some(&prefilter)),
+        prefilter: PrefilterReport {
+            used: filter.is_some(),
+            reason,
+            filter: job.filter.as_ref().map(|l| l.to_string()),
+            params: loaded.as_ref().map(|(f, _)| *f.params()),
+            tiers: prefilter.tiers(),
+            // Past the Bloom filter without a left match: dropped by the keys tier, or
+            // probed in vain.
+            false_positives: if filter.is_some() {
+                prefilter.dropped().1 + written.right_unmatched
+            } else {
+                0
+            },
+            observed_fpp: None,
+            sbbf: SbbfReport {
+                used: sbbf.is_some(),
+                reason: sbbf_reason,
+                left_distinct_keys: left_distinct,
+                max_keys: job.sbbf_max_keys,
+                unreadable,
+            },
+        },
+        output: output_dir.location().to_string(),
+        columns: plan
+            .out_schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect(),
+        rows_out: written.rows_out,
+        bytes_out: written.bytes_out,
+        times,
+        peak_rss_bytes: None,
+        warnings,
+    };
+    Ok((report, written.parts))
+}
+
+/// Why the Bloom filter cannot prefilter this job, if it cannot.
+fn prefilter_off(job: &JoinJob, has_filter: bool) -> Option<String> {
+    let jt = job.join_type;
+    if !jt.allows_prefilter() {
+        Some(format!(
+            "a {} join keeps right rows without a match, so dropping them early would change the result",
+            jt.name()
+        ))
+    } else if !job.prefilter || !has_filter {
+        Some("--no-prefilter".to_string())
+    } else {
+        None
+    }
+}
+
+/// Warnings about a filter trained on another key column or under another `--where` than
+/// the join's left side.
+fn filter_warnings(f: &BloomFilter, meta: &codec::FilterMeta, job: &JoinJob) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let trained: Vec<String> = meta
+        .key_columns_of(f.family())
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    if trained.iter().all(|n| !n.is_empty()) && trained != job.left.keys {
+        let show = |k: &[String]| match k {
+            [one] => one.clone(),
+            many => format!("({})", many.join(", ")),
+        };
+        warnings.push(format!(
+            "the filter was trained on column {:?}, the left key is {:?}",
+            show(&trained),
+            show(&job.left.keys)
+        ));
+    }
+    let left_where = job.left.predicate.as_ref().map(|p| p.text().to_string());
+    if meta.predicate != left_where && meta.predicate.is_some() {
+        warnings.push(format!(
+            "the filter was trained with --where {:?} but --left-where is {:?}: left keys outside the filter never match",
+            meta.predicate.as_deref().unwrap_or_default(),
+            left_where.as_deref().unwrap_or("")
+        ));
+    }
+    warnings
+}
+
+/// Why the right files' own Parquet Bloom filters cannot prune this job's row groups, if
+/// they cannot: only where the prefilter may drop right rows, and only when some right row
+/// group has a filter on the key column.
+fn sbbf_off(job: &JoinJob, plan: &JoinPlan) -> Option<String> {
+    let jt = job.join_type;
+    if !jt.allows_prefilter() {
+        Some(format!(
+            "a {} join keeps right rows without a match, so skipping row groups would change the result",
+            jt.name()
+        ))
+    } else if !job.sbbf {
+        Some("--no-sbbf".to_string())
+    } else if plan.right.arity() > 1 {
+        Some(
+            "a composite key: Parquet Bloom filters hold the values of one column, not tuples"
+                .to_string(),
+        )
+    } else if matches!(
+        plan.left.family(),
+        KeyFamily::Timestamp | KeyFamily::TimestampTz
+    ) {
+        Some(
+            "timestamp keys: a Parquet Bloom filter holds the column's raw values in its own unit"
+                .to_string(),
+        )
+    } else if !plan
+        .right
+        .plan
+        .files
+        .iter()
+        .any(|f| key_has_sbbf(f, &plan.right))
+    {
+        Some(format!(
+            "no right row group has a Parquet Bloom filter on {}",
+            job.right.keys[0]
+        ))
+    } else {
+        None
+    }
+}
+
+/// Per key column, the left keys' range for the statistics tier: integer-like columns only,
+/// and only when prefiltering.
+fn pruning_ranges(
+    left: &left::Left,
+    plan: &JoinPlan,
+    prefiltering: bool,
+) -> Vec<Option<crate::map::prune::KeyRange>> {
+    left.key_ranges
+        .iter()
+        .zip(&plan.left.families)
+        .map(|(r, fam)| {
+            r.filter(|_| {
+                prefiltering
+                    && matches!(
+                        fam,
+                        KeyFamily::Integer | KeyFamily::Timestamp | KeyFamily::TimestampTz
+                    )
+            })
+        })
+        .collect()
 }

@@ -4,17 +4,55 @@
 //! reducers.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 use rayon::prelude::*;
 
 use super::left::InMemory;
-use super::{Ctx, Side, Written};
+use super::{Ctx, Side, Strategy, StrategyReport, Written};
+use crate::bloom::BloomFilter;
 use crate::error::Result;
-use crate::map::prefilter::RightPrefilter;
+use crate::map::prefilter::{RightPrefilter, SbbfTier};
+use crate::map::prune::KeyRange;
 use crate::reduce::{Emitter, JoinTable};
 
+/// The replicated strategy: build the table of the left side `rows`, then probe it with the
+/// right side through the prefilter's tiers (the table's keys the last, exact one). Returns
+/// what was written, the strategy's report (reason left empty), the right side's prefilter
+/// (for its counters) and the probe's milliseconds.
+pub(crate) fn run(
+    ctx: &Ctx,
+    rows: InMemory,
+    key_ranges: Vec<Option<KeyRange>>,
+    filter: Option<Arc<BloomFilter>>,
+    sbbf: Option<Arc<SbbfTier>>,
+) -> Result<(Written, StrategyReport, RightPrefilter, u64)> {
+    let build_bytes = rows.bytes;
+    let table = Arc::new(build(ctx, rows)?);
+    let keys = filter.as_ref().map(|_| Arc::clone(&table));
+    let prefilter = RightPrefilter::new(key_ranges, filter, keys, ctx.hash_seed).with_sbbf(sbbf);
+    let t_probe = Instant::now();
+    let written = probe(ctx, &table, &prefilter)?;
+    let strategy = StrategyReport {
+        requested: ctx.job.strategy,
+        used: Strategy::Replicated,
+        reason: String::new(),
+        build_bytes,
+        memory_limit: ctx.job.memory_limit,
+        partitions: None,
+        spilled_bytes: None,
+    };
+    Ok((
+        written,
+        strategy,
+        prefilter,
+        t_probe.elapsed().as_millis() as u64,
+    ))
+}
+
 /// Build the one table of the left side.
-pub(crate) fn build(ctx: &Ctx, rows: InMemory) -> Result<JoinTable> {
+fn build(ctx: &Ctx, rows: InMemory) -> Result<JoinTable> {
     super::task("reduce", "build of the replicated table", || {
         crate::fault::hit("reduce")?;
         JoinTable::build(
@@ -28,7 +66,7 @@ pub(crate) fn build(ctx: &Ctx, rows: InMemory) -> Result<JoinTable> {
 
 /// Stream the right side through the prefilter into the table, one part per worker; then
 /// write the left rows the join type keeps at the end, spread over the same parts.
-pub(crate) fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Written> {
+fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Written> {
     let bar = ctx.bar(Side::Right);
     let reader = ctx.reader(Side::Right, Some(prefilter), &bar);
     let next_part = AtomicUsize::new(0);
