@@ -178,13 +178,15 @@ pub(crate) struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     /// The state of a run of `job` as planned, writing into `output`, keys hashed as
-    /// `filter` hashes them when it hashes natively; SBBF pruning off until set.
+    /// `filter` hashes them when it hashes natively, the left side's distinct keys collected
+    /// up to `sbbf_max_keys` (SBBF pruning; `None`: off).
     fn new(
         job: &'a JoinJob,
         plan: &'a JoinPlan,
         output: &'a OutputDir,
         filter: Option<&BloomFilter>,
         show_progress: bool,
+        sbbf_max_keys: Option<usize>,
     ) -> Self {
         Ctx {
             job,
@@ -208,7 +210,7 @@ impl<'a> Ctx<'a> {
             left_counters: MapCounters::default(),
             right_counters: MapCounters::default(),
             show_progress,
-            sbbf_max_keys: None,
+            sbbf_max_keys,
         }
     }
 
@@ -471,8 +473,15 @@ fn run_stages(
         None => None,
     };
     let mut sbbf_reason = sbbf_off(job, &plan);
-    let mut ctx = Ctx::new(job, &plan, output_dir, filter.as_deref(), show_progress);
-    ctx.sbbf_max_keys = sbbf_reason.is_none().then_some(job.sbbf_max_keys);
+    let sbbf_max_keys = sbbf_reason.is_none().then_some(job.sbbf_max_keys);
+    let mut ctx = Ctx::new(
+        job,
+        &plan,
+        output_dir,
+        filter.as_deref(),
+        show_progress,
+        sbbf_max_keys,
+    );
     let mut times = JoinTimes {
         plan_ms: t0.elapsed().as_millis() as u64,
         ..Default::default()
@@ -605,14 +614,21 @@ fn run_stages(
     Ok((report, written.parts))
 }
 
+/// For a join type that keeps right rows without a match: why `doing` (dropping right rows
+/// before the join) would change the result.
+fn keeps_unmatched_right(jt: JoinType, doing: &str) -> Option<String> {
+    (!jt.allows_prefilter()).then(|| {
+        format!(
+            "a {} join keeps right rows without a match, so {doing} would change the result",
+            jt.name()
+        )
+    })
+}
+
 /// Why the Bloom filter cannot prefilter this job, if it cannot.
 fn prefilter_off(job: &JoinJob, has_filter: bool) -> Option<String> {
-    let jt = job.join_type;
-    if !jt.allows_prefilter() {
-        Some(format!(
-            "a {} join keeps right rows without a match, so dropping them early would change the result",
-            jt.name()
-        ))
+    if let Some(why) = keeps_unmatched_right(job.join_type, "dropping them early") {
+        Some(why)
     } else if !job.prefilter || !has_filter {
         Some("--no-prefilter".to_string())
     } else {
@@ -655,12 +671,8 @@ fn filter_warnings(f: &BloomFilter, meta: &codec::FilterMeta, job: &JoinJob) -> 
 /// they cannot: only where the prefilter may drop right rows, and only when some right row
 /// group has a filter on the key column.
 fn sbbf_off(job: &JoinJob, plan: &JoinPlan) -> Option<String> {
-    let jt = job.join_type;
-    if !jt.allows_prefilter() {
-        Some(format!(
-            "a {} join keeps right rows without a match, so skipping row groups would change the result",
-            jt.name()
-        ))
+    if let Some(why) = keeps_unmatched_right(job.join_type, "skipping row groups") {
+        Some(why)
     } else if !job.sbbf {
         Some("--no-sbbf".to_string())
     } else if plan.right.arity() > 1 {
