@@ -425,8 +425,15 @@ def join_case(case, ctx):
         join += ["--reducers", str(rng.choice([1, 2, 3, 7, 13]))]
     if strategy == "auto" and rng.random() < 0.3:
         join += ["--memory-limit", rng.choice(["16KiB", "64KiB", "1MiB"])]
-    if rng.random() < 0.15:
+    r = rng.random()
+    if r < 0.15:
         join += ["--no-prefilter"]
+    elif r < 0.35:
+        # No --filter: the join builds one from the left side's keys (when they stay in memory).
+        i = join.index("--filter")
+        del join[i:i + 2]
+        if rng.random() < 0.5:
+            join += ["--filter-fpp", str(rng.choice([0.001, 0.1, 0.5]))]
     if rng.random() < 0.3:
         join += ["--batch-size", str(rng.choice([1, 7, 100, 4096]))]
     if rng.random() < 0.3:

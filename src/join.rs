@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::bloom::{codec, BloomFilter};
+use crate::bloom::{codec, BloomFilter, Layout};
 use crate::commit::OutputDir;
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
@@ -75,8 +75,11 @@ impl Strategy {
 /// [`JoinSpec::to_job`](crate::cli::join::JoinSpec::to_job).
 #[derive(Debug, Clone)]
 pub struct JoinJob {
-    /// The filter trained on the left key (`None` only with `--no-prefilter`).
+    /// The filter trained on the left key (`None`: the join builds one from the left side's
+    /// keys when they stay in memory, unless `--no-prefilter`).
     pub(crate) filter: Option<Location>,
+    /// The false-positive rate of the filter built from the left side (`--filter-fpp`).
+    pub(crate) filter_fpp: f64,
     /// Whether to prefilter the right side (off with `--no-prefilter`).
     pub(crate) prefilter: bool,
     /// `--spark-keys`: how to read a filter in Spark's format.
@@ -462,7 +465,7 @@ fn run_stages(
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan = crate::plan::side::plan_join(job, &split)?;
     let mut warnings = Vec::new();
-    let mut reason = prefilter_off(job, loaded.is_some());
+    let mut reason = prefilter_off(job);
     let filter = match loaded.as_mut() {
         Some((f, meta)) => {
             spark_keys_for_join(job, &plan, f)?;
@@ -514,6 +517,27 @@ fn run_stages(
             None
         }
         None => filter,
+    };
+    // No --filter: the left keys in memory make one, as a Spark runtime filter would.
+    let mut built_from_rows = None;
+    let filter = match (filter, &left.side) {
+        (Some(f), _) => Some(f),
+        (None, _) if reason.is_some() || job.filter.is_some() => None,
+        (None, left::LeftSide::InMemory(rows)) => {
+            built_from_rows = Some(rows.hashes.iter().map(|h| h.len() as u64).sum());
+            Some(Arc::new(build_filter(
+                rows,
+                plan.left.family(),
+                job.filter_fpp,
+                ctx.hash_seed,
+            )?))
+        }
+        (None, left::LeftSide::Spilled(_)) => {
+            let why = "no --filter, and the left side does not fit in memory, so no filter was built from it: train one (bloomjoin train) and pass it with --filter".to_string();
+            warnings.push(why.clone());
+            reason = Some(why);
+            None
+        }
     };
     let key_ranges = pruning_ranges(&left, &plan, filter.is_some());
     let mut left_distinct = None;
@@ -580,7 +604,8 @@ fn run_stages(
             used: filter.is_some(),
             reason,
             filter: job.filter.as_ref().map(|l| l.to_string()),
-            params: loaded.as_ref().map(|(f, _)| *f.params()),
+            built_from_rows,
+            params: filter.as_ref().map(|f| *f.params()),
             tiers: prefilter.tiers(),
             // Past the Bloom filter without a left match: dropped by the keys tier, or
             // probed in vain.
@@ -626,14 +651,33 @@ fn keeps_unmatched_right(jt: JoinType, doing: &str) -> Option<String> {
 }
 
 /// Why the Bloom filter cannot prefilter this job, if it cannot.
-fn prefilter_off(job: &JoinJob, has_filter: bool) -> Option<String> {
+fn prefilter_off(job: &JoinJob) -> Option<String> {
     if let Some(why) = keeps_unmatched_right(job.join_type, "dropping them early") {
         Some(why)
-    } else if !job.prefilter || !has_filter {
+    } else if !job.prefilter {
         Some("--no-prefilter".to_string())
     } else {
         None
     }
+}
+
+/// The prefilter's filter when no `--filter` is given: a split-layout filter of every left
+/// row's base hash (seeded with the map stage's `seed`, so the right side's base hashes probe
+/// it as they are), sized for the left side's rows at `fpp`. The same rows give the same
+/// filter whatever the workers, splits and batches.
+fn build_filter(
+    rows: &left::InMemory,
+    family: KeyFamily,
+    fpp: f64,
+    seed: u64,
+) -> Result<BloomFilter> {
+    let n: u64 = rows.hashes.iter().map(|h| h.len() as u64).sum();
+    let params = crate::bloom::BloomParams::for_items(Layout::Split, n.max(1), fpp, seed)?;
+    let mut f = BloomFilter::try_new(params, family)?;
+    for h in &rows.hashes {
+        f.insert_hashes(h);
+    }
+    Ok(f)
 }
 
 /// Warnings about a filter trained on another key column or under another `--where` than

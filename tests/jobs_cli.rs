@@ -278,6 +278,24 @@ fn bad_set_and_unknown_keys_are_errors_naming_file_and_key() {
     assert!(!d.path().join("out").exists());
 }
 
+/// A job of one `[join]` step and no `filter` builds its filter from the left side and gives
+/// the rows of the job with a `[train]` step.
+#[test]
+fn a_join_step_without_a_filter_builds_one() {
+    let d = workdir();
+    let text = std::fs::read_to_string(job("users_comments")).unwrap();
+    let join = &text[text.find("[join]").expect("a [join] table")..];
+    std::fs::write(d.path().join("join-only.toml"), join).unwrap();
+    let out = run_in(d.path(), &["run", "join-only.toml"]).ok();
+    assert!(out.contains("filter built from the left side's"), "{out}");
+    let (rows, _) = read_rows(&d.path().join("out/users_comments/join"));
+    assert_eq!(
+        rows.len() as u64,
+        expected("users_comments")["rows"].as_u64().unwrap()
+    );
+    assert!(!d.path().join("out/users_comments/users.bjf").exists());
+}
+
 #[test]
 fn a_failing_step_stops_the_chain() {
     let d = workdir();

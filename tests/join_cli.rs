@@ -1089,3 +1089,130 @@ fn null_right_keys_count_as_null_keys_under_every_prefilter() {
         }
     }
 }
+
+/// Without `--filter` the join builds its filter from the left side's keys in memory (as a
+/// Spark runtime filter does): every join type gives the reference rows for any workers,
+/// splits and batches, the Bloom and key tiers run for the types that may drop right rows,
+/// and a left side that does not stay in memory joins without a prefilter and says why.
+#[test]
+fn a_join_without_a_filter_builds_one_from_the_left_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    // The left rows in memory: those with a key, for the types that drop null keys.
+    let kept = users().iter().filter(|u| u.rep > 1500).count() as u64;
+    let keyed = users()
+        .iter()
+        .filter(|u| u.rep > 1500 && u.id.is_some())
+        .count() as u64;
+    let base = [
+        "join",
+        "--left",
+        "users",
+        "--left-key",
+        "Id",
+        "--left-where",
+        "Reputation > 1500",
+        "--right",
+        "comments",
+        "--right-key",
+        "UserId",
+    ];
+    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+        let expected = reference(jt, 1500);
+        for (i, extra) in [
+            vec!["--workers", "1"],
+            vec!["--workers", "3", "--split-rows", "1", "--batch-size", "5"],
+            vec!["--workers", "2", "--filter-fpp", "0.3"],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let out = format!("b-{jt}-{i}");
+            let report = format!("b-{jt}-{i}.json");
+            let mut args = base.to_vec();
+            args.extend(["--type", jt, "--output", &out, "--report", &report]);
+            args.extend(extra.iter().copied());
+            let summary = run_in(d, &args).ok();
+            assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
+            let r: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(d.join(&report)).unwrap()).unwrap();
+            let p = &r["prefilter"];
+            if matches!(jt, "right" | "full") {
+                assert_eq!(p["used"], false, "{jt}");
+                assert!(p["built_from_rows"].is_null(), "{jt}");
+                continue;
+            }
+            assert_eq!(p["used"], true, "{jt} {summary}");
+            assert!(p["filter"].is_null());
+            let left_rows = r["left"]["rows_mapped"].as_u64().unwrap();
+            assert_eq!(p["built_from_rows"], left_rows, "{jt}");
+            assert_eq!(
+                left_rows,
+                if matches!(jt, "inner" | "left-semi") {
+                    keyed
+                } else {
+                    kept
+                },
+                "{jt}"
+            );
+            assert_eq!(
+                p["tiers"],
+                serde_json::json!(["statistics", "bloom", "keys"])
+            );
+            assert_eq!(p["params"]["layout"], "split");
+            assert!(
+                r["right"]["rows_dropped_by_filter"].as_u64().unwrap() > 0,
+                "{jt}"
+            );
+            assert!(
+                summary.contains(&format!(
+                    "filter built from the left side's {left_rows} rows"
+                )),
+                "{summary}"
+            );
+        }
+    }
+    // The same filter for any workers, splits and batches: the same bits, hence the same
+    // rows dropped by it.
+    let dropped: Vec<_> = (0..2)
+        .map(|i| {
+            let r: serde_json::Value = serde_json::from_slice(
+                &std::fs::read(d.join(format!("b-inner-{i}.json"))).unwrap(),
+            )
+            .unwrap();
+            (
+                r["prefilter"]["params"].clone(),
+                r["right"]["rows_dropped_by_filter"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(dropped[0], dropped[1]);
+    // A left side partitioned to disk keeps no keys in memory to build a filter from.
+    let mut args = base.to_vec();
+    args.extend([
+        "--strategy",
+        "reduce-side",
+        "--output",
+        "b-reduce",
+        "--report",
+        "b-reduce.json",
+    ]);
+    let run = run_in(d, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no --filter, and the left side does not fit in memory"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read_rows(&d.join("b-reduce")).0, reference("inner", 1500));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("b-reduce.json")).unwrap()).unwrap();
+    assert_eq!(r["prefilter"]["used"], false);
+    // A rate that is no rate is refused before anything is read.
+    let mut args = base.to_vec();
+    args.extend(["--output", "b-bad", "--filter-fpp", "1.5"]);
+    run_in(d, &args).fails(2, &["--filter-fpp", "1.5"]);
+    assert!(!d.join("b-bad").exists());
+}

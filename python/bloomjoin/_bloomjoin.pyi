@@ -98,6 +98,7 @@ def join(
     split_rows: Optional[int] = None,
     memory_limit: Optional[str] = None,
     no_prefilter: bool = False,
+    filter_fpp: float = 0.01,
     **options: Any,
 ) -> dict[str, Any]:
     """Join two Parquet inputs like ``bloomjoin join``; returns the report."""

@@ -121,8 +121,9 @@ def test_keyword_mistakes_are_usage_errors(tmp_path):
         bloomjoin.train(input=USERS, column="Id")
     with pytest.raises(errors.UsageError, match=r"join\(\): missing required option `left_key`"):
         bloomjoin.join(left=USERS, right=USERS, right_key="Id", output=out)
-    with pytest.raises(errors.UsageError, match=r"invalid --filter: is required"):
-        bloomjoin.join(left=USERS, left_key="Id", right=USERS, right_key="Id", output=out)
+    with pytest.raises(errors.UsageError, match=r"invalid --filter-fpp: 1.5 must be between 0 and 1"):
+        bloomjoin.join(left=USERS, left_key="Id", right=USERS, right_key="Id", output=out,
+                       filter_fpp=1.5)
     assert not out.exists()
 
 

@@ -110,6 +110,19 @@ def test_join_gives_the_cli_rows_and_counters(join_type, tmp_path):
     assert set(report) == set(theirs)
 
 
+def test_join_without_a_filter_builds_one_from_the_left_side(tmp_path):
+    options = dict(left=[USERS], left_key="Id", left_where="Reputation > 1500",
+                   right=[COMMENTS], right_key="UserId", filter_fpp=0.05)
+    report = bloomjoin.join(output=str(tmp_path / "py"), **options)
+    cli("join", "--output", tmp_path / "cli", *kebab_args(options))
+    assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
+    p = report["prefilter"]
+    assert p["used"] and p["filter"] is None
+    assert p["built_from_rows"] == report["left"]["rows_mapped"] > 0
+    assert p["tiers"] == ["statistics", "bloom", "keys"]
+    assert report["right"]["rows_dropped_by_filter"] > 0
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {

@@ -230,15 +230,10 @@ impl Job {
                     &["left", "left-key", "right", "right-key", "output"],
                 )?;
                 let mut spec = step_spec::<JoinSpec>(path, "join", t)?;
+                // No `filter`: the [train] step's, or (no [train] step) one the join builds
+                // from the left side.
                 if spec.filter.is_none() && !spec.no_prefilter {
-                    match &train_spec {
-                        Some(tr) => spec.filter = Some(tr.output.clone()),
-                        None => {
-                            return Err(Error::Usage(format!(
-                                "{path}: [join]: no `filter` and no [train] step to take it from (or set no-prefilter = true)"
-                            )))
-                        }
-                    }
+                    spec.filter = train_spec.as_ref().map(|tr| tr.output.clone());
                 }
                 Ok(spec)
             })

@@ -16,9 +16,14 @@ use crate::store::Location;
 #[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
 pub struct JoinSpec {
-    /// The Bloom filter trained on the left key (a path or an object-store URL).
-    #[arg(long, value_name = "LOC", required_unless_present = "no_prefilter")]
+    /// The Bloom filter trained on the left key (a path or an object-store URL) [default:
+    /// one built in memory from the left side's keys, when the left side fits in memory].
+    #[arg(long, value_name = "LOC")]
     pub filter: Option<String>,
+    /// False-positive rate of the filter the join builds from the left side's keys when no
+    /// --filter is given.
+    #[arg(long, default_value_t = DEFAULT_FILTER_FPP, value_name = "P")]
+    pub filter_fpp: f64,
     /// Left (build, filtered-on) inputs: files, directories, globs or URLs.
     #[arg(long, required = true, num_args = 1.., value_name = "LOC")]
     pub left: Vec<String>,
@@ -110,6 +115,9 @@ pub struct JoinSpec {
     pub sbbf_max_keys: usize,
 }
 
+/// The default of `--filter-fpp`: `train`'s usual target.
+pub const DEFAULT_FILTER_FPP: f64 = 0.01;
+
 /// The default of `--sbbf-max-keys` (docs/BENCHMARKS.md has the measurement).
 pub const DEFAULT_SBBF_MAX_KEYS: usize = 1000;
 
@@ -117,6 +125,7 @@ impl Default for JoinSpec {
     fn default() -> Self {
         JoinSpec {
             filter: None,
+            filter_fpp: DEFAULT_FILTER_FPP,
             left: Vec::new(),
             left_key: String::new(),
             left_where: None,
@@ -201,12 +210,6 @@ impl JoinSpec {
                 ),
             ));
         }
-        if spec.filter.is_none() && !spec.no_prefilter {
-            return Err(Error::param(
-                "--filter",
-                "is required (or --no-prefilter to join without a filter)",
-            ));
-        }
         let memory_limit = match &spec.memory_limit {
             Some(s) => parse_size(s, "--memory-limit")?,
             None => crate::sys::total_memory().map_or(4 << 30, |m| m / 2),
@@ -226,6 +229,7 @@ impl JoinSpec {
         }
         Ok(JoinJob {
             filter: spec.filter.as_deref().map(Location::parse).transpose()?,
+            filter_fpp: crate::bloom::sbbf::check_fpp(spec.filter_fpp, "--filter-fpp")?,
             prefilter: !spec.no_prefilter,
             spark_keys: spec.spark_keys,
             filter_mismatch: spec.filter_mismatch,
@@ -422,9 +426,10 @@ mod tests {
             (
                 JoinSpec {
                     filter: None,
+                    filter_fpp: 0.0,
                     ..spec()
                 },
-                "--filter",
+                "--filter-fpp",
             ),
             (
                 JoinSpec {

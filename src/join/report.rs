@@ -73,8 +73,11 @@ pub struct PrefilterReport {
     pub used: bool,
     /// Why not, when it was not.
     pub reason: Option<String>,
-    /// The filter's location.
+    /// The filter's location (`--filter`).
     pub filter: Option<String>,
+    /// When the join built the filter in memory from the left side's keys (no `--filter`):
+    /// the left rows it holds, the count it was sized for.
+    pub built_from_rows: Option<u64>,
     /// The filter's parameters.
     pub params: Option<BloomParams>,
     /// The tiers that ran on the right side, cheapest first (`statistics`, `bloom`, `keys`).
@@ -184,6 +187,14 @@ impl JoinReport {
         }
         let p = &self.prefilter;
         if p.used {
+            if let (Some(n), Some(params)) = (p.built_from_rows, &p.params) {
+                s += &format!(
+                    "  filter built from the left side's {n} rows ({}, k={}, model fpp {:.4})\n",
+                    human_bytes(params.num_bytes()),
+                    params.num_hashes,
+                    params.model_fpp(n.max(1)),
+                );
+            }
             s += &format!(
                 "  filter {} rows dropped by the filter, {} row groups ({} rows) skipped by statistics, {} dropped by the left keys, {} false positives (observed fpp {})\n",
                 self.right.rows_dropped_by_filter,
