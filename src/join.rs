@@ -6,6 +6,7 @@
 //! left:   map (--left-where; every key checked against the filter) ──> in memory while it
 //!         fits --memory-limit, else partitioned to local disk          (map::task, shuffle)
 //! replicated (the left side fit):
+//!   no --filter: build one from the left keys                          (build_filter)
 //!   build one hash table ──> right map (statistics, Bloom filter, exact key set,
 //!   --right-where) probes it directly; each worker writes its own part  (map, reduce, commit)
 //! reduce-side (it did not):
