@@ -164,26 +164,24 @@ fn train_at(d: &Path, fpp: &str) {
     .ok();
 }
 
+/// The sides of the fixture's join: reputable users and their comments.
+const SIDES: [&str; 10] = [
+    "--left",
+    "users",
+    "--left-key",
+    "Id",
+    "--left-where",
+    "Reputation > 1500",
+    "--right",
+    "comments",
+    "--right-key",
+    "UserId",
+];
+
 fn join(d: &Path, out: &str, join_type: &str, extra: &[&str]) -> String {
-    let mut args = vec![
-        "join",
-        "--filter",
-        "users.bjf",
-        "--left",
-        "users",
-        "--left-key",
-        "Id",
-        "--left-where",
-        "Reputation > 1500",
-        "--right",
-        "comments",
-        "--right-key",
-        "UserId",
-        "--type",
-        join_type,
-        "--output",
-        out,
-    ];
+    let mut args = vec!["join", "--filter", "users.bjf"];
+    args.extend(SIDES);
+    args.extend(["--type", join_type, "--output", out]);
     args.extend_from_slice(extra);
     run_in(d, &args).ok()
 }
@@ -1105,19 +1103,11 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
         .iter()
         .filter(|u| u.rep > 1500 && u.id.is_some())
         .count() as u64;
-    let base = [
-        "join",
-        "--left",
-        "users",
-        "--left-key",
-        "Id",
-        "--left-where",
-        "Reputation > 1500",
-        "--right",
-        "comments",
-        "--right-key",
-        "UserId",
-    ];
+    let mut base = vec!["join"];
+    base.extend(SIDES);
+    let report = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(d.join(name)).unwrap()).unwrap()
+    };
     for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
         let expected = reference(jt, 1500);
         for (i, extra) in [
@@ -1129,14 +1119,13 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
         .enumerate()
         {
             let out = format!("b-{jt}-{i}");
-            let report = format!("b-{jt}-{i}.json");
-            let mut args = base.to_vec();
-            args.extend(["--type", jt, "--output", &out, "--report", &report]);
+            let json = format!("b-{jt}-{i}.json");
+            let mut args = base.clone();
+            args.extend(["--type", jt, "--output", &out, "--report", &json]);
             args.extend(extra.iter().copied());
             let summary = run_in(d, &args).ok();
             assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
-            let r: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(d.join(&report)).unwrap()).unwrap();
+            let r = report(&json);
             let p = &r["prefilter"];
             if matches!(jt, "right" | "full") {
                 assert_eq!(p["used"], false, "{jt}");
@@ -1177,10 +1166,7 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
     // rows dropped by it.
     let dropped: Vec<_> = (0..2)
         .map(|i| {
-            let r: serde_json::Value = serde_json::from_slice(
-                &std::fs::read(d.join(format!("b-inner-{i}.json"))).unwrap(),
-            )
-            .unwrap();
+            let r = report(&format!("b-inner-{i}.json"));
             (
                 r["prefilter"]["params"].clone(),
                 r["right"]["rows_dropped_by_filter"].clone(),
@@ -1189,7 +1175,7 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
         .collect();
     assert_eq!(dropped[0], dropped[1]);
     // A left side partitioned to disk keeps no keys in memory to build a filter from.
-    let mut args = base.to_vec();
+    let mut args = base.clone();
     args.extend([
         "--strategy",
         "reduce-side",
@@ -1207,11 +1193,9 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
         run.stderr
     );
     assert_eq!(read_rows(&d.join("b-reduce")).0, reference("inner", 1500));
-    let r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.join("b-reduce.json")).unwrap()).unwrap();
-    assert_eq!(r["prefilter"]["used"], false);
+    assert_eq!(report("b-reduce.json")["prefilter"]["used"], false);
     // A rate that is no rate is refused before anything is read.
-    let mut args = base.to_vec();
+    let mut args = base.clone();
     args.extend(["--output", "b-bad", "--filter-fpp", "1.5"]);
     run_in(d, &args).fails(2, &["--filter-fpp", "1.5"]);
     assert!(!d.join("b-bad").exists());
