@@ -340,23 +340,9 @@ fn bad_input_one_line_exit_2_nothing_written() {
     )
     .ok();
     let base = |filter: &str, out: &str, extra: &[&str]| {
-        let mut a = vec![
-            "join",
-            "--filter",
-            filter,
-            "--left",
-            "users",
-            "--left-key",
-            "Id",
-            "--left-where",
-            "Reputation > 1500",
-            "--right",
-            "comments",
-            "--right-key",
-            "UserId",
-            "--output",
-            out,
-        ];
+        let mut a = vec!["join", "--filter", filter];
+        a.extend(SIDES);
+        a.extend(["--output", out]);
         a.extend_from_slice(extra);
         run_in(d, &a)
     };
