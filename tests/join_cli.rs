@@ -555,27 +555,16 @@ fn a_left_side_over_the_memory_limit_runs_reduce_side_or_fails_when_replicated_i
     let tmp = d.join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     let env = [("TMPDIR".to_string(), tmp.display().to_string())];
-    let mut args = vec![
-        "join",
-        "--filter",
-        "users.bjf",
-        "--left",
-        "users",
-        "--left-key",
-        "Id",
-        "--left-where",
-        "Reputation > 1500",
-        "--right",
-        "comments",
-        "--right-key",
-        "UserId",
+    let mut args = vec!["join", "--filter", "users.bjf"];
+    args.extend(SIDES);
+    args.extend([
         "--output",
         "auto",
         "--memory-limit",
         "4KiB",
         "--report",
         "auto.json",
-    ];
+    ]);
     // auto: the left side does not fit 4 KiB, so the join goes reduce-side and says why.
     let summary = crate::util::run_env(d, &args, &env).ok();
     assert_eq!(read_rows(&d.join("auto")).0, reference("inner", 1500));
