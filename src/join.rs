@@ -673,7 +673,13 @@ fn build_filter(
     seed: u64,
 ) -> Result<BloomFilter> {
     let n: u64 = rows.hashes.iter().map(|h| h.len() as u64).sum();
-    let params = crate::bloom::BloomParams::for_items(Layout::Split, n.max(1), fpp, seed)?;
+    let params = crate::bloom::BloomParams::for_items(Layout::Split, n.max(1), fpp, seed)
+        .map_err(|_| {
+            Error::param(
+                "--filter-fpp",
+                format!("{fpp:e} for the left side's {n} rows needs a filter over the size limit: ask for a larger rate, or pass a trained --filter"),
+            )
+        })?;
     let mut f = BloomFilter::try_new(params, family)?;
     for h in &rows.hashes {
         f.insert_hashes(h);

@@ -1174,4 +1174,10 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
     args.extend(["--output", "b-bad", "--filter-fpp", "1.5"]);
     run_in(d, &args).fails(2, &["--filter-fpp", "1.5"]);
     assert!(!d.join("b-bad").exists());
+    // One the split layout cannot reach (its blocks have a floor) is refused once the left
+    // side is counted, with nothing written.
+    let mut args = base.clone();
+    args.extend(["--output", "b-bad", "--filter-fpp", "1e-300"]);
+    run_in(d, &args).fails(2, &["--filter-fpp", "1e-300", "rows", "--filter"]);
+    assert!(!d.join("b-bad").exists());
 }
