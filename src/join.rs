@@ -505,7 +505,14 @@ fn run_stages(
             job.filter_mismatch,
         )
     });
-    let left = left::map_left(&ctx, coverage.as_ref())?;
+    // No --filter: the keys of a left side that goes to disk are gathered into partial
+    // filters on the way (one in memory is built from its rows below).
+    let spill_filter = if filter.is_none() && reason.is_none() && job.filter.is_none() {
+        spill_filter(job, &plan, ctx.hash_seed)?
+    } else {
+        None
+    };
+    let mut left = left::map_left(&ctx, coverage.as_ref(), spill_filter.as_ref())?;
     ctx.shape =
         Arc::new(JoinShape::clone(&ctx.shape).bounded_by_left(ctx.left_counters.rows_mapped()));
     let filter = match coverage.and_then(|c| c.missing()) {
@@ -533,12 +540,18 @@ fn run_stages(
                 ctx.hash_seed,
             )?))
         }
-        (None, left::LeftSide::Spilled(_)) => {
-            let why = "no --filter, and the left side does not fit in memory, so no filter was built from it: train one (bloomjoin train) and pass it with --filter".to_string();
-            warnings.push(why.clone());
-            reason = Some(why);
-            None
-        }
+        (None, left::LeftSide::Spilled(_)) => match left.built.take() {
+            Some(b) => {
+                built_from_rows = Some(b.rows);
+                Some(Arc::new(b.filter))
+            }
+            None => {
+                let why = "no --filter, and the left side is too large for a filter built from it to fit in memory: train one (bloomjoin train) and pass it with --filter".to_string();
+                warnings.push(why.clone());
+                reason = Some(why);
+                None
+            }
+        },
     };
     let key_ranges = pruning_ranges(&left, &plan, filter.is_some());
     let mut left_distinct = None;
@@ -660,6 +673,36 @@ fn prefilter_off(job: &JoinJob) -> Option<String> {
     } else {
         None
     }
+}
+
+/// How to build the filter from a left side that goes to disk (no `--filter`): partials sized
+/// for the most distinct keys the left inputs can hold (their footers' rows, or for an integer
+/// key the ranges of its statistics), `None` when `workers + 1` of them would not fit in a
+/// quarter of the memory.
+fn spill_filter(job: &JoinJob, plan: &JoinPlan, seed: u64) -> Result<Option<left::SpillFilter>> {
+    let files = &plan.left.plan.files;
+    let bound = match job.left.keys.as_slice() {
+        [one] => crate::map::prune::distinct_bound(files, one),
+        _ => plan.left.plan.num_rows(),
+    };
+    let params = crate::train::fold_start(
+        Layout::Split,
+        bound,
+        job.filter_fpp,
+        seed,
+        job.workers.get(),
+    )
+    .map_err(|_| {
+        Error::param(
+            "--filter-fpp",
+            format!("{:e} is out of a split-layout filter's reach for the left side's {bound} rows: ask for a larger rate, or pass a trained --filter", job.filter_fpp),
+        )
+    })?;
+    Ok(params.map(|params| left::SpillFilter {
+        params,
+        family: plan.left.family(),
+        fpp: job.filter_fpp,
+    }))
 }
 
 /// The prefilter's filter when no `--filter` is given: a split-layout filter of every left

@@ -868,7 +868,7 @@ fn with_margin(estimate: u64) -> u64 {
 /// [`bloom::fold_hashes`]'s k) for `rows` distinct keys, the most the inputs can hold, rounded
 /// up to a count of blocks with many divisors. `None` (count in a separate pass instead) when
 /// `workers + 1` such filters would take more than a quarter of the memory.
-fn fold_start(
+pub(crate) fn fold_start(
     layout: Layout,
     rows: u64,
     fpp: f64,

@@ -1149,26 +1149,55 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
         })
         .collect();
     assert_eq!(dropped[0], dropped[1]);
-    // A left side partitioned to disk keeps no keys in memory to build a filter from.
-    let mut args = base.clone();
-    args.extend([
-        "--strategy",
-        "reduce-side",
-        "--output",
-        "b-reduce",
-        "--report",
-        "b-reduce.json",
-    ]);
-    let run = run_in(d, &args);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("no --filter, and the left side does not fit in memory"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(read_rows(&d.join("b-reduce")).0, reference("inner", 1500));
-    assert_eq!(report("b-reduce.json")["prefilter"]["used"], false);
+    // A left side partitioned to disk (forced, or past --memory-limit part-way) builds the
+    // filter from partials of the keys it spills, folded down from the footers' bound: the
+    // same filter for any workers and any point of the switch, and the reference rows.
+    let mut seen = Vec::new();
+    for (i, extra) in [
+        vec!["--strategy", "reduce-side", "--workers", "1"],
+        vec![
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "3",
+            "--split-rows",
+            "1",
+        ],
+        vec![
+            "--memory-limit",
+            "4KiB",
+            "--workers",
+            "2",
+            "--batch-size",
+            "7",
+        ],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (out, json) = (format!("s-{i}"), format!("s-{i}.json"));
+        let mut args = base.clone();
+        args.extend(["--output", &out, "--report", &json]);
+        args.extend(extra.iter().copied());
+        let summary = run_in(d, &args).ok();
+        assert_eq!(
+            read_rows(&d.join(&out)).0,
+            reference("inner", 1500),
+            "{extra:?}"
+        );
+        let r = report(&json);
+        let p = &r["prefilter"];
+        assert_eq!(r["strategy"]["used"], "reduce-side", "{extra:?}");
+        assert_eq!(p["used"], true, "{extra:?} {summary}");
+        assert_eq!(p["built_from_rows"], keyed, "{extra:?}");
+        assert_eq!(p["tiers"], serde_json::json!(["statistics", "bloom"]));
+        assert!(summary.contains(&format!("filter built from the left side's {keyed} rows")));
+        seen.push((
+            p["params"].clone(),
+            r["right"]["rows_dropped_by_filter"].clone(),
+        ));
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
     // A rate that is no rate is refused before anything is read.
     let mut args = base.clone();
     args.extend(["--output", "b-bad", "--filter-fpp", "1.5"]);

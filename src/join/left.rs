@@ -11,8 +11,9 @@ use rayon::prelude::*;
 
 use super::{Ctx, Side, Strategy};
 use crate::bloom::sbbf::ProbeKeys;
+use crate::bloom::{BloomFilter, BloomParams};
 use crate::error::{Error, Result};
-use crate::key::CanonicalKeys;
+use crate::key::{CanonicalKeys, KeyFamily};
 use crate::map::prefilter::Coverage;
 use crate::map::prune;
 use crate::reduce::{compact_views, TABLE_BYTES_PER_ROW};
@@ -53,6 +54,22 @@ pub(crate) enum LeftSide {
     Spilled(Box<Spill>),
 }
 
+/// A filter to build from the left keys that go to disk (no `--filter`): every worker inserts
+/// the hashes of the rows it spills into a partial of `params` (sized for the most distinct
+/// keys the inputs can hold); the partials are OR-ed and folded down to `fpp` for the keys
+/// counted in their bits, as `train` does, so the filter does not depend on who spilled what.
+pub(crate) struct SpillFilter {
+    pub params: BloomParams,
+    pub family: KeyFamily,
+    pub fpp: f64,
+}
+
+/// The filter built from the spilled left keys, and the rows it holds.
+pub(crate) struct BuiltFilter {
+    pub filter: BloomFilter,
+    pub rows: u64,
+}
+
 /// The mapped left side.
 pub(crate) struct Left {
     pub side: LeftSide,
@@ -64,6 +81,8 @@ pub(crate) struct Left {
     pub distinct: Option<DistinctKeys>,
     /// Why the side ended where it did.
     pub reason: String,
+    /// Spilled with a [`SpillFilter`] to build: the filter.
+    pub built: Option<BuiltFilter>,
 }
 
 /// One worker's share of the left side.
@@ -72,6 +91,22 @@ struct Acc {
     rows: InMemory,
     ranges: Vec<Option<prune::KeyRange>>,
     distinct: DistinctKeys,
+    /// The hashes of the rows this worker spilled (with a [`SpillFilter`]), and their count.
+    partial: Option<(BloomFilter, u64)>,
+}
+
+impl Acc {
+    /// Add the hashes of rows going to disk to this worker's partial filter, if one is built.
+    fn spilled(&mut self, build: Option<&SpillFilter>, hashes: &[u64]) -> Result<()> {
+        let Some(b) = build else { return Ok(()) };
+        if self.partial.is_none() {
+            self.partial = Some((BloomFilter::try_new(b.params, b.family)?, 0));
+        }
+        let (f, n) = self.partial.as_mut().expect("created above");
+        f.insert_hashes(hashes);
+        *n += hashes.len() as u64;
+        Ok(())
+    }
 }
 
 /// Distinct left keys, up to a cap (ordered sets: the same keys in the same order whatever
@@ -198,7 +233,11 @@ fn spill_rows(s: &Spilling, batch: &RecordBatch, hashes: &[u64]) -> Result<()> {
 }
 
 /// Map the left side.
-pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
+pub(crate) fn map_left(
+    ctx: &Ctx,
+    coverage: Option<&Coverage>,
+    build: Option<&SpillFilter>,
+) -> Result<Left> {
     let job = ctx.job;
     let left = &ctx.plan.left;
     let budget = &ctx.budget;
@@ -282,6 +321,7 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
                     )
                 });
                 start_spill(partitions)?;
+                acc.spilled(build, &hashes)?;
                 spill_rows(&spilling_state(&state), &batch, &hashes)?;
                 return Ok(());
             }
@@ -290,8 +330,10 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
             let mine = std::mem::take(&mut acc.rows);
             budget.release(mine.bytes);
             for (b, h) in mine.batches.iter().zip(&mine.hashes) {
+                acc.spilled(build, h)?;
                 spill_rows(&s, b, h)?;
             }
+            acc.spilled(build, &hashes)?;
             spill_rows(&s, &batch, &hashes)
         },
     )?;
@@ -308,17 +350,25 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
             .map(|a| std::mem::take(&mut a.distinct))
             .fold(DistinctKeys::Off, |x, y| x.merge(y, cap))
     });
+    let mut built = None;
     let side = match state.into_inner().expect("spill state") {
         Some(s) => {
             // Workers that finished before the switch still hold rows.
-            accs.into_par_iter().try_for_each(|a| {
-                budget.release(a.rows.bytes);
-                a.rows
-                    .batches
-                    .iter()
-                    .zip(&a.rows.hashes)
-                    .try_for_each(|(b, h)| spill_rows(&s, b, h))
-            })?;
+            let partials = accs
+                .into_par_iter()
+                .map(|mut a| {
+                    budget.release(a.rows.bytes);
+                    let rows = std::mem::take(&mut a.rows);
+                    for (b, h) in rows.batches.iter().zip(&rows.hashes) {
+                        a.spilled(build, h)?;
+                        spill_rows(&s, b, h)?;
+                    }
+                    Ok(a.partial)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            if let Some(b) = build {
+                built = Some(merge_partials(b, partials)?);
+            }
             s.spill.left.finish()?;
             match Arc::try_unwrap(s) {
                 Ok(s) => LeftSide::Spilled(Box::new(s.spill)),
@@ -350,6 +400,29 @@ pub(crate) fn map_left(ctx: &Ctx, coverage: Option<&Coverage>) -> Result<Left> {
         key_ranges,
         distinct,
         reason,
+        built,
+    })
+}
+
+/// OR the workers' partial filters and fold the result down to the target for the distinct
+/// keys its bits hold (the partials' order does not change the bits).
+fn merge_partials(
+    b: &SpillFilter,
+    partials: Vec<Option<(BloomFilter, u64)>>,
+) -> Result<BuiltFilter> {
+    let mut filter = BloomFilter::try_new(b.params, b.family)?;
+    let mut rows = 0;
+    for (f, n) in partials.into_iter().flatten() {
+        filter.union(&f, "partial")?;
+        rows += n;
+    }
+    let bound = rows.max(1);
+    let n = filter
+        .estimated_distinct_by_block()
+        .map_or(bound, |e| (e.round() as u64).clamp(1, bound));
+    Ok(BuiltFilter {
+        filter: crate::train::fold_to_target(filter, n, b.fpp)?,
+        rows,
     })
 }
 
