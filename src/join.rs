@@ -10,6 +10,8 @@
 //!   build one hash table ──> right map (statistics, Bloom filter, exact key set,
 //!   --right-where) probes it directly; each worker writes its own part  (map, reduce, commit)
 //! reduce-side (it did not):
+//!   no --filter: the left keys spilled, set in per-worker partials, OR-ed and folded
+//!                                                                      (left::SpillFilter)
 //!   right map (statistics, Bloom filter, --right-where) ──partitioned to local disk──>
 //!   a reducer per partition builds, probes, writes part-r              (shuffle, reduce)
 //! commit: _temporary/<run-id>/part-* ──> final names ──> _SUCCESS       (commit)
