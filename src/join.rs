@@ -512,9 +512,9 @@ fn run_stages(
     let spill_filter = if filter.is_none() && reason.is_none() && job.filter.is_none() {
         spill_filter(job, &plan, ctx.hash_seed)?
     } else {
-        None
+        Err(String::new())
     };
-    let mut left = left::map_left(&ctx, coverage.as_ref(), spill_filter.as_ref())?;
+    let mut left = left::map_left(&ctx, coverage.as_ref(), spill_filter.as_ref().ok())?;
     ctx.shape =
         Arc::new(JoinShape::clone(&ctx.shape).bounded_by_left(ctx.left_counters.rows_mapped()));
     let filter = match coverage.and_then(|c| c.missing()) {
@@ -548,7 +548,7 @@ fn run_stages(
                 Some(Arc::new(b.filter))
             }
             None => {
-                let why = "no --filter, and the left side is too large for a filter built from it to fit in memory: train one (bloomjoin train) and pass it with --filter".to_string();
+                let why = spill_filter.err().unwrap_or_default();
                 warnings.push(why.clone());
                 reason = Some(why);
                 None
@@ -679,32 +679,43 @@ fn prefilter_off(job: &JoinJob) -> Option<String> {
 
 /// How to build the filter from a left side that goes to disk (no `--filter`): partials sized
 /// for the most distinct keys the left inputs can hold (their footers' rows, or for an integer
-/// key the ranges of its statistics), `None` when `workers + 1` of them would not fit in a
-/// quarter of the memory.
-fn spill_filter(job: &JoinJob, plan: &JoinPlan, seed: u64) -> Result<Option<left::SpillFilter>> {
+/// key the ranges of its statistics). `Err(why not)` when `workers + 1` of them would not fit
+/// `--memory-limit` or a quarter of the memory.
+fn spill_filter(
+    job: &JoinJob,
+    plan: &JoinPlan,
+    seed: u64,
+) -> Result<std::result::Result<left::SpillFilter, String>> {
     let files = &plan.left.plan.files;
     let bound = match job.left.keys.as_slice() {
         [one] => crate::map::prune::distinct_bound(files, one),
         _ => plan.left.plan.num_rows(),
     };
-    let params = crate::train::fold_start(
-        Layout::Split,
-        bound,
-        job.filter_fpp,
-        seed,
-        job.workers.get(),
-    )
-    .map_err(|_| {
-        Error::param(
-            "--filter-fpp",
-            format!("{:e} is out of a split-layout filter's reach for the left side's {bound} rows: ask for a larger rate, or pass a trained --filter", job.filter_fpp),
+    let fpp = job.filter_fpp;
+    let workers = job.workers.get() as u64;
+    let params = crate::train::fold_start(Layout::Split, bound, fpp, seed, workers as usize)
+        .map_err(|_| {
+            Error::param(
+                "--filter-fpp",
+                format!("{fpp:e} is out of a split-layout filter's reach for the left side's {bound} rows: ask for a larger rate, or pass a trained --filter"),
+            )
+        })?;
+    let too_large = || {
+        format!(
+            "no --filter, and the left side is too large to build one from if it goes to disk ({workers} + 1 partial filters for up to {bound} keys would not fit --memory-limit {}, or a quarter of the memory): it joins without a prefilter; train one (bloomjoin train) and pass it with --filter",
+            crate::report::human_bytes(job.memory_limit)
         )
-    })?;
-    Ok(params.map(|params| left::SpillFilter {
-        params,
-        family: plan.left.family(),
-        fpp: job.filter_fpp,
-    }))
+    };
+    Ok(match params {
+        Some(p) if p.num_bytes().saturating_mul(workers + 1) <= job.memory_limit => {
+            Ok(left::SpillFilter {
+                params: p,
+                family: plan.left.family(),
+                fpp,
+            })
+        }
+        _ => Err(too_large()),
+    })
 }
 
 /// The prefilter's filter when no `--filter` is given: a split-layout filter of every left

@@ -1198,6 +1198,33 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
         ));
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
+    // Partials that would not fit --memory-limit (one per worker, and the merged one) are
+    // not built: the join runs without a prefilter and says why.
+    let mut args = base.clone();
+    args.extend([
+        "--memory-limit",
+        "4KiB",
+        "--workers",
+        "8",
+        "--filter-fpp",
+        "0.0001",
+        "--output",
+        "s-big",
+        "--report",
+        "s-big.json",
+    ]);
+    let run = run_in(d, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("8 + 1 partial filters")
+            && run.stderr.contains("would not fit --memory-limit 4.00 KiB"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read_rows(&d.join("s-big")).0, reference("inner", 1500));
+    let r = report("s-big.json");
+    assert_eq!(r["prefilter"]["used"], false);
+    assert!(r["prefilter"]["built_from_rows"].is_null());
     // A rate that is no rate is refused before anything is read.
     let mut args = base.clone();
     args.extend(["--output", "b-bad", "--filter-fpp", "1.5"]);
