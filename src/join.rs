@@ -509,7 +509,9 @@ fn run_stages(
     });
     // No --filter: the keys of a left side that goes to disk are gathered into partial
     // filters on the way (one in memory is built from its rows below).
-    let spill_filter = if filter.is_none() && reason.is_none() && job.filter.is_none() {
+    // So do those of a trained filter that may be set aside (ignore-filter).
+    let may_build = job.filter.is_none() || job.filter_mismatch == FilterMismatch::IgnoreFilter;
+    let spill_filter = if reason.is_none() && may_build {
         spill_filter(job, &plan, ctx.hash_seed)?
     } else {
         Err(String::new())
@@ -517,22 +519,24 @@ fn run_stages(
     let mut left = left::map_left(&ctx, coverage.as_ref(), spill_filter.as_ref().ok())?;
     ctx.shape =
         Arc::new(JoinShape::clone(&ctx.shape).bounded_by_left(ctx.left_counters.rows_mapped()));
+    let mut own = job.filter.is_none();
     let filter = match coverage.and_then(|c| c.missing()) {
         Some(key) => {
-            let why = format!(
-                "the filter does not cover the left side (left key {key} is not in it): --filter-mismatch=ignore-filter joins without it"
-            );
-            warnings.push(why.clone());
-            reason = Some(why);
+            warnings.push(format!(
+                "the filter {} does not cover the left side (left key {key} is not in it): --filter-mismatch=ignore-filter sets it aside, and the join builds its own from the left side",
+                job.filter.as_ref().map(|l| l.to_string()).unwrap_or_default()
+            ));
+            own = true;
             None
         }
         None => filter,
     };
-    // No --filter: the left keys in memory make one, as a Spark runtime filter would.
+    // No --filter (or one set aside): the left keys in memory make one, as a Spark runtime
+    // filter would.
     let mut built_from_rows = None;
     let filter = match (filter, &left.side) {
         (Some(f), _) => Some(f),
-        (None, _) if reason.is_some() || job.filter.is_some() => None,
+        (None, _) if reason.is_some() || !own => None,
         (None, left::LeftSide::InMemory(rows)) => {
             built_from_rows = Some(rows.hashes.iter().map(|h| h.len() as u64).sum());
             Some(Arc::new(build_filter(
@@ -619,7 +623,7 @@ fn run_stages(
         prefilter: PrefilterReport {
             used: filter.is_some(),
             reason,
-            filter: job.filter.as_ref().map(|l| l.to_string()),
+            filter: job.filter.as_ref().filter(|_| !own).map(|l| l.to_string()),
             built_from_rows,
             params: filter.as_ref().map(|f| *f.params()),
             tiers: prefilter.tiers(),

@@ -76,39 +76,48 @@ fn a_filter_trained_with_another_where_is_an_error_or_ignored_and_said_so() {
         );
         refused(d, r, "rep.bjf", &out);
     }
-    // ignore-filter: the right rows, without the prefilter, and it says so even with -q.
-    let r = run_in(
-        d,
-        &args(
-            "rep.bjf",
-            "users",
-            "ignored",
-            &[
-                "--filter-mismatch",
-                "ignore-filter",
-                "--report",
-                "ignored.json",
-            ],
-        ),
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.is_empty());
-    assert!(
-        r.stderr.starts_with("bloomjoin: warning: ")
-            && r.stderr.contains("does not cover the left side")
-            && r.stderr.contains("ignore-filter joins without it"),
-        "{}",
-        r.stderr
-    );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("ignored.json")).unwrap()).unwrap();
-    assert_eq!(report["rows_out"], 94_208);
-    assert_eq!(report["prefilter"]["used"], false);
-    assert!(report["prefilter"]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("does not cover the left side"));
-    assert_eq!(read_rows(&d.join("ignored")).0.len(), 94_208);
+    // ignore-filter: the filter is set aside and the join builds its own from the left side
+    // (in memory, or from the keys it spills), gives the right rows, and says so even with -q.
+    for strategy in ["replicated", "reduce-side"] {
+        let (out, json) = (
+            format!("ignored-{strategy}"),
+            format!("ignored-{strategy}.json"),
+        );
+        let r = run_in(
+            d,
+            &args(
+                "rep.bjf",
+                "users",
+                &out,
+                &[
+                    "--filter-mismatch",
+                    "ignore-filter",
+                    "--strategy",
+                    strategy,
+                    "--report",
+                    &json,
+                ],
+            ),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.is_empty());
+        assert!(
+            r.stderr
+                .contains("bloomjoin: warning: the filter rep.bjf does not cover")
+                && r.stderr.contains("ignore-filter sets it aside")
+                && r.stderr.contains("builds its own from the left side"),
+            "{}",
+            r.stderr
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(&json)).unwrap()).unwrap();
+        assert_eq!(report["rows_out"], 94_208);
+        let p = &report["prefilter"];
+        assert_eq!(p["used"], true, "{strategy}");
+        assert!(p["filter"].is_null(), "{strategy}");
+        assert!(p["built_from_rows"].as_u64().unwrap() > 0, "{strategy}");
+        assert_eq!(read_rows(&d.join(&out)).0.len(), 94_208);
+    }
     // With the condition the filter was trained with, the filter covers the left side.
     let r = run_in(
         d,

@@ -93,7 +93,8 @@ pub struct JoinSpec {
     #[arg(long)]
     pub no_prefilter: bool,
     /// When a left key (after --left-where) is not in the filter, which then does not cover
-    /// the left side: fail (error), or join without the filter and say so (ignore-filter).
+    /// the left side: fail (error), or set it aside, build one from the left side (as
+    /// without --filter) and say so (ignore-filter).
     #[arg(long, value_enum, default_value = "error")]
     pub filter_mismatch: FilterMismatch,
     /// Write a Parquet split-block Bloom filter per row group for these output columns,

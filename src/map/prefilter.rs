@@ -443,7 +443,8 @@ impl SbbfTier {
 pub enum FilterMismatch {
     /// Fail: exit 2 naming the filter and the key.
     Error,
-    /// Join without the filter, and say so.
+    /// Set the filter aside, build one from the left side's keys (as without `--filter`),
+    /// and say so.
     IgnoreFilter,
 }
 
