@@ -507,9 +507,9 @@ fn run_stages(
             job.filter_mismatch,
         )
     });
-    // No --filter: the keys of a left side that goes to disk are gathered into partial
-    // filters on the way (one in memory is built from its rows below).
-    // So do those of a trained filter that may be set aside (ignore-filter).
+    // No --filter (or, with ignore-filter, a trained one that may be set aside): the keys
+    // of a left side that goes to disk are gathered into partial filters on the way; one
+    // in memory is built from its rows below.
     let may_build = job.filter.is_none() || job.filter_mismatch == FilterMismatch::IgnoreFilter;
     let spill_filter = if reason.is_none() && may_build {
         spill_filter(job, &plan, ctx.hash_seed)?
@@ -706,7 +706,7 @@ fn spill_filter(
         })?;
     let too_large = || {
         format!(
-            "no --filter, and the left side is too large to build one from if it goes to disk ({workers} + 1 partial filters for up to {bound} keys would not fit --memory-limit {}, or a quarter of the memory): it joins without a prefilter; train one (bloomjoin train) and pass it with --filter",
+            "no filter could be built from the left side on disk ({workers} + 1 partial filters for up to {bound} keys would not fit --memory-limit {}, or a quarter of the memory): the join runs without a prefilter; train one (bloomjoin train) and pass it with --filter",
             crate::report::human_bytes(job.memory_limit)
         )
     };
