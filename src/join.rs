@@ -468,6 +468,12 @@ fn run_stages(
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan = crate::plan::side::plan_join(job, &split)?;
     let mut warnings = Vec::new();
+    if job.filter.is_none() && job.spark_keys != crate::bloom::spark_keys::SparkKeyMode::Plain {
+        warnings.push(
+            "--spark-keys says how to read a trained filter in Spark's format; without --filter it has nothing to read and is ignored"
+                .to_string(),
+        );
+    }
     let mut reason = prefilter_off(job);
     let filter = match loaded.as_mut() {
         Some((f, meta)) => {

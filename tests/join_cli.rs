@@ -1225,6 +1225,18 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
     let r = report("s-big.json");
     assert_eq!(r["prefilter"]["used"], false);
     assert!(r["prefilter"]["built_from_rows"].is_null());
+    // --spark-keys reads a trained filter: without one it is ignored, and said so.
+    let mut args = base.clone();
+    args.extend(["--output", "b-spark", "--spark-keys", "xxhash64"]);
+    let run = run_in(d, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("warning: --spark-keys says how to read a trained filter"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read_rows(&d.join("b-spark")).0, reference("inner", 1500));
     // A rate that is no rate is refused before anything is read.
     let mut args = base.clone();
     args.extend(["--output", "b-bad", "--filter-fpp", "1.5"]);
