@@ -373,12 +373,14 @@ impl Emitter {
         let n = li.len();
         // Right rows that run on one by one (every row matched once, in order: an inner join
         // on a unique left key after the exact prefilter) are a slice of the batch: no copy.
-        let run_from = ri.values().first().copied().filter(|&s| {
-            ri.values()
-                .iter()
-                .enumerate()
-                .all(|(k, &r)| r as usize == s as usize + k)
-        });
+        let run_from = right
+            .and_then(|_| ri.values().first().copied())
+            .filter(|&s| {
+                ri.values()
+                    .iter()
+                    .enumerate()
+                    .all(|(k, &r)| r as usize == s as usize + k)
+            });
         let cols: Vec<ArrayRef> = self
             .shape
             .out_columns
