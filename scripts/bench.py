@@ -270,12 +270,16 @@ def join_workloads(a, d, w):
             join = [B, "join", "-q", "--filter", filt, "--left", d(lt), "--left-key", lk, "--left-where", where,
                     "--right", d(rt), "--right-key", rk, "--workers", W, "--output", outs[JOIN], "--overwrite",
                     "--report", report] + select
-            join_reduce = [x if x != outs[JOIN] else outs[JOIN_REDUCE] for x in join if x != report]
-            join_reduce.remove("--report")
-            join_reduce += ["--strategy", "reduce-side"]
-            i = join_reduce.index("--filter")
-            join_built = join_reduce[:i] + join_reduce[i + 2:-2]
-            join_built[join_built.index(outs[JOIN_REDUCE])] = outs[JOIN_BUILT]
+            def variant(engine, drop, extra=()):
+                """The join command writing to the engine's output, without the options in drop."""
+                args = [x if x != outs[JOIN] else outs[engine] for x in join]
+                for flag in drop:
+                    i = args.index(flag)
+                    del args[i:i + 2]
+                return args + list(extra)
+
+            join_reduce = variant(JOIN_REDUCE, ["--report"], ["--strategy", "reduce-side"])
+            join_built = variant(JOIN_BUILT, ["--report", "--filter"])
             on = " AND ".join(f"l.{x} = r.{y}" for x, y in zip(lk.split(","), rk.split(",")))
             q = f"SELECT {cols} FROM '{d(lt)}' l JOIN '{d(rt)}' r ON {on} WHERE {where}"
             polars = py(
