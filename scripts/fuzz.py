@@ -429,7 +429,7 @@ def join_case(case, ctx):
     if r < 0.15:
         join += ["--no-prefilter"]
     elif r < 0.35:
-        # No --filter: the join builds one from the left side's keys (when they stay in memory).
+        # No --filter: the join builds one from the left side's keys (in memory or spilled).
         i = join.index("--filter")
         del join[i:i + 2]
         if rng.random() < 0.5:

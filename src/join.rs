@@ -6,7 +6,7 @@
 //! left:   map (--left-where; every key checked against the filter) ──> in memory while it
 //!         fits --memory-limit, else partitioned to local disk          (map::task, shuffle)
 //! replicated (the left side fit):
-//!   no --filter: build one from the left keys                          (build_filter)
+//!   no --filter: build one from the left keys                 (left::InMemory::build_filter)
 //!   build one hash table ──> right map (statistics, Bloom filter, exact key set,
 //!   --right-where) probes it directly; each worker writes its own part  (map, reduce, commit)
 //! reduce-side (it did not):
@@ -79,7 +79,7 @@ impl Strategy {
 #[derive(Debug, Clone)]
 pub struct JoinJob {
     /// The filter trained on the left key (`None`: the join builds one from the left side's
-    /// keys when they stay in memory, unless `--no-prefilter`).
+    /// keys, unless `--no-prefilter`).
     pub(crate) filter: Option<Location>,
     /// The false-positive rate of the filter built from the left side (`--filter-fpp`).
     pub(crate) filter_fpp: f64,
@@ -502,13 +502,15 @@ fn run_stages(
     // The left side: in memory while it fits, else partitioned to disk; every key checked
     // against the filter.
     let t_build = Instant::now();
+    let filter_name = job
+        .filter
+        .as_ref()
+        .map(|l| l.to_string())
+        .unwrap_or_default();
     let coverage = filter.as_deref().map(|f| {
         Coverage::new(
             f,
-            job.filter
-                .as_ref()
-                .map(|l| l.to_string())
-                .unwrap_or_default(),
+            filter_name.clone(),
             f.params().layout.hashes_natively(),
             job.filter_mismatch,
         )
@@ -517,54 +519,46 @@ fn run_stages(
     // of a left side that goes to disk are gathered into partial filters on the way; one
     // in memory is built from its rows below.
     let may_build = job.filter.is_none() || job.filter_mismatch == FilterMismatch::IgnoreFilter;
-    let spill_filter = if reason.is_none() && may_build {
-        spill_filter(job, &plan, ctx.hash_seed)?
-    } else {
-        Err(String::new())
-    };
-    let mut left = left::map_left(&ctx, coverage.as_ref(), spill_filter.as_ref().ok())?;
+    let spill_filter = (reason.is_none() && may_build)
+        .then(|| spill_filter(job, &plan, ctx.hash_seed))
+        .transpose()?;
+    let build = spill_filter.as_ref().and_then(|b| b.as_ref().ok());
+    let mut left = left::map_left(&ctx, coverage.as_ref(), build)?;
     ctx.shape =
         Arc::new(JoinShape::clone(&ctx.shape).bounded_by_left(ctx.left_counters.rows_mapped()));
     let mut own = job.filter.is_none();
     let filter = match coverage.and_then(|c| c.missing()) {
         Some(key) => {
             warnings.push(format!(
-                "the filter {} does not cover the left side (left key {key} is not in it): --filter-mismatch=ignore-filter sets it aside, and the join builds its own from the left side",
-                job.filter.as_ref().map(|l| l.to_string()).unwrap_or_default()
+                "the filter {filter_name} does not cover the left side (left key {key} is not in it): --filter-mismatch=ignore-filter sets it aside, and the join builds its own from the left side"
             ));
             own = true;
             None
         }
         None => filter,
     };
-    // No --filter (or one set aside): the left keys in memory make one, as a Spark runtime
-    // filter would.
-    let mut built_from_rows = None;
-    let filter = match (filter, &left.side) {
-        (Some(f), _) => Some(f),
-        (None, _) if reason.is_some() || !own => None,
-        (None, left::LeftSide::InMemory(rows)) => {
-            built_from_rows = Some(rows.hashes.iter().map(|h| h.len() as u64).sum());
-            Some(Arc::new(build_filter(
-                rows,
-                plan.left.family(),
-                job.filter_fpp,
-                ctx.hash_seed,
-            )?))
+    // No --filter (or one set aside): the left side's keys make one, as a Spark runtime
+    // filter would (its rows in memory, or the partials of the keys it spilled).
+    let built = if filter.is_some() || reason.is_some() || !own {
+        None
+    } else {
+        match &left.side {
+            left::LeftSide::InMemory(rows) => {
+                Some(rows.build_filter(plan.left.family(), job.filter_fpp, ctx.hash_seed)?)
+            }
+            left::LeftSide::Spilled(_) => {
+                if left.built.is_none() {
+                    // Why the partials were not built (spill_filter ran: the filter is ours).
+                    let why = spill_filter.and_then(|b| b.err()).unwrap_or_default();
+                    warnings.push(why.clone());
+                    reason = Some(why);
+                }
+                left.built.take()
+            }
         }
-        (None, left::LeftSide::Spilled(_)) => match left.built.take() {
-            Some(b) => {
-                built_from_rows = Some(b.rows);
-                Some(Arc::new(b.filter))
-            }
-            None => {
-                let why = spill_filter.err().unwrap_or_default();
-                warnings.push(why.clone());
-                reason = Some(why);
-                None
-            }
-        },
     };
+    let built_from_rows = built.as_ref().map(|b| b.rows);
+    let filter = filter.or_else(|| built.map(|b| Arc::new(b.filter)));
     let key_ranges = pruning_ranges(&left, &plan, filter.is_some());
     let mut left_distinct = None;
     let sbbf = match left.distinct.map(|d| d.probe_keys()) {
@@ -608,9 +602,6 @@ fn run_stages(
     }
     if ctx.cancel.load(Ordering::Relaxed) {
         return Err(Error::Internal("the job was cancelled".into()));
-    }
-    if filter.is_none() && reason.is_none() {
-        reason = Some("no filter".into());
     }
     let (unreadable, first_unreadable) = sbbf.as_ref().map_or((0, None), |t| t.unreadable());
     if let Some(first) = &first_unreadable {
@@ -726,31 +717,6 @@ fn spill_filter(
         }
         _ => Err(too_large()),
     })
-}
-
-/// The prefilter's filter when no `--filter` is given: a split-layout filter of every left
-/// row's base hash (seeded with the map stage's `seed`, so the right side's base hashes probe
-/// it as they are), sized for the left side's rows at `fpp`. The same rows give the same
-/// filter whatever the workers, splits and batches.
-fn build_filter(
-    rows: &left::InMemory,
-    family: KeyFamily,
-    fpp: f64,
-    seed: u64,
-) -> Result<BloomFilter> {
-    let n: u64 = rows.hashes.iter().map(|h| h.len() as u64).sum();
-    let params = crate::bloom::BloomParams::for_items(Layout::Split, n.max(1), fpp, seed)
-        .map_err(|_| {
-            Error::param(
-                "--filter-fpp",
-                format!("{fpp:e} for the left side's {n} rows needs a filter over the size limit: ask for a larger rate, or pass a trained --filter"),
-            )
-        })?;
-    let mut f = BloomFilter::try_new(params, family)?;
-    for h in &rows.hashes {
-        f.insert_hashes(h);
-    }
-    Ok(f)
 }
 
 /// Warnings about a filter trained on another key column or under another `--where` than

@@ -569,14 +569,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         // shard, so that shards agree on the size they train into): the rows, and for
         // integer keys the ranges of the row groups' min/max statistics. A tuple: at most
         // the rows, and at most the product of its columns' bounds.
-        let rows_bound = match columns.as_slice() {
-            [one] => crate::map::prune::distinct_bound(&plan.files, one),
-            many => many
-                .iter()
-                .map(|c| crate::map::prune::distinct_bound(&plan.files, c))
-                .fold(1u64, u64::saturating_mul)
-                .min(plan.num_rows()),
-        };
+        let rows_bound =
+            crate::map::prune::key_distinct_bound(&plan.files, columns, plan.num_rows());
         if let Some(s) = job.shard {
             plan.shard(s.index, s.count);
         }
@@ -756,13 +750,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             total.add(&c);
         }
         if folding {
-            // The distinct keys, estimated from the merged filter's bits (block by block), which
-            // do not depend on how the keys were split. A full block only happens when the
-            // footers undercount: then the estimate is "more than the bound".
-            let estimate = match filter.estimated_distinct_by_block() {
-                Some(e) => e.round() as u64,
-                None => rows_bound.saturating_mul(2).max(2),
-            };
+            // The distinct keys counted in the merged filter's bits, within the footers' bound.
+            let (estimate, n) = counted_distinct(&filter, rows_bound);
             if estimate as f64 > rows_bound as f64 * 1.05 {
                 // Only footers with wrong statistics get here; the filter is then smaller
                 // than the target needs, and the report's model_fpp says by how much.
@@ -770,9 +759,6 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     "bloomjoin: warning: ~{estimate} distinct keys counted, more than the {rows_bound} the Parquet footers allow (wrong min/max statistics?); the filter may miss --fpp {fpp}"
                 );
             }
-            // No margin for the estimate's error here: the folded bits themselves are checked
-            // against the target (fold_to_target). The footers' bound is exact.
-            let n = estimate.clamp(1, rows_bound.max(1));
             if job.shard.is_none() {
                 filter = fold_to_target(filter, n, fpp)?;
             }
@@ -898,6 +884,20 @@ pub(crate) fn fold_start(
         }
     }
     Ok(Some(params))
+}
+
+/// The distinct keys a merged split or blocked filter holds, estimated from its bits block by
+/// block (which does not depend on how the keys were split among its partials), and the
+/// count to fold it for: the estimate within `1..=bound`, `bound` being an exact upper bound
+/// (the footers', or the keys inserted). A full block only happens when the bound undercounts:
+/// the estimate is then "more than the bound", `2 * bound`. No margin for the estimate's
+/// error: [`fold_to_target`] checks the folded bits themselves against the target.
+pub(crate) fn counted_distinct(filter: &BloomFilter, bound: u64) -> (u64, u64) {
+    let estimate = match filter.estimated_distinct_by_block() {
+        Some(e) => e.round() as u64,
+        None => bound.saturating_mul(2).max(2),
+    };
+    (estimate, estimate.clamp(1, bound.max(1)))
 }
 
 /// Fold a split or blocked filter holding about `n` distinct keys to the smallest size whose

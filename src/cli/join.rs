@@ -17,7 +17,7 @@ use crate::store::Location;
 #[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
 pub struct JoinSpec {
     /// The Bloom filter trained on the left key (a path or an object-store URL) [default:
-    /// one built in memory from the left side's keys, when the left side fits in memory].
+    /// one the join builds from the left side's keys].
     #[arg(long, value_name = "LOC")]
     pub filter: Option<String>,
     /// False-positive rate of the filter the join builds from the left side's keys when no

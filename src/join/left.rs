@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::{Ctx, Side, Strategy};
 use crate::bloom::sbbf::ProbeKeys;
-use crate::bloom::{BloomFilter, BloomParams};
+use crate::bloom::{BloomFilter, BloomParams, Layout};
 use crate::error::{Error, Result};
 use crate::key::{CanonicalKeys, KeyFamily};
 use crate::map::prefilter::Coverage;
@@ -33,6 +33,35 @@ pub(crate) struct InMemory {
 }
 
 impl InMemory {
+    /// The rows held.
+    pub fn num_rows(&self) -> u64 {
+        self.hashes.iter().map(|h| h.len() as u64).sum()
+    }
+
+    /// The prefilter's filter when no `--filter` is given: a split-layout filter of every
+    /// row's base hash (seeded with the map stage's `seed`, so the right side's base hashes
+    /// probe it as they are), sized for the rows at `fpp`. The same rows give the same
+    /// filter whatever the workers, splits and batches.
+    pub(crate) fn build_filter(
+        &self,
+        family: KeyFamily,
+        fpp: f64,
+        seed: u64,
+    ) -> Result<BuiltFilter> {
+        let rows = self.num_rows();
+        let params = BloomParams::for_items(Layout::Split, rows.max(1), fpp, seed).map_err(|_| {
+            Error::param(
+                "--filter-fpp",
+                format!("{fpp:e} for the left side's {rows} rows needs a filter over the size limit: ask for a larger rate, or pass a trained --filter"),
+            )
+        })?;
+        let mut filter = BloomFilter::try_new(params, family)?;
+        for h in &self.hashes {
+            filter.insert_hashes(h);
+        }
+        Ok(BuiltFilter { filter, rows })
+    }
+
     fn push(&mut self, batch: RecordBatch, hashes: Vec<u64>, bytes: u64) {
         self.batches.push(batch);
         self.hashes.push(hashes);
@@ -64,7 +93,7 @@ pub(crate) struct SpillFilter {
     pub fpp: f64,
 }
 
-/// The filter built from the spilled left keys, and the rows it holds.
+/// A filter built from the left keys (in memory or spilled), and the rows it holds.
 pub(crate) struct BuiltFilter {
     pub filter: BloomFilter,
     pub rows: u64,
@@ -96,15 +125,26 @@ struct Acc {
 }
 
 impl Acc {
-    /// Add the hashes of rows going to disk to this worker's partial filter, if one is built.
-    fn spilled(&mut self, build: Option<&SpillFilter>, hashes: &[u64]) -> Result<()> {
-        let Some(b) = build else { return Ok(()) };
-        if self.partial.is_none() {
-            self.partial = Some((BloomFilter::try_new(b.params, b.family)?, 0));
+    /// Write rows (with their hashes) to their partitions, and their hashes to this worker's
+    /// partial filter when one is built.
+    fn spill(
+        &mut self,
+        s: &Spilling,
+        build: Option<&SpillFilter>,
+        batch: &RecordBatch,
+        hashes: &[u64],
+    ) -> Result<()> {
+        if let Some(b) = build {
+            if self.partial.is_none() {
+                self.partial = Some((BloomFilter::try_new(b.params, b.family)?, 0));
+            }
+            let (f, n) = self.partial.as_mut().expect("created above");
+            f.insert_hashes(hashes);
+            *n += hashes.len() as u64;
         }
-        let (f, n) = self.partial.as_mut().expect("created above");
-        f.insert_hashes(hashes);
-        *n += hashes.len() as u64;
+        for (p, part, h) in s.partitioner.split(batch, hashes)? {
+            s.spill.left.write(p, &part, h)?;
+        }
         Ok(())
     }
 }
@@ -224,14 +264,6 @@ struct Spilling {
     partitioner: Partitioner,
 }
 
-/// Write rows (with their hashes) to their partitions.
-fn spill_rows(s: &Spilling, batch: &RecordBatch, hashes: &[u64]) -> Result<()> {
-    for (p, part, h) in s.partitioner.split(batch, hashes)? {
-        s.spill.left.write(p, &part, h)?;
-    }
-    Ok(())
-}
-
 /// Map the left side.
 pub(crate) fn map_left(
     ctx: &Ctx,
@@ -321,20 +353,16 @@ pub(crate) fn map_left(
                     )
                 });
                 start_spill(partitions)?;
-                acc.spilled(build, &hashes)?;
-                spill_rows(&spilling_state(&state), &batch, &hashes)?;
-                return Ok(());
+                return acc.spill(&spilling_state(&state), build, &batch, &hashes);
             }
             let s = spilling_state(&state);
             // This worker's rows still in memory go first.
             let mine = std::mem::take(&mut acc.rows);
             budget.release(mine.bytes);
             for (b, h) in mine.batches.iter().zip(&mine.hashes) {
-                acc.spilled(build, h)?;
-                spill_rows(&s, b, h)?;
+                acc.spill(&s, build, b, h)?;
             }
-            acc.spilled(build, &hashes)?;
-            spill_rows(&s, &batch, &hashes)
+            acc.spill(&s, build, &batch, &hashes)
         },
     )?;
     bar.finish_and_clear();
@@ -360,8 +388,7 @@ pub(crate) fn map_left(
                     budget.release(a.rows.bytes);
                     let rows = std::mem::take(&mut a.rows);
                     for (b, h) in rows.batches.iter().zip(&rows.hashes) {
-                        a.spilled(build, h)?;
-                        spill_rows(&s, b, h)?;
+                        a.spill(&s, build, b, h)?;
                     }
                     Ok(a.partial)
                 })
@@ -382,7 +409,7 @@ pub(crate) fn map_left(
             }
             reason = format!(
                 "the left side ({} rows, {}) fits the memory budget ({})",
-                all.batches.iter().map(|b| b.num_rows()).sum::<usize>(),
+                all.num_rows(),
                 crate::report::human_bytes(all.bytes),
                 crate::report::human_bytes(budget.limit())
             );
@@ -416,10 +443,8 @@ fn merge_partials(
         filter.union(&f, "partial")?;
         rows += n;
     }
-    let bound = rows.max(1);
-    let n = filter
-        .estimated_distinct_by_block()
-        .map_or(bound, |e| (e.round() as u64).clamp(1, bound));
+    // The keys inserted bound the distinct keys exactly.
+    let (_, n) = crate::train::counted_distinct(&filter, rows);
     Ok(BuiltFilter {
         filter: crate::train::fold_to_target(filter, n, b.fpp)?,
         rows,

@@ -102,6 +102,24 @@ pub(crate) fn row_groups_in_range(
     keep
 }
 
+/// The most distinct keys a key of `columns` (one, or a tuple's components) in `files` can
+/// hold: one column's [`distinct_bound`]; a tuple's, at most the product of its columns'
+/// bounds and at most the `rows` of the files.
+pub(crate) fn key_distinct_bound(
+    files: &[std::sync::Arc<InputFile>],
+    columns: &[String],
+    rows: u64,
+) -> u64 {
+    match columns {
+        [one] => distinct_bound(files, one),
+        many => many
+            .iter()
+            .map(|c| distinct_bound(files, c))
+            .fold(1u64, u64::saturating_mul)
+            .min(rows),
+    }
+}
+
 /// The most distinct non-null keys the integer (or `Date32`) column `key_name` of `files` can
 /// hold, from the footers alone: a row group holds at most its rows and at most `max - min + 1`
 /// values, and all of them together at most the length of the union of their ranges. Row
