@@ -160,10 +160,12 @@ def resolve_select(spec, left_cols, right_cols):
     """bloomjoin's --select rules: (side, source name, output name) per output column."""
     jt = spec.get("type", "inner")
     outputs_right = jt not in ("left-semi", "left-anti")
+    outputs_left = jt not in ("right-semi", "right-anti")
     picked = []
     sel = spec.get("select")
     if sel is None:
-        picked += [("l", c) for c in left_cols]
+        if outputs_left:
+            picked += [("l", c) for c in left_cols]
         if outputs_right:
             picked += [("r", c) for c in right_cols]
     else:
@@ -173,7 +175,7 @@ def resolve_select(spec, left_cols, right_cols):
             elif item.startswith("right."):
                 picked.append(("r", item[6:]))
             else:
-                in_l = item in left_cols
+                in_l = item in left_cols and outputs_left
                 in_r = item in right_cols and outputs_right
                 if in_l == in_r:
                     die(f"select item {item!r} is ambiguous or unknown")
@@ -215,6 +217,9 @@ def duckdb_sql(con, job):
     elif jt in ("left-semi", "left-anti"):
         neg = "NOT " if jt == "left-anti" else ""
         sql = f"SELECT {proj} FROM {L} l WHERE {neg}EXISTS (SELECT 1 FROM {R} r WHERE {on})"
+    elif jt in ("right-semi", "right-anti"):
+        neg = "NOT " if jt == "right-anti" else ""
+        sql = f"SELECT {proj} FROM {R} r WHERE {neg}EXISTS (SELECT 1 FROM {L} l WHERE {on})"
     else:
         die(f"unknown join type {jt!r}")
     return sql, [c[2] for c in cols]

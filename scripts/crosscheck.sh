@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-check bloomjoin's join against DuckDB's on the same Parquet: for every job file, and
-# for every join type (inner, left, left-semi, left-anti, right, full) with an integer key
+# for every join type (inner, left, left-semi, left-anti, right, right-semi, right-anti, full) with an integer key
 # (users.Id = comments.UserId: Int64 against Int32) and a string key (users.DisplayName =
 # comments.UserDisplayName) under both strategies (replicated, reduce-side), on data/sample, which has null keys and duplicate keys on both
 # sides; every key type pair (scripts/keytypes_check.py: integers of mixed widths and
@@ -47,7 +47,7 @@ for job in jobs/*.toml; do
 done
 
 echo "== every join type, integer, string and composite (Int64, string) = (Int32, string) keys, both strategies"
-for type in inner left left-semi left-anti right full; do
+for type in inner left left-semi left-anti right right-semi right-anti full; do
     for strategy in replicated reduce-side; do
         check "$OUT/int-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy"
         check "$OUT/str-$type-$strategy" jobs/users_comments_by_name.toml "join.type=$type" "join.strategy=$strategy"
@@ -100,9 +100,10 @@ right-where = "l_shipdate < DATE '1994-01-01'"
 output = "$OUT/lineitem_partsupp"
 overwrite = true
 EOF
-for type in inner left left-semi left-anti right full; do
+for type in inner left left-semi left-anti right right-semi right-anti full; do
     case $type in
     left-semi | left-anti) select=ps_partkey,ps_suppkey,ps_availqty,ps_comment ;;
+    right-semi | right-anti) select=l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
     *) select=ps_partkey,ps_suppkey,ps_availqty,l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
     esac
     for strategy in replicated reduce-side; do

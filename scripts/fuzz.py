@@ -414,7 +414,7 @@ def join_case(case, ctx):
     if code != 0:
         raise CaseFailed(f"train exit {code}: {err.strip()}")
 
-    jt = rng.choice(["inner", "left", "left-semi", "left-anti", "right", "full"])
+    jt = rng.choice(["inner", "left", "left-semi", "left-anti", "right", "right-semi", "right-anti", "full"])
     strategy = rng.choice(["auto", "replicated", "reduce-side"])
     join = [ctx.bin, "--quiet", "join", "--filter", "f.bjf", "--left", "left", "--left-key", lkeys,
             "--right", "right", "--right-key", rkeys, "--type", jt, "--strategy", strategy,
@@ -458,6 +458,10 @@ def join_case(case, ctx):
         neg = "NOT " if jt == "left-anti" else ""
         sql = f"SELECT {lsel} FROM {L} l WHERE {neg}EXISTS (SELECT 1 FROM {R} r WHERE {on})"
         names = lnames
+    elif jt in ("right-semi", "right-anti"):
+        neg = "NOT " if jt == "right-anti" else ""
+        sql = f"SELECT {rsel} FROM {R} r WHERE {neg}EXISTS (SELECT 1 FROM {L} l WHERE {on})"
+        names = rnames
     else:
         kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
         sql = f"SELECT {lsel}, {rsel} FROM {L} l {kw} {R} r ON {on}"

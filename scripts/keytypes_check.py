@@ -33,14 +33,20 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-JOIN_TYPES = ["inner", "left", "left-semi", "left-anti", "right", "full"]
+JOIN_TYPES = ["inner", "left", "left-semi", "left-anti", "right", "right-semi", "right-anti", "full"]
 SQL_JOIN = {
     "inner": "JOIN",
     "left": "LEFT JOIN",
-    "left-semi": "SEMI JOIN",
-    "left-anti": "ANTI JOIN",
     "right": "RIGHT JOIN",
     "full": "FULL JOIN",
+}
+# The join types that output one side's rows alone: (that side's id column, DuckDB's join
+# with that side first).
+ONE_SIDE = {
+    "left-semi": ("lid", "SELECT l.lid FROM '{l}' l SEMI JOIN '{r}' r ON {on}"),
+    "left-anti": ("lid", "SELECT l.lid FROM '{l}' l ANTI JOIN '{r}' r ON {on}"),
+    "right-semi": ("rid", "SELECT r.rid FROM '{r}' r SEMI JOIN '{l}' l ON {on}"),
+    "right-anti": ("rid", "SELECT r.rid FROM '{r}' r ANTI JOIN '{l}' l ON {on}"),
 }
 
 D = decimal.Decimal
@@ -211,12 +217,15 @@ def main():
             failed += 1
             continue
         for jt in JOIN_TYPES:
-            cols = "l.lid" if jt in ("left-semi", "left-anti") else "l.lid, r.rid"
-            want = rows(con, f"SELECT {cols} FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r ON {on}")
+            if jt in ONE_SIDE:
+                select, sql = ONE_SIDE[jt]
+                want = rows(con, sql.format(l=lpath, r=rpath, on=on))
+            else:
+                select = "lid,rid"
+                want = rows(con, f"SELECT l.lid, r.rid FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r ON {on}")
             strategies = ["replicated", "reduce-side"] if jt in ("inner", "full") else ["replicated"]
             for strategy in strategies:
                 o = os.path.join(d, f"{jt}-{strategy}")
-                select = "lid" if jt in ("left-semi", "left-anti") else "lid,rid"
                 r = run([
                     binary, "-q", "join", "--filter", filt, "--left", lpath, "--left-key", key,
                     "--right", rpath, "--right-key", key, "--type", jt, "--strategy", strategy,

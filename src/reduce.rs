@@ -40,6 +40,10 @@ pub enum JoinType {
     LeftAnti,
     /// Every right row, with its matches or nulls.
     Right,
+    /// Right rows that have a match, each once (right columns only).
+    RightSemi,
+    /// Right rows that have no match, a null key among them (right columns only).
+    RightAnti,
     /// Every row of both sides.
     Full,
 }
@@ -48,10 +52,20 @@ impl JoinType {
     /// True when dropping right rows whose key is not on the left cannot change the result,
     /// so the Bloom prefilter may be used.
     pub fn allows_prefilter(self) -> bool {
+        !self.keeps_right()
+    }
+
+    /// True when matched pairs are written (left and right columns side by side).
+    pub fn outputs_pairs(self) -> bool {
         matches!(
             self,
-            JoinType::Inner | JoinType::Left | JoinType::LeftSemi | JoinType::LeftAnti
+            JoinType::Inner | JoinType::Left | JoinType::Right | JoinType::Full
         )
+    }
+
+    /// True when left columns appear in the output.
+    pub fn outputs_left(self) -> bool {
+        !matches!(self, JoinType::RightSemi | JoinType::RightAnti)
     }
 
     /// True when right columns appear in the output.
@@ -64,9 +78,9 @@ impl JoinType {
         matches!(self, JoinType::Left | JoinType::Full | JoinType::LeftAnti)
     }
 
-    /// True when unmatched right rows are kept.
+    /// True when unmatched right rows (a null key among them) are kept.
     pub fn keeps_right(self) -> bool {
-        matches!(self, JoinType::Right | JoinType::Full)
+        matches!(self, JoinType::Right | JoinType::Full | JoinType::RightAnti)
     }
 
     /// Which left rows are written once every right row has been probed: the matched ones
@@ -75,7 +89,7 @@ impl JoinType {
         match self {
             JoinType::LeftSemi => Some(true),
             JoinType::Left | JoinType::Full | JoinType::LeftAnti => Some(false),
-            JoinType::Inner | JoinType::Right => None,
+            JoinType::Inner | JoinType::Right | JoinType::RightSemi | JoinType::RightAnti => None,
         }
     }
 
@@ -87,6 +101,8 @@ impl JoinType {
             JoinType::LeftSemi => "left-semi",
             JoinType::LeftAnti => "left-anti",
             JoinType::Right => "right",
+            JoinType::RightSemi => "right-semi",
+            JoinType::RightAnti => "right-anti",
             JoinType::Full => "full",
         }
     }
@@ -264,6 +280,19 @@ impl JoinTable {
         }
     }
 
+    /// True when some left row's key equals right key `j` (with base hash `h`).
+    #[inline]
+    fn has_match(&self, h: u64, rkeys: &TupleKeys, j: usize) -> bool {
+        let mut i = self.heads.get(&table_hash(h)).copied().unwrap_or(NONE);
+        while i != NONE {
+            if self.keys.eq_at(i as usize, rkeys, j) {
+                return true;
+            }
+            i = self.next[i as usize];
+        }
+        false
+    }
+
     #[inline]
     fn mark(&self, i: u32) {
         let (w, bit) = ((i / 64) as usize, 1u64 << (i % 64));
@@ -318,7 +347,24 @@ impl Emitter {
         let rkeys = TupleKeys::try_new(&key_cols)?;
         let nulls: Option<NullBuffer> = crate::key::tuple_nulls(&key_cols);
         let jt = self.shape.join_type;
-        let (pairs, keep_right) = (jt.outputs_right(), jt.keeps_right());
+        if matches!(jt, JoinType::RightSemi | JoinType::RightAnti) {
+            // Right rows alone, each once: those with a match (semi) or without (anti, a null
+            // key among them). No left row is marked: no left row is written.
+            let want = jt == JoinType::RightSemi;
+            for (j, &h) in hashes.iter().enumerate().take(right.num_rows()) {
+                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
+                let found = valid && table.has_match(h, &rkeys, j);
+                if valid && !found {
+                    self.right_unmatched += 1;
+                }
+                if found == want {
+                    self.left_idx.push(None);
+                    self.right_idx.push(j as u32);
+                }
+            }
+            return self.flush(table, Some(right));
+        }
+        let (pairs, keep_right) = (jt.outputs_pairs(), jt.keeps_right());
         for (j, &h) in hashes.iter().enumerate().take(right.num_rows()) {
             let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
             let mut found = false;
@@ -561,11 +607,16 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         // Every right row out matched a left key: its key is one of the left side's.
-        for jt in [JoinType::Inner, JoinType::Left, JoinType::LeftSemi] {
+        for jt in [
+            JoinType::Inner,
+            JoinType::Left,
+            JoinType::LeftSemi,
+            JoinType::RightSemi,
+        ] {
             assert_eq!(bounded(jt), ["lk", "lv", "rk"], "{jt:?}");
         }
         // Unmatched right rows keep their own keys.
-        for jt in [JoinType::Right, JoinType::Full] {
+        for jt in [JoinType::Right, JoinType::RightAnti, JoinType::Full] {
             assert_eq!(bounded(jt), ["lk", "lv"], "{jt:?}");
         }
     }

@@ -15,6 +15,7 @@ const TESTED_JOBS: &[&str] = &[
     "users_comments_semi",
     "users_comments_anti",
     "comments_users_right",
+    "comments_users_semi",
     "users_comments_full",
     "users_comments_by_name",
     "users_comments_by_id_name",
@@ -110,6 +111,11 @@ fn job_users_comments_anti() {
 #[test]
 fn job_comments_users_right() {
     run_job("comments_users_right");
+}
+
+#[test]
+fn job_comments_users_semi() {
+    run_job("comments_users_semi");
 }
 
 #[test]

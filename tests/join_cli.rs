@@ -102,7 +102,8 @@ fn opt(v: Option<i64>) -> String {
 }
 
 /// The reference result: a nested-loop join written out as sorted `a|b|c` rows with the
-/// default columns (left Id, name, Reputation, then right Id_right, UserId, Text).
+/// default columns (left Id, name, Reputation, then right Id_right, UserId, Text; one side's
+/// alone for semi and anti joins).
 pub fn reference(join_type: &str, min_rep: i64) -> Vec<String> {
     let u: Vec<User> = users().into_iter().filter(|x| x.rep > min_rep).collect();
     let c = comments();
@@ -117,13 +118,16 @@ pub fn reference(join_type: &str, min_rep: i64) -> Vec<String> {
             if matches(a, b) {
                 hit = true;
                 left_hit[i] = true;
-                if !matches!(join_type, "left-semi" | "left-anti") {
+                if !join_type.contains('-') {
                     out.push(format!("{}|{}", lrow(a), rrow(b)));
                 }
             }
         }
-        if !hit && matches!(join_type, "right" | "full") {
-            out.push(format!("NULL|NULL|NULL|{}", rrow(b)));
+        match join_type {
+            "right" | "full" if !hit => out.push(format!("NULL|NULL|NULL|{}", rrow(b))),
+            "right-semi" if hit => out.push(rrow(b)),
+            "right-anti" if !hit => out.push(rrow(b)),
+            _ => {}
         }
     }
     for (i, a) in u.iter().enumerate() {
@@ -164,6 +168,23 @@ fn train_at(d: &Path, fpp: &str) {
     .ok();
 }
 
+/// Every join type.
+const JOIN_TYPES: [&str; 8] = [
+    "inner",
+    "left",
+    "left-semi",
+    "left-anti",
+    "right",
+    "right-semi",
+    "right-anti",
+    "full",
+];
+
+/// True for the join types that keep right rows without a match, so the prefilter is off.
+fn keeps_right(jt: &str) -> bool {
+    matches!(jt, "right" | "right-anti" | "full")
+}
+
 /// The sides of the fixture's join: reputable users and their comments.
 const SIDES: [&str; 10] = [
     "--left",
@@ -192,13 +213,15 @@ fn every_join_type_matches_the_reference() {
     let d = dir.path();
     fixture(d);
     train(d);
-    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+    for jt in JOIN_TYPES {
         let out = format!("out-{jt}");
         let summary = join(d, &out, jt, &["--report", &format!("{out}.json")]);
         let (rows, names) = read_rows(&d.join(&out));
         assert_eq!(rows, reference(jt, 1500), "{jt}");
         if matches!(jt, "left-semi" | "left-anti") {
             assert_eq!(names, ["Id", "name", "Reputation"]);
+        } else if matches!(jt, "right-semi" | "right-anti") {
+            assert_eq!(names, ["Id", "UserId", "Text"]);
         } else {
             assert_eq!(
                 names,
@@ -212,7 +235,7 @@ fn every_join_type_matches_the_reference() {
                 .unwrap();
         assert_eq!(r["rows_out"].as_u64().unwrap() as usize, rows.len());
         let used = r["prefilter"]["used"].as_bool().unwrap();
-        assert_eq!(used, !matches!(jt, "right" | "full"), "{jt}");
+        assert_eq!(used, !keeps_right(jt), "{jt}");
         if used {
             assert!(
                 r["right"]["rows_dropped_by_filter"].as_u64().unwrap() > 1000,
@@ -355,6 +378,12 @@ fn bad_input_one_line_exit_2_nothing_written() {
         &["--type", "left-semi", "--select", "right.Text"],
     )
     .fails(2, &["--select", "left-semi"]);
+    base(
+        "users.bjf",
+        "o4r",
+        &["--type", "right-semi", "--select", "left.name"],
+    )
+    .fails(2, &["--select", "right-semi", "right columns only"]);
     let mut a = vec![
         "join",
         "--filter",
@@ -491,7 +520,7 @@ fn every_join_type_is_the_same_under_both_strategies_and_without_the_prefilter()
         // auto, fits: replicated
         &["--workers", "2", "--split-rows", "500"],
     ];
-    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+    for jt in JOIN_TYPES {
         let expected = reference(jt, 1500);
         for (i, extra) in configs.iter().enumerate() {
             let out = format!("o-{jt}-{i}");
@@ -514,7 +543,7 @@ fn every_join_type_is_the_same_under_both_strategies_and_without_the_prefilter()
                 .iter()
                 .map(|t| t.as_str().unwrap())
                 .collect();
-            let prefiltered = !extra.contains(&"--no-prefilter") && !matches!(jt, "right" | "full");
+            let prefiltered = !extra.contains(&"--no-prefilter") && !keeps_right(jt);
             let want_tiers: &[&str] = match (prefiltered, used) {
                 (false, _) => &[],
                 (true, "replicated") => &["statistics", "bloom", "keys"],
@@ -766,7 +795,7 @@ fn an_empty_left_side_joins_under_both_strategies() {
     let d = dir.path();
     fixture(d);
     train(d);
-    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+    for jt in JOIN_TYPES {
         for strategy in ["replicated", "reduce-side"] {
             let out = format!("e-{jt}-{strategy}");
             run_in(
@@ -796,16 +825,17 @@ fn an_empty_left_side_joins_under_both_strategies() {
             )
             .ok();
             let rows = read_rows(&d.join(&out)).0;
-            let want = if matches!(jt, "right" | "full") {
-                3000
-            } else {
-                0
-            };
+            let want = if keeps_right(jt) { 3000 } else { 0 };
             assert_eq!(rows.len(), want, "{jt} {strategy}");
-            assert!(
-                rows.iter().all(|r| r.starts_with("NULL|NULL|NULL|")),
-                "{jt} {strategy}"
-            );
+            if jt == "right-anti" {
+                // The right rows alone, all of them.
+                assert_eq!(rows, reference(jt, 1_000_000), "{jt} {strategy}");
+            } else {
+                assert!(
+                    rows.iter().all(|r| r.starts_with("NULL|NULL|NULL|")),
+                    "{jt} {strategy}"
+                );
+            }
         }
     }
 }
@@ -889,14 +919,14 @@ fn string_keys_every_join_type_under_both_strategies() {
             "10",
         ],
     ];
-    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+    for jt in JOIN_TYPES {
         let mut expected = Vec::new();
         for u in &left {
             let n = (0..who.len()).filter(|&i| hit(u, i)).count();
             match jt {
                 "left-semi" if n > 0 => expected.push(lrow(u)),
                 "left-anti" if n == 0 => expected.push(lrow(u)),
-                "left-semi" | "left-anti" => {}
+                "left-semi" | "left-anti" | "right-semi" | "right-anti" => {}
                 _ => {
                     for i in (0..who.len()).filter(|&i| hit(u, i)) {
                         expected.push(format!("{}|{}", lrow(u), rrow(i)));
@@ -907,9 +937,15 @@ fn string_keys_every_join_type_under_both_strategies() {
                 }
             }
         }
-        if matches!(jt, "right" | "full") {
-            for i in (0..who.len()).filter(|&i| !left.iter().any(|u| hit(u, i))) {
-                expected.push(format!("NULL|NULL|NULL|{}", rrow(i)));
+        for i in 0..who.len() {
+            let matched = left.iter().any(|u| hit(u, i));
+            match jt {
+                "right" | "full" if !matched => {
+                    expected.push(format!("NULL|NULL|NULL|{}", rrow(i)))
+                }
+                "right-semi" if matched => expected.push(rrow(i)),
+                "right-anti" if !matched => expected.push(rrow(i)),
+                _ => {}
             }
         }
         expected.sort();
@@ -1083,7 +1119,7 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
     let report = |name: &str| -> serde_json::Value {
         serde_json::from_slice(&std::fs::read(d.join(name)).unwrap()).unwrap()
     };
-    for jt in ["inner", "left", "left-semi", "left-anti", "right", "full"] {
+    for jt in JOIN_TYPES {
         let expected = reference(jt, 1500);
         for (i, extra) in [
             vec!["--workers", "1"],
@@ -1102,7 +1138,7 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
             assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
             let r = report(&json);
             let p = &r["prefilter"];
-            if matches!(jt, "right" | "full") {
+            if keeps_right(jt) {
                 assert_eq!(p["used"], false, "{jt}");
                 assert!(p["built_from_rows"].is_null(), "{jt}");
                 continue;
@@ -1113,7 +1149,7 @@ fn a_join_without_a_filter_builds_one_from_the_left_side() {
             assert_eq!(p["built_from_rows"], left_rows, "{jt}");
             assert_eq!(
                 left_rows,
-                if matches!(jt, "inner" | "left-semi") {
+                if matches!(jt, "inner" | "left-semi" | "right-semi") {
                     keyed
                 } else {
                     kept

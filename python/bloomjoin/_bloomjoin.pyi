@@ -88,7 +88,9 @@ def join(
     filter: Optional[Location] = None,
     left_where: Optional[str] = None,
     right_where: Optional[str] = None,
-    type: Literal["inner", "left", "left-semi", "left-anti", "right", "full"] = "inner",
+    type: Literal[
+        "inner", "left", "left-semi", "left-anti", "right", "right-semi", "right-anti", "full"
+    ] = "inner",
     select: Optional[str] = None,
     reducers: Optional[int] = None,
     workers: Optional[int] = None,

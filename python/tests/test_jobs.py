@@ -91,7 +91,7 @@ def read_rows(directory: Path) -> list[tuple]:
     return sorted(rows, key=repr)
 
 
-@pytest.mark.parametrize("join_type", ["inner", "left-semi", "left-anti", "full"])
+@pytest.mark.parametrize("join_type", ["inner", "left-semi", "left-anti", "right-semi", "right-anti", "full"])
 def test_join_gives_the_cli_rows_and_counters(join_type, tmp_path):
     filt = tmp_path / "u.bjf"
     bloomjoin.train(input=USERS, column="Id", where="Reputation > 1500", output=filt)
@@ -106,7 +106,7 @@ def test_join_gives_the_cli_rows_and_counters(join_type, tmp_path):
     assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
     assert report["rows_out"] == theirs["rows_out"] > 0
     assert report["right"]["rows_dropped_by_filter"] == theirs["right"]["rows_dropped_by_filter"]
-    assert report["prefilter"]["used"] == theirs["prefilter"]["used"] == (join_type != "full")
+    assert report["prefilter"]["used"] == theirs["prefilter"]["used"] == (join_type not in ("full", "right-anti"))
     assert set(report) == set(theirs)
 
 

@@ -402,7 +402,9 @@ pub(crate) fn resolve_select(
     let mut picked: Vec<(Side, String)> = Vec::new();
     match select {
         None => {
-            picked.extend(left.fields().iter().map(|f| (Side::Left, f.name().clone())));
+            if jt.outputs_left() {
+                picked.extend(left.fields().iter().map(|f| (Side::Left, f.name().clone())));
+            }
             if jt.outputs_right() {
                 picked.extend(
                     right
@@ -418,7 +420,7 @@ pub(crate) fn resolve_select(
                 let side = match side {
                     Some(s) => *s,
                     None => {
-                        let in_l = left.index_of(name).is_ok();
+                        let in_l = left.index_of(name).is_ok() && jt.outputs_left();
                         let in_r = right.index_of(name).is_ok() && jt.outputs_right();
                         match (in_l, in_r) {
                             (true, false) => Side::Left,
@@ -453,6 +455,15 @@ pub(crate) fn resolve_select(
                         "--select",
                         format!(
                             "a {} join outputs left columns only, not right.{name}",
+                            jt.name()
+                        ),
+                    ));
+                }
+                if side == Side::Left && !jt.outputs_left() {
+                    return Err(Error::param(
+                        "--select",
+                        format!(
+                            "a {} join outputs right columns only, not left.{name}",
                             jt.name()
                         ),
                     ));
@@ -592,5 +603,12 @@ mod tests {
         assert!(resolve(Some("id,id"), JoinType::Inner).is_err());
         assert!(resolve(Some("left.uid"), JoinType::Inner).is_err());
         assert!(resolve(Some("right.x"), JoinType::LeftSemi).is_err());
+        // A right semi or anti join outputs the right side's columns, under their own names.
+        for jt in [JoinType::RightSemi, JoinType::RightAnti] {
+            assert_eq!(names(resolve(None, jt).unwrap()), ["uid", "x"]);
+            assert_eq!(names(resolve(Some("x"), jt).unwrap()), ["x"]);
+            assert!(resolve(Some("left.x"), jt).is_err());
+            assert!(resolve(Some("id"), jt).is_err());
+        }
     }
 }
