@@ -241,35 +241,42 @@ NARROW = {
     "c_custkey, c_name, c_nationkey, c_acctbal",
     "partsupp": "l_orderkey, l_partkey, l_suppkey, l_quantity, l_extendedprice, l_shipdate, "
     "ps_partkey, ps_suppkey, ps_availqty, ps_supplycost",
+    # The right-semi join outputs the big side's columns only.
+    "part-semi": "l_orderkey, l_partkey, l_suppkey, l_quantity, l_extendedprice, l_discount, l_shipdate",
 }
 
 
 def join_workloads(a, d, w):
     B, W = a.bin, str(a.workers)
     out = []
-    for base, lt, lk, where, rt, rk in [
-        ("lineitem x part (p_name LIKE '%green%')", "part", "p_partkey", "p_name LIKE '%green%'", "lineitem", "l_partkey"),
+    inner = "inner"
+    for base, lt, lk, where, rt, rk, how in [
+        ("lineitem x part (p_name LIKE '%green%')", "part", "p_partkey", "p_name LIKE '%green%'", "lineitem", "l_partkey", inner),
         ("lineitem x orders (o_orderdate in 1995-03)", "orders", "o_orderkey",
-         "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'", "lineitem", "l_orderkey"),
-        ("orders x customer (c_mktsegment = 'BUILDING')", "customer", "c_custkey", "c_mktsegment = 'BUILDING'", "orders", "o_custkey"),
+         "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'", "lineitem", "l_orderkey", inner),
+        ("orders x customer (c_mktsegment = 'BUILDING')", "customer", "c_custkey", "c_mktsegment = 'BUILDING'", "orders", "o_custkey", inner),
         # A composite key (issue 16): one filter and one hash table over the tuple.
         ("lineitem x partsupp on (partkey, suppkey) (ps_availqty < 500)", "partsupp", "ps_partkey,ps_suppkey",
-         "ps_availqty < 500", "lineitem", "l_partkey,l_suppkey"),
+         "ps_availqty < 500", "lineitem", "l_partkey,l_suppkey", inner),
+        # The Bloom filter's own job: the big side's rows whose key is on the small side.
+        ("lineitem right-semi part (p_name LIKE '%green%')", "part", "p_partkey", "p_name LIKE '%green%'",
+         "lineitem", "l_partkey", "right-semi"),
     ]:
         composite = "," in lk
+        semi = how == "right-semi"
         filt = w(f"{lt}.bjf")
         train = [B, "train", "-q", "--input", d(lt), "--column", lk, "--where", where, "--workers", W,
                  "--output", filt, "--overwrite"]
         for proj in ("narrow", "*"):
-            cols = NARROW[lt] if proj == "narrow" else "*"
+            cols = NARROW[lt + ("-semi" if semi else "")] if proj == "narrow" else "*"
             name = f"{base} [{proj}]"
-            tag = f"{lt}-{'narrow' if proj == 'narrow' else 'all'}"
+            tag = f"{lt}{'-semi' if semi else ''}-{'narrow' if proj == 'narrow' else 'all'}"
             report = w(f"{tag}-report.json")
             outs = {e: w(f"{tag}-{e.replace(' ', '_')}") for e in (JOIN, JOIN_REDUCE, JOIN_BUILT, DUCKDB, POLARS, SPARK)}
             select = [] if proj == "*" else ["--select", cols]
             join = [B, "join", "-q", "--filter", filt, "--left", d(lt), "--left-key", lk, "--left-where", where,
                     "--right", d(rt), "--right-key", rk, "--workers", W, "--output", outs[JOIN], "--overwrite",
-                    "--report", report] + select
+                    "--report", report] + select + (["--type", how] if semi else [])
             def variant(engine, drop, extra=()):
                 """The join command writing to the engine's output, without the options in drop."""
                 args = [x if x != outs[JOIN] else outs[engine] for x in join]
@@ -282,16 +289,22 @@ def join_workloads(a, d, w):
             join_built = variant(JOIN_BUILT, ["--report", "--filter"])
             on = " AND ".join(f"l.{x} = r.{y}" for x, y in zip(lk.split(","), rk.split(",")))
             q = f"SELECT {cols} FROM '{d(lt)}' l JOIN '{d(rt)}' r ON {on} WHERE {where}"
+            if semi:
+                q = f"SELECT {cols} FROM '{d(rt)}' r SEMI JOIN (SELECT * FROM '{d(lt)}' WHERE {where}) l ON {on}"
             polars = py(
                 "import os,sys; os.environ['POLARS_MAX_THREADS']=sys.argv[6]\n"
                 "import polars as pl\n"
                 "l=pl.scan_parquet(sys.argv[1]).sql('select * from self where '+sys.argv[2])\n"
                 "r=pl.scan_parquet(sys.argv[3])\n"
                 # coalesce=False keeps the right key column, as the other engines do.
-                "j=l.join(r,left_on=sys.argv[4].split(','),right_on=sys.argv[5].split(','),coalesce=False)\n"
+                "j=l.join(r,left_on=sys.argv[4].split(','),right_on=sys.argv[5].split(','),coalesce=False)"
+                " if sys.argv[9]=='inner' else "
+                # A semi join keeps the big side's rows (Polars keeps its left table's).
+                "r.join(l,left_on=sys.argv[5].split(','),right_on=sys.argv[4].split(','),how='semi')\n"
                 "j=j if sys.argv[8]=='*' else j.select([c.strip() for c in sys.argv[8].split(',')])\n"
                 "j.sink_parquet(sys.argv[7],compression='zstd')"
-            ) + [d(lt), re.sub(r"DATE ('[-0-9]+')", r"\1", where), d(rt), lk, rk, W, outs[POLARS] + ".parquet", cols]
+            ) + [d(lt), re.sub(r"DATE ('[-0-9]+')", r"\1", where), d(rt), lk, rk, W, outs[POLARS] + ".parquet", cols,
+                 "inner" if not semi else "semi"]
             spark = [a.spark_python, os.path.join(HERE, "bench_spark.py"), "join", "--left", d(lt), "--left-key", lk,
                      "--left-where", where, "--right", d(rt), "--right-key", rk, "--select", cols,
                      "--output", outs[SPARK]]
@@ -310,8 +323,8 @@ def join_workloads(a, d, w):
                 DUCKDB: outs[DUCKDB] + ".parquet",
                 POLARS: outs[POLARS] + ".parquet",
             }
-            # scripts/bench_spark.py joins on one key column.
-            if not a.skip_spark and not composite:
+            # scripts/bench_spark.py runs inner joins on one key column.
+            if not a.skip_spark and not composite and not semi:
                 engines.append((SPARK, spark))
                 outputs[SPARK] = outs[SPARK] + "/*.parquet"
             out.append(
