@@ -92,11 +92,10 @@ fn views(array: &dyn Array, finder: &Finder) -> BooleanBuffer {
     }
     // The last search: in buffer `buf`, from `from`, the next match `at` (None: none).
     let mut last: Option<(usize, usize, Option<usize>)> = None;
-    let out: Vec<bool> = a
-        .views()
-        .iter()
-        .enumerate()
-        .map(|(i, &view)| match long(view) {
+    let views = a.views();
+    BooleanBuffer::collect_bool(views.len(), |i| {
+        let view = views[i];
+        match long(view) {
             _ if (view as u32 as usize) < n => false,
             Some((buf, start, len)) if forward => {
                 let next = match last {
@@ -116,9 +115,8 @@ fn views(array: &dyn Array, finder: &Finder) -> BooleanBuffer {
                 next.is_some_and(|at| at + n <= start + len)
             }
             _ => finder.find(a.value(i).as_bytes()).is_some(),
-        })
-        .collect();
-    BooleanBuffer::from(out)
+        }
+    })
 }
 
 #[cfg(test)]
