@@ -106,7 +106,13 @@ class Case:
     def sql(self, con, text):
         """DuckDB's answer to a query, as an Arrow table."""
         self.log.append("-- DuckDB: " + text)
-        return con.sql(text).to_arrow_table()
+        try:
+            return con.sql(text).to_arrow_table()
+        except UnicodeDecodeError as e:
+            # DuckDB refused the query with an error message that is not UTF-8, e.g. a blob
+            # column against a string literal of invalid UTF-8 bytes (seed 777, case 93): a
+            # refusal like any other, which the Python binding fails to decode.
+            raise duckdb.Error(f"DuckDB refused with a message that is not UTF-8 ({e})") from e
 
     def keep(self, reason):
         with open(os.path.join(self.dir, "repro.sh"), "w") as f:
