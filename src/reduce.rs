@@ -336,7 +336,8 @@ impl Emitter {
 
     /// Probe the rows of `right` (key columns first, base hashes `hashes`) against `table`:
     /// mark the matched left rows and write the pairs (and, for right and full joins, the
-    /// unmatched right rows).
+    /// unmatched right rows); for right semi and anti joins, write the right rows with a
+    /// match, or without one, alone.
     pub(crate) fn probe(
         &mut self,
         table: &JoinTable,

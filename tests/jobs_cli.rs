@@ -16,6 +16,7 @@ const TESTED_JOBS: &[&str] = &[
     "users_comments_anti",
     "comments_users_right",
     "comments_users_semi",
+    "comments_users_anti",
     "users_comments_full",
     "users_comments_by_name",
     "users_comments_by_id_name",
@@ -116,6 +117,11 @@ fn job_comments_users_right() {
 #[test]
 fn job_comments_users_semi() {
     run_job("comments_users_semi");
+}
+
+#[test]
+fn job_comments_users_anti() {
+    run_job("comments_users_anti");
 }
 
 #[test]

@@ -450,20 +450,16 @@ pub(crate) fn resolve_select(
                         ),
                     ));
                 }
-                if side == Side::Right && !jt.outputs_right() {
+                // A semi or anti join outputs one side's columns only.
+                let (outputs, this, other) = match side {
+                    Side::Left => (jt.outputs_left(), "left", "right"),
+                    Side::Right => (jt.outputs_right(), "right", "left"),
+                };
+                if !outputs {
                     return Err(Error::param(
                         "--select",
                         format!(
-                            "a {} join outputs left columns only, not right.{name}",
-                            jt.name()
-                        ),
-                    ));
-                }
-                if side == Side::Left && !jt.outputs_left() {
-                    return Err(Error::param(
-                        "--select",
-                        format!(
-                            "a {} join outputs right columns only, not left.{name}",
+                            "a {} join outputs {other} columns only, not {this}.{name}",
                             jt.name()
                         ),
                     ));
