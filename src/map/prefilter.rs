@@ -12,7 +12,8 @@
 //!
 //! The key tiers hash every right key once (the map stage's base hash); the hashes of the
 //! rows that pass are carried to the join in a [`HashCarry`], so the survivors are not hashed
-//! again.
+//! again. A one-column integer key that comes in runs of equal values (a column sorted by the
+//! key) is hashed, probed and looked up once per run.
 //!
 //! Between 1 and 2, `sbbf`: the right files' own Parquet Bloom filters. When the left side has
 //! few distinct keys (`--sbbf-max-keys`), each remaining row group's filter on the key column
@@ -267,48 +268,134 @@ impl RightPrefilter {
                 let cols: Vec<&dyn Array> = at.iter().map(|i| batch.column(*i).as_ref()).collect();
                 let n = batch.num_rows();
                 let err = |e: Error| arrow::error::ArrowError::ComputeError(e.to_string());
-                crate::key::hash_tuple_into(&cols, seed, &mut hashes).map_err(err)?;
+                // A sorted key column repeats each key a few times in a row (lineitem's
+                // l_orderkey, 4 lines an order): each run of equal keys is hashed, probed and
+                // looked up once, then stands for all its rows.
+                let heads = key_runs(&cols);
+                let head_keys = match &heads {
+                    Some(h) => Some(arrow::compute::take(
+                        cols[0],
+                        &arrow::array::UInt32Array::from(h.clone()),
+                        None,
+                    )?),
+                    None => None,
+                };
+                let units: Vec<&dyn Array> = match &head_keys {
+                    Some(k) => vec![k.as_ref()],
+                    None => cols.clone(),
+                };
+                let u = units[0].len();
+                // Rows of unit `k`: a run's length, or one row.
+                let rows_of = |k: usize| -> usize {
+                    heads.as_ref().map_or(1, |h| {
+                        h.get(k + 1).map_or(n, |&e| e as usize) - h[k] as usize
+                    })
+                };
+                let rows_in = |bits: &BooleanBuffer| -> usize {
+                    match heads {
+                        Some(_) => bits.set_indices().map(rows_of).sum(),
+                        None => bits.count_set_bits(),
+                    }
+                };
+                crate::key::hash_tuple_into(&units, seed, &mut hashes).map_err(err)?;
                 let mut pass = match &bloom {
                     // The filter hashes natively with the same seed: its hashes are ours.
                     Some(f) if f.params().seed == seed && f.params().layout.hashes_natively() => {
                         f.probe_hashes(&hashes)
                     }
-                    Some(f) => f.probe_hashes(&f.hash_columns(&cols).map_err(err)?.hashes),
-                    None => BooleanBuffer::new_set(n),
+                    Some(f) => f.probe_hashes(&f.hash_columns(&units).map_err(err)?.hashes),
+                    None => BooleanBuffer::new_set(u),
                 };
                 // Rows with a null key never pass; they count as such, not as the filter's.
+                // (Runs are only taken over a column without nulls.)
                 let mut probed = n;
-                if let Some(v) = crate::key::tuple_nulls(&cols) {
+                if let Some(v) = crate::key::tuple_nulls(&units) {
                     pass = &pass & v.inner();
                     probed = n - v.null_count();
                     dropped_null.fetch_add((n - probed) as u64, Ordering::Relaxed);
                 }
-                let after_bloom = pass.count_set_bits();
+                let after_bloom = rows_in(&pass);
                 if bloom.is_some() {
                     dropped_bloom.fetch_add((probed - after_bloom) as u64, Ordering::Relaxed);
                 }
                 if let Some(t) = &keys {
                     // Only the Bloom filter's survivors (a few % of the rows) are looked up:
                     // clear the bits of those whose key no left row has.
-                    let mut exact = BooleanBufferBuilder::new(n);
+                    let mut exact = BooleanBufferBuilder::new(u);
                     exact.append_buffer(&pass);
                     let mut dropped = 0;
-                    for i in pass.set_indices() {
-                        if !t.has_hash(hashes[i]) {
-                            exact.set_bit(i, false);
-                            dropped += 1;
+                    for k in pass.set_indices() {
+                        if !t.has_hash(hashes[k]) {
+                            exact.set_bit(k, false);
+                            dropped += rows_of(k) as u64;
                         }
                     }
                     pass = exact.finish();
                     dropped_keys.fetch_add(dropped, Ordering::Relaxed);
                 }
-                carry
-                    .lock()
-                    .expect("hash carry")
-                    .push(pass.set_indices().map(|i| hashes[i]));
+                let mut carry = carry.lock().expect("hash carry");
+                if let Some(h) = &heads {
+                    // Back from runs to rows: the rows of the runs that pass (a few %), each
+                    // with its run's hash.
+                    let mut rows = BooleanBufferBuilder::new(n);
+                    rows.append_n(n, false);
+                    for k in pass.set_indices() {
+                        let start = h[k] as usize;
+                        let len = rows_of(k);
+                        (start..start + len).for_each(|i| rows.set_bit(i, true));
+                        carry.push(std::iter::repeat_n(hashes[k], len));
+                    }
+                    pass = rows.finish();
+                } else {
+                    carry.push(pass.set_indices().map(|i| hashes[i]));
+                }
                 Ok(BooleanArray::new(pass, None))
             },
         )))
+    }
+}
+
+/// Where the runs of equal keys start in a one-column integer key without nulls, when its
+/// first rows show runs of two or more rows on average (a column sorted by that key); `None`
+/// otherwise, and for composite keys (each row is then hashed and probed on its own).
+fn key_runs(cols: &[&dyn Array]) -> Option<Vec<u32>> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::*;
+    fn runs<T: ArrowPrimitiveType>(a: &dyn Array) -> Option<Vec<u32>>
+    where
+        T::Native: PartialEq,
+    {
+        let v = a.as_primitive::<T>().values();
+        let heads_in = |v: &[T::Native]| 1 + v.windows(2).filter(|w| w[0] != w[1]).count();
+        let sample = &v[..v.len().min(256)];
+        if sample.len() < 2 || heads_in(sample) * 2 > sample.len() {
+            return None;
+        }
+        // Branch-free: every row is written as the next head, which only a change of key
+        // keeps (runs of 1 to 7 rows would mispredict a branch on every other row).
+        let mut heads = vec![0u32; v.len()];
+        let mut m = 1;
+        for i in 1..v.len() {
+            heads[m] = i as u32;
+            m += usize::from(v[i] != v[i - 1]);
+        }
+        heads.truncate(m);
+        (m * 2 <= v.len()).then_some(heads)
+    }
+    let [col] = cols else { return None };
+    if col.null_count() > 0 || col.len() > u32::MAX as usize {
+        return None;
+    }
+    match col.data_type() {
+        DataType::Int8 => runs::<Int8Type>(*col),
+        DataType::Int16 => runs::<Int16Type>(*col),
+        DataType::Int32 => runs::<Int32Type>(*col),
+        DataType::Int64 => runs::<Int64Type>(*col),
+        DataType::UInt8 => runs::<UInt8Type>(*col),
+        DataType::UInt16 => runs::<UInt16Type>(*col),
+        DataType::UInt32 => runs::<UInt32Type>(*col),
+        DataType::UInt64 => runs::<UInt64Type>(*col),
+        _ => None,
     }
 }
 
@@ -536,6 +623,27 @@ impl<'a> Coverage<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_of_equal_keys_only_where_they_pay() {
+        use arrow::array::{Int32Array, Int64Array, StringArray, UInt64Array};
+        let runs = |a: &dyn Array| key_runs(&[a]);
+        // Runs of 1 to 4 rows: where each starts.
+        let sorted = Int64Array::from(vec![5, 5, 5, 7, 8, 8, 9, 9, 9, 9]);
+        assert_eq!(runs(&sorted), Some(vec![0, 3, 4, 6]));
+        let wide = UInt64Array::from(vec![u64::MAX, u64::MAX, 0, 0]);
+        assert_eq!(runs(&wide), Some(vec![0, 2]));
+        // Mostly distinct keys (runs under 2 rows on average), one row, nulls, a string key,
+        // a composite key: row by row.
+        assert_eq!(runs(&Int32Array::from(vec![1, 2, 3, 3, 4])), None);
+        assert_eq!(runs(&Int64Array::from(vec![1])), None);
+        assert_eq!(runs(&Int64Array::from(vec![Some(1), Some(1), None])), None);
+        assert_eq!(runs(&StringArray::from(vec!["a", "a", "a"])), None);
+        assert_eq!(key_runs(&[&sorted, &sorted]), None);
+        // The first 256 rows decide whether to look: distinct there, runs after, row by row.
+        let late: Vec<i64> = (0..256).chain(std::iter::repeat_n(300, 1000)).collect();
+        assert_eq!(runs(&Int64Array::from(late)), None);
+    }
 
     #[test]
     fn carried_hashes_follow_the_where_filter_and_refuse_to_fall_out_of_step() {
