@@ -70,31 +70,36 @@ pub fn fixture(d: &Path) {
     }
     let c = comments();
     for (f, chunk) in c.chunks(1000).enumerate() {
-        write_parquet(
-            &d.join(format!("comments/c{f}.parquet")),
-            vec![
-                (
-                    "Id",
-                    Arc::new(Int64Array::from(
-                        chunk.iter().map(|x| x.id).collect::<Vec<_>>(),
-                    )) as ArrayRef,
-                ),
-                (
-                    "UserId",
-                    Arc::new(Int32Array::from(
-                        chunk.iter().map(|x| x.user).collect::<Vec<_>>(),
-                    )),
-                ),
-                (
-                    "Text",
-                    Arc::new(StringArray::from(
-                        chunk.iter().map(|x| x.text.clone()).collect::<Vec<_>>(),
-                    )),
-                ),
-            ],
-            128,
-        );
+        write_comments(&d.join(format!("comments/c{f}.parquet")), chunk, 128);
     }
+}
+
+/// `rows` as a comments file (Id, UserId, Text) of row groups of `group` rows.
+fn write_comments(path: &Path, rows: &[Comment], group: usize) {
+    write_parquet(
+        path,
+        vec![
+            (
+                "Id",
+                Arc::new(Int64Array::from(
+                    rows.iter().map(|x| x.id).collect::<Vec<_>>(),
+                )) as ArrayRef,
+            ),
+            (
+                "UserId",
+                Arc::new(Int32Array::from(
+                    rows.iter().map(|x| x.user).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "Text",
+                Arc::new(StringArray::from(
+                    rows.iter().map(|x| x.text.clone()).collect::<Vec<_>>(),
+                )),
+            ),
+        ],
+        group,
+    );
 }
 
 fn opt(v: Option<i64>) -> String {
@@ -1299,28 +1304,7 @@ fn a_sorted_right_key_probed_run_by_run_gives_the_same_rows_and_counts() {
     let mut c = comments();
     // By key, nulls last: the keyed rows in runs of about five.
     c.sort_by_key(|x| (x.user.is_none(), x.user, x.id));
-    write_parquet(
-        &d.join("sorted/s.parquet"),
-        vec![
-            (
-                "Id",
-                Arc::new(Int64Array::from(c.iter().map(|x| x.id).collect::<Vec<_>>())) as ArrayRef,
-            ),
-            (
-                "UserId",
-                Arc::new(Int32Array::from(
-                    c.iter().map(|x| x.user).collect::<Vec<_>>(),
-                )),
-            ),
-            (
-                "Text",
-                Arc::new(StringArray::from(
-                    c.iter().map(|x| x.text.clone()).collect::<Vec<_>>(),
-                )),
-            ),
-        ],
-        512,
-    );
+    write_comments(&d.join("sorted/s.parquet"), &c, 512);
     let counts = |json: &str| {
         let r = report(d, json);
         let right = &r["right"];
