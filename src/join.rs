@@ -679,19 +679,19 @@ fn prefilter_off(job: &JoinJob) -> Option<String> {
 }
 
 /// How to build the filter from a left side that goes to disk (no `--filter`): partials sized
-/// for the most distinct keys the left inputs can hold (their footers' rows, or for an integer
-/// key the ranges of its statistics). `Err(why not)` when `workers + 1` of them would not fit
+/// for the most distinct keys the left inputs can hold ([`crate::map::prune::key_distinct_bound`],
+/// the bound `train` sizes by). `Err(why not)` when `workers + 1` of them would not fit
 /// `--memory-limit` or a quarter of the memory.
 fn spill_filter(
     job: &JoinJob,
     plan: &JoinPlan,
     seed: u64,
 ) -> Result<std::result::Result<left::SpillFilter, String>> {
-    let files = &plan.left.plan.files;
-    let bound = match job.left.keys.as_slice() {
-        [one] => crate::map::prune::distinct_bound(files, one),
-        _ => plan.left.plan.num_rows(),
-    };
+    let bound = crate::map::prune::key_distinct_bound(
+        &plan.left.plan.files,
+        &job.left.keys,
+        plan.left.plan.num_rows(),
+    );
     let fpp = job.filter_fpp;
     let workers = job.workers.get() as u64;
     let params = crate::train::fold_start(Layout::Split, bound, fpp, seed, workers as usize)
