@@ -437,9 +437,14 @@ fn merge_partials(
     b: &SpillFilter,
     partials: Vec<Option<(BloomFilter, u64)>>,
 ) -> Result<BuiltFilter> {
-    let mut filter = BloomFilter::try_new(b.params, b.family)?;
-    let mut rows = 0;
-    for (f, n) in partials.into_iter().flatten() {
+    // The first partial is the base the others are ORed into (an empty one when no worker
+    // spilled a row), as train merges its partials.
+    let mut partials = partials.into_iter().flatten();
+    let (mut filter, mut rows) = match partials.next() {
+        Some(first) => first,
+        None => (BloomFilter::try_new(b.params, b.family)?, 0),
+    };
+    for (f, n) in partials {
         filter.union(&f, "partial")?;
         rows += n;
     }
