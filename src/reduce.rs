@@ -266,31 +266,29 @@ impl JoinTable {
         self.heads.contains_key(&table_hash(h))
     }
 
-    /// Visit every left row whose key equals right key `j` (with base hash `h`).
+    /// Visit the left rows whose key equals right key `j` (with base hash `h`), in chain
+    /// order, while `f` returns true.
     #[inline]
-    fn for_each_match(&self, h: u64, rkeys: &TupleKeys, j: usize, mut f: impl FnMut(u32)) {
-        if let Some(&head) = self.heads.get(&table_hash(h)) {
-            let mut i = head;
-            while i != NONE {
-                if self.keys.eq_at(i as usize, rkeys, j) {
-                    f(i);
-                }
-                i = self.next[i as usize];
-            }
-        }
-    }
-
-    /// True when some left row's key equals right key `j` (with base hash `h`).
-    #[inline]
-    fn has_match(&self, h: u64, rkeys: &TupleKeys, j: usize) -> bool {
+    fn for_each_match(&self, h: u64, rkeys: &TupleKeys, j: usize, mut f: impl FnMut(u32) -> bool) {
         let mut i = self.heads.get(&table_hash(h)).copied().unwrap_or(NONE);
         while i != NONE {
-            if self.keys.eq_at(i as usize, rkeys, j) {
-                return true;
+            if self.keys.eq_at(i as usize, rkeys, j) && !f(i) {
+                return;
             }
             i = self.next[i as usize];
         }
-        false
+    }
+
+    /// True when some left row's key equals right key `j` (with base hash `h`): the walk
+    /// stops at the first.
+    #[inline]
+    fn has_match(&self, h: u64, rkeys: &TupleKeys, j: usize) -> bool {
+        let mut found = false;
+        self.for_each_match(h, rkeys, j, |_| {
+            found = true;
+            false
+        });
+        found
     }
 
     #[inline]
@@ -377,6 +375,7 @@ impl Emitter {
                         self.left_idx.push(Some(i));
                         self.right_idx.push(j as u32);
                     }
+                    true
                 });
                 if !found {
                     self.right_unmatched += 1;
