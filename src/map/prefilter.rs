@@ -271,15 +271,13 @@ impl RightPrefilter {
                 // A sorted key column repeats each key a few times in a row (lineitem's
                 // l_orderkey, 4 lines an order): each run of equal keys is hashed, probed and
                 // looked up once, then stands for all its rows.
-                let heads = key_runs(&cols);
-                let head_keys = match &heads {
-                    Some(h) => Some(arrow::compute::take(
-                        cols[0],
-                        &arrow::array::UInt32Array::from(h.clone()),
-                        None,
-                    )?),
+                let runs = key_runs(&cols).map(arrow::array::UInt32Array::from);
+                let head_keys = match &runs {
+                    Some(h) => Some(arrow::compute::take(cols[0], h, None)?),
                     None => None,
                 };
+                // Where each run starts.
+                let heads: Option<&[u32]> = runs.as_ref().map(|h| h.values().as_ref());
                 let units: Vec<&dyn Array> = match &head_keys {
                     Some(k) => vec![k.as_ref()],
                     None => cols.clone(),
