@@ -69,60 +69,83 @@ fn contiguous<O: OffsetSizeTrait>(a: &GenericStringArray<O>, finder: &Finder) ->
 /// `Utf8View`: values of up to 12 bytes are in their views; longer ones in data buffers,
 /// searched as runs when the views point forward through the buffers (as a Parquet reader
 /// lays them out), else value by value.
+///
+/// Both passes are plain loops over the views: a first one for the buffers' reach and the
+/// order, a second one that packs the answers 64 to a word. (As a closure handed to
+/// `collect_bool`, the second was a call per value; with the reach kept in `reach[buf]` the
+/// first waited on a store and a load per value: together 70 % of the predicate's CPU in
+/// `train --where "p_name LIKE '%green%'"`.)
 fn views(array: &dyn Array, finder: &Finder) -> BooleanBuffer {
     let a = array.as_string_view();
+    let views = a.views();
+    let buffers = a.data_buffers();
     let n = finder.needle().len();
-    let long = |view: u128| {
-        let len = view as u32 as usize;
-        (len > 12).then_some((
-            (view >> 64) as u32 as usize,
-            (view >> 96) as u32 as usize,
-            len,
-        ))
-    };
     // How far the long values reach in each buffer (a search stops there: a slice of a large
     // array must not search the rest of its buffers), and whether they go forward.
-    let mut reach = vec![0usize; a.data_buffers().len()];
+    let mut reach = vec![0usize; buffers.len()];
     let mut forward = true;
-    let mut prev = (0, 0);
-    for (buf, start, len) in a.views().iter().filter_map(|&v| long(v)) {
-        forward &= (buf, start) >= prev;
-        prev = (buf, start);
-        reach[buf] = reach[buf].max(start + len);
-    }
-    // The last search: in buffer `buf`, from `from`, the next match `at` (None: none).
-    let mut last: Option<(usize, usize, Option<usize>)> = None;
-    let views = a.views();
-    BooleanBuffer::collect_bool(views.len(), |i| {
-        let view = views[i];
-        match long(view) {
-            _ if (view as u32 as usize) < n => false,
-            Some((buf, start, len)) if forward => {
-                let next = match last {
-                    // The last search covered this value's start: its next match stands.
-                    Some((b, from, at))
-                        if b == buf && from <= start && at.is_none_or(|at| at >= start) =>
-                    {
-                        at
-                    }
-                    _ => {
-                        let data = &a.data_buffers()[buf].as_slice()[..reach[buf]];
-                        let at = finder.find(&data[start..]).map(|p| start + p);
-                        last = Some((buf, start, at));
-                        at
-                    }
-                };
-                next.is_some_and(|at| at + n <= start + len)
+    let (mut buf, mut start, mut end) = (None::<u32>, 0u32, 0usize);
+    for &view in views.iter() {
+        let len = view as u32;
+        if len > 12 {
+            let (b, s) = ((view >> 64) as u32, (view >> 96) as u32);
+            if buf != Some(b) {
+                if let Some(prev) = buf {
+                    forward &= b > prev;
+                    reach[prev as usize] = reach[prev as usize].max(end);
+                }
+                (buf, start, end) = (Some(b), 0, 0);
             }
-            _ => finder.find(a.value(i).as_bytes()).is_some(),
+            forward &= s >= start;
+            start = s;
+            end = end.max(s as usize + len as usize);
         }
-    })
+    }
+    if let Some(prev) = buf {
+        reach[prev as usize] = reach[prev as usize].max(end);
+    }
+    if !forward {
+        return BooleanBuffer::collect_bool(views.len(), |i| {
+            finder.find(a.value(i).as_bytes()).is_some()
+        });
+    }
+    // The last search: in buffer `cur`, from `from`, the next match `at` (usize::MAX: none).
+    let (mut cur, mut data, mut from, mut at) = (u32::MAX, &[][..], 0usize, usize::MAX);
+    let mut words = Vec::with_capacity(views.len().div_ceil(64));
+    for chunk in views.chunks(64) {
+        let mut word = 0u64;
+        for (j, &view) in chunk.iter().enumerate() {
+            let len = view as u32 as usize;
+            let hit = if len < n {
+                false
+            } else if len <= 12 {
+                finder.find(&view.to_le_bytes()[4..4 + len]).is_some()
+            } else {
+                let (b, s) = ((view >> 64) as u32, (view >> 96) as u32 as usize);
+                // Unless the last search covered this value's start, search from it.
+                if b != cur || s < from || at < s {
+                    if b != cur {
+                        data = &buffers[b as usize].as_slice()[..reach[b as usize]];
+                        cur = b;
+                    }
+                    at = finder.find(&data[s..]).map_or(usize::MAX, |p| s + p);
+                    from = s;
+                }
+                at != usize::MAX && at + n <= s + len
+            };
+            word |= (hit as u64) << j;
+        }
+        words.push(word);
+    }
+    BooleanBuffer::new(words.into(), 0, views.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow::array::{ArrayRef, LargeStringArray, StringArray, StringViewArray};
+    use arrow::array::{
+        ArrayRef, LargeStringArray, StringArray, StringViewArray, StringViewBuilder,
+    };
     use arrow::compute::kernels::comparison::{like, nlike};
     use arrow::datatypes::DataType;
     use proptest::prelude::*;
@@ -179,25 +202,34 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
         /// The same answers (values and nulls) as Arrow's `like`/`nlike`, for every string
-        /// type, sliced arrays and views that point backwards.
+        /// type, sliced arrays, views that point backwards and views spread over many buffers
+        /// (as a Parquet reader makes them, a buffer per page).
         #[test]
         fn equals_arrows_like(
             values in proptest::collection::vec(value(), 0..40),
             needle in "[abø]{1,4}",
             slice in (0usize..5, 0usize..5),
             negated: bool,
-            shuffled_views: bool,
+            layout in 0u8..3,
         ) {
             let utf8: ArrayRef = Arc::new(StringArray::from(values.clone()));
             let large: ArrayRef = Arc::new(LargeStringArray::from(values.clone()));
-            let view: ArrayRef = if shuffled_views {
-                // Views into one buffer, but in reverse order of their data.
-                let rev: Vec<Option<String>> = values.iter().rev().cloned().collect();
-                let built = StringViewArray::from(rev);
-                let idx: Vec<u32> = (0..values.len() as u32).rev().collect();
-                arrow::compute::take(&built, &arrow::array::UInt32Array::from(idx), None).unwrap()
-            } else {
-                Arc::new(StringViewArray::from(values.clone()))
+            let view: ArrayRef = match layout {
+                0 => Arc::new(StringViewArray::from(values.clone())),
+                1 => {
+                    // Views into one buffer, but in reverse order of their data.
+                    let rev: Vec<Option<String>> = values.iter().rev().cloned().collect();
+                    let built = StringViewArray::from(rev);
+                    let idx: Vec<u32> = (0..values.len() as u32).rev().collect();
+                    arrow::compute::take(&built, &arrow::array::UInt32Array::from(idx), None)
+                        .unwrap()
+                }
+                _ => {
+                    // Buffers of 32 bytes: a few long values each.
+                    let mut b = StringViewBuilder::new().with_fixed_block_size(32);
+                    b.extend(values.iter().cloned());
+                    Arc::new(b.finish())
+                }
             };
             let (lo, cut) = slice;
             for a in [utf8, large, view] {
