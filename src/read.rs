@@ -15,6 +15,8 @@ use parquet::DecodeResult;
 use crate::error::{Error, Result};
 use crate::plan::{InputFile, RangeReader, Split};
 
+pub mod dictionary;
+
 /// Bytes of decoded predicate columns kept per row group for the projection: a row group's
 /// key column (1 M rows of 8 bytes) fits.
 const PREDICATE_CACHE_BYTES: usize = 100 << 20;

@@ -19,7 +19,7 @@ use crate::bloom::{self, BloomFilter, BloomParams, Layout, BLOCK_BITS, MAX_BITS}
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::key::KeyFamily;
-use crate::plan::{self, Plan, SplitOptions};
+use crate::plan::{self, Plan, RangeReader, SplitOptions};
 use crate::read::{ReadOptions, SplitReader};
 use crate::store::Location;
 
@@ -197,6 +197,10 @@ pub struct TrainReport {
     pub keys_inserted: u64,
     /// Bytes fetched from the inputs.
     pub bytes_read: u64,
+    /// Row groups whose keys were read from their key column's dictionary page alone, its
+    /// data pages never fetched (one key column, no `--where`, every data page of the chunk
+    /// dictionary-encoded).
+    pub row_groups_from_dictionary: u64,
     /// How the filter was sized.
     pub sizing: SizingReport,
     /// The filter's parameters.
@@ -245,7 +249,14 @@ impl TrainReport {
                 .map(|x| format!(", shard {x}"))
                 .unwrap_or_default()
         );
-        s += &format!("  rows read    {}\n", self.rows_read);
+        s += &format!("  rows read    {}", self.rows_read);
+        if self.row_groups_from_dictionary > 0 {
+            s += &format!(
+                " ({} row groups from their key's dictionary page alone)",
+                self.row_groups_from_dictionary
+            );
+        }
+        s += "\n";
         if let Some(w) = &self.predicate {
             s += &format!(
                 "  where        {w}: {} rows pass\n",
@@ -311,6 +322,7 @@ struct Counts {
     nulls: u64,
     inserted: u64,
     bytes_read: u64,
+    dictionary_row_groups: u64,
 }
 
 impl Counts {
@@ -320,6 +332,7 @@ impl Counts {
         self.nulls += o.nulls;
         self.inserted += o.inserted;
         self.bytes_read += o.bytes_read;
+        self.dictionary_row_groups += o.dictionary_row_groups;
     }
 }
 
@@ -492,6 +505,47 @@ fn passing_hashes(
     Ok(())
 }
 
+/// The keys a split hands to train, by row group.
+enum Keys<'a> {
+    /// A batch of decoded rows.
+    Rows(&'a arrow::array::RecordBatch),
+    /// The distinct keys of a row group, from its dictionary page.
+    Dictionary(&'a crate::read::dictionary::DictionaryKeys),
+}
+
+impl Keys<'_> {
+    /// The hashes of the keys to insert, written to `out` (see [`passing_hashes`]), with
+    /// `counts` updated for the rows they stand for; returns those rows. A dictionary's entries
+    /// are hashed once each and stand for the row group's rows: its non-null keys are all
+    /// inserted (no `--where` runs on this path).
+    fn passing_hashes(
+        &self,
+        fk: &FileKey,
+        predicate: Option<&Predicate>,
+        params: (&BloomParams, &[SparkType]),
+        counts: &mut Counts,
+        scratch: &mut Vec<u64>,
+        out: &mut Vec<u64>,
+    ) -> Result<u64> {
+        match self {
+            Keys::Rows(b) => {
+                passing_hashes(b, fk, predicate, params, counts, scratch, out)?;
+                counts.inserted += out.len() as u64;
+                Ok(b.num_rows() as u64)
+            }
+            Keys::Dictionary(d) => {
+                crate::bloom::hash_into(params.0, d.values.as_ref(), out)?;
+                counts.rows_read += d.rows;
+                counts.rows_passing += d.rows;
+                counts.nulls += d.nulls;
+                counts.inserted += d.rows - d.nulls;
+                counts.dictionary_row_groups += 1;
+                Ok(d.rows)
+            }
+        }
+    }
+}
+
 /// The physical type an sbbf filter trained on `column` of the inputs hashes: the one of
 /// the column in every file, or an error naming the file that differs.
 fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::sbbf::Physical> {
@@ -576,27 +630,48 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         }
         times.plan_ms = t0.elapsed().as_millis() as u64;
 
-        let read_split =
-            |i: usize,
-             each: &mut dyn FnMut(&arrow::array::RecordBatch, &FileKey) -> Result<()>|
-             -> Result<u64> {
-                let s = &plan.splits[i];
-                let file = plan.files[s.file].clone();
-                let fk = &file_keys[s.file];
-                let mut reader = SplitReader::try_new(
-                    file,
-                    s,
-                    ReadOptions {
-                        columns: fk.columns.clone(),
-                        batch_size: job.batch_size.get(),
-                        row_filter: None,
-                    },
-                )?;
-                for b in reader.by_ref() {
-                    each(&b?, fk)?;
+        // A split's keys: row by row, or (one key column, no --where) the dictionary pages of
+        // the row groups whose key chunk is all dictionary-encoded, whose data pages are then
+        // never read (crate::read::dictionary).
+        let dictionaries = predicate.is_none();
+        let read_split = |i: usize, each: &mut dyn FnMut(Keys<'_>, &FileKey) -> Result<()>| -> Result<u64> {
+            let s = &plan.splits[i];
+            let file = plan.files[s.file].clone();
+            let fk = &file_keys[s.file];
+            let mut rest = Vec::new();
+            let mut bytes = 0;
+            match fk.columns.as_slice() {
+                [key] if dictionaries => {
+                    let io = RangeReader::open(&file.location)?;
+                    for rg in s.row_groups.clone() {
+                        match crate::read::dictionary::dictionary_keys(&file, &io, rg, *key)? {
+                            Some(d) => {
+                                bytes += d.bytes;
+                                each(Keys::Dictionary(&d), fk)?;
+                            }
+                            None => rest.push(rg),
+                        }
+                    }
                 }
-                Ok(reader.bytes_read())
-            };
+                _ => rest.extend(s.row_groups.clone()),
+            }
+            if rest.is_empty() {
+                return Ok(bytes);
+            }
+            let mut reader = SplitReader::with_row_groups(
+                file,
+                rest,
+                ReadOptions {
+                    columns: fk.columns.clone(),
+                    batch_size: job.batch_size.get(),
+                    row_filter: None,
+                },
+            )?;
+            for b in reader.by_ref() {
+                each(Keys::Rows(&b?), fk)?;
+            }
+            Ok(bytes + reader.bytes_read())
+        };
 
         // Sizing: explicit, from --expected-items, or (blocked, --fpp alone) one pass into a
         // filter sized for every row, folded down to the keys counted in the same pass; other
@@ -646,9 +721,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     |est, i| {
                         let mut counts = Counts::default();
                         let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
-                        read_split(i, &mut |b, fk| {
-                            passing_hashes(
-                                b,
+                        read_split(i, &mut |keys, fk| {
+                            let rows = keys.passing_hashes(
                                 fk,
                                 predicate,
                                 (&count_params, &[]),
@@ -659,7 +733,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                             for h in &hashes {
                                 est.insert_hash(*h);
                             }
-                            bar.inc(b.num_rows() as u64);
+                            bar.inc(rows);
                             Ok(())
                         })?;
                         Ok(())
@@ -715,9 +789,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             },
             |(filter, counts), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
-                let bytes = read_split(i, &mut |b, fk| {
-                    passing_hashes(
-                        b,
+                let bytes = read_split(i, &mut |keys, fk| {
+                    let rows = keys.passing_hashes(
                         fk,
                         predicate,
                         (&params, &spark_types),
@@ -725,9 +798,13 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                         &mut scratch,
                         &mut hashes,
                     )?;
-                    filter.insert_hashes(&hashes);
-                    counts.inserted += hashes.len() as u64;
-                    bar.inc(b.num_rows() as u64);
+                    match keys {
+                        Keys::Rows(_) => filter.insert_hashes(&hashes),
+                        Keys::Dictionary(d) => {
+                            filter.insert_distinct_hashes(&hashes, d.rows - d.nulls)
+                        }
+                    }
+                    bar.inc(rows);
                     Ok(())
                 })?;
                 counts.bytes_read += bytes;
@@ -828,6 +905,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             null_keys: total.nulls,
             keys_inserted: total.inserted,
             bytes_read: total.bytes_read,
+            row_groups_from_dictionary: total.dictionary_row_groups,
             sizing,
             params,
             format: job.format,

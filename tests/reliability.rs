@@ -400,13 +400,28 @@ fn hostile_inputs_one_line_exit_2_nothing_written() {
         *b = 0xff;
     }
     std::fs::write(d.join("badpage.parquet"), page).unwrap();
+    // Corrupt first page header: the key column's dictionary page. Train reads only that page
+    // of a key chunk whose data pages are all dictionary-encoded (src/read/dictionary.rs), so
+    // the page above, whose damage is in the data page after it, is the join's to find.
+    let mut header = good.clone();
+    for b in &mut header[4..400] {
+        *b = 0xff;
+    }
+    std::fs::write(d.join("badheader.parquet"), header).unwrap();
     std::fs::write(d.join("empty.parquet"), b"").unwrap();
-    for f in ["badfooter.parquet", "badpage.parquet", "empty.parquet"] {
-        run_in(
-            d,
-            &["train", "--input", f, "--column", "Id", "--output", "x.bjf"],
-        )
-        .fails(2, &[f]);
+    for (f, train) in [
+        ("badfooter.parquet", true),
+        ("badpage.parquet", false),
+        ("badheader.parquet", true),
+        ("empty.parquet", true),
+    ] {
+        if train {
+            run_in(
+                d,
+                &["train", "--input", f, "--column", "Id", "--output", "x.bjf"],
+            )
+            .fails(2, &[f]);
+        }
         let mut a = join_args("users.bjf", "users", f, "o");
         a[1] = "--workers";
         a.insert(2, "1");

@@ -8,6 +8,7 @@ use arrow::datatypes::Int32Type;
 use bloomjoin::bloom::{codec, Layout};
 
 use crate::util::{files_below, run_in, write_parquet};
+use parquet::file::properties::WriterProperties;
 
 /// Three files of 1000 rows in row groups of 100: keys with nulls in every supported type.
 fn fixture(dir: &Path) {
@@ -687,4 +688,153 @@ fn shards_of_different_sizes_merge_and_meet_their_fpp() {
         stderr.contains("warning: the merged filter misses its target fpp 0.01"),
         "{stderr}"
     );
+}
+
+/// `columns` as a Parquet file of row groups of 250 rows, written with `props`.
+fn write_with(path: &Path, columns: Vec<(&str, ArrayRef)>, props: WriterProperties) {
+    let schema = Arc::new(arrow::datatypes::Schema::new(
+        columns
+            .iter()
+            .map(|(n, a)| arrow::datatypes::Field::new(*n, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        columns.into_iter().map(|(_, a)| a).collect(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+/// A key chunk whose data pages are all dictionary-encoded is trained from its dictionary
+/// page alone (src/read/dictionary.rs). The filter and the report's counters are those of
+/// the row-by-row path, which reads the same rows written without dictionaries, with
+/// dictionaries that fall back to plain pages part way, or through a `--where` every row
+/// passes; for any worker count. Only the bytes read differ.
+#[test]
+fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 3000;
+    // Keys that repeat (each about 4 times, over row groups) and keys of one row only (every
+    // row group's first), with nulls, in every type the shortcut takes.
+    let key = |i: usize| {
+        (i % 7 != 3).then_some(match i % 5 {
+            0 => 10_000 + i as i64,
+            _ => (i * 7919 % 800) as i64 - 400,
+        })
+    };
+    let ints: Vec<Option<i64>> = (0..n).map(key).collect();
+    let strings: Vec<Option<String>> = ints
+        .iter()
+        .map(|k| k.map(|k| format!("key {k} of a length over twelve bytes, ü")))
+        .collect();
+    let strs: Vec<Option<&str>> = strings.iter().map(|s| s.as_deref()).collect();
+    let columns = || -> Vec<(&str, ArrayRef)> {
+        vec![
+            ("i64", Arc::new(Int64Array::from(ints.clone()))),
+            (
+                "i32",
+                Arc::new(Int32Array::from(
+                    ints.iter().map(|k| k.map(|k| k as i32)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "date",
+                Arc::new(Date32Array::from(
+                    ints.iter().map(|k| k.map(|k| k as i32)).collect::<Vec<_>>(),
+                )),
+            ),
+            ("utf8", Arc::new(StringArray::from(strs.clone()))),
+            ("view", Arc::new(StringViewArray::from(strs.clone()))),
+            (
+                "bin",
+                Arc::new(BinaryArray::from(
+                    strs.iter()
+                        .map(|s| s.map(str::as_bytes))
+                        .collect::<Vec<_>>(),
+                )),
+            ),
+            ("n", Arc::new(Int64Array::from_iter_values(0..n as i64))),
+        ]
+    };
+    let rows = || WriterProperties::builder().set_max_row_group_row_count(Some(250));
+    write_with(&d.join("dict/a.parquet"), columns(), rows().build());
+    let plain = rows().set_dictionary_enabled(false).build();
+    write_with(&d.join("plain/a.parquet"), columns(), plain);
+    let fallback = rows()
+        .set_dictionary_page_size_limit(256)
+        .set_data_page_size_limit(256)
+        .set_write_batch_size(16)
+        .build();
+    write_with(&d.join("fallback/a.parquet"), columns(), fallback);
+
+    for col in ["i64", "i32", "date", "utf8", "view", "bin"] {
+        let train = |input: &str, workers: &str, filter: Option<&str>| {
+            let out = format!("{input}-{col}-{workers}-{}.bjf", filter.is_some());
+            let report = format!("{out}.json");
+            let mut args = vec![
+                "train",
+                "-q",
+                "-i",
+                input,
+                "-c",
+                col,
+                "--fpp",
+                "0.01",
+                "-o",
+                &out,
+                "--report",
+                &report,
+                "--workers",
+                workers,
+            ];
+            if let Some(w) = filter {
+                args.extend(["--where", w]);
+            }
+            run_in(d, &args).ok();
+            let r: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+            let counts = ["rows_read", "null_keys", "keys_inserted"].map(|k| r[k].clone());
+            let from_dictionary = r["row_groups_from_dictionary"].as_u64().unwrap();
+            let whole = input == "dict" && filter.is_none();
+            assert_eq!(
+                from_dictionary,
+                if whole { 12 } else { 0 },
+                "{col}: {input}"
+            );
+            // The filter (bits, parameters, key family, keys inserted) and its metadata but
+            // for what names the input and the --where.
+            let (f, mut meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
+            (meta.inputs, meta.predicate) = (vec![], None);
+            ((f, meta), counts, r["bytes_read"].as_u64().unwrap())
+        };
+        let (want, counts, dict_bytes) = train("dict", "1", None);
+        assert_eq!(counts[0], 3000, "{col}");
+        assert_eq!(counts[1], 429, "{col}");
+        assert_eq!(counts[2], 3000 - 429, "{col}");
+        for (input, workers, filter) in [
+            ("dict", "3", None),
+            ("dict", "2", Some("n >= 0")),
+            ("plain", "1", None),
+            ("plain", "3", None),
+            ("fallback", "2", None),
+        ] {
+            let (got, got_counts, bytes) = train(input, workers, filter);
+            assert_eq!(
+                got, want,
+                "{col}: {input} with {workers} workers, {filter:?}"
+            );
+            assert_eq!(got.0.inserted(), 3000 - 429);
+            assert_eq!(got_counts, counts, "{col}: {input}");
+            if input == "dict" && filter.is_some() {
+                // The row path reads the data pages (and the --where column) too.
+                assert!(dict_bytes < bytes, "{col}: {dict_bytes} against {bytes}");
+            }
+        }
+    }
 }

@@ -1578,6 +1578,15 @@ impl BloomFilter {
         }
     }
 
+    /// Insert the hashes of the distinct keys among `keys` non-null keys (a row group's
+    /// dictionary): the bits of inserting every key, and [`inserted`](Self::inserted) counts
+    /// `keys`, as it would have.
+    pub fn insert_distinct_hashes(&mut self, hashes: &[u64], keys: u64) {
+        let before = self.inserted;
+        self.insert_hashes(hashes);
+        self.inserted = before + keys;
+    }
+
     /// Insert a batch of pre-hashed keys, prefetching ahead.
     pub fn insert_hashes(&mut self, hashes: &[u64]) {
         match self.params.layout {

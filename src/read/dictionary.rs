@@ -1,0 +1,385 @@
+//! A row group's distinct keys read from its dictionary page alone (train's dictionary
+//! shortcut).
+//!
+//! When every data page of a column chunk is dictionary-encoded, the chunk's values are the
+//! entries of its dictionary page: the data pages only say which entry each row holds. A
+//! Bloom filter is a set, so `train` (one key column, no `--where`) inserts the dictionary's
+//! entries and reads none of the data pages: they are neither fetched, decompressed nor
+//! decoded. The filter's bytes are those of the row-by-row path whenever every entry is used by
+//! some row, which is how writers build dictionaries (arrow-rs, parquet-mr, DuckDB: from the
+//! values they are given). An entry no row uses (a writer may store an Arrow dictionary array
+//! as it is) goes into the filter too: one more member, as a false positive is; never one fewer.
+//!
+//! Anything this module does not recognise gives `None`, and the row group is read row by
+//! row: a chunk with a data page of another encoding (a dictionary that grew too large and fell
+//! back to plain), no page encoding statistics, a nullable column without a null count, a key
+//! type outside the plain ones below, a dictionary page that does not read or decode. A corrupt
+//! file is then reported by the row path, with its usual message.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef, BinaryArray, BinaryViewArray, Date32Array, Int32Array, Int64Array, LargeBinaryArray,
+    LargeStringArray, StringArray, StringViewArray,
+};
+use arrow::datatypes::DataType;
+use bytes::{Buf, Bytes};
+use parquet::basic::{Encoding, PageType, Type as PhysicalType};
+use parquet::column::page::{Page, PageReader};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::ColumnChunkMetaData;
+use parquet::file::reader::{ChunkReader, Length};
+use parquet::file::serialized_reader::SerializedPageReader;
+
+use crate::error::Result;
+use crate::plan::{InputFile, RangeReader};
+
+/// The distinct keys of one row group's key column, with what the rows would have counted.
+#[derive(Debug)]
+pub struct DictionaryKeys {
+    /// The dictionary's entries, as an array of the column's Arrow type (no nulls).
+    pub values: ArrayRef,
+    /// Rows of the row group.
+    pub rows: u64,
+    /// Rows whose key is null.
+    pub nulls: u64,
+    /// Bytes fetched (the dictionary page).
+    pub bytes: u64,
+}
+
+/// The dictionary of column `column` (a top-level column of a flat schema) in row group
+/// `row_group` of `file`, when its data pages are all dictionary-encoded; `None` when the
+/// row group must be read row by row. I/O errors (the fetch) are errors.
+pub fn dictionary_keys(
+    file: &InputFile,
+    io: &RangeReader,
+    row_group: usize,
+    column: usize,
+) -> Result<Option<DictionaryKeys>> {
+    let meta = file.metadata.metadata();
+    let field = file.metadata.schema().field(column);
+    let descr = meta.file_metadata().schema_descr();
+    // The leaf of a top-level column: only a column whose path is its own name (not nested).
+    let Some(leaf) = descr
+        .columns()
+        .iter()
+        .position(|c| c.path().parts() == [field.name().as_str()])
+    else {
+        return Ok(None);
+    };
+    let rg = meta.row_group(row_group);
+    let chunk = rg.column(leaf);
+    if !plain_type(field.data_type(), chunk.column_type()) || !all_dictionary(chunk) {
+        return Ok(None);
+    }
+    let nulls = if descr.column(leaf).max_def_level() == 0 {
+        0
+    } else {
+        match chunk.statistics().and_then(|s| s.null_count_opt()) {
+            Some(n) => n,
+            None => return Ok(None),
+        }
+    };
+    let rows = rg.num_rows().max(0) as u64;
+    if nulls > rows {
+        return Ok(None);
+    }
+    let (Some(start), data) = (chunk.dictionary_page_offset(), chunk.data_page_offset()) else {
+        return Ok(None);
+    };
+    if start < 0 || data <= start || chunk.compressed_size() < 0 {
+        return Ok(None);
+    }
+    let (start, end) = (start as u64, data as u64);
+    let mut fetched = io.fetch(std::slice::from_ref(&(start..end)))?;
+    let Some(bytes) = fetched.pop() else {
+        return Ok(None);
+    };
+    let fetched = Fetched { start, bytes };
+    // The parquet crate panics on some corrupt pages: that page is then read by the row path,
+    // which reports it.
+    let values = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        dictionary_page(fetched, chunk, rows)
+            .and_then(|(buf, n)| decode(field.data_type(), &buf, n))
+    }))
+    .ok()
+    .flatten();
+    Ok(values.map(|values| DictionaryKeys {
+        values,
+        rows,
+        nulls,
+        bytes: end - start,
+    }))
+}
+
+/// Whether the Arrow type is read from the physical type without conversion, so that the
+/// plain-decoded dictionary entries are the values the row path would hash.
+fn plain_type(arrow: &DataType, physical: PhysicalType) -> bool {
+    matches!(
+        (arrow, physical),
+        (DataType::Int32 | DataType::Date32, PhysicalType::INT32)
+            | (DataType::Int64, PhysicalType::INT64)
+            | (
+                DataType::Utf8
+                    | DataType::LargeUtf8
+                    | DataType::Utf8View
+                    | DataType::Binary
+                    | DataType::LargeBinary
+                    | DataType::BinaryView,
+                PhysicalType::BYTE_ARRAY
+            )
+    )
+}
+
+/// Whether the chunk has a dictionary page and every data page is dictionary-encoded, by its
+/// page encoding statistics (a chunk without them is not known to be).
+fn all_dictionary(chunk: &ColumnChunkMetaData) -> bool {
+    let dict = |e: Encoding| matches!(e, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY);
+    chunk.dictionary_page_offset().is_some()
+        && match (
+            chunk.page_encoding_stats_mask(),
+            chunk.page_encoding_stats(),
+        ) {
+            (Some(mask), _) => {
+                mask.is_only(Encoding::RLE_DICTIONARY) || mask.is_only(Encoding::PLAIN_DICTIONARY)
+            }
+            (None, Some(stats)) => {
+                let data = |s: &&parquet::file::metadata::PageEncodingStats| {
+                    matches!(s.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
+                };
+                stats.iter().filter(data).all(|s| dict(s.encoding))
+                    && stats.iter().filter(data).any(|s| s.count > 0)
+            }
+            (None, None) => false,
+        }
+}
+
+/// The first page of the chunk, which must be its dictionary page: its decompressed bytes
+/// and its entry count.
+fn dictionary_page(
+    fetched: Fetched,
+    chunk: &ColumnChunkMetaData,
+    rows: u64,
+) -> Option<(Bytes, usize)> {
+    let mut pages =
+        SerializedPageReader::new(Arc::new(fetched), chunk, rows as usize, None).ok()?;
+    match pages.get_next_page().ok()?? {
+        Page::DictionaryPage {
+            buf,
+            num_values,
+            encoding: Encoding::PLAIN | Encoding::PLAIN_DICTIONARY,
+            ..
+        } => Some((buf, num_values as usize)),
+        _ => None,
+    }
+}
+
+/// `n` plain-encoded entries of `buf` as an array of `arrow`; `None` when they do not decode
+/// to exactly `n` values (or, for a string type, are not UTF-8).
+fn decode(arrow: &DataType, buf: &[u8], n: usize) -> Option<ArrayRef> {
+    fn fixed<const W: usize>(buf: &[u8], n: usize) -> Option<impl Iterator<Item = [u8; W]> + '_> {
+        (buf.len() == n.checked_mul(W)?).then(|| {
+            buf.chunks_exact(W)
+                .map(|c| <[u8; W]>::try_from(c).expect("chunks of W bytes"))
+        })
+    }
+    Some(match arrow {
+        DataType::Int32 => Arc::new(Int32Array::from_iter_values(
+            fixed::<4>(buf, n)?.map(i32::from_le_bytes),
+        )),
+        DataType::Date32 => Arc::new(Date32Array::from_iter_values(
+            fixed::<4>(buf, n)?.map(i32::from_le_bytes),
+        )),
+        DataType::Int64 => Arc::new(Int64Array::from_iter_values(
+            fixed::<8>(buf, n)?.map(i64::from_le_bytes),
+        )),
+        _ => {
+            let values = byte_arrays(buf, n)?;
+            let strings = || {
+                values
+                    .iter()
+                    .map(|v| std::str::from_utf8(v).ok())
+                    .collect::<Option<Vec<_>>>()
+            };
+            match arrow {
+                DataType::Utf8 => Arc::new(StringArray::from_iter_values(strings()?)),
+                DataType::LargeUtf8 => Arc::new(LargeStringArray::from_iter_values(strings()?)),
+                DataType::Utf8View => Arc::new(StringViewArray::from_iter_values(strings()?)),
+                DataType::Binary => Arc::new(BinaryArray::from_iter_values(values)),
+                DataType::LargeBinary => Arc::new(LargeBinaryArray::from_iter_values(values)),
+                DataType::BinaryView => Arc::new(BinaryViewArray::from_iter_values(values)),
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// `n` plain-encoded byte arrays (a 4-byte little-endian length, then the bytes), exactly
+/// filling `buf`.
+fn byte_arrays(mut buf: &[u8], n: usize) -> Option<Vec<&[u8]>> {
+    let mut out = Vec::with_capacity(n.min(buf.len() / 4));
+    for _ in 0..n {
+        let len = u32::from_le_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+        let value = buf.get(4..4usize.checked_add(len)?)?;
+        out.push(value);
+        buf = &buf[4 + len..];
+    }
+    buf.is_empty().then_some(out)
+}
+
+/// A fetched range of a file, served to the parquet crate's page reader at its file offsets.
+struct Fetched {
+    start: u64,
+    bytes: Bytes,
+}
+
+impl Fetched {
+    fn slice(&self, start: u64, len: Option<usize>) -> parquet::errors::Result<Bytes> {
+        let eof = || ParquetError::EOF(format!("offset {start} is outside the fetched range"));
+        let from =
+            usize::try_from(start.checked_sub(self.start).ok_or_else(eof)?).map_err(|_| eof())?;
+        let to = match len {
+            Some(len) => from.checked_add(len).ok_or_else(eof)?,
+            None => self.bytes.len(),
+        };
+        if from > to || to > self.bytes.len() {
+            return Err(eof());
+        }
+        Ok(self.bytes.slice(from..to))
+    }
+}
+
+impl Length for Fetched {
+    fn len(&self) -> u64 {
+        self.start + self.bytes.len() as u64
+    }
+}
+
+impl ChunkReader for Fetched {
+    type T = bytes::buf::Reader<Bytes>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(self.slice(start, None)?.reader())
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        self.slice(start, Some(length))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Array, AsArray, RecordBatch};
+    use arrow::datatypes::{Field, Schema};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+
+    /// Write `col` as a one-column file with `props`; open it as a job would.
+    fn file(dir: &std::path::Path, col: ArrayRef, props: WriterProperties) -> Arc<InputFile> {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "k",
+            col.data_type().clone(),
+            true,
+        )]));
+        let path = dir.join("t.parquet");
+        let mut w = ArrowWriter::try_new(
+            std::fs::File::create(&path).unwrap(),
+            schema.clone(),
+            Some(props),
+        )
+        .unwrap();
+        w.write(&RecordBatch::try_new(schema, vec![col]).unwrap())
+            .unwrap();
+        w.close().unwrap();
+        let loc = crate::store::Location::parse(path.to_str().unwrap()).unwrap();
+        Arc::new(InputFile::open(loc).unwrap())
+    }
+
+    fn keys(f: &InputFile) -> Option<DictionaryKeys> {
+        let io = RangeReader::open(&f.location).unwrap();
+        dictionary_keys(f, &io, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn the_dictionary_holds_each_distinct_key_once_and_the_counts_are_the_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let ints: ArrayRef = Arc::new(Int64Array::from(vec![
+            Some(7),
+            None,
+            Some(3),
+            Some(7),
+            None,
+            Some(-1),
+        ]));
+        let f = file(dir.path(), ints, WriterProperties::builder().build());
+        let d = keys(&f).expect("an all-dictionary chunk");
+        assert_eq!((d.rows, d.nulls), (6, 2));
+        assert_eq!(
+            d.values
+                .as_primitive::<arrow::datatypes::Int64Type>()
+                .values(),
+            &[7, 3, -1]
+        );
+        assert!(d.bytes > 0);
+
+        let strings: ArrayRef = Arc::new(StringViewArray::from(vec![
+            "a rather long value, over 12 bytes",
+            "b",
+            "b",
+            "é",
+        ]));
+        let f = file(dir.path(), strings, WriterProperties::builder().build());
+        let d = keys(&f).expect("an all-dictionary chunk");
+        assert_eq!(d.values.data_type(), &DataType::Utf8View);
+        let got: Vec<&str> = d
+            .values
+            .as_string_view()
+            .iter()
+            .map(|v| v.unwrap())
+            .collect();
+        assert_eq!(got, ["a rather long value, over 12 bytes", "b", "é"]);
+    }
+
+    #[test]
+    fn other_chunks_are_read_row_by_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let ints: ArrayRef = Arc::new(Int64Array::from_iter_values(0..10_000));
+        // No dictionary.
+        let plain = WriterProperties::builder()
+            .set_dictionary_enabled(false)
+            .build();
+        assert!(keys(&file(dir.path(), ints.clone(), plain)).is_none());
+        // A dictionary that fell back to plain pages part way.
+        let small = WriterProperties::builder()
+            .set_dictionary_page_size_limit(1024)
+            .set_data_page_size_limit(1024)
+            .build();
+        assert!(keys(&file(dir.path(), ints, small)).is_none());
+        // A type that is converted on reading (unsigned), and a nullable column without
+        // statistics.
+        let unsigned: ArrayRef = Arc::new(arrow::array::UInt32Array::from(vec![1, 2, 2]));
+        assert!(keys(&file(
+            dir.path(),
+            unsigned,
+            WriterProperties::builder().build()
+        ))
+        .is_none());
+        let no_stats = WriterProperties::builder()
+            .set_statistics_enabled(parquet::file::properties::EnabledStatistics::None)
+            .build();
+        let nullable: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None]));
+        assert!(keys(&file(dir.path(), nullable, no_stats)).is_none());
+    }
+
+    #[test]
+    fn byte_arrays_must_fill_the_page_exactly() {
+        let page = [1u8, 0, 0, 0, b'x', 0, 0, 0, 0];
+        assert_eq!(byte_arrays(&page, 2), Some(vec![&b"x"[..], &b""[..]]));
+        assert_eq!(byte_arrays(&page, 1), None);
+        assert_eq!(byte_arrays(&page, 3), None);
+        assert_eq!(byte_arrays(&[9, 0, 0, 0, b'x'], 1), None);
+        assert!(decode(&DataType::Int64, &[0; 12], 2).is_none());
+        assert!(decode(&DataType::Utf8, &[1, 0, 0, 0, 0xff], 1).is_none());
+    }
+}
