@@ -7,7 +7,7 @@ use arrow::array::*;
 use arrow::datatypes::Int32Type;
 use bloomjoin::bloom::{codec, Layout};
 
-use crate::util::{files_below, run_in, write_parquet};
+use crate::util::{files_below, run_in, write_parquet, write_parquet_with};
 use parquet::file::properties::WriterProperties;
 
 /// Three files of 1000 rows in row groups of 100: keys with nulls in every supported type.
@@ -690,26 +690,6 @@ fn shards_of_different_sizes_merge_and_meet_their_fpp() {
     );
 }
 
-/// `columns` as a Parquet file of row groups of 250 rows, written with `props`.
-fn write_with(path: &Path, columns: Vec<(&str, ArrayRef)>, props: WriterProperties) {
-    let schema = Arc::new(arrow::datatypes::Schema::new(
-        columns
-            .iter()
-            .map(|(n, a)| arrow::datatypes::Field::new(*n, a.data_type().clone(), true))
-            .collect::<Vec<_>>(),
-    ));
-    let batch = RecordBatch::try_new(
-        schema.clone(),
-        columns.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap();
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
-}
-
 /// A key chunk whose data pages are all dictionary-encoded is trained from its dictionary
 /// page alone (src/read/dictionary.rs). The filter and the report's counters are those of
 /// the row-by-row path, which reads the same rows written without dictionaries, with
@@ -763,15 +743,15 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
         ]
     };
     let rows = || WriterProperties::builder().set_max_row_group_row_count(Some(250));
-    write_with(&d.join("dict/a.parquet"), columns(), rows().build());
+    write_parquet_with(&d.join("dict/a.parquet"), columns(), rows().build());
     let plain = rows().set_dictionary_enabled(false).build();
-    write_with(&d.join("plain/a.parquet"), columns(), plain);
+    write_parquet_with(&d.join("plain/a.parquet"), columns(), plain);
     let fallback = rows()
         .set_dictionary_page_size_limit(256)
         .set_data_page_size_limit(256)
         .set_write_batch_size(16)
         .build();
-    write_with(&d.join("fallback/a.parquet"), columns(), fallback);
+    write_parquet_with(&d.join("fallback/a.parquet"), columns(), fallback);
 
     for col in ["i64", "i32", "date", "utf8", "view", "bin"] {
         let train = |input: &str, workers: &str, filter: Option<&str>| {

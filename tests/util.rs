@@ -125,6 +125,18 @@ use arrow::datatypes::{Field, Schema};
 
 /// Write `columns` as a Parquet file with row groups of `row_group_rows`.
 pub fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>, row_group_rows: usize) {
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(row_group_rows))
+        .build();
+    write_parquet_with(path, columns, props);
+}
+
+/// `columns` (all nullable) as a Parquet file written with `props`.
+pub fn write_parquet_with(
+    path: &Path,
+    columns: Vec<(&str, ArrayRef)>,
+    props: parquet::file::properties::WriterProperties,
+) {
     let schema = Arc::new(Schema::new(
         columns
             .iter()
@@ -136,9 +148,6 @@ pub fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>, row_group_rows
         columns.into_iter().map(|(_, a)| a).collect(),
     )
     .unwrap();
-    let props = parquet::file::properties::WriterProperties::builder()
-        .set_max_row_group_row_count(Some(row_group_rows))
-        .build();
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).unwrap();
     }
