@@ -87,7 +87,9 @@ pub fn dictionary_keys(
     let (Some(start), data) = (chunk.dictionary_page_offset(), chunk.data_page_offset()) else {
         return Ok(None);
     };
-    if start < 0 || data <= start || chunk.compressed_size() < 0 {
+    // The dictionary page lies inside the chunk, before its first data page: anything else
+    // (offsets a writer got wrong) is left to the row path, never a large fetch.
+    if start < 0 || data <= start || data - start > chunk.compressed_size() {
         return Ok(None);
     }
     let (start, end) = (start as u64, data as u64);
