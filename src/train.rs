@@ -538,10 +538,19 @@ impl Keys<'_> {
                 counts.rows_read += d.rows;
                 counts.rows_passing += d.rows;
                 counts.nulls += d.nulls;
-                counts.inserted += d.rows - d.nulls;
+                counts.inserted += d.keys();
                 counts.dictionary_row_groups += 1;
                 Ok(d.rows)
             }
+        }
+    }
+
+    /// Insert `hashes`, from [`Keys::passing_hashes`], into `filter`: a dictionary's entries
+    /// are inserted once each and counted as the keys of its rows.
+    fn insert(&self, filter: &mut BloomFilter, hashes: &[u64]) {
+        match self {
+            Keys::Rows(_) => filter.insert_hashes(hashes),
+            Keys::Dictionary(d) => filter.insert_distinct_hashes(hashes, d.keys()),
         }
     }
 }
@@ -798,12 +807,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                         &mut scratch,
                         &mut hashes,
                     )?;
-                    match keys {
-                        Keys::Rows(_) => filter.insert_hashes(&hashes),
-                        Keys::Dictionary(d) => {
-                            filter.insert_distinct_hashes(&hashes, d.rows - d.nulls)
-                        }
-                    }
+                    keys.insert(filter, &hashes);
                     bar.inc(rows);
                     Ok(())
                 })?;

@@ -47,6 +47,13 @@ pub struct DictionaryKeys {
     pub bytes: u64,
 }
 
+impl DictionaryKeys {
+    /// The row group's non-null keys, which the entries stand for.
+    pub fn keys(&self) -> u64 {
+        self.rows - self.nulls
+    }
+}
+
 /// The dictionary of column `column` (a top-level column of a flat schema) in row group
 /// `row_group` of `file`, when its data pages are all dictionary-encoded; `None` when the
 /// row group must be read row by row. I/O errors (the fetch) are errors.
