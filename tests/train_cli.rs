@@ -818,3 +818,44 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
         }
     }
 }
+
+/// `scan`, the train benchmark's baseline, counts rows and nulls of any column and sums
+/// integer and date columns only: a string column of digits is counted, not parsed.
+#[test]
+fn scan_counts_every_column_and_sums_integers_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: Vec<Option<i64>> = (1..=300).map(|i| (i % 10 != 0).then_some(i)).collect();
+    let digits: Vec<String> = (1..=300).map(|i| i.to_string()).collect();
+    write_parquet(
+        &dir.path().join("t.parquet"),
+        vec![
+            ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+            ("digits", Arc::new(StringArray::from(digits)) as ArrayRef),
+        ],
+        64,
+    );
+    let sum: i64 = ids.iter().flatten().sum();
+    let scan = |column: &str| {
+        run_in(
+            dir.path(),
+            &[
+                "scan",
+                "--input",
+                "t.parquet",
+                "--column",
+                column,
+                "--workers",
+                "2",
+            ],
+        )
+        .ok()
+    };
+    let out = scan("id");
+    assert!(
+        out.contains(&format!("300 rows, 30 nulls, wrapping sum {sum} in ")),
+        "{out}"
+    );
+    let out = scan("digits");
+    assert!(out.contains("300 rows, 0 nulls in "), "{out}");
+    assert!(!out.contains("sum"), "{out}");
+}
