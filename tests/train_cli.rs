@@ -819,6 +819,58 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
     }
 }
 
+/// Files written by DuckDB 2.0.1 and Polars 2.1 (tests/data/{duckdb,polars}/keys.parquet, the
+/// same rows), trained from their dictionary pages into the filter of their rows. DuckDB's
+/// footer says that every data page is dictionary-encoded (page encoding statistics); Polars'
+/// does not (no statistics, and `PLAIN` among the encodings), so the data pages' headers say
+/// it. Made with
+/// `COPY (SELECT CASE WHEN i % 7 = 3 THEN NULL ELSE (i * 37) % 61 END::BIGINT AS k,
+/// CASE WHEN i % 11 = 5 THEN NULL ELSE 'key-' || ((i * 13) % 47) END AS s,
+/// (DATE '2020-01-01' + ((i * 17) % 53)::INTEGER) AS d, i::BIGINT AS n FROM range(6144) t(i)
+/// ORDER BY i) TO 'keys.parquet' (FORMAT parquet, ROW_GROUP_SIZE 2048, COMPRESSION snappy)`
+/// and Polars' `write_parquet(row_group_size=2048, compression="snappy")` of the same table.
+#[test]
+fn duckdb_and_polars_dictionary_keys_are_trained_from_their_dictionary_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for writer in ["duckdb", "polars"] {
+        let input = crate::util::root().join(format!("tests/data/{writer}/keys.parquet"));
+        let input = input.to_str().unwrap();
+        for (col, nulls) in [("k", 878), ("s", 559), ("d", 0)] {
+            let train = |filter: Option<&str>| {
+                let out = format!("{writer}-{col}-{}.bjf", filter.is_some());
+                let report = format!("{out}.json");
+                let mut args = vec![
+                    "train", "-q", "-i", input, "-c", col, "-o", &out, "--report", &report,
+                ];
+                if let Some(w) = filter {
+                    args.extend(["--where", w]);
+                }
+                run_in(d, &args).ok();
+                let r: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap())
+                        .unwrap();
+                let counts = [
+                    "rows_read",
+                    "null_keys",
+                    "keys_inserted",
+                    "row_groups_from_dictionary",
+                ]
+                .map(|k| r[k].as_u64().unwrap());
+                let (f, mut meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
+                meta.predicate = None;
+                ((f, meta), counts)
+            };
+            let what = format!("{writer}: {col}");
+            let (dictionary, counts) = train(None);
+            assert_eq!(counts, [6144, nulls, 6144 - nulls, 3], "{what}");
+            let (rows, counts) = train(Some("n >= 0"));
+            assert_eq!(counts, [6144, nulls, 6144 - nulls, 0], "{what}");
+            assert_eq!(dictionary, rows, "{what}");
+        }
+    }
+}
+
 /// `scan`, the train benchmark's baseline, counts rows and nulls of any column and sums
 /// integer and date columns only: a string column of digits is counted, not parsed.
 #[test]

@@ -10,11 +10,16 @@
 //! values they are given). An entry no row uses (a writer may store an Arrow dictionary array
 //! as it is) goes into the filter too: one more member, as a false positive is; never one fewer.
 //!
+//! Which chunks qualify is in the footer (page encoding statistics, or a list of encodings
+//! that settles it). A footer that does not say (Polars writes no page encoding statistics and
+//! lists `PLAIN` for its dictionary pages) costs a fetch of the whole chunk, whose data pages'
+//! headers then say it; their bodies are still neither decompressed nor decoded.
+//!
 //! Anything this module does not recognise gives `None`, and the row group is read row by
 //! row: a chunk with a data page of another encoding (a dictionary that grew too large and fell
-//! back to plain), no page encoding statistics, a nullable column without a null count, a key
-//! type outside the plain ones below, a dictionary page that does not read or decode. A corrupt
-//! file is then reported by the row path, with its usual message.
+//! back to plain), a nullable column without a null count, a key type outside the plain ones
+//! below, a page header or a dictionary page that does not read or decode. A corrupt file is
+//! then reported by the row path, with its usual message.
 
 use std::sync::Arc;
 
@@ -24,7 +29,7 @@ use arrow::array::{
 };
 use arrow::datatypes::DataType;
 use bytes::{Buf, Bytes};
-use parquet::basic::{Encoding, PageType, Type as PhysicalType};
+use parquet::basic::{Compression, Encoding, PageType, Type as PhysicalType};
 use parquet::column::page::{Page, PageReader};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ColumnChunkMetaData;
@@ -76,7 +81,7 @@ pub fn dictionary_keys(
     };
     let rg = meta.row_group(row_group);
     let chunk = rg.column(leaf);
-    if !plain_type(field.data_type(), chunk.column_type()) || !all_dictionary(chunk) {
+    if !plain_type(field.data_type(), chunk.column_type()) {
         return Ok(None);
     }
     let nulls = if descr.column(leaf).max_def_level() == 0 {
@@ -99,7 +104,18 @@ pub fn dictionary_keys(
     if start < 0 || data <= start || data - start > chunk.compressed_size() {
         return Ok(None);
     }
-    let (start, end) = (start as u64, data as u64);
+    // When the footer says every data page is dictionary-encoded, the dictionary page alone
+    // is fetched; else the whole chunk, whose data pages' headers then say it (their bodies
+    // are neither decompressed nor decoded).
+    let known = match all_dictionary(chunk) {
+        Some(false) => return Ok(None),
+        Some(true) => true,
+        None => false,
+    };
+    let (start, end) = match known {
+        true => (start as u64, data as u64),
+        false => (start as u64, (start + chunk.compressed_size()) as u64),
+    };
     let mut fetched = io.fetch(std::slice::from_ref(&(start..end)))?;
     let Some(bytes) = fetched.pop() else {
         return Ok(None);
@@ -108,6 +124,9 @@ pub fn dictionary_keys(
     // The parquet crate panics on some corrupt pages: that page is then read by the row path,
     // which reports it.
     let values = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if !known && !data_pages_all_dictionary(&fetched, chunk, rows)? {
+            return None;
+        }
         dictionary_page(fetched, chunk, rows)
             .and_then(|(buf, n)| decode(field.data_type(), &buf, n))
     }))
@@ -119,6 +138,45 @@ pub fn dictionary_keys(
         nulls,
         bytes: end - start,
     }))
+}
+
+/// Whether every data page of the chunk in `fetched` (the whole chunk, from its dictionary
+/// page) is dictionary-encoded, by the pages' headers: a chunk whose footer does not say so
+/// (no page encoding statistics, as Polars writes them). The pages are walked as if they were
+/// not compressed, so that their bodies are sliced, never decompressed. `None` when a header
+/// does not read.
+fn data_pages_all_dictionary(
+    fetched: &Fetched,
+    chunk: &ColumnChunkMetaData,
+    rows: u64,
+) -> Option<bool> {
+    let raw = chunk
+        .clone()
+        .into_builder()
+        .set_compression(Compression::UNCOMPRESSED)
+        .build()
+        .ok()?;
+    let mut pages =
+        SerializedPageReader::new(Arc::new(fetched.clone()), &raw, rows as usize, None).ok()?;
+    let (mut dictionary_pages, mut data_pages) = (0, 0);
+    while let Some(page) = pages.get_next_page().ok()? {
+        match page.page_type() {
+            PageType::DICTIONARY_PAGE if dictionary_pages == 0 && data_pages == 0 => {
+                dictionary_pages += 1;
+            }
+            PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
+                if !matches!(
+                    page.encoding(),
+                    Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY
+                ) {
+                    return Some(false);
+                }
+                data_pages += 1;
+            }
+            _ => return Some(false),
+        }
+    }
+    Some(data_pages > 0)
 }
 
 /// Whether the Arrow type is read from the physical type without conversion, so that the
@@ -140,27 +198,51 @@ fn plain_type(arrow: &DataType, physical: PhysicalType) -> bool {
     )
 }
 
-/// Whether the chunk has a dictionary page and every data page is dictionary-encoded, by its
-/// page encoding statistics (a chunk without them is not known to be).
-fn all_dictionary(chunk: &ColumnChunkMetaData) -> bool {
+/// Whether the chunk has a dictionary page and every data page is dictionary-encoded, as its
+/// footer says it: `Some(true)` or `Some(false)` from its page encoding statistics; without
+/// them, from its list of encodings as parquet-mr's dictionary filter reads it
+/// (`hasNonDictionaryPages`), where `PLAIN_DICTIONARY` and nothing else but the levels' `RLE`
+/// and `BIT_PACKED` is a version 1 writer whose pages all kept the dictionary. `None` when the
+/// footer does not say: a list with `PLAIN` (version 2 writers encode the dictionary page itself
+/// as `PLAIN`, so a plain data page would not show), as Polars writes it; the data pages'
+/// headers then decide ([`data_pages_all_dictionary`]).
+fn all_dictionary(chunk: &ColumnChunkMetaData) -> Option<bool> {
     let dict = |e: Encoding| matches!(e, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY);
-    chunk.dictionary_page_offset().is_some()
-        && match (
-            chunk.page_encoding_stats_mask(),
-            chunk.page_encoding_stats(),
-        ) {
-            (Some(mask), _) => {
-                mask.is_only(Encoding::RLE_DICTIONARY) || mask.is_only(Encoding::PLAIN_DICTIONARY)
-            }
-            (None, Some(stats)) => {
-                let data = |s: &&parquet::file::metadata::PageEncodingStats| {
-                    matches!(s.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
-                };
-                stats.iter().filter(data).all(|s| dict(s.encoding))
-                    && stats.iter().filter(data).any(|s| s.count > 0)
-            }
-            (None, None) => false,
+    if chunk.dictionary_page_offset().is_none() {
+        return Some(false);
+    }
+    match (
+        chunk.page_encoding_stats_mask(),
+        chunk.page_encoding_stats(),
+    ) {
+        (Some(mask), _) => {
+            Some(mask.is_only(Encoding::RLE_DICTIONARY) || mask.is_only(Encoding::PLAIN_DICTIONARY))
         }
+        (None, Some(stats)) => {
+            let data = |s: &&parquet::file::metadata::PageEncodingStats| {
+                matches!(s.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
+            };
+            Some(
+                stats.iter().filter(data).all(|s| dict(s.encoding))
+                    && stats.iter().filter(data).any(|s| s.count > 0),
+            )
+        }
+        // BIT_PACKED is deprecated as an encoding to write, not to read in old files.
+        #[allow(deprecated)]
+        (None, None) => {
+            let levels = |e: Encoding| matches!(e, Encoding::RLE | Encoding::BIT_PACKED);
+            if !chunk.encodings().any(dict) {
+                Some(false)
+            } else if chunk
+                .encodings()
+                .all(|e| e == Encoding::PLAIN_DICTIONARY || levels(e))
+            {
+                Some(true)
+            } else {
+                None
+            }
+        }
+    }
 }
 
 /// The first page of the chunk, which must be its dictionary page: its decompressed bytes
@@ -237,6 +319,7 @@ fn byte_arrays(mut buf: &[u8], n: usize) -> Option<Vec<&[u8]>> {
 }
 
 /// A fetched range of a file, served to the parquet crate's page reader at its file offsets.
+#[derive(Clone)]
 struct Fetched {
     start: u64,
     bytes: Bytes,
@@ -381,6 +464,63 @@ mod tests {
         assert!(keys(&file(dir.path(), nullable, no_stats)).is_none());
     }
 
+    /// The data pages' headers, read without decompressing the pages (as for a footer that
+    /// does not say): every page of a dictionary chunk is dictionary-encoded; a chunk that fell
+    /// back to plain pages part way is not, whatever its compression and page version.
+    #[test]
+    fn the_data_page_headers_say_whether_every_page_kept_the_dictionary() {
+        use parquet::basic::Compression as C;
+        use parquet::file::properties::WriterVersion;
+        let dir = tempfile::tempdir().unwrap();
+        let ints: ArrayRef = Arc::new(Int64Array::from_iter_values(
+            (0..10_000i64).map(|i| (i * 7919) % 3001),
+        ));
+        for compression in [C::SNAPPY, C::UNCOMPRESSED, C::ZSTD(Default::default())] {
+            for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+                let props = || {
+                    WriterProperties::builder()
+                        .set_compression(compression)
+                        .set_writer_version(version)
+                        .set_data_page_size_limit(1024)
+                        .set_data_page_row_count_limit(500)
+                        .set_write_batch_size(64)
+                };
+                for (limit, all) in [(1 << 20, true), (4096, false)] {
+                    let f = file(
+                        dir.path(),
+                        ints.clone(),
+                        props().set_dictionary_page_size_limit(limit).build(),
+                    );
+                    let chunk = f.metadata.metadata().row_group(0).column(0);
+                    let start = chunk.dictionary_page_offset().unwrap() as u64;
+                    let io = RangeReader::open(&f.location).unwrap();
+                    let range = start..start + chunk.compressed_size() as u64;
+                    let bytes = io
+                        .fetch(std::slice::from_ref(&range))
+                        .unwrap()
+                        .pop()
+                        .unwrap();
+                    let fetched = Fetched { start, bytes };
+                    let what = format!("{compression:?}, {version:?}, dictionary limit {limit}");
+                    assert_eq!(all_dictionary(chunk), Some(all), "{what}");
+                    assert_eq!(
+                        data_pages_all_dictionary(&fetched, chunk, 10_000),
+                        Some(all),
+                        "{what}"
+                    );
+                    // Several data pages: the walk went past the first.
+                    let mut pages =
+                        SerializedPageReader::new(Arc::new(fetched), chunk, 10_000, None).unwrap();
+                    let mut data_pages = 0;
+                    while let Some(p) = pages.get_next_page().unwrap() {
+                        data_pages += (p.page_type() != PageType::DICTIONARY_PAGE) as usize;
+                    }
+                    assert!(data_pages > 2, "{what}: {data_pages} data pages");
+                }
+            }
+        }
+    }
+
     #[test]
     fn byte_arrays_must_fill_the_page_exactly() {
         let page = [1u8, 0, 0, 0, b'x', 0, 0, 0, 0];
@@ -390,5 +530,49 @@ mod tests {
         assert_eq!(byte_arrays(&[9, 0, 0, 0, b'x'], 1), None);
         assert!(decode(&DataType::Int64, &[0; 12], 2).is_none());
         assert!(decode(&DataType::Utf8, &[1, 0, 0, 0, 0xff], 1).is_none());
+    }
+
+    /// Without page encoding statistics, the encodings list decides as parquet-mr's dictionary
+    /// filter does: only a version 1 dictionary (`PLAIN_DICTIONARY`) and level encodings.
+    #[test]
+    #[allow(deprecated)] // BIT_PACKED
+    fn without_page_statistics_the_encoding_list_decides() {
+        use parquet::basic::Type as T;
+        use parquet::schema::types::{ColumnDescriptor, ColumnPath, Type as SchemaType};
+        let leaf = SchemaType::primitive_type_builder("k", T::INT64)
+            .build()
+            .unwrap();
+        let descr = Arc::new(ColumnDescriptor::new(
+            Arc::new(leaf),
+            1,
+            0,
+            ColumnPath::from("k"),
+        ));
+        let chunk = |encodings: Vec<Encoding>, dictionary: Option<i64>| {
+            ColumnChunkMetaData::builder(descr.clone())
+                .set_encodings(encodings)
+                .set_dictionary_page_offset(dictionary)
+                .set_data_page_offset(100)
+                .build()
+                .unwrap()
+        };
+        use Encoding::*;
+        for (encodings, dictionary, all) in [
+            (vec![PLAIN_DICTIONARY], Some(4), Some(true)),
+            (vec![PLAIN_DICTIONARY, RLE, BIT_PACKED], Some(4), Some(true)),
+            (vec![PLAIN_DICTIONARY], None, Some(false)),
+            (vec![PLAIN, RLE], Some(4), Some(false)),
+            (vec![PLAIN], None, Some(false)),
+            // Fell back to plain pages, or not: the pages' headers say.
+            (vec![PLAIN_DICTIONARY, PLAIN, RLE], Some(4), None),
+            (vec![PLAIN_DICTIONARY, DELTA_BINARY_PACKED], Some(4), None),
+            // Version 2: the dictionary page is PLAIN, so a plain data page would not show.
+            (vec![RLE_DICTIONARY, PLAIN, RLE], Some(4), None),
+            (vec![RLE_DICTIONARY], Some(4), None),
+        ] {
+            let c = chunk(encodings.clone(), dictionary);
+            assert!(c.page_encoding_stats().is_none() && c.page_encoding_stats_mask().is_none());
+            assert_eq!(all_dictionary(&c), all, "{encodings:?}, {dictionary:?}");
+        }
     }
 }
