@@ -8,9 +8,16 @@ needs `TIMESTAMP_NS` for nanosecond literals).
 
 import datetime
 import decimal
+import importlib
+import importlib.util
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+# A second writer whose footers differ from pyarrow's (no page encoding statistics). Imported
+# on first use, in the worker process that writes: Polars' threads do not survive the fork
+# that starts scripts/fuzz.py's workers (a child of a process that imported it can hang).
+HAVE_POLARS = importlib.util.find_spec("polars") is not None
 
 # ------------------------------------------------------------------------------ values
 
@@ -97,8 +104,9 @@ def null_frac(rng):
 # ------------------------------------------------------------------------------ writing
 
 
-def write_parquet(rng, table, path, sort_by=None):
-    """Write `table` with random row groups, statistics and dictionary settings.
+def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
+    """Write `table` with random row groups, statistics and dictionary settings, by pyarrow or
+    by Polars (which chooses its own dictionaries and writes no page encoding statistics).
 
     Returns a short description of the settings (for the case log)."""
     if sort_by is not None and table.num_rows and rng.random() < 0.4:
@@ -121,15 +129,50 @@ def write_parquet(rng, table, path, sort_by=None):
     rg = rng.choice([1, 2, 3, 7, 16, 64, 100, 1000, 4096, 100_000])
     stats = rng.random() < 0.7
     dictionary = rng.random() < 0.6
-    pq.write_table(
-        table,
-        path,
-        row_group_size=rg,
-        write_statistics=stats,
-        use_dictionary=dictionary,
-        compression=rng.choice(["zstd", "snappy", "none"]),
+    compression = rng.choice(["zstd", "snappy", "none"])
+    if writer == "polars":
+        pl = importlib.import_module("polars")
+        pl.from_arrow(table).write_parquet(
+            path,
+            row_group_size=rg,
+            statistics=stats,
+            compression="uncompressed" if compression == "none" else compression,
+        )
+    else:
+        pq.write_table(
+            table,
+            path,
+            row_group_size=rg,
+            write_statistics=stats,
+            use_dictionary=dictionary,
+            compression=compression,
+        )
+    return (
+        f"rows={table.num_rows} row_group={rg} statistics={stats} dictionary={dictionary} "
+        f"sorted={sorted_} writer={writer}"
     )
-    return f"rows={table.num_rows} row_group={rg} statistics={stats} dictionary={dictionary} sorted={sorted_}"
+
+
+# Arrow types Polars may write for a column of another type without changing its values: its
+# strings and binaries are large (or views).
+SAME_VALUES = [
+    {pa.string(), pa.large_string(), pa.string_view()},
+    {pa.binary(), pa.large_binary(), pa.binary_view()},
+]
+
+
+def polars_may_keep(schema):
+    """False for types Polars changes or refuses (seconds, UTC offsets as time zones,
+    dictionaries), so that it is not tried on them (its refusals print a Rust panic)."""
+    def keeps(t):
+        if pa.types.is_timestamp(t):
+            return t.unit != "s" and not (t.tz or "").startswith(("+", "-"))
+        return not pa.types.is_dictionary(t)
+    return all(keeps(f.type) for f in schema)
+
+
+def same_values(a, b):
+    return a == b or any(a in family and b in family for family in SAME_VALUES)
 
 
 def sortable(v):
@@ -148,15 +191,36 @@ def split_write(rng, table, dirpath, name, sort_by=None, vary=None):
     n = table.num_rows
     cuts = sorted(rng.randint(0, n) for _ in range(nfiles - 1))
     bounds = [0] + cuts + [n]
-    descs = []
-    for i in range(nfiles):
-        part = table.slice(bounds[i], bounds[i + 1] - bounds[i])
-        if vary is not None:
-            part, how = vary(rng, part)
-            if how:
-                descs.append(f"file {i}: {how}")
-        descs.append(write_parquet(rng, part, f"{dirpath}/{name}-{i}.parquet", sort_by=sort_by))
-    return descs
+    # A quarter of the tables by Polars, every file of the table: train then reads the data
+    # pages' headers of dictionary chunks (no page encoding statistics in the footers). A
+    # table Polars cannot write as it is (a type, unit or time zone it changes) is written by
+    # pyarrow instead, the same draws from `rng` either way.
+    polars = rng.random() < 0.25 and HAVE_POLARS and polars_may_keep(table.schema)
+    state = rng.getstate()
+    for writer in (["polars"] if polars else []) + ["pyarrow"]:
+        rng.setstate(state)
+        descs = []
+        parts = []
+        try:
+            for i in range(nfiles):
+                part = table.slice(bounds[i], bounds[i + 1] - bounds[i])
+                if vary is not None:
+                    part, how = vary(rng, part)
+                    if how:
+                        descs.append(f"file {i}: {how}")
+                path = f"{dirpath}/{name}-{i}.parquet"
+                descs.append(write_parquet(rng, part, path, sort_by=sort_by, writer=writer))
+                parts.append((part, path))
+        except BaseException as e:  # Polars raises its Rust panics as BaseException
+            if writer == "pyarrow" or isinstance(e, KeyboardInterrupt):
+                raise
+            continue
+        if writer == "pyarrow" or all(
+            len(p.schema) == len(w) and all(same_values(f.type, g.type) for f, g in zip(p.schema, w))
+            for p, w in ((p, pq.read_schema(path)) for p, path in parts)
+        ):
+            return descs
+    raise AssertionError("unreachable: pyarrow writes every table")
 
 
 # ------------------------------------------------------------------------------ the where table

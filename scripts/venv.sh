@@ -2,8 +2,9 @@
 # Create (or reuse) a Python environment under .cache from PyPI and print the path of its
 # python on stdout; everything else goes to stderr. Idempotent: a second run only checks the
 # imports.
-#   scripts/venv.sh         .cache/venv: DuckDB, pyarrow and xxhash (the end-to-end scripts;
-#                           xxhash lets scripts/fuzz.py recompute filter checksums)
+#   scripts/venv.sh         .cache/venv: DuckDB, pyarrow, xxhash and Polars (the end-to-end
+#                           scripts; xxhash lets scripts/fuzz.py recompute filter checksums,
+#                           Polars writes some of its files)
 #   scripts/venv.sh spark   .cache/venv-spark: pyspark, pyarrow, pandas (for mapInArrow) and
 #                           pytest (needs Java 17)
 #   scripts/venv.sh python  .cache/venv-python: what the Python package's tests use (pytest,
@@ -16,9 +17,10 @@ cd "$(dirname "$0")/.."
 case "${1:-}" in
 "")
     VENV=.cache/venv
-    IMPORTS="duckdb, pyarrow, xxhash"
+    IMPORTS="duckdb, pyarrow, xxhash, polars"
     # Loose pins: any release of these major lines reads our Parquet and has the SQL we use.
-    REQS=("duckdb>=1.1,<3" "pyarrow>=15,<30" "xxhash>=3" "tomli>=2; python_version < '3.11'")
+    # Polars writes some of the fuzzer's files (footers without page encoding statistics).
+    REQS=("duckdb>=1.1,<3" "pyarrow>=15,<30" "xxhash>=3" "polars>=1,<3" "tomli>=2; python_version < '3.11'")
     ;;
 spark)
     VENV=.cache/venv-spark
