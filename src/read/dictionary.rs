@@ -532,11 +532,12 @@ mod tests {
         assert!(decode(&DataType::Utf8, &[1, 0, 0, 0, 0xff], 1).is_none());
     }
 
-    /// Without page encoding statistics, the encodings list decides as parquet-mr's dictionary
-    /// filter does: only a version 1 dictionary (`PLAIN_DICTIONARY`) and level encodings.
+    /// Without page encoding statistics, the encodings list settles it as parquet-mr's
+    /// dictionary filter does (only a version 1 dictionary, `PLAIN_DICTIONARY`, and level
+    /// encodings: yes; no dictionary: no), or leaves it to the data pages' headers.
     #[test]
     #[allow(deprecated)] // BIT_PACKED
-    fn without_page_statistics_the_encoding_list_decides() {
+    fn without_page_statistics_the_encoding_list_settles_it_or_leaves_it_to_the_headers() {
         use parquet::basic::Type as T;
         use parquet::schema::types::{ColumnDescriptor, ColumnPath, Type as SchemaType};
         let leaf = SchemaType::primitive_type_builder("k", T::INT64)
