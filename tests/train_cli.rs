@@ -739,6 +739,37 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
                         .collect::<Vec<_>>(),
                 )),
             ),
+            // Narrower and unsigned integers, which the reader converts from the file's
+            // 32- or 64-bit values (the unsigned ones here from negative keys too).
+            (
+                "i16",
+                Arc::new(Int16Array::from(
+                    ints.iter().map(|k| k.map(|k| k as i16)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "u8",
+                // Even values only, so that a shifted byte would be another set.
+                Arc::new(UInt8Array::from(
+                    ints.iter()
+                        .map(|k| k.map(|k| (k.rem_euclid(97) * 2) as u8))
+                        .collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "u32",
+                Arc::new(UInt32Array::from(
+                    ints.iter().map(|k| k.map(|k| k as u32)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "u64",
+                Arc::new(UInt64Array::from(
+                    ints.iter()
+                        .map(|k| k.map(|k| (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+                        .collect::<Vec<_>>(),
+                )),
+            ),
             ("n", Arc::new(Int64Array::from_iter_values(0..n as i64))),
         ]
     };
@@ -753,7 +784,9 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
         .build();
     write_parquet_with(&d.join("fallback/a.parquet"), columns(), fallback);
 
-    for col in ["i64", "i32", "date", "utf8", "view", "bin"] {
+    for col in [
+        "i64", "i32", "date", "utf8", "view", "bin", "i16", "u8", "u32", "u64",
+    ] {
         let train = |input: &str, workers: &str, filter: Option<&str>| {
             let out = format!("{input}-{col}-{workers}-{}.bjf", filter.is_some());
             let report = format!("{out}.json");

@@ -24,8 +24,9 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BinaryArray, BinaryViewArray, Date32Array, Int32Array, Int64Array, LargeBinaryArray,
-    LargeStringArray, StringArray, StringViewArray,
+    ArrayRef, BinaryArray, BinaryViewArray, Date32Array, Int16Array, Int32Array, Int64Array,
+    Int8Array, LargeBinaryArray, LargeStringArray, StringArray, StringViewArray, UInt16Array,
+    UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow::datatypes::DataType;
 use bytes::{Buf, Bytes};
@@ -179,13 +180,24 @@ fn data_pages_all_dictionary(
     Some(data_pages > 0)
 }
 
-/// Whether the Arrow type is read from the physical type without conversion, so that the
-/// plain-decoded dictionary entries are the values the row path would hash.
+/// Whether the Arrow type is read from the physical type by a conversion of each value that
+/// [`decode`] repeats, so that the plain-decoded dictionary entries become the values the row
+/// path would hash: none for 32- and 64-bit integers, dates and byte arrays; for narrower and
+/// unsigned integers the parquet crate's own (`as`, a reinterpretation of the bits for
+/// `UInt32` and `UInt64`, a truncation for 8 and 16 bits).
 fn plain_type(arrow: &DataType, physical: PhysicalType) -> bool {
     matches!(
         (arrow, physical),
-        (DataType::Int32 | DataType::Date32, PhysicalType::INT32)
-            | (DataType::Int64, PhysicalType::INT64)
+        (
+            DataType::Int32
+                | DataType::Date32
+                | DataType::Int8
+                | DataType::Int16
+                | DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32,
+            PhysicalType::INT32
+        ) | (DataType::Int64 | DataType::UInt64, PhysicalType::INT64)
             | (
                 DataType::Utf8
                     | DataType::LargeUtf8
@@ -283,6 +295,25 @@ fn decode(arrow: &DataType, buf: &[u8], n: usize) -> Option<ArrayRef> {
         )),
         DataType::Int64 => Arc::new(Int64Array::from_iter_values(
             fixed::<8>(buf, n)?.map(i64::from_le_bytes),
+        )),
+        // As the parquet crate converts them (`PrimitiveArrayReader`).
+        DataType::Int8 => Arc::new(Int8Array::from_iter_values(
+            fixed::<4>(buf, n)?.map(|b| i32::from_le_bytes(b) as i8),
+        )),
+        DataType::Int16 => Arc::new(Int16Array::from_iter_values(
+            fixed::<4>(buf, n)?.map(|b| i32::from_le_bytes(b) as i16),
+        )),
+        DataType::UInt8 => Arc::new(UInt8Array::from_iter_values(
+            fixed::<4>(buf, n)?.map(|b| i32::from_le_bytes(b) as u8),
+        )),
+        DataType::UInt16 => Arc::new(UInt16Array::from_iter_values(
+            fixed::<4>(buf, n)?.map(|b| i32::from_le_bytes(b) as u16),
+        )),
+        DataType::UInt32 => Arc::new(UInt32Array::from_iter_values(
+            fixed::<4>(buf, n)?.map(u32::from_le_bytes),
+        )),
+        DataType::UInt64 => Arc::new(UInt64Array::from_iter_values(
+            fixed::<8>(buf, n)?.map(u64::from_le_bytes),
         )),
         _ => {
             let values = byte_arrays(buf, n)?;
@@ -448,12 +479,13 @@ mod tests {
             .set_data_page_size_limit(1024)
             .build();
         assert!(keys(&file(dir.path(), ints, small)).is_none());
-        // A type that is converted on reading (unsigned), and a nullable column without
-        // statistics.
-        let unsigned: ArrayRef = Arc::new(arrow::array::UInt32Array::from(vec![1, 2, 2]));
+        // A type whose values are converted on reading in a way the shortcut does not repeat
+        // (a timestamp), and a nullable column without statistics.
+        let timestamps: ArrayRef =
+            Arc::new(arrow::array::TimestampMicrosecondArray::from(vec![1, 2, 2]));
         assert!(keys(&file(
             dir.path(),
-            unsigned,
+            timestamps,
             WriterProperties::builder().build()
         ))
         .is_none());
