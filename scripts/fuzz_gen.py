@@ -10,6 +10,7 @@ import datetime
 import decimal
 import importlib
 import importlib.util
+import inspect
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,6 +19,7 @@ import pyarrow.parquet as pq
 # on first use, in the worker process that writes: Polars' threads do not survive the fork
 # that starts scripts/fuzz.py's workers (a child of a process that imported it can hang).
 HAVE_POLARS = importlib.util.find_spec("polars") is not None
+DECIMALS_AS_INTS = "store_decimal_as_integer" in inspect.signature(pq.write_table).parameters
 
 # ------------------------------------------------------------------------------ values
 
@@ -130,6 +132,8 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
     stats = rng.random() < 0.7
     dictionary = rng.random() < 0.6
     compression = rng.choice(["zstd", "snappy", "none"])
+    # Decimals of up to 18 digits as INT32/INT64 (as Spark writes them) or fixed-length bytes.
+    decimals_as_ints = rng.random() < 0.5
     if writer == "polars":
         pl = importlib.import_module("polars")
         pl.from_arrow(table).write_parquet(
@@ -139,6 +143,7 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
             compression="uncompressed" if compression == "none" else compression,
         )
     else:
+        extra = {"store_decimal_as_integer": decimals_as_ints} if DECIMALS_AS_INTS else {}
         pq.write_table(
             table,
             path,
@@ -146,10 +151,11 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
             write_statistics=stats,
             use_dictionary=dictionary,
             compression=compression,
+            **extra,
         )
     return (
         f"rows={table.num_rows} row_group={rg} statistics={stats} dictionary={dictionary} "
-        f"sorted={sorted_} writer={writer}"
+        f"sorted={sorted_} writer={writer} decimals_as_ints={decimals_as_ints}"
     )
 
 

@@ -770,6 +770,47 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
                         .collect::<Vec<_>>(),
                 )),
             ),
+            // Timestamps and decimals stored as integers, of the file's unit, precision and
+            // scale (a zoned one too).
+            (
+                "ts_us",
+                Arc::new(
+                    TimestampMicrosecondArray::from(
+                        ints.iter()
+                            .map(|k| k.map(|k| k * 1_000_003))
+                            .collect::<Vec<_>>(),
+                    )
+                    .with_timezone("UTC"),
+                ),
+            ),
+            (
+                "ts_ns",
+                Arc::new(TimestampNanosecondArray::from(
+                    ints.iter().map(|k| k.map(|k| k * 7)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "dec9",
+                Arc::new(
+                    Decimal128Array::from(
+                        ints.iter().map(|k| k.map(i128::from)).collect::<Vec<_>>(),
+                    )
+                    .with_precision_and_scale(9, 2)
+                    .unwrap(),
+                ),
+            ),
+            (
+                "dec18",
+                Arc::new(
+                    Decimal128Array::from(
+                        ints.iter()
+                            .map(|k| k.map(|k| i128::from(k) * 1_000_000_007))
+                            .collect::<Vec<_>>(),
+                    )
+                    .with_precision_and_scale(18, 3)
+                    .unwrap(),
+                ),
+            ),
             ("n", Arc::new(Int64Array::from_iter_values(0..n as i64))),
         ]
     };
@@ -785,7 +826,8 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
     write_parquet_with(&d.join("fallback/a.parquet"), columns(), fallback);
 
     for col in [
-        "i64", "i32", "date", "utf8", "view", "bin", "i16", "u8", "u32", "u64",
+        "i64", "i32", "date", "utf8", "view", "bin", "i16", "u8", "u32", "u64", "ts_us", "ts_ns",
+        "dec9", "dec18",
     ] {
         let train = |input: &str, workers: &str, filter: Option<&str>| {
             let out = format!("{input}-{col}-{workers}-{}.bjf", filter.is_some());

@@ -24,13 +24,14 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BinaryArray, BinaryViewArray, Date32Array, Int16Array, Int32Array, Int64Array,
-    Int8Array, LargeBinaryArray, LargeStringArray, StringArray, StringViewArray, UInt16Array,
+    ArrayRef, BinaryArray, BinaryViewArray, Date32Array, Decimal128Array, Int16Array, Int32Array,
+    Int64Array, Int8Array, LargeBinaryArray, LargeStringArray, StringArray, StringViewArray,
+    TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray, UInt16Array,
     UInt32Array, UInt64Array, UInt8Array,
 };
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, TimeUnit};
 use bytes::{Buf, Bytes};
-use parquet::basic::{Compression, Encoding, PageType, Type as PhysicalType};
+use parquet::basic::{Compression, Encoding, LogicalType, PageType, Type as PhysicalType};
 use parquet::column::page::{Page, PageReader};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ColumnChunkMetaData;
@@ -82,10 +83,15 @@ pub fn dictionary_keys(
     };
     let rg = meta.row_group(row_group);
     let chunk = rg.column(leaf);
-    if !plain_type(field.data_type(), chunk.column_type()) {
+    let column = descr.column(leaf);
+    if !plain_type(
+        field.data_type(),
+        chunk.column_type(),
+        column.logical_type_ref(),
+    ) {
         return Ok(None);
     }
-    let nulls = if descr.column(leaf).max_def_level() == 0 {
+    let nulls = if column.max_def_level() == 0 {
         0
     } else {
         match chunk.statistics().and_then(|s| s.null_count_opt()) {
@@ -129,7 +135,7 @@ pub fn dictionary_keys(
             return None;
         }
         dictionary_page(fetched, chunk, rows)
-            .and_then(|(buf, n)| decode(field.data_type(), &buf, n))
+            .and_then(|(buf, n)| decode(field.data_type(), chunk.column_type(), &buf, n))
     }))
     .ok()
     .flatten();
@@ -184,30 +190,49 @@ fn data_pages_all_dictionary(
 /// [`decode`] repeats, so that the plain-decoded dictionary entries become the values the row
 /// path would hash: none for 32- and 64-bit integers, dates and byte arrays; for narrower and
 /// unsigned integers the parquet crate's own (`as`, a reinterpretation of the bits for
-/// `UInt32` and `UInt64`, a truncation for 8 and 16 bits).
-fn plain_type(arrow: &DataType, physical: PhysicalType) -> bool {
-    matches!(
-        (arrow, physical),
+/// `UInt32` and `UInt64`, a truncation for 8 and 16 bits); timestamps and decimals stored as
+/// integers when the file's logical type says the same unit, or precision and scale (a
+/// reinterpretation, or a widening to 128 bits).
+fn plain_type(arrow: &DataType, physical: PhysicalType, logical: Option<&LogicalType>) -> bool {
+    use parquet::basic::TimeUnit as Unit;
+    match (arrow, physical, logical) {
         (
             DataType::Int32
-                | DataType::Date32
-                | DataType::Int8
-                | DataType::Int16
-                | DataType::UInt8
-                | DataType::UInt16
-                | DataType::UInt32,
-            PhysicalType::INT32
-        ) | (DataType::Int64 | DataType::UInt64, PhysicalType::INT64)
-            | (
-                DataType::Utf8
-                    | DataType::LargeUtf8
-                    | DataType::Utf8View
-                    | DataType::Binary
-                    | DataType::LargeBinary
-                    | DataType::BinaryView,
-                PhysicalType::BYTE_ARRAY
+            | DataType::Date32
+            | DataType::Int8
+            | DataType::Int16
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32,
+            PhysicalType::INT32,
+            _,
+        )
+        | (DataType::Int64 | DataType::UInt64, PhysicalType::INT64, _) => true,
+        (DataType::Timestamp(unit, _), PhysicalType::INT64, Some(LogicalType::Timestamp(t))) => {
+            matches!(
+                (unit, &t.unit),
+                (TimeUnit::Millisecond, Unit::MILLIS)
+                    | (TimeUnit::Microsecond, Unit::MICROS)
+                    | (TimeUnit::Nanosecond, Unit::NANOS)
             )
-    )
+        }
+        (
+            DataType::Decimal128(p, s),
+            PhysicalType::INT32 | PhysicalType::INT64,
+            Some(LogicalType::Decimal(d)),
+        ) => i32::from(*p) == d.precision && i32::from(*s) == d.scale,
+        (
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView,
+            PhysicalType::BYTE_ARRAY,
+            _,
+        ) => true,
+        _ => false,
+    }
 }
 
 /// Whether the chunk has a dictionary page and every data page is dictionary-encoded, as its
@@ -279,7 +304,7 @@ fn dictionary_page(
 
 /// `n` plain-encoded entries of `buf` as an array of `arrow`; `None` when they do not decode
 /// to exactly `n` values (or, for a string type, are not UTF-8).
-fn decode(arrow: &DataType, buf: &[u8], n: usize) -> Option<ArrayRef> {
+fn decode(arrow: &DataType, physical: PhysicalType, buf: &[u8], n: usize) -> Option<ArrayRef> {
     fn fixed<const W: usize>(buf: &[u8], n: usize) -> Option<impl Iterator<Item = [u8; W]> + '_> {
         (buf.len() == n.checked_mul(W)?).then(|| {
             buf.chunks_exact(W)
@@ -315,6 +340,40 @@ fn decode(arrow: &DataType, buf: &[u8], n: usize) -> Option<ArrayRef> {
         DataType::UInt64 => Arc::new(UInt64Array::from_iter_values(
             fixed::<8>(buf, n)?.map(u64::from_le_bytes),
         )),
+        DataType::Timestamp(unit, tz) => {
+            let values = fixed::<8>(buf, n)?.map(i64::from_le_bytes);
+            match unit {
+                TimeUnit::Millisecond => Arc::new(
+                    TimestampMillisecondArray::from_iter_values(values)
+                        .with_timezone_opt(tz.clone()),
+                ),
+                TimeUnit::Microsecond => Arc::new(
+                    TimestampMicrosecondArray::from_iter_values(values)
+                        .with_timezone_opt(tz.clone()),
+                ),
+                TimeUnit::Nanosecond => Arc::new(
+                    TimestampNanosecondArray::from_iter_values(values)
+                        .with_timezone_opt(tz.clone()),
+                ),
+                TimeUnit::Second => return None,
+            }
+        }
+        DataType::Decimal128(p, s) => {
+            let values: Vec<i128> = match physical {
+                PhysicalType::INT32 => fixed::<4>(buf, n)?
+                    .map(|b| i32::from_le_bytes(b) as i128)
+                    .collect(),
+                PhysicalType::INT64 => fixed::<8>(buf, n)?
+                    .map(|b| i64::from_le_bytes(b) as i128)
+                    .collect(),
+                _ => return None,
+            };
+            Arc::new(
+                Decimal128Array::from_iter_values(values)
+                    .with_precision_and_scale(*p, *s)
+                    .ok()?,
+            )
+        }
         _ => {
             let values = byte_arrays(buf, n)?;
             let strings = || {
@@ -480,9 +539,10 @@ mod tests {
             .build();
         assert!(keys(&file(dir.path(), ints, small)).is_none());
         // A type whose values are converted on reading in a way the shortcut does not repeat
-        // (a timestamp), and a nullable column without statistics.
+        // (seconds, which the file holds as milliseconds), and a nullable column without
+        // statistics.
         let timestamps: ArrayRef =
-            Arc::new(arrow::array::TimestampMicrosecondArray::from(vec![1, 2, 2]));
+            Arc::new(arrow::array::TimestampSecondArray::from(vec![1, 2, 2]));
         assert!(keys(&file(
             dir.path(),
             timestamps,
@@ -560,8 +620,14 @@ mod tests {
         assert_eq!(byte_arrays(&page, 1), None);
         assert_eq!(byte_arrays(&page, 3), None);
         assert_eq!(byte_arrays(&[9, 0, 0, 0, b'x'], 1), None);
-        assert!(decode(&DataType::Int64, &[0; 12], 2).is_none());
-        assert!(decode(&DataType::Utf8, &[1, 0, 0, 0, 0xff], 1).is_none());
+        assert!(decode(&DataType::Int64, PhysicalType::INT64, &[0; 12], 2).is_none());
+        let utf8 = decode(
+            &DataType::Utf8,
+            PhysicalType::BYTE_ARRAY,
+            &[1, 0, 0, 0, 0xff],
+            1,
+        );
+        assert!(utf8.is_none());
     }
 
     /// Without page encoding statistics, the encodings list settles it as parquet-mr's
