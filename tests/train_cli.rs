@@ -55,6 +55,26 @@ fn filter_bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
+/// Run `train` in `d` with `args` into `out` (and its `--report` beside it); return the
+/// filter with its metadata but for the `--where`, and the report.
+fn train_with_report(
+    d: &Path,
+    out: &str,
+    args: &[&str],
+) -> (
+    (bloomjoin::bloom::BloomFilter, codec::FilterMeta),
+    serde_json::Value,
+) {
+    let report = format!("{out}.json");
+    let mut all = vec!["train", "-q", "-o", out, "--report", &report];
+    all.extend(args);
+    run_in(d, &all).ok();
+    let r = serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+    let (f, mut meta) = codec::decode(&filter_bytes(&d.join(out)), out).unwrap();
+    meta.predicate = None;
+    ((f, meta), r)
+}
+
 #[test]
 fn every_passing_key_probes_maybe_for_every_key_type() {
     let dir = tempfile::tempdir().unwrap();
@@ -831,29 +851,20 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
     ] {
         let train = |input: &str, workers: &str, filter: Option<&str>| {
             let out = format!("{input}-{col}-{workers}-{}.bjf", filter.is_some());
-            let report = format!("{out}.json");
             let mut args = vec![
-                "train",
-                "-q",
                 "-i",
                 input,
                 "-c",
                 col,
                 "--fpp",
                 "0.01",
-                "-o",
-                &out,
-                "--report",
-                &report,
                 "--workers",
                 workers,
             ];
             if let Some(w) = filter {
                 args.extend(["--where", w]);
             }
-            run_in(d, &args).ok();
-            let r: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+            let ((f, mut meta), r) = train_with_report(d, &out, &args);
             let counts = ["rows_read", "null_keys", "keys_inserted"].map(|k| r[k].clone());
             let from_dictionary = r["row_groups_from_dictionary"].as_u64().unwrap();
             let whole = input == "dict" && filter.is_none();
@@ -864,8 +875,7 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
             );
             // The filter (bits, parameters, key family, keys inserted) and its metadata but
             // for what names the input and the --where.
-            let (f, mut meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
-            (meta.inputs, meta.predicate) = (vec![], None);
+            meta.inputs = vec![];
             ((f, meta), counts, r["bytes_read"].as_u64().unwrap())
         };
         let (want, counts, dict_bytes) = train("dict", "1", None);
@@ -914,17 +924,11 @@ fn duckdb_and_polars_dictionary_keys_are_trained_from_their_dictionary_pages() {
         for (col, nulls) in [("k", 878), ("s", 559), ("d", 0)] {
             let train = |filter: Option<&str>| {
                 let out = format!("{writer}-{col}-{}.bjf", filter.is_some());
-                let report = format!("{out}.json");
-                let mut args = vec![
-                    "train", "-q", "-i", input, "-c", col, "-o", &out, "--report", &report,
-                ];
+                let mut args = vec!["-i", input, "-c", col];
                 if let Some(w) = filter {
                     args.extend(["--where", w]);
                 }
-                run_in(d, &args).ok();
-                let r: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap())
-                        .unwrap();
+                let (filter, r) = train_with_report(d, &out, &args);
                 let counts = [
                     "rows_read",
                     "null_keys",
@@ -932,9 +936,7 @@ fn duckdb_and_polars_dictionary_keys_are_trained_from_their_dictionary_pages() {
                     "row_groups_from_dictionary",
                 ]
                 .map(|k| r[k].as_u64().unwrap());
-                let (f, mut meta) = codec::decode(&filter_bytes(&d.join(&out)), &out).unwrap();
-                meta.predicate = None;
-                ((f, meta), counts)
+                (filter, counts)
             };
             let what = format!("{writer}: {col}");
             let (dictionary, counts) = train(None);
