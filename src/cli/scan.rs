@@ -81,7 +81,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                         continue;
                     }
                     any_summed.store(true, Ordering::Relaxed);
-                    if let Ok(ints) = arrow::compute::cast(c, &arrow::datatypes::DataType::Int64) {
+                    if let Ok(ints) = arrow::compute::cast(c, &DataType::Int64) {
                         // The valid values only (a null's slot holds whatever the decoder
                         // left there); arrow's sum wraps on overflow.
                         let s = arrow::compute::sum(ints.as_primitive::<Int64Type>()).unwrap_or(0);

@@ -165,12 +165,11 @@ fn data_pages_all_dictionary(
         .ok()?;
     let mut pages =
         SerializedPageReader::new(Arc::new(fetched.clone()), &raw, rows as usize, None).ok()?;
-    let (mut dictionary_pages, mut data_pages) = (0, 0);
+    let (mut dictionary, mut data_pages) = (false, 0);
     while let Some(page) = pages.get_next_page().ok()? {
         match page.page_type() {
-            PageType::DICTIONARY_PAGE if dictionary_pages == 0 && data_pages == 0 => {
-                dictionary_pages += 1;
-            }
+            // One dictionary page, first.
+            PageType::DICTIONARY_PAGE if !dictionary && data_pages == 0 => dictionary = true,
             PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
                 if !matches!(
                     page.encoding(),
