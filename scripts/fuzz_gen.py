@@ -20,6 +20,8 @@ import pyarrow.parquet as pq
 # that starts scripts/fuzz.py's workers (a child of a process that imported it can hang).
 HAVE_POLARS = importlib.util.find_spec("polars") is not None
 DECIMALS_AS_INTS = "store_decimal_as_integer" in inspect.signature(pq.write_table).parameters
+# pyarrow writes Parquet Bloom filters (SBBFs), which the join probes to skip right row groups.
+BLOOM_FILTERS = "bloom_filter_options" in (pq.ParquetWriter.__doc__ or "")
 
 # ------------------------------------------------------------------------------ values
 
@@ -107,8 +109,10 @@ def null_frac(rng):
 
 
 def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
-    """Write `table` with random row groups, statistics and dictionary settings, by pyarrow or
-    by Polars (which chooses its own dictionaries and writes no page encoding statistics).
+    """Write `table` with random row groups, statistics and dictionary settings, by pyarrow,
+    by Polars (which chooses its own dictionaries and writes no page encoding statistics) or
+    by DuckDB (row groups in multiples of 2,048 rows, its own dictionaries, a Parquet Bloom
+    filter on every dictionary-encoded chunk, version 1 or 2 pages: delta encodings).
 
     Returns a short description of the settings (for the case log)."""
     if sort_by is not None and table.num_rows and rng.random() < 0.4:
@@ -134,6 +138,12 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
     compression = rng.choice(["zstd", "snappy", "none"])
     # Decimals of up to 18 digits as INT32/INT64 (as Spark writes them) or fixed-length bytes.
     decimals_as_ints = rng.random() < 0.5
+    # Parquet Bloom filters on every column of a third of pyarrow's files, of a random size
+    # (an NDV far below the rows fills them up: more false positives, never a miss).
+    blooms = None
+    if rng.random() < 0.35 and BLOOM_FILTERS:
+        blooms = {"ndv": rng.choice([1, 16, 1000]), "fpp": rng.choice([0.01, 0.2])}
+    version = rng.choice(["V1", "V2"])
     if writer == "polars":
         pl = importlib.import_module("polars")
         pl.from_arrow(table).write_parquet(
@@ -142,8 +152,24 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
             statistics=stats,
             compression="uncompressed" if compression == "none" else compression,
         )
+        settings = f"statistics={stats}"
+    elif writer == "duckdb":
+        duckdb = importlib.import_module("duckdb")
+        con = duckdb.connect()
+        con.register("t", table)
+        con.execute(
+            f"COPY t TO '{path}' (FORMAT parquet, ROW_GROUP_SIZE {rg}, "
+            f"COMPRESSION {'uncompressed' if compression == 'none' else compression}, PARQUET_VERSION {version})"
+        )
+        con.close()
+        settings = f"parquet_version={version}"
     else:
         extra = {"store_decimal_as_integer": decimals_as_ints} if DECIMALS_AS_INTS else {}
+        if blooms:
+            # (pyarrow builds none for booleans.)
+            extra["bloom_filter_options"] = {
+                f.name: dict(blooms) for f in table.schema if not pa.types.is_boolean(f.type)
+            }
         pq.write_table(
             table,
             path,
@@ -153,10 +179,11 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
             compression=compression,
             **extra,
         )
-    return (
-        f"rows={table.num_rows} row_group={rg} statistics={stats} dictionary={dictionary} "
-        f"sorted={sorted_} writer={writer} decimals_as_ints={decimals_as_ints}"
-    )
+        settings = (
+            f"statistics={stats} dictionary={dictionary} decimals_as_ints={decimals_as_ints} "
+            f"bloom_filters={blooms}"
+        )
+    return f"rows={table.num_rows} row_group={rg} compression={compression} sorted={sorted_} writer={writer} {settings}"
 
 
 # Arrow types Polars may write for a column of another type without changing its values: its
@@ -197,13 +224,19 @@ def split_write(rng, table, dirpath, name, sort_by=None, vary=None):
     n = table.num_rows
     cuts = sorted(rng.randint(0, n) for _ in range(nfiles - 1))
     bounds = [0] + cuts + [n]
-    # A quarter of the tables by Polars, every file of the table: train then reads the data
-    # pages' headers of dictionary chunks (no page encoding statistics in the footers). A
-    # table Polars cannot write as it is (a type, unit or time zone it changes) is written by
-    # pyarrow instead, the same draws from `rng` either way.
-    polars = rng.random() < 0.25 and HAVE_POLARS and polars_may_keep(table.schema)
+    # A quarter of the tables by Polars and a fifth by DuckDB, every file of the table: train
+    # then reads the data pages' headers of Polars' dictionary chunks (no page encoding
+    # statistics in its footers), and the join probes DuckDB's Parquet Bloom filters. A table
+    # such a writer cannot write as it is (a type, unit or time zone it changes, a type it
+    # refuses) is written by pyarrow instead, the same draws from `rng` either way.
+    pick = rng.random()
+    other = []
+    if pick < 0.25 and HAVE_POLARS and polars_may_keep(table.schema):
+        other = ["polars"]
+    elif 0.25 <= pick < 0.45:
+        other = ["duckdb"]
     state = rng.getstate()
-    for writer in (["polars"] if polars else []) + ["pyarrow"]:
+    for writer in other + ["pyarrow"]:
         rng.setstate(state)
         descs = []
         parts = []
@@ -217,6 +250,12 @@ def split_write(rng, table, dirpath, name, sort_by=None, vary=None):
                 path = f"{dirpath}/{name}-{i}.parquet"
                 descs.append(write_parquet(rng, part, path, sort_by=sort_by, writer=writer))
                 parts.append((part, path))
+                if writer == "duckdb":
+                    # DuckDB 2.0 writes some files no other reader takes: version 2 pages of
+                    # Date32 days near +-2^31 whose delta does not fit 32 bits (pyarrow: "InitBlock
+                    # EOF", the parquet crate: "'min_delta' too large"; seed 2611301, join case
+                    # 9). bloomjoin refuses those with exit 2, as it should; pyarrow writes them.
+                    pq.read_table(path)
         except BaseException as e:  # Polars raises its Rust panics as BaseException
             if writer == "pyarrow" or isinstance(e, KeyboardInterrupt):
                 raise
