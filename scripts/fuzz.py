@@ -458,6 +458,27 @@ def join_case(case, ctx):
         return "refused (sbbf types)"
     if code != 0:
         raise CaseFailed(f"train exit {code}: {err.strip()}")
+    if rng.random() < 0.25:
+        # The same training as 2 to 4 shards, merged: the unsharded filter's bytes. A layout
+        # that cannot fold needs fixed sizing to be sharded (a documented refusal).
+        n = rng.randint(2, 4)
+        o = train.index("-o")
+        fixed = "--bits" in train or "--expected-items" in train
+        for i in range(n):
+            args = train[:o] + ["-o", f"s{i}.bjf"] + train[o + 2:] + ["--shard", f"{i}/{n}"]
+            code, _, err = case.run(args, check_ok=False)
+            if code == 0:
+                continue
+            if code == 2 and layout not in ("split", "blocked") and not fixed and "fixed sizing" in err:
+                case.notes.append(f"bloomjoin: {err.strip()}")
+                break
+            raise CaseFailed(f"train of shard {i}/{n} exit {code}: {err.strip()}")
+        else:
+            case.run([ctx.bin, "--quiet", "merge", "-o", "m.bjf"] + [f"s{i}.bjf" for i in range(n)])
+            with open(os.path.join(case.dir, "m.bjf"), "rb") as m, open(os.path.join(case.dir, "f.bjf"), "rb") as f:
+                if m.read() != f.read():
+                    raise CaseFailed(f"the merge of {n} shards differs from the unsharded filter")
+            case.notes.append(f"{n} shards merged into the unsharded filter's bytes")
 
     jt = rng.choice(["inner", "left", "left-semi", "left-anti", "right", "right-semi", "right-anti", "full"])
     strategy = rng.choice(["auto", "replicated", "reduce-side"])

@@ -121,7 +121,7 @@ pub struct SizingReport {
     pub fpp: Option<f64>,
     /// The estimate of the distinct keys: HyperLogLog for `estimated-distinct`, the filter's
     /// bits block by block for `folded`; `items` is this plus a 2 % margin (about 2.5 standard errors) for `estimated-distinct`,
-    /// and this (at most the footers' bound) for `folded`, whose bits are checked instead.
+    /// and this (at most the keys inserted) for `folded`, whose bits are checked instead.
     pub estimated_distinct: Option<u64>,
     /// For `folded`: the filter size trained into (bits), from the row counts of the Parquet
     /// footers (the most distinct keys there can be).
@@ -832,7 +832,10 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         }
         if folding {
             // The distinct keys counted in the merged filter's bits, within the footers' bound.
-            let (estimate, n) = counted_distinct(&filter, rows_bound);
+            // Bounded by the keys inserted, as `merge` bounds the OR of shards, which do not
+            // know the footers' bound: the merge of a training's shards then folds to this
+            // filter's size and bytes.
+            let (estimate, n) = counted_distinct(&filter, filter.inserted());
             if estimate as f64 > rows_bound as f64 * 1.05 {
                 // Only footers with wrong statistics get here; the filter is then smaller
                 // than the target needs, and the report's model_fpp says by how much.
@@ -971,7 +974,8 @@ pub(crate) fn fold_start(
 /// The distinct keys a merged split or blocked filter holds, estimated from its bits block by
 /// block (which does not depend on how the keys were split among its partials), and the
 /// count to fold it for: the estimate within `1..=bound`, `bound` being an exact upper bound
-/// (the footers', or the keys inserted). A full block only happens when the bound undercounts:
+/// (the keys inserted, in `train` and in `merge` alike). A full block only happens when the
+/// filter started far too small:
 /// the estimate is then "more than the bound", `2 * bound`. No margin for the estimate's
 /// error: [`fold_to_target`] checks the folded bits themselves against the target.
 pub(crate) fn counted_distinct(filter: &BloomFilter, bound: u64) -> (u64, u64) {

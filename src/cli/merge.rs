@@ -156,10 +156,10 @@ pub fn merge_and_fold(
     meta.created_by = crate::CREATED_BY.to_string();
     sizing.common_bits = merged.params().num_bits;
     if let (Some(p), true) = (sizing.fpp, by_blocks) {
-        let n = merged
-            .estimated_distinct_by_block()
-            .map(|d| ((d * 1.02).ceil() as u64).max(1))
-            .unwrap_or(u64::MAX >> 1);
+        // Counted as `train` counts the OR of its workers' partials (the keys inserted bound
+        // the count there too), so that the merge of a training's shards folds to the
+        // unsharded filter's size and bytes.
+        let (_, n) = crate::train::counted_distinct(&merged, merged.inserted());
         merged = crate::train::fold_to_target(merged, n, p)?;
         sizing.estimated_distinct = Some(n);
         sizing.model_fpp = Some(merged.params().model_fpp(n));

@@ -205,6 +205,22 @@ impl TrainSpec {
                 }
             }
         };
+        if shard.is_some() && matches!(sizing, Sizing::Fpp(_)) && !spec.layout.folds() {
+            // Each shard would size itself for its own keys: shards of equal sizes would
+            // then merge into a filter sized for a fraction of the keys, far over --fpp.
+            return Err(Error::param(
+                "--shard",
+                format!(
+                    "a shard of a {} filter needs fixed sizing, --expected-items N --fpp P or {}: with --fpp alone each shard sizes itself for its own keys, and their merge would miss --fpp (only split and blocked filters fold)",
+                    spec.layout,
+                    if spec.layout == Layout::Sbbf {
+                        "--num-bytes B"
+                    } else {
+                        "--bits M --hashes K"
+                    }
+                ),
+            ));
+        }
         Ok(TrainJob {
             inputs: spec.input.clone(),
             column: spec.column.clone(),
@@ -433,6 +449,69 @@ mod tests {
         for (bad, name) in cases {
             let e = bad.to_job().unwrap_err().to_string();
             assert!(e.contains(name), "{name}: {e}");
+        }
+    }
+
+    /// A shard of a layout that cannot fold, sized by --fpp alone, would size itself for its
+    /// own keys; shards of equal sizes then merged into a filter far over --fpp (an sbbf
+    /// filter at 0.13 for 0.01, found by the fuzzer). Fixed sizing, or a layout that folds,
+    /// is accepted.
+    #[test]
+    fn a_shard_of_a_layout_that_cannot_fold_needs_fixed_sizing() {
+        for layout in [
+            Layout::Classic,
+            Layout::SparkV1,
+            Layout::SparkV2,
+            Layout::Sbbf,
+        ] {
+            let sharded = |s: TrainSpec| TrainSpec {
+                layout,
+                shard: Some("0/2".into()),
+                ..s
+            };
+            let e = sharded(spec()).to_job().unwrap_err().to_string();
+            assert!(
+                e.contains("--shard") && e.contains("fixed sizing"),
+                "{layout}: {e}"
+            );
+            let e = sharded(TrainSpec {
+                fpp: Some(0.001),
+                ..spec()
+            })
+            .to_job()
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("--shard"), "{layout}: {e}");
+            sharded(TrainSpec {
+                expected_items: Some(100),
+                ..spec()
+            })
+            .to_job()
+            .unwrap();
+            let fixed = if layout == Layout::Sbbf {
+                TrainSpec {
+                    num_bytes: Some(1024),
+                    ..spec()
+                }
+            } else {
+                TrainSpec {
+                    bits: Some(4096),
+                    hashes: Some(3),
+                    ..spec()
+                }
+            };
+            sharded(fixed).to_job().unwrap();
+            // Unsharded, --fpp alone sizes from the counted keys as before.
+            TrainSpec { layout, ..spec() }.to_job().unwrap();
+        }
+        for layout in [Layout::Split, Layout::Blocked] {
+            TrainSpec {
+                layout,
+                shard: Some("1/2".into()),
+                ..spec()
+            }
+            .to_job()
+            .unwrap();
         }
     }
 }
