@@ -15,10 +15,12 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            delta encodings and a Bloom filter on every dictionary chunk), a random `--where`
            for train and the same `--left-where`, maybe a `--right-where`, one of the eight
            join types and random workers, reducers, strategy, layout (Parquet's `sbbf` too),
-           sizing and use of the right files' Bloom filters (`--no-sbbf`, `--sbbf-max-keys`);
-           `train` + `join`, compared with DuckDB's answer as exact row multisets. A case
-           whose join skipped right row groups by their Bloom filters counts as "pass (sbbf
-           skipped row groups)".
+           sizing, `--select` and use of the right files' Bloom filters (`--no-sbbf`,
+           `--sbbf-max-keys`); `train` + `join`, compared with DuckDB's answer as exact row
+           multisets, and every value of an output column with a Parquet Bloom filter probed
+           in it by DuckDB (`parquet_bloom_probe`); 2 to 4 shards of the same training must
+           merge into its bytes. A case whose join skipped right row groups by their Bloom
+           filters counts as "pass (sbbf skipped row groups)".
   where    a table with a column of every type `--where` compares and a random condition;
            the row ids a left-semi join keeps (the condition as `--left-where` or as
            `--right-where`, so both the map-side filter and row-group pruning run) against
@@ -219,6 +221,42 @@ def compare_in_duckdb(case, con, path, sql, names):
             f"row multisets differ (compared in DuckDB): bloomjoin {n_ours} rows, DuckDB {n_theirs}; "
             f"{extra} extra, {missing} missing"
         )
+
+
+def check_output_blooms(case, con, path):
+    """Every value of an output column that carries a Parquet Bloom filter (the join keys, by
+    default) must pass DuckDB's probe of that filter (`parquet_bloom_probe`) in its part: a
+    filter that excluded one would make DuckDB, Spark or pyarrow skip the row group on `WHERE
+    key = value`. Returns the number of probes."""
+    probes = 0
+    for part in sorted(glob.glob(os.path.join(path, "part-*.parquet"))):
+        cols = con.execute(
+            "SELECT DISTINCT path_in_schema FROM parquet_metadata(?) WHERE bloom_filter_offset IS NOT NULL", [part]
+        ).fetchall()
+        for (col,) in cols:
+            # Each value as DuckDB's text and type, cast back in the probe: through Python, a
+            # date of +-infinity (day +-2^31 - 1) comes back as year 1 or 9999.
+            values = con.execute(
+                f"SELECT DISTINCT CAST({g.q(col)} AS VARCHAR), typeof({g.q(col)}) FROM read_parquet(?) "
+                f"WHERE {g.q(col)} IS NOT NULL LIMIT 64",
+                [part],
+            ).fetchall()
+            for v, t in values:
+                try:
+                    rows = con.execute(
+                        f"SELECT row_group_id FROM parquet_bloom_probe(?, ?, CAST(? AS {t})) WHERE bloom_filter_excludes",
+                        [part, col, v],
+                    ).fetchall()
+                except duckdb.Error:
+                    continue  # a value DuckDB cannot hand back as a literal of the column's type
+                probes += 1
+                if rows:
+                    case.log.append(f"-- DuckDB: parquet_bloom_probe('{part}', '{col}', {v!r})")
+                    raise CaseFailed(
+                        f"the Parquet Bloom filter of output column {col} excludes {v!r}, a value of its "
+                        f"row groups {[r[0] for r in rows]} in {os.path.basename(part)} (DuckDB's probe)"
+                    )
+    return probes
 
 
 # ------------------------------------------------------------------------------ join kind
@@ -516,6 +554,16 @@ def join_case(case, ctx):
     elif r < 0.3:
         join += ["--sbbf-max-keys", str(rng.choice([0, 1, 3, 100_000]))]
     join += ["--report", "report.json"]
+    # Sometimes a projection: some of the output columns in any order, each bare or qualified.
+    lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
+    rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else [])
+    select = None
+    if rng.random() < 0.3:
+        cols = {"left-semi": lnames, "left-anti": lnames, "right-semi": rnames, "right-anti": rnames}.get(jt, lnames + rnames)
+        select = rng.sample(cols, rng.randint(1, len(cols)))
+        join += ["--select", ",".join(
+            (("left." if c in lnames else "right.") + c) if rng.random() < 0.5 else c for c in select
+        )]
     code, _, err = case.run(join, check_ok=False)
 
     con = duck()
@@ -524,8 +572,6 @@ def join_case(case, ctx):
     L = f"(SELECT * FROM {files_sql(lf, mixed_files)}{' WHERE ' + lwhere[1] if lwhere else ''})"
     R = f"(SELECT * FROM {files_sql(rf, mixed_files)}{' WHERE ' + rwhere[1] if rwhere else ''})"
     on = "l.lk = r.rk" + (" AND l.lk2 = r.rk2" if composite else "")
-    lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
-    rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else [])
     lsel = ", ".join(f"l.{c}" for c in lnames)
     rsel = ", ".join(f"r.{c}" for c in rnames)
     if jt in ("left-semi", "left-anti"):
@@ -540,6 +586,9 @@ def join_case(case, ctx):
         kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
         sql = f"SELECT {lsel}, {rsel} FROM {L} l {kw} {R} r ON {on}"
         names = lnames + rnames
+    if select is not None:
+        sql = f"SELECT {', '.join(g.q(c) for c in select)} FROM ({sql})"
+        names = select
     try:
         # A large answer (a few keys met thousands of times on both sides: up to 15 M rows)
         # is compared inside DuckDB; as Python tuples it took 10 GB and 110 s (seed 2611302,
@@ -568,6 +617,7 @@ def join_case(case, ctx):
         compare_in_duckdb(case, con, os.path.join(case.dir, "out"), sql, names)
     else:
         compare(case, read_output(os.path.join(case.dir, "out")), theirs, names)
+    case.notes.append(f"{check_output_blooms(case, con, os.path.join(case.dir, 'out'))} output Bloom filter probes")
     with open(os.path.join(case.dir, "report.json")) as f:
         skipped = json.load(f)["right"]["row_groups_skipped_by_sbbf"]
     # Counted apart, so that the summary shows the Bloom filters of the files at work.
