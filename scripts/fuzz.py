@@ -18,8 +18,8 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            sizing, `--select` and use of the right files' Bloom filters (`--no-sbbf`,
            `--sbbf-max-keys`); `train` + `join`, compared with DuckDB's answer as exact row
            multisets, and every value of an output column with a Parquet Bloom filter probed
-           in it by DuckDB (`parquet_bloom_probe`); 2 to 4 shards of the same training must
-           merge into its bytes. A case whose join skipped right row groups by their Bloom
+           in it by DuckDB (`parquet_bloom_probe`); the same training with other workers,
+           batch size and split rows, and 2 to 4 shards of it merged, must give its bytes. A case whose join skipped right row groups by their Bloom
            filters counts as "pass (sbbf skipped row groups)".
   where    a table with a column of every type `--where` compares and a random condition;
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -496,6 +496,21 @@ def join_case(case, ctx):
         return "refused (sbbf types)"
     if code != 0:
         raise CaseFailed(f"train exit {code}: {err.strip()}")
+    if rng.random() < 0.2:
+        # The same training with other workers, batches and splits: the same bytes.
+        again = [a for a in train]
+        for opt in ("--workers", "--batch-size", "--split-rows"):
+            if opt in again:
+                i = again.index(opt)
+                del again[i:i + 2]
+        o = again.index("-o")
+        again[o + 1] = "f2.bjf"
+        again += ["--workers", str(rng.randint(1, 4)), "--batch-size", str(rng.choice([1, 3, 64, 65536])),
+                  "--split-rows", str(rng.choice([1, 2, 50, 100_000]))]
+        case.run(again)
+        with open(os.path.join(case.dir, "f2.bjf"), "rb") as a, open(os.path.join(case.dir, "f.bjf"), "rb") as b:
+            if a.read() != b.read():
+                raise CaseFailed("the same training with other workers, batch size and split rows gave other bytes")
     if rng.random() < 0.25:
         # The same training as 2 to 4 shards, merged: the unsharded filter's bytes. A layout
         # that cannot fold needs fixed sizing to be sharded (a documented refusal).
