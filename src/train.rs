@@ -831,10 +831,9 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             total.add(&c);
         }
         if folding {
-            // The distinct keys counted in the merged filter's bits, within the footers' bound.
-            // Bounded by the keys inserted, as `merge` bounds the OR of shards, which do not
-            // know the footers' bound: the merge of a training's shards then folds to this
-            // filter's size and bytes.
+            // The distinct keys counted in the merged filter's bits, at most the keys inserted
+            // (not the footers' bound: `merge` bounds the OR of shards the same way, without
+            // the footers, so the merge of a training's shards folds to this filter's bytes).
             let (estimate, n) = counted_distinct(&filter, filter.inserted());
             if estimate as f64 > rows_bound as f64 * 1.05 {
                 // Only footers with wrong statistics get here; the filter is then smaller
