@@ -785,8 +785,8 @@ def decoder_bases(ctx):
         expected = con.sql(
             f"SELECT l.k, l.v, r.k, r.v FROM read_parquet('{lf}') l JOIN read_parquet('{rf}') r ON l.k = r.k").to_arrow_table()
         for layout, fmt in [("split", "native"), ("blocked", "native"), ("classic", "native"), ("spark-v1", "native"),
-                            ("spark-v2", "native"), ("spark-v1", "spark"), ("spark-v2", "spark")]:
-            for sizing in (["--fpp", "0.01"], ["--bits", "512", "--hashes", "8" if layout == "split" else "3"]):
+                            ("spark-v2", "native"), ("spark-v1", "spark"), ("spark-v2", "spark"), ("sbbf", "native")]:
+            for sizing in (["--fpp", "0.01"], ["--bits", "512", "--hashes", "8" if layout in ("split", "sbbf") else "3"]):
                 name = f"{family}-{layout}-{fmt}-{sizing[1]}.bf"
                 args = [ctx.bin, "--quiet", "train", "-i", os.path.join(d, f"{family}-left"), "-c", "k",
                         "--layout", layout, "--format", fmt, "-o", os.path.join(d, name)] + sizing
