@@ -37,6 +37,10 @@ Case i draws everything from random.Random("<seed>:<kind>:<i>"), so a case is re
 `--seed S --case I` alone. A failing case prints its command lines and keeps its files in
 DIR/<kind>-<i> (with a repro.sh); the last line counts cases per kind; exit 1 on any failure.
 
+FUZZ_BIG_ANSWER (environment, default 200000): join answers of more rows are compared inside
+DuckDB (`EXCEPT ALL` both ways over our output files) rather than as Python tuples; 0
+compares every answer that way.
+
 --no-u64-meets-signed: never let a UInt64 key meet a signed key in join cases (for builds
 before integer keys by value, issue 12 defect 1): the generator still draws such pairs and
 replaces the signed side with an unsigned type, counting the replacements. By default they
