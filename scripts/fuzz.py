@@ -19,8 +19,9 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            `--sbbf-max-keys`); `train` + `join`, compared with DuckDB's answer as exact row
            multisets, and every value of an output column with a Parquet Bloom filter probed
            in it by DuckDB (`parquet_bloom_probe`); the same training with other workers,
-           batch size and split rows, and 2 to 4 shards of it merged, must give its bytes. A case whose join skipped right row groups by their Bloom
-           filters counts as "pass (sbbf skipped row groups)".
+           batch size and split rows, and 2 to 4 shards of it merged, must give its bytes. A
+           case whose join skipped right row groups by their Bloom filters counts as "pass
+           (sbbf skipped row groups)".
   where    a table with a column of every type `--where` compares and a random condition;
            the row ids a left-semi join keeps (the condition as `--left-where` or as
            `--right-where`, so both the map-side filter and row-group pruning run) against
@@ -722,11 +723,6 @@ def where_case(case, ctx):
     if code == 2 and side == "left" and "--where" in err:
         outcome = refused(case, err)
         return "both refused" if not duck_ok else outcome
-    if code == 2 and layout == "sbbf" and ("cannot be an sbbf key" in err or (mixed_files and "Parquet type" in err)):
-        # Decimal keys (Parquet's filter hashes their stored form, which differs by writer)
-        # and files storing the key in different physical types: documented refusals.
-        case.notes.append(f"bloomjoin: {err.strip()}")
-        return "refused (sbbf types)"
     if code != 0:
         raise CaseFailed(f"train exit {code}: {err.strip()}")
     if side == "left" and duck_ok:
