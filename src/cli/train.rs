@@ -211,7 +211,7 @@ impl TrainSpec {
             return Err(Error::param(
                 "--shard",
                 format!(
-                    "a shard of a {} filter needs fixed sizing, --expected-items N --fpp P or {}: with --fpp alone each shard sizes itself for its own keys, and their merge would miss --fpp (only split and blocked filters fold)",
+                    "a shard of the {} layout needs fixed sizing, --expected-items N --fpp P or {}: with --fpp alone each shard sizes itself for its own keys, and their merge would miss --fpp (only split and blocked filters fold)",
                     spec.layout,
                     if spec.layout == Layout::Sbbf {
                         "--num-bytes B"
