@@ -1,6 +1,8 @@
 //! Kernel benchmarks: hashing, insert and probe throughput for u64 and 16-byte string keys at
 //! n = 10^7, p = 1 %, and a 1 GiB filter against a random-read baseline over an array of the
-//! same size in the same run. `cargo bench --bench bloom`; results in docs/BENCHMARKS.md.
+//! same size in the same run, and the merge of 8 partials of 64 MiB (train's reduce) with
+//! `union_all` against 7 `union` calls, and one `bit_stats` pass against three estimates.
+//! `cargo bench --bench bloom`; results in docs/BENCHMARKS.md.
 
 use std::hint::black_box;
 
@@ -211,5 +213,75 @@ fn one_gib(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, kernels, one_gib);
+/// Train's reduce: 8 partials of 64 MiB (split layout, 1 M keys each) ORed into the first,
+/// by one `union_all` against 7 `union` calls (one pass over the words each); and the bits
+/// counted for the fold and the report, by one `bit_stats` against the three estimates.
+fn merge(c: &mut Criterion) {
+    const BYTES: u64 = 64 << 20;
+    const W: usize = 8;
+    let params = BloomParams::explicit(Layout::Split, BYTES * 8, 8, 0).unwrap();
+    let partials: Vec<BloomFilter> = (0..W)
+        .map(|i| {
+            let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+            f.insert_hashes(&randoms(1_000_000, 20 + i as u64));
+            f
+        })
+        .collect();
+    let mut g = c.benchmark_group("merge 8 partials of 64 MiB");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(BYTES * W as u64));
+    g.bench_function("union_all (one pass)", |b| {
+        b.iter_batched(
+            || partials[0].clone(),
+            |mut base| {
+                base.union_all(&partials[1..], "partial").unwrap();
+                base
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("union, 7 calls", |b| {
+        b.iter_batched(
+            || partials[0].clone(),
+            |mut base| {
+                for p in &partials[1..] {
+                    base.union(p, "partial").unwrap();
+                }
+                base
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+    let merged = {
+        let mut base = partials[0].clone();
+        base.union_all(&partials[1..], "partial").unwrap();
+        base
+    };
+    let mut g = c.benchmark_group("count the bits of 64 MiB");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(BYTES));
+    g.bench_function("bit_stats (one pass)", |b| {
+        b.iter(|| {
+            let s = merged.bit_stats();
+            (
+                s.fill_ratio(),
+                s.estimated_fpp(),
+                s.estimated_distinct_by_block(),
+            )
+        })
+    });
+    g.bench_function("three estimates (three passes)", |b| {
+        b.iter(|| {
+            (
+                merged.fill_ratio(),
+                merged.estimated_fpp(),
+                merged.estimated_distinct_by_block(),
+            )
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, kernels, one_gib, merge);
 criterion_main!(benches);

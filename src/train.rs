@@ -821,20 +821,25 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         // Reduce: OR the partials, then fold.
         let t_reduce = Instant::now();
         let mut total = Counts::default();
-        let mut iter = partials.into_iter();
-        let (mut filter, c0) = iter
-            .next()
-            .ok_or_else(|| Error::Internal("no partial filters".into()))?;
-        total.add(&c0);
-        for (f, c) in iter {
-            filter.union(&f, "partial")?;
+        let mut filters = Vec::with_capacity(partials.len());
+        for (f, c) in partials {
+            filters.push(f);
             total.add(&c);
         }
+        if filters.is_empty() {
+            return Err(Error::Internal("no partial filters".into()));
+        }
+        let mut filter = filters.swap_remove(0);
+        filter.union_all(&filters, "partial")?;
+        drop(filters);
+        // The bits counted once, for the fold and the report (counted again only if the fold
+        // changes them).
+        let mut stats = filter.bit_stats();
         if folding {
             // The distinct keys counted in the merged filter's bits, at most the keys inserted
             // (not the footers' bound: `merge` bounds the OR of shards the same way, without
             // the footers, so the merge of a training's shards folds to this filter's bytes).
-            let (estimate, n) = counted_distinct(&filter, filter.inserted());
+            let (estimate, n) = counted_distinct(&stats, filter.inserted());
             if estimate as f64 > rows_bound as f64 * 1.05 {
                 // Only footers with wrong statistics get here; the filter is then smaller
                 // than the target needs, and the report's model_fpp says by how much.
@@ -843,7 +848,11 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 );
             }
             if job.shard.is_none() {
+                let bits = filter.params().num_bits;
                 filter = fold_to_target(filter, n, fpp)?;
+                if filter.params().num_bits != bits {
+                    stats = filter.bit_stats();
+                }
             }
             sizing.estimated_distinct = Some(estimate);
             sizing.items = Some(n);
@@ -915,8 +924,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             sizing,
             params,
             format: job.format,
-            fill_ratio: filter.fill_ratio(),
-            estimated_fpp: filter.estimated_fpp(),
+            fill_ratio: stats.fill_ratio(),
+            estimated_fpp: stats.estimated_fpp(),
             output: output.to_string(),
             filter_bytes,
             times,
@@ -977,8 +986,8 @@ pub(crate) fn fold_start(
 /// filter started far too small:
 /// the estimate is then "more than the bound", `2 * bound`. No margin for the estimate's
 /// error: [`fold_to_target`] checks the folded bits themselves against the target.
-pub(crate) fn counted_distinct(filter: &BloomFilter, bound: u64) -> (u64, u64) {
-    let estimate = match filter.estimated_distinct_by_block() {
+pub(crate) fn counted_distinct(stats: &bloom::BitStats, bound: u64) -> (u64, u64) {
+    let estimate = match stats.estimated_distinct_by_block() {
         Some(e) => e.round() as u64,
         None => bound.saturating_mul(2).max(2),
     };

@@ -1018,6 +1018,9 @@ pub struct InsertStats {
     pub nulls: u64,
 }
 
+/// Blocks per chunk of [`BloomFilter::union_all`]'s parallel OR (256 KiB).
+const UNION_CHUNK_BLOCKS: usize = 4096;
+
 /// Keys ahead of the current one whose cache line the non-blocked layouts prefetch.
 const PREFETCH_DISTANCE: usize = 16;
 
@@ -1862,6 +1865,54 @@ impl BloomFilter {
     /// version (layout), same bit size, same seed, same k. A filter of family
     /// [`KeyFamily::Any`] merges with either family and the result is `Any`.
     pub fn union(&mut self, other: &BloomFilter, other_name: &str) -> Result<()> {
+        self.union_all(std::slice::from_ref(other), other_name)
+    }
+
+    /// OR every filter of `others` into `self`, as [`Self::union`] one after another would,
+    /// with one pass over the words: chunks of blocks in parallel on the current rayon pool
+    /// (each chunk ORs every other filter's chunk into its own), so merging `W` partials
+    /// costs one read of each rather than `W - 1` serial passes. Checked first, so a
+    /// mismatch leaves `self` unchanged.
+    pub fn union_all(&mut self, others: &[BloomFilter], others_name: &str) -> Result<()> {
+        let mut family = self.family;
+        for other in others {
+            family = self.compatible(family, other, others_name)?;
+        }
+        self.family = family;
+        let or_chunk = |(i, chunk): (usize, &mut [Block])| {
+            let start = i * UNION_CHUNK_BLOCKS;
+            for other in others {
+                for (x, y) in chunk.iter_mut().zip(&other.blocks[start..]) {
+                    for (w, v) in x.0.iter_mut().zip(y.0) {
+                        *w |= v;
+                    }
+                }
+            }
+        };
+        if self.blocks.len() > UNION_CHUNK_BLOCKS {
+            use rayon::prelude::*;
+            self.blocks
+                .par_chunks_mut(UNION_CHUNK_BLOCKS)
+                .enumerate()
+                .for_each(or_chunk);
+        } else {
+            self.blocks
+                .chunks_mut(UNION_CHUNK_BLOCKS)
+                .enumerate()
+                .for_each(or_chunk);
+        }
+        self.inserted += others.iter().map(|o| o.inserted).sum::<u64>();
+        Ok(())
+    }
+
+    /// The key family of `self` merged with `other`, or the error naming `other_name` and the
+    /// first field in which they differ. `family` is `self`'s so far.
+    fn compatible(
+        &self,
+        family: KeyFamily,
+        other: &BloomFilter,
+        other_name: &str,
+    ) -> Result<KeyFamily> {
         let (a, b) = (&self.params, &other.params);
         let mismatch = |field: &'static str, ours: String, theirs: String| Error::Incompatible {
             location: other_name.to_string(),
@@ -1940,19 +1991,11 @@ impl BloomFilter {
                 show(&other.spark_types),
             ));
         }
-        let family = match (self.family, other.family) {
-            (x, y) if x == y => x,
-            (KeyFamily::Any, _) | (_, KeyFamily::Any) => KeyFamily::Any,
-            (x, y) => return Err(mismatch("key family", x.to_string(), y.to_string())),
-        };
-        self.family = family;
-        for (x, y) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (w, v) in x.0.iter_mut().zip(y.0) {
-                *w |= v;
-            }
+        match (family, other.family) {
+            (x, y) if x == y => Ok(x),
+            (KeyFamily::Any, _) | (_, KeyFamily::Any) => Ok(KeyFamily::Any),
+            (x, y) => Err(mismatch("key family", x.to_string(), y.to_string())),
         }
-        self.inserted += other.inserted;
-        Ok(())
     }
 
     /// A column chunk's SBBF (read by the parquet crate) as a filter of the SBBF layout that
@@ -2082,27 +2125,124 @@ impl BloomFilter {
 
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
-        let mut ones = 0u64;
-        for_each_block_ones(&self.blocks, &mut |o| {
-            ones += o.iter().map(|&x| x as u64).sum::<u64>()
-        });
-        ones
+        self.bit_stats().ones
     }
 
     /// Fraction of bits set.
     pub fn fill_ratio(&self) -> f64 {
-        self.count_ones() as f64 / self.params.num_bits as f64
+        self.bit_stats().fill_ratio()
     }
 
     /// Distinct keys estimated from the fill ratio (Swamidass and Baldi):
     /// `-(m/k) ln(1 - X/m)`; `None` when every bit is set.
     pub fn estimated_distinct(&self) -> Option<f64> {
-        let m = self.params.num_bits as f64;
-        let x = self.count_ones() as f64;
+        self.bit_stats().estimated_distinct()
+    }
+
+    /// Distinct keys of a filter estimated from its bits, block by block
+    /// ([`BitStats::estimated_distinct_by_block`]).
+    pub fn estimated_distinct_by_block(&self) -> Option<f64> {
+        self.bit_stats().estimated_distinct_by_block()
+    }
+
+    /// The false-positive rate of the filter as it is now ([`BitStats::estimated_fpp`]).
+    pub fn estimated_fpp(&self) -> f64 {
+        self.bit_stats().estimated_fpp()
+    }
+
+    /// Count the bits once for every estimate above: one pass over the words, in parallel
+    /// chunks on the current rayon pool when the filter is large. The chunks depend on the
+    /// filter's size alone and are combined in order, so the figures do not depend on the
+    /// number of threads.
+    pub fn bit_stats(&self) -> BitStats {
+        // At most about 1,024 chunks, each of at least 4,096 blocks (256 KiB).
+        let chunk = UNION_CHUNK_BLOCKS.max(self.blocks.len().div_ceil(1024));
+        let split = self.params.layout == Layout::Split;
+        let of_chunk = |blocks: &[Block]| {
+            let mut c = ChunkStats {
+                ones: 0,
+                by_ones: Box::new([0; BLOCK_BITS as usize + 1]),
+                split_fpp: 0.0,
+            };
+            for_each_block_ones(blocks, &mut |o| {
+                let x: u32 = o.iter().sum();
+                c.ones += x as u64;
+                c.by_ones[x as usize] += 1;
+                if split {
+                    c.split_fpp += o.iter().map(|&x| x as f64 / 64.0).product::<f64>();
+                }
+            });
+            c
+        };
+        let chunks: Vec<ChunkStats> = if self.blocks.len() > chunk {
+            use rayon::prelude::*;
+            self.blocks.par_chunks(chunk).map(of_chunk).collect()
+        } else {
+            self.blocks.chunks(chunk).map(of_chunk).collect()
+        };
+        let mut stats = BitStats {
+            layout: self.params.layout,
+            num_bits: self.params.num_bits,
+            num_hashes: self.params.num_hashes,
+            blocks: self.blocks.len() as u64,
+            ones: 0,
+            by_ones: Box::new([0; BLOCK_BITS as usize + 1]),
+            split_fpp: 0.0,
+        };
+        for c in chunks {
+            stats.ones += c.ones;
+            for (t, x) in stats.by_ones.iter_mut().zip(c.by_ones.iter()) {
+                *t += x;
+            }
+            stats.split_fpp += c.split_fpp;
+        }
+        stats
+    }
+}
+
+/// One chunk's share of [`BitStats`].
+struct ChunkStats {
+    ones: u64,
+    by_ones: Box<[u64; BLOCK_BITS as usize + 1]>,
+    split_fpp: f64,
+}
+
+/// A filter's bits counted once ([`BloomFilter::bit_stats`]): the fill ratio, the estimated
+/// false-positive rate and the distinct keys estimated from them.
+#[derive(Debug, Clone)]
+pub struct BitStats {
+    layout: Layout,
+    num_bits: u64,
+    num_hashes: u32,
+    blocks: u64,
+    /// Bits set.
+    ones: u64,
+    /// Blocks by their count of set bits.
+    by_ones: Box<[u64; BLOCK_BITS as usize + 1]>,
+    /// The split layout: the sum over blocks of the product of their 8 word fills.
+    split_fpp: f64,
+}
+
+impl BitStats {
+    /// Number of set bits.
+    pub fn count_ones(&self) -> u64 {
+        self.ones
+    }
+
+    /// Fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.ones as f64 / self.num_bits as f64
+    }
+
+    /// Distinct keys estimated from the fill ratio (Swamidass and Baldi):
+    /// `-(m/k) ln(1 - X/m)`; `None` when every bit is set.
+    pub fn estimated_distinct(&self) -> Option<f64> {
+        let m = self.num_bits as f64;
+        let x = self.ones as f64;
         if x >= m {
             return None;
         }
-        Some(-(m / self.params.num_hashes as f64) * (1.0 - x / m).ln())
+        Some(-(m / self.num_hashes as f64) * (1.0 - x / m).ln())
     }
 
     /// Distinct keys of a filter estimated from its bits. For the blocked layout, block by
@@ -2116,23 +2256,19 @@ impl BloomFilter {
     /// most keys the inputs can hold, so no block comes near full unless the footers lie.
     pub fn estimated_distinct_by_block(&self) -> Option<f64> {
         let bits = BLOCK_BITS as f64;
-        let per_key = match self.params.layout {
-            Layout::Blocked => self.params.num_hashes as f64 * (1.0 - 1.0 / bits).ln(),
+        let per_key = match self.layout {
+            Layout::Blocked => self.num_hashes as f64 * (1.0 - 1.0 / bits).ln(),
             // One bit in each 64-bit word: a block with `i` keys has `512 (1 - (63/64)^i)`
             // bits set on average.
             Layout::Split => (1.0 - 1.0 / 64.0f64).ln(),
             _ => return self.estimated_distinct(),
         };
-        // Blocks with the same count of set bits hold the same estimate: count them first.
-        let mut by_ones = [0u64; BLOCK_BITS as usize + 1];
-        for_each_block_ones(&self.blocks, &mut |o| {
-            by_ones[o.iter().sum::<u32>() as usize] += 1
-        });
-        if by_ones[BLOCK_BITS as usize] > 0 {
+        // Blocks with the same count of set bits hold the same estimate.
+        if self.by_ones[BLOCK_BITS as usize] > 0 {
             return None;
         }
         Some(
-            by_ones
+            self.by_ones
                 .iter()
                 .enumerate()
                 .filter(|(x, c)| *x > 0 && **c > 0)
@@ -2145,28 +2281,27 @@ impl BloomFilter {
     /// the mean over blocks of `fill_block^k` for the blocked layout, and of the product of
     /// the 8 word fills for the split layout.
     pub fn estimated_fpp(&self) -> f64 {
-        let k = self.params.num_hashes as i32;
-        match self.params.layout {
+        let k = self.num_hashes as i32;
+        match self.layout {
             // Spark's expectedFpp() is (cardinality / bitSize)^k, the same estimate; the
             // parquet crate's Sbbf::estimated_fpp is the mean fill to the 8th power too.
             Layout::Classic | Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => {
                 self.fill_ratio().powi(k)
             }
-            Layout::Blocked | Layout::Split => {
-                // The mean over blocks of the chance that a key absent from the block finds
-                // its bits set: the block's fill to the k-th power (blocked), or the product of
-                // its 8 word fills (split).
-                let split = self.params.layout == Layout::Split;
-                let mut sum = 0.0;
-                for_each_block_ones(&self.blocks, &mut |o| {
-                    sum += if split {
-                        o.iter().map(|&x| x as f64 / 64.0).product::<f64>()
-                    } else {
-                        (o.iter().sum::<u32>() as f64 / BLOCK_BITS as f64).powi(k)
-                    }
-                });
-                sum / self.blocks.len() as f64
+            // The mean over blocks of the chance that a key absent from the block finds its
+            // bits set: the block's fill to the k-th power (blocked; blocks with the same
+            // count of set bits counted together), or the product of its 8 word fills (split).
+            Layout::Blocked => {
+                let sum: f64 = self
+                    .by_ones
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(x, c)| *c as f64 * (x as f64 / BLOCK_BITS as f64).powi(k))
+                    .sum();
+                sum / self.blocks as f64
             }
+            Layout::Split => self.split_fpp / self.blocks as f64,
         }
     }
 }

@@ -513,13 +513,22 @@ proptest! {
         bounds.push(keys.len());
         bounds.sort();
         let mut merged = whole.empty_like().unwrap();
+        let mut parts = Vec::new();
         for w in bounds.windows(2) {
             let mut part = whole.empty_like().unwrap();
             part.insert_array(&Int64Array::from(keys[w[0]..w[1]].to_vec())).unwrap();
             merged.union(&part, "part").unwrap();
+            parts.push(part);
         }
         prop_assert_eq!(
             codec::encode(&merged, &Default::default()),
+            codec::encode(&whole, &Default::default())
+        );
+        // All at once, as train's reduce ORs its workers' partials.
+        let mut at_once = whole.empty_like().unwrap();
+        at_once.union_all(&parts, "part").unwrap();
+        prop_assert_eq!(
+            codec::encode(&at_once, &Default::default()),
             codec::encode(&whole, &Default::default())
         );
     }
@@ -728,4 +737,91 @@ fn split_bit_positions_golden() {
     let mut g = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
     g.insert_hashes(&[0xc77b3abb6f87acd9]);
     assert_eq!(g.word_slice(), &expected[..]);
+}
+
+/// Filters larger than one chunk of the parallel OR and count (4,096 blocks): `union_all`
+/// gives the bits of one `union` after another, a mismatch leaves the filter as it was, and
+/// `bit_stats` agrees with counting word by word and does not depend on the thread count.
+#[test]
+fn large_filters_merge_and_count_in_parallel_chunks() {
+    for layout in [Layout::Split, Layout::Blocked, Layout::Classic] {
+        // 10,000 blocks: two full chunks and a partial one.
+        let k = if layout == Layout::Split { 8 } else { 6 };
+        let params = BloomParams::explicit(layout, 10_000 * BLOCK_BITS, k, 3).unwrap();
+        let parts: Vec<BloomFilter> = (0..4u64)
+            .map(|i| {
+                let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+                f.insert_array(&Int64Array::from_iter_values(
+                    (0..40_000).map(|k| (k * 4 + i as i64) * 7919),
+                ))
+                .unwrap();
+                f
+            })
+            .collect();
+        let mut one_by_one = parts[0].clone();
+        for p in &parts[1..] {
+            one_by_one.union(p, "p").unwrap();
+        }
+        let mut at_once = parts[0].clone();
+        at_once.union_all(&parts[1..], "p").unwrap();
+        assert_eq!(at_once, one_by_one, "{layout}");
+        assert_eq!(at_once.inserted(), 160_000);
+
+        let other = BloomFilter::try_new(
+            BloomParams::explicit(layout, 10_000 * BLOCK_BITS, k, 4).unwrap(),
+            KeyFamily::Integer,
+        )
+        .unwrap();
+        let mut refused = parts[0].clone();
+        let e = refused
+            .union_all(&[parts[1].clone(), other], "q.bjf")
+            .unwrap_err();
+        assert!(e.to_string().contains("q.bjf"), "{e}");
+        assert_eq!(refused, parts[0], "a refused merge changes nothing");
+
+        let stats = at_once.bit_stats();
+        let ones: u64 = at_once.words().map(|w| w.count_ones() as u64).sum();
+        assert_eq!(stats.count_ones(), ones);
+        let m = params.num_bits as f64;
+        assert_eq!(stats.fill_ratio(), ones as f64 / m);
+        // The mean over blocks, counted block by block.
+        let words: Vec<u64> = at_once.words().collect();
+        let k = k as i32;
+        let by_block: f64 = words
+            .chunks(8)
+            .map(|b| match layout {
+                Layout::Split => b.iter().map(|w| w.count_ones() as f64 / 64.0).product(),
+                Layout::Blocked => {
+                    (b.iter().map(|w| w.count_ones()).sum::<u32>() as f64 / 512.0).powi(k)
+                }
+                _ => 0.0,
+            })
+            .sum::<f64>()
+            / 10_000.0;
+        let expected = match layout {
+            Layout::Classic => (ones as f64 / m).powi(k),
+            _ => by_block,
+        };
+        let got = stats.estimated_fpp();
+        assert!(
+            (got - expected).abs() <= 1e-12 * expected,
+            "{layout}: {got} {expected}"
+        );
+        // The same figures, to the last bit, on one thread and on three.
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let s = at_once.bit_stats();
+                (
+                    s.estimated_fpp().to_bits(),
+                    s.estimated_distinct_by_block().map(f64::to_bits),
+                    s.count_ones(),
+                )
+            })
+        };
+        assert_eq!(on(1), on(3), "{layout}");
+    }
 }

@@ -154,6 +154,7 @@ impl FilterInfo {
         file_bytes: u64,
     ) -> Self {
         let p = filter.params();
+        let stats = filter.bit_stats();
         let native = format == FileFormat::Native;
         FilterInfo {
             location: location.to_string(),
@@ -173,11 +174,11 @@ impl FilterInfo {
             physical_type: p.physical,
             spark_keys: p.spark_keys,
             inserted: native.then(|| filter.inserted()),
-            fill_ratio: filter.fill_ratio(),
-            estimated_distinct: filter
+            fill_ratio: stats.fill_ratio(),
+            estimated_distinct: stats
                 .estimated_distinct_by_block()
                 .map(|d| d.round() as u64),
-            estimated_fpp: filter.estimated_fpp(),
+            estimated_fpp: stats.estimated_fpp(),
             bits_bytes: p.num_bytes(),
             file_bytes,
             metadata: meta.clone(),

@@ -52,10 +52,10 @@ pub struct MergeSizing {
 
 impl MergeSizing {
     /// True when a target was recorded and the merged filter misses it (by the model at the
-    /// estimated count, or by the estimate from its bits).
-    pub fn misses(&self, merged: &BloomFilter) -> bool {
+    /// estimated count, or by `estimated_fpp`, the estimate from its bits).
+    pub fn misses(&self, estimated_fpp: f64) -> bool {
         match self.fpp {
-            Some(p) => self.model_fpp.is_some_and(|m| m > p) || merged.estimated_fpp() > p,
+            Some(p) => self.model_fpp.is_some_and(|m| m > p) || estimated_fpp > p,
             None => false,
         }
     }
@@ -159,7 +159,7 @@ pub fn merge_and_fold(
         // Counted as `train` counts the OR of its workers' partials (the keys inserted bound
         // the count there too), so that the merge of a training's shards folds to the
         // unsharded filter's size and bytes.
-        let (_, n) = crate::train::counted_distinct(&merged, merged.inserted());
+        let (_, n) = crate::train::counted_distinct(&merged.bit_stats(), merged.inserted());
         merged = crate::train::fold_to_target(merged, n, p)?;
         sizing.estimated_distinct = Some(n);
         sizing.model_fpp = Some(merged.params().model_fpp(n));
@@ -292,7 +292,8 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
             sizing.common_bits
         );
     }
-    let est = merged.estimated_fpp();
+    let stats = merged.bit_stats();
+    let est = stats.estimated_fpp();
     if merged.params().layout == Layout::Sbbf && !sizing.folded_partials.is_empty() && est > 0.5 {
         // Even with -q: SBBFs cannot grow, and the smallest one is too small for all the keys.
         eprintln!(
@@ -302,12 +303,12 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     }
     if let (Some(p), Some(d)) = (sizing.fpp, sizing.estimated_distinct) {
         let model = sizing.model_fpp.unwrap_or(f64::NAN);
-        if sizing.misses(&merged) {
+        if sizing.misses(est) {
             // Even with -q: the filter is weaker than its partials promised.
             eprintln!(
                 "bloomjoin: warning: the merged filter misses its target fpp {p}: ~{d} distinct keys in m={} bits (model fpp {model:.6}, est. fpp {:.6}); the smallest partial is too small for all the keys, retrain it larger",
                 merged.params().num_bits,
-                merged.estimated_fpp()
+                est
             );
         } else if !quiet {
             eprintln!(
@@ -321,8 +322,8 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         eprintln!(
             "merged {n} filters into {out} ({format} format): {} keys inserted, fill ratio {:.4}, est. fpp {:.6}, {} bytes",
             merged.inserted(),
-            merged.fill_ratio(),
-            merged.estimated_fpp(),
+            stats.fill_ratio(),
+            est,
             bytes
         );
     }

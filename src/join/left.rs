@@ -439,17 +439,20 @@ fn merge_partials(
 ) -> Result<BuiltFilter> {
     // The first partial is the base the others are ORed into (an empty one when no worker
     // spilled a row), as train merges its partials.
-    let mut partials = partials.into_iter().flatten();
-    let (mut filter, mut rows) = match partials.next() {
-        Some(first) => first,
-        None => (BloomFilter::try_new(b.params, b.family)?, 0),
-    };
-    for (f, n) in partials {
-        filter.union(&f, "partial")?;
+    let mut filters = Vec::with_capacity(partials.len());
+    let mut rows = 0;
+    for (f, n) in partials.into_iter().flatten() {
+        filters.push(f);
         rows += n;
     }
+    let mut filter = match filters.is_empty() {
+        true => BloomFilter::try_new(b.params, b.family)?,
+        false => filters.swap_remove(0),
+    };
+    filter.union_all(&filters, "partial")?;
+    drop(filters);
     // The keys inserted bound the distinct keys exactly.
-    let (_, n) = crate::train::counted_distinct(&filter, rows);
+    let (_, n) = crate::train::counted_distinct(&filter.bit_stats(), rows);
     Ok(BuiltFilter {
         filter: crate::train::fold_to_target(filter, n, b.fpp)?,
         rows,
