@@ -612,7 +612,7 @@ fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, R
         (Some(Exact::Time(unit)), Lit::Str(s)) => {
             // A string meets a date column as a date and a timestamp column as a timestamp.
             let ns = if matches!(t, DataType::Date32 | DataType::Date64) {
-                lit::strict_date(s)? as i128 * DAY_NS
+                lit::date_text(s)? as i128 * DAY_NS
             } else {
                 string_timestamp_ns(lit::strict_timestamp(s)?, unit)
             };
@@ -936,7 +936,7 @@ fn build_in_set(dt: &DataType, lits: &[&Lit]) -> Option<InSet> {
                 (Exact::Time(unit), Lit::Timestamp(ns)) => lit::ns_to_raw(*ns, unit),
                 (Exact::Time(unit), Lit::Str(s)) => {
                     let ns = if matches!(dt, DataType::Date32 | DataType::Date64) {
-                        lit::strict_date(s).ok()? as i128 * DAY_NS
+                        lit::date_text(s).ok()? as i128 * DAY_NS
                     } else {
                         string_timestamp_ns(lit::strict_timestamp(s).ok()?, unit)
                     };

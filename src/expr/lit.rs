@@ -269,6 +269,26 @@ pub(crate) fn strict_date(s: &str) -> Result<i32, String> {
     arrow::datatypes::Date32Type::parse(s).ok_or_else(bad)
 }
 
+/// A string literal met by a date column: `YYYY-MM-DD`, or a timestamp's text at midnight
+/// (`'2020-01-01 00:00:00'`, which DuckDB, Spark and PostgreSQL also read as that date). A
+/// timestamp's text with a time of day is refused: those engines drop the time, which changes
+/// what `>` or `=` mean, so the user is asked to say which they meant.
+pub(crate) fn date_text(s: &str) -> Result<i32, String> {
+    let date = strict_date(s);
+    if date.is_ok() || s.len() <= 10 {
+        return date;
+    }
+    match strict_timestamp(s) {
+        Ok(ns) if ns.rem_euclid(DAY_NS) == 0 => Ok(ns.div_euclid(DAY_NS) as i32),
+        Ok(_) => Err(format!(
+            "'{s}' has a time of day, and a date column compares with dates: write '{}' for \
+             that day (what DuckDB and Spark make of it) or TIMESTAMP '{s}' for the instant",
+            &s[..10]
+        )),
+        Err(_) => date,
+    }
+}
+
 /// Parse `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]` (up to 9 fractional digits, no time zone) into
 /// nanoseconds since the epoch.
 pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {
