@@ -687,7 +687,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         // layouts count first in a separate pass.
         let t_count = Instant::now();
         let fold_start = match job.sizing {
-            Sizing::Fpp(fpp) if job.layout.folds() => {
+            Sizing::Fpp(fpp) if job.layout.sizes_by_folding() => {
                 fold_start(job.layout, rows_bound, fpp, seed, workers)?
             }
             _ => None,
@@ -943,10 +943,11 @@ fn with_margin(estimate: u64) -> u64 {
     ((estimate as f64 * 1.02).ceil() as u64).max(1)
 }
 
-/// The split or blocked filter one-pass training starts from: sized (with
-/// [`bloom::fold_hashes`]'s k) for `rows` distinct keys, the most the inputs can hold, rounded
-/// up to a count of blocks with many divisors. `None` (count in a separate pass instead) when
-/// `workers + 1` such filters would take more than a quarter of the memory.
+/// The split, blocked or sbbf filter one-pass training starts from: sized for `rows`
+/// distinct keys, the most the inputs can hold (split and blocked: with
+/// [`bloom::fold_hashes`]'s k, rounded up to a count of blocks with many divisors; sbbf: by
+/// Parquet's sizing, a power of two). `None` (count in a separate pass instead) when `workers +
+/// 1` such filters would take more than a quarter of the memory, or an SBBF more than 128 MiB.
 pub(crate) fn fold_start(
     layout: Layout,
     rows: u64,
@@ -954,6 +955,14 @@ pub(crate) fn fold_start(
     seed: u64,
     workers: usize,
 ) -> Result<Option<BloomParams>> {
+    if layout == Layout::Sbbf {
+        // Parquet's sizing for every row: a power of two, which halves down to any smaller
+        // one. More than an SBBF may hold (128 MiB): count first instead.
+        let Ok(params) = BloomParams::for_items(layout, rows.max(1), fpp, seed) else {
+            return Ok(None);
+        };
+        return Ok(fits(&params, workers).then_some(params));
+    }
     let k = bloom::fold_hashes(layout, fpp)?;
     let max_blocks = MAX_BITS / BLOCK_BITS;
     let need = bloom::blocks_for(layout, rows.max(1), k, fpp, max_blocks);
@@ -971,12 +980,13 @@ pub(crate) fn fold_start(
         spark_keys: SparkKeys::Plain,
     };
     params.validate()?;
-    if let Some(total) = crate::sys::total_memory() {
-        if params.num_bytes().saturating_mul(workers as u64 + 1) > total / 4 {
-            return Ok(None);
-        }
-    }
-    Ok(Some(params))
+    Ok(fits(&params, workers).then_some(params))
+}
+
+/// False when `workers + 1` filters of `params` would take more than a quarter of the memory.
+fn fits(params: &BloomParams, workers: usize) -> bool {
+    crate::sys::total_memory()
+        .is_none_or(|total| params.num_bytes().saturating_mul(workers as u64 + 1) <= total / 4)
 }
 
 /// The distinct keys a merged split or blocked filter holds, estimated from its bits block by
@@ -997,9 +1007,23 @@ pub(crate) fn counted_distinct(stats: &bloom::BitStats, bound: u64) -> (u64, u64
 /// Fold a split or blocked filter holding about `n` distinct keys to the smallest size whose
 /// model FPP at `n` meets `fpp` ([`bloom::fold_target`]), then make sure the folded bits
 /// themselves meet it too (their estimated FPP, which does not depend on how well `n` was
-/// counted), growing the size by 1 % at a time if not. A filter that needs no fold is returned
+/// counted), growing the size by 1 % at a time if not. An SBBF folds to Parquet's size for
+/// `n` (a power of two), doubled while its bits miss. A filter that needs no fold is returned
 /// as it is (no copy: orders' 9.5 MB filter at scale 5).
 pub(crate) fn fold_to_target(filter: BloomFilter, n: u64, fpp: f64) -> Result<BloomFilter> {
+    if filter.params().layout == Layout::Sbbf {
+        // Parquet's size for `n` keys (a power of two), doubled while the folded bits miss.
+        let from = filter.params().num_bits;
+        let mut to = bloom::sbbf::num_bytes_for(n, fpp).map_or(from, |b| b * 8);
+        while to < from {
+            let folded = filter.fold_sbbf_to(to)?;
+            if folded.estimated_fpp() <= fpp {
+                return Ok(folded);
+            }
+            to *= 2;
+        }
+        return Ok(filter);
+    }
     let from = filter.num_blocks();
     let k = filter.params().num_hashes;
     let mut to = bloom::fold_target(filter.params().layout, n, k, fpp, from);

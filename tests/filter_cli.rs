@@ -179,10 +179,13 @@ fn sharded_training_with_fpp_alone_merges_into_the_unsharded_bytes() {
     let d = dir.path();
     let users = crate::util::root().join("data/sample/users");
     let users = users.to_str().unwrap();
-    for (fpp, predicate) in [
-        ("0.3", "Reputation > 10000"),
-        ("0.1", "Id < 500"),
-        ("0.0001", "Id < 60"),
+    for (fpp, predicate, layout) in [
+        ("0.3", "Reputation > 10000", "split"),
+        ("0.1", "Id < 500", "split"),
+        ("0.0001", "Id < 60", "split"),
+        ("0.3", "Reputation > 10000", "sbbf"),
+        ("0.01", "Id < 500", "sbbf"),
+        ("0.0001", "Id < 60", "sbbf"),
     ] {
         let train = |out: &str, shard: Option<&str>| {
             let mut args = vec![
@@ -192,6 +195,8 @@ fn sharded_training_with_fpp_alone_merges_into_the_unsharded_bytes() {
                 users,
                 "-c",
                 "Id",
+                "--layout",
+                layout,
                 "--fpp",
                 fpp,
                 "--where",
@@ -217,7 +222,7 @@ fn sharded_training_with_fpp_alone_merges_into_the_unsharded_bytes() {
             assert!(
                 std::fs::read(d.join("m.bjf")).unwrap()
                     == std::fs::read(d.join("whole.bjf")).unwrap(),
-                "--fpp {fpp} --where {predicate:?}: the merge of {n} shards differs"
+                "{layout} --fpp {fpp} --where {predicate:?}: the merge of {n} shards differs"
             );
         }
     }
@@ -232,18 +237,71 @@ fn a_shard_without_fixed_sizing_is_refused_for_layouts_that_cannot_fold() {
     let d = dir.path();
     let users = crate::util::root().join("data/sample/users");
     let users = users.to_str().unwrap();
-    for layout in ["classic", "spark-v1", "spark-v2", "sbbf"] {
+    for layout in ["classic", "spark-v1", "spark-v2"] {
         let args = [
             "train", "-i", users, "-c", "Id", "--layout", layout, "-o", "s0.bjf", "--shard", "0/2",
         ];
         run_in(d, &args).fails(2, &["--shard", "fixed sizing", layout]);
         assert!(!d.join("s0.bjf").exists());
-        let sized: &[&str] = if layout == "sbbf" {
-            &["--num-bytes", "4096"]
-        } else {
-            &["--expected-items", "3000", "--fpp", "0.01"]
-        };
-        run_in(d, &[&args[..], sized].concat()).ok();
+        run_in(
+            d,
+            &[&args[..], &["--expected-items", "3000", "--fpp", "0.01"]].concat(),
+        )
+        .ok();
         std::fs::remove_file(d.join("s0.bjf")).unwrap();
     }
+}
+
+/// `--layout sbbf --fpp` alone trains in one pass: into Parquet's size for every row, folded
+/// to Parquet's size for the keys counted in its bits. An SBBF's block index is the top bits
+/// of the hash and its block count a power of two, so the fold gives the bits of a filter
+/// trained at the smaller size directly.
+#[test]
+fn sbbf_with_fpp_alone_folds_to_the_bits_of_a_filter_trained_at_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let users = crate::util::root().join("data/sample/users");
+    let users = users.to_str().unwrap();
+    let train = |out: &str, sizing: &[&str]| {
+        let report = format!("{out}.json");
+        let args = [
+            &[
+                "train", "-q", "-i", users, "-c", "Id", "--where", "Id < 500", "--layout", "sbbf",
+                "-o", out, "--report", &report,
+            ][..],
+            sizing,
+        ]
+        .concat();
+        run_in(d, &args).ok();
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.join(format!("{out}.json"))).unwrap()).unwrap();
+        report
+    };
+    let folded = train("fpp.bjf", &["--fpp", "0.01"]);
+    let sizing = &folded["sizing"];
+    assert_eq!(sizing["method"], "folded", "{folded}");
+    let (before, after) = (
+        sizing["bits_before_fold"].as_u64().unwrap(),
+        sizing["bits_after_fold"].as_u64().unwrap(),
+    );
+    assert!(after < before, "{sizing}");
+    assert!(after.is_power_of_two(), "{sizing}");
+    assert!(
+        folded["estimated_fpp"].as_f64().unwrap() <= 0.01,
+        "{folded}"
+    );
+    // About 500 keys counted (Ids below 500 in the sample).
+    let counted = sizing["items"].as_u64().unwrap();
+    assert!((440..=560).contains(&counted), "{sizing}");
+    let bytes = (after / 8).to_string();
+    train("fixed.bjf", &["--num-bytes", &bytes]);
+    let words = |f: &str| {
+        let b = std::fs::read(d.join(f)).unwrap();
+        let n = (after / 8) as usize;
+        b[b.len() - 8 - n..b.len() - 8].to_vec()
+    };
+    assert!(
+        words("fpp.bjf") == words("fixed.bjf"),
+        "the folded bits differ"
+    );
 }

@@ -793,11 +793,12 @@ fn train_layout_sbbf_is_deterministic_and_checks_its_options() {
     let mut theirs = Sbbf::new_with_num_of_bytes(expect as usize / 8);
     (0..4000).for_each(|i: i32| theirs.insert(&(i * 31 - 60_000)));
     assert_eq!(bitset(&f.to_sbbf().unwrap()), bitset(&theirs));
-    // --fpp alone: a counting pass, then the crate's size for the count.
+    // --fpp alone: one pass, folded to the crate's size for the keys counted in the bits.
     train("c.bjf", &["--fpp", "0.01", "--report", "c.json"]);
     assert_eq!(filter_at(&d.join("c.bjf")).params().num_bits, expect);
     let rep = report(d, "c.json");
-    assert_eq!(rep["sizing"]["method"], "estimated-distinct");
+    assert_eq!(rep["sizing"]["method"], "folded");
+    assert_eq!(rep["sizing"]["bits_after_fold"], expect);
     assert_eq!(rep["params"]["physical"], "INT32");
 
     let fails = |extra: &[&str], needles: &[&str]| {

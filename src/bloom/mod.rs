@@ -200,6 +200,14 @@ impl Layout {
         matches!(self, Layout::Blocked | Layout::Split)
     }
 
+    /// True for the layouts `train --fpp` sizes in one pass, by folding a filter sized for
+    /// every row down to the keys counted: those that [`Self::folds`], and [`Layout::Sbbf`],
+    /// whose power-of-two block count halves by OR-ing neighbouring blocks
+    /// ([`BloomFilter::fold_sbbf_to`]: its block index is the top bits of the hash too).
+    pub fn sizes_by_folding(self) -> bool {
+        self.folds() || self == Layout::Sbbf
+    }
+
     /// True for the Spark layouts ([`Layout::SparkV1`], [`Layout::SparkV2`]).
     pub fn is_spark(self) -> bool {
         matches!(self, Layout::SparkV1 | Layout::SparkV2)
@@ -2158,6 +2166,8 @@ impl BloomFilter {
         // At most about 1,024 chunks, each of at least 4,096 blocks (256 KiB).
         let chunk = UNION_CHUNK_BLOCKS.max(self.blocks.len().div_ceil(1024));
         let split = self.params.layout == Layout::Split;
+        // An SBBF's blocks are 256 bits, two to a storage block.
+        let halves = self.params.layout == Layout::Sbbf;
         let of_chunk = |blocks: &[Block]| {
             let mut c = ChunkStats {
                 ones: 0,
@@ -2165,6 +2175,13 @@ impl BloomFilter {
                 split_fpp: 0.0,
             };
             for_each_block_ones(blocks, &mut |o| {
+                if halves {
+                    let (a, b) = (o[..4].iter().sum::<u32>(), o[4..].iter().sum::<u32>());
+                    c.ones += (a + b) as u64;
+                    c.by_ones[a as usize] += 1;
+                    c.by_ones[b as usize] += 1;
+                    return;
+                }
                 let x: u32 = o.iter().sum();
                 c.ones += x as u64;
                 c.by_ones[x as usize] += 1;
@@ -2196,6 +2213,11 @@ impl BloomFilter {
             }
             stats.split_fpp += c.split_fpp;
         }
+        if halves {
+            // The unused half of a one-block (256-bit) SBBF's storage is no block.
+            let phantom = self.blocks.len() as u64 * 2 - self.params.num_bits / 256;
+            stats.by_ones[0] -= phantom;
+        }
         stats
     }
 }
@@ -2217,7 +2239,7 @@ pub struct BitStats {
     blocks: u64,
     /// Bits set.
     ones: u64,
-    /// Blocks by their count of set bits.
+    /// Blocks by their count of set bits (for an SBBF, its 256-bit blocks).
     by_ones: Box<[u64; BLOCK_BITS as usize + 1]>,
     /// The split layout: the sum over blocks of the product of their 8 word fills.
     split_fpp: f64,
@@ -2250,21 +2272,26 @@ impl BitStats {
     /// set holds about `ln(1 - x/512) / (k ln(1 - 1/512))` keys; the sum over blocks. For the
     /// split layout a key sets one bit in each 64-bit word, so the block holds about
     /// `ln(1 - x/512) / ln(1 - 1/64)` keys (counted over the block's bits together: word by
-    /// word, the logarithm of few bits biases the estimate upward). Other layouts:
-    /// [`Self::estimated_distinct`]. `None` when a block (or the filter) is full.
+    /// word, the logarithm of few bits biases the estimate upward). An SBBF's key sets one
+    /// bit in each 32-bit word of a 256-bit block: `ln(1 - x/256) / ln(1 - 1/32)`. Other
+    /// layouts: [`Self::estimated_distinct`]. `None` when a block (or the filter) is full.
     /// One-pass training sizes its fold with it: the filter it starts from is sized for the
     /// most keys the inputs can hold, so no block comes near full unless the footers lie.
     pub fn estimated_distinct_by_block(&self) -> Option<f64> {
-        let bits = BLOCK_BITS as f64;
-        let per_key = match self.layout {
-            Layout::Blocked => self.num_hashes as f64 * (1.0 - 1.0 / bits).ln(),
+        let (bits, per_key) = match self.layout {
+            Layout::Blocked => (
+                BLOCK_BITS,
+                self.num_hashes as f64 * (1.0 - 1.0 / BLOCK_BITS as f64).ln(),
+            ),
             // One bit in each 64-bit word: a block with `i` keys has `512 (1 - (63/64)^i)`
             // bits set on average.
-            Layout::Split => (1.0 - 1.0 / 64.0f64).ln(),
+            Layout::Split => (BLOCK_BITS, (1.0 - 1.0 / 64.0f64).ln()),
+            Layout::Sbbf => (sbbf::SBBF_BLOCK_BITS, (1.0 - 1.0 / 32.0f64).ln()),
             _ => return self.estimated_distinct(),
         };
+        let (full, bits) = (bits as usize, bits as f64);
         // Blocks with the same count of set bits hold the same estimate.
-        if self.by_ones[BLOCK_BITS as usize] > 0 {
+        if self.by_ones[full] > 0 {
             return None;
         }
         Some(

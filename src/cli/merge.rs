@@ -155,7 +155,7 @@ pub fn merge_and_fold(
     }
     meta.created_by = crate::CREATED_BY.to_string();
     sizing.common_bits = merged.params().num_bits;
-    if let (Some(p), true) = (sizing.fpp, by_blocks) {
+    if let (Some(p), true) = (sizing.fpp, by_blocks || sbbf) {
         // Counted as `train` counts the OR of its workers' partials (the keys inserted bound
         // the count there too), so that the merge of a training's shards folds to the
         // unsharded filter's size and bytes.

@@ -30,8 +30,9 @@ pub struct TrainSpec {
     #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
     #[serde(rename = "where")]
     pub predicate: Option<String>,
-    /// Expected number of distinct keys (with --fpp). Without it (and without --bits), a first
-    /// pass estimates the distinct keys that pass --where.
+    /// Expected number of distinct keys (with --fpp). Without it (and without --bits), split,
+    /// blocked and sbbf filters are sized in one pass by folding; other layouts first count
+    /// the distinct keys that pass --where.
     #[arg(long, value_name = "N")]
     pub expected_items: Option<u64>,
     /// Target false-positive rate [default: 0.01].
@@ -205,19 +206,14 @@ impl TrainSpec {
                 }
             }
         };
-        if shard.is_some() && matches!(sizing, Sizing::Fpp(_)) && !spec.layout.folds() {
+        if shard.is_some() && matches!(sizing, Sizing::Fpp(_)) && !spec.layout.sizes_by_folding() {
             // Each shard would size itself for its own keys: shards of equal sizes would
             // then merge into a filter sized for a fraction of the keys, far over --fpp.
             return Err(Error::param(
                 "--shard",
                 format!(
-                    "a shard of the {} layout needs fixed sizing, --expected-items N --fpp P or {}: with --fpp alone each shard sizes itself for its own keys, and their merge would miss --fpp (only split and blocked filters fold)",
+                    "a shard of the {} layout needs fixed sizing, --expected-items N --fpp P or --bits M --hashes K: with --fpp alone each shard sizes itself for its own keys, and their merge would miss --fpp (only split, blocked and sbbf filters fold)",
                     spec.layout,
-                    if spec.layout == Layout::Sbbf {
-                        "--num-bytes B"
-                    } else {
-                        "--bits M --hashes K"
-                    }
                 ),
             ));
         }
@@ -458,12 +454,15 @@ mod tests {
     /// is accepted.
     #[test]
     fn a_shard_of_a_layout_that_cannot_fold_needs_fixed_sizing() {
-        for layout in [
-            Layout::Classic,
-            Layout::SparkV1,
-            Layout::SparkV2,
-            Layout::Sbbf,
-        ] {
+        // An sbbf shard with --fpp alone folds, as split and blocked ones do.
+        TrainSpec {
+            layout: Layout::Sbbf,
+            shard: Some("0/2".into()),
+            ..spec()
+        }
+        .to_job()
+        .unwrap();
+        for layout in [Layout::Classic, Layout::SparkV1, Layout::SparkV2] {
             let sharded = |s: TrainSpec| TrainSpec {
                 layout,
                 shard: Some("0/2".into()),
