@@ -487,19 +487,13 @@ mod tests {
             })
             .to_job()
             .unwrap();
-            let fixed = if layout == Layout::Sbbf {
-                TrainSpec {
-                    num_bytes: Some(1024),
-                    ..spec()
-                }
-            } else {
-                TrainSpec {
-                    bits: Some(4096),
-                    hashes: Some(3),
-                    ..spec()
-                }
-            };
-            sharded(fixed).to_job().unwrap();
+            sharded(TrainSpec {
+                bits: Some(4096),
+                hashes: Some(3),
+                ..spec()
+            })
+            .to_job()
+            .unwrap();
             // Unsharded, --fpp alone sizes from the counted keys as before.
             TrainSpec { layout, ..spec() }.to_job().unwrap();
         }

@@ -610,13 +610,7 @@ fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, R
             cmp_exact(col, op, lit::ns_to_raw(*ns, unit))?
         }
         (Some(Exact::Time(unit)), Lit::Str(s)) => {
-            // A string meets a date column as a date and a timestamp column as a timestamp.
-            let ns = if matches!(t, DataType::Date32 | DataType::Date64) {
-                lit::date_text(s)? as i128 * DAY_NS
-            } else {
-                string_timestamp_ns(lit::strict_timestamp(s)?, unit)
-            };
-            cmp_exact(col, op, lit::ns_to_raw(ns, unit))?
+            cmp_exact(col, op, lit::ns_to_raw(string_ns(s, t, unit)?, unit))?
         }
         (None, Lit::Num(d)) if is_float(t) => match t {
             DataType::Float64 => cmp_f64(col, op, d.to_f64())?,
@@ -893,6 +887,17 @@ fn to_i256(a: &ArrayRef, up: i32) -> Result<ArrayRef, Reason> {
     with_exact_type!(a.data_type(), typed(a, up))
 }
 
+/// A string literal met by a date or timestamp column `dt` of `unit_ns` nanoseconds, as
+/// nanoseconds since the epoch: a date column reads it as a date ([`lit::date_text`]), a
+/// timestamp column as a timestamp ([`string_timestamp_ns`]).
+fn string_ns(s: &str, dt: &DataType, unit_ns: i128) -> Result<i128, String> {
+    Ok(if matches!(dt, DataType::Date32 | DataType::Date64) {
+        lit::date_text(s)? as i128 * DAY_NS
+    } else {
+        string_timestamp_ns(lit::strict_timestamp(s)?, unit_ns)
+    })
+}
+
 /// A string compared with a timestamp column, as DuckDB's Parquet reader types the column:
 /// seconds, milliseconds and microseconds become `TIMESTAMP` (microseconds), nanoseconds stay
 /// `TIMESTAMP_NS`. The string is read to microseconds (further digits dropped), or to
@@ -935,12 +940,7 @@ fn build_in_set(dt: &DataType, lits: &[&Lit]) -> Option<InSet> {
                 (Exact::Time(unit), Lit::Date(d)) => lit::ns_to_raw(*d as i128 * DAY_NS, unit),
                 (Exact::Time(unit), Lit::Timestamp(ns)) => lit::ns_to_raw(*ns, unit),
                 (Exact::Time(unit), Lit::Str(s)) => {
-                    let ns = if matches!(dt, DataType::Date32 | DataType::Date64) {
-                        lit::date_text(s).ok()? as i128 * DAY_NS
-                    } else {
-                        string_timestamp_ns(lit::strict_timestamp(s).ok()?, unit)
-                    };
-                    lit::ns_to_raw(ns, unit)
+                    lit::ns_to_raw(string_ns(s, dt, unit).ok()?, unit)
                 }
                 _ => return None,
             };
