@@ -3,7 +3,7 @@
 # for every join type (inner, left, left-semi, left-anti, right, right-semi, right-anti, full) with an integer key
 # (users.Id = comments.UserId: Int64 against Int32) and a string key (users.DisplayName =
 # comments.UserDisplayName) under both strategies (replicated, reduce-side), on data/sample, which has null keys and duplicate keys on both
-# sides; every key type pair (scripts/keytypes_check.py: integers of mixed widths and
+# sides; every output codec (DuckDB reads the parts); every key type pair (scripts/keytypes_check.py: integers of mixed widths and
 # signedness, decimal scales, timestamp units, strings and binary, and (id, timestamp) tuples of
 # mixed widths and units) for every join type; and a
 # composite key, TPC-H lineitem x partsupp on (partkey, suppkey) with a selective --where on
@@ -62,6 +62,12 @@ check "$OUT/wide-reduce" jobs/users_comments.toml join.strategy=reduce-side join
 check "$OUT/over-budget" jobs/users_comments_left.toml join.memory-limit=16KiB join.workers=2
 check "$OUT/no-prefilter" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti
 check "$OUT/no-prefilter-reduce" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti join.strategy=reduce-side
+
+echo "== every output codec, read back by DuckDB"
+for codec in snappy gzip lz4 brotli none; do
+    check "$OUT/codec-$codec" jobs/users_comments.toml "join.compression=$codec"
+done
+check "$OUT/codec-zstd-19" jobs/users_comments_left.toml join.compression=zstd join.compression-level=19
 
 echo "== composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the

@@ -15,8 +15,8 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            delta encodings and a Bloom filter on every dictionary chunk), a random `--where`
            for train and the same `--left-where`, maybe a `--right-where`, one of the eight
            join types and random workers, reducers, strategy, layout (Parquet's `sbbf` too),
-           sizing, `--select` and use of the right files' Bloom filters (`--no-sbbf`,
-           `--sbbf-max-keys`); `train` + `join`, compared with DuckDB's answer as exact row
+           sizing, `--select`, the output's codec and level (`--compression`) and use of the
+           right files' Bloom filters (`--no-sbbf`, `--sbbf-max-keys`); `train` + `join`, compared with DuckDB's answer as exact row
            multisets, and every value of an output column with a Parquet Bloom filter probed
            in it by DuckDB (`parquet_bloom_probe`); the same training with other workers,
            batch size and split rows, and 2 to 4 shards of it merged, must give its bytes. A
@@ -591,6 +591,14 @@ def join_case(case, ctx):
         join += ["--no-sbbf"]
     elif r < 0.3:
         join += ["--sbbf-max-keys", str(rng.choice([0, 1, 3, 100_000]))]
+    # The output's codec, from a generator of its own so that a seed's other draws stay what
+    # they were: DuckDB reads the parts whatever wrote them.
+    crng = random.Random(f"{ctx.seed}:join-codec:{case.index}")
+    if crng.random() < 0.3:
+        codec = crng.choice(["snappy", "gzip", "lz4", "brotli", "none", "zstd"])
+        join += ["--compression", codec]
+        if codec in ("zstd", "gzip", "brotli") and crng.random() < 0.5:
+            join += ["--compression-level", str(crng.choice({"zstd": [-3, 3, 19], "gzip": [0, 9], "brotli": [0, 11]}[codec]))]
     join += ["--report", "report.json"]
     # Sometimes a projection: some of the output columns in any order, each bare or qualified.
     lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])

@@ -36,7 +36,9 @@ use futures::TryStreamExt;
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, Encoding, Type as PhysicalType, ZstdLevel};
+use parquet::basic::{
+    BrotliLevel, Compression, Encoding, GzipLevel, Type as PhysicalType, ZstdLevel,
+};
 use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder};
 use parquet::schema::types::ColumnPath;
 
@@ -286,6 +288,109 @@ impl OutputDir {
     }
 }
 
+/// The codec of the output parts' pages (`--compression`), as DuckDB's `COMPRESSION` and
+/// Spark's `spark.sql.parquet.compression.codec` name them.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[value(rename_all = "kebab-case")]
+pub enum Codec {
+    /// Zstandard, level 1 unless `--compression-level` says otherwise (1 to 22; 0 is zstd's
+    /// default, 3; negative levels are its faster modes).
+    #[default]
+    Zstd,
+    /// Snappy, which every Parquet reader reads (no levels).
+    Snappy,
+    /// Gzip, level 6 unless `--compression-level` says otherwise (0 to 9).
+    Gzip,
+    /// LZ4 in Parquet's LZ4_RAW form (no levels); the older LZ4 codec, deprecated by the
+    /// format, is never written.
+    #[value(alias = "lz4-raw")]
+    #[serde(alias = "lz4-raw")]
+    Lz4,
+    /// Brotli, level 1 unless `--compression-level` says otherwise (0 to 11).
+    Brotli,
+    /// No compression.
+    #[value(alias = "uncompressed")]
+    #[serde(alias = "uncompressed")]
+    None,
+}
+
+/// The zstd level the parts get by default: level 3 cost 1-8 % more CPU for files 0-6 %
+/// smaller (docs/BENCHMARKS.md, "Join output writer settings").
+pub const DEFAULT_ZSTD_LEVEL: i32 = 1;
+
+impl Codec {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::Zstd => "zstd",
+            Codec::Snappy => "snappy",
+            Codec::Gzip => "gzip",
+            Codec::Lz4 => "lz4",
+            Codec::Brotli => "brotli",
+            Codec::None => "none",
+        }
+    }
+
+    /// The parquet crate's setting for this codec at `level` (`None`: the codec's default).
+    /// A level out of the codec's range, or given to a codec without levels, is an error
+    /// naming `--compression-level`.
+    pub fn compression(self, level: Option<i32>) -> Result<Compression> {
+        let bad = |range: &str| {
+            Error::param(
+                "--compression-level",
+                format!(
+                    "{} is not a {} level ({range})",
+                    level.unwrap_or_default(),
+                    self.name()
+                ),
+            )
+        };
+        let unsigned = |range: &str| -> Result<Option<u32>> {
+            level
+                .map(|l| u32::try_from(l).map_err(|_| bad(range)))
+                .transpose()
+        };
+        Ok(match self {
+            Codec::Zstd => Compression::ZSTD(
+                ZstdLevel::try_new(level.unwrap_or(DEFAULT_ZSTD_LEVEL))
+                    .map_err(|_| bad("-131072 to 22"))?,
+            ),
+            Codec::Gzip => Compression::GZIP(match unsigned("0 to 9")? {
+                Some(l) => GzipLevel::try_new(l).map_err(|_| bad("0 to 9"))?,
+                None => GzipLevel::default(),
+            }),
+            Codec::Brotli => Compression::BROTLI(match unsigned("0 to 11")? {
+                Some(l) => BrotliLevel::try_new(l).map_err(|_| bad("0 to 11"))?,
+                None => BrotliLevel::default(),
+            }),
+            Codec::Snappy | Codec::Lz4 | Codec::None => {
+                if let Some(l) = level {
+                    return Err(Error::param(
+                        "--compression-level",
+                        format!("{l} given, but {} has no levels", self.name()),
+                    ));
+                }
+                match self {
+                    Codec::Snappy => Compression::SNAPPY,
+                    Codec::Lz4 => Compression::LZ4_RAW,
+                    _ => Compression::UNCOMPRESSED,
+                }
+            }
+        })
+    }
+}
+
 /// The writer settings of a part, chosen by measurement (docs/BENCHMARKS.md, "Join output
 /// writer settings": TPC-H scale 1 joins, CPU seconds of the whole join, medians of 5): zstd
 /// level 1 (level 3: 1-8 % more CPU for files 0-6 % smaller; LZ4: 24-40 % larger files, no
@@ -297,12 +402,14 @@ impl OutputDir {
 /// at all made files 7-53 % larger. Integer-backed columns (integers, dates, timestamps,
 /// decimals of up to 18 digits) are DELTA_BINARY_PACKED rather than PLAIN: zstd then has a
 /// third to a half of the bytes to compress (TPC-H scale 5 joins: 1-21 % less CPU, files
-/// 7 % smaller, and DuckDB, Polars and pyarrow read them faster).
-pub(crate) fn part_properties(schema: &SchemaRef) -> WriterPropertiesBuilder {
+/// 7 % smaller, and DuckDB, Polars and pyarrow read them faster). `compression` is the
+/// user's (`--compression`, zstd level 1 by default).
+pub(crate) fn part_properties(
+    schema: &SchemaRef,
+    compression: Compression,
+) -> WriterPropertiesBuilder {
     let mut b = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(
-            ZstdLevel::try_new(1).expect("level 1 is valid"),
-        ))
+        .set_compression(compression)
         // Parquet's own types (Date64 as DATE, standard list and map names), so that
         // readers other than arrow-rs see the values, not raw milliseconds.
         .set_coerce_types(true)
@@ -334,7 +441,7 @@ pub(crate) fn part_properties(schema: &SchemaRef) -> WriterPropertiesBuilder {
     b
 }
 
-/// Writes one Parquet part (zstd): straight into the staging location for local outputs, to a
+/// Writes one Parquet part (zstd level 1 unless `--compression` says otherwise): straight into the staging location for local outputs, to a
 /// local temporary file uploaded at the end for object stores.
 pub struct PartWriter {
     writer: Option<ArrowWriter<PartFile>>,
@@ -347,13 +454,21 @@ pub struct PartWriter {
 }
 
 impl PartWriter {
-    /// Start a part at `target` with `schema` and the Parquet Bloom filters `blooms`.
+    /// Start a part at `target` with `schema`, the Parquet Bloom filters `blooms` and the
+    /// pages' `compression` ([`Codec::compression`]).
     pub fn create(
         target: Location,
         schema: SchemaRef,
         blooms: &crate::bloom::sbbf::WriteBlooms,
+        compression: Compression,
     ) -> Result<Self> {
-        Self::create_with_fault(target, schema, blooms, crate::fault::io_error("write"))
+        Self::create_with_fault(
+            target,
+            schema,
+            blooms,
+            compression,
+            crate::fault::io_error("write"),
+        )
     }
 
     /// [`PartWriter::create`] whose file fails every write with `fault`, if given.
@@ -361,6 +476,7 @@ impl PartWriter {
         target: Location,
         schema: SchemaRef,
         blooms: &crate::bloom::sbbf::WriteBlooms,
+        compression: Compression,
         fault: Option<std::io::Error>,
     ) -> Result<Self> {
         let (local, upload) = match target.local_path() {
@@ -387,7 +503,7 @@ impl PartWriter {
             fault,
             failed: failed.clone(),
         };
-        let props = blooms.apply(part_properties(&schema)).build();
+        let props = blooms.apply(part_properties(&schema, compression)).build();
         let writer =
             ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| Error::Parquet {
                 location: target.to_string(),
@@ -845,6 +961,40 @@ fn same_file(_file: &std::fs::File, path: &std::path::Path) -> bool {
 mod tests {
     use super::*;
 
+    /// Each codec's default level, the levels at its range's ends, and the levels it refuses.
+    #[test]
+    fn codecs_take_the_levels_in_their_ranges() {
+        let c = |codec: Codec, level| codec.compression(level).map(|c| format!("{c:?}"));
+        assert_eq!(c(Codec::Zstd, None).unwrap(), "ZSTD(ZstdLevel(1))");
+        assert_eq!(c(Codec::Zstd, Some(22)).unwrap(), "ZSTD(ZstdLevel(22))");
+        assert_eq!(c(Codec::Zstd, Some(-5)).unwrap(), "ZSTD(ZstdLevel(-5))");
+        assert_eq!(c(Codec::Gzip, None).unwrap(), "GZIP(GzipLevel(6))");
+        assert_eq!(c(Codec::Gzip, Some(0)).unwrap(), "GZIP(GzipLevel(0))");
+        assert_eq!(c(Codec::Brotli, None).unwrap(), "BROTLI(BrotliLevel(1))");
+        assert_eq!(
+            c(Codec::Brotli, Some(11)).unwrap(),
+            "BROTLI(BrotliLevel(11))"
+        );
+        assert_eq!(c(Codec::Snappy, None).unwrap(), "SNAPPY");
+        assert_eq!(c(Codec::Lz4, None).unwrap(), "LZ4_RAW");
+        assert_eq!(c(Codec::None, None).unwrap(), "UNCOMPRESSED");
+        for (codec, level, needle) in [
+            (Codec::Zstd, 23, "23 is not a zstd level"),
+            (Codec::Gzip, 10, "10 is not a gzip level (0 to 9)"),
+            (Codec::Gzip, -1, "-1 is not a gzip level (0 to 9)"),
+            (Codec::Brotli, 12, "12 is not a brotli level (0 to 11)"),
+            (Codec::Snappy, 1, "1 given, but snappy has no levels"),
+            (Codec::Lz4, 0, "0 given, but lz4 has no levels"),
+            (Codec::None, 3, "3 given, but none has no levels"),
+        ] {
+            let e = c(codec, Some(level)).unwrap_err().to_string();
+            assert!(
+                e.contains("--compression-level") && e.contains(needle),
+                "{e}"
+            );
+        }
+    }
+
     /// A full disk while a part's Parquet Bloom filter is written is exit 1 like any full
     /// disk: the parquet crate reports a failed bitset write as text, without the I/O error's
     /// kind (exit 2, bad input, before). The part is small enough for the writer's buffer, so
@@ -873,6 +1023,7 @@ mod tests {
             Location::parse(path.to_str().unwrap()).unwrap(),
             schema,
             &blooms,
+            Codec::Zstd.compression(None).unwrap(),
             Some(std::io::Error::from_raw_os_error(28)),
         )
         .unwrap();
@@ -1032,6 +1183,7 @@ mod tests {
             Location::parse(path.to_str().unwrap()).unwrap(),
             schema,
             &crate::bloom::sbbf::WriteBlooms::none(),
+            Codec::Zstd.compression(None).unwrap(),
         )
         .unwrap();
         w.write(&batch).unwrap();
@@ -1104,6 +1256,7 @@ mod tests {
                 Location::parse(path.to_str().unwrap()).unwrap(),
                 schema.clone(),
                 &blooms,
+                Codec::Zstd.compression(None).unwrap(),
             )
             .unwrap();
             w.write(&batch).unwrap();

@@ -30,23 +30,17 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
+pub use crate::commit::Codec;
 use crate::error::{Error, Result};
 
-/// Parquet compression codecs the generator writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Codec {
-    /// zstd level 3 (smallest files).
-    Zstd,
-    /// Snappy (fastest to write and read).
-    Snappy,
-}
+/// The zstd level of the generated files.
+const DATAGEN_ZSTD_LEVEL: i32 = 3;
 
 /// What to generate.
 #[derive(Debug, Clone, clap::Args)]
@@ -74,8 +68,12 @@ pub struct DatagenSpec {
     #[arg(long, value_name = "ROWS")]
     pub user_row_group_rows: Option<usize>,
     /// Compression codec.
-    #[arg(long, value_enum, default_value = "zstd")]
+    #[arg(long, value_enum, default_value = "zstd", value_name = "CODEC")]
     pub compression: Codec,
+    /// Level of --compression: zstd -131072 to 22 [default: 3, for small files], gzip 0 to 9
+    /// [6], brotli 0 to 11 [1]; snappy, lz4 and none have no levels.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub compression_level: Option<i32>,
     /// Worker threads (one file at a time each) [default: all cores].
     #[arg(long, short, value_name = "W")]
     pub workers: Option<usize>,
@@ -102,6 +100,7 @@ impl Default for DatagenSpec {
             row_group_rows: 1 << 20,
             user_row_group_rows: None,
             compression: Codec::Zstd,
+            compression_level: None,
             workers: None,
             overwrite: false,
             bloom_columns: "none".into(),
@@ -459,10 +458,7 @@ impl DatagenReport {
         let mut s = format!(
             "generated seed {} ({} compression) in {} ms\n",
             self.seed,
-            match self.compression {
-                Codec::Zstd => "zstd",
-                Codec::Snappy => "snappy",
-            },
+            self.compression.name(),
             self.total_ms
         );
         for (name, t) in [("users", &self.users), ("comments", &self.comments)] {
@@ -496,14 +492,10 @@ fn ranges(total: u64, files: usize) -> Vec<std::ops::Range<u64>> {
 
 /// Write one file (to a temporary name, renamed when complete); returns (row groups, bytes).
 fn write_file(s: &Shape, t: &FileTask, spec: &DatagenSpec) -> Result<(usize, u64)> {
-    let codec = spec.compression;
     let shown = t.path.display().to_string();
     let tmp = t.path.with_extension("parquet.tmp");
     let file = std::fs::File::create(&tmp).map_err(|e| Error::io(&shown, e))?;
-    let compression = match codec {
-        Codec::Zstd => Compression::ZSTD(ZstdLevel::try_new(3).expect("level 3 is valid")),
-        Codec::Snappy => Compression::SNAPPY,
-    };
+    let compression = spec.page_compression()?;
     let props = spec
         .blooms(t.table)?
         .apply(WriterProperties::builder())
@@ -603,7 +595,16 @@ impl DatagenSpec {
             return Err(Error::param("--workers", "must be at least 1"));
         }
         self.blooms("users")?;
+        self.page_compression()?;
         Ok(())
+    }
+
+    /// The files' codec at its level (zstd: 3 unless `--compression-level` says otherwise;
+    /// the sample tables are small files, not a join's output).
+    fn page_compression(&self) -> Result<Compression> {
+        let zstd_default = (self.compression == Codec::Zstd).then_some(DATAGEN_ZSTD_LEVEL);
+        self.compression
+            .compression(self.compression_level.or(zstd_default))
     }
 
     /// The Parquet Bloom filters of `table`'s files: the `--bloom-columns` it has. A name in

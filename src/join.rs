@@ -121,6 +121,8 @@ pub struct JoinJob {
     pub(crate) bloom_columns: Option<Vec<String>>,
     /// Their target false-positive rate.
     pub(crate) bloom_fpp: f64,
+    /// The codec of the output parts' pages (`--compression`, `--compression-level`).
+    pub(crate) compression: parquet::basic::Compression,
     /// Skip right row groups with the right files' own Parquet Bloom filters (off with
     /// `--no-sbbf`).
     pub(crate) sbbf: bool,
@@ -208,6 +210,7 @@ impl<'a> Ctx<'a> {
                     fpp: job.bloom_fpp,
                     max_distinct: Vec::new(),
                 },
+                compression: job.compression,
             }),
             output,
             budget: Budget::new(job.memory_limit),

@@ -142,6 +142,8 @@ pub(crate) struct JoinShape {
     pub key_arity: usize,
     /// The Parquet Bloom filters every part carries.
     pub blooms: crate::bloom::sbbf::WriteBlooms,
+    /// The codec of every part's pages.
+    pub compression: parquet::basic::Compression,
 }
 
 impl JoinShape {
@@ -322,7 +324,12 @@ pub(crate) struct Emitter {
 impl Emitter {
     /// An emitter writing its part to `part`.
     pub(crate) fn new(shape: Arc<JoinShape>, part: Location) -> Result<Self> {
-        let writer = PartWriter::create(part, shape.out_schema.clone(), &shape.blooms)?;
+        let writer = PartWriter::create(
+            part,
+            shape.out_schema.clone(),
+            &shape.blooms,
+            shape.compression,
+        )?;
         Ok(Emitter {
             shape,
             writer,
@@ -594,6 +601,7 @@ mod tests {
             left_schema: Arc::new(Schema::new(vec![field("lk"), field("lv")])),
             key_arity: 1,
             blooms: crate::bloom::sbbf::WriteBlooms::none(),
+            compression: parquet::basic::Compression::UNCOMPRESSED,
         };
         let bounded = |jt| {
             let s = shape(jt).bounded_by_left(42);

@@ -383,11 +383,32 @@ fn datagen_is_deterministic() {
     }
     // Another layout and codec: the same rows.
     datagen(d.path(), "c", &["--files", "1", "--compression", "snappy"]);
+    datagen(
+        d.path(),
+        "g",
+        &["--compression", "gzip", "--compression-level", "1"],
+    );
     for t in ["users", "comments"] {
         let (a, _) = read_rows(&d.path().join("a").join(t));
-        let (c, _) = read_rows(&d.path().join("c").join(t));
-        assert_eq!(a, c, "{t}");
+        for other in ["c", "g"] {
+            let (c, _) = read_rows(&d.path().join(other).join(t));
+            assert_eq!(a, c, "{t} {other}");
+        }
     }
+    run_in(
+        d.path(),
+        &[
+            "datagen",
+            "--output",
+            "h",
+            "--compression",
+            "snappy",
+            "--compression-level",
+            "1",
+        ],
+    )
+    .fails(2, &["--compression-level", "snappy has no levels"]);
+    assert!(!d.path().join("h").exists());
     // Another seed: other rows.
     run_in(
         d.path(),

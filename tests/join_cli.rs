@@ -1349,3 +1349,108 @@ fn a_sorted_right_key_probed_run_by_run_gives_the_same_rows_and_counts() {
         }
     }
 }
+
+/// `--compression` and `--compression-level`: every codec gives the same rows (read back by
+/// arrow-rs), the parts' column chunks say which codec wrote them, and a higher level makes
+/// smaller parts (Parquet does not record levels); a level a codec cannot take is an error
+/// naming `--compression-level`, with nothing written.
+#[test]
+fn every_output_codec_gives_the_same_rows_and_says_so_in_the_parts() {
+    use parquet::basic::Compression;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    join(d, "default", "inner", &["-q"]);
+    let (want, _) = read_rows(&d.join("default"));
+    assert!(want.len() > 100, "{}", want.len());
+    let mut bytes = std::collections::HashMap::new();
+    for (codec, level, expect) in [
+        ("zstd", None, "ZSTD"),
+        ("zstd", Some("9"), "ZSTD"),
+        ("snappy", None, "SNAPPY"),
+        ("gzip", None, "GZIP"),
+        ("gzip", Some("1"), "GZIP"),
+        ("lz4", None, "LZ4_RAW"),
+        ("brotli", Some("3"), "BROTLI"),
+        ("none", None, "UNCOMPRESSED"),
+        ("uncompressed", None, "UNCOMPRESSED"),
+    ] {
+        let out = format!("out-{codec}-{}", level.unwrap_or("default"));
+        // One worker: one part, the same rows in the same order whatever the codec.
+        let mut extra = vec!["-q", "--workers", "1", "--compression", codec];
+        if let Some(l) = level {
+            extra.extend(["--compression-level", l]);
+        }
+        join(d, &out, "inner", &extra);
+        let (rows, _) = read_rows(&d.join(&out));
+        assert_eq!(rows, want, "{codec} {level:?}");
+        let mut chunks = 0;
+        let mut size = 0;
+        for f in files_below(&d.join(&out))
+            .iter()
+            .filter(|f| f.ends_with(".parquet"))
+        {
+            let file = std::fs::File::open(d.join(&out).join(f)).unwrap();
+            size += file.metadata().unwrap().len();
+            let r = SerializedFileReader::new(file).unwrap();
+            for rg in r.metadata().row_groups() {
+                for c in rg.columns() {
+                    let got: Compression = c.compression();
+                    let name = format!("{got:?}");
+                    assert_eq!(
+                        name.split('(').next(),
+                        Some(expect),
+                        "{codec} {level:?} {f}"
+                    );
+                    chunks += 1;
+                }
+            }
+        }
+        assert!(chunks > 0, "{codec}");
+        bytes.insert(out, size);
+    }
+    let b = |out: &str| bytes[out];
+    assert!(b("out-zstd-9") < b("out-zstd-default"), "{bytes:?}");
+    assert!(b("out-gzip-default") < b("out-gzip-1"), "{bytes:?}");
+    assert_eq!(b("out-none-default"), b("out-uncompressed-default"));
+    assert!(
+        bytes.values().all(|&v| v <= b("out-none-default")),
+        "{bytes:?}"
+    );
+    for (codec, level, needle) in [
+        ("snappy", "1", "snappy has no levels"),
+        ("none", "0", "none has no levels"),
+        ("gzip", "10", "not a gzip level (0 to 9)"),
+        ("gzip", "-1", "not a gzip level (0 to 9)"),
+        ("brotli", "12", "not a brotli level (0 to 11)"),
+        ("zstd", "23", "not a zstd level"),
+    ] {
+        let mut args = vec!["join", "--filter", "users.bjf"];
+        args.extend(SIDES);
+        args.extend([
+            "--output",
+            "refused",
+            "--compression",
+            codec,
+            "--compression-level",
+            level,
+        ]);
+        run_in(d, &args).fails(2, &["--compression-level", needle]);
+        assert!(!d.join("refused").exists(), "{codec} {level}");
+    }
+    let mut args = vec!["join", "--filter", "users.bjf"];
+    args.extend(SIDES);
+    args.extend(["--output", "refused", "--compression", "lzo"]);
+    // clap's own message, which lists the codecs.
+    let r = run_in(d, &args);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("'lzo' for '--compression <CODEC>'")
+            && r.stderr.contains("zstd, snappy, gzip, lz4, brotli, none"),
+        "{}",
+        r.stderr
+    );
+    assert!(!d.join("refused").exists());
+}

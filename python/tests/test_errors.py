@@ -137,6 +137,8 @@ def test_join_errors_carry_the_cli_message(filt, tmp_path):
         (dict(base, left=str(SAMPLE / "missing")), errors.InputError),
         (dict(base, memory_limit="lots"), errors.UsageError),
         (dict(base, select="left.Nope"), errors.UsageError),
+        (dict(base, compression="lzo"), errors.UsageError),
+        (dict(base, compression="snappy", compression_level=1), errors.UsageError),
     ]
     for kwargs, exc in cases:
         with pytest.raises(exc):

@@ -123,6 +123,23 @@ def test_join_without_a_filter_builds_one_from_the_left_side(tmp_path):
     assert report["right"]["rows_dropped_by_filter"] > 0
 
 
+@pytest.mark.parametrize("codec,level,name", [("snappy", None, "SNAPPY"), ("brotli", 4, "BROTLI"),
+                                              ("lz4", None, "LZ4_RAW"), ("none", None, "UNCOMPRESSED")])
+def test_join_writes_the_codec_it_is_given(codec, level, name, tmp_path):
+    options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                   compression=codec)
+    if level is not None:
+        options["compression_level"] = level
+    bloomjoin.join(output=str(tmp_path / "py"), **options)
+    cli("join", "--output", tmp_path / "cli", *kebab_args(options))
+    assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
+    for part in (tmp_path / "py").glob("part-*.parquet"):
+        md = pq.ParquetFile(part).metadata
+        codecs = {md.row_group(g).column(c).compression
+                  for g in range(md.num_row_groups) for c in range(md.num_columns)}
+        assert codecs == {name}, part
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {

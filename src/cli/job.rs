@@ -430,6 +430,8 @@ output = "out/j"
                 "join.overwrite=true",
                 "join.bloom-columns=Id,Text",
                 "join.bloom-fpp=0.05",
+                "join.compression=gzip",
+                "join.compression-level=2",
             ]),
         )
         .unwrap();
@@ -451,6 +453,24 @@ output = "out/j"
         assert_eq!(jn.bloom_fpp, 0.05);
         let e = Job::parse("j.toml", JOB, &sets(&["join.bloom-fpp=0"])).unwrap_err();
         assert!(e.to_string().contains("bloom-fpp"), "{e}");
+        assert_eq!(
+            format!("{:?}", jn.compression),
+            format!(
+                "{:?}",
+                parquet::basic::Compression::GZIP(parquet::basic::GzipLevel::try_new(2).unwrap())
+            )
+        );
+        for (set, needle) in [
+            ("join.compression=lzo", "unknown variant `lzo`"),
+            ("join.compression-level=3", "snappy has no levels"),
+        ] {
+            let mut both = vec![set];
+            if set.contains("level") {
+                both.push("join.compression=snappy");
+            }
+            let e = Job::parse("j.toml", JOB, &sets(&both)).unwrap_err();
+            assert!(e.to_string().contains(needle), "{set}: {e}");
+        }
     }
 
     /// `--set 'join.left="data/users"'` is the TOML string `data/users`, also where the key

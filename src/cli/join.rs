@@ -7,6 +7,7 @@ use std::num::{NonZeroU64, NonZeroUsize};
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::spark_keys::SparkKeyMode;
+use crate::commit::Codec;
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::join::{self, ColumnRef, FilterMismatch, JoinJob, JoinType, Side, SideJob, Strategy};
@@ -105,6 +106,13 @@ pub struct JoinSpec {
     /// actually holds.
     #[arg(long, default_value_t = crate::bloom::sbbf::DEFAULT_FPP, value_name = "P")]
     pub bloom_fpp: f64,
+    /// Codec of the output's pages.
+    #[arg(long, value_enum, default_value = "zstd", value_name = "CODEC")]
+    pub compression: Codec,
+    /// Level of --compression: zstd -131072 to 22 [default: 1], gzip 0 to 9 [6], brotli 0
+    /// to 11 [1]; snappy, lz4 and none have no levels.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub compression_level: Option<i32>,
     /// Do not skip right row groups with the right files' own Parquet Bloom filters (for
     /// comparisons); the result is the same.
     #[arg(long)]
@@ -149,6 +157,8 @@ impl Default for JoinSpec {
             filter_mismatch: FilterMismatch::Error,
             bloom_columns: None,
             bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
+            compression: Codec::Zstd,
+            compression_level: None,
             no_sbbf: false,
             sbbf_max_keys: DEFAULT_SBBF_MAX_KEYS,
         }
@@ -260,6 +270,7 @@ impl JoinSpec {
                 "--bloom-columns",
             )?,
             bloom_fpp: crate::bloom::sbbf::check_fpp(spec.bloom_fpp, "--bloom-fpp")?,
+            compression: spec.compression.compression(spec.compression_level)?,
             sbbf: !spec.no_sbbf,
             sbbf_max_keys: spec.sbbf_max_keys,
         })
