@@ -102,8 +102,12 @@ impl SpillSide {
         self.dir.join(format!("{}-{p:05}.arrow", self.name))
     }
 
-    /// Append rows (and their base key hashes) to partition `p`.
+    /// Append rows (and their base key hashes) to partition `p`. String and binary view
+    /// columns are compacted first: a partition's rows taken from a batch share its whole
+    /// data buffers, which the IPC writer would write, and [`data_bytes`] count, once per
+    /// partition.
     pub(crate) fn write(&self, p: usize, batch: &RecordBatch, hashes: Vec<u64>) -> Result<()> {
+        let batch = crate::reduce::compact_views(batch.clone());
         let mut columns = batch.columns().to_vec();
         columns.push(Arc::new(UInt64Array::from(hashes)));
         let batch = RecordBatch::try_new(self.schema.clone(), columns)

@@ -1454,3 +1454,114 @@ fn every_output_codec_gives_the_same_rows_and_says_so_in_the_parts() {
     );
     assert!(!d.join("refused").exists());
 }
+
+/// Found by a black-box audit (2026-11-26): a left side that outgrows `--memory-limit` must
+/// go reduce-side with partitions that fit. Two ways it failed with "partition 0 ... needs
+/// more than" on keys without any skew:
+/// - a left file of one row group: the partitions were sized from the rows of the row groups
+///   *started*, so the side looked fully read when the budget ran out (3 partitions for a
+///   side 5x the budget);
+/// - string view columns (TPC-H files from tpchgen): every partition's rows, taken from a
+///   batch, kept the batch's whole data buffers, spilled and counted once per partition.
+#[test]
+fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 20_000i64;
+    let text: Vec<String> = (0..n).map(|i| format!("{i:0>120}")).collect();
+    write_parquet(
+        &d.join("left/plain.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+            ),
+            (
+                "s",
+                Arc::new(StringArray::from_iter_values(&text)) as ArrayRef,
+            ),
+        ],
+        n as usize,
+    );
+    write_parquet(
+        &d.join("views/v.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+            ),
+            (
+                "s",
+                Arc::new(StringViewArray::from_iter_values(&text)) as ArrayRef,
+            ),
+        ],
+        n as usize,
+    );
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![(
+            "k",
+            Arc::new(Int64Array::from_iter_values((0..2 * n).step_by(7))) as ArrayRef,
+        )],
+        1000,
+    );
+    let join = |left: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "join",
+            "-q",
+            "--left",
+            left,
+            "--left-key",
+            "k",
+            "--right",
+            "right",
+            "--right-key",
+            "k",
+            "--workers",
+            "1",
+            "--output",
+            out,
+            "--report",
+        ];
+        let rep = format!("{out}.json");
+        args.push(&rep);
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok();
+        (read_rows(&d.join(out)).0, report(d, &rep))
+    };
+    for left in ["left", "views"] {
+        // The side is about 2.7 MiB in memory: replicated under the default budget.
+        let (want, r) = join(left, &format!("{left}-mem"), &[]);
+        assert_eq!(r["strategy"]["used"], "replicated");
+        assert_eq!(want.len(), (n as usize).div_ceil(7));
+        // auto under a budget a fifth of the side: reduce-side, enough partitions.
+        let (rows, r) = join(left, &format!("{left}-auto"), &["--memory-limit", "512KiB"]);
+        assert_eq!(r["strategy"]["used"], "reduce-side", "{left}: {r}");
+        assert!(
+            r["strategy"]["partitions"].as_u64().unwrap() >= 6,
+            "{left}: {}",
+            r["strategy"]
+        );
+        assert_eq!(rows, want, "{left}");
+        // Forced reduce-side with many partitions: each holds a sixtieth of the side.
+        let (rows, r) = join(
+            left,
+            &format!("{left}-forced"),
+            &[
+                "--memory-limit",
+                "512KiB",
+                "--strategy",
+                "reduce-side",
+                "--reducers",
+                "60",
+            ],
+        );
+        assert_eq!(r["strategy"]["partitions"], 60, "{left}");
+        assert!(
+            r["strategy"]["build_bytes"].as_u64().unwrap() < 512 << 10,
+            "{left}: {}",
+            r["strategy"]
+        );
+        assert_eq!(rows, want, "{left}");
+    }
+}

@@ -336,17 +336,30 @@ pub(crate) fn map_left(
                     ));
                 }
                 // Over the budget: partition what we have and what comes to local disk. Size
-                // the partitions from the bytes so far and the share of the side read, so
-                // that each reducer's part fits the budget with room to spare.
+                // the partitions from the bytes held so far, projected to the whole side so
+                // that each reducer's part fits the budget with room to spare. Two
+                // projections, both at least the truth, the smaller taken: by the rows of the
+                // splits finished (the rows held include some of the splits still being read),
+                // and by the rows held as if the rest of the side passed --left-where as a
+                // whole (for a side of one split, which finishes only at its end).
+                let held = (budget.used() + size) as f64;
+                let finished = reader.counters.rows_finished.load(Ordering::Relaxed);
+                let mapped = reader.counters.rows_mapped().max(1);
+                let by_rows = held * total_rows as f64 / mapped as f64;
+                let projected = if finished > 0 {
+                    by_rows.min(held * total_rows as f64 / finished as f64)
+                } else {
+                    by_rows
+                };
                 let read = reader.counters.rows_read.load(Ordering::Relaxed).max(1);
-                let projected = (budget.used() + size) as f64 * total_rows as f64 / read as f64;
                 let per_partition = (budget.limit() / (2 * ctx.workers() as u64)).max(1);
                 let partitions = ((projected / per_partition as f64).ceil() as usize)
                     .clamp(job.reducers.get(), MAX_PARTITIONS.max(job.reducers.get()));
                 overflow_reason.lock().expect("reason").get_or_insert_with(|| {
                     format!(
-                        "the left side outgrew the memory budget ({}) after {} of {} rows (about {} in all): both sides partitioned into {partitions} partitions on local disk",
+                        "the left side outgrew the memory budget ({}) with {} of its rows in memory and {} of {} rows read (about {} in all): both sides partitioned into {partitions} partitions on local disk",
                         crate::report::human_bytes(budget.limit()),
+                        mapped,
                         read.min(total_rows),
                         total_rows,
                         crate::report::human_bytes(projected as u64),

@@ -22,8 +22,11 @@ use crate::read::{ReadOptions, SplitReader};
 /// Shared counters of one side's map stage.
 #[derive(Default)]
 pub(crate) struct MapCounters {
-    /// Rows of the row groups read.
+    /// Rows of the row groups read (counted when a split starts).
     pub rows_read: AtomicU64,
+    /// Rows of the splits finished, read or skipped (counted when a split ends): how far
+    /// the side has got, never ahead of it.
+    pub rows_finished: AtomicU64,
     bytes_read: AtomicU64,
     /// Row groups skipped by key statistics.
     pub rg_skipped: AtomicU64,
@@ -201,6 +204,9 @@ impl SideReader<'_> {
         };
         if row_groups.is_empty() {
             self.bar.inc(split.rows);
+            self.counters
+                .rows_finished
+                .fetch_add(split.rows, Ordering::Relaxed);
             return Ok(());
         }
         let rows_in_groups: u64 = row_groups.iter().map(|rg| file.row_group_rows(*rg)).sum();
@@ -311,6 +317,9 @@ impl SideReader<'_> {
             )));
         }
         self.bar.inc(split.rows);
+        self.counters
+            .rows_finished
+            .fetch_add(split.rows, Ordering::Relaxed);
         self.counters
             .bytes_read
             .fetch_add(reader.bytes_read(), Ordering::Relaxed);
