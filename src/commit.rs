@@ -19,8 +19,12 @@
 //! A run removes only files whose names carry a bloomjoin run id: its own staging and parts,
 //! the final-name parts of earlier runs (a replaced output, a failed or killed run: under the
 //! lease no other run can be committing them), and the staging of runs whose process is known
-//! to be dead (same machine, no such process). A person's `part-1.parquet`, another tool's
-//! parts and a live run's staging stay.
+//! to be dead (same machine, no such process), and a local output directory it created and
+//! left empty. A live run's staging stays. A directory that holds anything else (a person's
+//! `part-1.parquet`, another tool's parts, a subdirectory; names that begin with `_` or `.`
+//! aside, which readers skip) is refused before the run, with or without `--overwrite`, as
+//! Spark and DuckDB refuse a non-empty output: readers would take those files for part of
+//! the output, and they are not ours to delete.
 //!
 //! An output "exists" when it has a `_SUCCESS`. A run that failed, was killed or was
 //! cancelled leaves no `_SUCCESS` and no partly written part under a final name; the next run
@@ -45,6 +49,24 @@ use parquet::schema::types::ColumnPath;
 use crate::error::{Error, Result};
 use crate::store::{block_on, Location};
 
+/// The entries of an output directory (name, whether it is a directory) that bloomjoin did
+/// not write, sorted: everything but `_SUCCESS`, `_lease`, `_temporary` and other names that
+/// begin with `_` or `.` (which Hadoop, Spark, DuckDB and Arrow readers skip) and the parts of
+/// bloomjoin runs (`part-NNNNN-<run-id>.parquet`).
+fn foreign_entries(entries: impl IntoIterator<Item = (String, bool)>) -> Vec<String> {
+    let mut names: Vec<String> = entries
+        .into_iter()
+        .filter(|(name, dir)| {
+            !(name.starts_with('_')
+                || name.starts_with('.')
+                || (!dir && part_run_id(name).is_some()))
+        })
+        .map(|(name, dir)| if dir { format!("{name}/") } else { name })
+        .collect();
+    names.sort();
+    names
+}
+
 /// The marker written last.
 pub const SUCCESS: &str = "_SUCCESS";
 /// The staging folder.
@@ -58,6 +80,9 @@ pub struct OutputDir {
     dir: Location,
     run_id: String,
     overwrite: bool,
+    /// A local directory that did not exist before this run: removed again when the run
+    /// leaves it empty (failed or cancelled).
+    created: bool,
 }
 
 /// A new run id: 32 hex digits, the start time in nanoseconds (16), this machine's
@@ -112,19 +137,55 @@ fn env_secs(name: &str, default: f64) -> Duration {
 
 impl OutputDir {
     /// Claim `dir` for a run: refuse a committed output (one with `_SUCCESS`) unless
-    /// `overwrite`, and fail now when the location cannot be listed (a missing bucket).
+    /// `overwrite`, and a directory that holds files bloomjoin did not write, with or
+    /// without it (readers of the output would take them for part of it; see
+    /// [`foreign_entries`]); fail now when the location cannot be listed (a missing bucket).
     pub fn prepare(dir: Location, overwrite: bool) -> Result<OutputDir> {
-        if let Some(p) = dir.local_path() {
+        let mut created = false;
+        let foreign = if let Some(p) = dir.local_path() {
             if p.is_file() {
                 return Err(Error::Location {
                     location: dir.to_string(),
                     reason: "is a file; the join output is a directory".into(),
                 });
             }
+            created = !p.exists();
+            let mut names = Vec::new();
+            if !created {
+                let entries =
+                    std::fs::read_dir(p).map_err(|e| Error::io(p.display().to_string(), e))?;
+                for e in entries {
+                    let e = e.map_err(|e| Error::io(p.display().to_string(), e))?;
+                    let dir = e.file_type().is_ok_and(|t| t.is_dir());
+                    names.push((e.file_name().to_string_lossy().into_owned(), dir));
+                }
+            }
+            foreign_entries(names)
         } else {
             // A HEAD of a missing bucket is a plain 404; a listing names the cause.
-            block_on(dir.store().list_with_delimiter(Some(dir.path())))
+            let list = block_on(dir.store().list_with_delimiter(Some(dir.path())))
                 .map_err(|source| Error::store(dir.to_string(), source))?;
+            let name = |p: &ObjPath| p.filename().unwrap_or_default().to_string();
+            foreign_entries(
+                list.objects
+                    .iter()
+                    .map(|o| (name(&o.location), false))
+                    .chain(list.common_prefixes.iter().map(|p| (name(p), true))),
+            )
+        };
+        if !foreign.is_empty() {
+            let more = if foreign.len() > 3 {
+                format!(" and {} more", foreign.len() - 3)
+            } else {
+                String::new()
+            };
+            return Err(Error::Location {
+                location: dir.to_string(),
+                reason: format!(
+                    "holds files bloomjoin did not write ({}{more}), which readers of the output would take for part of it: write to a new or empty directory, or move them",
+                    foreign[..foreign.len().min(3)].join(", ")
+                ),
+            });
         }
         if !overwrite && dir.child(SUCCESS).exists()? {
             return Err(Error::OutputExists {
@@ -135,6 +196,7 @@ impl OutputDir {
             dir,
             run_id: new_run_id(),
             overwrite,
+            created,
         })
     }
 
@@ -284,6 +346,10 @@ impl OutputDir {
                 // Only removes `_temporary` when no other run is staging.
                 let _ = std::fs::remove_dir(parent);
             }
+        }
+        if let Some(p) = self.dir.local_path().filter(|_| self.created) {
+            // Only when empty: a failed or cancelled run leaves no directory it made.
+            let _ = std::fs::remove_dir(p);
         }
     }
 }

@@ -650,10 +650,13 @@ fn s3_output_overlapping_an_input_is_refused() {
 }
 
 /// Issue 12, defect 5: a commit deletes only what a bloomjoin run wrote (parts named with a
-/// run id): a person's `part-1.parquet` and another tool's part in the output directory
-/// survive a join and an `--overwrite` join.
+/// run id). Since a black-box audit (2026-11-26) found a join committing next to another
+/// tool's Parquet files, which readers of the output then take for rows of the join, a
+/// directory holding files bloomjoin did not write is refused before the run, with or
+/// without `--overwrite` (as Spark and DuckDB refuse a non-empty output), and they stay as
+/// they were. Names that begin with `_` or `.`, which readers skip, are allowed and kept.
 #[test]
-fn commit_never_deletes_files_it_did_not_write() {
+fn an_output_holding_files_bloomjoin_did_not_write_is_refused_and_they_stay() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     fixture(d);
@@ -666,27 +669,57 @@ fn commit_never_deletes_files_it_did_not_write() {
         "part-00001-notes.parquet",
         "part-00000.parquet",
     ];
-    for f in theirs {
+    let hidden = ["_metadata", ".part-1.parquet.crc", "_committed_123"];
+    for f in theirs.iter().chain(&hidden) {
         std::fs::write(out.join(f), format!("{f}: not ours")).unwrap();
     }
     let args = join_args("users.bjf", "users", "comments", "out");
-    run_in(d, &args).ok();
     let mut again = args.clone();
     again.push("--overwrite");
-    run_in(d, &again).ok();
-    for f in theirs {
-        assert_eq!(
-            std::fs::read_to_string(out.join(f)).unwrap(),
-            format!("{f}: not ours"),
-            "{f} was removed or changed"
+    for a in [&args, &again] {
+        let err = run_in(d, a).fails(
+            2,
+            &["out", "did not write", "part-00000.parquet", "and 1 more"],
         );
+        assert!(!err.contains("_metadata"), "{err}");
     }
-    // Exactly one run's parts besides them: the second run replaced the first.
+    let unchanged = |names: &[&str]| {
+        for f in names {
+            assert_eq!(
+                std::fs::read_to_string(out.join(f)).unwrap(),
+                format!("{f}: not ours"),
+                "{f} was removed or changed"
+            );
+        }
+    };
+    unchanged(&theirs);
+    unchanged(&hidden);
+    let mut all: Vec<String> = theirs
+        .iter()
+        .chain(&hidden)
+        .map(|f| f.to_string())
+        .collect();
+    all.sort();
+    let mut now = files_below(&out);
+    now.sort();
+    assert_eq!(now, all, "nothing added, nothing removed");
+    // A subdirectory counts too.
+    for f in theirs {
+        std::fs::remove_file(out.join(f)).unwrap();
+    }
+    std::fs::create_dir(out.join("year=2024")).unwrap();
+    run_in(d, &args).fails(2, &["year=2024/"]);
+    std::fs::remove_dir(out.join("year=2024")).unwrap();
+    // The hidden ones alone: the join runs, and an --overwrite run replaces its parts only.
+    run_in(d, &args).ok();
+    run_in(d, &again).ok();
+    unchanged(&hidden);
     let ours: Vec<String> = files_below(&out)
         .into_iter()
-        .filter(|f| f.starts_with("part-") && !theirs.contains(&f.as_str()))
+        .filter(|f| f.starts_with("part-"))
         .collect();
     assert_eq!(ours.len(), 2, "{ours:?}");
+    assert_eq!(read_rows(&out).0, reference("inner", 1500));
 }
 
 /// Issue 12, defect 10: a path that exists is a path even when its name has glob characters;
@@ -1154,14 +1187,20 @@ fn sigint_and_sigterm_cancel_cleanly() {
         signalled(d, &args, &env, signal).fails(code, &["cancelled"]);
         assert_eq!(s3.keys("lake", "out/"), Vec::<String>::new(), "SIG{signal}");
         assert_eq!(temp_parts(&tmp), Vec::<String>::new(), "SIG{signal}");
-        // Local output: staged parts removed.
+        // Local output: staged parts removed, and the directory the run made (found by a
+        // black-box audit, 2026-11-26: an empty one was left).
         let args = join_args("users.bjf", "users", "comments", "out");
+        signalled(d, &args, &env, signal).fails(code, &["cancelled"]);
+        assert!(!d.join("out").exists(), "SIG{signal}");
+        // One that existed before the run stays, empty.
+        std::fs::create_dir(d.join("out")).unwrap();
         signalled(d, &args, &env, signal).fails(code, &["cancelled"]);
         assert_eq!(
             files_below(&d.join("out")),
             Vec::<String>::new(),
             "SIG{signal}"
         );
+        std::fs::remove_dir(d.join("out")).unwrap();
         // Train: no filter.
         signalled(d, &train_args("users", "t.bjf"), &env, signal).fails(code, &["cancelled"]);
         assert!(!d.join("t.bjf").exists());
