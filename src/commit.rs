@@ -149,6 +149,7 @@ impl OutputDir {
                     reason: "is a file; the join output is a directory".into(),
                 });
             }
+            dir.check_creatable()?;
             created = !p.exists();
             let mut names = Vec::new();
             if !created {

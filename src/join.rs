@@ -420,10 +420,29 @@ fn spark_keys_for_join(
     .map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 
+/// What a job file's join step must pass before any step of the job runs: the output and
+/// report locations, the inputs (their footers: files, key, `--where` and `--select`
+/// columns, key types) and the output directory (not committed unless `--overwrite`, and
+/// holding nothing bloomjoin did not write). The filter is not read: an earlier step of the
+/// job may be the one that writes it.
+pub fn check(job: &JoinJob) -> Result<()> {
+    crate::plan::refuse_join_overlap(job, "")?;
+    if let Some(r) = &job.report {
+        crate::report::check_report_path(r)?;
+    }
+    let workers = job.workers.get();
+    let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
+    crate::plan::side::plan_join(job, &split)?;
+    OutputDir::prepare(job.output.clone(), job.overwrite).map(|_| ())
+}
+
 /// Run the join job: the stages of the diagram above, in order.
 pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
     crate::plan::refuse_join_overlap(job, "--")?;
+    if let Some(r) = &job.report {
+        crate::report::check_report_path(r)?;
+    }
     // The broadcast: load the filter once.
     let mut loaded = job.filter.as_ref().map(codec::read).transpose()?;
     let output_dir = OutputDir::prepare(job.output.clone(), job.overwrite)?;

@@ -937,7 +937,7 @@ pub(crate) fn parse_text_timestamp(text: &str, family: KeyFamily) -> Result<i128
     };
     crate::expr::parse_timestamp(t).map_err(|_| {
         Error::Usage(format!(
-            "key {text:?} is not a timestamp (YYYY-MM-DD HH:MM:SS with up to 9 fractional digits{}), and the key holds {family} keys",
+            "key {text:?} is not a timestamp (YYYY-MM-DD HH:MM:SS with up to 9 fractional digits{}), and the filter holds {family} keys",
             if family == KeyFamily::TimestampTz { ", in UTC" } else { "" }
         ))
     })

@@ -23,6 +23,18 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
+/// Fail before any work when the report at `path` could not be written because a path on
+/// the way to it is a file (`--report`; a plain local path).
+pub fn check_report_path(path: &str) -> Result<()> {
+    match crate::store::file_on_the_way(std::path::Path::new(path)) {
+        Some(a) => Err(Error::param(
+            "--report",
+            format!("{path}: {} is a file, not a directory", a.display()),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Write a JSON report to a local path, atomically (temporary file, then rename).
 pub fn write_report<T: Serialize>(path: &str, report: &T) -> Result<()> {
     let json = serde_json::to_string_pretty(report).expect("report serializes") + "\n";

@@ -262,7 +262,17 @@ impl Location {
         })?;
         let unknown = || Error::Location {
             location: raw.to_string(),
-            reason: format!("unknown URL scheme {scheme:?} (use {SCHEMES})"),
+            reason: match url.scheme() {
+                // A scheme we know, with a host it takes none of.
+                known @ ("memory" | "file") => {
+                    let rest = raw.split_once("://").map_or("", |(_, r)| r);
+                    format!(
+                        "{known}:// takes no host ({:?} here): write {known}:///{rest}, with three slashes",
+                        url.host_str().unwrap_or_default()
+                    )
+                }
+                _ => format!("unknown URL scheme {scheme:?} (use {SCHEMES})"),
+            },
         };
         let (kind, path) = ObjectStoreScheme::parse(&url).map_err(|_| unknown())?;
         match kind {
@@ -412,6 +422,19 @@ impl Location {
             .map_err(|e| self.store_err(e))
     }
 
+    /// Fail now, before any work, when a local location cannot be created because a path
+    /// on the way to it is a file, not a directory (the write would fail at the end, naming
+    /// a temporary file). Object stores have no directories: nothing to check.
+    pub fn check_creatable(&self) -> Result<()> {
+        match self.local.as_deref().and_then(file_on_the_way) {
+            Some(a) => Err(Error::Location {
+                location: self.display.clone(),
+                reason: format!("{} is a file, not a directory", a.display()),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// True when an object exists at this location.
     pub fn exists(&self) -> Result<bool> {
         if let Some(p) = &self.local {
@@ -531,6 +554,15 @@ pub fn upload_file(local: &std::path::Path, target: &Location) -> Result<()> {
     })
 }
 
+/// The nearest existing ancestor of local path `p`, when it is not a directory: `p` cannot be
+/// created under it.
+pub(crate) fn file_on_the_way(p: &std::path::Path) -> Option<&std::path::Path> {
+    p.ancestors()
+        .skip(1)
+        .find(|a| a.exists())
+        .filter(|a| !a.is_dir())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,11 +570,60 @@ mod tests {
     #[test]
     fn unknown_scheme_is_named() {
         let err = Location::parse("ftp://host/x").unwrap_err().to_string();
+        assert!(err.contains("unknown URL scheme"), "{err}");
         assert!(
             err.contains("ftp") && err.contains("unknown URL scheme"),
             "{err}"
         );
         assert_eq!(Location::parse("ftp://host/x").unwrap_err().exit_code(), 2);
+        // A known scheme with a host it takes none of: say so, not "unknown scheme" (found by
+        // a black-box audit, 2026-11-26).
+        for (raw, want) in [
+            (
+                "memory://x.bjf",
+                "memory:// takes no host (\"x.bjf\" here): write memory:///x.bjf",
+            ),
+            (
+                "file://h/d/x.bjf",
+                "file:// takes no host (\"h\" here): write file:///h/d/x.bjf",
+            ),
+        ] {
+            let e = Location::parse(raw).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+    }
+
+    /// Found by a black-box audit (2026-11-26): `-o afile/f.bjf` failed after the work,
+    /// naming the temporary `afile/f.bjf#1`, with exit 1.
+    #[test]
+    fn a_location_under_a_file_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("afile");
+        std::fs::write(&file, b"x").unwrap();
+        for under in [file.join("f.bjf"), file.join("a/b/out")] {
+            let loc = Location::parse(under.to_str().unwrap()).unwrap();
+            let e = loc.check_creatable().unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains(&format!("{} is a file", file.display())),
+                "{e}"
+            );
+            assert_eq!(e.exit_code(), 2);
+        }
+        for fine in [
+            dir.path().join("new/deeper/f.bjf"),
+            dir.path().join("f.bjf"),
+        ] {
+            Location::parse(fine.to_str().unwrap())
+                .unwrap()
+                .check_creatable()
+                .unwrap();
+        }
+        Location::parse("memory:///afile/f.bjf")
+            .unwrap()
+            .check_creatable()
+            .unwrap();
     }
 
     #[test]

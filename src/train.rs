@@ -584,6 +584,10 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     let predicate = job.predicate.as_ref();
     let output = &job.output;
     plan::refuse_overlap(output.as_str(), "--output", &[("--input", &job.inputs)])?;
+    output.check_creatable()?;
+    if let Some(r) = &job.report {
+        crate::report::check_report_path(r)?;
+    }
     if !job.overwrite && output.exists()? {
         return Err(Error::OutputExists {
             location: output.to_string(),

@@ -305,3 +305,60 @@ fn sbbf_with_fpp_alone_folds_to_the_bits_of_a_filter_trained_at_its_size() {
         "the folded bits differ"
     );
 }
+
+/// Found by a black-box audit (2026-11-26): `probe` read `YYYY-MM-DD` as a day only for
+/// filters of `Date32` keys; a `Date64` key is the same day number (issue 16), so its filter
+/// takes the same text.
+#[test]
+fn probe_reads_dates_for_date32_and_date64_filters() {
+    use arrow::array::{ArrayRef, Date32Array, Date64Array};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let days = [0i32, 365, -1];
+    let ms = 86_400_000i64;
+    crate::util::write_parquet(
+        &d.join("t.parquet"),
+        vec![
+            (
+                "d32",
+                Arc::new(Date32Array::from(days.to_vec())) as ArrayRef,
+            ),
+            (
+                "d64",
+                Arc::new(Date64Array::from(
+                    days.iter().map(|&x| x as i64 * ms).collect::<Vec<_>>(),
+                )) as ArrayRef,
+            ),
+        ],
+        10,
+    );
+    for col in ["d32", "d64"] {
+        let f = format!("{col}.bjf");
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "-i",
+                "t.parquet",
+                "-c",
+                col,
+                "--expected-items",
+                "1000",
+                "-o",
+                &f,
+            ],
+        )
+        .ok();
+        let out = run_stdin(
+            d,
+            &["probe", "--filter", &f],
+            "1970-01-01\n1971-01-01\n1969-12-31\n365\n",
+        )
+        .ok();
+        assert_eq!(out, "maybe\nmaybe\nmaybe\nmaybe\n", "{col}");
+        let err = run_stdin(d, &["probe", "--filter", &f], "yesterday\n").fails(2, &["yesterday"]);
+        assert!(err.contains("the filter holds"), "{err}");
+    }
+}

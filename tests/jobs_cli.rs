@@ -327,11 +327,30 @@ fn a_failing_step_stops_the_chain() {
     );
     assert!(!d.path().join("out/users_comments/join").exists());
 
-    // The join step fails (a select that names a missing column) after the train step ran.
+    // A join step that names a missing column (in its select) is refused before the train
+    // step runs: no filter is written (found by a black-box audit, 2026-11-26: the train
+    // step's output was left behind).
     std::fs::write(&bad, text.replace("Text\"", "Body\"")).unwrap();
     let r = run_in(d.path(), &["run", "chain.toml"]);
+    assert!(!r.stdout.contains("[1/2]"), "{}", r.stdout);
+    r.fails(2, &["chain.toml: [join] is invalid", "Body"]);
+    assert!(!d.path().join("out/users_comments").exists());
+
+    // The join step fails at run time (a forced replicated join over its memory limit) after
+    // the train step ran: the filter stays, nothing is committed.
+    let r = run_in(
+        d.path(),
+        &[
+            "run",
+            &job("users_comments"),
+            "--set",
+            "join.strategy=replicated",
+            "--set",
+            "join.memory-limit=1KiB",
+        ],
+    );
     assert!(r.stdout.contains("trained out/users_comments/users.bjf"));
-    r.fails(2, &["chain.toml: step 2 of 2 [join] failed", "Body"]);
+    r.fails(2, &["step 2 of 2 [join] failed", "--memory-limit"]);
     assert!(d.path().join("out/users_comments/users.bjf").exists());
     assert!(!d.path().join("out/users_comments/join/_SUCCESS").exists());
 }

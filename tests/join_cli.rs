@@ -1565,3 +1565,41 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
         assert_eq!(rows, want, "{left}");
     }
 }
+
+/// Found by a black-box audit (2026-11-26): an output or report under a regular file failed
+/// after the work (the join after its whole map stage), exit 1, naming a temporary file.
+/// Now: exit 2 before any work, naming the file in the way, nothing written.
+#[test]
+fn an_output_or_report_under_a_file_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    std::fs::write(d.join("afile"), b"not a directory").unwrap();
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "users",
+            "--column",
+            "Id",
+            "--output",
+            "afile/f.bjf",
+        ],
+    )
+    .fails(2, &["afile/f.bjf", "afile is a file, not a directory"]);
+    let mut args = vec!["join", "--filter", "users.bjf"];
+    args.extend(SIDES);
+    let mut out = args.clone();
+    out.extend(["--output", "afile/j"]);
+    run_in(d, &out).fails(2, &["afile/j", "is a file, not a directory"]);
+    let mut rep = args.clone();
+    rep.extend(["--output", "j", "--report", "afile/r.json"]);
+    run_in(d, &rep).fails(2, &["--report", "afile is a file, not a directory"]);
+    assert!(!d.join("j").exists());
+    run_in(d, &["merge", "-o", "afile/m.bjf", "users.bjf", "users.bjf"])
+        .fails(2, &["afile/m.bjf", "is a file, not a directory"]);
+    assert_eq!(std::fs::read(d.join("afile")).unwrap(), b"not a directory");
+}

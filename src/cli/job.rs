@@ -325,13 +325,15 @@ pub fn run(
 ) -> Result<Vec<StepReport>> {
     let steps = job.steps();
     let n = steps.len();
-    // An output that overlaps an input is refused before the first step runs.
+    // An output that overlaps an input is refused before the first step runs, and so is a
+    // join whose inputs, columns or output it could find wrong only after a train step
+    // had written its filter.
     for step in &steps {
         let r = match step {
             Step::Train(s) => {
                 crate::plan::refuse_overlap(s.output().as_str(), "output", &[("input", s.inputs())])
             }
-            Step::Join(j) => crate::plan::refuse_join_overlap(j, ""),
+            Step::Join(j) => crate::join::check(j),
         };
         r.map_err(|e| Error::JobStep {
             job: job.path.clone(),

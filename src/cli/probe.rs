@@ -276,7 +276,8 @@ pub fn run(args: Args) -> Result<()> {
         }
         _ => {}
     }
-    let is_date = meta.key_type.as_deref() == Some("Date32");
+    // Date64 keys are their day numbers too (issue 16), as in a tuple's fields below.
+    let is_date = matches!(meta.key_type.as_deref(), Some("Date32" | "Date64"));
     probe_lines(&args, &filter, |line, at| {
         hash_line(line, &filter, family, is_date, at)
     })

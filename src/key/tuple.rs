@@ -505,7 +505,7 @@ pub fn with_text_canon<R>(
             }
             let (m, scale) = parse_number(t).ok_or_else(|| {
                 Error::Usage(format!(
-                    "key {text:?} is not a number, and the key holds integers"
+                    "key {text:?} is not a number, and the filter holds integers"
                 ))
             })?;
             with_number_canon(m, scale, f).ok_or_else(|| unrepresentable_decimal(m, scale))
