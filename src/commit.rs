@@ -142,6 +142,7 @@ impl OutputDir {
     /// [`foreign_entries`]); fail now when the location cannot be listed (a missing bucket).
     pub fn prepare(dir: Location, overwrite: bool) -> Result<OutputDir> {
         let mut created = false;
+        dir.check_creatable()?;
         let foreign = if let Some(p) = dir.local_path() {
             if p.is_file() {
                 return Err(Error::Location {
@@ -149,7 +150,6 @@ impl OutputDir {
                     reason: "is a file; the join output is a directory".into(),
                 });
             }
-            dir.check_creatable()?;
             created = !p.exists();
             let mut names = Vec::new();
             if !created {

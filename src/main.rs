@@ -31,6 +31,7 @@ fn handle_signals() {
 
 fn main() -> ExitCode {
     bloomjoin::sys::tune_allocator();
+    bloomjoin::store::refuse_memory_outputs();
     let cli = bloomjoin::cli::Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("BLOOMJOIN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -367,15 +367,69 @@ pub(crate) fn refuse_join_overlap(job: &crate::join::JoinJob, dashes: &str) -> R
         .map(|f| f.as_str().to_string())
         .collect();
     let flag = |n: &str| format!("{dashes}{n}");
+    let inputs: [(&str, &[String]); 3] = [
+        (&flag("left"), &job.left.inputs),
+        (&flag("right"), &job.right.inputs),
+        (&flag("filter"), &filter),
+    ];
+    refuse_overlap(job.output().as_str(), &flag("output"), &inputs)?;
+    if let Some(report) = &job.report {
+        refuse_overlap(report, &flag("report"), &inputs)?;
+        refuse_report_in_output(report, job.output(), &flag("report"), &flag("output"))?;
+    }
+    Ok(())
+}
+
+/// Refuse a train's `--report` that would replace one of its inputs or the filter it writes.
+pub(crate) fn refuse_train_overlap(
+    output: &Location,
+    inputs: &[String],
+    report: Option<&str>,
+    dashes: &str,
+) -> Result<()> {
+    let flag = |n: &str| format!("{dashes}{n}");
     refuse_overlap(
-        job.output().as_str(),
+        output.as_str(),
         &flag("output"),
-        &[
-            (&flag("left"), &job.left.inputs),
-            (&flag("right"), &job.right.inputs),
-            (&flag("filter"), &filter),
-        ],
-    )
+        &[(&flag("input"), inputs)],
+    )?;
+    if let Some(report) = report {
+        refuse_overlap(report, &flag("report"), &[(&flag("input"), inputs)])?;
+        if Location::parse(report)?.resolved()? == output.resolved()? {
+            return Err(Error::param(
+                flag("report"),
+                format!(
+                    "{report} is the filter {} writes: write the report elsewhere",
+                    flag("output")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuse a join's report inside its own output directory, unless its name there begins
+/// with `_` or `.`: readers of the output would take it for part of it, and the next run
+/// would refuse the directory as holding a file bloomjoin did not write.
+fn refuse_report_in_output(
+    report: &str,
+    output: &Location,
+    report_flag: &str,
+    output_flag: &str,
+) -> Result<()> {
+    let (r, o) = (Location::parse(report)?.resolved()?, output.resolved()?);
+    let inside = o.contains(&r);
+    let hidden = o.child_toward(&r).is_some_and(|first| !is_data_name(first));
+    if inside && !hidden {
+        return Err(Error::param(
+            report_flag,
+            format!(
+                "{report} lies inside the output {} ({output_flag}), where readers would take it for part of the join's output: write it elsewhere, or name it with a leading _ (the output's _SUCCESS holds the report too)",
+                output
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuse an output that is, contains or lies inside one of the inputs (each given with its

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::store::Location;
 
 /// Format a byte count for people (`1.50 MiB`).
 pub fn human_bytes(n: u64) -> String {
@@ -23,28 +24,26 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
-/// Fail before any work when the report at `path` could not be written because a path on
-/// the way to it is a file (`--report`; a plain local path).
+/// Fail before any work when the report at `path` (`--report`: a path or an object-store
+/// URL) could not be written: a path on the way to it is a file, or it is a `memory://`
+/// location of the command line.
 pub fn check_report_path(path: &str) -> Result<()> {
-    match crate::store::file_on_the_way(std::path::Path::new(path)) {
-        Some(a) => Err(Error::param(
-            "--report",
-            format!("{path}: {} is a file, not a directory", a.display()),
-        )),
-        None => Ok(()),
-    }
+    Location::parse(path)
+        .and_then(|l| l.check_creatable())
+        .map_err(|e| Error::param("--report", e))
 }
 
-/// Write a JSON report to a local path, atomically (temporary file, then rename).
+/// Write a JSON report to a path or an object-store URL, atomically (a local temporary file
+/// then a rename; one put).
 pub fn write_report<T: Serialize>(path: &str, report: &T) -> Result<()> {
     let json = serde_json::to_string_pretty(report).expect("report serializes") + "\n";
-    let p = std::path::Path::new(path);
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
+    let loc = Location::parse(path)?;
+    if let Some(p) = loc.local_path() {
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
+        }
     }
-    let tmp = p.with_extension(format!("tmp.{}", std::process::id()));
-    std::fs::write(&tmp, json).map_err(|e| Error::io(path, e))?;
-    std::fs::rename(&tmp, p).map_err(|e| Error::io(path, e))
+    loc.put(bytes::Bytes::from(json), true)
 }
 
 #[cfg(test)]

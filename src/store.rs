@@ -63,6 +63,17 @@ impl fmt::Display for Location {
     }
 }
 
+/// Set by the binary: a `memory://` output is refused, since the store ends with the process
+/// and nothing written there would outlive the command (the Python package and tests keep
+/// using it within one process).
+static MEMORY_OUTPUTS_REFUSED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Refuse `memory://` outputs from now on (the command-line binary calls it at start).
+pub fn refuse_memory_outputs() {
+    MEMORY_OUTPUTS_REFUSED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn memory_store() -> Arc<dyn ObjectStore> {
     static MEMORY: OnceLock<Arc<InMemory>> = OnceLock::new();
     MEMORY.get_or_init(|| Arc::new(InMemory::new())).clone()
@@ -199,6 +210,15 @@ impl Resolved {
     /// True when `other` is this location or lies below it.
     pub fn contains(&self, other: &Resolved) -> bool {
         self.store == other.store && other.parts.starts_with(&self.parts)
+    }
+
+    /// For `other` strictly below this location: the name of the entry of this location
+    /// that holds it (its first path component below).
+    pub fn child_toward<'a>(&self, other: &'a Resolved) -> Option<&'a str> {
+        self.contains(other)
+            .then(|| other.parts.get(self.parts.len()))
+            .flatten()
+            .map(String::as_str)
     }
 }
 
@@ -424,8 +444,17 @@ impl Location {
 
     /// Fail now, before any work, when a local location cannot be created because a path
     /// on the way to it is a file, not a directory (the write would fail at the end, naming
-    /// a temporary file). Object stores have no directories: nothing to check.
+    /// a temporary file), or when it is a `memory://` output of the command-line binary
+    /// ([`refuse_memory_outputs`]). Object stores have no directories: nothing else to check.
     pub fn check_creatable(&self) -> Result<()> {
+        if MEMORY_OUTPUTS_REFUSED.load(std::sync::atomic::Ordering::Relaxed)
+            && self.display.to_ascii_lowercase().starts_with("memory:")
+        {
+            return Err(Error::Location {
+                location: self.display.clone(),
+                reason: "the in-memory store ends with this command, so nothing written there would be kept: write to a path or an object-store URL (memory:// is for the Python package, within one process)".into(),
+            });
+        }
         match self.local.as_deref().and_then(file_on_the_way) {
             Some(a) => Err(Error::Location {
                 location: self.display.clone(),

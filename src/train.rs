@@ -583,7 +583,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     let seed = job.seed;
     let predicate = job.predicate.as_ref();
     let output = &job.output;
-    plan::refuse_overlap(output.as_str(), "--output", &[("--input", &job.inputs)])?;
+    plan::refuse_train_overlap(output, &job.inputs, job.report.as_deref(), "--")?;
     output.check_creatable()?;
     if let Some(r) = &job.report {
         crate::report::check_report_path(r)?;

@@ -1603,3 +1603,69 @@ fn an_output_or_report_under_a_file_is_refused_before_any_work() {
         .fails(2, &["afile/m.bjf", "is a file, not a directory"]);
     assert_eq!(std::fs::read(d.join("afile")).unwrap(), b"not a directory");
 }
+
+/// Found by an audit (2026-11-26): `--report` could replace an input or the filter just
+/// written and exit 0, and a join's report inside its output directory made the next run
+/// refuse the directory. Each is now refused before any work (a report named `_*` inside the
+/// output is fine: readers skip it); `memory://` outputs of the command line are refused
+/// (nothing written there outlives the command).
+#[test]
+fn a_report_that_would_replace_an_input_the_filter_or_land_in_the_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let users: Vec<String> = files_below(&d.join("users"));
+    let first = format!("users/{}", users[0]);
+    let before = std::fs::read(d.join(&first)).unwrap();
+    let train_with = |report: &str, extra: &[&str]| {
+        let mut a = vec![
+            "train", "-q", "--input", "users", "--column", "Id", "--output", "t.bjf", "--report",
+            report,
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a)
+    };
+    train_with(&first, &[]).fails(2, &["--report", "lies inside the input users (--input)"]);
+    train_with("t.bjf", &["--overwrite"]).fails(2, &["--report", "is the filter --output writes"]);
+    assert_eq!(std::fs::read(d.join(&first)).unwrap(), before);
+    assert!(!d.join("t.bjf").exists());
+    let join_with = |report: &str| {
+        let mut a = vec!["join", "-q", "--filter", "users.bjf"];
+        a.extend(SIDES);
+        a.extend(["--output", "j", "--report", report]);
+        run_in(d, &a)
+    };
+    join_with("users.bjf").fails(2, &["--report", "is the input users.bjf (--filter)"]);
+    join_with(&first).fails(2, &["--report", "(--left)"]);
+    join_with("j/report.json").fails(2, &["--report", "lies inside the output", "leading _"]);
+    assert!(!d.join("j").exists());
+    join_with("j/_report.json").ok();
+    // The rerun is not refused: the report's name begins with `_`.
+    let mut again = vec!["join", "-q", "--filter", "users.bjf"];
+    again.extend(SIDES);
+    again.extend(["--output", "j", "--report", "j/_report.json", "--overwrite"]);
+    run_in(d, &again).ok();
+    assert_eq!(
+        report(d, "j/_report.json")["rows_out"].as_u64().unwrap() as usize,
+        reference("inner", 1500).len()
+    );
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "users",
+            "--column",
+            "Id",
+            "--output",
+            "memory:///t.bjf",
+        ],
+    )
+    .fails(2, &["memory:///t.bjf", "ends with this command"]);
+    let mut mem = vec!["join", "-q", "--filter", "users.bjf"];
+    mem.extend(SIDES);
+    mem.extend(["--output", "memory:///j"]);
+    run_in(d, &mem).fails(2, &["memory:///j", "ends with this command"]);
+}

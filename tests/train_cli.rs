@@ -988,3 +988,46 @@ fn scan_counts_every_column_and_sums_integers_only() {
     assert!(out.contains("300 rows, 0 nulls in "), "{out}");
     assert!(!out.contains("sum"), "{out}");
 }
+
+/// Found by an audit (2026-11-26): `--layout blocked --fpp 1e-15` panicked (the search for
+/// its number of hashes had an empty range above the most hashes allowed), and an fpp too
+/// small for any filter printed "need inf bits" with the rate as 300 digits. Now: tiny rates
+/// train in every layout that can meet them, the rest are a one-line error, exit 2.
+#[test]
+fn tiny_false_positive_rates_train_or_give_a_readable_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    for layout in ["blocked", "split", "classic"] {
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "-i",
+                "in",
+                "-c",
+                "id",
+                "--layout",
+                layout,
+                "--fpp",
+                "1e-15",
+                "-o",
+                &format!("{layout}.bjf"),
+            ],
+        )
+        .ok();
+    }
+    for layout in ["blocked", "split", "sbbf"] {
+        let err = run_in(
+            d,
+            &[
+                "train", "-q", "-i", "in", "-c", "id", "--layout", layout, "--fpp", "1e-300", "-o",
+                "x.bjf",
+            ],
+        )
+        .fails(2, &["--fpp", "at fpp 1e-300 need", "than the"]);
+        assert!(!err.contains("inf") && !err.contains("0000"), "{err}");
+    }
+    assert!(!d.join("x.bjf").exists());
+}

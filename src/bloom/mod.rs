@@ -323,12 +323,20 @@ impl BloomParams {
             Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => unreachable!("sized above"),
         };
         if !num_bits.is_finite() || num_bits > MAX_BITS as f64 {
+            let limit = MAX_BITS / 8 / (1 << 30);
+            let need = if num_bits.is_finite() {
+                format!(
+                    "{} bits, more than the limit of {limit} GiB",
+                    num_bits.ceil()
+                )
+            } else {
+                format!("more bits than the limit of {limit} GiB")
+            };
             return Err(Error::param(
                 "--expected-items/--fpp",
                 format!(
-                    "{expected_items} items at fpp {fpp} need {} bits, more than the limit of {} GiB",
-                    num_bits,
-                    MAX_BITS / 8 / (1 << 30)
+                    "{expected_items} items at fpp {} need {need}",
+                    show_fpp(fpp)
                 ),
             ));
         }
@@ -812,6 +820,16 @@ pub fn blocks_for(layout: Layout, n: u64, k: u32, fpp: f64, max_blocks: u64) -> 
     hi
 }
 
+/// A false-positive rate for a message: as given when it reads well, else in scientific
+/// notation (`1e-20`, not twenty zeros).
+pub(crate) fn show_fpp(fpp: f64) -> String {
+    if fpp >= 1e-4 {
+        fpp.to_string()
+    } else {
+        format!("{fpp:e}")
+    }
+}
+
 /// The `k` of a blocked or split `layout` for training sized by folding at `fpp`: for split
 /// always 8; for blocked the `k` of the smallest filter for 10^6 keys. It depends on `fpp`
 /// alone, so shards and runs over different inputs agree on it and their filters merge.
@@ -823,7 +841,9 @@ pub fn fold_hashes(layout: Layout, fpp: f64) -> Result<u32> {
     // The same as `for_items(Blocked, 10^6, fpp).num_hashes`, searched only near the classic
     // optimum log2(1/fpp) (the blocked optimum lies a little below it; a test checks).
     let classic = (-fpp.log2()).round() as u32;
-    let ks = classic.saturating_sub(classic / 4 + 2).max(1)..=(classic + 2).min(MAX_HASHES);
+    // Capped at MAX_HASHES both ends: a tiny fpp (1e-15) put the whole range above it.
+    let top = (classic + 2).min(MAX_HASHES);
+    let ks = classic.saturating_sub(classic / 4 + 2).clamp(1, top)..=top;
     let max_blocks = MAX_BITS / BLOCK_BITS;
     let best = ks
         .map(|k| (blocks_for(layout, 1_000_000, k, fpp, max_blocks), k))

@@ -83,7 +83,13 @@ pub fn num_bytes_for(ndv: u64, fpp: f64) -> Result<u64> {
         return Err(Error::param(
             "--expected-items/--fpp",
             format!(
-                "{ndv} items at fpp {fpp} need {bytes} bytes, more than the 128 MiB that a Parquet SBBF may have"
+                "{ndv} items at fpp {} need {}more than the 128 MiB that a Parquet SBBF may have",
+                crate::bloom::show_fpp(fpp),
+                if bytes.is_finite() && bytes > 0.0 {
+                    format!("{bytes} bytes, ")
+                } else {
+                    String::new()
+                }
             ),
         ));
     }

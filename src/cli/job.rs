@@ -331,7 +331,7 @@ pub fn run(
     for step in &steps {
         let r = match step {
             Step::Train(s) => {
-                crate::plan::refuse_overlap(s.output().as_str(), "output", &[("input", s.inputs())])
+                crate::plan::refuse_train_overlap(s.output(), s.inputs(), s.report.as_deref(), "")
             }
             Step::Join(j) => crate::join::check(j),
         };

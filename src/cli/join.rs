@@ -67,8 +67,8 @@ pub struct JoinSpec {
     /// Output directory (a path or an object-store URL).
     #[arg(long, short)]
     pub output: String,
-    /// Write the counters as JSON to this path.
-    #[arg(long, value_name = "PATH")]
+    /// Write the counters as JSON here (a path or an object-store URL).
+    #[arg(long, value_name = "LOC")]
     pub report: Option<String>,
     /// Replace an existing output.
     #[arg(long)]

@@ -76,8 +76,8 @@ pub struct TrainSpec {
     /// Where to write the filter (a path or an object-store URL).
     #[arg(long, short)]
     pub output: String,
-    /// Write the counters as JSON to this path.
-    #[arg(long, value_name = "PATH")]
+    /// Write the counters as JSON here (a path or an object-store URL).
+    #[arg(long, value_name = "LOC")]
     pub report: Option<String>,
     /// Replace an existing output.
     #[arg(long)]
