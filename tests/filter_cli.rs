@@ -362,3 +362,66 @@ fn probe_reads_dates_for_date32_and_date64_filters() {
         assert!(err.contains("the filter holds"), "{err}");
     }
 }
+
+/// Found by an audit (2026-11-26): `merge` took the same shard twice (and doubled the
+/// inserted count) or shards of differently split trainings without a word, and said
+/// nothing when a shard was missing; a join with such a filter drops the missing shards'
+/// rows. Now the first two are errors (exit 2, nothing written) and a missing shard is a
+/// warning, even with `-q`.
+#[test]
+fn merge_checks_the_shards_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let users = crate::util::root().join("data/sample/users");
+    let users = users.to_str().unwrap();
+    for (out, shard) in [
+        ("a0.bjf", "0/3"),
+        ("a1.bjf", "1/3"),
+        ("a2.bjf", "2/3"),
+        ("b0.bjf", "0/2"),
+    ] {
+        run_in(
+            d,
+            &[
+                "train", "-q", "-i", users, "-c", "Id", "--fpp", "0.01", "-o", out, "--shard",
+                shard,
+            ],
+        )
+        .ok();
+    }
+    run_in(
+        d,
+        &["merge", "-q", "-o", "m.bjf", "a0.bjf", "a1.bjf", "a0.bjf"],
+    )
+    .fails(2, &["a0.bjf and a0.bjf are both shard 0/3", "copy"]);
+    run_in(d, &["merge", "-q", "-o", "m.bjf", "a0.bjf", "b0.bjf"])
+        .fails(2, &["b0.bjf is shard 0/2 but a0.bjf is shard 0/3"]);
+    assert!(!d.join("m.bjf").exists());
+    let r = run_in(d, &["merge", "-q", "-o", "m.bjf", "a0.bjf", "a2.bjf"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("warning: shard 1 of the training is not among the partials"),
+        "{}",
+        r.stderr
+    );
+    let r = run_in(
+        d,
+        &["merge", "-q", "-o", "all.bjf", "a2.bjf", "a0.bjf", "a1.bjf"],
+    );
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    // `--shard 0/1` is a whole training (separate runs over different inputs): any number
+    // of them merge, without a word.
+    for out in ["w0.bjf", "w1.bjf"] {
+        run_in(
+            d,
+            &[
+                "train", "-q", "-i", users, "-c", "Id", "--fpp", "0.01", "-o", out, "--shard",
+                "0/1",
+            ],
+        )
+        .ok();
+    }
+    let r = run_in(d, &["merge", "-q", "-o", "w.bjf", "w0.bjf", "w1.bjf"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+}

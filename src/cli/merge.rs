@@ -48,6 +48,49 @@ pub struct MergeSizing {
     pub estimated_distinct: Option<u64>,
     /// The model FPP at that count, for the final size.
     pub model_fpp: Option<f64>,
+    /// When every partial is a shard of one sharded training (`i/N`): the shards not among
+    /// them, whose keys the merged filter lacks.
+    pub missing_shards: Vec<u64>,
+}
+
+/// The partials' recorded shards (`i/N` with `N > 1`, from `train --shard`): the same shard twice, or
+/// shards of trainings split differently, are an error (one of them is a copy, or from
+/// another training: keys would be missing); when every partial is a shard of one training,
+/// the shards not given.
+fn check_shards(parts: &[(String, BloomFilter, FilterMeta)]) -> Result<Vec<u64>> {
+    let mut seen: Vec<(u64, u64, &str)> = Vec::new();
+    for (name, _, m) in parts {
+        let Some(shard) = m.shard.as_deref() else {
+            continue;
+        };
+        let parsed = shard
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.trim().parse().ok()?, n.trim().parse().ok()?)));
+        // `0/1` is a whole training (docs/SCALE-OUT.md: separate runs over different inputs,
+        // each with `--shard 0/1`): any number of them merge.
+        let Some((i, n)) = parsed.filter(|&(_, n): &(u64, u64)| n > 1) else {
+            continue;
+        };
+        for (j, other_n, other) in &seen {
+            if *other_n != n {
+                return Err(Error::Usage(format!(
+                    "{name} is shard {i}/{n} but {other} is shard {j}/{other_n}: shards of trainings split differently; merge the shards of one training"
+                )));
+            }
+            if *j == i {
+                return Err(Error::Usage(format!(
+                    "{name} and {other} are both shard {i}/{n}: one is a copy, and another shard's keys would be missing"
+                )));
+            }
+        }
+        seen.push((i, n, name));
+    }
+    match seen.first() {
+        Some((_, n, _)) if seen.len() == parts.len() => Ok((0..*n)
+            .filter(|i| !seen.iter().any(|(j, _, _)| j == i))
+            .collect()),
+        _ => Ok(Vec::new()),
+    }
 }
 
 impl MergeSizing {
@@ -78,7 +121,10 @@ pub fn merge_filters(
 pub fn merge_and_fold(
     parts: Vec<(String, BloomFilter, FilterMeta)>,
 ) -> Result<(BloomFilter, FilterMeta, MergeSizing)> {
-    let mut sizing = MergeSizing::default();
+    let mut sizing = MergeSizing {
+        missing_shards: check_shards(&parts)?,
+        ..Default::default()
+    };
     let all = |layout: Layout| parts.iter().all(|(_, f, _)| f.params().layout == layout);
     // Split or blocked partials fold by block count.
     let (by_blocks, sbbf) = (
@@ -318,6 +364,16 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                 merged.params().num_bits
             );
         }
+    }
+    if !sizing.missing_shards.is_empty() {
+        // Even with -q: a join using this filter would drop the rows of those shards' keys.
+        let shards: Vec<String> = sizing.missing_shards.iter().map(u64::to_string).collect();
+        eprintln!(
+            "bloomjoin: warning: shard{} {} of the training {} not among the partials: the merged filter lacks their keys; merge them in before using it",
+            if shards.len() == 1 { "" } else { "s" },
+            shards.join(", "),
+            if shards.len() == 1 { "is" } else { "are" },
+        );
     }
     if !quiet {
         eprintln!(
