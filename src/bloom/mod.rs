@@ -2194,14 +2194,28 @@ impl BloomFilter {
                 by_ones: Box::new([0; BLOCK_BITS as usize + 1]),
                 split_fpp: 0.0,
             };
-            for_each_block_ones(blocks, &mut |o| {
-                if halves {
-                    let (a, b) = (o[..4].iter().sum::<u32>(), o[4..].iter().sum::<u32>());
-                    c.ones += (a + b) as u64;
-                    c.by_ones[a as usize] += 1;
-                    c.by_ones[b as usize] += 1;
-                    return;
+            if halves {
+                // Each 256-bit block: its count, and the product of its eight 32-bit word
+                // fills (a key sets one bit in each word). The mean fill to the 8th power,
+                // the parquet crate's estimate, ignores how unevenly keys fall into blocks:
+                // half the observed rate of a filter at fill 0.41 (found by an audit).
+                for b in blocks {
+                    for half in b.0.chunks(4) {
+                        let (mut ones, mut fpp) = (0u32, 1.0f64);
+                        for &w in half {
+                            let (lo, hi) =
+                                ((w as u32).count_ones(), ((w >> 32) as u32).count_ones());
+                            ones += lo + hi;
+                            fpp *= (lo as f64 / 32.0) * (hi as f64 / 32.0);
+                        }
+                        c.ones += ones as u64;
+                        c.by_ones[ones as usize] += 1;
+                        c.split_fpp += fpp;
+                    }
                 }
+                return c;
+            }
+            for_each_block_ones(blocks, &mut |o| {
                 let x: u32 = o.iter().sum();
                 c.ones += x as u64;
                 c.by_ones[x as usize] += 1;
@@ -2261,7 +2275,8 @@ pub struct BitStats {
     ones: u64,
     /// Blocks by their count of set bits (for an SBBF, its 256-bit blocks).
     by_ones: Box<[u64; BLOCK_BITS as usize + 1]>,
-    /// The split layout: the sum over blocks of the product of their 8 word fills.
+    /// The split layout: the sum over blocks of the product of their 8 word fills (64-bit
+    /// words); an SBBF: the same over its 256-bit blocks (32-bit words).
     split_fpp: f64,
 }
 
@@ -2330,11 +2345,11 @@ impl BitStats {
     pub fn estimated_fpp(&self) -> f64 {
         let k = self.num_hashes as i32;
         match self.layout {
-            // Spark's expectedFpp() is (cardinality / bitSize)^k, the same estimate; the
-            // parquet crate's Sbbf::estimated_fpp is the mean fill to the 8th power too.
-            Layout::Classic | Layout::SparkV1 | Layout::SparkV2 | Layout::Sbbf => {
-                self.fill_ratio().powi(k)
-            }
+            // Spark's expectedFpp() is (cardinality / bitSize)^k, the same estimate.
+            Layout::Classic | Layout::SparkV1 | Layout::SparkV2 => self.fill_ratio().powi(k),
+            // The mean over the 256-bit blocks of the product of their 8 word fills (the
+            // unused half of a one-block storage adds 0 and is not counted).
+            Layout::Sbbf => self.split_fpp / (self.num_bits / 256).max(1) as f64,
             // The mean over blocks of the chance that a key absent from the block finds its
             // bits set: the block's fill to the k-th power (blocked; blocks with the same
             // count of set bits counted together), or the product of its 8 word fills (split).

@@ -825,3 +825,29 @@ fn large_filters_merge_and_count_in_parallel_chunks() {
         assert_eq!(on(1), on(3), "{layout}");
     }
 }
+
+/// An SBBF's estimated FPP is the mean over its 256-bit blocks of the product of their word
+/// fills, which tracks the rate measured on absent keys at any load; the mean fill to the
+/// 8th power (the parquet crate's estimate, ours before) gave half the measured rate of a
+/// filter at fill 0.41 (found by an audit, 2026-11-26).
+#[test]
+fn sbbf_estimated_fpp_tracks_the_measured_rate() {
+    let params = BloomParams::for_items(Layout::Sbbf, 20_000, 0.01, 0)
+        .unwrap()
+        .with_physical(sbbf::Physical::Int64);
+    let probes: Vec<u64> = (0..400_000i64)
+        .map(|v| hash_i64(v + (1 << 40), 7))
+        .collect();
+    for load in [1i64, 2, 4] {
+        let mut f = BloomFilter::try_new(params, KeyFamily::Integer).unwrap();
+        let keys: Vec<u64> = (0..20_000 * load).map(|v| hash_i64(v, 7)).collect();
+        f.insert_hashes(&keys);
+        let measured = f.probe_hashes(&probes).count_set_bits() as f64 / probes.len() as f64;
+        let est = f.estimated_fpp();
+        let fill8 = f.fill_ratio().powi(8);
+        assert!(
+            (est - measured).abs() / measured <= 0.1,
+            "load {load}: estimated {est}, measured {measured} (fill^8 {fill8})"
+        );
+    }
+}
