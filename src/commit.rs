@@ -166,6 +166,12 @@ impl OutputDir {
             // A HEAD of a missing bucket is a plain 404; a listing names the cause.
             let list = block_on(dir.store().list_with_delimiter(Some(dir.path())))
                 .map_err(|source| Error::store(dir.to_string(), source))?;
+            if !dir.path().as_ref().is_empty() && dir.exists()? {
+                return Err(Error::Location {
+                    location: dir.to_string(),
+                    reason: "is an object (a file); the join output is a directory".into(),
+                });
+            }
             let name = |p: &ObjPath| p.filename().unwrap_or_default().to_string();
             foreign_entries(
                 list.objects

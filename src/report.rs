@@ -29,7 +29,7 @@ pub fn human_bytes(n: u64) -> String {
 /// location of the command line.
 pub fn check_report_path(path: &str) -> Result<()> {
     Location::parse(path)
-        .and_then(|l| l.check_creatable())
+        .and_then(|l| l.check_file_output())
         .map_err(|e| Error::param("--report", e))
 }
 

@@ -464,6 +464,34 @@ impl Location {
         }
     }
 
+    /// Fail before any work when a file (a filter, a report) could not be written here:
+    /// [`Location::check_creatable`], a name that ends with `/` (a directory's), a local
+    /// directory, or an object-store prefix that holds objects (a join's output, say).
+    pub fn check_file_output(&self) -> Result<()> {
+        self.check_creatable()?;
+        let refuse = |reason: &str| {
+            Err(Error::Location {
+                location: self.display.clone(),
+                reason: reason.to_string(),
+            })
+        };
+        if self.display.ends_with('/') {
+            return refuse("ends with '/': name the file to write");
+        }
+        if let Some(p) = &self.local {
+            if p.is_dir() {
+                return refuse("is a directory, expected a file");
+            }
+            return Ok(());
+        }
+        let below = block_on(self.store.list_with_delimiter(Some(&self.path)))
+            .map_err(|e| self.store_err(e))?;
+        if !below.objects.is_empty() || !below.common_prefixes.is_empty() {
+            return refuse("is a prefix that holds objects (a directory), expected a file");
+        }
+        Ok(())
+    }
+
     /// True when an object exists at this location.
     pub fn exists(&self) -> Result<bool> {
         if let Some(p) = &self.local {

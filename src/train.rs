@@ -584,7 +584,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     let predicate = job.predicate.as_ref();
     let output = &job.output;
     plan::refuse_train_overlap(output, &job.inputs, job.report.as_deref(), "--")?;
-    output.check_creatable()?;
+    output.check_file_output()?;
     if let Some(r) = &job.report {
         crate::report::check_report_path(r)?;
     }

@@ -1602,6 +1602,30 @@ fn an_output_or_report_under_a_file_is_refused_before_any_work() {
     run_in(d, &["merge", "-o", "afile/m.bjf", "users.bjf", "users.bjf"])
         .fails(2, &["afile/m.bjf", "is a file, not a directory"]);
     assert_eq!(std::fs::read(d.join("afile")).unwrap(), b"not a directory");
+    // A filter where a directory is, or named like one: refused too (it wrote a file
+    // named `newdir`).
+    std::fs::create_dir(d.join("adir")).unwrap();
+    for (out, needle) in [
+        ("adir", "is a directory, expected a file"),
+        ("newdir/", "ends with '/'"),
+    ] {
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "--input",
+                "users",
+                "--column",
+                "Id",
+                "--output",
+                out,
+                "--overwrite",
+            ],
+        )
+        .fails(2, &[out, needle]);
+    }
+    assert!(!d.join("newdir").exists());
 }
 
 /// Found by an audit (2026-11-26): `--report` could replace an input or the filter just

@@ -121,6 +121,25 @@ fn s3_everywhere_gives_the_same_filter_and_rows_as_local() {
 
     // Unknown bucket: a one-line error naming the location.
     run_env(d, &train_args("s3://nope/users", "x.bjf"), &env).fails(2, &["s3://nope/users"]);
+
+    // A file where a directory goes and a directory where a file goes are refused before any
+    // work, as on the local file system (found by an audit, 2026-11-26: both were written
+    // next to each other).
+    let before = s3.keys("lake", "");
+    let mut args = join_args(
+        "s3://lake/filters/users.bjf",
+        "s3://lake/users",
+        "s3://lake/comments",
+        "s3://lake/filters/glob.bjf",
+    );
+    args.push("--overwrite");
+    run_env(d, &args, &env).fails(2, &["s3://lake/filters/glob.bjf", "is an object"]);
+    let mut args = train_args("s3://lake/users", "s3://lake/out");
+    args.push("--overwrite");
+    run_env(d, &args, &env).fails(2, &["s3://lake/out", "holds objects"]);
+    run_env(d, &train_args("s3://lake/users", "s3://lake/new/"), &env)
+        .fails(2, &["s3://lake/new/", "ends with '/'"]);
+    assert_eq!(s3.keys("lake", ""), before);
 }
 
 /// Right side big enough that every output part exceeds the 10 MiB multipart threshold.

@@ -293,7 +293,7 @@ fn check_key_columns(ours: &FilterMeta, theirs: &FilterMeta, name: &str) -> Resu
 /// Run `merge`.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
     let out = Location::parse(&args.output)?;
-    out.check_creatable()?;
+    out.check_file_output()?;
     if !args.overwrite && out.exists()? {
         return Err(Error::OutputExists {
             location: out.to_string(),
