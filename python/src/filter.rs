@@ -163,6 +163,14 @@ impl Filter {
     fn merge(py: Python<'_>, filters: &Bound<'_, PyAny>) -> PyResult<Filter> {
         let mut parts = Vec::new();
         let mut format = None;
+        // A str is iterable too: one character at a time, each "opened" as a location.
+        if filters.is_instance_of::<pyo3::types::PyString>() || filters.cast::<Filter>().is_ok() {
+            return Err(errors::usage(
+                py,
+                "merge() takes a list of Filters or locations, not one: merge([f1, f2])"
+                    .to_string(),
+            ));
+        }
         for item in filters.try_iter().map_err(|_| {
             errors::usage(
                 py,

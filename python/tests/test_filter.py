@@ -158,6 +158,13 @@ def test_merge_is_the_cli_merge(tmp_path):
     whole = bloomjoin.Filter.open(tmp_path / "all.bjf")
     assert merged.info()["fill_ratio"] == whole.info()["fill_ratio"]
     assert merged.location == "<merged>"
+    # One location or one Filter instead of a list is a usage error, not a string read one
+    # character at a time ("o: No such file"); the same shard twice is refused as by the CLI.
+    for one in (str(parts[0]), bloomjoin.Filter.open(parts[0])):
+        with pytest.raises(bloomjoin.UsageError, match="takes a list"):
+            bloomjoin.Filter.merge(one)
+    with pytest.raises(bloomjoin.BloomjoinError, match="both shard 0/3"):
+        bloomjoin.Filter.merge([parts[0], parts[0]])
 
 
 def test_pickle_round_trips(int_filter):
