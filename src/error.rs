@@ -67,7 +67,7 @@ pub enum Error {
         reason: String,
     },
     /// The output already exists and `--overwrite` was not given.
-    #[error("{location}: output already exists (pass --overwrite to replace it)")]
+    #[error("{location}: output already exists (to replace it: --overwrite; overwrite = true in a job file, overwrite=True in Python)")]
     OutputExists {
         /// The output location.
         location: String,

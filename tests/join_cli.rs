@@ -1563,6 +1563,40 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
             r["strategy"]
         );
         assert_eq!(rows, want, "{left}");
+        // Forced with too few partitions: the error says so (it blamed a key with very
+        // many rows, on unique keys), exit 2, nothing written.
+        let mut args = vec![
+            "join",
+            "-q",
+            "--left",
+            left,
+            "--left-key",
+            "k",
+            "--right",
+            "right",
+            "--right-key",
+            "k",
+            "--workers",
+            "1",
+            "--memory-limit",
+            "512KiB",
+            "--strategy",
+            "reduce-side",
+            "--reducers",
+            "2",
+            "--output",
+        ];
+        let out = format!("{left}-few");
+        args.push(&out);
+        run_in(d, &args).fails(
+            2,
+            &[
+                "--memory-limit",
+                "of its 20000 rows in 2 partitions",
+                "more --reducers",
+            ],
+        );
+        assert!(!d.join(&out).exists());
     }
 }
 

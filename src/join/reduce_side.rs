@@ -150,8 +150,17 @@ fn reduce_partition(
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
+        // A partition well above the mean is a key with very many rows; one near it, too
+        // few partitions for the side.
+        let parts = spill.partitions().max(1) as u64;
+        let total: u64 = (0..spill.partitions()).map(|q| spill.left.rows(q)).sum();
+        let hint = if rows > 2 * total.div_ceil(parts) {
+            "a key with very many rows?"
+        } else {
+            "more --reducers would make each smaller"
+        };
         return Err(ctx.budget.exceeded(&format!(
-            "partition {p} of the left side ({rows} rows; a key with very many rows?)"
+            "partition {p} of the left side ({rows} of its {total} rows in {parts} partitions; {hint})"
         )));
     }
     let result = (|| {
