@@ -213,8 +213,21 @@ impl Job {
             Some(toml::Value::Table(t)) => Some(t),
             _ => None,
         };
-        let train_table = take(&mut doc, "train");
-        let join_table = take(&mut doc, "join");
+        let mut train_table = take(&mut doc, "train");
+        let mut join_table = take(&mut doc, "join");
+        // A string for a list of locations is one location, as with `--set` and in Python.
+        for (table, keys) in [
+            (&mut train_table, &["input"][..]),
+            (&mut join_table, &["left", "right"][..]),
+        ] {
+            for key in keys {
+                if let Some(t) = table.as_mut() {
+                    if let Some(v @ toml::Value::String(_)) = t.get_mut(*key) {
+                        *v = toml::Value::Array(vec![v.clone()]);
+                    }
+                }
+            }
+        }
         let train_spec = train_table
             .map(|t| {
                 require(path, "train", &t, &["input", "column", "output"])?;
@@ -501,6 +514,15 @@ output = "out/j"
         // Unquoted text is still taken as it is.
         let j = Job::parse("j.toml", JOB, &sets(&["join.left=data/users"])).unwrap();
         assert_eq!(j.join.unwrap().left.inputs, vec!["data/users".to_string()]);
+        // In the file, a string for a list of locations is one location too (found by an
+        // audit, 2026-11-26: the file refused what --set and Python accept).
+        let one = JOB
+            .replace(r#"input = ["u"]"#, r#"input = "u""#)
+            .replace(r#"right = ["c"]"#, r#"right = "c""#);
+        assert_ne!(one, JOB);
+        let j = Job::parse("j.toml", &one, &[]).unwrap();
+        assert_eq!(j.train.unwrap().inputs, vec!["u".to_string()]);
+        assert_eq!(j.join.unwrap().right.inputs, vec!["c".to_string()]);
     }
 
     #[test]
