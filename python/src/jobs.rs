@@ -131,9 +131,22 @@ pub fn spec_from_kwargs<T: DeserializeOwned>(
             let value = match check_one::<T>(&key, &value) {
                 Ok(()) => value,
                 Err(first) => {
+                    // The forms a Python caller may mean, tried in turn: one str for a list
+                    // of locations; a list of str for a comma-separated list of columns
+                    // (`column=["a", "b"]` for `--column a,b`); a number for a size given
+                    // as text (`memory_limit=2**30`).
                     let listed = Value::Array(vec![value.clone()]);
-                    if value.is_string() && check_one::<T>(&key, &listed).is_ok() {
-                        listed
+                    let joined = value.as_array().and_then(|items| {
+                        let names: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+                        names.map(|n| Value::String(n.join(",")))
+                    });
+                    let text = value.is_number().then(|| Value::String(value.to_string()));
+                    let other = [value.is_string().then_some(listed), joined, text]
+                        .into_iter()
+                        .flatten()
+                        .find(|v| check_one::<T>(&key, v).is_ok());
+                    if let Some(v) = other {
+                        v
                     } else if first.starts_with("unknown field") {
                         return Err(errors::usage(
                             py,

@@ -74,6 +74,19 @@ def test_train_accepts_a_str_or_pathlike_for_a_list_option(tmp_path):
     assert (tmp_path / "a.bjf").read_bytes() == (tmp_path / "b.bjf").read_bytes()
 
 
+def test_a_list_of_columns_and_a_number_for_a_size_are_what_they_mean(tmp_path):
+    # column=["a", "b"] is --column a,b and memory_limit=2**30 is --memory-limit 1073741824
+    # (both were refused, found by an audit).
+    bloomjoin.train(input=USERS, column=["Id", "DisplayName"], output=tmp_path / "l.bjf")
+    bloomjoin.train(input=USERS, column="Id,DisplayName", output=tmp_path / "s.bjf")
+    assert (tmp_path / "l.bjf").read_bytes() == (tmp_path / "s.bjf").read_bytes()
+    options = dict(left=USERS, left_key=["Id"], right=COMMENTS, right_key="UserId")
+    a = bloomjoin.join(output=str(tmp_path / "a"), memory_limit=2**30, **options)
+    b = bloomjoin.join(output=str(tmp_path / "b"), memory_limit="1GiB", **options)
+    assert a["strategy"]["memory_limit"] == b["strategy"]["memory_limit"] == 2**30
+    assert read_rows(tmp_path / "a") == read_rows(tmp_path / "b")
+
+
 def test_train_writes_the_report_file_it_returns(tmp_path):
     report = bloomjoin.train(input=USERS, column="Id", output=tmp_path / "a.bjf",
                              report=tmp_path / "r.json")
