@@ -1469,34 +1469,20 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
     let d = dir.path();
     let n = 20_000i64;
     let text: Vec<String> = (0..n).map(|i| format!("{i:0>120}")).collect();
-    write_parquet(
-        &d.join("left/plain.parquet"),
-        vec![
-            (
-                "k",
-                Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
-            ),
-            (
-                "s",
-                Arc::new(StringArray::from_iter_values(&text)) as ArrayRef,
-            ),
-        ],
-        n as usize,
-    );
-    write_parquet(
-        &d.join("views/v.parquet"),
-        vec![
-            (
-                "k",
-                Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
-            ),
-            (
-                "s",
-                Arc::new(StringViewArray::from_iter_values(&text)) as ArrayRef,
-            ),
-        ],
-        n as usize,
-    );
+    let strings: [(&str, ArrayRef); 2] = [
+        (
+            "left/plain.parquet",
+            Arc::new(StringArray::from_iter_values(&text)),
+        ),
+        (
+            "views/v.parquet",
+            Arc::new(StringViewArray::from_iter_values(&text)),
+        ),
+    ];
+    for (path, s) in strings {
+        let k: ArrayRef = Arc::new(Int64Array::from_iter_values(0..n));
+        write_parquet(&d.join(path), vec![("k", k), ("s", s)], n as usize);
+    }
     write_parquet(
         &d.join("right/r.parquet"),
         vec![(
@@ -1505,8 +1491,9 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
         )],
         1000,
     );
-    let join = |left: &str, out: &str, extra: &[&str]| {
-        let mut args = vec![
+    /// The join of `left` with the right side on one worker, options to follow.
+    fn one_worker(left: &str) -> Vec<&str> {
+        vec![
             "join",
             "-q",
             "--left",
@@ -1519,12 +1506,12 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
             "k",
             "--workers",
             "1",
-            "--output",
-            out,
-            "--report",
-        ];
+        ]
+    }
+    let join = |left: &str, out: &str, extra: &[&str]| {
         let rep = format!("{out}.json");
-        args.push(&rep);
+        let mut args = one_worker(left);
+        args.extend(["--output", out, "--report", &rep]);
         args.extend_from_slice(extra);
         run_in(d, &args).ok();
         (read_rows(&d.join(out)).0, report(d, &rep))
@@ -1565,19 +1552,8 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
         assert_eq!(rows, want, "{left}");
         // Forced with too few partitions: the error says so (it blamed a key with very
         // many rows, on unique keys), exit 2, nothing written.
-        let mut args = vec![
-            "join",
-            "-q",
-            "--left",
-            left,
-            "--left-key",
-            "k",
-            "--right",
-            "right",
-            "--right-key",
-            "k",
-            "--workers",
-            "1",
+        let mut args = one_worker(left);
+        args.extend([
             "--memory-limit",
             "512KiB",
             "--strategy",
@@ -1585,7 +1561,7 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
             "--reducers",
             "2",
             "--output",
-        ];
+        ]);
         let out = format!("{left}-few");
         args.push(&out);
         run_in(d, &args).fails(
