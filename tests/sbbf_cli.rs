@@ -478,6 +478,28 @@ fn inspect_and_probe_read_a_columns_sbbfs() {
         table.contains("INT32") && table.lines().count() == 5,
         "{table}"
     );
+    // A row group's filter has the estimates of the same bits as a filter file: `inspect
+    // --column` used the parquet crate's mean fill to the 8th power, half the measured rate.
+    run_in(
+        d,
+        &[
+            "merge",
+            "-q",
+            "-o",
+            "rg2.bjf",
+            f,
+            "--column",
+            "UserId",
+            "--row-group",
+            "2",
+        ],
+    )
+    .ok();
+    let one: serde_json::Value =
+        serde_json::from_str(&run_in(d, &["inspect", "rg2.bjf", "--json"]).ok()).unwrap();
+    for key in ["fill_ratio", "estimated_fpp"] {
+        assert_eq!(groups[2][key], one[key], "{key}");
+    }
 
     // Row 650 is in row group 3 (200 rows a group); its key is nowhere else.
     let key = (650 / 200 + 30 * ((650 * 7919) % 500)).to_string();

@@ -40,29 +40,38 @@ pub struct SbbfInfo {
     pub bytes: Option<u64>,
     /// Fraction of bits set.
     pub fill_ratio: Option<f64>,
-    /// False-positive rate estimated from the bits (the fill ratio to the 8th power).
+    /// False-positive rate estimated from the bits (as `inspect FILTER` estimates an sbbf
+    /// filter's).
     pub estimated_fpp: Option<f64>,
 }
 
 /// `inspect FILE.parquet --column C [--row-group N]`.
 fn run_parquet(args: &Args, column: &str) -> Result<()> {
     let f = crate::bloom::sbbf::ColumnFilters::read(&args.filter, column, args.row_group)?;
-    let infos: Vec<SbbfInfo> = f
+    // The estimates of `inspect FILTER` (BitStats), not the parquet crate's mean fill to the
+    // 8th power, which is about half the measured rate. Only the bits count: a physical
+    // type bloomjoin does not hash (FLOAT, DOUBLE, ...) is read as bytes.
+    let physical = crate::bloom::sbbf::Physical::of(f.physical)
+        .unwrap_or(crate::bloom::sbbf::Physical::ByteArray);
+    let infos = f
         .groups
         .iter()
         .map(|(rg, rows, filter)| {
-            let fpp = filter.as_ref().map(|(s, _)| s.estimated_fpp());
-            SbbfInfo {
+            let stats = filter
+                .as_ref()
+                .map(|(s, _)| BloomFilter::from_sbbf(s, physical, *rows).map(|b| b.bit_stats()))
+                .transpose()?;
+            Ok(SbbfInfo {
                 row_group: *rg,
                 rows: *rows,
                 has_filter: filter.is_some(),
                 blocks: filter.as_ref().map(|(s, _)| s.num_blocks()),
                 bytes: filter.as_ref().map(|(_, b)| *b),
-                fill_ratio: fpp.map(|p| p.powf(1.0 / 8.0)),
-                estimated_fpp: fpp,
-            }
+                fill_ratio: stats.as_ref().map(|s| s.fill_ratio()),
+                estimated_fpp: stats.as_ref().map(|s| s.estimated_fpp()),
+            })
         })
-        .collect();
+        .collect::<Result<Vec<SbbfInfo>>>()?;
     let out = if args.json {
         serde_json::to_string_pretty(&serde_json::json!({
             "location": f.location,
