@@ -57,9 +57,7 @@ fn foreign_entries(entries: impl IntoIterator<Item = (String, bool)>) -> Vec<Str
     let mut names: Vec<String> = entries
         .into_iter()
         .filter(|(name, dir)| {
-            !(name.starts_with('_')
-                || name.starts_with('.')
-                || (!dir && part_run_id(name).is_some()))
+            crate::plan::is_data_name(name) && (*dir || part_run_id(name).is_none())
         })
         .map(|(name, dir)| if dir { format!("{name}/") } else { name })
         .collect();

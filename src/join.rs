@@ -426,23 +426,26 @@ fn spark_keys_for_join(
 /// holding nothing bloomjoin did not write). The filter is not read: an earlier step of the
 /// job may be the one that writes it.
 pub fn check(job: &JoinJob) -> Result<()> {
-    crate::plan::refuse_join_overlap(job, "")?;
-    if let Some(r) = &job.report {
-        crate::report::check_report_path(r)?;
-    }
+    refuse_bad_locations(job, "")?;
     let workers = job.workers.get();
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     crate::plan::side::plan_join(job, &split)?;
     OutputDir::prepare(job.output.clone(), job.overwrite).map(|_| ())
 }
 
+/// Refuse an output or report that overlaps an input, and a report that could not be
+/// written (`dashes`: `--` for the command line's option names, empty for a job file's).
+fn refuse_bad_locations(job: &JoinJob, dashes: &str) -> Result<()> {
+    crate::plan::refuse_join_overlap(job, dashes)?;
+    job.report
+        .as_deref()
+        .map_or(Ok(()), crate::report::check_report_path)
+}
+
 /// Run the join job: the stages of the diagram above, in order.
 pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
-    crate::plan::refuse_join_overlap(job, "--")?;
-    if let Some(r) = &job.report {
-        crate::report::check_report_path(r)?;
-    }
+    refuse_bad_locations(job, "--")?;
     // The broadcast: load the filter once.
     let mut loaded = job.filter.as_ref().map(codec::read).transpose()?;
     let output_dir = OutputDir::prepare(job.output.clone(), job.overwrite)?;

@@ -461,7 +461,9 @@ pub fn refuse_overlap(output: &str, output_flag: &str, inputs: &[(&str, &[String
     Ok(())
 }
 
-fn is_data_name(name: &str) -> bool {
+/// A name readers take for data: not beginning with `_` or `.` (which Hadoop, Spark, DuckDB
+/// and Arrow readers skip).
+pub(crate) fn is_data_name(name: &str) -> bool {
     !name.starts_with('_') && !name.starts_with('.')
 }
 

@@ -33,17 +33,11 @@ pub fn check_report_path(path: &str) -> Result<()> {
         .map_err(|e| Error::param("--report", e))
 }
 
-/// Write a JSON report to a path or an object-store URL, atomically (a local temporary file
-/// then a rename; one put).
+/// Write a JSON report to a path or an object-store URL, atomically (one put: locally a
+/// temporary file, then a rename; missing directories are created).
 pub fn write_report<T: Serialize>(path: &str, report: &T) -> Result<()> {
     let json = serde_json::to_string_pretty(report).expect("report serializes") + "\n";
-    let loc = Location::parse(path)?;
-    if let Some(p) = loc.local_path() {
-        if let Some(dir) = p.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
-        }
-    }
-    loc.put(bytes::Bytes::from(json), true)
+    Location::parse(path)?.put(bytes::Bytes::from(json), true)
 }
 
 #[cfg(test)]

@@ -220,11 +220,10 @@ impl Job {
             (&mut train_table, &["input"][..]),
             (&mut join_table, &["left", "right"][..]),
         ] {
+            let Some(t) = table.as_mut() else { continue };
             for key in keys {
-                if let Some(t) = table.as_mut() {
-                    if let Some(v @ toml::Value::String(_)) = t.get_mut(*key) {
-                        *v = toml::Value::Array(vec![v.clone()]);
-                    }
+                if let Some(v @ toml::Value::String(_)) = t.get_mut(*key) {
+                    *v = toml::Value::Array(vec![v.clone()]);
                 }
             }
         }
