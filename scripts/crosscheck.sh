@@ -3,7 +3,7 @@
 # for every join type (inner, left, left-semi, left-anti, right, right-semi, right-anti, full) with an integer key
 # (users.Id = comments.UserId: Int64 against Int32) and a string key (users.DisplayName =
 # comments.UserDisplayName) under both strategies (replicated, reduce-side), on data/sample, which has null keys and duplicate keys on both
-# sides; every output codec (DuckDB reads the parts); every key type pair (scripts/keytypes_check.py: integers of mixed widths and
+# sides, and reduce-side partitions over the memory budget (joined in passes); every output codec (DuckDB reads the parts); every key type pair (scripts/keytypes_check.py: integers of mixed widths and
 # signedness, decimal scales, timestamp units, strings and binary, and (id, timestamp) tuples of
 # mixed widths and units) for every join type; and a
 # composite key, TPC-H lineitem x partsupp on (partkey, suppkey) with a selective --where on
@@ -60,6 +60,11 @@ check "$OUT/serial" jobs/users_comments.toml join.workers=1 join.reducers=1 trai
 check "$OUT/wide" jobs/users_comments.toml join.workers=3 join.split-rows=1000 join.batch-size=100
 check "$OUT/wide-reduce" jobs/users_comments.toml join.strategy=reduce-side join.workers=3 join.reducers=13 join.split-rows=1000 join.batch-size=100
 check "$OUT/over-budget" jobs/users_comments_left.toml join.memory-limit=16KiB join.workers=2
+
+echo "== reduce-side partitions over --memory-limit, joined in passes, every join type"
+for type in inner left left-semi left-anti right right-semi right-anti full; do
+    check "$OUT/passes-$type" jobs/users_comments_by_name.toml "join.type=$type" join.strategy=reduce-side join.reducers=2 join.memory-limit=16KiB join.workers=2
+done
 check "$OUT/no-prefilter" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti
 check "$OUT/no-prefilter-reduce" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti join.strategy=reduce-side
 

@@ -319,6 +319,50 @@ pub(crate) struct Emitter {
     pub right_unmatched: u64,
     left_idx: Vec<Option<u32>>,
     right_idx: Vec<u32>,
+    /// Set when the left rows are joined in several passes (see [`Passes`]).
+    passes: Option<Passes>,
+}
+
+/// A reduce-side partition whose left rows are over the memory budget is joined in passes:
+/// its left rows in chunks that fit, each chunk built into a table and probed by every right
+/// row of the partition (in the spill's order, the same every pass). Pairs and left rows
+/// come out of the pass of their chunk; a right row written alone (right, full and
+/// right-anti joins: unmatched; right-semi: matched) must come out once, so this remembers
+/// which right rows matched in an earlier pass, and unmatched ones wait for the last pass.
+pub(crate) struct Passes {
+    /// One bit per right row of the partition: matched in some pass so far.
+    matched: Vec<u64>,
+    /// The partition's ordinal of the next right batch's first row.
+    row: usize,
+    /// This pass is the last.
+    last: bool,
+}
+
+impl Passes {
+    /// For a partition of `right_rows` right rows.
+    pub(crate) fn new(right_rows: u64) -> Self {
+        Passes {
+            matched: vec![0; (right_rows as usize).div_ceil(64)],
+            row: 0,
+            last: false,
+        }
+    }
+
+    /// Whether right row `g` matched in an earlier pass (or earlier in this one).
+    #[inline]
+    fn get(&self, g: usize) -> bool {
+        self.matched
+            .get(g / 64)
+            .is_some_and(|w| w & (1 << (g % 64)) != 0)
+    }
+
+    #[inline]
+    fn set(&mut self, g: usize) {
+        if g / 64 >= self.matched.len() {
+            self.matched.resize(g / 64 + 1, 0);
+        }
+        self.matched[g / 64] |= 1 << (g % 64);
+    }
 }
 
 impl Emitter {
@@ -336,7 +380,23 @@ impl Emitter {
             right_unmatched: 0,
             left_idx: Vec::new(),
             right_idx: Vec::new(),
+            passes: None,
         })
+    }
+
+    /// Join in passes over the right rows (`right_rows` of them; see [`Passes`]).
+    pub(crate) fn with_passes(mut self, right_rows: u64) -> Self {
+        self.passes = Some(Passes::new(right_rows));
+        self
+    }
+
+    /// Start a pass over the right rows (the last one when `last`): the next probed batch is
+    /// the partition's first.
+    pub(crate) fn start_pass(&mut self, last: bool) {
+        if let Some(p) = self.passes.as_mut() {
+            p.row = 0;
+            p.last = last;
+        }
     }
 
     /// Probe the rows of `right` (key columns first, base hashes `hashes`) against `table`:
@@ -353,49 +413,78 @@ impl Emitter {
         let rkeys = TupleKeys::try_new(&key_cols)?;
         let nulls: Option<NullBuffer> = crate::key::tuple_nulls(&key_cols);
         let jt = self.shape.join_type;
+        // Passes: rows matched in an earlier pass, and whether this pass is the last (a
+        // single pass is the last, with nothing matched before).
+        let mut passes = self.passes.take();
+        let base = passes.as_ref().map_or(0, |p| p.row);
+        let last = passes.as_ref().is_none_or(|p| p.last);
+        let mut earlier = |j: usize, found: bool| -> bool {
+            let Some(p) = passes.as_mut() else {
+                return false;
+            };
+            let before = p.get(base + j);
+            if found && !before {
+                p.set(base + j);
+            }
+            before
+        };
+        let n = right.num_rows();
         if matches!(jt, JoinType::RightSemi | JoinType::RightAnti) {
-            // Right rows alone, each once: those with a match (semi) or without (anti, a null
-            // key among them). No left row is marked: no left row is written.
+            // Right rows alone, each once: those with a match (semi: at the first) or without
+            // (anti, a null key among them: in the last pass). No left row is marked: no
+            // left row is written.
             let want = jt == JoinType::RightSemi;
-            for (j, &h) in hashes.iter().enumerate().take(right.num_rows()) {
+            for (j, &h) in hashes.iter().enumerate().take(n) {
                 let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
                 let found = valid && table.has_match(h, &rkeys, j);
-                if valid && !found {
+                let before = earlier(j, found);
+                if last && valid && !found && !before {
                     self.right_unmatched += 1;
                 }
-                if found == want {
+                let write = if want {
+                    found && !before
+                } else {
+                    last && !found && !before
+                };
+                if write {
                     self.left_idx.push(None);
                     self.right_idx.push(j as u32);
                 }
             }
-            return self.flush(table, Some(right));
-        }
-        let (pairs, keep_right) = (jt.outputs_pairs(), jt.keeps_right());
-        for (j, &h) in hashes.iter().enumerate().take(right.num_rows()) {
-            let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
-            let mut found = false;
-            if valid {
-                table.for_each_match(h, &rkeys, j, |i| {
-                    found = true;
-                    table.mark(i);
-                    if pairs {
-                        self.left_idx.push(Some(i));
-                        self.right_idx.push(j as u32);
-                    }
-                    true
-                });
-                if !found {
+        } else {
+            let (pairs, keep_right) = (jt.outputs_pairs(), jt.keeps_right());
+            for (j, &h) in hashes.iter().enumerate().take(n) {
+                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
+                let mut found = false;
+                if valid {
+                    table.for_each_match(h, &rkeys, j, |i| {
+                        found = true;
+                        table.mark(i);
+                        if pairs {
+                            self.left_idx.push(Some(i));
+                            self.right_idx.push(j as u32);
+                        }
+                        true
+                    });
+                }
+                let before = earlier(j, found);
+                let unmatched = last && !found && !before;
+                if valid && unmatched {
                     self.right_unmatched += 1;
                 }
-            }
-            if !found && keep_right {
-                self.left_idx.push(None);
-                self.right_idx.push(j as u32);
-            }
-            if self.left_idx.len() >= FLUSH_ROWS {
-                self.flush(table, Some(right))?;
+                if keep_right && unmatched {
+                    self.left_idx.push(None);
+                    self.right_idx.push(j as u32);
+                }
+                if self.left_idx.len() >= FLUSH_ROWS {
+                    self.flush(table, Some(right))?;
+                }
             }
         }
+        if let Some(p) = passes.as_mut() {
+            p.row = base + n;
+        }
+        self.passes = passes;
         self.flush(table, Some(right))
     }
 

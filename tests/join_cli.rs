@@ -619,11 +619,25 @@ fn a_left_side_over_the_memory_limit_runs_reduce_side_or_fails_when_replicated_i
     crate::util::run_env(d, &args, &env)
         .fails(2, &["--memory-limit", "--strategy replicated", "4.00 KiB"]);
     assert!(files_below(&d.join("forced")).is_empty());
-    // A budget no partition fits: reduce-side fails the same way.
+    // A budget no partition fits (100 bytes): reduce-side joins each partition in passes,
+    // one spilled batch of left rows at a time, and says so.
+    args[14] = "passes";
     args[16] = "100";
-    args[20] = "auto";
-    crate::util::run_env(d, &args, &env).fails(2, &["--memory-limit", "partition"]);
-    assert!(files_below(&d.join("forced")).is_empty());
+    args[18] = "passes.json";
+    args[20] = "reduce-side";
+    let summary = crate::util::run_env(d, &args, &env).ok();
+    assert_eq!(read_rows(&d.join("passes")).0, reference("inner", 1500));
+    let r = report(d, "passes.json");
+    assert_eq!(r["strategy"]["used"], "reduce-side");
+    assert!(r["strategy"]["max_passes"].as_u64().unwrap() > 1, "{r}");
+    assert!(
+        r["strategy"]["partitions_in_passes"].as_u64().unwrap() >= 1,
+        "{r}"
+    );
+    assert!(
+        summary.contains("over --memory-limit, joined a chunk of left rows at a time"),
+        "{summary}"
+    );
     assert!(files_below(&tmp).is_empty(), "{:?}", files_below(&tmp));
     assert!(std::fs::read_dir(&tmp).unwrap().next().is_none());
 }
@@ -1550,29 +1564,28 @@ fn a_left_side_of_one_row_group_or_of_string_views_spills_into_partitions_that_f
             r["strategy"]
         );
         assert_eq!(rows, want, "{left}");
-        // Forced with too few partitions: the error says so (it blamed a key with very
-        // many rows, on unique keys), exit 2, nothing written.
-        let mut args = one_worker(left);
-        args.extend([
-            "--memory-limit",
-            "512KiB",
-            "--strategy",
-            "reduce-side",
-            "--reducers",
-            "2",
-            "--output",
-        ]);
-        let out = format!("{left}-few");
-        args.push(&out);
-        run_in(d, &args).fails(
-            2,
+        // Forced with too few partitions for the budget: each partition is joined in passes,
+        // a chunk of its left rows at a time (it failed with "needs more than" before).
+        let (rows, r) = join(
+            left,
+            &format!("{left}-few"),
             &[
                 "--memory-limit",
-                "of its 20000 rows in 2 partitions",
-                "more --reducers",
+                "512KiB",
+                "--strategy",
+                "reduce-side",
+                "--reducers",
+                "2",
             ],
         );
-        assert!(!d.join(&out).exists());
+        assert_eq!(rows, want, "{left}");
+        assert_eq!(r["strategy"]["partitions_in_passes"], 2, "{left}: {r}");
+        assert!(r["strategy"]["max_passes"].as_u64().unwrap() >= 2, "{r}");
+        assert!(
+            r["strategy"]["build_bytes"].as_u64().unwrap() <= 512 << 10,
+            "{left}: {}",
+            r["strategy"]
+        );
     }
 }
 
@@ -1702,4 +1715,133 @@ fn a_report_that_would_replace_an_input_the_filter_or_land_in_the_output_is_refu
     mem.extend(SIDES);
     mem.extend(["--output", "memory:///j"]);
     run_in(d, &mem).fails(2, &["memory:///j", "ends with this command"]);
+}
+
+/// A key with very many left rows used to fail a reduce-side join ("partition 0 of the left
+/// side ... needs more than ... a key with very many rows?"): no number of partitions can
+/// split one key. Such a partition is now joined in passes, a chunk of its left rows at a
+/// time, and every join type gives the rows of a nested-loop join computed here, null keys
+/// on both sides included.
+#[test]
+fn a_key_with_very_many_left_rows_is_joined_in_passes_for_every_join_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Left: 6,000 rows, 4,500 of them key 7, a few null keys; right: keys 0..40 and nulls.
+    let lk: Vec<Option<i64>> = (0..6000i64)
+        .map(|i| match i {
+            _ if i % 97 == 0 => None,
+            _ if i < 4500 => Some(7),
+            _ => Some(i % 50),
+        })
+        .collect();
+    let lv: Vec<String> = (0..6000).map(|i| format!("l{i:0>30}")).collect();
+    let rk: Vec<Option<i64>> = (0..900i64)
+        .map(|i| (i % 31 != 0).then_some(i % 60))
+        .collect();
+    let rv: Vec<i64> = (0..900).collect();
+    write_parquet(
+        &d.join("l/l.parquet"),
+        vec![
+            ("k", Arc::new(Int64Array::from(lk.clone())) as ArrayRef),
+            ("lv", Arc::new(StringArray::from_iter_values(&lv))),
+        ],
+        1000,
+    );
+    write_parquet(
+        &d.join("r/r.parquet"),
+        vec![
+            ("k", Arc::new(Int64Array::from(rk.clone())) as ArrayRef),
+            ("rv", Arc::new(Int64Array::from(rv.clone()))),
+        ],
+        200,
+    );
+    let show = |k: Option<i64>| k.map_or("NULL".to_string(), |k| k.to_string());
+    let left_row = |i: usize| format!("{}|{}", show(lk[i]), lv[i]);
+    let right_row = |j: usize| format!("{}|{}", show(rk[j]), rv[j]);
+    let matches = |i: usize, j: usize| lk[i].is_some() && lk[i] == rk[j];
+    for jt in [
+        "inner",
+        "left",
+        "left-semi",
+        "left-anti",
+        "right",
+        "right-semi",
+        "right-anti",
+        "full",
+    ] {
+        let mut want = Vec::new();
+        let (nl, nr) = (lk.len(), rk.len());
+        let null_left = "NULL|NULL";
+        let null_right = "NULL|NULL";
+        for i in 0..nl {
+            let hits: Vec<usize> = (0..nr).filter(|&j| matches(i, j)).collect();
+            match jt {
+                "inner" | "left" | "right" | "full" => {
+                    for &j in &hits {
+                        want.push(format!("{}|{}", left_row(i), right_row(j)));
+                    }
+                    if hits.is_empty() && matches!(jt, "left" | "full") {
+                        want.push(format!("{}|{null_right}", left_row(i)));
+                    }
+                }
+                "left-semi" if !hits.is_empty() => want.push(left_row(i)),
+                "left-anti" if hits.is_empty() => want.push(left_row(i)),
+                _ => {}
+            }
+        }
+        for j in 0..nr {
+            let hit = (0..nl).any(|i| matches(i, j));
+            match jt {
+                "right" | "full" if !hit => want.push(format!("{null_left}|{}", right_row(j))),
+                "right-semi" if hit => want.push(right_row(j)),
+                "right-anti" if !hit => want.push(right_row(j)),
+                _ => {}
+            }
+        }
+        want.sort();
+        let out = format!("out-{jt}");
+        let rep = format!("{out}.json");
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--left",
+                "l",
+                "--left-key",
+                "k",
+                "--right",
+                "r",
+                "--right-key",
+                "k",
+                "--type",
+                jt,
+                "--strategy",
+                "reduce-side",
+                "--reducers",
+                "3",
+                "--memory-limit",
+                "64KiB",
+                "--workers",
+                "2",
+                "--batch-size",
+                "500",
+                "--output",
+                &out,
+                "--report",
+                &rep,
+            ],
+        )
+        .ok();
+        assert_eq!(read_rows(&d.join(&out)).0, want, "{jt}");
+        let r = report(d, &rep);
+        assert!(
+            r["strategy"]["max_passes"].as_u64().unwrap() >= 2,
+            "{jt}: {r}"
+        );
+        assert!(
+            r["strategy"]["build_bytes"].as_u64().unwrap() <= 64 << 10,
+            "{jt}: {r}"
+        );
+    }
 }

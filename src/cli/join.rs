@@ -81,7 +81,8 @@ pub struct JoinSpec {
     #[arg(long, value_name = "ROWS")]
     pub split_rows: Option<u64>,
     /// Memory for the build (left) side, e.g. 2GiB [default: half the machine's memory].
-    /// A left side (after --left-where) over it runs reduce-side.
+    /// A left side (after --left-where) over it runs reduce-side, where a partition over it
+    /// is joined in passes, a chunk of its left rows at a time.
     #[arg(long, value_name = "SIZE")]
     pub memory_limit: Option<String>,
     /// For a filter in Spark's format, which does not record it: what the filter holds for a

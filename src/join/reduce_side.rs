@@ -19,6 +19,9 @@ struct Reduced {
     bytes_out: u64,
     right_unmatched: u64,
     build_bytes: u64,
+    /// Passes over the partition's right rows: 1, or more when its left rows were joined in
+    /// chunks.
+    passes: u64,
 }
 
 /// Map the right side into the spill, then reduce every partition. Returns what was
@@ -68,12 +71,14 @@ pub(crate) fn run(
         bytes_out: 0,
         right_unmatched: 0,
     };
-    let mut build_bytes = 0;
+    let (mut build_bytes, mut passes, mut in_passes) = (0, 1, 0);
     for r in &reduced {
         written.rows_out += r.rows_out;
         written.bytes_out += r.bytes_out;
         written.right_unmatched += r.right_unmatched;
         build_bytes = build_bytes.max(r.build_bytes);
+        passes = passes.max(r.passes);
+        in_passes += usize::from(r.passes > 1);
     }
     let report = StrategyReport {
         requested: ctx.job.strategy,
@@ -83,6 +88,8 @@ pub(crate) fn run(
         memory_limit: ctx.budget.limit(),
         partitions: Some(spill.partitions()),
         spilled_bytes: Some(spilled_bytes),
+        partitions_in_passes: Some(in_passes),
+        max_passes: Some(passes),
     };
     Ok((
         written,
@@ -92,8 +99,8 @@ pub(crate) fn run(
 }
 
 /// Admits reducers to the memory budget: a partition that fits the budget but not next to
-/// the partitions being reduced waits for them to finish. Only a partition that does not fit
-/// even alone fails the job. (Reducers run no nested parallel work, so a waiting worker never
+/// the partitions being reduced waits for them to finish; one over the whole budget waits
+/// for all of them and takes it all. (Reducers run no nested parallel work, so a waiting worker never
 /// holds up the reducers it waits for.)
 #[derive(Default)]
 struct Admission {
@@ -132,7 +139,10 @@ impl Admission {
 }
 
 /// The reducer of partition `p`: build its left rows, stream its right rows through, write
-/// the part `name`.
+/// the part `name`. A partition whose left rows are over the whole budget (a key with very
+/// many rows, or too few partitions) is joined in passes instead: it takes the whole budget,
+/// and its left rows are built in chunks that fit, each probed by every right row of the
+/// partition ([`Passes`](crate::reduce::Passes)).
 fn reduce_partition(
     ctx: &Ctx,
     spill: &Spill,
@@ -146,44 +156,113 @@ fn reduce_partition(
     }
     let rows = spill.left.rows(p);
     let need = spill.left.bytes(p) + rows * TABLE_BYTES_PER_ROW;
-    if !admission.enter(ctx, need) {
+    let limit = ctx.budget.limit();
+    let take = need.min(limit);
+    if !admission.enter(ctx, take) {
+        return Err(if crate::cancel::requested() {
+            Error::Cancelled
+        } else {
+            ctx.budget
+                .exceeded(&format!("partition {p} of the left side"))
+        });
+    }
+    let result = if need <= limit {
+        one_pass(ctx, spill, p, name, need)
+    } else {
+        in_passes(ctx, spill, p, name, limit)
+    };
+    admission.leave(ctx, take);
+    spill.remove(p);
+    result
+}
+
+/// Join partition `p` in one pass: every left row in one table.
+fn one_pass(ctx: &Ctx, spill: &Spill, p: usize, name: &str, need: u64) -> Result<Reduced> {
+    let (mut batches, mut hashes) = (Vec::new(), Vec::new());
+    spill.left.for_each(p, |b, h| {
+        batches.push(b);
+        hashes.push(h);
+        Ok(())
+    })?;
+    let table = JoinTable::build(&ctx.shape.left_schema, ctx.shape.key_arity, batches, hashes)?;
+    let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name))?;
+    spill.right.for_each(p, |b, h| e.probe(&table, &b, &h))?;
+    e.emit_left(&table, 0..table.num_rows())?;
+    let right_unmatched = e.right_unmatched;
+    let (rows_out, bytes_out) = e.finish()?;
+    Ok(Reduced {
+        rows_out,
+        bytes_out,
+        right_unmatched,
+        build_bytes: need,
+        passes: 1,
+    })
+}
+
+/// Join partition `p` in passes: its left rows in chunks of at most `limit` bytes (as the
+/// spill counts them, with the table's bytes per row), each built into a table that every
+/// right row of the partition probes. A spilled batch over the limit alone is cut into
+/// slices of rows that fit.
+fn in_passes(ctx: &Ctx, spill: &Spill, p: usize, name: &str, limit: u64) -> Result<Reduced> {
+    let mut e =
+        Emitter::new(ctx.shape.clone(), ctx.output.staged(name))?.with_passes(spill.right.rows(p));
+    let (mut batches, mut hashes, mut size) = (Vec::new(), Vec::new(), 0u64);
+    let (mut passes, mut build_bytes) = (0u64, 0u64);
+    let mut pass = |e: &mut Emitter,
+                    batches: &mut Vec<arrow::array::RecordBatch>,
+                    hashes: &mut Vec<Vec<u64>>,
+                    size: &mut u64,
+                    last: bool|
+     -> Result<()> {
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
-        // A partition well above the mean is a key with very many rows; one near it, too
-        // few partitions for the side.
-        let parts = spill.partitions().max(1) as u64;
-        let total: u64 = (0..spill.partitions()).map(|q| spill.left.rows(q)).sum();
-        let hint = if rows > 2 * total.div_ceil(parts) {
-            "a key with very many rows?"
-        } else {
-            "more --reducers would make each smaller"
-        };
-        return Err(ctx.budget.exceeded(&format!(
-            "partition {p} of the left side ({rows} of its {total} rows in {parts} partitions; {hint})"
-        )));
-    }
-    let result = (|| {
-        let (mut batches, mut hashes) = (Vec::new(), Vec::new());
-        spill.left.for_each(p, |b, h| {
-            batches.push(b);
-            hashes.push(h);
-            Ok(())
-        })?;
-        let table = JoinTable::build(&ctx.shape.left_schema, ctx.shape.key_arity, batches, hashes)?;
-        let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name))?;
+        let table = JoinTable::build(
+            &ctx.shape.left_schema,
+            ctx.shape.key_arity,
+            std::mem::take(batches),
+            std::mem::take(hashes),
+        )?;
+        e.start_pass(last);
         spill.right.for_each(p, |b, h| e.probe(&table, &b, &h))?;
         e.emit_left(&table, 0..table.num_rows())?;
-        let right_unmatched = e.right_unmatched;
-        let (rows_out, bytes_out) = e.finish()?;
-        Ok(Reduced {
-            rows_out,
-            bytes_out,
-            right_unmatched,
-            build_bytes: need,
-        })
-    })();
-    admission.leave(ctx, need);
-    spill.remove(p);
-    result
+        passes += 1;
+        build_bytes = build_bytes.max(*size);
+        *size = 0;
+        Ok(())
+    };
+    spill.left.for_each(p, |b, h| {
+        // A spilled batch over the limit alone is cut into slices that fit.
+        let rows = h.len().max(1);
+        let whole = crate::shuffle::data_bytes(&b) + (8 + TABLE_BYTES_PER_ROW) * rows as u64;
+        let per_row = whole.div_ceil(rows as u64).max(1);
+        let step = ((limit / per_row) as usize).clamp(1, rows);
+        for start in (0..h.len()).step_by(step) {
+            let len = step.min(h.len() - start);
+            let more = per_row * len as u64;
+            if !batches.is_empty() && size + more > limit {
+                pass(&mut e, &mut batches, &mut hashes, &mut size, false)?;
+            }
+            // A slice of a view column would keep (and the table's concatenation copy) the
+            // whole batch's strings: compact it.
+            batches.push(if len < h.len() {
+                crate::reduce::compact_views(b.slice(start, len))
+            } else {
+                b.clone()
+            });
+            hashes.push(h[start..start + len].to_vec());
+            size += more;
+        }
+        Ok(())
+    })?;
+    pass(&mut e, &mut batches, &mut hashes, &mut size, true)?;
+    let right_unmatched = e.right_unmatched;
+    let (rows_out, bytes_out) = e.finish()?;
+    Ok(Reduced {
+        rows_out,
+        bytes_out,
+        right_unmatched,
+        build_bytes,
+        passes,
+    })
 }

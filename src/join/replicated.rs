@@ -42,6 +42,8 @@ pub(crate) fn run(
         memory_limit: ctx.job.memory_limit,
         partitions: None,
         spilled_bytes: None,
+        partitions_in_passes: None,
+        max_passes: None,
     };
     Ok((
         written,

@@ -64,6 +64,12 @@ pub struct StrategyReport {
     pub partitions: Option<usize>,
     /// Bytes the shuffle wrote to local disk (reduce-side only).
     pub spilled_bytes: Option<u64>,
+    /// Partitions whose left rows were over `--memory-limit` and were joined in passes, a
+    /// chunk of left rows at a time (reduce-side only).
+    pub partitions_in_passes: Option<usize>,
+    /// The most passes any partition took over its right rows (reduce-side only; 1 when
+    /// every partition fit the budget).
+    pub max_passes: Option<u64>,
 }
 
 /// About the prefilter.
@@ -173,6 +179,16 @@ impl JoinReport {
             self.output
         );
         s += &format!("  plan   {}\n", st.reason);
+        if let (Some(n @ 1..), Some(m)) = (st.partitions_in_passes, st.max_passes) {
+            let (what, whose) = if n == 1 {
+                ("partition", "its")
+            } else {
+                ("partitions", "their")
+            };
+            s += &format!(
+                "  passes {n} {what} with left rows over --memory-limit, joined a chunk of left rows at a time in up to {m} passes over {whose} right rows\n"
+            );
+        }
         for (name, side) in [("left", &self.left), ("right", &self.right)] {
             s += &format!(
                 "  {name:<6} {} files, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
