@@ -369,5 +369,88 @@ pub fn one_line(err: &(dyn std::error::Error + 'static)) -> String {
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join(": ");
-    joined.split_whitespace().collect::<Vec<_>>().join(" ")
+    tidy(&joined.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// An object store's answer made readable: the XML error document of S3 and its kin becomes
+/// its code and message (`NoSuchBucket: The specified bucket does not exist`), without the
+/// request and host ids; and the request's elapsed time (`GET url in 3.900291ms`), which
+/// changes every run, is dropped.
+fn tidy(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(start) = out.find("<?xml").or_else(|| out.find("<Error>")) {
+        let end = out[start..]
+            .find("</Error>")
+            .map_or(out.len(), |e| start + e + "</Error>".len());
+        let doc = &out[start..end];
+        let tag = |t: &str| {
+            let open = format!("<{t}>");
+            let from = doc.find(&open)? + open.len();
+            let to = doc[from..].find(&format!("</{t}>"))? + from;
+            Some(doc[from..to].trim().to_string())
+        };
+        let short = match (tag("Code"), tag("Message")) {
+            (Some(c), Some(m)) => format!("{c}: {m}"),
+            (Some(c), None) => c,
+            (None, Some(m)) => m,
+            (None, None) => break,
+        };
+        out.replace_range(start..end, &short);
+    }
+    // " in 3.900291ms", " in 1.5s", " in 850µs": a Duration's Debug form.
+    let mut from = 0;
+    while let Some(i) = out[from..].find(" in ").map(|i| from + i) {
+        let token_end = out[i + 4..]
+            .find(|c: char| !(c.is_alphanumeric() || c == '.'))
+            .map_or(out.len(), |e| i + 4 + e);
+        let token = &out[i + 4..token_end];
+        let number = token.trim_end_matches(|c: char| c.is_alphabetic());
+        let unit = &token[number.len()..];
+        let is_duration = !number.is_empty()
+            && number.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && matches!(unit, "ns" | "µs" | "ms" | "s");
+        if is_duration {
+            out.replace_range(i..token_end, "");
+        } else {
+            from = i + 4;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy;
+
+    #[test]
+    fn store_answers_lose_their_xml_and_timings() {
+        let raw = "s3://nobucket/x.bjf: Object at location x.bjf not found: Error performing GET \
+                   http://127.0.0.1:59333/nobucket/x.bjf in 5.003475ms - Server returned non-2xx \
+                   status code: 404 Not Found: <?xml version=\"1.0\" encoding=\"utf-8\"?> \
+                   <Error><Code>NoSuchBucket</Code><Message>The specified bucket does not \
+                   exist</Message><BucketName>nobucket</BucketName><RequestId>Zd9B</RequestId>\
+                   <HostId>9Gjj+/=</HostId></Error>";
+        assert_eq!(
+            tidy(raw),
+            "s3://nobucket/x.bjf: Object at location x.bjf not found: Error performing GET \
+             http://127.0.0.1:59333/nobucket/x.bjf - Server returned non-2xx status code: 404 \
+             Not Found: NoSuchBucket: The specified bucket does not exist"
+        );
+        // Durations of every unit go; words and numbers that are not durations stay.
+        for (t, want) in [
+            ("GET u in 1.5s - x", "GET u - x"),
+            ("GET u in 850µs", "GET u"),
+            ("GET u in 12ns: y", "GET u: y"),
+            ("joined in 23 ms in total", "joined in 23 ms in total"),
+            ("in in in 5", "in in in 5"),
+            ("a key in users.parquet", "a key in users.parquet"),
+            ("<Error><Code>AccessDenied</Code></Error>", "AccessDenied"),
+            (
+                "<Error><Foo>x</Foo></Error> tail",
+                "<Error><Foo>x</Foo></Error> tail",
+            ),
+        ] {
+            assert_eq!(tidy(t), want, "{t}");
+        }
+    }
 }

@@ -6,6 +6,34 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::Parser;
 
+/// A command-line usage error on one line, like every other error: clap's message, its
+/// possible values and tip, without the usage block and the pointer to --help, which the
+/// line ends with instead.
+fn usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let parts: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect();
+    let mut line = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            // A list follows its heading ("were not provided: --input, --column").
+            line += match (line.ends_with(':'), parts[i - 1].ends_with(':')) {
+                (true, _) => " ",
+                (false, false) if !parts[i - 1].contains(' ') || !p.contains(' ') => ", ",
+                _ => "; ",
+            };
+        }
+        line += p;
+    }
+    format!("{line} (see --help)")
+}
+
 /// The signal that asked the job to stop (0: none).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
@@ -32,7 +60,20 @@ fn handle_signals() {
 fn main() -> ExitCode {
     bloomjoin::sys::tune_allocator();
     bloomjoin::store::refuse_memory_outputs();
-    let cli = bloomjoin::cli::Cli::parse();
+    let cli = match bloomjoin::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version, and the help printed when no subcommand is given.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            eprintln!("bloomjoin: error: {}", usage_error(&e));
+            return ExitCode::from(2);
+        }
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("BLOOMJOIN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()

@@ -990,8 +990,17 @@ fn join_to_a_missing_bucket_names_no_such_bucket() {
     )
     .fails(2, &["s3://missing-bucket/out", "NoSuchBucket"]);
     assert!(!err.contains("panicked"), "{err}");
-    run_env(d, &train_args("users", "s3://missing-bucket/f.bjf"), &env)
-        .fails(2, &["s3://missing-bucket/f.bjf", "NoSuchBucket"]);
+    let err = run_env(d, &train_args("users", "s3://missing-bucket/f.bjf"), &env).fails(
+        2,
+        &[
+            "s3://missing-bucket/f.bjf",
+            "NoSuchBucket: The specified bucket does not exist",
+        ],
+    );
+    // The store's XML answer is read, not printed: no markup, request ids or timings.
+    for noise in ["<", "RequestId", "HostId", "ms -"] {
+        assert!(!err.contains(noise), "{noise:?} in {err}");
+    }
 }
 
 /// The manifest of a committed output: its run id and part names.
@@ -1448,4 +1457,36 @@ fn s3_scale_out_sharded_example_runs() {
     // The join checks that every left key passing --left-where is in the filter (exit 2 on
     // the first miss), so success means no false negative.
     report.ok();
+}
+
+/// Usage errors were clap's blocks of three to seven lines (the error, possible values or a
+/// tip, the usage, a pointer to --help). They are one line like every other error, exit 2;
+/// --help and --version still print as they did, exit 0.
+#[test]
+fn usage_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (args, needles) in [
+        (
+            &["train", "--fpp", "abc", "-i", "x", "-c", "y", "-o", "z"][..],
+            &["invalid value 'abc' for '--fpp", "(see --help)"][..],
+        ),
+        (
+            &["join", "--type", "weird"],
+            &["'--type", "possible values: inner, left"],
+        ),
+        (&["trian"], &["unrecognized subcommand 'trian'", "'train'"]),
+        (
+            &["train"],
+            &["required arguments were not provided: --input", "--output"],
+        ),
+        (&["inspect", "f.bjf", "--bogus"], &["'--bogus'"]),
+    ] {
+        run_in(d, args).fails(2, needles);
+    }
+    for args in [&["--version"][..], &["train", "--help"]] {
+        let r = run_in(d, args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(!r.stdout.is_empty());
+    }
 }
