@@ -132,6 +132,18 @@ impl InputFile {
         };
         let metadata = ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::new())
             .map_err(perr)?;
+        // Dictionary columns with 8- or 16-bit indices (pandas categoricals) are read with
+        // 32-bit ones: a join's build side concatenates batches whose dictionaries together
+        // outgrow 127 values, and an output row group holds the values of many input ones,
+        // which pyarrow and Polars then cannot read back under the narrow type.
+        let metadata = match wide_dictionaries(metadata.schema()) {
+            Some(schema) => ArrowReaderMetadata::try_new(
+                Arc::clone(metadata.metadata()),
+                ArrowReaderOptions::new().with_schema(schema),
+            )
+            .map_err(perr)?,
+            None => metadata,
+        };
         Ok(InputFile {
             location,
             size,
@@ -600,6 +612,63 @@ fn expand_remote(loc: &Location, input: &str) -> Result<Vec<Location>> {
         location: input.to_string(),
         reason: "no such object, and no *.parquet objects below it".into(),
     })
+}
+
+/// `schema` with every dictionary of 8- or 16-bit indices, at any depth, given 32-bit ones
+/// (signed, as Arrow's readers and writers use by default); `None` when it has none.
+fn wide_dictionaries(schema: &SchemaRef) -> Option<SchemaRef> {
+    use arrow::datatypes::{DataType as D, Field, Schema};
+    fn widen(t: &D) -> Option<D> {
+        let field = |f: &Arc<Field>| {
+            widen(f.data_type()).map(|t| Arc::new(f.as_ref().clone().with_data_type(t)))
+        };
+        match t {
+            D::Dictionary(k, v) => {
+                let value = widen(v);
+                let narrow = matches!(k.as_ref(), D::Int8 | D::Int16 | D::UInt8 | D::UInt16);
+                (narrow || value.is_some()).then(|| {
+                    let key = if narrow { D::Int32 } else { k.as_ref().clone() };
+                    D::Dictionary(Box::new(key), Box::new(value.unwrap_or_else(|| *v.clone())))
+                })
+            }
+            D::List(f) => field(f).map(D::List),
+            D::LargeList(f) => field(f).map(D::LargeList),
+            D::ListView(f) => field(f).map(D::ListView),
+            D::LargeListView(f) => field(f).map(D::LargeListView),
+            D::FixedSizeList(f, n) => field(f).map(|f| D::FixedSizeList(f, *n)),
+            D::Map(f, sorted) => field(f).map(|f| D::Map(f, *sorted)),
+            D::Struct(fs) => {
+                let new: Vec<Option<Arc<Field>>> = fs.iter().map(field).collect();
+                new.iter().any(Option::is_some).then(|| {
+                    D::Struct(
+                        fs.iter()
+                            .zip(new)
+                            .map(|(f, n)| n.unwrap_or_else(|| Arc::clone(f)))
+                            .collect(),
+                    )
+                })
+            }
+            _ => None,
+        }
+    }
+    let fields: Vec<Option<Field>> = schema
+        .fields()
+        .iter()
+        .map(|f| widen(f.data_type()).map(|t| f.as_ref().clone().with_data_type(t)))
+        .collect();
+    if fields.iter().all(Option::is_none) {
+        return None;
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .zip(fields)
+        .map(|(f, n)| n.unwrap_or_else(|| f.as_ref().clone()))
+        .collect();
+    Some(Arc::new(Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    )))
 }
 
 #[cfg(test)]

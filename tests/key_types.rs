@@ -913,3 +913,180 @@ fn timestamp_filters_are_deterministic() {
     assert_eq!(files[0], files[1]);
     assert_eq!(files[0], files[2]);
 }
+
+/// Found by a differential audit (2026-11-26): dictionary columns with 8-bit indices (what
+/// pandas categoricals become) failed every join, exit 1, "Dictionary key bigger than the
+/// key type", once the left side's row groups held more than 127 values together (the build
+/// side concatenates them); on the right side the join exited 0 with parts whose row groups
+/// held more than 127 values under an `int8` dictionary type, which pyarrow and Polars cannot
+/// read. Such columns are now read with 32-bit indices.
+#[test]
+fn dictionaries_of_narrow_indices_join_past_127_values() {
+    use arrow::datatypes::{DataType, Field, Int8Type, Schema};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dict = DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8));
+    // Three row groups of 100 values each, each group's dictionary its own.
+    let write = |path: &str, key: &str, other: &str| {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new(key, dict.clone(), true),
+            Field::new(other, DataType::Int64, true),
+        ]));
+        std::fs::create_dir_all(d.join(path).parent().unwrap()).unwrap();
+        let f = std::fs::File::create(d.join(path)).unwrap();
+        let mut w = parquet::arrow::ArrowWriter::try_new(f, schema.clone(), None).unwrap();
+        for g in 0..3i64 {
+            let vals: Vec<String> = (0..100).map(|i| format!("v{}", g * 100 + i)).collect();
+            let keys: DictionaryArray<Int8Type> = vals.iter().map(|s| s.as_str()).collect();
+            let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(g * 100..g * 100 + 100));
+            let b = RecordBatch::try_new(schema.clone(), vec![Arc::new(keys), ids]).unwrap();
+            w.write(&b).unwrap();
+            w.flush().unwrap();
+        }
+        w.close().unwrap();
+    };
+    write("l/l.parquet", "k", "lid");
+    write("r/r.parquet", "rk", "rid");
+    for (jt, strategy) in [
+        ("inner", "replicated"),
+        ("inner", "reduce-side"),
+        ("full", "replicated"),
+        ("right", "reduce-side"),
+    ] {
+        let out = format!("out-{jt}-{strategy}");
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--left",
+                "l",
+                "--left-key",
+                "k",
+                "--right",
+                "r",
+                "--right-key",
+                "rk",
+                "--type",
+                jt,
+                "--strategy",
+                strategy,
+                "--workers",
+                "1",
+                "--output",
+                &out,
+            ],
+        )
+        .ok();
+        let (rows, names) = read_rows(&d.join(&out));
+        assert_eq!(names, ["k", "lid", "rk", "rid"]);
+        // Every key is on both sides: 300 pairs, each id with itself.
+        assert_eq!(rows.len(), 300, "{jt} {strategy}");
+        for r in &rows {
+            let f: Vec<&str> = r.split('|').collect();
+            assert_eq!((f[0], f[1]), (f[2], f[3]), "{r}");
+            assert_eq!(f[0], format!("v{}", f[1]), "{r}");
+        }
+        // The parts say 32-bit indices, which every reader takes for 300 values.
+        for part in crate::util::files_below(&d.join(&out))
+            .iter()
+            .filter(|p| p.ends_with(".parquet"))
+        {
+            let f = std::fs::File::open(d.join(&out).join(part)).unwrap();
+            let b =
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+            for c in ["k", "rk"] {
+                assert_eq!(
+                    b.schema().field_with_name(c).unwrap().data_type(),
+                    &DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+                    "{part} {c}"
+                );
+            }
+        }
+    }
+}
+
+/// Found by a differential audit (2026-11-26): a date key met an integer, decimal or boolean
+/// key by its day number (`DATE '2022-01-08'` with `19000`, `true` with `1970-01-02`), exit
+/// 0, where SQL refuses the comparison (DuckDB: "Unimplemented type for cast (INTEGER ->
+/// DATE)"; our own `--where` too). Now refused in one line, exit 2, nothing written; dates of
+/// either width still meet each other.
+#[test]
+fn a_date_key_never_meets_a_number_key() {
+    use arrow::datatypes::i256;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let days = [1i32, 19000, 19001];
+    write_parquet(
+        &d.join("l/l.parquet"),
+        vec![(
+            "day",
+            Arc::new(Date32Array::from(days.to_vec())) as ArrayRef,
+        )],
+        10,
+    );
+    let rights: [(&str, ArrayRef); 5] = [
+        ("int", Arc::new(Int32Array::from(days.to_vec()))),
+        (
+            "dec",
+            Arc::new(
+                Decimal128Array::from(vec![100i128, 1_900_000])
+                    .with_precision_and_scale(10, 2)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "dec256",
+            Arc::new(
+                Decimal256Array::from(vec![i256::from(19000)])
+                    .with_precision_and_scale(40, 0)
+                    .unwrap(),
+            ),
+        ),
+        ("bool", Arc::new(BooleanArray::from(vec![true, false]))),
+        (
+            "date64",
+            Arc::new(Date64Array::from(vec![86_400_000i64, 19000 * 86_400_000])),
+        ),
+    ];
+    for (name, col) in rights {
+        let dir = format!("r-{name}");
+        write_parquet(&d.join(&dir).join("r.parquet"), vec![("k", col)], 10);
+        let out = format!("out-{name}");
+        for (left, right, lk, rk) in [
+            ("l", dir.as_str(), "day", "k"),
+            (dir.as_str(), "l", "k", "day"),
+        ] {
+            let r = run_in(
+                d,
+                &[
+                    "join",
+                    "-q",
+                    "--left",
+                    left,
+                    "--left-key",
+                    lk,
+                    "--right",
+                    right,
+                    "--right-key",
+                    rk,
+                    "--workers",
+                    "1",
+                    "--output",
+                    &out,
+                    "--overwrite",
+                ],
+            );
+            if name == "date64" {
+                r.ok();
+                assert_eq!(read_rows(&d.join(&out)).0.len(), 2, "{name}");
+            } else {
+                r.fails(
+                    2,
+                    &["type mismatch", "a date never equals a number", lk, rk],
+                );
+                assert!(!d.join(&out).exists(), "{name}");
+            }
+        }
+    }
+}

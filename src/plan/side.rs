@@ -109,6 +109,9 @@ pub(crate) fn plan_join(
         if let Some(e) = time_zone_mismatch(job, &left, &right, i) {
             return Err(e);
         }
+        if let Some(e) = date_mismatch(job, &left, &right, i) {
+            return Err(e);
+        }
         if lf != rf {
             return Err(Error::Usage(format!(
                 "key family mismatch: --left-key {} holds {lf} keys, --right-key {} holds {rf} keys",
@@ -164,6 +167,32 @@ pub(crate) fn plan_join(
         out_columns,
         bloom_columns,
     })
+}
+
+/// The error for a date key on one side and a number (an integer, a decimal, a boolean) on
+/// the other. Keys hash by value and a date's value is its day number, so they would meet
+/// (`DATE '2022-01-08'` and `19000`), but SQL never compares the two: DuckDB refuses the cast
+/// and so does `--where`.
+fn date_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput, i: usize) -> Option<Error> {
+    let date = |s: &SideInput| {
+        let t = s.schema.field(i).data_type();
+        let t = match t {
+            DataType::Dictionary(_, v) => v.as_ref(),
+            t => t,
+        };
+        matches!(t, DataType::Date32 | DataType::Date64).then(|| t.clone())
+    };
+    let (l, r) = (date(left), date(right));
+    if l.is_some() == r.is_some() {
+        return None;
+    }
+    Some(Error::Usage(format!(
+        "type mismatch: --left-key {} is {} but --right-key {} is {}: a date never equals a number; cast one side",
+        job.left.keys[i],
+        left.schema.field(i).data_type(),
+        job.right.keys[i],
+        right.schema.field(i).data_type(),
+    )))
 }
 
 /// The error for a timestamp key with a time zone on one side and without on the other: an
