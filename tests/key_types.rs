@@ -1090,3 +1090,115 @@ fn a_date_key_never_meets_a_number_key() {
         }
     }
 }
+
+/// Found by a differential audit (2026-11-26): the files of one side could not hold a key
+/// (or any column) as decimals of different scales, as an integer and a decimal, as `Date32`
+/// and `Date64`, or as `Int64` and `UInt64` ("no type holds both"), although the same pairs
+/// meet across sides; that is what a widened decimal or a rewritten date column leaves
+/// behind. Each pair now reads into a type that holds both files' values, `--where` runs on
+/// it, and the keys meet by value.
+#[test]
+fn the_files_of_one_side_may_hold_a_column_in_types_that_meet_by_value() {
+    use arrow::datatypes::DataType;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dec = |v: Vec<i128>, p: u8, s: i8| -> ArrayRef {
+        Arc::new(
+            Decimal128Array::from(v)
+                .with_precision_and_scale(p, s)
+                .unwrap(),
+        )
+    };
+    let big = u64::MAX - 1;
+    // (name, files of the left side, right keys, --left-where, the key type the output has)
+    let cases: Vec<(&str, Vec<ArrayRef>, ArrayRef, &str, DataType)> = vec![
+        (
+            "decimals",
+            vec![
+                dec(vec![150, 200], 10, 2),          // 1.50 2.00
+                dec(vec![25_000, 30_001], 12, 4),    // 2.5000 3.0001
+                Arc::new(Int32Array::from(vec![7])), // 7
+            ],
+            dec(vec![15, 25, 70, 20], 5, 1), // 1.5 2.5 7.0 2.0
+            "k > 1.9",
+            DataType::Decimal128(14, 4),
+        ),
+        (
+            "signedness",
+            vec![
+                Arc::new(Int64Array::from(vec![-1, 5])),
+                Arc::new(UInt64Array::from(vec![big, 6])),
+            ],
+            Arc::new(UInt64Array::from(vec![big, 5, 6, u64::MAX])),
+            "k > 0",
+            DataType::Decimal128(20, 0),
+        ),
+        (
+            "dates",
+            vec![
+                Arc::new(Date32Array::from(vec![1, 19000])),
+                Arc::new(Date64Array::from(vec![2 * 86_400_000])),
+            ],
+            Arc::new(Date32Array::from(vec![1, 2, 19000, 5])),
+            "k >= DATE '1970-01-02'",
+            DataType::Date64,
+        ),
+    ];
+    for (name, files, right, where_, want_type) in cases {
+        for (i, f) in files.into_iter().enumerate() {
+            let path = d.join(format!("{name}/l/{i}.parquet"));
+            write_parquet(&path, vec![("k", f)], 10);
+        }
+        write_parquet(
+            &d.join(format!("{name}/r/r.parquet")),
+            vec![("rk", right)],
+            10,
+        );
+        let (l, r, out) = (
+            format!("{name}/l"),
+            format!("{name}/r"),
+            format!("{name}/out"),
+        );
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--left",
+                &l,
+                "--left-key",
+                "k",
+                "--left-where",
+                where_,
+                "--right",
+                &r,
+                "--right-key",
+                "rk",
+                "--workers",
+                "2",
+                "--output",
+                &out,
+            ],
+        )
+        .ok();
+        let (rows, _) = read_rows(&d.join(&out));
+        let want: Vec<&str> = match name {
+            "decimals" => vec!["2.0000|2.0", "2.5000|2.5", "7.0000|7.0"],
+            "signedness" => vec!["18446744073709551614|18446744073709551614", "5|5", "6|6"],
+            // Date64 shows its milliseconds as a time of day.
+            _ => vec![
+                "1970-01-02T00:00:00|1970-01-02",
+                "1970-01-03T00:00:00|1970-01-03",
+                "2022-01-08T00:00:00|2022-01-08",
+            ],
+        };
+        assert_eq!(rows, want, "{name}");
+        let part = crate::util::files_below(&d.join(&out))
+            .into_iter()
+            .find(|p| p.ends_with(".parquet"))
+            .unwrap();
+        let f = std::fs::File::open(d.join(&out).join(part)).unwrap();
+        let b = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+        assert_eq!(b.schema().field(0).data_type(), &want_type, "{name}");
+    }
+}

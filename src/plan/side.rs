@@ -233,8 +233,11 @@ fn time_zone_mismatch(
 /// A type that holds the values of both `a` and `b` (columns of one side in two files), so
 /// that every file's batches can be cast to it without loss: the wider integer (signed when
 /// one is signed: `UInt32` and `Int8` meet in `Int64`), the wider float, the large string or
-/// binary, a dictionary's value type, the finer timestamp unit. `None` when there is none
-/// (`UInt64` and a signed type; a zoned and a zone-less timestamp; different classes).
+/// binary, a dictionary's value type, the finer timestamp unit, the decimal with the most
+/// integer digits and the largest scale (an integer counting as a decimal of scale 0, and
+/// `UInt64` with a signed type meeting in `Decimal(20, 0)`), `Date64` for the two date
+/// widths. `None` when there is none (a zoned and a zone-less timestamp; a date and a
+/// number; more than 76 digits; different classes).
 fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType as D;
     if a == b {
@@ -276,7 +279,40 @@ fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
             return Some(int_type(sa, wa.max(wb)));
         }
         let (unsigned, signed) = if sa { (wb, wa) } else { (wa, wb) };
-        return (unsigned < 64).then(|| int_type(true, signed.max(2 * unsigned)));
+        if unsigned < 64 {
+            return Some(int_type(true, signed.max(2 * unsigned)));
+        }
+        // `UInt64` and a signed type: no integer holds both, `Decimal(20, 0)` does.
+    }
+    // Decimals of different precisions or scales, or a decimal and an integer (a decimal of
+    // scale 0 with its digits), or `UInt64` and a signed integer: the decimal with the most
+    // digits before the point and the largest scale (keys compare by value, so 1.5 and
+    // 1.50 stay one key).
+    let digits = |t: &DataType| -> Option<(i16, i16)> {
+        Some(match t {
+            D::Decimal128(p, s) | D::Decimal256(p, s) if *s >= 0 => {
+                (*p as i16 - *s as i16, *s as i16)
+            }
+            D::Int8 | D::UInt8 => (3, 0),
+            D::Int16 | D::UInt16 => (5, 0),
+            D::Int32 | D::UInt32 => (10, 0),
+            D::Int64 => (19, 0),
+            D::UInt64 => (20, 0),
+            _ => return None,
+        })
+    };
+    if let (Some((ia, sa)), Some((ib, sb))) = (digits(&a), digits(&b)) {
+        let scale = sa.max(sb);
+        let precision = ia.max(ib) + scale;
+        return match precision {
+            ..=38 => Some(D::Decimal128(precision as u8, scale as i8)),
+            39..=76 => Some(D::Decimal256(precision as u8, scale as i8)),
+            _ => None,
+        };
+    }
+    // Dates of either width: milliseconds hold every day.
+    if matches!((&a, &b), (D::Date32, D::Date64) | (D::Date64, D::Date32)) {
+        return Some(D::Date64);
     }
     // Timestamps of different units (both zoned, or both not): the finer unit, which holds
     // every value of the coarser one unless it overflows (then the cast fails, naming the
@@ -542,8 +578,31 @@ mod tests {
             (D::UInt32, D::Int8, Some(D::Int64)),
             (D::Int16, D::UInt8, Some(D::Int16)),
             (D::UInt16, D::Int8, Some(D::Int32)),
-            (D::UInt64, D::Int64, None),
-            (D::Int8, D::UInt64, None),
+            (D::UInt64, D::Int64, Some(D::Decimal128(20, 0))),
+            (D::Int8, D::UInt64, Some(D::Decimal128(20, 0))),
+            (
+                D::Decimal128(10, 2),
+                D::Decimal128(12, 4),
+                Some(D::Decimal128(12, 4)),
+            ),
+            (
+                D::Decimal128(10, 2),
+                D::Decimal128(5, 4),
+                Some(D::Decimal128(12, 4)),
+            ),
+            (D::Int32, D::Decimal128(10, 0), Some(D::Decimal128(10, 0))),
+            (D::Int64, D::Decimal128(5, 3), Some(D::Decimal128(22, 3))),
+            (
+                D::UInt64,
+                D::Decimal128(38, 20),
+                Some(D::Decimal256(40, 20)),
+            ),
+            (D::Decimal256(76, 0), D::Decimal128(38, 38), None),
+            (D::Decimal128(10, -2), D::Int32, None),
+            (D::Date32, D::Date64, Some(D::Date64)),
+            (D::Date64, D::Date32, Some(D::Date64)),
+            (D::Date64, D::Int64, None),
+            (D::Boolean, D::Int8, None),
             (D::Utf8, D::LargeUtf8, Some(D::LargeUtf8)),
             (dict(D::Utf8), D::Utf8, Some(D::Utf8)),
             (dict(D::Utf8), dict(D::Utf8), Some(dict(D::Utf8))),
