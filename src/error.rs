@@ -106,6 +106,12 @@ pub enum Error {
     /// Bad usage that clap cannot catch (combinations of options, job files).
     #[error("{0}")]
     Usage(String),
+    /// A key the filter's format cannot hold: a `UInt64` over 2^63 - 1, a decimal that is no
+    /// long, or a timestamp with digits below a microsecond, against a Spark filter (whose
+    /// keys are longs). Training or checking such a left key is an error; a right key is one
+    /// no left key equals, so the prefilter drops it.
+    #[error("{0}")]
+    Unrepresentable(String),
     /// A local I/O error on a named path.
     #[error("{location}")]
     Io {
@@ -189,7 +195,8 @@ impl Error {
             | Error::Overlap { .. }
             | Error::Credentials { .. }
             | Error::Expr { .. }
-            | Error::Usage(_) => 2,
+            | Error::Usage(_)
+            | Error::Unrepresentable(_) => 2,
             Error::Io { source, .. } => match source.kind() {
                 std::io::ErrorKind::NotFound
                 | std::io::ErrorKind::PermissionDenied

@@ -681,7 +681,7 @@ fn timestamps<H: KeyHasher>(array: &dyn Array, unit: i64, h: &H, out: &mut Vec<u
             // A null slot may hold any value: give it some hash instead of refusing.
             None if nulls.as_ref().is_some_and(|n| n.is_null(i)) => 0,
             None => {
-                return Err(Error::Usage(format!(
+                return Err(Error::Unrepresentable(format!(
                     "timestamp key {} has digits below a microsecond: a Spark filter's keys are longs of microseconds (Spark's TIMESTAMP)",
                     timestamp_text(ns)
                 )))
@@ -733,13 +733,15 @@ pub(crate) fn unrepresentable_decimal(m: i256, scale: i8) -> Error {
         format!("{sign}{digits}e{}", -(scale as i32))
     };
     let mut buf = [0u8; 33];
-    Error::Usage(if canonical_number(m, scale, &mut buf).is_some() {
-        format!(
+    if canonical_number(m, scale, &mut buf).is_some() {
+        Error::Unrepresentable(format!(
             "decimal key {value} does not fit a Spark filter, whose keys are signed 64-bit longs (BIGINT): only integer values that fit a long do"
-        )
+        ))
     } else {
-        format!("decimal key {value} is an integer beyond 256 bits, which no key holds")
-    })
+        Error::Usage(format!(
+            "decimal key {value} is an integer beyond 256 bits, which no key holds"
+        ))
+    }
 }
 
 /// The canonical bytes of every slot of a decimal array (null slots empty).
@@ -833,7 +835,7 @@ fn uints64<H: KeyHasher>(array: &dyn Array, h: &H, out: &mut Vec<u64>) -> Result
 
 /// The error for a `UInt64` key that a hasher cannot hold.
 fn unrepresentable(v: u64) -> Error {
-    Error::Usage(format!(
+    Error::Unrepresentable(format!(
         "UInt64 key {v} does not fit a Spark filter, whose keys are signed 64-bit longs (BIGINT)"
     ))
 }
@@ -908,7 +910,7 @@ pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &
         KeyFamily::Timestamp | KeyFamily::TimestampTz => {
             let ns = parse_text_timestamp(text, family)?;
             hasher.hash_timestamp(ns).ok_or_else(|| {
-                Error::Usage(format!(
+                Error::Unrepresentable(format!(
                     "timestamp key {} has digits below a microsecond: a Spark filter's keys are longs of microseconds (Spark's TIMESTAMP)",
                     timestamp_text(ns)
                 ))

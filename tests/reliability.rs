@@ -1490,3 +1490,46 @@ fn usage_errors_are_one_line() {
         assert!(!r.stdout.is_empty());
     }
 }
+
+/// Found by an audit (2026-11-26): a file with two columns of one name failed with "invalid
+/// --select: column "v" is selected twice" when no --select was given. The error now names
+/// the file and the column.
+#[test]
+fn a_file_with_two_columns_of_one_name_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ints = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
+    write_parquet(
+        &d.join("dup.parquet"),
+        vec![
+            ("k", ints(vec![1, 2])),
+            ("v", ints(vec![3, 4])),
+            ("v", ints(vec![5, 6])),
+        ],
+        10,
+    );
+    write_parquet(&d.join("r.parquet"), vec![("k", ints(vec![1]))], 10);
+    for (left, right) in [("dup.parquet", "r.parquet"), ("r.parquet", "dup.parquet")] {
+        run_in(
+            d,
+            &[
+                "join",
+                "--left",
+                left,
+                "--left-key",
+                "k",
+                "--right",
+                right,
+                "--right-key",
+                "k",
+                "--output",
+                "out",
+            ],
+        )
+        .fails(
+            2,
+            &["dup.parquet", "column \"v\"", "two columns of this name"],
+        );
+        assert!(!d.join("out").exists());
+    }
+}

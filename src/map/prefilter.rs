@@ -301,7 +301,14 @@ impl RightPrefilter {
                     Some(f) if f.params().seed == seed && f.params().layout.hashes_natively() => {
                         f.probe_hashes(&hashes)
                     }
-                    Some(f) => f.probe_hashes(&f.hash_columns(&units).map_err(err)?.hashes),
+                    Some(f) => match f.hash_columns(&units) {
+                        Ok(k) => f.probe_hashes(&k.hashes),
+                        // A right key the filter's format cannot hold (a Spark filter's keys
+                        // are longs) equals no left key, all of which it holds: such rows
+                        // fail the probe, the others are probed one by one.
+                        Err(Error::Unrepresentable(_)) => probe_each(f, &units),
+                        Err(e) => return Err(err(e)),
+                    },
                     None => BooleanBuffer::new_set(u),
                 };
                 // Rows with a null key never pass; they count as such, not as the filter's.
@@ -351,6 +358,17 @@ impl RightPrefilter {
             },
         )))
     }
+}
+
+/// Probe each row of `units` on its own: a row whose key the filter's format cannot hold
+/// fails.
+fn probe_each(f: &BloomFilter, units: &[&dyn Array]) -> BooleanBuffer {
+    BooleanBuffer::collect_bool(units[0].len(), |k| {
+        let row: Vec<arrow::array::ArrayRef> = units.iter().map(|c| c.slice(k, 1)).collect();
+        let row: Vec<&dyn Array> = row.iter().map(|c| c.as_ref()).collect();
+        f.hash_columns(&row)
+            .is_ok_and(|h| f.probe_hashes(&h.hashes).value(0))
+    })
 }
 
 /// Where the runs of equal keys start in a one-column integer key without nulls, when its

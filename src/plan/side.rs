@@ -92,6 +92,22 @@ pub(crate) fn plan_join(
             .map(|f| f.schema().clone())
             .ok_or_else(|| Error::Usage(format!("no {name} input files")))
     };
+    // Columns are found by name: a file with two columns of one name has no answer.
+    for f in left_plan.files.iter().chain(&right_plan.files) {
+        let mut seen = std::collections::HashSet::new();
+        if let Some(dup) = f
+            .schema()
+            .fields()
+            .iter()
+            .find(|c| !seen.insert(c.name().as_str()))
+        {
+            return Err(Error::Column {
+                file: f.location.to_string(),
+                column: dup.name().clone(),
+                reason: "the file has two columns of this name, and columns are read by name: rename one".into(),
+            });
+        }
+    }
     let (ls, rs) = (
         first_schema(&left_plan, "left")?,
         first_schema(&right_plan, "right")?,
