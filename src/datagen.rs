@@ -448,6 +448,9 @@ pub struct DatagenReport {
     pub users: TableReport,
     /// The comments table.
     pub comments: TableReport,
+    /// Files per table asked for (`--files`, or its default); a table of fewer rows gets
+    /// one file per row.
+    pub files_asked: usize,
     /// Wall time, milliseconds.
     pub total_ms: u64,
 }
@@ -470,6 +473,12 @@ impl DatagenReport {
                 crate::report::human_bytes(t.bytes),
                 t.dir
             );
+            if t.files < self.files_asked {
+                s += &format!(
+                    "           {} files, not the {} asked: never more files than rows\n",
+                    t.files, self.files_asked
+                );
+            }
         }
         s
     }
@@ -716,6 +725,7 @@ pub fn run(spec: &DatagenSpec) -> Result<DatagenReport> {
             row_groups: 0,
             bytes: 0,
         },
+        files_asked: files,
         total_ms: 0,
     };
     for (t, r) in tasks.iter().zip(results) {

@@ -380,6 +380,14 @@ fn datagen_is_deterministic() {
         &["--files", "3", "--row-group-rows", "700", "--workers", "2"],
     );
     assert!(out.contains("users    300 rows, 3 files"), "{out}");
+    assert!(!out.contains("asked"), "{out}");
+    // More files than users: one file per user, and the summary says why (it was silent).
+    let few = datagen(d.path(), "few", &["--files", "400"]);
+    assert!(
+        few.contains("users    300 rows, 300 files")
+            && few.contains("300 files, not the 400 asked: never more files than rows"),
+        "{few}"
+    );
     assert!(
         out.contains("comments 5000 rows, 3 files, 9 row groups"),
         "{out}"
