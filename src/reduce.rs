@@ -550,18 +550,21 @@ impl Emitter {
     }
 }
 
-/// A batch whose string and binary view columns hold only the bytes their rows use. Filtered
-/// or shuffled view arrays still point into the buffers they were decoded into (whole
-/// dictionary pages, whole batches); a build side kept for the whole job would keep all of
-/// those alive.
-pub fn compact_views(batch: RecordBatch) -> RecordBatch {
+/// A batch whose columns hold only the bytes their rows use: string and binary views keep
+/// only their rows' bytes, dictionaries only the values their rows' keys use. Filtered or
+/// shuffled arrays still point into what they were decoded into (whole dictionary pages,
+/// whole batches, a row group's whole dictionary); a build side kept for the whole job would
+/// keep all of it alive, and a spill would write it (and count it) once per partition and
+/// batch.
+pub fn compact(batch: RecordBatch) -> RecordBatch {
     use arrow::array::AsArray;
     use arrow::datatypes::DataType;
-    if !batch
-        .columns()
-        .iter()
-        .any(|c| matches!(c.data_type(), DataType::Utf8View | DataType::BinaryView))
-    {
+    if !batch.columns().iter().any(|c| {
+        matches!(
+            c.data_type(),
+            DataType::Utf8View | DataType::BinaryView | DataType::Dictionary(..)
+        )
+    }) {
         return batch;
     }
     let columns = batch
@@ -571,6 +574,10 @@ pub fn compact_views(batch: RecordBatch) -> RecordBatch {
             match c.data_type() {
                 DataType::Utf8View => Arc::new(c.as_string_view().gc()),
                 DataType::BinaryView => Arc::new(c.as_binary_view().gc()),
+                DataType::Dictionary(..) => c
+                    .as_any_dictionary_opt()
+                    .and_then(|d| arrow_select::dictionary::garbage_collect_any_dictionary(d).ok())
+                    .unwrap_or_else(|| Arc::clone(c)),
                 _ => Arc::clone(c),
             }
         })
@@ -735,7 +742,7 @@ mod tests {
         .unwrap();
         let keep = arrow::array::BooleanArray::from_iter((0..10_000).map(|i| Some(i % 100 == 0)));
         let few = filter_record_batch(&batch, &keep).unwrap();
-        let compact = compact_views(few.clone());
+        let compact = compact(few.clone());
         assert_eq!(compact, few);
         let bytes = |b: &RecordBatch| -> usize {
             let a = b.column(1).as_string_view();

@@ -107,7 +107,7 @@ impl SpillSide {
     /// data buffers, which the IPC writer would write, and [`data_bytes`] count, once per
     /// partition.
     pub(crate) fn write(&self, p: usize, batch: &RecordBatch, hashes: Vec<u64>) -> Result<()> {
-        let batch = crate::reduce::compact_views(batch.clone());
+        let batch = crate::reduce::compact(batch.clone());
         let mut columns = batch.columns().to_vec();
         columns.push(Arc::new(UInt64Array::from(hashes)));
         let batch = RecordBatch::try_new(self.schema.clone(), columns)

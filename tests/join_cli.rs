@@ -1845,3 +1845,97 @@ fn a_key_with_very_many_left_rows_is_joined_in_passes_for_every_join_type() {
         );
     }
 }
+
+/// Found by an audit (2026-11-26): a dictionary column on the reduce-side path was counted,
+/// and spilled, with its row group's whole dictionary once per batch and partition: a left
+/// side of 86 MiB was judged "about 3.35 GiB" (reduce-side in passes under a 1 GiB budget),
+/// a 4.6 MB input spilled 5.6 GB, 512 partitions, hundreds of passes. Dictionaries are now
+/// compacted to the values their rows use, like string views: the same side as plain strings
+/// and as a dictionary plans, spills and passes alike.
+#[test]
+fn a_dictionary_column_is_counted_and_spilled_by_the_values_its_rows_use() {
+    use arrow::datatypes::Int32Type;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 60_000i64;
+    let text: Vec<String> = (0..n).map(|i| format!("{i:0>60}")).collect();
+    let plain: ArrayRef = Arc::new(StringArray::from_iter_values(&text));
+    let dict: ArrayRef = Arc::new(
+        text.iter()
+            .map(|s| s.as_str())
+            .collect::<DictionaryArray<Int32Type>>(),
+    );
+    for (name, s) in [("plain", plain), ("dict", dict)] {
+        let k: ArrayRef = Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 5000)));
+        // One row group: every batch of 1,000 rows holds the whole 60,000-value dictionary.
+        write_parquet(
+            &d.join(format!("{name}/l.parquet")),
+            vec![("k", k), ("s", s)],
+            n as usize,
+        );
+    }
+    write_parquet(
+        &d.join("r/r.parquet"),
+        vec![(
+            "k",
+            Arc::new(Int64Array::from_iter_values((0..10_000).step_by(3))) as ArrayRef,
+        )],
+        1000,
+    );
+    let run = |left: &str, limit: &str| {
+        let (out, rep) = (format!("{left}-{limit}"), format!("{left}-{limit}.json"));
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--left",
+                left,
+                "--left-key",
+                "k",
+                "--right",
+                "r",
+                "--right-key",
+                "k",
+                "--workers",
+                "2",
+                "--batch-size",
+                "1000",
+                "--memory-limit",
+                limit,
+                "--output",
+                &out,
+                "--report",
+                &rep,
+            ],
+        )
+        .ok();
+        (
+            read_rows(&d.join(&out)).0,
+            report(d, &rep)["strategy"].clone(),
+        )
+    };
+    // Under a budget a tenth of the side: reduce-side, alike for both.
+    let (rows_p, p) = run("plain", "512KiB");
+    let (rows_d, s) = run("dict", "512KiB");
+    assert_eq!(rows_p, rows_d);
+    assert_eq!(s["used"], "reduce-side", "{s}");
+    let num = |v: &serde_json::Value, f: &str| v[f].as_u64().unwrap();
+    assert!(
+        num(&s, "partitions") <= 2 * num(&p, "partitions"),
+        "{s} against {p}"
+    );
+    assert!(
+        num(&s, "spilled_bytes") <= 2 * num(&p, "spilled_bytes"),
+        "{s} against {p}"
+    );
+    assert!(
+        num(&s, "max_passes") <= 2 * num(&p, "max_passes"),
+        "{s} against {p}"
+    );
+    assert!(num(&s, "build_bytes") <= 512 << 10, "{s}");
+    // Under a budget that holds it (the side is about 5 MiB): replicated, as plain strings.
+    let (rows, s) = run("dict", "64MiB");
+    assert_eq!(s["used"], "replicated", "{s}");
+    assert_eq!(rows, rows_p);
+}

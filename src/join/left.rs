@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::key::{CanonicalKeys, KeyFamily};
 use crate::map::prefilter::Coverage;
 use crate::map::prune;
-use crate::reduce::{compact_views, TABLE_BYTES_PER_ROW};
+use crate::reduce::{compact, TABLE_BYTES_PER_ROW};
 use crate::shuffle::{Partitioner, Spill};
 
 /// The most partitions the reduce-side strategy makes on its own (each is one open file per
@@ -323,7 +323,7 @@ pub(crate) fn map_left(
                 acc.distinct.add(batch.column(0).as_ref(), cap)?;
             }
             if !spilling.load(Ordering::Acquire) {
-                let batch = compact_views(batch);
+                let batch = compact(batch);
                 let size =
                     batch.get_array_memory_size() as u64 + batch.num_rows() as u64 * TABLE_BYTES_PER_ROW;
                 if budget.try_take(size) {

@@ -246,7 +246,7 @@ fn in_passes(ctx: &Ctx, spill: &Spill, p: usize, name: &str, limit: u64) -> Resu
             // A slice of a view column would keep (and the table's concatenation copy) the
             // whole batch's strings: compact it.
             batches.push(if len < h.len() {
-                crate::reduce::compact_views(b.slice(start, len))
+                crate::reduce::compact(b.slice(start, len))
             } else {
                 b.clone()
             });

@@ -199,7 +199,8 @@ fn date_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput, i: usize) -
         matches!(t, DataType::Date32 | DataType::Date64).then(|| t.clone())
     };
     let (l, r) = (date(left), date(right));
-    if l.is_some() == r.is_some() {
+    // Other families (timestamps, strings) get the family mismatch's own message.
+    if l.is_some() == r.is_some() || left.families[i] != right.families[i] {
         return None;
     }
     Some(Error::Usage(format!(
