@@ -337,6 +337,58 @@ fn a_spark_filter_refuses_u64_keys_above_i64_max() {
     let (rows, _) = read_rows(&d.join("with-filter"));
     assert!(!rows.is_empty());
     assert_eq!(rows, read_rows(&d.join("without")).0);
+    // A left key the filter cannot hold is not in it: an error naming the key, or with
+    // --filter-mismatch ignore-filter the filter is set aside (it was the same error).
+    let swapped = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "join",
+            "-q",
+            "--left",
+            "unsigned",
+            "--left-key",
+            "k",
+            "--right",
+            "signed",
+            "--right-key",
+            "k",
+            "--workers",
+            "1",
+            "--filter",
+            "s.spark",
+            "--output",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a)
+    };
+    swapped("refused", &[]).fails(2, &["18446744073709551615", "Spark"]);
+    let r = swapped("set-aside", &["--filter-mismatch", "ignore-filter"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("sets it aside"), "{}", r.stderr);
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--left",
+            "unsigned",
+            "--left-key",
+            "k",
+            "--right",
+            "signed",
+            "--right-key",
+            "k",
+            "--workers",
+            "1",
+            "--output",
+            "no-filter",
+        ],
+    )
+    .ok();
+    assert_eq!(
+        read_rows(&d.join("set-aside")).0,
+        read_rows(&d.join("no-filter")).0
+    );
 }
 
 fn decimals(values: &[Option<i128>], precision: u8, scale: i8) -> ArrayRef {

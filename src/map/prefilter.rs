@@ -595,8 +595,20 @@ impl<'a> Coverage<'a> {
         let hits = if self.same_hash {
             self.filter.probe_hashes(hashes)
         } else {
-            let own = self.filter.hash_columns(keys)?;
-            self.filter.probe_hashes(&own.hashes)
+            match self.filter.hash_columns(keys) {
+                Ok(own) => self.filter.probe_hashes(&own.hashes),
+                // A left key the filter's format cannot hold is not in it either: with
+                // ignore-filter, the filter is set aside like for any missing key.
+                Err(crate::error::Error::Unrepresentable(why))
+                    if self.mode == FilterMismatch::IgnoreFilter =>
+                {
+                    if !self.missed.swap(true, Ordering::Relaxed) {
+                        *self.missing.lock().expect("coverage") = Some(format!("({why})"));
+                    }
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            }
         };
         let nulls = crate::key::tuple_nulls(keys);
         let Some(i) = (0..hashes.len())
