@@ -188,14 +188,19 @@ fn one_pass(ctx: &Ctx, spill: &Spill, p: usize, name: &str, need: u64) -> Result
     let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name))?;
     spill.right.for_each(p, |b, h| e.probe(&table, &b, &h))?;
     e.emit_left(&table, 0..table.num_rows())?;
+    finish(e, need, 1)
+}
+
+/// Close a partition's part: what it wrote, with the bytes built and the passes made.
+fn finish(e: Emitter, build_bytes: u64, passes: u64) -> Result<Reduced> {
     let right_unmatched = e.right_unmatched;
     let (rows_out, bytes_out) = e.finish()?;
     Ok(Reduced {
         rows_out,
         bytes_out,
         right_unmatched,
-        build_bytes: need,
-        passes: 1,
+        build_bytes,
+        passes,
     })
 }
 
@@ -256,13 +261,5 @@ fn in_passes(ctx: &Ctx, spill: &Spill, p: usize, name: &str, limit: u64) -> Resu
         Ok(())
     })?;
     pass(&mut e, &mut batches, &mut hashes, &mut size, true)?;
-    let right_unmatched = e.right_unmatched;
-    let (rows_out, bytes_out) = e.finish()?;
-    Ok(Reduced {
-        rows_out,
-        bytes_out,
-        right_unmatched,
-        build_bytes,
-        passes,
-    })
+    finish(e, build_bytes, passes)
 }
