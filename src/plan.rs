@@ -651,24 +651,14 @@ fn wide_dictionaries(schema: &SchemaRef) -> Option<SchemaRef> {
             _ => None,
         }
     }
-    let fields: Vec<Option<Field>> = schema
-        .fields()
-        .iter()
-        .map(|f| widen(f.data_type()).map(|t| f.as_ref().clone().with_data_type(t)))
-        .collect();
-    if fields.iter().all(Option::is_none) {
-        return None;
+    // The schema's fields are a struct's.
+    match widen(&D::Struct(schema.fields().clone()))? {
+        D::Struct(fields) => Some(Arc::new(Schema::new_with_metadata(
+            fields,
+            schema.metadata().clone(),
+        ))),
+        _ => None,
     }
-    let fields: Vec<Field> = schema
-        .fields()
-        .iter()
-        .zip(fields)
-        .map(|(f, n)| n.unwrap_or_else(|| f.as_ref().clone()))
-        .collect();
-    Some(Arc::new(Schema::new_with_metadata(
-        fields,
-        schema.metadata().clone(),
-    )))
 }
 
 #[cfg(test)]

@@ -602,9 +602,7 @@ impl<'a> Coverage<'a> {
                 Err(crate::error::Error::Unrepresentable(why))
                     if self.mode == FilterMismatch::IgnoreFilter =>
                 {
-                    if !self.missed.swap(true, Ordering::Relaxed) {
-                        *self.missing.lock().expect("coverage") = Some(format!("({why})"));
-                    }
+                    self.set_aside(format!("({why})"));
                     return Ok(());
                 }
                 Err(e) => return Err(e),
@@ -634,11 +632,16 @@ impl<'a> Coverage<'a> {
                 self.location
             ))),
             FilterMismatch::IgnoreFilter => {
-                if !self.missed.swap(true, Ordering::Relaxed) {
-                    *self.missing.lock().expect("coverage") = Some(key);
-                }
+                self.set_aside(key);
                 Ok(())
             }
+        }
+    }
+
+    /// In ignore-filter mode: keep the first left key found missing from the filter.
+    fn set_aside(&self, key: String) {
+        if !self.missed.swap(true, Ordering::Relaxed) {
+            *self.missing.lock().expect("coverage") = Some(key);
         }
     }
 

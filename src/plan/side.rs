@@ -196,11 +196,10 @@ fn date_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput, i: usize) -
             DataType::Dictionary(_, v) => v.as_ref(),
             t => t,
         };
-        matches!(t, DataType::Date32 | DataType::Date64).then(|| t.clone())
+        matches!(t, DataType::Date32 | DataType::Date64)
     };
-    let (l, r) = (date(left), date(right));
     // Other families (timestamps, strings) get the family mismatch's own message.
-    if l.is_some() == r.is_some() || left.families[i] != right.families[i] {
+    if date(left) == date(right) || left.families[i] != right.families[i] {
         return None;
     }
     Some(Error::Usage(format!(
