@@ -10,6 +10,7 @@ use arrow::array::RecordBatch;
 use parquet::arrow::arrow_reader::{RowFilter, RowSelectionPolicy};
 use parquet::arrow::push_decoder::{ParquetPushDecoder, ParquetPushDecoderBuilder};
 use parquet::arrow::ProjectionMask;
+use parquet::basic::Type as PhysicalType;
 use parquet::DecodeResult;
 
 use crate::error::{Error, Result};
@@ -23,14 +24,31 @@ const PREDICATE_CACHE_BYTES: usize = 100 << 20;
 
 /// The average run length (selected or skipped rows) of a row filter's selection from which
 /// the other columns skip the rows the filter dropped instead of decoding them all and
-/// filtering afterwards. The parquet crate's default is 32, which decodes every row of
+/// filtering afterwards (a mask), for projections of fewer than [`WIDE_STRING_COLUMNS`]
+/// variable-length columns. The parquet crate's default is 32, which decodes every row of
 /// lineitem for a join that keeps 5 % of them (runs of about 10 rows): 8 takes the skipping
 /// path there and keeps the mask where a filter keeps 20 % or more (orders x customer, runs
-/// of about 3 rows), where skipping costs more. TPC-H scale 5, narrow joins, medians of 5:
-/// lineitem x part 1.31 -> 1.25 s, 2.52 -> 2.42 CPU s, 155 -> 133 MiB; lineitem x partsupp
-/// 1.30 -> 1.27 s, 153 -> 129 MiB; orders x customer unchanged (always skipping: 1.09 -> 1.34
-/// CPU s); see docs/BENCHMARKS.md, "Decode less".
+/// of about 3 rows), where skipping costs more. TPC-H scale 5, narrow joins, medians of 5
+/// (2026-11-24): lineitem x part 1.31 -> 1.25 s, 2.52 -> 2.42 CPU s, 155 -> 133 MiB; lineitem
+/// x partsupp 1.30 -> 1.27 s, 153 -> 129 MiB; orders x customer unchanged (always skipping:
+/// 1.09 -> 1.34 CPU s); see docs/BENCHMARKS.md, "Decode less".
 const SELECTOR_THRESHOLD: usize = 8;
+
+/// The threshold for projections of [`WIDE_STRING_COLUMNS`] or more variable-length columns:
+/// the crate's default, which takes the mask on lineitem at 5 %.
+const WIDE_SELECTOR_THRESHOLD: usize = 32;
+
+/// From this many projected `BYTE_ARRAY` columns (strings, binaries) a selection is applied
+/// with [`WIDE_SELECTOR_THRESHOLD`]. Skipping a run of such a column's rows costs about what
+/// decoding them does (a plain page's lengths are walked either way, a dictionary page's
+/// views are cheap to make), and every selector is paid once per column, while a mask's
+/// filter is planned once per batch for all of them. TPC-H scale 5, lineitem right-semi part
+/// (5 % of lineitem kept), medians of 5, wall s / CPU s at 8 against 32: `*` (5 string
+/// columns of 16) 1.75 / 3.39 against 1.61 / 3.13; 15 columns with 4 strings 1.16 / 2.25
+/// against 1.10 / 2.15; 9 columns with 2 strings 0.81 / 1.58 both; 8 with `l_comment`
+/// 1.24 / 2.41 against 1.23 / 2.41; 11 without strings 0.88 / 1.70 against 0.89 / 1.73; the 7
+/// narrow columns 0.66 / 1.27 against 0.69 / 1.34 (docs/BENCHMARKS.md, "Wide projections").
+const WIDE_STRING_COLUMNS: usize = 3;
 
 /// What to read from a split.
 pub struct ReadOptions {
@@ -67,7 +85,19 @@ impl SplitReader {
             source,
         };
         let builder = ParquetPushDecoderBuilder::new_with_metadata(file.metadata.clone());
-        let mask = ProjectionMask::roots(builder.parquet_schema(), opts.columns.iter().copied());
+        let schema = builder.parquet_schema();
+        let mask = ProjectionMask::roots(schema, opts.columns.iter().copied());
+        let strings = (0..schema.num_columns())
+            .filter(|&i| {
+                schema.column(i).physical_type() == PhysicalType::BYTE_ARRAY
+                    && opts.columns.contains(&schema.get_column_root_idx(i))
+            })
+            .count();
+        let threshold = if strings >= WIDE_STRING_COLUMNS {
+            WIDE_SELECTOR_THRESHOLD
+        } else {
+            SELECTOR_THRESHOLD
+        };
         let mut builder = builder
             .with_projection(mask)
             .with_row_groups(row_groups)
@@ -79,10 +109,8 @@ impl SplitReader {
             .with_max_predicate_cache_size(PREDICATE_CACHE_BYTES);
         // How a row filter's selection is applied to the other columns: skipping runs of
         // rows (selectors) or decoding every row and filtering (a mask), by the average run
-        // length (see SELECTOR_THRESHOLD).
-        builder = builder.with_row_selection_policy(RowSelectionPolicy::Auto {
-            threshold: SELECTOR_THRESHOLD,
-        });
+        // length and the projection's string columns (see SELECTOR_THRESHOLD).
+        builder = builder.with_row_selection_policy(RowSelectionPolicy::Auto { threshold });
         if let Some(f) = opts.row_filter {
             builder = builder.with_row_filter(f);
         }
