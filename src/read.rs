@@ -44,10 +44,10 @@ const WIDE_SELECTOR_THRESHOLD: usize = 32;
 /// views are cheap to make), and every selector is paid once per column, while a mask's
 /// filter is planned once per batch for all of them. TPC-H scale 5, lineitem right-semi part
 /// (5 % of lineitem kept), medians of 5, wall s / CPU s at 8 against 32: `*` (5 string
-/// columns of 16) 1.75 / 3.39 against 1.61 / 3.13; 15 columns with 4 strings 1.16 / 2.25
-/// against 1.10 / 2.15; 9 columns with 2 strings 0.81 / 1.58 both; 8 with `l_comment`
+/// columns of 16) 1.75 / 3.40 against 1.64 / 3.19; 15 columns with 4 strings 1.16 / 2.25
+/// against 1.10 / 2.15; 9 columns with 2 strings 0.81 / 1.59 against 0.81 / 1.57; 8 with `l_comment`
 /// 1.24 / 2.41 against 1.23 / 2.41; 11 without strings 0.88 / 1.70 against 0.89 / 1.73; the 7
-/// narrow columns 0.66 / 1.27 against 0.69 / 1.34 (docs/BENCHMARKS.md, "Wide projections").
+/// narrow columns 0.66 / 1.29 against 0.69 / 1.34 (docs/BENCHMARKS.md, "Wide projections").
 const WIDE_STRING_COLUMNS: usize = 3;
 
 /// What to read from a split.
