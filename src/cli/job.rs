@@ -252,10 +252,10 @@ impl Job {
             .transpose()?;
         // Validation once, at the edge: every step, before any runs.
         let train = train_spec
-            .map(|t| t.to_job().map_err(|e| in_step(path, "train", e)))
+            .map(|t| t.to_job().map_err(|e| in_step(path, "train", sets, e)))
             .transpose()?;
         let join = join_spec
-            .map(|j| j.to_job().map_err(|e| in_step(path, "join", e)))
+            .map(|j| j.to_job().map_err(|e| in_step(path, "join", sets, e)))
             .transpose()?;
         Ok(Job {
             path: path.to_string(),
@@ -288,15 +288,38 @@ fn require(path: &str, name: &str, t: &toml::Table, keys: &[&str]) -> Result<()>
     Ok(())
 }
 
-/// Name the file and step in a validation error, keeping its kind (and exit code).
-fn in_step(path: &str, name: &str, e: Error) -> Error {
+/// Name the file and step in a validation error, keeping its kind (and exit code), and the
+/// `--set` that gave the value where one did (the last one for that key wins, as applied).
+fn in_step(path: &str, name: &str, sets: &[String], e: Error) -> Error {
+    let from_set = |key: &str| {
+        sets.iter().rev().find(|s| {
+            s.split_once('=')
+                .is_some_and(|(lhs, _)| lhs.trim() == format!("{name}.{key}"))
+        })
+    };
     match e {
-        Error::InvalidParam { name: p, reason } => Error::InvalidParam {
-            name: format!("{} in {path} [{name}]", p.trim_start_matches("--")),
-            reason,
-        },
+        Error::InvalidParam { name: p, reason } => {
+            let key = p.trim_start_matches("--");
+            Error::InvalidParam {
+                name: match from_set(key) {
+                    Some(set) => format!("{key} (--set {set}) for {path} [{name}]"),
+                    None => format!("{key} in {path} [{name}]"),
+                },
+                reason,
+            }
+        }
         Error::Expr { context, reason } => Error::Expr {
-            context: format!("{path} [{name}] {}", context.trim_start_matches("--")),
+            // The context is the option, then what it was given (`--left-where "x > 1"`).
+            context: match from_set(
+                context
+                    .trim_start_matches("--")
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default(),
+            ) {
+                Some(set) => format!("--set {set} for {path} [{name}]"),
+                None => format!("{path} [{name}] {}", context.trim_start_matches("--")),
+            },
             reason,
         },
         other => Error::JobStep {
@@ -413,6 +436,38 @@ output = "out/j"
 
     fn sets(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// A value that parses but is invalid names the `--set` it came from, not the file's
+    /// key; the file's own bad value still names the file.
+    #[test]
+    fn an_invalid_value_names_the_set_that_gave_it() {
+        for (set, needle) in [
+            (
+                "train.workers=0",
+                "invalid workers (--set train.workers=0) for j.toml [train]",
+            ),
+            (
+                "join.reducers=0",
+                "invalid reducers (--set join.reducers=0) for j.toml [join]",
+            ),
+            (
+                "join.left-where=Id >",
+                "--set join.left-where=Id > for j.toml [join]",
+            ),
+        ] {
+            // A later --set of another key, and an earlier one of the same key, change nothing.
+            let key = set.split_once('=').unwrap().0;
+            let earlier = format!("{key}=1");
+            let e = Job::parse("j.toml", JOB, &sets(&[&earlier, set, "join.batch-size=7"]))
+                .unwrap_err();
+            let msg = crate::error::one_line(&e);
+            assert!(msg.contains(needle), "{set}: {msg}");
+            assert_eq!(e.exit_code(), 2, "{msg}");
+        }
+        let file = JOB.replace("column = \"Id\"", "column = \"Id\"\nworkers = 0");
+        let msg = crate::error::one_line(&Job::parse("j.toml", &file, &[]).unwrap_err());
+        assert!(msg.contains("invalid workers in j.toml [train]"), "{msg}");
     }
 
     #[test]
