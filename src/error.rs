@@ -379,9 +379,13 @@ pub fn one_line(err: &(dyn std::error::Error + 'static)) -> String {
     tidy(&joined.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
+/// The most characters of an HTML error page's text kept in a message (when it has no title).
+const HTML_TEXT: usize = 160;
+
 /// An object store's answer made readable: the XML error document of S3 and its kin becomes
 /// its code and message (`NoSuchBucket: The specified bucket does not exist`), without the
-/// request and host ids; and the request's elapsed time (`GET url in 3.900291ms`), which
+/// request and host ids; an HTML page (from a proxy in front of the store) becomes its title
+/// or the start of its text; and the request's elapsed time (`GET url in 3.900291ms`), which
 /// changes every run, is dropped.
 fn tidy(text: &str) -> String {
     let mut out = text.to_string();
@@ -403,6 +407,55 @@ fn tidy(text: &str) -> String {
             (None, None) => break,
         };
         out.replace_range(start..end, &short);
+    }
+    // An HTML page (a proxy's or a load balancer's answer instead of the store's): its
+    // title, else its text without markup, at most HTML_TEXT characters.
+    let lower = out.to_ascii_lowercase();
+    if let Some(start) = lower.find("<!doctype html").or_else(|| lower.find("<html")) {
+        let end = lower[start..]
+            .find("</html>")
+            .map_or(out.len(), |e| start + e + "</html>".len());
+        let page = &out[start..end];
+        let title = lower[start..end].find("<title>").and_then(|t| {
+            let from = t + "<title>".len();
+            let to = lower[start + from..end].find("</title>")? + from;
+            Some(page[from..to].trim().to_string())
+        });
+        let short = match title.filter(|t| !t.is_empty()) {
+            Some(t) => t,
+            None => {
+                // Without what browsers do not show: styles and scripts.
+                let mut shown = page.to_string();
+                for t in ["style", "script"] {
+                    while let Some(i) = shown.to_ascii_lowercase().find(&format!("<{t}")) {
+                        let close = format!("</{t}>");
+                        let j = shown.to_ascii_lowercase()[i..]
+                            .find(&close)
+                            .map_or(shown.len(), |j| i + j + close.len());
+                        shown.replace_range(i..j, " ");
+                    }
+                }
+                let mut text = String::new();
+                let mut in_tag = false;
+                for c in shown.chars() {
+                    match c {
+                        '<' => in_tag = true,
+                        '>' if in_tag => {
+                            in_tag = false;
+                            text.push(' ');
+                        }
+                        c if !in_tag => text.push(c),
+                        _ => {}
+                    }
+                }
+                let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                match words.char_indices().nth(HTML_TEXT) {
+                    Some((i, _)) => format!("{}...", &words[..i]),
+                    None => words,
+                }
+            }
+        };
+        out.replace_range(start..end, &format!("(an HTML page: {short})"));
     }
     // " in 3.900291ms", " in 1.5s", " in 850µs": a Duration's Debug form.
     let mut from = 0;
@@ -459,5 +512,29 @@ mod tests {
         ] {
             assert_eq!(tidy(t), want, "{t}");
         }
+    }
+
+    /// A proxy's HTML page in place of the store's answer: its title, or the start of its
+    /// text, never the markup.
+    #[test]
+    fn store_answers_in_html_keep_their_title_or_some_text() {
+        let proxy = "GET http://h/b/k - Server returned non-2xx status code: 502 Bad Gateway: \
+                     <!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body \
+                     {color: red}</style></head><body><h1>Bad Gateway</h1></body></html>";
+        assert_eq!(
+            tidy(proxy),
+            "GET http://h/b/k - Server returned non-2xx status code: 502 Bad Gateway: (an HTML \
+             page: 502 Bad Gateway)"
+        );
+        let untitled = format!(
+            "x: <HTML><style>p {{ color: red }}</style><body><p>{}</p>",
+            "word ".repeat(100)
+        );
+        let got = tidy(&untitled);
+        assert!(got.starts_with("x: (an HTML page: word word"), "{got}");
+        assert!(got.ends_with("...)") && got.len() < 200, "{got}");
+        assert!(!got.contains('<') && !got.contains("color"), "{got}");
+        // Text that merely mentions html stays.
+        assert_eq!(tidy("see index.html for <b>"), "see index.html for <b>");
     }
 }
