@@ -492,7 +492,8 @@ fn run_stages(
     let workers = job.workers.get();
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan = crate::plan::side::plan_join(job, &split)?;
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
+    warnings.extend(plan.right.wide_decimals.iter().cloned());
     if job.filter.is_none() && job.spark_keys != crate::bloom::spark_keys::SparkKeyMode::Plain {
         warnings.push(
             "--spark-keys says how to read a trained filter in Spark's format; without --filter it has nothing to read and is ignored"

@@ -1143,6 +1143,18 @@ fn the_files_of_one_side_may_hold_a_column_in_types_that_meet_by_value() {
             "k >= DATE '1970-01-02'",
             DataType::Date64,
         ),
+        (
+            // 19 digits before the point and 20 after: only a 256-bit decimal holds both,
+            // which the job says on stderr (some readers cannot take the type).
+            "wide",
+            vec![
+                Arc::new(Int64Array::from(vec![-1, 5])),
+                dec(vec![150_000_000_000_000_000_000], 38, 20), // 1.5
+            ],
+            Arc::new(Int64Array::from(vec![5, 7, -1])),
+            "k > 0",
+            DataType::Decimal256(39, 20),
+        ),
     ];
     for (name, files, right, where_, want_type) in cases {
         for (i, f) in files.into_iter().enumerate() {
@@ -1159,7 +1171,7 @@ fn the_files_of_one_side_may_hold_a_column_in_types_that_meet_by_value() {
             format!("{name}/r"),
             format!("{name}/out"),
         );
-        run_in(
+        let run = run_in(
             d,
             &[
                 "join",
@@ -1179,11 +1191,16 @@ fn the_files_of_one_side_may_hold_a_column_in_types_that_meet_by_value() {
                 "--output",
                 &out,
             ],
-        )
-        .ok();
+        );
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let warned = run.stderr.contains(
+            "bloomjoin: warning: the left files' column k holds Int64 in one file and Decimal128(38, 20) in ",
+        ) && run.stderr.contains("as Decimal256(39, 20), exact");
+        assert_eq!(warned, name == "wide", "{name}: {}", run.stderr);
         let (rows, _) = read_rows(&d.join(&out));
         let want: Vec<&str> = match name {
             "decimals" => vec!["2.0000|2.0", "2.5000|2.5", "7.0000|7.0"],
+            "wide" => vec!["5.00000000000000000000|5"],
             "signedness" => vec!["18446744073709551614|18446744073709551614", "5|5", "6|6"],
             // Date64 shows its milliseconds as a time of day.
             _ => vec![

@@ -30,6 +30,10 @@ pub(crate) struct SideInput {
     /// Each key column's family (the same in every file), in key order (one for a one-column
     /// key).
     pub families: Vec<KeyFamily>,
+    /// Columns whose files' types met only in a 256-bit decimal (more than 38 digits in all,
+    /// as `Int64` and `Decimal(38,20)` make): exact, but a type some readers of the output
+    /// cannot take. A warning each.
+    pub wide_decimals: Vec<String>,
 }
 
 impl SideInput {
@@ -380,6 +384,7 @@ fn project_side(
         }
     }
     let mut fields = Vec::with_capacity(names.len());
+    let mut wide_decimals = Vec::new();
     let mut families: Vec<Option<KeyFamily>> = vec![None; keys.len()];
     let mut files = Vec::with_capacity(plan.files.len());
     for f in &plan.files {
@@ -438,6 +443,15 @@ fn project_side(
                         first.location
                     ),
                 })?;
+                if matches!(common, DataType::Decimal256(..))
+                    && !matches!(fields[n].data_type(), DataType::Decimal256(..))
+                    && !matches!(dt, DataType::Decimal256(..))
+                {
+                    wide_decimals.push(format!(
+                        "the {name} files' column {c} holds {} in one file and {dt} in {file}: it is read as {common}, exact, and written so where it is output: pyarrow and Spark read that type, Polars does not, DuckDB reads it as a DOUBLE; cast the column to one type in every file to keep it narrower",
+                        fields[n].data_type()
+                    ));
+                }
                 fields[n] = Field::new(c, common, true);
             }
             col_idx.push(i);
@@ -469,6 +483,7 @@ fn project_side(
         files,
         predicate,
         families,
+        wide_decimals,
     })
 }
 
