@@ -9,7 +9,8 @@ Run through scripts/fuzz.sh, which supplies the binary and the Python environmen
 Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 = 0..4):
 
   join     random left and right tables (every key type bloomjoin accepts, nulls and
-           duplicates on both sides, sorted or not, 1 to 3 files, row groups of 1 to 100,000
+           duplicates on both sides, sorted or not, in a third of the cases 2 or 3 more
+           string columns on the right, 1 to 3 files, row groups of 1 to 100,000
            rows, statistics and dictionaries on or off, Parquet Bloom filters in a third of
            pyarrow's files; written by pyarrow, Polars or DuckDB, whose version 2 files have
            delta encodings and a Bloom filter on every dictionary chunk), a random `--where`
@@ -445,6 +446,17 @@ def join_case(case, ctx):
         right = right.append_column("rk2", key_array(g.draw(rng, pool2 + extra2, nr, g.null_frac(rng)), rt2))
         case.notes.append(f"composite key: (lk {lt}, lk2 {lt2}) = (rk {rt}, rk2 {rt2})")
     lkeys, rkeys = ("lk,lk2", "rk,rk2") if composite else ("lk", "rk")
+    # Sometimes two or three more string columns on the right, from a generator of their own
+    # (a seed's other draws stay what they were): a projection of three or more string
+    # columns applies the right side's row selection as a mask, fewer skip the rows.
+    wrng = random.Random(f"{ctx.seed}:join-wide:{case.index}")
+    wide = []
+    if wrng.random() < 0.3:
+        for c in ["rs2", "rs3", "rs4"][:wrng.randint(2, 3)]:
+            pool = g.string_pool(wrng, wrng.randint(1, 50))
+            right = right.append_column(c, pa.array(g.draw(wrng, pool, nr, g.null_frac(wrng)), pa.string()))
+            wide.append(c)
+        case.notes.append(f"more right string columns: {', '.join(wide)}")
     os.makedirs(os.path.join(case.dir, "left"))
     os.makedirs(os.path.join(case.dir, "right"))
     # Sometimes the files of one side hold an integer key in different types, each one that
@@ -604,7 +616,7 @@ def join_case(case, ctx):
     join += ["--report", "report.json"]
     # Sometimes a projection: some of the output columns in any order, each bare or qualified.
     lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
-    rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else [])
+    rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else []) + wide
     select = None
     if rng.random() < 0.3:
         cols = {"left-semi": lnames, "left-anti": lnames, "right-semi": rnames, "right-anti": rnames}.get(jt, lnames + rnames)
