@@ -263,6 +263,27 @@ fn inspect_probe_merge_join_with_spark_files() {
         .fails(2, &["s9.spark", "seed"]);
     assert!(!d.join("bad.spark").exists());
 
+    // A Spark-format shard does not record how its keys were hashed or their type: merged
+    // into a native shard as plain keys, an xxhash64 shard's keys were all false negatives
+    // (audit, 2026-11-26). Mixing the formats is refused, whatever the modes.
+    for (mode, native) in [("xxhash64", "n-x.bjf"), ("plain", "n-p.bjf")] {
+        let mut a = base.to_vec();
+        a.truncate(base.len() - 2);
+        a.extend_from_slice(&["--spark-keys", mode, "--shard", "0/2", "--output", native]);
+        train(d, &a);
+    }
+    let mut a = base.to_vec();
+    a.extend_from_slice(&["--spark-keys", "xxhash64", "--shard", "1/2", "--output", "x1.spark"]);
+    train(d, &a);
+    for native in ["n-x.bjf", "n-p.bjf"] {
+        for order in [[native, "x1.spark"], ["x1.spark", native]] {
+            let mut args = vec!["merge", "-q", "-o", "mixed.bjf"];
+            args.extend(order);
+            run_in(d, &args).fails(2, &["x1.spark", native, "Spark's format"]);
+            assert!(!d.join("mixed.bjf").exists());
+        }
+    }
+
     // join --filter <spark file> gives the same rows as a native filter and no filter.
     train(
         d,

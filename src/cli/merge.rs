@@ -302,6 +302,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     let mut parts = Vec::with_capacity(args.partials.len());
     let mut first_format = None;
     let mut parquet_inputs = 0;
+    let (mut spark_files, mut native_files) = (Vec::new(), Vec::new());
     for p in &args.partials {
         let loc = Location::parse(p)?;
         if is_parquet(&loc)? {
@@ -318,7 +319,22 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         }
         let (f, m, format) = codec::read_with_format(&loc)?;
         first_format.get_or_insert(format);
+        if format == FileFormat::Spark {
+            spark_files.push(p.clone());
+        } else {
+            native_files.push(p.clone());
+        }
         parts.push((p.clone(), f, m));
+    }
+    // A file in Spark's format records neither how its keys were hashed (plain or
+    // xxhash64) nor their type, which a native filter records; taken as plain, an xxhash64
+    // shard merged into a native filter made every one of its keys a false negative (audit,
+    // 2026-11-26).
+    if let (Some(spark), false) = (spark_files.first(), native_files.is_empty() && parquet_inputs == 0) {
+        return Err(Error::Usage(format!(
+            "cannot merge {spark} with {}: {spark} is in Spark's format, which does not record how its keys were hashed or their type; merge the Spark-format partials on their own, or train every shard in one format",
+            native_files.first().map_or("the Parquet Bloom filters", |n| n.as_str())
+        )));
     }
     if args.column.is_some() && parquet_inputs == 0 {
         return Err(Error::param(

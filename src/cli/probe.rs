@@ -236,7 +236,7 @@ pub fn run(args: Args) -> Result<()> {
     let family = match (args.key_type.first().copied(), filter.family()) {
         (None, KeyFamily::Any) => {
             return Err(Error::Usage(format!(
-                "{}: the filter is in Spark's format, which does not record the key type: pass --key-type integer, bytes, timestamp or timestamptz",
+                "{}: the filter does not record its key type (it is in Spark's format, or was merged from files in it): pass --key-type integer, bytes, timestamp or timestamptz",
                 loc
             )))
         }
