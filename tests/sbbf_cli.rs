@@ -1263,3 +1263,67 @@ fn merge_folds_row_groups_of_different_sbbf_sizes() {
     assert_eq!(m.params().num_bits, *abc.iter().min().unwrap() as u64 * 256);
     assert!(a.iter().chain(&b).chain(&c).all(|k| m.contains_i64(*k)));
 }
+
+/// `probe --column` on a decimal column probes the value's unscaled integer as the column
+/// stores it: INT32/INT64 for up to 18 digits, big-endian bytes of the fixed length beyond.
+/// The text's own bytes were probed for a FIXED_LEN_BYTE_ARRAY decimal, so every value
+/// present answered "no" (fifth audit, 2026-11-26).
+#[test]
+fn probe_column_reads_decimals_as_the_column_stores_them() {
+    use arrow::array::{ArrayRef, Decimal128Array};
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let big = 10i128.pow(30);
+    let wide = Decimal128Array::from_iter_values((0..100).map(|i| big + i))
+        .with_precision_and_scale(38, 0)
+        .unwrap();
+    let small = Decimal128Array::from_iter_values(0..100)
+        .with_precision_and_scale(10, 2)
+        .unwrap();
+    let props = WriterProperties::builder()
+        .set_bloom_filter_enabled(true)
+        .build();
+    crate::util::write_parquet_with(
+        &d.join("t.parquet"),
+        vec![
+            ("wide", Arc::new(wide) as ArrayRef),
+            ("small", Arc::new(small) as ArrayRef),
+        ],
+        props,
+    );
+    let probe = |col: &str, keys: &[&str]| {
+        let mut args = vec![
+            "probe",
+            "--filter",
+            "t.parquet",
+            "--column",
+            col,
+            "--with-keys",
+        ];
+        args.extend_from_slice(keys);
+        run_in(d, &args).ok()
+    };
+    // Every value present is a "maybe".
+    let present: Vec<String> = (0..100).map(|i| (big + i).to_string()).collect();
+    let keys: Vec<&str> = present.iter().map(String::as_str).collect();
+    let out = probe("wide", &keys);
+    assert_eq!(out.matches("\tmaybe").count(), 100, "{out}");
+    let cents: Vec<String> = (0..100)
+        .map(|i| format!("{}.{:02}", i / 100, i % 100))
+        .collect();
+    let keys: Vec<&str> = cents.iter().map(String::as_str).collect();
+    let out = probe("small", &keys);
+    assert_eq!(out.matches("\tmaybe").count(), 100, "{out}");
+    // By value: 0.5 is 0.50; 5 is 5.00, not the unscaled 5 (0.05); out of range, "no".
+    let out = probe("small", &["0.5", "5", "99.99"]);
+    assert!(out.starts_with("0.5\tmaybe\n"), "{out}");
+    assert!(out.contains("\n5\tno\n") && out.contains("99.99\tno"), "{out}");
+    // Not a number the column holds: one line, naming the column and its type.
+    run_in(
+        d,
+        &["probe", "--filter", "t.parquet", "--column", "small", "abc"],
+    )
+    .fails(2, &["\"abc\"", "small", "Decimal"]);
+}

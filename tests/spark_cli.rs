@@ -273,7 +273,14 @@ fn inspect_probe_merge_join_with_spark_files() {
         train(d, &a);
     }
     let mut a = base.to_vec();
-    a.extend_from_slice(&["--spark-keys", "xxhash64", "--shard", "1/2", "--output", "x1.spark"]);
+    a.extend_from_slice(&[
+        "--spark-keys",
+        "xxhash64",
+        "--shard",
+        "1/2",
+        "--output",
+        "x1.spark",
+    ]);
     train(d, &a);
     for native in ["n-x.bjf", "n-p.bjf"] {
         for order in [[native, "x1.spark"], ["x1.spark", native]] {

@@ -909,6 +909,10 @@ pub struct ColumnFilters {
     pub column: String,
     /// Its physical type.
     pub physical: Type,
+    /// Its logical type, if the file gives one (a decimal's keys are its unscaled values).
+    pub logical: Option<parquet::basic::LogicalType>,
+    /// Its byte length, for FIXED_LEN_BYTE_ARRAY.
+    pub type_length: i32,
     /// Per row group asked for: its index, rows, and filter with its size in bytes (`None`
     /// when the chunk has none).
     pub groups: Vec<(usize, u64, Option<SizedSbbf>)>,
@@ -974,34 +978,96 @@ impl ColumnFilters {
                 row_group.map_or(String::new(), |n| format!(" in row group {n}"))
             )));
         }
+        let c = schema.column(leaf);
         Ok(ColumnFilters {
             location: location.to_string(),
             column: column.to_string(),
-            physical: schema.column(leaf).physical_type(),
+            physical: c.physical_type(),
+            logical: c.logical_type_ref().cloned(),
+            type_length: c.type_length(),
             groups: out,
         })
     }
 
     /// The keys of one line of text for this column: an integer for INT32/INT64 columns, the
-    /// UTF-8 bytes for byte-array columns.
+    /// UTF-8 bytes for byte-array columns; for a DECIMAL column the value's unscaled integer
+    /// as the column stores it (INT32, INT64, or big-endian bytes of the fixed length), and
+    /// for a UUID column its 16 bytes. Other logical types of fixed-length bytes (FLOAT16,
+    /// INTERVAL) and decimals in variable-length bytes (whose length the writer chose) are
+    /// refused: their stored bytes cannot be formed from text, and a wrong form would answer
+    /// "no" for a value that is there.
     pub fn keys_of(&self, text: &str, at: &str) -> Result<ProbeKeys> {
-        match self.physical {
-            Type::INT32 | Type::INT64 => {
+        use parquet::basic::LogicalType;
+        let what = || format!("column {:?} is {}", self.column, self.type_name());
+        if let Some(LogicalType::Decimal(parquet::basic::DecimalType { scale, precision })) =
+            &self.logical
+        {
+            let v = arrow::compute::kernels::cast_utils::parse_decimal::<
+                arrow::datatypes::Decimal256Type,
+            >(text.trim(), (*precision).clamp(1, 76) as u8, *scale as i8)
+            .map_err(|_| {
+                Error::Usage(format!(
+                    "{at}: {text:?} is not a number that {} holds",
+                    what()
+                ))
+            })?;
+            return match self.physical {
+                Type::INT32 | Type::INT64 => Ok(ProbeKeys::integers([v
+                    .to_i128()
+                    .expect("a decimal of at most 18 digits")])),
+                Type::FIXED_LEN_BYTE_ARRAY => {
+                    let len = usize::try_from(self.type_length).unwrap_or(0).min(32);
+                    let be = v.to_be_bytes();
+                    Ok(ProbeKeys::bytes([be[32 - len..].to_vec()]))
+                }
+                _ => Err(Error::Usage(format!(
+                    "{}: {}: probe cannot form the bytes a writer stored for a decimal of variable length",
+                    self.location,
+                    what()
+                ))),
+            };
+        }
+        match (self.physical, &self.logical) {
+            (Type::INT32 | Type::INT64, _) => {
                 let v: i128 = text.trim().parse().map_err(|_| {
-                    Error::Usage(format!(
-                        "{at}: {text:?} is not an integer (column {:?} is {})",
-                        self.column, self.physical
-                    ))
+                    Error::Usage(format!("{at}: {text:?} is not an integer ({})", what()))
                 })?;
                 Ok(ProbeKeys::integers([v]))
             }
-            Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY => {
+            (Type::FIXED_LEN_BYTE_ARRAY, Some(LogicalType::Uuid)) => {
+                let hex: String = text.trim().chars().filter(|c| *c != '-').collect();
+                let bytes = (hex.len() == 32 && hex.is_ascii())
+                    .then(|| {
+                        (0..16)
+                            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+                            .collect::<Option<Vec<u8>>>()
+                    })
+                    .flatten()
+                    .ok_or_else(|| {
+                        Error::Usage(format!("{at}: {text:?} is not a UUID ({})", what()))
+                    })?;
+                Ok(ProbeKeys::bytes([bytes]))
+            }
+            (Type::FIXED_LEN_BYTE_ARRAY, Some(_)) => Err(Error::Usage(format!(
+                "{}: {}: probe takes integers, decimals, UUIDs, strings and plain bytes",
+                self.location,
+                what()
+            ))),
+            (Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY, _) => {
                 Ok(ProbeKeys::bytes([text.as_bytes().to_vec()]))
             }
-            other => Err(Error::Usage(format!(
+            (other, _) => Err(Error::Usage(format!(
                 "{}: column {:?} is {other}: probe takes INT32, INT64 and byte-array columns",
                 self.location, self.column
             ))),
+        }
+    }
+
+    /// The column's type as messages name it: the physical type, and the logical one.
+    fn type_name(&self) -> String {
+        match &self.logical {
+            Some(l) => format!("{} ({l:?})", self.physical),
+            None => self.physical.to_string(),
         }
     }
 

@@ -330,7 +330,10 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     // xxhash64) nor their type, which a native filter records; taken as plain, an xxhash64
     // shard merged into a native filter made every one of its keys a false negative (audit,
     // 2026-11-26).
-    if let (Some(spark), false) = (spark_files.first(), native_files.is_empty() && parquet_inputs == 0) {
+    if let (Some(spark), false) = (
+        spark_files.first(),
+        native_files.is_empty() && parquet_inputs == 0,
+    ) {
         return Err(Error::Usage(format!(
             "cannot merge {spark} with {}: {spark} is in Spark's format, which does not record how its keys were hashed or their type; merge the Spark-format partials on their own, or train every shard in one format",
             native_files.first().map_or("the Parquet Bloom filters", |n| n.as_str())
