@@ -80,7 +80,7 @@ fn probe_answers_per_line() {
     .ok();
     assert!(out.starts_with("2\tmaybe\n-7\t"), "{out}");
     run_in(dir.path(), &["probe", "--filter", "f.bjf", "abc"])
-        .fails(2, &["argument line 1", "not a number"]);
+        .fails(2, &["argument 1", "not a number"]);
 }
 
 #[test]
@@ -102,6 +102,29 @@ fn probe_string_filter() {
     )
     .ok();
     assert_eq!(out, "maybe\nmaybe\nmaybe\n");
+
+    // A KEY argument is one key, whole: an empty one is the empty key (it printed nothing),
+    // one with a newline is not two keys, one with a carriage return keeps it (a key
+    // "y\r" trained from data answered "no" as an argument: fifth audit, 2026-11-26).
+    let params = BloomParams::for_items(Layout::Classic, 100, 0.001, 0).unwrap();
+    let mut g = BloomFilter::try_new(params, KeyFamily::Bytes).unwrap();
+    g.insert_array(&StringArray::from(vec!["", "y\r", "a"]))
+        .unwrap();
+    std::fs::write(
+        dir.path().join("g.bjf"),
+        codec::encode(&g, &FilterMeta::new()),
+    )
+    .unwrap();
+    let probe = |keys: &[&str]| {
+        let mut args = vec!["probe", "--filter", "g.bjf", "--with-keys"];
+        args.extend_from_slice(keys);
+        run_in(dir.path(), &args).ok()
+    };
+    assert_eq!(probe(&[""]), "\tmaybe\n");
+    assert_eq!(probe(&["a", "", ""]), "a\tmaybe\n\tmaybe\n\tmaybe\n");
+    assert_eq!(probe(&["y\r"]), "\"y\\r\"\tmaybe\n");
+    assert_eq!(probe(&["a\nb"]).lines().count(), 1);
+    assert!(probe(&["a\nb"]).starts_with("\"a\\nb\"\t"));
 }
 
 #[test]

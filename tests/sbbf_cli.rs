@@ -1319,7 +1319,10 @@ fn probe_column_reads_decimals_as_the_column_stores_them() {
     // By value: 0.5 is 0.50; 5 is 5.00, not the unscaled 5 (0.05); out of range, "no".
     let out = probe("small", &["0.5", "5", "99.99"]);
     assert!(out.starts_with("0.5\tmaybe\n"), "{out}");
-    assert!(out.contains("\n5\tno\n") && out.contains("99.99\tno"), "{out}");
+    assert!(
+        out.contains("\n5\tno\n") && out.contains("99.99\tno"),
+        "{out}"
+    );
     // Not a number the column holds: one line, naming the column and its type.
     run_in(
         d,

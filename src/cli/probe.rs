@@ -33,7 +33,8 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     pub key: Vec<String>,
-    /// Print `key<TAB>answer` instead of the answer alone.
+    /// Print `key<TAB>answer` instead of the answer alone (a key holding a tab, newline or
+    /// carriage return is printed quoted, with them escaped).
     #[arg(long)]
     pub with_keys: bool,
     /// How to read each line: `integer` (a number by value: any integer, or a decimal such as
@@ -142,23 +143,35 @@ fn hash_line(
         .map_err(|e| Error::Usage(format!("{at}: {e}")))
 }
 
-/// The key lines of `args`: its arguments, its `--keys` file or stdin.
-fn key_source(args: &Args) -> Result<(String, Box<dyn BufRead>)> {
-    Ok(if !args.key.is_empty() {
-        let joined = args.key.join("\n");
-        (
-            "argument".into(),
-            Box::new(std::io::Cursor::new(joined.into_bytes())),
-        )
-    } else {
-        match args.keys.as_deref() {
-            None | Some("-") => ("stdin".into(), Box::new(std::io::stdin().lock())),
-            Some(path) => {
-                let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-                (path.to_string(), Box::new(BufReader::new(f)))
-            }
+/// A key to probe and where it came from (`argument 2`, `keys.txt line 7`).
+type Key = Result<(String, String)>;
+
+/// The keys of `args`: each KEY argument whole (an empty one, or one holding a newline or a
+/// carriage return, is that key), else each line of `--keys` or stdin without its line
+/// ending (`\n` or `\r\n`).
+fn key_source(args: &Args) -> Result<Box<dyn Iterator<Item = Key> + '_>> {
+    if !args.key.is_empty() {
+        return Ok(Box::new(
+            args.key
+                .iter()
+                .enumerate()
+                .map(|(i, k)| Ok((format!("argument {}", i + 1), k.clone()))),
+        ));
+    }
+    let (source, reader): (String, Box<dyn BufRead>) = match args.keys.as_deref() {
+        None | Some("-") => ("stdin".into(), Box::new(std::io::stdin().lock())),
+        Some(path) => {
+            let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+            (path.to_string(), Box::new(BufReader::new(f)))
         }
-    })
+    };
+    Ok(Box::new(reader.lines().enumerate().map(
+        move |(n, line)| {
+            let line = line.map_err(|e| Error::io(&source, e))?;
+            let line = line.strip_suffix('\r').map(str::to_string).unwrap_or(line);
+            Ok((format!("{source} line {}", n + 1), line))
+        },
+    )))
 }
 
 /// `probe --filter FILE.parquet --column C [--row-group N]`: the column's own SBBFs.
@@ -170,15 +183,13 @@ fn run_parquet(args: &Args, column: &str) -> Result<()> {
         ));
     }
     let filters = crate::bloom::sbbf::ColumnFilters::read(&args.filter, column, args.row_group)?;
-    let (source, reader) = key_source(args)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| Error::io(&source, e))?;
-        let line = line.strip_suffix('\r').unwrap_or(&line);
-        let keys = filters.keys_of(line, &format!("{source} line {}", n + 1))?;
+    for key in key_source(args)? {
+        let (at, line) = key?;
+        let keys = filters.keys_of(&line, &at)?;
         if !go_on(write_answer(
             &mut out,
-            line,
+            &line,
             filters.maybe(&keys),
             args.with_keys,
         ))? {
@@ -188,7 +199,9 @@ fn run_parquet(args: &Args, column: &str) -> Result<()> {
     go_on(out.flush()).map(drop)
 }
 
-/// Write one answer (`maybe` or `no`), after the key and a tab under `--with-keys`.
+/// Write one answer (`maybe` or `no`), after the key and a tab under `--with-keys`. A key
+/// holding a tab, newline or carriage return (possible in a KEY argument) is written quoted
+/// with those escaped (`"a\nb"`), so that every answer stays one line of two fields.
 fn write_answer(
     out: &mut impl Write,
     line: &str,
@@ -196,7 +209,9 @@ fn write_answer(
     with_keys: bool,
 ) -> std::io::Result<()> {
     let answer = if maybe { "maybe" } else { "no" };
-    if with_keys {
+    if with_keys && line.contains(['\t', '\n', '\r']) {
+        writeln!(out, "{line:?}\t{answer}")
+    } else if with_keys {
         writeln!(out, "{line}\t{answer}")
     } else {
         writeln!(out, "{answer}")
@@ -379,22 +394,16 @@ fn probe_lines(
     filter: &BloomFilter,
     mut hash: impl FnMut(&str, &str) -> Result<u64>,
 ) -> Result<()> {
-    let (source, reader) = key_source(args)?;
-
+    let mut it = key_source(args)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut lines = Vec::with_capacity(BATCH);
     let mut hashes = Vec::with_capacity(BATCH);
-    let mut line_no = 0usize;
-    let mut it = reader.lines();
     loop {
         lines.clear();
         hashes.clear();
-        for line in it.by_ref() {
-            let line = line.map_err(|e| Error::io(&source, e))?;
-            line_no += 1;
-            let line = line.strip_suffix('\r').map(str::to_string).unwrap_or(line);
-            let at = format!("{source} line {line_no}");
+        for key in it.by_ref() {
+            let (at, line) = key?;
             hashes.push(hash(&line, &at)?);
             lines.push(line);
             if lines.len() == BATCH {
