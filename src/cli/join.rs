@@ -179,7 +179,7 @@ impl JoinSpec {
             v.map(|v| NonZeroUsize::new(v).ok_or_else(|| Error::param(name, "must be at least 1")))
                 .transpose()
         };
-        let workers = nonzero(spec.workers, "--workers")?;
+        let workers = crate::cli::check_workers(spec.workers)?;
         let reducers = nonzero(spec.reducers, "--reducers")?;
         if let Some(r) = reducers.filter(|r| r.get() > MAX_REDUCERS) {
             return Err(Error::param(
@@ -411,6 +411,13 @@ mod tests {
             (
                 JoinSpec {
                     workers: Some(0),
+                    ..spec()
+                },
+                "--workers",
+            ),
+            (
+                JoinSpec {
+                    workers: Some(1025),
                     ..spec()
                 },
                 "--workers",

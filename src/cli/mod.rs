@@ -77,6 +77,25 @@ pub fn print(s: &str) -> Result<()> {
     }
 }
 
+/// The most worker threads a job may have. Each is a thread, and a train worker a partial
+/// filter of the whole filter's size: 100,000 workers hung a train job for minutes (fifth
+/// audit, 2026-11-26). The largest machines have a few hundred hardware threads.
+pub(crate) const MAX_WORKERS: usize = 1024;
+
+/// `--workers`: at least 1, at most [`MAX_WORKERS`]; `None` for the default (the CPUs).
+pub(crate) fn check_workers(workers: Option<usize>) -> Result<Option<std::num::NonZeroUsize>> {
+    workers
+        .map(|w| match std::num::NonZeroUsize::new(w) {
+            None => Err(Error::param("--workers", "must be at least 1")),
+            Some(n) if w > MAX_WORKERS => Err(Error::param(
+                "--workers",
+                format!("{n} is more than {MAX_WORKERS}"),
+            )),
+            Some(n) => Ok(n),
+        })
+        .transpose()
+}
+
 /// The key columns of `--column`: one name, or several comma-separated (a composite key).
 /// Errors on an empty name or a column named twice.
 pub(crate) fn key_columns(spec: &str, option: &str) -> Result<Vec<String>> {

@@ -31,10 +31,8 @@ pub struct Args {
 /// Run `scan`.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
     let t0 = std::time::Instant::now();
-    let workers = args
-        .workers
-        .unwrap_or_else(crate::sys::default_workers)
-        .max(1);
+    let workers = crate::cli::check_workers(args.workers)?
+        .map_or_else(crate::sys::default_workers, |w| w.get());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .build()

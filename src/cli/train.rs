@@ -126,9 +126,8 @@ impl TrainSpec {
     /// the shard and the output location. Job files call it for every step before running any.
     pub fn to_job(&self) -> Result<TrainJob> {
         let spec = self;
-        let workers = match spec.workers {
-            Some(w) => NonZeroUsize::new(w)
-                .ok_or_else(|| Error::param("--workers", "must be at least 1"))?,
+        let workers = match crate::cli::check_workers(spec.workers)? {
+            Some(w) => w,
             None => NonZeroUsize::new(crate::sys::default_workers()).unwrap_or(NonZeroUsize::MIN),
         };
         let batch_size = NonZeroUsize::new(spec.batch_size)
@@ -345,6 +344,14 @@ mod tests {
             (
                 TrainSpec {
                     workers: Some(0),
+                    ..spec()
+                },
+                "--workers",
+            ),
+            // 100,000 worker threads hung the job (fifth audit, 2026-11-26).
+            (
+                TrainSpec {
+                    workers: Some(100_000),
                     ..spec()
                 },
                 "--workers",
