@@ -201,7 +201,9 @@ impl Error {
                 std::io::ErrorKind::NotFound
                 | std::io::ErrorKind::PermissionDenied
                 | std::io::ErrorKind::InvalidData
-                | std::io::ErrorKind::UnexpectedEof => 2,
+                | std::io::ErrorKind::UnexpectedEof
+                // A directory given where a file is read (`inspect DIR`, `run DIR`).
+                | std::io::ErrorKind::IsADirectory => 2,
                 _ => 1,
             },
             Error::Store { source, .. } => match source {

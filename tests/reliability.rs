@@ -1533,3 +1533,21 @@ fn a_file_with_two_columns_of_one_name_is_named() {
         assert!(!d.join("out").exists());
     }
 }
+
+/// A directory where a file is read is bad input (exit 2, one line naming it), as a missing
+/// file is; it exited 1 (fifth audit, 2026-11-26).
+#[test]
+fn a_directory_where_a_file_is_read_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("adir")).unwrap();
+    for args in [
+        vec!["inspect", "adir"],
+        vec!["probe", "--filter", "adir", "1"],
+        vec!["run", "adir"],
+        vec!["merge", "-o", "m.bjf", "adir"],
+    ] {
+        run_in(d, &args).fails(2, &["adir", "directory"]);
+    }
+    assert!(!d.join("m.bjf").exists());
+}
