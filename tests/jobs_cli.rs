@@ -336,6 +336,24 @@ fn a_failing_step_stops_the_chain() {
     r.fails(2, &["chain.toml: [join] is invalid", "Body"]);
     assert!(!d.path().join("out/users_comments").exists());
 
+    // So is a join step whose filter no step writes and that is not there (fifth audit,
+    // 2026-11-26: the train step ran and its output stayed).
+    std::fs::write(&bad, &text).unwrap();
+    let r = run_in(
+        d.path(),
+        &["run", "chain.toml", "--set", "join.filter=nonexist.bjf"],
+    );
+    assert!(!r.stdout.contains("[1/2]"), "{}", r.stdout);
+    r.fails(
+        2,
+        &[
+            "chain.toml: [join] is invalid",
+            "nonexist.bjf",
+            "does not exist",
+        ],
+    );
+    assert!(!d.path().join("out/users_comments").exists());
+
     // The join step fails at run time (a forced replicated join over its memory limit) after
     // the train step ran: the filter stays, nothing is committed.
     let r = run_in(

@@ -363,12 +363,36 @@ pub fn run(
     // An output that overlaps an input is refused before the first step runs, and so is a
     // join whose inputs, columns or output it could find wrong only after a train step
     // had written its filter.
+    // The train step's output, which the join's filter may be under another spelling.
+    let trained = steps.iter().find_map(|s| match s {
+        Step::Train(t) => Some(t.output().path().filename().map(str::to_string)),
+        _ => None,
+    });
     for step in &steps {
         let r = match step {
             Step::Train(s) => {
                 crate::plan::refuse_train_overlap(s.output(), s.inputs(), s.report.as_deref(), "")
             }
-            Step::Join(j) => crate::join::check(j),
+            Step::Join(j) => crate::join::check(j).and_then(|()| {
+                // A filter no step writes must be there before the train step writes its
+                // output (a missing one failed the join after the train step had run).
+                match &j.filter {
+                    Some(f)
+                        if trained
+                            .as_ref()
+                            .is_none_or(|t| t.as_deref() != f.path().filename())
+                            && !f.exists()? =>
+                    {
+                        Err(Error::Input {
+                            location: f.to_string(),
+                            reason:
+                                "the join's filter does not exist, and no step of the job writes it"
+                                    .into(),
+                        })
+                    }
+                    _ => Ok(()),
+                }
+            }),
         };
         r.map_err(|e| Error::JobStep {
             job: job.path.clone(),
