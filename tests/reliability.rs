@@ -1551,3 +1551,32 @@ fn a_directory_where_a_file_is_read_is_bad_input() {
     }
     assert!(!d.join("m.bjf").exists());
 }
+
+/// A filter location is looked at before it is read whole: a large file of something else
+/// is refused by its first bytes (2 GiB were read into memory first), and a device that
+/// never ends (`/dev/zero`) is not a regular file (the process was killed for memory;
+/// fifth audit, 2026-11-26).
+#[test]
+fn a_filter_is_recognized_before_it_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A sparse file of 64 GiB: reading it whole would need 64 GiB.
+    let f = std::fs::File::create(d.join("big.bin")).unwrap();
+    f.set_len(64 << 30).unwrap();
+    for args in [
+        vec!["inspect", "big.bin"],
+        vec!["probe", "--filter", "big.bin", "1"],
+        vec!["merge", "-o", "m.bjf", "big.bin"],
+    ] {
+        run_in(d, &args).fails(2, &["big.bin", "bad magic"]);
+    }
+    if Path::new("/dev/zero").exists() {
+        for args in [
+            vec!["inspect", "/dev/zero"],
+            vec!["probe", "--filter", "/dev/zero", "1"],
+        ] {
+            run_in(d, &args).fails(2, &["/dev/zero", "not a regular file"]);
+        }
+    }
+    assert!(!d.join("m.bjf").exists());
+}

@@ -511,10 +511,48 @@ pub fn read(location: &crate::store::Location) -> Result<(BloomFilter, FilterMet
 pub fn read_with_format(
     location: &crate::store::Location,
 ) -> Result<(BloomFilter, FilterMeta, FileFormat)> {
-    let bytes = location.read_all()?;
+    let bytes = read_bytes(location)?;
     let (f, m) = decode(&bytes, location.as_str())?;
     let format = FileFormat::detect(&bytes).unwrap_or_default();
     Ok((f, m, format))
+}
+
+/// The bytes of a filter file, read whole once a local file has been seen to be a regular
+/// file that starts like a filter.
+pub fn read_bytes(location: &crate::store::Location) -> Result<bytes::Bytes> {
+    if let Some(path) = location.local_path() {
+        check_local_head(path, location.as_str())?;
+    }
+    location.read_all()
+}
+
+/// Before a local file is read whole: it must be a regular file (not `/dev/zero` or a FIFO,
+/// which never end) that starts like a filter (a large file of something else was read
+/// whole, 2 GiB of memory, before its magic was looked at: fifth audit, 2026-11-26).
+fn check_local_head(path: &std::path::Path, name: &str) -> Result<()> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(name, e))?;
+    if meta.is_dir() {
+        return Err(Error::io(
+            name,
+            std::io::Error::from(std::io::ErrorKind::IsADirectory),
+        ));
+    }
+    if !meta.is_file() {
+        return Err(Error::Input {
+            location: name.to_string(),
+            reason: "not a regular file (a filter is read from a file or an object)".into(),
+        });
+    }
+    let mut head = Vec::with_capacity(MAGIC.len());
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAGIC.len() as u64).read_to_end(&mut head))
+        .map_err(|e| Error::io(name, e))?;
+    if head.len() == MAGIC.len() && FileFormat::detect(&head).is_none() {
+        // The error decoding gives for a file of these first bytes.
+        decode(&head, name)?;
+    }
+    Ok(())
 }
 
 /// Encode a filter and write it with one atomic put (create-only unless `overwrite`).

@@ -316,7 +316,7 @@ pub fn run(args: Args) -> Result<()> {
         return run_parquet(&args, column);
     }
     let loc = Location::parse(&args.filter)?;
-    let bytes = loc.read_all()?;
+    let bytes = codec::read_bytes(&loc)?;
     let (filter, meta) = codec::decode(&bytes, loc.as_str())?;
     let format = FileFormat::detect(&bytes).unwrap_or_default();
     let info = FilterInfo::new(loc.as_str(), &filter, &meta, format, bytes.len() as u64);
