@@ -617,6 +617,19 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 )),
             })
             .transpose()?;
+        if let (Some(p), [column]) = (physical, columns.as_slice()) {
+            // A timestamp stored as INT64 (or INT96) holds instants that compare across
+            // units, which a hash of the stored integers cannot (audit, 2026-11-26: the
+            // message named neither the column nor the layout).
+            if p.family() != family {
+                return Err(Error::param(
+                    "--layout",
+                    format!(
+                        "sbbf: column {column} holds {family} keys, which Parquet's Bloom filter cannot hash as the stored {p} values (a native layout can: split, blocked or classic)"
+                    ),
+                ));
+            }
+        }
         // Spark's xxhash64 mode: the Spark type of each key column (Spark chains the columns'
         // hashes, each by its own type).
         let mut spark_types = Vec::new();

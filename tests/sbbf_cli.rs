@@ -7,7 +7,7 @@ use parquet::bloom_filter::Sbbf;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use crate::join_cli::{fixture, train};
-use crate::util::{files_below, read_rows, run_in};
+use crate::util::{files_below, read_rows, root, run_in};
 
 /// The Parquet parts below `dir` (final names, no `_temporary`).
 fn parts(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -847,6 +847,25 @@ fn train_layout_sbbf_is_deterministic_and_checks_its_options() {
         &["--hashes", "8"],
     );
     fails(&["--layout", "sbbf", "--format", "spark"], &["--format"]);
+    // A timestamp column: the message names the layout, the column and the keys' family.
+    let ts = root().join("data/sample/users");
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            ts.to_str().unwrap(),
+            "--column",
+            "CreationDate",
+            "--layout",
+            "sbbf",
+            "--output",
+            "x.bjf",
+        ],
+    )
+    .fails(2, &["--layout", "CreationDate", "timestamp"]);
+    assert!(!d.join("x.bjf").exists());
     // Two files whose key column has different physical types.
     crate::util::write_parquet(
         &d.join("mixed/a.parquet"),
