@@ -172,8 +172,14 @@ impl Job {
             let line = e
                 .span()
                 .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            // TOML integers stop at 2^63 - 1; a seed up to 2^64 - 1 goes in quotes.
+            let hint = if e.message().contains("too large") {
+                " (TOML integers stop at 9223372036854775807: write a larger number in quotes, e.g. seed = \"18446744073709551615\")"
+            } else {
+                ""
+            };
             Error::Usage(format!(
-                "{path}{}: invalid TOML: {}",
+                "{path}{}: invalid TOML: {}{hint}",
                 line.map(|l| format!(":{l}")).unwrap_or_default(),
                 one_line(e.message())
             ))
@@ -636,5 +642,16 @@ output = "out/j"
 
         let msg = crate::error::one_line(&Job::parse("j.toml", "[train\n", &[]).unwrap_err());
         assert!(msg.starts_with("j.toml:1: invalid TOML"), "{msg}");
+        let big = JOB.replace(
+            "column = \"Id\"",
+            "column = \"Id\"\nseed = 18446744073709551615",
+        );
+        let msg = crate::error::one_line(&Job::parse("j.toml", &big, &[]).unwrap_err());
+        assert!(msg.contains("in quotes"), "{msg}");
+        let quoted = JOB.replace(
+            "column = \"Id\"",
+            "column = \"Id\"\nseed = \"18446744073709551615\"",
+        );
+        Job::parse("j.toml", &quoted, &[]).unwrap();
     }
 }
