@@ -33,7 +33,7 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     pub key: Vec<String>,
-    /// Print `key<TAB>answer` instead of the answer alone (a key holding a tab, newline or
+    /// Print `key<TAB>answer` instead of the answer alone (a key holding a newline or
     /// carriage return is printed quoted, with them escaped).
     #[arg(long)]
     pub with_keys: bool,
@@ -200,8 +200,9 @@ fn run_parquet(args: &Args, column: &str) -> Result<()> {
 }
 
 /// Write one answer (`maybe` or `no`), after the key and a tab under `--with-keys`. A key
-/// holding a tab, newline or carriage return (possible in a KEY argument) is written quoted
-/// with those escaped (`"a\nb"`), so that every answer stays one line of two fields.
+/// holding a newline or carriage return (possible in a KEY argument) is written quoted with
+/// them escaped (`"a\nb"`), so that every answer stays one line. (Tabs stay: they separate
+/// a composite key's fields.)
 fn write_answer(
     out: &mut impl Write,
     line: &str,
@@ -209,7 +210,7 @@ fn write_answer(
     with_keys: bool,
 ) -> std::io::Result<()> {
     let answer = if maybe { "maybe" } else { "no" };
-    if with_keys && line.contains(['\t', '\n', '\r']) {
+    if with_keys && line.contains(['\n', '\r']) {
         writeln!(out, "{line:?}\t{answer}")
     } else if with_keys {
         writeln!(out, "{line}\t{answer}")
