@@ -61,7 +61,7 @@ pub struct JoinSpec {
     /// side needs them to fit --memory-limit [default: the number of workers].
     #[arg(long, short = 'r', value_name = "R")]
     pub reducers: Option<usize>,
-    /// Map worker threads [default: all cores].
+    /// Map worker threads, 1 to 1024 [default: all cores].
     #[arg(long, short, value_name = "W")]
     pub workers: Option<usize>,
     /// Output directory (a path or an object-store URL).

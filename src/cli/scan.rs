@@ -20,7 +20,7 @@ pub struct Args {
     /// The column to read.
     #[arg(long, short)]
     pub column: String,
-    /// Worker threads [default: all cores].
+    /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, short, value_name = "W")]
     pub workers: Option<usize>,
     /// Rows per decoded batch.

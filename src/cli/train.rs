@@ -70,7 +70,7 @@ pub struct TrainSpec {
     /// BloomFilter.readFrom; needs --layout spark-v1 or spark-v2).
     #[arg(long, value_enum, default_value_t = FileFormat::Native)]
     pub format: FileFormat,
-    /// Worker threads [default: all cores].
+    /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, short, value_name = "W")]
     pub workers: Option<usize>,
     /// Where to write the filter (a path or an object-store URL).
