@@ -429,9 +429,11 @@ fn tidy(text: &str) -> String {
                 // Without what browsers do not show: styles and scripts.
                 let mut shown = page.to_string();
                 for t in ["style", "script"] {
-                    while let Some(i) = shown.to_ascii_lowercase().find(&format!("<{t}")) {
-                        let close = format!("</{t}>");
-                        let j = shown.to_ascii_lowercase()[i..]
+                    let (open, close) = (format!("<{t}"), format!("</{t}>"));
+                    loop {
+                        let low = shown.to_ascii_lowercase();
+                        let Some(i) = low.find(&open) else { break };
+                        let j = low[i..]
                             .find(&close)
                             .map_or(shown.len(), |j| i + j + close.len());
                         shown.replace_range(i..j, " ");

@@ -1012,13 +1012,16 @@ impl ColumnFilters {
                 ))
             })?;
             return match self.physical {
-                Type::INT32 | Type::INT64 => Ok(ProbeKeys::integers([v
-                    .to_i128()
-                    .expect("a decimal of at most 18 digits")])),
+                // A value beyond i128 is beyond any INT32 or INT64 column: in none of them.
+                Type::INT32 | Type::INT64 => Ok(ProbeKeys::integers(v.to_i128())),
                 Type::FIXED_LEN_BYTE_ARRAY => {
-                    let len = usize::try_from(self.type_length).unwrap_or(0).min(32);
-                    let be = v.to_be_bytes();
-                    Ok(ProbeKeys::bytes([be[32 - len..].to_vec()]))
+                    // Big-endian two's complement of the column's length: the low bytes of
+                    // the 32-byte form, sign-extended if the column's length is longer.
+                    let len = usize::try_from(self.type_length).unwrap_or(0);
+                    let sign = if v.is_negative() { 0xFF } else { 0 };
+                    let mut bytes = vec![sign; len.saturating_sub(32)];
+                    bytes.extend_from_slice(&v.to_be_bytes()[32 - len.min(32)..]);
+                    Ok(ProbeKeys::bytes([bytes]))
                 }
                 _ => Err(Error::Usage(format!(
                     "{}: {}: probe cannot form the bytes a writer stored for a decimal of variable length",

@@ -366,14 +366,15 @@ pub fn run(
 ) -> Result<Vec<StepReport>> {
     let steps = job.steps();
     let n = steps.len();
-    // An output that overlaps an input is refused before the first step runs, and so is a
-    // join whose inputs, columns or output it could find wrong only after a train step
-    // had written its filter.
-    // The train step's output, which the join's filter may be under another spelling.
+    // The train step's output file name: the join's filter may be that file under another
+    // spelling.
     let trained = steps.iter().find_map(|s| match s {
         Step::Train(t) => Some(t.output().path().filename().map(str::to_string)),
         _ => None,
     });
+    // An output that overlaps an input is refused before the first step runs, and so is a
+    // join whose inputs, columns, filter or output it could find wrong only after a train
+    // step had written its filter.
     for step in &steps {
         let r = match step {
             Step::Train(s) => {

@@ -302,7 +302,9 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     let mut parts = Vec::with_capacity(args.partials.len());
     let mut first_format = None;
     let mut parquet_inputs = 0;
-    let (mut spark_files, mut native_files) = (Vec::new(), Vec::new());
+    // The first partial in Spark's format and the first of any other kind (native or a
+    // Parquet file's Bloom filters), which may not be merged together.
+    let (mut first_spark, mut first_other): (Option<String>, Option<String>) = (None, None);
     for p in &args.partials {
         let loc = Location::parse(p)?;
         if is_parquet(&loc)? {
@@ -313,6 +315,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                 ));
             };
             parquet_inputs += 1;
+            first_other.get_or_insert_with(|| p.clone());
             first_format.get_or_insert(FileFormat::Native);
             parts.extend(column_partials(p, column, args.row_group)?);
             continue;
@@ -320,9 +323,9 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         let (f, m, format) = codec::read_with_format(&loc)?;
         first_format.get_or_insert(format);
         if format == FileFormat::Spark {
-            spark_files.push(p.clone());
+            first_spark.get_or_insert_with(|| p.clone());
         } else {
-            native_files.push(p.clone());
+            first_other.get_or_insert_with(|| p.clone());
         }
         parts.push((p.clone(), f, m));
     }
@@ -330,13 +333,9 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     // xxhash64) nor their type, which a native filter records; taken as plain, an xxhash64
     // shard merged into a native filter made every one of its keys a false negative (audit,
     // 2026-11-26).
-    if let (Some(spark), false) = (
-        spark_files.first(),
-        native_files.is_empty() && parquet_inputs == 0,
-    ) {
+    if let (Some(spark), Some(other)) = (&first_spark, &first_other) {
         return Err(Error::Usage(format!(
-            "cannot merge {spark} with {}: {spark} is in Spark's format, which does not record how its keys were hashed or their type; merge the Spark-format partials on their own, or train every shard in one format",
-            native_files.first().map_or("the Parquet Bloom filters", |n| n.as_str())
+            "cannot merge {spark} with {other}: {spark} is in Spark's format, which does not record how its keys were hashed or their type; merge the Spark-format partials on their own, or train every shard in one format"
         )));
     }
     if args.column.is_some() && parquet_inputs == 0 {
