@@ -1064,6 +1064,22 @@ impl CanonicalKeys {
         }
     }
 
+    /// Slot `j` as the `i64` integer key it equals, if any: the only `v` for which an `Int`
+    /// slot holding `v` is [`eq_at`](Self::eq_at) this slot. `None` where no integer key
+    /// equals it (bytes, timestamps, a `UInt64` above `i64::MAX`, a number that is not an
+    /// integer of 64 bits).
+    #[inline]
+    pub fn as_i64_at(&self, j: usize) -> Option<i64> {
+        use CanonicalKeys::*;
+        match self {
+            Int(a) => Some(a[j]),
+            Wide(w) => i64::try_from(w[j]).ok(),
+            // `eq_at` compares a number's canonical bytes with the integer's 8 LE bytes.
+            Num(n) => <[u8; 8]>::try_from(n.value(j)).ok().map(i64::from_le_bytes),
+            Bytes(_) | Time(_) => None,
+        }
+    }
+
     /// True when slot `i` of `self` equals slot `j` of `other` (both non-null, same family):
     /// integers by value, bytes by bytes.
     #[inline]
@@ -1142,6 +1158,42 @@ mod tests {
     use std::sync::Arc;
 
     use proptest::prelude::*;
+
+    proptest! {
+        /// `as_i64_at` is the integer key `eq_at` finds equal, for every family a right key
+        /// can come in: an integer slot holding `v` equals slot `j` exactly when
+        /// `as_i64_at(j) == Some(v)` (the join table compares its inline keys this way).
+        #[test]
+        fn as_i64_at_is_the_integer_eq_at_finds_equal(
+            v in prop::collection::vec(-3i64..3, 1..8),
+            wide in prop::collection::vec(prop_oneof![0u64..4, (i64::MAX as u64)..=u64::MAX], 1..8),
+            units in prop::collection::vec(-400i128..400, 1..8),
+        ) {
+            use arrow::array::{Decimal128Array, Int64Array, StringArray, TimestampSecondArray, UInt64Array};
+            let ints = CanonicalKeys::try_new(&Int64Array::from(v.clone())).unwrap();
+            let others: Vec<ArrayRef> = vec![
+                Arc::new(Int64Array::from(v.clone())),
+                Arc::new(UInt64Array::from(wide.clone())),
+                // Scale 2: 100 units are the integer 1; others are no integer.
+                Arc::new(Decimal128Array::from(units.clone()).with_precision_and_scale(10, 2).unwrap()),
+                Arc::new(Decimal128Array::from(units.clone()).with_precision_and_scale(38, 0).unwrap()),
+                Arc::new(StringArray::from(vec!["1", "x"])),
+                Arc::new(TimestampSecondArray::from(vec![0, 1])),
+            ];
+            for other in others {
+                let o = CanonicalKeys::try_new(other.as_ref()).unwrap();
+                for j in 0..other.len() {
+                    for (i, &x) in v.iter().enumerate() {
+                        prop_assert_eq!(
+                            ints.eq_at(i, &o, j),
+                            o.as_i64_at(j) == Some(x),
+                            "{:?} slot {}", other.data_type(), j
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     proptest! {
         #[test]

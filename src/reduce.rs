@@ -196,13 +196,28 @@ impl Hasher for IdHasher {
 
 const NONE: u32 = u32::MAX;
 
+/// A table entry: the first two rows of its chain (`second`: `NONE` when there is one) and,
+/// for a one-column integer key, the first row's key. A probe then finds a unique left key's
+/// row and compares it without reading the rows' keys or the chain links, each a cache miss
+/// in a large table.
+#[derive(Clone, Copy)]
+struct Head {
+    key: i64,
+    first: u32,
+    second: u32,
+}
+
 /// The build side: the left rows, their canonical keys, and chains of rows per table hash.
 /// Shared read-only by the probing workers; only the matched flags change, atomically.
 pub(crate) struct JoinTable {
     batch: RecordBatch,
     keys: TupleKeys,
-    heads: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    /// The chain of left rows per table hash, its first two rows in the entry.
+    heads: HashMap<u64, Head, BuildHasherDefault<IdHasher>>,
+    /// The row after each chain row from the second on (`NONE`: the last).
     next: Vec<u32>,
+    /// A one-column integer key: each entry holds its first row's key, compared in place.
+    inline: bool,
     /// One bit per left row: matched by some right row.
     matched: Vec<AtomicU64>,
 }
@@ -229,7 +244,7 @@ impl JoinTable {
         let key_cols = crate::key::leading_key_columns(&batch, arity);
         let keys = TupleKeys::try_new(&key_cols)?;
         let nulls = crate::key::tuple_nulls(&key_cols);
-        let mut heads: HashMap<u64, u32, BuildHasherDefault<IdHasher>> =
+        let mut heads: HashMap<u64, Head, BuildHasherDefault<IdHasher>> =
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut next = vec![NONE; n];
         let all: Vec<u64> = hashes.into_iter().flatten().collect();
@@ -239,20 +254,37 @@ impl JoinTable {
                 all.len()
             )));
         }
-        // Insert in reverse so each chain lists rows in input order.
+        let ints = keys.single_int();
+        // Insert in reverse so each chain lists rows in input order: each row goes in front,
+        // the old first row becomes the second and links to the old second.
         for i in (0..n).rev() {
             if nulls.as_ref().is_some_and(|v| v.is_null(i)) {
                 continue;
             }
-            let head = heads.entry(table_hash(all[i])).or_insert(NONE);
-            next[i] = *head;
-            *head = i as u32;
+            let key = ints.map_or(0, |k| k[i]);
+            heads
+                .entry(table_hash(all[i]))
+                .and_modify(|h| {
+                    next[h.first as usize] = h.second;
+                    *h = Head {
+                        key,
+                        first: i as u32,
+                        second: h.first,
+                    };
+                })
+                .or_insert(Head {
+                    key,
+                    first: i as u32,
+                    second: NONE,
+                });
         }
+        let inline = ints.is_some();
         Ok(JoinTable {
             batch,
             keys,
             heads,
             next,
+            inline,
             matched: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         })
     }
@@ -268,11 +300,46 @@ impl JoinTable {
         self.heads.contains_key(&table_hash(h))
     }
 
-    /// Visit the left rows whose key equals right key `j` (with base hash `h`), in chain
-    /// order, while `f` returns true.
+    /// The table entries of base hashes `hashes` (an empty entry, `first` `NONE`, where no
+    /// left key has the hash), looked up in one tight loop before any is walked: the lookups
+    /// are independent, so the CPU overlaps their cache misses.
+    fn heads_of(&self, hashes: &[u64], out: &mut Vec<Head>) {
+        const EMPTY: Head = Head {
+            key: 0,
+            first: NONE,
+            second: NONE,
+        };
+        out.clear();
+        out.extend(
+            hashes
+                .iter()
+                .map(|h| self.heads.get(&table_hash(*h)).copied().unwrap_or(EMPTY)),
+        );
+    }
+
+    /// Visit the left rows of entry `head` whose key equals right key `j`, in chain order,
+    /// while `f` returns true.
     #[inline]
-    fn for_each_match(&self, h: u64, rkeys: &TupleKeys, j: usize, mut f: impl FnMut(u32) -> bool) {
-        let mut i = self.heads.get(&table_hash(h)).copied().unwrap_or(NONE);
+    fn for_each_match(
+        &self,
+        head: &Head,
+        rkeys: &TupleKeys,
+        j: usize,
+        mut f: impl FnMut(u32) -> bool,
+    ) {
+        if head.first == NONE {
+            return;
+        }
+        let first = if self.inline {
+            // The same answer as `eq_at`, from the entry (see `as_i64_at`).
+            rkeys.single_as_i64_at(j) == Some(head.key)
+        } else {
+            self.keys.eq_at(head.first as usize, rkeys, j)
+        };
+        if first && !f(head.first) {
+            return;
+        }
+        let mut i = head.second;
         while i != NONE {
             if self.keys.eq_at(i as usize, rkeys, j) && !f(i) {
                 return;
@@ -281,12 +348,12 @@ impl JoinTable {
         }
     }
 
-    /// True when some left row's key equals right key `j` (with base hash `h`): the walk
+    /// True when some left row of entry `head` has a key equal to right key `j`: the walk
     /// stops at the first.
     #[inline]
-    fn has_match(&self, h: u64, rkeys: &TupleKeys, j: usize) -> bool {
+    fn has_match(&self, head: &Head, rkeys: &TupleKeys, j: usize) -> bool {
         let mut found = false;
-        self.for_each_match(h, rkeys, j, |_| {
+        self.for_each_match(head, rkeys, j, |_| {
             found = true;
             false
         });
@@ -321,6 +388,8 @@ pub(crate) struct Emitter {
     right_idx: Vec<u32>,
     /// Set when the left rows are joined in several passes (see [`Passes`]).
     passes: Option<Passes>,
+    /// The table entries of the batch being probed (kept to reuse the allocation).
+    heads: Vec<Head>,
 }
 
 /// A reduce-side partition whose left rows are over the memory budget is joined in passes:
@@ -381,6 +450,7 @@ impl Emitter {
             left_idx: Vec::new(),
             right_idx: Vec::new(),
             passes: None,
+            heads: Vec::new(),
         })
     }
 
@@ -429,14 +499,16 @@ impl Emitter {
             before
         };
         let n = right.num_rows();
+        let mut heads = std::mem::take(&mut self.heads);
+        table.heads_of(&hashes[..n.min(hashes.len())], &mut heads);
         if matches!(jt, JoinType::RightSemi | JoinType::RightAnti) {
             // Right rows alone, each once: those with a match (semi: at the first) or without
             // (anti, a null key among them: in the last pass). No left row is marked: no
             // left row is written.
             let want = jt == JoinType::RightSemi;
-            for (j, &h) in hashes.iter().enumerate().take(n) {
+            for (j, head) in heads.iter().enumerate() {
                 let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
-                let found = valid && table.has_match(h, &rkeys, j);
+                let found = valid && table.has_match(head, &rkeys, j);
                 let before = earlier(j, found);
                 if last && valid && !found && !before {
                     self.right_unmatched += 1;
@@ -453,11 +525,11 @@ impl Emitter {
             }
         } else {
             let (pairs, keep_right) = (jt.outputs_pairs(), jt.keeps_right());
-            for (j, &h) in hashes.iter().enumerate().take(n) {
+            for (j, head) in heads.iter().enumerate() {
                 let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
                 let mut found = false;
                 if valid {
-                    table.for_each_match(h, &rkeys, j, |i| {
+                    table.for_each_match(head, &rkeys, j, |i| {
                         found = true;
                         table.mark(i);
                         if pairs {
@@ -485,6 +557,7 @@ impl Emitter {
             p.row = base + n;
         }
         self.passes = passes;
+        self.heads = heads;
         self.flush(table, Some(right))
     }
 
@@ -587,8 +660,9 @@ pub fn compact(batch: RecordBatch) -> RecordBatch {
 }
 
 /// Bytes a build side holds per row beyond its batches: the key hash carried from the map
-/// stage, the chain link, the table entry and the matched bit, rounded up.
-pub(crate) const TABLE_BYTES_PER_ROW: u64 = 40;
+/// stage (8), the chain link (4), the table's entry (a 24-byte bucket and its control byte,
+/// at the map's load of one half to seven eighths) and the matched bit, rounded up.
+pub(crate) const TABLE_BYTES_PER_ROW: u64 = 64;
 
 /// The build side's memory budget (`--memory-limit`): the bytes of the left rows held in
 /// memory at once, shared by every worker.
@@ -663,6 +737,57 @@ mod tests {
     use arrow::datatypes::{DataType, Field, Schema};
 
     use super::*;
+
+    proptest::proptest! {
+        /// The table finds, for every right key, exactly the left rows `eq_at` calls equal,
+        /// in input order: unique and repeated left keys, null left keys, base hashes that
+        /// collide (few buckets) or not, and right keys of other integer families (wide
+        /// `UInt64`, decimals) where the entries' inline keys stand in for `eq_at`.
+        #[test]
+        fn matches_are_the_equal_left_rows_in_input_order(
+            left in proptest::collection::vec(proptest::option::weighted(0.9, -2i64..6), 0..40),
+            right in proptest::collection::vec(-3i64..8, 1..20),
+            buckets in proptest::prop_oneof![proptest::strategy::Just(0u64), 1u64..4],
+            decimal in proptest::bool::ANY,
+        ) {
+            use arrow::array::{Decimal128Array, UInt64Array};
+            use crate::key::TupleKeys;
+            // Equal keys get equal hashes; `buckets` > 0 makes distinct keys collide.
+            let hash = |k: i64| if buckets == 0 { k as u64 ^ 0x9E37_79B9 } else { k as u64 % buckets };
+            let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, true)]));
+            let lk = Int64Array::from(left.clone());
+            let hashes: Vec<u64> = left.iter().map(|k| k.map_or(0, hash)).collect();
+            let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(lk.clone())]).unwrap();
+            let table = JoinTable::build(&schema, 1, vec![batch], vec![hashes]).unwrap();
+            let lkeys = TupleKeys::try_new(&[&lk as &dyn Array]).unwrap();
+            // The right keys as Int64, as UInt64 (negative ones wide) or as Decimal128(20, 2).
+            let rarray: ArrayRef = match (decimal, right.iter().any(|&k| k < 0)) {
+                (true, _) => Arc::new(
+                    Decimal128Array::from_iter_values(right.iter().map(|&k| k as i128 * 100))
+                        .with_precision_and_scale(20, 2)
+                        .unwrap(),
+                ),
+                (false, true) => Arc::new(UInt64Array::from_iter_values(right.iter().map(|&k| k as u64))),
+                (false, false) => Arc::new(Int64Array::from(right.clone())),
+            };
+            let rkeys = TupleKeys::try_new(&[rarray.as_ref()]).unwrap();
+            let rh: Vec<u64> = right.iter().map(|&k| hash(k)).collect();
+            let mut heads = Vec::new();
+            table.heads_of(&rh, &mut heads);
+            for (j, head) in heads.iter().enumerate() {
+                let mut got = Vec::new();
+                table.for_each_match(head, &rkeys, j, |i| {
+                    got.push(i as usize);
+                    true
+                });
+                let want: Vec<usize> = (0..left.len())
+                    .filter(|&i| left[i].is_some() && lkeys.eq_at(i, &rkeys, j))
+                    .collect();
+                proptest::prop_assert_eq!(&got, &want, "right key {} ({:?})", right[j], rarray.data_type());
+                proptest::prop_assert_eq!(table.has_match(head, &rkeys, j), !want.is_empty());
+            }
+        }
+    }
 
     #[test]
     fn left_rows_bound_the_output_columns_they_fill() {

@@ -589,6 +589,26 @@ impl TupleKeys {
     pub fn eq_at(&self, i: usize, other: &TupleKeys, j: usize) -> bool {
         self.0.iter().zip(&other.0).all(|(a, b)| a.eq_at(i, b, j))
     }
+
+    /// The keys of a one-column integer key (all widened to `i64`), else `None`.
+    #[inline]
+    pub fn single_int(&self) -> Option<&[i64]> {
+        match self.0.as_slice() {
+            [CanonicalKeys::Int(v)] => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Row `j` of a one-column key as the `i64` it equals, when it equals one: `Some(v)`
+    /// exactly when `Int([v]).eq_at(0, self, j)` would be true for that `v` (see
+    /// [`CanonicalKeys::as_i64_at`]). `None` for composite keys.
+    #[inline]
+    pub fn single_as_i64_at(&self, j: usize) -> Option<i64> {
+        match self.0.as_slice() {
+            [one] => one.as_i64_at(j),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
