@@ -19,12 +19,12 @@
 //! A run removes only files whose names carry a bloomjoin run id: its own staging and parts,
 //! the final-name parts of earlier runs (a replaced output, a failed or killed run: under the
 //! lease no other run can be committing them), and the staging of runs whose process is known
-//! to be dead (same machine, no such process), and a local output directory it created and
-//! left empty. A live run's staging stays. A directory that holds anything else (a person's
-//! `part-1.parquet`, another tool's parts, a subdirectory; names that begin with `_` or `.`
-//! aside, which readers skip) is refused before the run, with or without `--overwrite`, as
-//! Spark and DuckDB refuse a non-empty output: readers would take those files for part of
-//! the output, and they are not ours to delete.
+//! to be dead (same machine, no such process), and the local output directory and parents
+//! it created and left empty. A live run's staging stays. A directory that holds anything
+//! else (a person's `part-1.parquet`, another tool's parts, a subdirectory; names that begin
+//! with `_` or `.` aside, which readers skip) is refused before the run, with or without
+//! `--overwrite`, as Spark and DuckDB refuse a non-empty output: readers would take those
+//! files for part of the output, and they are not ours to delete.
 //!
 //! An output "exists" when it has a `_SUCCESS`. A run that failed, was killed or was
 //! cancelled leaves no `_SUCCESS` and no partly written part under a final name; the next run
@@ -78,9 +78,10 @@ pub struct OutputDir {
     dir: Location,
     run_id: String,
     overwrite: bool,
-    /// A local directory that did not exist before this run: removed again when the run
-    /// leaves it empty (failed or cancelled).
-    created: bool,
+    /// The local directories that did not exist before this run (the output directory and
+    /// its missing parents, deepest first): removed again when the run leaves them empty
+    /// (failed or cancelled).
+    created: Vec<std::path::PathBuf>,
 }
 
 /// A new run id: 32 hex digits, the start time in nanoseconds (16), this machine's
@@ -139,7 +140,7 @@ impl OutputDir {
     /// without it (readers of the output would take them for part of it; see
     /// [`foreign_entries`]); fail now when the location cannot be listed (a missing bucket).
     pub fn prepare(dir: Location, overwrite: bool) -> Result<OutputDir> {
-        let mut created = false;
+        let mut created = Vec::new();
         dir.check_creatable()?;
         let foreign = if let Some(p) = dir.local_path() {
             if p.is_file() {
@@ -148,9 +149,13 @@ impl OutputDir {
                     reason: "is a file; the join output is a directory".into(),
                 });
             }
-            created = !p.exists();
+            created = p
+                .ancestors()
+                .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+                .map(|a| a.to_path_buf())
+                .collect();
             let mut names = Vec::new();
-            if !created {
+            if created.is_empty() {
                 let entries =
                     std::fs::read_dir(p).map_err(|e| Error::io(p.display().to_string(), e))?;
                 for e in entries {
@@ -352,9 +357,12 @@ impl OutputDir {
                 let _ = std::fs::remove_dir(parent);
             }
         }
-        if let Some(p) = self.dir.local_path().filter(|_| self.created) {
-            // Only when empty: a failed or cancelled run leaves no directory it made.
-            let _ = std::fs::remove_dir(p);
+        // Only when empty, deepest first: a failed or cancelled run leaves no directory it
+        // made, the output's missing parents included.
+        for p in &self.created {
+            if std::fs::remove_dir(p).is_err() {
+                break;
+            }
         }
     }
 }

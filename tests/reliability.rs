@@ -1370,6 +1370,21 @@ fn disk_full_is_exit_1_in_train_and_join() {
     run_env(d, &join_args("users.bjf", "users", "comments", "out"), &env)
         .fails(1, &["No space left on device"]);
     assert_no_commit(&d.join("out"));
+    // Missing parents the run created go too, deepest first (left behind, empty, before
+    // 2026-11-26); a parent that was there before stays.
+    std::fs::create_dir(d.join("kept")).unwrap();
+    run_env(
+        d,
+        &join_args("users.bjf", "users", "comments", "kept/new/deeper/out"),
+        &env,
+    )
+    .fails(1, &["No space left on device"]);
+    assert!(d.join("kept").is_dir());
+    assert_eq!(files_below(&d.join("kept")), Vec::<String>::new());
+    assert!(!d.join("kept/new").exists());
+    run_env(d, &train_args("users", "kept/t/u/full.bjf"), &env)
+        .fails(1, &["full.bjf", "No space left on device"]);
+    assert!(!d.join("kept/t").exists());
 }
 
 /// Issue 14: the sharded training example of docs/SCALE-OUT.md, as written there (8 shards
