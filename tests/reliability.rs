@@ -1567,6 +1567,41 @@ fn a_directory_where_a_file_is_read_is_bad_input() {
     assert!(!d.join("m.bjf").exists());
 }
 
+/// Keys and job files are read with a bound: a file with no line break never ends one key
+/// line, and `run` takes no job file over 1 MiB, so an endless input (`/dev/zero`, here a
+/// sparse file of 64 GiB of zeros) is refused on one line instead of read until the memory
+/// runs out (left alone by the fifth audit, fixed 2026-11-26).
+#[test]
+fn endless_key_and_job_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let f = std::fs::File::create(d.join("zeros")).unwrap();
+    f.set_len(64 << 30).unwrap();
+    run_in(d, &["probe", "--filter", "users.bjf", "--keys", "zeros"]).fails(
+        2,
+        &["zeros line 1", "longer than 16 MiB without a line break"],
+    );
+    run_in(d, &["run", "zeros"]).fails(2, &["zeros", "longer than 1 MiB: not a job file"]);
+    // Keys files as before: one key a line, `\r\n` or `\n`, the last line with or without.
+    std::fs::write(d.join("keys.txt"), "1\r\n-5\n2").unwrap();
+    let out = run_in(
+        d,
+        &[
+            "probe",
+            "--filter",
+            "users.bjf",
+            "--keys",
+            "keys.txt",
+            "--with-keys",
+        ],
+    )
+    .ok();
+    let keys: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(keys, ["1", "-5", "2"], "{out}");
+}
+
 /// A filter location is looked at before it is read whole: a large file of something else
 /// is refused by its first bytes (2 GiB were read into memory first), and a device that
 /// never ends (`/dev/zero`) is not a regular file (the process was killed for memory;

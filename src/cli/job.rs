@@ -158,11 +158,32 @@ fn apply_set(path: &str, doc: &mut toml::Table, set: &str) -> Result<()> {
     )))
 }
 
+/// The largest job file `run` reads (a job file is a few hundred bytes).
+const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
+
 impl Job {
     /// Read, parse, override and validate a job file. Errors name the file (and the table
     /// and key, or the `--set`); nothing runs.
     pub fn load(path: &str, sets: &[String]) -> Result<Job> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        use std::io::Read;
+        // Read at most one byte past the limit: a FIFO (`run <(...)`) is a job file too, but
+        // an endless one (`/dev/zero`) must not fill the memory.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_JOB_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| Error::io(path, e))?;
+        if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
+            return Err(Error::Usage(format!(
+                "{path}: longer than {} MiB: not a job file",
+                MAX_JOB_FILE_BYTES >> 20
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::io(
+                path,
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+            )
+        })?;
         Job::parse(path, &text, sets)
     }
 

@@ -1,6 +1,6 @@
 //! `bloomjoin probe`: ask a filter about keys, one per line.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 
 use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
 use crate::bloom::{codec, BloomFilter};
@@ -22,8 +22,8 @@ pub struct Args {
     /// With --column: only this row group (from 0) [default: all].
     #[arg(long, value_name = "N", requires = "column")]
     pub row_group: Option<usize>,
-    /// A file with one key per line, or `-` for standard input (the default when no KEY is
-    /// given).
+    /// A file with one key per line (at most 16 MiB a line), or `-` for standard input (the
+    /// default when no KEY is given).
     #[arg(long, value_name = "FILE|-")]
     pub keys: Option<String>,
     /// Keys given on the command line.
@@ -165,14 +165,45 @@ fn key_source(args: &Args) -> Result<Box<dyn Iterator<Item = Key> + '_>> {
             (path.to_string(), Box::new(BufReader::new(f)))
         }
     };
-    Ok(Box::new(reader.lines().enumerate().map(
-        move |(n, line)| {
-            let line = line.map_err(|e| Error::io(&source, e))?;
-            let line = line.strip_suffix('\r').map(str::to_string).unwrap_or(line);
-            Ok((format!("{source} line {}", n + 1), line))
-        },
-    )))
+    let mut reader = reader;
+    let mut n = 0;
+    Ok(Box::new(std::iter::from_fn(move || {
+        n += 1;
+        let at = format!("{source} line {n}");
+        // One line, read at most one byte past the longest key: a file with no line break
+        // (`/dev/zero`) is refused rather than read until the memory runs out.
+        let mut buf = Vec::new();
+        let read = (&mut reader)
+            .take(MAX_KEY_LINE_BYTES + 1)
+            .read_until(b'\n', &mut buf);
+        match read {
+            Err(e) => return Some(Err(Error::io(&source, e))),
+            Ok(0) => return None,
+            Ok(_) => {}
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        } else if buf.len() as u64 > MAX_KEY_LINE_BYTES {
+            return Some(Err(Error::Usage(format!(
+                "{at}: longer than {} MiB without a line break: not a file of keys, one per line",
+                MAX_KEY_LINE_BYTES >> 20
+            ))));
+        }
+        Some(match String::from_utf8(buf) {
+            Ok(line) => Ok((at, line)),
+            Err(e) => Err(Error::io(
+                &source,
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+            )),
+        })
+    })))
 }
+
+/// The longest line of `--keys` or stdin taken as one key.
+const MAX_KEY_LINE_BYTES: u64 = 16 << 20;
 
 /// `probe --filter FILE.parquet --column C [--row-group N]`: the column's own SBBFs.
 fn run_parquet(args: &Args, column: &str) -> Result<()> {
