@@ -196,8 +196,8 @@ impl Hasher for IdHasher {
 
 const NONE: u32 = u32::MAX;
 
-/// A table entry: the first two rows of its chain (`second`: `NONE` when there is one) and,
-/// for a one-column integer key, the first row's key. A probe then finds a unique left key's
+/// A table entry: the first two rows of its chain (`second` is `NONE` for a chain of one
+/// row) and, for a one-column integer key, the first row's key. A probe then finds a unique left key's
 /// row and compares it without reading the rows' keys or the chain links, each a cache miss
 /// in a large table.
 #[derive(Clone, Copy)]
