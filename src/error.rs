@@ -326,6 +326,17 @@ impl Error {
         }
     }
 
+    /// Bytes read from `location` as text; bytes that are not UTF-8 are the invalid data of
+    /// an I/O error (exit 2) naming it and where the text stops being UTF-8.
+    pub(crate) fn utf8(location: &str, bytes: Vec<u8>) -> Result<String> {
+        String::from_utf8(bytes).map_err(|e| {
+            Error::io(
+                location,
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+            )
+        })
+    }
+
     /// Shorthand for [`Error::Arrow`].
     pub fn arrow(context: impl Into<String>, source: arrow::error::ArrowError) -> Self {
         Error::Arrow {

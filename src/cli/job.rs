@@ -178,12 +178,7 @@ impl Job {
                 MAX_JOB_FILE_BYTES >> 20
             )));
         }
-        let text = String::from_utf8(bytes).map_err(|e| {
-            Error::io(
-                path,
-                std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
-            )
-        })?;
+        let text = Error::utf8(path, bytes)?;
         Job::parse(path, &text, sets)
     }
 

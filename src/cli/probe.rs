@@ -158,14 +158,13 @@ fn key_source(args: &Args) -> Result<Box<dyn Iterator<Item = Key> + '_>> {
                 .map(|(i, k)| Ok((format!("argument {}", i + 1), k.clone()))),
         ));
     }
-    let (source, reader): (String, Box<dyn BufRead>) = match args.keys.as_deref() {
+    let (source, mut reader): (String, Box<dyn BufRead>) = match args.keys.as_deref() {
         None | Some("-") => ("stdin".into(), Box::new(std::io::stdin().lock())),
         Some(path) => {
             let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
             (path.to_string(), Box::new(BufReader::new(f)))
         }
     };
-    let mut reader = reader;
     let mut n = 0;
     Ok(Box::new(std::iter::from_fn(move || {
         n += 1;
@@ -192,13 +191,7 @@ fn key_source(args: &Args) -> Result<Box<dyn Iterator<Item = Key> + '_>> {
                 MAX_KEY_LINE_BYTES >> 20
             ))));
         }
-        Some(match String::from_utf8(buf) {
-            Ok(line) => Ok((at, line)),
-            Err(e) => Err(Error::io(
-                &source,
-                std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
-            )),
-        })
+        Some(Error::utf8(&source, buf).map(|line| (at, line)))
     })))
 }
 
