@@ -435,14 +435,16 @@ impl Passes {
 }
 
 impl Emitter {
-    /// An emitter writing its part to `part`.
-    pub(crate) fn new(shape: Arc<JoinShape>, part: Location) -> Result<Self> {
+    /// An emitter writing its part to `part`, keeping up to `write_buffer` bytes of joined
+    /// rows before encoding them ([`PartWriter::with_write_buffer`]).
+    pub(crate) fn new(shape: Arc<JoinShape>, part: Location, write_buffer: usize) -> Result<Self> {
         let writer = PartWriter::create(
             part,
             shape.out_schema.clone(),
             &shape.blooms,
             shape.compression,
-        )?;
+        )?
+        .with_write_buffer(write_buffer);
         Ok(Emitter {
             shape,
             writer,
@@ -657,6 +659,18 @@ pub fn compact(batch: RecordBatch) -> RecordBatch {
         .collect();
     // Same schema, same row count: only the buffers change.
     RecordBatch::try_new(batch.schema(), columns).unwrap_or(batch)
+}
+
+/// The most joined rows (in bytes) a part keeps before encoding them: 32 MiB. Measured at
+/// TPC-H scale 5 (docs/BENCHMARKS.md): 8 MiB gained little, 64 MiB no more than 32.
+const WRITE_BUFFER_BYTES: u64 = 32 << 20;
+
+/// The write buffer of each of a join's parts (`workers` of them at once) under a memory
+/// budget of `memory_limit`: [`WRITE_BUFFER_BYTES`], or an eighth of the budget spread over
+/// the parts when that is less (a small `--memory-limit` keeps small buffers, down to none).
+pub(crate) fn write_buffer_bytes(memory_limit: u64, workers: usize) -> usize {
+    let share = memory_limit / 8 / (workers.max(1) as u64);
+    WRITE_BUFFER_BYTES.min(share) as usize
 }
 
 /// Bytes a build side holds per row beyond its batches: the key hash carried from the map

@@ -185,7 +185,7 @@ fn one_pass(ctx: &Ctx, spill: &Spill, p: usize, name: &str, need: u64) -> Result
         Ok(())
     })?;
     let table = JoinTable::build(&ctx.shape.left_schema, ctx.shape.key_arity, batches, hashes)?;
-    let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name))?;
+    let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name), 0)?;
     spill.right.for_each(p, |b, h| e.probe(&table, &b, &h))?;
     e.emit_left(&table, 0..table.num_rows())?;
     finish(e, need, 1)
@@ -209,8 +209,8 @@ fn finish(e: Emitter, build_bytes: u64, passes: u64) -> Result<Reduced> {
 /// right row of the partition probes. A spilled batch over the limit alone is cut into
 /// slices of rows that fit.
 fn in_passes(ctx: &Ctx, spill: &Spill, p: usize, name: &str, limit: u64) -> Result<Reduced> {
-    let mut e =
-        Emitter::new(ctx.shape.clone(), ctx.output.staged(name))?.with_passes(spill.right.rows(p));
+    let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name), 0)?
+        .with_passes(spill.right.rows(p));
     let (mut batches, mut hashes, mut size) = (Vec::new(), Vec::new(), 0u64);
     let (mut passes, mut build_bytes) = (0u64, 0u64);
     let mut pass = |e: &mut Emitter,

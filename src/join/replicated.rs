@@ -72,12 +72,15 @@ fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Wri
     let bar = ctx.bar(Side::Right);
     let reader = ctx.reader(Side::Right, Some(prefilter), &bar);
     let next_part = AtomicUsize::new(0);
+    // Each worker's part encodes its joined rows in bursts, apart from the decoding of the
+    // right side (reduce-side's reducers write in a stage of their own already).
+    let write_buffer = crate::reduce::write_buffer_bytes(ctx.job.memory_limit, ctx.workers());
     let mut emitters = reader.run(
         ctx.workers(),
         || {
             let name = format!("part-{:05}", next_part.fetch_add(1, Ordering::Relaxed));
             let e = super::task("reduce", &name, || {
-                Emitter::new(ctx.shape.clone(), ctx.output.staged(&name))
+                Emitter::new(ctx.shape.clone(), ctx.output.staged(&name), write_buffer)
             })?;
             Ok((name, e))
         },
@@ -95,15 +98,23 @@ fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Wri
                 e.emit_left(table, i * n / k..(i + 1) * n / k)
             })
         })?;
+    // The parts are closed at once: each writes its last buffered rows and its footer.
+    let finished: Vec<(String, u64, (u64, u64))> = emitters
+        .into_par_iter()
+        .map(|(name, e)| {
+            let unmatched = e.right_unmatched;
+            let out = super::task("reduce", &name, || e.finish())?;
+            Ok((name, unmatched, out))
+        })
+        .collect::<Result<_>>()?;
     let mut written = Written {
         parts: Vec::with_capacity(k),
         rows_out: 0,
         bytes_out: 0,
         right_unmatched: 0,
     };
-    for (name, e) in emitters {
-        written.right_unmatched += e.right_unmatched;
-        let (rows, bytes) = super::task("reduce", &name, || e.finish())?;
+    for (name, unmatched, (rows, bytes)) in finished {
+        written.right_unmatched += unmatched;
         written.rows_out += rows;
         written.bytes_out += bytes;
         written.parts.push(name);
