@@ -197,14 +197,33 @@ impl Hasher for IdHasher {
 const NONE: u32 = u32::MAX;
 
 /// A table entry: the first two rows of its chain (`second` is `NONE` for a chain of one
-/// row) and, for a one-column integer key, the first row's key. A probe then finds a unique left key's
-/// row and compares it without reading the rows' keys or the chain links, each a cache miss
-/// in a large table.
+/// row) and, for an integer key the table inlines ([`Inline`]), the first row's key. A probe
+/// then finds a unique left key's row and compares it without reading the rows' keys or the
+/// chain links, each a cache miss in a large table.
 #[derive(Clone, Copy)]
 struct Head {
     key: i64,
     first: u32,
     second: u32,
+}
+
+/// How a table's entries hold their first row's key.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Inline {
+    /// Not at all: the probe compares the rows' keys.
+    No,
+    /// A one-column integer key, as it is.
+    Single,
+    /// A two-column integer key whose left values all fit 32 bits, packed by [`pack`].
+    Pair,
+}
+
+/// Two integers that fit 32 bits each, as one `i64` (`None` when one does not fit). On the
+/// integers that fit, two pairs pack to the same value exactly when they are equal.
+#[inline]
+fn pack(a: i64, b: i64) -> Option<i64> {
+    let (a, b) = (i32::try_from(a).ok()?, i32::try_from(b).ok()?);
+    Some((i64::from(a) << 32) | i64::from(b as u32))
 }
 
 /// The build side: the left rows, their canonical keys, and chains of rows per table hash.
@@ -216,8 +235,8 @@ pub(crate) struct JoinTable {
     heads: HashMap<u64, Head, BuildHasherDefault<IdHasher>>,
     /// The row after each chain row from the second on (`NONE`: the last).
     next: Vec<u32>,
-    /// A one-column integer key: each entry holds its first row's key, compared in place.
-    inline: bool,
+    /// Whether (and how) each entry holds its first row's key, compared in place.
+    inline: Inline,
     /// One bit per left row: matched by some right row.
     matched: Vec<AtomicU64>,
 }
@@ -255,13 +274,26 @@ impl JoinTable {
             )));
         }
         let ints = keys.single_int();
+        let is_null = |i: usize| nulls.as_ref().is_some_and(|v| v.is_null(i));
+        let pair = keys
+            .pair_int()
+            .filter(|(a, b)| (0..n).all(|i| is_null(i) || pack(a[i], b[i]).is_some()));
+        let inline = match (ints, pair) {
+            (Some(_), _) => Inline::Single,
+            (None, Some(_)) => Inline::Pair,
+            (None, None) => Inline::No,
+        };
         // Insert in reverse so each chain lists rows in input order: each row goes in front,
         // the old first row becomes the second and links to the old second.
         for i in (0..n).rev() {
-            if nulls.as_ref().is_some_and(|v| v.is_null(i)) {
+            if is_null(i) {
                 continue;
             }
-            let key = ints.map_or(0, |k| k[i]);
+            let key = match (ints, pair) {
+                (Some(k), _) => k[i],
+                (None, Some((a, b))) => pack(a[i], b[i]).unwrap_or(0),
+                (None, None) => 0,
+            };
             heads
                 .entry(table_hash(all[i]))
                 .and_modify(|h| {
@@ -278,7 +310,6 @@ impl JoinTable {
                     second: NONE,
                 });
         }
-        let inline = ints.is_some();
         Ok(JoinTable {
             batch,
             keys,
@@ -330,11 +361,12 @@ impl JoinTable {
         if head.first == NONE {
             return;
         }
-        let first = if self.inline {
-            // The same answer as `eq_at`, from the entry (see `as_i64_at`).
-            rkeys.single_as_i64_at(j) == Some(head.key)
-        } else {
-            self.keys.eq_at(head.first as usize, rkeys, j)
+        // `Single` and `Pair` give `eq_at`'s answer from the entry (see `as_i64_at`; every
+        // left pair fits `pack`, so a right pair that does not cannot equal one).
+        let first = match self.inline {
+            Inline::Single => rkeys.single_as_i64_at(j) == Some(head.key),
+            Inline::Pair => rkeys.pair_as_i64_at(j).and_then(|(a, b)| pack(a, b)) == Some(head.key),
+            Inline::No => self.keys.eq_at(head.first as usize, rkeys, j),
         };
         if first && !f(head.first) {
             return;
@@ -764,43 +796,116 @@ mod tests {
             buckets in proptest::prop_oneof![proptest::strategy::Just(0u64), 1u64..4],
             decimal in proptest::bool::ANY,
         ) {
-            use arrow::array::{Decimal128Array, UInt64Array};
-            use crate::key::TupleKeys;
-            // Equal keys get equal hashes; `buckets` > 0 makes distinct keys collide.
-            let hash = |k: i64| if buckets == 0 { k as u64 ^ 0x9E37_79B9 } else { k as u64 % buckets };
-            let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, true)]));
-            let lk = Int64Array::from(left.clone());
-            let hashes: Vec<u64> = left.iter().map(|k| k.map_or(0, hash)).collect();
-            let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(lk.clone())]).unwrap();
-            let table = JoinTable::build(&schema, 1, vec![batch], vec![hashes]).unwrap();
-            let lkeys = TupleKeys::try_new(&[&lk as &dyn Array]).unwrap();
-            // The right keys as Int64, as UInt64 (negative ones wide) or as Decimal128(20, 2).
-            let rarray: ArrayRef = match (decimal, right.iter().any(|&k| k < 0)) {
-                (true, _) => Arc::new(
-                    Decimal128Array::from_iter_values(right.iter().map(|&k| k as i128 * 100))
-                        .with_precision_and_scale(20, 2)
-                        .unwrap(),
-                ),
-                (false, true) => Arc::new(UInt64Array::from_iter_values(right.iter().map(|&k| k as u64))),
-                (false, false) => Arc::new(Int64Array::from(right.clone())),
-            };
-            let rkeys = TupleKeys::try_new(&[rarray.as_ref()]).unwrap();
-            let rh: Vec<u64> = right.iter().map(|&k| hash(k)).collect();
-            let mut heads = Vec::new();
-            table.heads_of(&rh, &mut heads);
-            for (j, head) in heads.iter().enumerate() {
-                let mut got = Vec::new();
-                table.for_each_match(head, &rkeys, j, |i| {
-                    got.push(i as usize);
-                    true
-                });
-                let want: Vec<usize> = (0..left.len())
-                    .filter(|&i| left[i].is_some() && lkeys.eq_at(i, &rkeys, j))
-                    .collect();
-                proptest::prop_assert_eq!(&got, &want, "right key {} ({:?})", right[j], rarray.data_type());
-                proptest::prop_assert_eq!(table.has_match(head, &rkeys, j), !want.is_empty());
-            }
+            let lk: ArrayRef = Arc::new(Int64Array::from(left.clone()));
+            let lhashes: Vec<u64> = left.iter().map(|k| k.map_or(0, |k| collide(k, buckets))).collect();
+            let rhashes: Vec<u64> = right.iter().map(|&k| collide(k, buckets)).collect();
+            check_matches(vec![lk], vec![right_as(&right, decimal)], lhashes, rhashes)?;
         }
+
+        /// The same for two-column integer keys: packed into the entries when every left
+        /// pair fits 32 bits a component (`big` makes one left value not fit, some right
+        /// ones too).
+        #[test]
+        fn pair_matches_are_the_equal_left_rows_in_input_order(
+            left in proptest::collection::vec(proptest::option::weighted(0.9, (-2i64..4, -1i64..3)), 0..40),
+            right in proptest::collection::vec((-3i64..5, -2i64..4), 1..20),
+            buckets in proptest::prop_oneof![proptest::strategy::Just(0u64), 1u64..4],
+            decimal in proptest::bool::ANY,
+            big in proptest::bool::ANY,
+        ) {
+            // Values of 3 stand for one past i32::MAX (left and right) and -2 for i32::MIN.
+            let wide = |v: i64| match v {
+                3 if big => i64::from(i32::MAX) + 1,
+                -2 => i64::from(i32::MIN),
+                v => v,
+            };
+            let la: Vec<Option<i64>> = left.iter().map(|p| p.map(|(a, _)| wide(a))).collect();
+            let lb: Vec<Option<i64>> = left.iter().map(|p| p.map(|(_, b)| wide(b))).collect();
+            let (ra, rb): (Vec<i64>, Vec<i64>) = right.iter().map(|&(a, b)| (wide(a), wide(b))).unzip();
+            let pair_hash = |a: i64, b: i64| collide(a.wrapping_mul(31).wrapping_add(b), buckets);
+            let lhashes: Vec<u64> = left.iter().map(|p| p.map_or(0, |(a, b)| pair_hash(wide(a), wide(b)))).collect();
+            let rhashes: Vec<u64> = ra.iter().zip(&rb).map(|(&a, &b)| pair_hash(a, b)).collect();
+            check_matches(
+                vec![Arc::new(Int64Array::from(la)), Arc::new(Int64Array::from(lb))],
+                vec![right_as(&ra, decimal), Arc::new(Int64Array::from(rb))],
+                lhashes,
+                rhashes,
+            )?;
+        }
+    }
+
+    /// A hash of `k`: equal keys get equal hashes; `buckets` > 0 makes distinct keys collide.
+    fn collide(k: i64, buckets: u64) -> u64 {
+        if buckets == 0 {
+            k as u64 ^ 0x9E37_79B9
+        } else {
+            k as u64 % buckets
+        }
+    }
+
+    /// Right keys as Int64, as UInt64 (negative ones wide) or as Decimal128(20, 2).
+    fn right_as(keys: &[i64], decimal: bool) -> ArrayRef {
+        use arrow::array::{Decimal128Array, UInt64Array};
+        match (decimal, keys.iter().any(|&k| k < 0)) {
+            (true, _) => Arc::new(
+                Decimal128Array::from_iter_values(keys.iter().map(|&k| k as i128 * 100))
+                    .with_precision_and_scale(20, 2)
+                    .unwrap(),
+            ),
+            (false, true) => Arc::new(UInt64Array::from_iter_values(
+                keys.iter().map(|&k| k as u64),
+            )),
+            (false, false) => Arc::new(Int64Array::from(keys.to_vec())),
+        }
+    }
+
+    /// The table of the left key columns `left` (base hashes `lhashes`) visits, for each
+    /// right row, exactly the left rows `eq_at` finds equal (non-null), in input order, and
+    /// `has_match` agrees.
+    fn check_matches(
+        left: Vec<ArrayRef>,
+        right: Vec<ArrayRef>,
+        lhashes: Vec<u64>,
+        rhashes: Vec<u64>,
+    ) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
+        use crate::key::TupleKeys;
+        let arity = left.len();
+        let schema = Arc::new(Schema::new(
+            (0..arity)
+                .map(|c| Field::new(format!("k{c}"), DataType::Int64, true))
+                .collect::<Vec<_>>(),
+        ));
+        let batch = RecordBatch::try_new(schema.clone(), left.clone()).unwrap();
+        let table = JoinTable::build(&schema, arity, vec![batch], vec![lhashes]).unwrap();
+        let lcols: Vec<&dyn Array> = left.iter().map(|a| a.as_ref()).collect();
+        let lkeys = TupleKeys::try_new(&lcols).unwrap();
+        let lnulls = crate::key::tuple_nulls(&lcols);
+        let rcols: Vec<&dyn Array> = right.iter().map(|a| a.as_ref()).collect();
+        let rkeys = TupleKeys::try_new(&rcols).unwrap();
+        let mut heads = Vec::new();
+        table.heads_of(&rhashes, &mut heads);
+        for (j, head) in heads.iter().enumerate() {
+            let mut got = Vec::new();
+            table.for_each_match(head, &rkeys, j, |i| {
+                got.push(i as usize);
+                true
+            });
+            let want: Vec<usize> = (0..left[0].len())
+                .filter(|&i| {
+                    !lnulls.as_ref().is_some_and(|n| n.is_null(i)) && lkeys.eq_at(i, &rkeys, j)
+                })
+                .collect();
+            proptest::prop_assert_eq!(
+                &got,
+                &want,
+                "right row {} ({:?}, {:?})",
+                j,
+                table.inline,
+                right[0].data_type()
+            );
+            proptest::prop_assert_eq!(table.has_match(head, &rkeys, j), !want.is_empty());
+        }
+        Ok(())
     }
 
     #[test]

@@ -599,6 +599,25 @@ impl TupleKeys {
         }
     }
 
+    /// The keys of a two-column integer key (both widened to `i64`), else `None`.
+    #[inline]
+    pub fn pair_int(&self) -> Option<(&[i64], &[i64])> {
+        match self.0.as_slice() {
+            [CanonicalKeys::Int(a), CanonicalKeys::Int(b)] => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    /// Row `j` of a two-column key as the two `i64` it equals, when it equals some: each
+    /// component as [`CanonicalKeys::as_i64_at`] gives it. `None` for other arities.
+    #[inline]
+    pub fn pair_as_i64_at(&self, j: usize) -> Option<(i64, i64)> {
+        match self.0.as_slice() {
+            [a, b] => Some((a.as_i64_at(j)?, b.as_i64_at(j)?)),
+            _ => None,
+        }
+    }
+
     /// Row `j` of a one-column key as the `i64` it equals, when it equals one: `Some(v)`
     /// exactly when `Int([v]).eq_at(0, self, j)` would be true for that `v` (see
     /// [`CanonicalKeys::as_i64_at`]). `None` for composite keys.
