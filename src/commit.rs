@@ -625,11 +625,6 @@ impl PartWriter {
             return Ok(());
         }
         self.rows += batch.num_rows() as u64;
-        if self.buffer_bytes == 0 {
-            let w = self.writer.as_mut().expect("open writer");
-            let r = w.write(batch);
-            return r.map_err(|source| self.parquet_error(source));
-        }
         self.pending_bytes += batch.get_array_memory_size();
         self.pending.push(batch.clone());
         if self.pending_bytes >= self.buffer_bytes {
@@ -641,8 +636,8 @@ impl PartWriter {
     /// Hand the pending batches to the Parquet writer, in the order they came.
     fn write_pending(&mut self) -> Result<()> {
         let w = self.writer.as_mut().expect("open writer");
+        // The drain empties `pending` even when a write fails part way.
         let r = self.pending.drain(..).try_for_each(|b| w.write(&b));
-        self.pending.clear();
         self.pending_bytes = 0;
         r.map_err(|source| self.parquet_error(source))
     }
