@@ -442,6 +442,40 @@ impl Location {
             .map_err(|e| self.store_err(e))
     }
 
+    /// Read the whole object, handing its first `head` bytes (all of it, if shorter) to
+    /// `check` as soon as they arrive: an object the check refuses is not read on. A remote
+    /// object is streamed, so a large object of something else (a filter location naming a
+    /// Parquet input, say) costs one chunk of its download, not the whole of it.
+    pub fn read_all_checked(
+        &self,
+        head: usize,
+        check: impl FnOnce(&[u8]) -> Result<()>,
+    ) -> Result<Bytes> {
+        use futures::StreamExt;
+        block_on(async {
+            let got = self
+                .store
+                .get(&self.path)
+                .await
+                .map_err(|e| self.store_err(e))?;
+            let mut stream = got.into_stream();
+            let mut buf = bytes::BytesMut::new();
+            let mut check = Some(check);
+            while let Some(chunk) = stream.next().await {
+                buf.extend_from_slice(&chunk.map_err(|e| self.store_err(e))?);
+                if buf.len() >= head {
+                    if let Some(c) = check.take() {
+                        c(&buf[..head])?;
+                    }
+                }
+            }
+            if let Some(c) = check.take() {
+                c(&buf)?;
+            }
+            Ok(buf.freeze())
+        })
+    }
+
     /// Fail now, before any work, when a local location cannot be created because a path
     /// on the way to it is a file, not a directory (the write would fail at the end, naming
     /// a temporary file), or when it is a `memory://` output of the command-line binary

@@ -627,6 +627,49 @@ fn output_overlapping_an_input_is_refused_and_the_input_untouched() {
     assert_eq!(read_rows(&d.join("out")).0, reference("inner", 1500));
 }
 
+/// The same on S3: an object that is not a filter is refused by its first bytes while it
+/// streams in, not after a download of the whole of it (a 2 GiB object named by `--filter`
+/// was read into memory before its magic was looked at). Each command's own peak RSS,
+/// from `wait4`, stays far below the object's 160 MiB (it was above them).
+#[test]
+fn s3_a_filter_is_recognized_before_it_is_read_whole() {
+    let s3 = S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    s3.python(
+        "s3.create_bucket(Bucket='lake')\n\
+         s3.put_object(Bucket='lake', Key='big.bin', Body=bytes(160 << 20))\n",
+    );
+    for args in [
+        vec!["inspect", "s3://lake/big.bin"],
+        vec!["probe", "--filter", "s3://lake/big.bin", "1"],
+        vec!["merge", "-o", "m.bjf", "s3://lake/big.bin"],
+    ] {
+        run_env(d, &args, &s3.env()).fails(2, &["s3://lake/big.bin", "bad magic"]);
+        let code = format!(
+            "import os, subprocess\n\
+             env = dict(os.environ, **{env:?})\n\
+             p = subprocess.Popen({cmd:?}, cwd={cwd:?}, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n\
+             _, status, ru = os.wait4(p.pid, 0)\n\
+             print(os.waitstatus_to_exitcode(status), ru.ru_maxrss)\n",
+            env = s3.env().into_iter().collect::<std::collections::HashMap<_, _>>(),
+            cmd = std::iter::once(crate::util::bin().display().to_string())
+                .chain(args.iter().map(|a| a.to_string()))
+                .collect::<Vec<_>>(),
+            cwd = d.display().to_string(),
+        );
+        let out = s3.python(&code);
+        let (status, kib) = out.trim().split_once(' ').unwrap();
+        assert_eq!(status, "2", "{args:?}");
+        let mib = kib.parse::<u64>().unwrap() / 1024;
+        assert!(
+            mib < 80,
+            "{args:?}: peak RSS {mib} MiB for a refused 160 MiB object"
+        );
+    }
+    assert!(!d.join("m.bjf").exists());
+}
+
 /// Issue 12, defect 5, on S3: the same checks for `s3://` locations.
 #[test]
 fn s3_output_overlapping_an_input_is_refused() {

@@ -518,12 +518,26 @@ pub fn read_with_format(
 }
 
 /// The bytes of a filter file, read whole once a local file has been seen to be a regular
-/// file that starts like a filter.
+/// file that starts like a filter. An object in a store is refused by its first bytes
+/// while it streams in (one object of something else, 2 GiB, was downloaded whole before
+/// its magic was looked at).
 pub fn read_bytes(location: &crate::store::Location) -> Result<bytes::Bytes> {
+    let name = location.as_str();
     if let Some(path) = location.local_path() {
-        check_local_head(path, location.as_str())?;
+        check_local_head(path, name)?;
+        return location.read_all();
     }
-    location.read_all()
+    location.read_all_checked(MAGIC.len(), |head| check_head(head, name))
+}
+
+/// A file's first [`MAGIC`]`.len()` bytes must be one of the formats' (shorter files are
+/// left to the decoder, which says how they end).
+fn check_head(head: &[u8], name: &str) -> Result<()> {
+    if head.len() == MAGIC.len() && FileFormat::detect(head).is_none() {
+        // The error decoding gives for a file of these first bytes.
+        decode(head, name)?;
+    }
+    Ok(())
 }
 
 /// Before a local file is read whole: it must be a regular file (not `/dev/zero` or a FIFO,
@@ -548,11 +562,7 @@ fn check_local_head(path: &std::path::Path, name: &str) -> Result<()> {
     std::fs::File::open(path)
         .and_then(|f| f.take(MAGIC.len() as u64).read_to_end(&mut head))
         .map_err(|e| Error::io(name, e))?;
-    if head.len() == MAGIC.len() && FileFormat::detect(&head).is_none() {
-        // The error decoding gives for a file of these first bytes.
-        decode(&head, name)?;
-    }
-    Ok(())
+    check_head(&head, name)
 }
 
 /// Encode a filter and write it with one atomic put (create-only unless `overwrite`).
