@@ -458,6 +458,7 @@ impl Location {
                 .get(&self.path)
                 .await
                 .map_err(|e| self.store_err(e))?;
+            let size = usize::try_from(got.meta.size).unwrap_or(usize::MAX);
             let mut stream = got.into_stream();
             let mut buf = bytes::BytesMut::new();
             let mut check = Some(check);
@@ -466,6 +467,8 @@ impl Location {
                 if buf.len() >= head {
                     if let Some(c) = check.take() {
                         c(&buf[..head])?;
+                        // Accepted: room for the rest at once, as a whole read would take.
+                        buf.reserve(size.saturating_sub(buf.len()));
                     }
                 }
             }

@@ -630,7 +630,7 @@ fn output_overlapping_an_input_is_refused_and_the_input_untouched() {
 /// The same on S3: an object that is not a filter is refused by its first bytes while it
 /// streams in, not after a download of the whole of it (a 2 GiB object named by `--filter`
 /// was read into memory before its magic was looked at). Each command's own peak RSS,
-/// from `wait4`, stays far below the object's 160 MiB (it was above them).
+/// from `wait4`, stays far below the object's 160 MiB (it was 176 MiB before).
 #[test]
 fn s3_a_filter_is_recognized_before_it_is_read_whole() {
     let s3 = S3Server::start();

@@ -1058,7 +1058,7 @@ const PREFETCH_DISTANCE: usize = 64;
 
 /// Keys ahead of the current one whose block the blocked kernels prefetch: enough cache misses
 /// in flight to hide the latency of memory, not just of the last-level cache. Swept on the
-/// project machine (AMD EPYC, docs/BENCHMARKS.md "Prefetch distance"): 128 probes a 1 GiB
+/// project machine (docs/BENCHMARKS.md "Prefetch distance on the EPYC"): 128 probes a 1 GiB
 /// filter at 274 M keys/s against 150 M/s at 32, and trains 120 MB filters with 12-22 % less
 /// CPU; a job's 9.5 MB partials, which share the cache with two workers' decoding, train with
 /// 6-16 % less CPU. Only an insert into a filter that has the last-level cache to itself (the
