@@ -12,9 +12,10 @@ Used by scripts/ci-sample.sh and scripts/crosscheck.sh (with the venv of scripts
 
 The checksum of a table (an order-independent fingerprint of its row multiset):
 
-  canonical value  NULL -> "\\N"; integers in decimal; strings as they are; booleans
-                   "true"/"false"; timestamps as integer milliseconds since the epoch;
-                   dates as YYYY-MM-DD (other types are refused)
+  canonical value  NULL -> "\\N"; integers in decimal; decimals as their exact digits, with
+                   as many after the point as the type's scale ("901.00"); strings as they
+                   are; booleans "true"/"false"; timestamps as integer milliseconds since
+                   the epoch; dates as YYYY-MM-DD (other types are refused)
   canonical row    the canonical values of its columns, in order, joined by U+001F
   checksum         sum over rows of the first 8 bytes of MD5(UTF-8 of the canonical row),
                    read as a big-endian unsigned integer, mod 2^64; written as 16 hex digits
@@ -63,13 +64,16 @@ def canonical_column(col):
         col = pc.strftime(col.cast(pa.timestamp("s")), format="%Y-%m-%d")
     elif pa.types.is_boolean(t):
         return [None if v is None else ("true" if v else "false") for v in col.to_pylist()]
+    elif pa.types.is_decimal(t):
+        # Python's Decimal keeps the scale's digits ("901.00"); never an exponent at scale >= 0.
+        return [None if v is None else format(v, "f") for v in col.to_pylist()]
     elif not (
         pa.types.is_integer(t)
         or pa.types.is_string(t)
         or pa.types.is_large_string(t)
         or pa.types.is_string_view(t)
     ):
-        die(f"column type {t} has no canonical text (only integers, strings, booleans, dates, timestamps)")
+        die(f"column type {t} has no canonical text (only integers, decimals, strings, booleans, dates, timestamps)")
     return [None if v is None else str(v) for v in col.to_pylist()]
 
 

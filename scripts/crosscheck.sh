@@ -7,7 +7,9 @@
 # signedness, decimal scales, timestamp units, strings and binary, and (id, timestamp) tuples of
 # mixed widths and units) for every join type; and a
 # composite key, TPC-H lineitem x partsupp on (partkey, suppkey) with a selective --where on
-# partsupp (scale 0.01, generated into .cache/tpch/sf0.01), for every join type.
+# partsupp (scale 0.01, generated into .cache/tpch/sf0.01), for every join type; and the
+# other joins of the benchmark (lineitem x part, lineitem x orders, orders x customer) with
+# every column of both sides, for every join type under both strategies.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -79,13 +81,16 @@ echo "== composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every j
 # shared cache. The filter is trained on the partsupp rows of a selective --where (about 5 %);
 # the lineitem rows shipped before 1994 (about 2/7) leave some of those pairs unmatched.
 TPCH=.cache/tpch/sf0.01
-if [ ! -f "$TPCH/partsupp.parquet" ] || [ ! -f "$TPCH/lineitem.parquet" ]; then
+TPCH_TABLES="lineitem partsupp part orders customer"
+missing=0
+for t in $TPCH_TABLES; do [ -f "$TPCH/$t.parquet" ] || missing=1; done
+if [ $missing = 1 ]; then
     BENCH_PY=$(bash scripts/venv.sh bench)
     mkdir -p .cache/tpch
     tmp=$(mktemp -d .cache/tpch/.sf0.01.XXXXXX)
-    "$(dirname "$BENCH_PY")/tpchgen-cli" parquet -s 0.01 --tables=lineitem,partsupp -o "$tmp"
+    "$(dirname "$BENCH_PY")/tpchgen-cli" parquet -s 0.01 --tables="${TPCH_TABLES// /,}" -o "$tmp"
     mkdir -p "$TPCH"
-    mv "$tmp"/lineitem.parquet "$tmp"/partsupp.parquet "$TPCH"/
+    for t in $TPCH_TABLES; do mv "$tmp/$t.parquet" "$TPCH"/; done
     rmdir "$tmp"
 fi
 PS_JOB=$OUT/lineitem_partsupp.toml
@@ -119,6 +124,50 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
     esac
     for strategy in replicated reduce-side; do
         check "$OUT/ps-$type-$strategy" "$PS_JOB" "join.type=$type" "join.strategy=$strategy" "join.select=$select"
+    done
+done
+
+echo "== the benchmark's joins (TPC-H scale 0.01, every column): every join type, both strategies"
+# The joins of scripts/bench.sh with `*`: every column of both sides, as tpchgen-cli writes
+# them (strings marked Utf8View, money Decimal(15,2), dates Date32), through a LIKE, a date
+# range and a string equality. Workers, batch sizes and (reduce-side) a memory limit that
+# joins partitions in passes vary from check to check.
+tpch_job() { # NAME LEFT LEFT_KEY WHERE RIGHT RIGHT_KEY
+    cat >"$OUT/tpch_$1.toml" <<EOF
+description = "TPC-H $2 x $5 ($4)"
+
+[train]
+input = ["$TPCH/$2.parquet"]
+column = "$3"
+where = "$4"
+fpp = 0.01
+output = "$OUT/tpch_$1.bjf"
+overwrite = true
+
+[join]
+left = ["$TPCH/$2.parquet"]
+left-key = "$3"
+left-where = "$4"
+right = ["$TPCH/$5.parquet"]
+right-key = "$6"
+output = "$OUT/tpch_$1"
+overwrite = true
+EOF
+}
+tpch_job part part p_partkey "p_name LIKE '%green%'" lineitem l_partkey
+tpch_job orders orders o_orderkey "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'" lineitem l_orderkey
+tpch_job customer customer c_custkey "c_mktsegment = 'BUILDING'" orders o_custkey
+i=0
+for name in part orders customer; do
+    for type in inner left left-semi left-anti right right-semi right-anti full; do
+        for strategy in replicated reduce-side; do
+            i=$((i + 1))
+            knobs=("join.workers=$((i % 3 + 1))")
+            [ $((i % 2)) = 0 ] && knobs+=("join.batch-size=999")
+            [ "$strategy" = reduce-side ] && [ $((i % 4)) = 0 ] && knobs+=("join.memory-limit=4KiB")
+            check "$OUT/tpch-$name-$type-$strategy" "$OUT/tpch_$name.toml" \
+                "join.type=$type" "join.strategy=$strategy" "${knobs[@]}"
+        done
     done
 done
 
