@@ -93,46 +93,10 @@ if [ $missing = 1 ]; then
     for t in $TPCH_TABLES; do mv "$tmp/$t.parquet" "$TPCH"/; done
     rmdir "$tmp"
 fi
-PS_JOB=$OUT/lineitem_partsupp.toml
 mkdir -p "$OUT"
-cat >"$PS_JOB" <<EOF
-description = "Order lines of the scarce part-supplier pairs (ps_availqty < 500), composite key"
-
-[train]
-input = ["$TPCH/partsupp.parquet"]
-column = "ps_partkey,ps_suppkey"
-where = "ps_availqty < 500"
-fpp = 0.01
-output = "$OUT/lineitem_partsupp.bjf"
-overwrite = true
-
-[join]
-left = ["$TPCH/partsupp.parquet"]
-left-key = "ps_partkey,ps_suppkey"
-left-where = "ps_availqty < 500"
-right = ["$TPCH/lineitem.parquet"]
-right-key = "l_partkey,l_suppkey"
-right-where = "l_shipdate < DATE '1994-01-01'"
-output = "$OUT/lineitem_partsupp"
-overwrite = true
-EOF
-for type in inner left left-semi left-anti right right-semi right-anti full; do
-    case $type in
-    left-semi | left-anti) select=ps_partkey,ps_suppkey,ps_availqty,ps_comment ;;
-    right-semi | right-anti) select=l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
-    *) select=ps_partkey,ps_suppkey,ps_availqty,l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
-    esac
-    for strategy in replicated reduce-side; do
-        check "$OUT/ps-$type-$strategy" "$PS_JOB" "join.type=$type" "join.strategy=$strategy" "join.select=$select"
-    done
-done
-
-echo "== the benchmark's joins (TPC-H scale 0.01, every column): every join type, both strategies"
-# The joins of scripts/bench.sh with `*`: every column of both sides, as tpchgen-cli writes
-# them (strings marked Utf8View, money Decimal(15,2), dates Date32), through a LIKE, a date
-# range and a string equality. Workers, batch sizes and (reduce-side) a memory limit that
-# joins partitions in passes vary from check to check.
-tpch_job() { # NAME LEFT LEFT_KEY WHERE RIGHT RIGHT_KEY
+# A job file of a TPC-H join: train on the left side's rows that pass WHERE, join them with
+# the right side's (those that pass RIGHT_WHERE, if given).
+tpch_job() { # NAME LEFT LEFT_KEY WHERE RIGHT RIGHT_KEY [RIGHT_WHERE]
     cat >"$OUT/tpch_$1.toml" <<EOF
 description = "TPC-H $2 x $5 ($4)"
 
@@ -150,10 +114,29 @@ left-key = "$3"
 left-where = "$4"
 right = ["$TPCH/$5.parquet"]
 right-key = "$6"
+${7:+right-where = \"$7\"}
 output = "$OUT/tpch_$1"
 overwrite = true
 EOF
 }
+tpch_job partsupp partsupp "ps_partkey,ps_suppkey" "ps_availqty < 500" lineitem "l_partkey,l_suppkey" "l_shipdate < DATE '1994-01-01'"
+PS_JOB=$OUT/tpch_partsupp.toml
+for type in inner left left-semi left-anti right right-semi right-anti full; do
+    case $type in
+    left-semi | left-anti) select=ps_partkey,ps_suppkey,ps_availqty,ps_comment ;;
+    right-semi | right-anti) select=l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
+    *) select=ps_partkey,ps_suppkey,ps_availqty,l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
+    esac
+    for strategy in replicated reduce-side; do
+        check "$OUT/ps-$type-$strategy" "$PS_JOB" "join.type=$type" "join.strategy=$strategy" "join.select=$select"
+    done
+done
+
+echo "== the benchmark's joins (TPC-H scale 0.01, every column): every join type, both strategies"
+# The joins of scripts/bench.sh with `*`: every column of both sides, as tpchgen-cli writes
+# them (strings marked Utf8View, money Decimal(15,2), dates Date32), through a LIKE, a date
+# range and a string equality. Workers, batch sizes and (reduce-side) a memory limit that
+# joins partitions in passes vary from check to check.
 tpch_job part part p_partkey "p_name LIKE '%green%'" lineitem l_partkey
 tpch_job orders orders o_orderkey "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'" lineitem l_orderkey
 tpch_job customer customer c_custkey "c_mktsegment = 'BUILDING'" orders o_custkey
