@@ -65,7 +65,7 @@ def canonical_column(col):
     elif pa.types.is_boolean(t):
         return [None if v is None else ("true" if v else "false") for v in col.to_pylist()]
     elif pa.types.is_decimal(t):
-        # Python's Decimal keeps the scale's digits ("901.00"); never an exponent at scale >= 0.
+        # Fixed-point text: the scale's digits ("901.00"), never an exponent.
         return [None if v is None else format(v, "f") for v in col.to_pylist()]
     elif not (
         pa.types.is_integer(t)
