@@ -303,10 +303,13 @@ impl Error {
         } else {
             format!("{context}; ")
         };
+        let hint = did_you_mean(column, schema)
+            .map(|h| format!("; {h}"))
+            .unwrap_or_default();
         Error::Column {
             file: file.to_string(),
             column: column.to_string(),
-            reason: format!("no such column ({context}the file has {has})"),
+            reason: format!("no such column ({context}the file has {has}{hint})"),
         }
     }
 
@@ -368,6 +371,53 @@ fn store_hint(source: &object_store::Error) -> String {
         )
     } else {
         String::new()
+    }
+}
+
+/// `did you mean "Id"?` when `schema` has columns close to the missing `column`: first the names equal to it but for case (Spark and DuckDB resolve names without
+/// regard to case, so `id` for `Id` is the usual slip), else those within a small edit
+/// distance of it, case aside (`user_id` for `UserId`). At most three, in schema order.
+pub(crate) fn did_you_mean(column: &str, schema: &arrow::datatypes::Schema) -> Option<String> {
+    did_you_mean_in(column, schema.fields().iter().map(|f| f.name().as_str()))
+}
+
+/// [`did_you_mean`] over any list of names.
+pub(crate) fn did_you_mean_in<'a>(
+    column: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    let want = column.to_lowercase();
+    let names: Vec<&str> = names.into_iter().filter(|n| *n != column).collect();
+    let mut close: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.to_lowercase() == want)
+        .collect();
+    if close.is_empty() {
+        // One edit for names of up to 5 characters, two beyond: a short name is close to
+        // too many others for more.
+        let limit = if want.chars().count() <= 5 { 1 } else { 2 };
+        let distance = |n: &str| strsim::damerau_levenshtein(&n.to_lowercase(), &want);
+        if let Some(best) = names
+            .iter()
+            .map(|n| distance(n))
+            .min()
+            .filter(|d| *d <= limit)
+        {
+            close = names.into_iter().filter(|n| distance(n) == best).collect();
+        }
+    }
+    close.truncate(3);
+    match close.as_slice() {
+        [] => None,
+        [one] => Some(format!("did you mean {one:?}?")),
+        [init @ .., last] => Some(format!(
+            "did you mean {} or {last:?}?",
+            init.iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }
 
@@ -495,7 +545,33 @@ fn tidy(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::tidy;
+    use super::{did_you_mean_in, tidy};
+
+    #[test]
+    fn a_missing_column_suggests_the_names_close_to_it() {
+        let names = ["Id", "DisplayName", "Reputation", "UserId", "user_name"];
+        let hint = |c: &str| did_you_mean_in(c, names).unwrap_or_default();
+        // Case alone, which wins over any edit.
+        assert_eq!(hint("id"), "did you mean \"Id\"?");
+        assert_eq!(hint("REPUTATION"), "did you mean \"Reputation\"?");
+        // Edits, case aside.
+        assert_eq!(hint("user_id"), "did you mean \"UserId\"?");
+        assert_eq!(hint("Reputaton"), "did you mean \"Reputation\"?");
+        assert_eq!(hint("displayname_"), "did you mean \"DisplayName\"?");
+        // Nothing close: no hint; a short name takes one edit at most.
+        assert_eq!(hint("nope"), "");
+        assert_eq!(hint("x"), "");
+        assert_eq!(hint("Idxx"), "");
+        // Ties are all named, in order; a name equal to the asked one is not offered.
+        assert_eq!(
+            did_you_mean_in("id", ["ID", "Id", "iD", "id ", "id"]).unwrap(),
+            "did you mean \"ID\", \"Id\" or \"iD\"?"
+        );
+        assert_eq!(
+            did_you_mean_in("ab", ["ac", "ad"]).unwrap(),
+            "did you mean \"ac\" or \"ad\"?"
+        );
+    }
 
     #[test]
     fn store_answers_lose_their_xml_and_timings() {

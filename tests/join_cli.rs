@@ -376,6 +376,10 @@ fn bad_input_one_line_exit_2_nothing_written() {
     };
     base("names.bjf", "o1", &[]).fails(2, &["key family", "bytes", "integer"]);
     base("users.bjf", "o2", &["--select", "nope"]).fails(2, &["--select", "nope"]);
+    base("users.bjf", "o2", &["--select", "NAME"])
+        .fails(2, &["--select", "did you mean \"name\"?"]);
+    base("users.bjf", "o2", &["--select", "right.userid"])
+        .fails(2, &["--select", "right side", "did you mean \"UserId\"?"]);
     base("users.bjf", "o3", &["--select", "Id"]).fails(2, &["--select", "both sides"]);
     base(
         "users.bjf",

@@ -295,8 +295,14 @@ fn bad_input_one_line_exit_2_nothing_written() {
     train(&["--input", "in/*.csv", "--column", "id"]).fails(2, &["in/*.csv", "matched no"]);
     train(&["--input", "not.parquet", "--column", "id"]).fails(2, &["not.parquet"]);
     train(&["--input", "empty.parquet", "--column", "id"]).fails(2, &["empty.parquet"]);
-    train(&["--input", "in", "--column", "nope"])
+    let err = train(&["--input", "in", "--column", "nope"])
         .fails(2, &["part-0.parquet", "\"nope\"", "no such column"]);
+    assert!(!err.contains("did you mean"), "{err}");
+    // A name off by its case or by a letter gets the file's nearest names.
+    train(&["--input", "in", "--column", "ID"])
+        .fails(2, &["\"ID\"", "no such column", "did you mean \"id\"?)"]);
+    train(&["--input", "in", "--column", "id", "--where", "nmae = 'x'"])
+        .fails(2, &["\"nmae\"", "--where", "did you mean \"name\"?)"]);
     train(&["--input", "in", "--column", "score"])
         .fails(2, &["\"score\"", "Float64", "cannot be a key"]);
     train(&["--input", "in", "--column", "id", "--where", "rep >"]).fails(2, &["--where"]);

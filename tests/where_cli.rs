@@ -447,6 +447,14 @@ fn where_errors_name_the_option_and_the_column() {
     join("name > 5", "Id > 0").fails(2, &["--left-where", "column \"name\"", "cannot compare"]);
     join("Reputation > 1500", "nope = 1")
         .fails(2, &["--right-where", "\"nope\"", "no such column"]);
+    join("reputation > 1500", "Id > 0").fails(
+        2,
+        &[
+            "--left-where",
+            "\"reputation\"",
+            "did you mean \"Reputation\"?",
+        ],
+    );
     join("Reputation > 1500", "Id = 'x'").fails(2, &["--right-where", "column \"Id\""]);
     join("Reputation LIKE 'a%'", "Id > 0").fails(2, &["--left-where", "LIKE needs a string"]);
     join("Reputation > 1500", "UserId + 1 > 0")

@@ -57,7 +57,10 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                     .map_err(|_| Error::Column {
                         file: file.location.to_string(),
                         column: args.column.clone(),
-                        reason: "no such column".into(),
+                        reason: match crate::error::did_you_mean(&args.column, file.schema()) {
+                            Some(hint) => format!("no such column ({hint})"),
+                            None => "no such column".into(),
+                        },
                     })?;
                 let reader = SplitReader::try_new(
                     file.clone(),

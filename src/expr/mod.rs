@@ -131,9 +131,12 @@ impl Predicate {
                         file: file.to_string(),
                         column: c.clone(),
                         reason: format!(
-                            "no such column (used in {} {})",
+                            "no such column (used in {} {}{})",
                             self.context,
-                            quoted(&self.text)
+                            quoted(&self.text),
+                            crate::error::did_you_mean(c, schema)
+                                .map(|h| format!("; {h}"))
+                                .unwrap_or_default()
                         ),
                     })
             })

@@ -528,20 +528,33 @@ pub(crate) fn resolve_select(
                                 ))
                             }
                             (false, false) => {
+                                // Suggest from the sides the join outputs.
+                                let names = jt
+                                    .outputs_left()
+                                    .then_some(left)
+                                    .into_iter()
+                                    .chain(jt.outputs_right().then_some(right))
+                                    .flat_map(|s| s.fields().iter().map(|f| f.name().as_str()));
+                                let hint = crate::error::did_you_mean_in(name, names)
+                                    .map(|h| format!(" ({h})"))
+                                    .unwrap_or_default();
                                 return Err(Error::param(
                                     "--select",
-                                    format!("no column {name:?} on either side"),
-                                ))
+                                    format!("no column {name:?} on either side{hint}"),
+                                ));
                             }
                         }
                     }
                 };
                 let schema = if side == Side::Left { left } else { right };
                 if schema.index_of(name).is_err() {
+                    let hint = crate::error::did_you_mean(name, schema)
+                        .map(|h| format!(" ({h})"))
+                        .unwrap_or_default();
                     return Err(Error::param(
                         "--select",
                         format!(
-                            "no column {name:?} on the {} side",
+                            "no column {name:?} on the {} side{hint}",
                             if side == Side::Left { "left" } else { "right" }
                         ),
                     ));
