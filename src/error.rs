@@ -386,6 +386,24 @@ pub(crate) fn did_you_mean_in<'a>(
     column: &str,
     names: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
+    match nearest_names(column, names).as_slice() {
+        [] => None,
+        [one] => Some(format!("did you mean {one:?}?")),
+        [init @ .., last] => Some(format!(
+            "did you mean {} or {last:?}?",
+            init.iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The names close to `column` that [`did_you_mean`] offers (at most three, in order).
+pub(crate) fn nearest_names<'a>(
+    column: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
     let want = column.to_lowercase();
     let names: Vec<&str> = names.into_iter().filter(|n| *n != column).collect();
     let mut close: Vec<&str> = names
@@ -408,17 +426,7 @@ pub(crate) fn did_you_mean_in<'a>(
         }
     }
     close.truncate(3);
-    match close.as_slice() {
-        [] => None,
-        [one] => Some(format!("did you mean {one:?}?")),
-        [init @ .., last] => Some(format!(
-            "did you mean {} or {last:?}?",
-            init.iter()
-                .map(|n| format!("{n:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
+    close
 }
 
 /// Render an error and its whole cause chain on one line (`a: b: c`), collapsing newlines

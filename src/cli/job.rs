@@ -304,7 +304,22 @@ impl Job {
 fn require(path: &str, name: &str, t: &toml::Table, keys: &[&str]) -> Result<()> {
     for k in keys {
         if !t.contains_key(*k) {
-            return Err(Error::Usage(format!("{path}: [{name}]: missing key `{k}`")));
+            // A misspelt key (`colum`) would otherwise be reported only as the key missing.
+            let near = crate::error::nearest_names(k, t.keys().map(String::as_str));
+            let hint = match near.as_slice() {
+                [] => String::new(),
+                names => format!(
+                    " (the table has {}: a misspelling?)",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            return Err(Error::Usage(format!(
+                "{path}: [{name}]: missing key `{k}`{hint}"
+            )));
         }
     }
     Ok(())
@@ -656,6 +671,22 @@ output = "out/j"
         let missing = JOB.replace("right-key = \"UserId\"\n", "");
         let msg = crate::error::one_line(&Job::parse("j.toml", &missing, &[]).unwrap_err());
         assert!(msg.contains("[join]: missing key `right-key`"), "{msg}");
+        assert!(!msg.contains("misspelling"), "{msg}");
+        // A required key misspelt is named beside the one missing.
+        let misspelt = JOB.replace("right-key = ", "right_key = ");
+        let msg = crate::error::one_line(&Job::parse("j.toml", &misspelt, &[]).unwrap_err());
+        assert!(
+            msg.ends_with(
+                "[join]: missing key `right-key` (the table has `right_key`: a misspelling?)"
+            ),
+            "{msg}"
+        );
+        let misspelt = JOB.replace("column = ", "colum = ");
+        let msg = crate::error::one_line(&Job::parse("j.toml", &misspelt, &[]).unwrap_err());
+        assert!(
+            msg.ends_with("[train]: missing key `column` (the table has `colum`: a misspelling?)"),
+            "{msg}"
+        );
 
         let msg = crate::error::one_line(&Job::parse("j.toml", "[train\n", &[]).unwrap_err());
         assert!(msg.starts_with("j.toml:1: invalid TOML"), "{msg}");
