@@ -312,6 +312,8 @@ struct FileKey {
     columns: Vec<usize>,
     /// Position of each key column in the decoded batch (key order).
     key_pos: Vec<usize>,
+    /// The `--where` columns this file lacks: nulls (see [`Predicate::evaluate_filling`]).
+    where_missing: Vec<arrow::datatypes::FieldRef>,
 }
 
 /// Counters of one worker.
@@ -391,14 +393,29 @@ fn check_inputs(
 ) -> Result<(Vec<KeyFamily>, Vec<FileKey>)> {
     let mut families: Vec<Option<(KeyFamily, String, String)>> = vec![None; columns.len()];
     let mut keys = Vec::with_capacity(plan.files.len());
+    // The files are unioned by name: a `--where` column that a file lacks is null there.
+    let where_fields = match predicate {
+        Some(p) if !plan.files.is_empty() => crate::plan::side::where_fields(plan, p)?,
+        _ => Vec::new(),
+    };
     for f in &plan.files {
         let schema = f.schema();
         let file = f.location.to_string();
         let mut key_idx = Vec::with_capacity(columns.len());
         for (column, family) in columns.iter().zip(families.iter_mut()) {
-            let key = schema
-                .index_of(column)
-                .map_err(|_| Error::no_such_column(&file, column, schema, ""))?;
+            let key =
+                schema.index_of(column).map_err(
+                    |_| match crate::plan::side::key_not_everywhere(plan, column) {
+                        Some(other) => Error::Column {
+                            file: file.clone(),
+                            column: column.to_string(),
+                            reason: format!(
+                            "no such column, which {other} has: a key column must be in every file"
+                        ),
+                        },
+                        None => Error::no_such_column(&file, column, schema, ""),
+                    },
+                )?;
             let dt = schema.field(key).data_type();
             let fam = KeyFamily::check(dt, &file, column)?;
             match &*family {
@@ -417,11 +434,12 @@ fn check_inputs(
             key_idx.push(key);
         }
         let mut columns = key_idx.clone();
+        let mut where_missing = Vec::new();
         if let Some(p) = predicate {
-            p.check(schema, &file)?;
-            for c in p.columns() {
-                columns.push(schema.index_of(c).expect("checked above"));
-            }
+            let (checked, missing) = crate::plan::side::with_missing(schema, &where_fields);
+            p.check(&checked, &file)?;
+            columns.extend(p.columns().iter().filter_map(|c| schema.index_of(c).ok()));
+            where_missing = missing;
         }
         columns.sort_unstable();
         columns.dedup();
@@ -438,6 +456,7 @@ fn check_inputs(
             keys: key_idx,
             columns,
             key_pos,
+            where_missing,
         });
     }
     let families = families
@@ -490,7 +509,7 @@ fn passing_hashes(
             }
         }
         Some(p) => {
-            let mask = p.evaluate(batch)?;
+            let mask = p.evaluate_filling(batch, &fk.where_missing)?;
             let pass = mask.values();
             counts.rows_passing += pass.count_set_bits() as u64;
             for i in pass.set_indices() {

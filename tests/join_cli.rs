@@ -2079,3 +2079,183 @@ fn wide_and_narrow_string_projections_read_the_same_rows() {
         }
     }
 }
+
+/// A side whose files have different columns (a table that gained a column, lost one, and
+/// wrote them in another order) is read as the union of its columns by name: `*` gives every
+/// column, with nulls where a file lacks it; a `--where` on such a column is null there (the
+/// row fails a comparison, passes `IS NULL`); the same whatever the files' order, under both
+/// strategies. A key column must be in every file.
+#[test]
+fn files_with_different_columns_are_unioned_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for sub in ["ab", "ba", "r"] {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+    }
+    let old = || -> Vec<(&str, ArrayRef)> {
+        vec![
+            ("id", Arc::new(Int32Array::from(vec![1, 2, 3]))),
+            ("a", Arc::new(StringArray::from(vec!["x", "y", "z"]))),
+        ]
+    };
+    let new = || -> Vec<(&str, ArrayRef)> {
+        vec![
+            ("b", Arc::new(Float64Array::from(vec![Some(1.5), None]))),
+            ("id", Arc::new(Int64Array::from(vec![4, 5]))),
+            ("a", Arc::new(StringArray::from(vec!["u", "v"]))),
+        ]
+    };
+    // The same two files, the old one first or last.
+    write_parquet(&d.join("ab/p0.parquet"), old(), 2);
+    write_parquet(&d.join("ab/p1.parquet"), new(), 2);
+    write_parquet(&d.join("ba/p0.parquet"), new(), 2);
+    write_parquet(&d.join("ba/p1.parquet"), old(), 2);
+    write_parquet(
+        &d.join("r/c.parquet"),
+        vec![
+            ("rid", Arc::new(Int64Array::from(vec![1, 2, 4, 5, 9]))),
+            (
+                "t",
+                Arc::new(StringArray::from(vec!["t1", "t2", "t4", "t5", "t9"])),
+            ),
+        ],
+        5,
+    );
+    let run = |left: &str, out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "join",
+            "-q",
+            "--left",
+            left,
+            "--left-key",
+            "id",
+            "--right",
+            "r",
+            "--right-key",
+            "rid",
+            "--output",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a).ok();
+        read_rows(&d.join(out))
+    };
+    for left in ["ab", "ba"] {
+        for strategy in ["replicated", "reduce-side"] {
+            let s = ["--strategy", strategy];
+            let (rows, names) = run(left, &format!("{left}-{strategy}-all"), &s);
+            // The columns in the order they first appear, file by file.
+            let want_names = if left == "ab" {
+                ["id", "a", "b", "rid", "t"]
+            } else {
+                ["b", "id", "a", "rid", "t"]
+            };
+            assert_eq!(names, want_names, "{left} {strategy}");
+            let row = |id: i64, a: &str, b: &str, t: &str| {
+                if left == "ab" {
+                    format!("{id}|{a}|{b}|{id}|{t}")
+                } else {
+                    format!("{b}|{id}|{a}|{id}|{t}")
+                }
+            };
+            let mut want = vec![
+                row(1, "x", "NULL", "t1"),
+                row(2, "y", "NULL", "t2"),
+                row(4, "u", "1.5", "t4"),
+                row(5, "v", "NULL", "t5"),
+            ];
+            want.sort();
+            assert_eq!(rows, want, "{left} {strategy}");
+
+            // `b` from the file that has it; a comparison with a missing `b` fails, `IS
+            // NULL` holds in both files.
+            let where_ = |w: &str, out: &str| {
+                let mut e = vec!["--left-where", w, "--select", "id,b"];
+                e.extend_from_slice(&s);
+                run(left, &format!("{left}-{strategy}-{out}"), &e).0
+            };
+            assert_eq!(where_("b > 1", "gt"), ["4|1.5"]);
+            assert_eq!(
+                where_("b IS NULL OR a = 'u'", "null"),
+                ["1|NULL", "2|NULL", "4|1.5", "5|NULL"]
+            );
+        }
+    }
+    // A filter trained with the same --where holds only the passing keys.
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "ba", "--column", "id", "--where", "b > 1", "--output",
+            "f.bjf",
+        ],
+    )
+    .ok();
+    let probe = run_in(d, &["probe", "--filter", "f.bjf", "1", "2", "3", "4", "5"]).ok();
+    assert_eq!(
+        probe.lines().collect::<Vec<_>>(),
+        ["no", "no", "no", "maybe", "no"]
+    );
+    // A key column missing from a file: refused, naming both files.
+    run_in(
+        d,
+        &[
+            "join",
+            "--left",
+            "ab",
+            "--left-key",
+            "b",
+            "--right",
+            "r",
+            "--right-key",
+            "rid",
+            "--output",
+            "bad",
+        ],
+    )
+    .fails(
+        2,
+        &[
+            "ab/p0.parquet",
+            "\"b\"",
+            "ab/p1.parquet has",
+            "in every file",
+        ],
+    );
+    assert!(!d.join("bad").exists());
+    run_in(
+        d,
+        &[
+            "train", "--input", "ab", "--column", "b", "--output", "bad.bjf",
+        ],
+    )
+    .fails(
+        2,
+        &[
+            "ab/p0.parquet",
+            "\"b\"",
+            "ab/p1.parquet has",
+            "in every file",
+        ],
+    );
+    assert!(!d.join("bad.bjf").exists());
+    // A column in no file is still an error.
+    run_in(
+        d,
+        &[
+            "join",
+            "--left",
+            "ab",
+            "--left-key",
+            "id",
+            "--right",
+            "r",
+            "--right-key",
+            "rid",
+            "--left-where",
+            "nope = 1",
+            "--output",
+            "bad",
+        ],
+    )
+    .fails(2, &["\"nope\"", "no such column"]);
+}

@@ -127,18 +127,7 @@ impl Predicate {
                 schema
                     .field_with_name(c)
                     .cloned()
-                    .map_err(|_| Error::Column {
-                        file: file.to_string(),
-                        column: c.clone(),
-                        reason: format!(
-                            "no such column (used in {} {}{})",
-                            self.context,
-                            quoted(&self.text),
-                            crate::error::did_you_mean(c, schema)
-                                .map(|h| format!("; {h}"))
-                                .unwrap_or_default()
-                        ),
-                    })
+                    .map_err(|_| self.missing_column(c, schema, file))
             })
             .collect::<Result<_>>()?;
         let empty = RecordBatch::new_empty(Arc::new(Schema::new(fields)));
@@ -149,6 +138,49 @@ impl Predicate {
             },
             other => other,
         })
+    }
+
+    /// The error for column `c` of the expression, which `schema` (of `file`) lacks.
+    pub fn missing_column(&self, c: &str, schema: &Schema, file: &str) -> Error {
+        Error::Column {
+            file: file.to_string(),
+            column: c.to_string(),
+            reason: format!(
+                "no such column (used in {} {}{})",
+                self.context,
+                quoted(&self.text),
+                crate::error::did_you_mean(c, schema)
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default()
+            ),
+        }
+    }
+
+    /// [`Predicate::evaluate`] over `batch` with the `missing` columns (which its file lacks)
+    /// added as nulls: a comparison with them is null, so the row fails, and `IS NULL` holds,
+    /// as in SQL over files unioned by name.
+    pub fn evaluate_filling(
+        &self,
+        batch: &RecordBatch,
+        missing: &[arrow::datatypes::FieldRef],
+    ) -> Result<BooleanArray> {
+        if missing.is_empty() {
+            return self.evaluate(batch);
+        }
+        let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
+        let mut columns = batch.columns().to_vec();
+        for f in missing {
+            fields.push(Arc::new(f.as_ref().clone().with_nullable(true)));
+            columns.push(arrow::array::new_null_array(
+                f.data_type(),
+                batch.num_rows(),
+            ));
+        }
+        let opts = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        let filled =
+            RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &opts)
+                .map_err(|e| Error::arrow("--where columns", e))?;
+        self.evaluate(&filled)
     }
 
     /// Evaluate on a batch: true where the row passes, false where it does not (SQL nulls

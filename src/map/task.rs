@@ -95,6 +95,14 @@ fn conform(
 ) -> Result<RecordBatch> {
     let mut cols = Vec::with_capacity(fp.positions.len());
     for (p, f) in fp.positions.iter().zip(schema.fields()) {
+        let Some(p) = p else {
+            // A column of the side that this file lacks.
+            cols.push(arrow::array::new_null_array(
+                f.data_type(),
+                batch.num_rows(),
+            ));
+            continue;
+        };
         let c = batch.column(*p);
         if c.data_type() == f.data_type() {
             cols.push(c.clone());
@@ -118,7 +126,8 @@ fn conform(
             );
         }
     }
-    RecordBatch::try_new(schema.clone(), cols)
+    let opts = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    RecordBatch::try_new_with_options(schema.clone(), cols, &opts)
         .map_err(|e| Error::arrow(format!("{file}: batch"), e))
 }
 
@@ -233,6 +242,7 @@ impl SideReader<'_> {
         let dropped_where = Arc::new(AtomicU64::new(0));
         if let Some(p) = &side.predicate {
             let p = p.clone();
+            let missing = fp.where_missing.clone();
             let dropped = Arc::clone(&dropped_where);
             let carry = carry.clone();
             let mut where_top: Vec<usize> =
@@ -242,7 +252,7 @@ impl SideReader<'_> {
             predicates.push(Box::new(ArrowPredicateFn::new(
                 ProjectionMask::roots(parquet_schema, where_top),
                 move |batch: RecordBatch| {
-                    let keep = p.evaluate(&batch).map_err(|e| {
+                    let keep = p.evaluate_filling(&batch, &missing).map_err(|e| {
                         arrow::error::ArrowError::ComputeError(crate::error::one_line(&e))
                     })?;
                     dropped.fetch_add(

@@ -62,10 +62,13 @@ pub(crate) struct FileProjection {
     pub decode: Vec<usize>,
     /// Position of each key column in the decoded batch (key order).
     pub keys: Vec<usize>,
-    /// Per handed-on column, its position in the decoded batch.
-    pub positions: Vec<usize>,
+    /// Per handed-on column, its position in the decoded batch; `None` for an output column
+    /// this file lacks (an older file of a table that gained columns): nulls.
+    pub positions: Vec<Option<usize>>,
     /// Positions of the `--where` columns in the decoded batch.
     pub where_positions: Vec<usize>,
+    /// The `--where` columns this file lacks, read as nulls of the type another file gives them.
+    pub where_missing: Vec<arrow::datatypes::FieldRef>,
 }
 
 /// Both sides and the output they make.
@@ -91,10 +94,10 @@ pub(crate) fn plan_join(
     let left_plan = plan::plan(&job.left.inputs, split)?;
     let right_plan = plan::plan(&job.right.inputs, split)?;
     let first_schema = |p: &Plan, name: &str| {
-        p.files
-            .first()
-            .map(|f| f.schema().clone())
-            .ok_or_else(|| Error::Usage(format!("no {name} input files")))
+        if p.files.is_empty() {
+            return Err(Error::Usage(format!("no {name} input files")));
+        }
+        Ok(union_by_name(p))
     };
     // Columns are found by name: a file with two columns of one name has no answer.
     for f in left_plan.files.iter().chain(&right_plan.files) {
@@ -362,6 +365,71 @@ fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     None
 }
 
+/// The columns of a side's files, by name, in the order they first appear (file by file),
+/// each with the type of the first file that has it: the columns `*` and `--select` see.
+/// Files of a table that gained columns over time (schema evolution) thus give every column;
+/// the files without one read it as nulls.
+pub(crate) fn union_by_name(plan: &Plan) -> SchemaRef {
+    let mut fields: Vec<arrow::datatypes::FieldRef> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for f in &plan.files {
+        for field in f.schema().fields() {
+            if seen.insert(field.name().as_str()) {
+                fields.push(field.clone());
+            }
+        }
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// The fields of `predicate`'s columns, each from the first of `plan`'s files that has it;
+/// a column in none of them is an error naming the first file.
+pub(crate) fn where_fields(
+    plan: &Plan,
+    predicate: &Predicate,
+) -> Result<Vec<arrow::datatypes::FieldRef>> {
+    predicate
+        .columns()
+        .iter()
+        .map(|c| {
+            plan.files
+                .iter()
+                .find_map(|f| f.schema().field_with_name(c).ok().cloned())
+                .map(Arc::new)
+                .ok_or_else(|| {
+                    let first = plan.files.first().expect("planned files");
+                    predicate.missing_column(c, first.schema(), &first.location.to_string())
+                })
+        })
+        .collect()
+}
+
+/// The first of `plan`'s files that has column `c`, for the error of a key column that
+/// another file lacks (output and `--where` columns may be missing from some files; key
+/// columns may not).
+pub(crate) fn key_not_everywhere(plan: &Plan, c: &str) -> Option<String> {
+    plan.files
+        .iter()
+        .find(|f| f.schema().index_of(c).is_ok())
+        .map(|f| f.location.to_string())
+}
+
+/// `schema` with the `wanted` fields it lacks appended (for checking a `--where` against a
+/// file without some of its columns), and those fields.
+pub(crate) fn with_missing(
+    schema: &Schema,
+    wanted: &[arrow::datatypes::FieldRef],
+) -> (Schema, Vec<arrow::datatypes::FieldRef>) {
+    let missing: Vec<_> = wanted
+        .iter()
+        .filter(|f| schema.field_with_name(f.name()).is_err())
+        .cloned()
+        .collect();
+    let mut all: Vec<arrow::datatypes::FieldRef> = schema.fields().iter().cloned().collect();
+    all.extend(missing.iter().cloned());
+    (Schema::new(all), missing)
+}
+
 /// Check every file of a planned side and work out what to decode from each.
 fn project_side(
     name: &'static str,
@@ -383,7 +451,14 @@ fn project_side(
             names.push(c.clone());
         }
     }
-    let mut fields = Vec::with_capacity(names.len());
+    // Each handed-on column's type: the first file's that has it, widened by the others'.
+    let mut fields: Vec<Option<Field>> = vec![None; names.len()];
+    // Where a column's type was first seen, for errors.
+    let mut seen_in: Vec<String> = vec![String::new(); names.len()];
+    let where_fields = match &predicate {
+        Some(p) => where_fields(&plan, p)?,
+        None => Vec::new(),
+    };
     let mut wide_decimals = Vec::new();
     let mut families: Vec<Option<KeyFamily>> = vec![None; keys.len()];
     let mut files = Vec::with_capacity(plan.files.len());
@@ -391,12 +466,21 @@ fn project_side(
         let schema = f.schema();
         let file = f.location.to_string();
         let mut decode = Vec::new();
-        let mut idx_of = |c: &str, what: &str| -> Result<usize> {
-            let i = schema.index_of(c).map_err(|_| {
-                Error::no_such_column(&file, c, schema, &format!("{what} of --{name}"))
-            })?;
-            decode.push(i);
-            Ok(i)
+        // Columns are read by name: an output column from the files that have it (the union
+        // of the side's files' columns, as DuckDB's `union_by_name` and Spark's
+        // `mergeSchema`), the key columns from every file.
+        let idx_of = |c: &str, what: &str| -> Result<usize> {
+            schema.index_of(c).ok().ok_or_else(|| {
+                key_not_everywhere(&plan, c)
+                    .map(|other| Error::Column {
+                        file: file.clone(),
+                        column: c.to_string(),
+                        reason: format!("no such column, which {other} has: a {what} column of --{name} must be in every file"),
+                    })
+                    .unwrap_or_else(|| {
+                        Error::no_such_column(&file, c, schema, &format!("{what} of --{name}"))
+                    })
+            })
         };
         let mut key_idx = Vec::with_capacity(keys.len());
         for (key, family) in keys.iter().zip(families.iter_mut()) {
@@ -420,59 +504,89 @@ fn project_side(
         }
         let mut col_idx = Vec::with_capacity(names.len());
         for (n, c) in names.iter().enumerate() {
-            let i = idx_of(
-                c,
-                if n < keys.len() {
-                    "key"
-                } else {
-                    "output column"
-                },
-            )?;
-            let dt = schema.field(i).data_type();
-            if Arc::ptr_eq(f, &first) {
-                fields.push(Field::new(c, dt.clone(), true));
+            let i = if n < keys.len() {
+                idx_of(c, "key")?
             } else {
-                // The side's type is wide enough for every file (an Int32 key in the first
-                // file and an Int64 one holding 2^40 in a later file make an Int64 key).
-                let common = common_type(fields[n].data_type(), dt).ok_or_else(|| Error::Column {
-                    file: file.clone(),
-                    column: c.clone(),
-                    reason: format!(
-                        "the {name} files' schemas do not match: no type holds both {dt} and {} (of {} or an earlier {name} file): cast the column to one type in every file",
-                        fields[n].data_type(),
-                        first.location
-                    ),
-                })?;
-                if matches!(common, DataType::Decimal256(..))
-                    && !matches!(fields[n].data_type(), DataType::Decimal256(..))
-                    && !matches!(dt, DataType::Decimal256(..))
-                {
-                    wide_decimals.push(format!(
-                        "the {name} files' column {c} holds {} in one file and {dt} in {file}: it is read as {common}, exact, and written so where it is output: pyarrow and Spark read that type, Polars does not, DuckDB reads it as a DOUBLE; cast the column to one type in every file to keep it narrower",
-                        fields[n].data_type()
-                    ));
+                match schema.index_of(c) {
+                    Ok(i) => i,
+                    Err(_) => {
+                        col_idx.push(None);
+                        continue;
+                    }
                 }
-                fields[n] = Field::new(c, common, true);
+            };
+            decode.push(i);
+            let dt = schema.field(i).data_type();
+            match &fields[n] {
+                None => {
+                    fields[n] = Some(Field::new(c, dt.clone(), true));
+                    seen_in[n] = file.clone();
+                }
+                Some(field) => {
+                    // The side's type is wide enough for every file (an Int32 key in the
+                    // first file and an Int64 one holding 2^40 in a later file make an Int64
+                    // key).
+                    let before = field.data_type().clone();
+                    let common = common_type(&before, dt).ok_or_else(|| Error::Column {
+                        file: file.clone(),
+                        column: c.clone(),
+                        reason: format!(
+                            "the {name} files' schemas do not match: no type holds both {dt} and {before} (of {} or a later {name} file before this one): cast the column to one type in every file",
+                            seen_in[n]
+                        ),
+                    })?;
+                    if matches!(common, DataType::Decimal256(..))
+                        && !matches!(before, DataType::Decimal256(..))
+                        && !matches!(dt, DataType::Decimal256(..))
+                    {
+                        wide_decimals.push(format!(
+                            "the {name} files' column {c} holds {before} in one file and {dt} in {file}: it is read as {common}, exact, and written so where it is output: pyarrow and Spark read that type, Polars does not, DuckDB reads it as a DOUBLE; cast the column to one type in every file to keep it narrower"
+                        ));
+                    }
+                    fields[n] = Some(Field::new(c, common, true));
+                }
             }
-            col_idx.push(i);
+            col_idx.push(Some(i));
         }
         let mut where_idx = Vec::new();
+        let mut where_missing = Vec::new();
         if let Some(p) = &predicate {
-            p.check(schema, &file)?;
+            let (checked, missing) = with_missing(schema, &where_fields);
+            p.check(&checked, &file)?;
             for c in p.columns() {
-                where_idx.push(idx_of(c, "--where column")?);
+                if let Ok(i) = schema.index_of(c) {
+                    decode.push(i);
+                    where_idx.push(i);
+                }
             }
+            where_missing = missing;
         }
         decode.sort_unstable();
         decode.dedup();
         let pos = |i: usize| decode.iter().position(|d| *d == i).expect("decoded");
         files.push(FileProjection {
-            positions: col_idx.iter().map(|i| pos(*i)).collect(),
+            positions: col_idx.iter().map(|i| i.map(pos)).collect(),
             where_positions: where_idx.iter().map(|i| pos(*i)).collect(),
+            where_missing,
             keys: key_idx.iter().map(|i| pos(*i)).collect(),
             decode: decode.clone(),
         });
     }
+    // Every column came from some file's schema (the union by name), so each has a type.
+    let fields: Vec<Field> = fields
+        .into_iter()
+        .zip(&names)
+        .map(|(f, c)| {
+            f.ok_or_else(|| {
+                Error::no_such_column(
+                    &first.location.to_string(),
+                    c,
+                    first.schema(),
+                    &format!("output column of --{name}"),
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
     let families: Vec<KeyFamily> = families
         .into_iter()
         .map(|f| f.expect("at least one file"))
