@@ -15,7 +15,9 @@ The checksum of a table (an order-independent fingerprint of its row multiset):
   canonical value  NULL -> "\\N"; integers in decimal; decimals as their exact digits, with
                    as many after the point as the type's scale ("901.00"); strings as they
                    are; booleans "true"/"false"; timestamps as integer milliseconds since
-                   the epoch; dates as YYYY-MM-DD (other types are refused)
+                   the epoch; dates as YYYY-MM-DD; floats as their exact hexadecimal form
+                   (Python's float.hex: "0x1.8000000000000p+0", "nan", "-0x0.0p+0")
+                   (other types are refused)
   canonical row    the canonical values of its columns, in order, joined by U+001F
   checksum         sum over rows of the first 8 bytes of MD5(UTF-8 of the canonical row),
                    read as a big-endian unsigned integer, mod 2^64; written as 16 hex digits
@@ -64,6 +66,9 @@ def canonical_column(col):
         col = pc.strftime(col.cast(pa.timestamp("s")), format="%Y-%m-%d")
     elif pa.types.is_boolean(t):
         return [None if v is None else ("true" if v else "false") for v in col.to_pylist()]
+    elif pa.types.is_floating(t):
+        # Every bit of the value (a float32 widens exactly), so the multisets compare exactly.
+        return [None if v is None else float(v).hex() for v in col.to_pylist()]
     elif pa.types.is_decimal(t):
         # Fixed-point text: the scale's digits ("901.00"), never an exponent.
         return [None if v is None else format(v, "f") for v in col.to_pylist()]
@@ -73,7 +78,7 @@ def canonical_column(col):
         or pa.types.is_large_string(t)
         or pa.types.is_string_view(t)
     ):
-        die(f"column type {t} has no canonical text (only integers, decimals, strings, booleans, dates, timestamps)")
+        die(f"column type {t} has no canonical text (only integers, decimals, floats, strings, booleans, dates, timestamps)")
     return [None if v is None else str(v) for v in col.to_pylist()]
 
 
@@ -157,7 +162,13 @@ def qs(text):
 
 
 def columns_of(con, files):
-    return [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet([{', '.join(qs(f) for f in files)}])").fetchall()]
+    return [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {parquet_source(files)}").fetchall()]
+
+
+def parquet_source(files):
+    """The files as one table, their columns unioned by name (a file without a column reads
+    it as NULL), as bloomjoin reads a side's files."""
+    return f"read_parquet([{', '.join(qs(f) for f in files)}], union_by_name = true)"
 
 
 def resolve_select(spec, left_cols, right_cols):
@@ -200,7 +211,7 @@ def duckdb_sql(con, job):
     j = job["join"]
     lf, rf = expand(j["left"]), expand(j["right"])
     lcols, rcols = columns_of(con, lf), columns_of(con, rf)
-    src = lambda files: f"read_parquet([{', '.join(qs(f) for f in files)}])"
+    src = parquet_source
     lw = f" WHERE {j['left-where']}" if j.get("left-where") else ""
     rw = f" WHERE {j['right-where']}" if j.get("right-where") else ""
     L = f"(SELECT * FROM {src(lf)}{lw})"
