@@ -13,7 +13,9 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            string columns on the right, 1 to 3 files, row groups of 1 to 100,000
            rows, statistics and dictionaries on or off, Parquet Bloom filters in a third of
            pyarrow's files; written by pyarrow, Polars or DuckDB, whose version 2 files have
-           delta encodings and a Bloom filter on every dictionary chunk), a random `--where`
+           delta encodings and a Bloom filter on every dictionary chunk; in a fifth of the
+           sides, files without one of the non-key columns or with their columns in another
+           order, read by both engines as the union of their columns by name), a random `--where`
            for train and the same `--left-where`, maybe a `--right-where`, one of the eight
            join types and random workers, reducers, strategy, layout (Parquet's `sbbf` too),
            sizing, `--select`, the output's codec and level (`--compression`) and use of the
@@ -350,6 +352,33 @@ def key_type_per_file(ctx, column, other):
     return vary
 
 
+def vary_columns(rng, paths, columns):
+    """Rewrite some of a side's files (by pyarrow, keeping their row-group size) without one of
+    `columns`, or with their columns in another order: a column is dropped from a proper
+    subset of the files (each column stays in one file at least). Returns what was done."""
+    if len(paths) < 2:
+        return None
+    tables = [pq.read_table(p) for p in paths]
+    drop = rng.choice(columns)
+    keep_in = rng.randrange(len(paths))
+    done = []
+    for i, (path, t) in enumerate(zip(paths, tables)):
+        r = rng.random()
+        if i != keep_in and drop in t.column_names and r < 0.6:
+            t = t.drop_columns([drop])
+            done.append(f"file {i} without {drop}")
+        if rng.random() < 0.3:
+            order = list(t.column_names)
+            rng.shuffle(order)
+            t = t.select(order)
+            done.append(f"file {i} as {','.join(order)}")
+        if done and done[-1].startswith(f"file {i} "):
+            md = pq.ParquetFile(path).metadata
+            rows = md.row_group(0).num_rows if md.num_row_groups else 1
+            pq.write_table(t, path, row_group_size=max(1, rows))
+    return "; ".join(done) or None
+
+
 def join_case(case, ctx):
     rng = case.rng
     family = rng.choice(["int", "int", "int", "date", "str", "str", "bin", "dec"])
@@ -468,6 +497,18 @@ def join_case(case, ctx):
     for d in g.split_write(rng, right, os.path.join(case.dir, "right"), "r", sort_by="rk", vary=rvary):
         case.notes.append(f"right {rt}: {d}")
     mixed_files = lvary is not None or rvary is not None
+    # Sometimes the files of a side differ in their columns (a table that gained or dropped a
+    # column, or wrote them in another order): both engines read a side as the union of its
+    # files' columns by name, nulls where a file lacks one (a generator of its own, so that a
+    # seed's other draws stay what they were).
+    urng = random.Random(f"{ctx.seed}:join-columns:{case.index}")
+    unioned = False
+    for side, cols in (("left", ["lid", "la", "ls"]), ("right", ["rid", "ra", "rs"] + wide)):
+        if urng.random() < 0.2:
+            how = vary_columns(urng, sorted(glob.glob(os.path.join(case.dir, side, "*.parquet"))), cols)
+            if how:
+                unioned = True
+                case.notes.append(f"{side} files' columns: {how}")
 
     kl, kr = key_kind(lt), key_kind(rt)
     linfo = {"lk": (kl[0], kl[1], lpool), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
@@ -617,6 +658,13 @@ def join_case(case, ctx):
     # Sometimes a projection: some of the output columns in any order, each bare or qualified.
     lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
     rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else []) + wide
+    if unioned:
+        # A side's columns in the order DuckDB's union_by_name gives them (the order they
+        # first appear, file by file), which bloomjoin's `*` must follow.
+        def union_order(side):
+            paths = sorted(glob.glob(os.path.join(case.dir, side, "*.parquet")))
+            return [r[0] for r in duck().execute(f"DESCRIBE SELECT * FROM {files_sql(paths, True)}").fetchall()]
+        lnames, rnames = union_order("left"), union_order("right")
     select = None
     if rng.random() < 0.3:
         cols = {"left-semi": lnames, "left-anti": lnames, "right-semi": rnames, "right-anti": rnames}.get(jt, lnames + rnames)
@@ -629,8 +677,8 @@ def join_case(case, ctx):
     con = duck()
     lf = sorted(glob.glob(os.path.join(case.dir, "left", "*.parquet")))
     rf = sorted(glob.glob(os.path.join(case.dir, "right", "*.parquet")))
-    L = f"(SELECT * FROM {files_sql(lf, mixed_files)}{' WHERE ' + lwhere[1] if lwhere else ''})"
-    R = f"(SELECT * FROM {files_sql(rf, mixed_files)}{' WHERE ' + rwhere[1] if rwhere else ''})"
+    L = f"(SELECT * FROM {files_sql(lf, mixed_files or unioned)}{' WHERE ' + lwhere[1] if lwhere else ''})"
+    R = f"(SELECT * FROM {files_sql(rf, mixed_files or unioned)}{' WHERE ' + rwhere[1] if rwhere else ''})"
     on = "l.lk = r.rk" + (" AND l.lk2 = r.rk2" if composite else "")
     lsel = ", ".join(f"l.{c}" for c in lnames)
     rsel = ", ".join(f"r.{c}" for c in rnames)
