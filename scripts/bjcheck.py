@@ -185,25 +185,31 @@ def resolve_select(spec, left_cols, right_cols):
             picked += [("r", c) for c in right_cols]
     else:
         for item in (x.strip() for x in sel.split(",")):
+            # `column AS alias` (AS in any case) names the output column.
+            words = item.split()
+            alias = None
+            if len(words) >= 3 and words[-2].lower() == "as":
+                alias = words[-1]
+                item = item[: item.rstrip().rfind(words[-2])].rstrip()
             if item.startswith("left."):
-                picked.append(("l", item[5:]))
+                picked.append(("l", item[5:], alias))
             elif item.startswith("right."):
-                picked.append(("r", item[6:]))
+                picked.append(("r", item[6:], alias))
             else:
                 in_l = item in left_cols and outputs_left
                 in_r = item in right_cols and outputs_right
                 if in_l == in_r:
                     die(f"select item {item!r} is ambiguous or unknown")
-                picked.append(("l" if in_l else "r", item))
-    out = []
-    taken = set()
-    for side, name in picked:
-        o = name
-        while o in taken:
-            o += "_right"
-        taken.add(o)
-        out.append((side, name, o))
-    return out
+                picked.append(("l" if in_l else "r", item, alias))
+    picked = [p if len(p) == 3 else (*p, None) for p in picked]
+    # The aliases first (taken as given), then the bare names in order, a right one that is
+    # taken getting "_right" until it is free.
+    names = [alias if alias else name for _, name, alias in picked]
+    for i, (side, name, alias) in enumerate(picked):
+        if side == "r" and not alias:
+            while any(j != i and names[j] == names[i] for j in range(len(names))):
+                names[i] += "_right"
+    return [(side, name, o) for (side, name, _), o in zip(picked, names)]
 
 
 def duckdb_sql(con, job):

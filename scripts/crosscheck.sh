@@ -126,7 +126,8 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
     case $type in
     left-semi | left-anti) select=ps_partkey,ps_suppkey,ps_availqty,ps_comment ;;
     right-semi | right-anti) select=l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
-    *) select=ps_partkey,ps_suppkey,ps_availqty,l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate ;;
+    # Renamed columns (AS), one of them output twice under two names.
+    *) select="ps_partkey AS pk,ps_suppkey,ps_availqty as qty,l_orderkey,l_linenumber,l_partkey,l_partkey AS lpk2,l_suppkey,l_shipdate" ;;
     esac
     for strategy in replicated reduce-side; do
         check "$OUT/ps-$type-$strategy" "$PS_JOB" "join.type=$type" "join.strategy=$strategy" "join.select=$select"

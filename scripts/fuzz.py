@@ -666,12 +666,19 @@ def join_case(case, ctx):
             return [r[0] for r in duck().execute(f"DESCRIBE SELECT * FROM {files_sql(paths, True)}").fetchall()]
         lnames, rnames = union_order("left"), union_order("right")
     select = None
+    aliases = {}
     if rng.random() < 0.3:
         cols = {"left-semi": lnames, "left-anti": lnames, "right-semi": rnames, "right-anti": rnames}.get(jt, lnames + rnames)
         select = rng.sample(cols, rng.randint(1, len(cols)))
-        join += ["--select", ",".join(
-            (("left." if c in lnames else "right.") + c) if rng.random() < 0.5 else c for c in select
-        )]
+        items = [(("left." if c in lnames else "right.") + c) if rng.random() < 0.5 else c for c in select]
+        # Some renamed with AS (a generator of its own, so that a seed's other draws stay
+        # what they were).
+        arng = random.Random(f"{ctx.seed}:join-alias:{case.index}")
+        for i, c in enumerate(select):
+            if arng.random() < 0.25:
+                aliases[i] = f"{c}_{arng.choice(['as', 'x'])}"
+                items[i] += f" {arng.choice(['AS', 'as'])} {aliases[i]}"
+        join += ["--select", ",".join(items)]
     code, _, err = case.run(join, check_ok=False)
 
     con = duck()
@@ -695,8 +702,8 @@ def join_case(case, ctx):
         sql = f"SELECT {lsel}, {rsel} FROM {L} l {kw} {R} r ON {on}"
         names = lnames + rnames
     if select is not None:
-        sql = f"SELECT {', '.join(g.q(c) for c in select)} FROM ({sql})"
-        names = select
+        sql = f"SELECT {', '.join(g.q(c) + (' AS ' + g.q(aliases[i]) if i in aliases else '') for i, c in enumerate(select))} FROM ({sql})"
+        names = [aliases.get(i, c) for i, c in enumerate(select)]
     try:
         # A large answer (a few keys met thousands of times on both sides: up to 15 M rows)
         # is compared inside DuckDB; as Python tuples it took 10 GB and 110 s (seed 2611302,

@@ -148,6 +148,8 @@ pub(crate) struct ColumnRef {
     pub(crate) side: Option<Side>,
     /// The column.
     pub(crate) name: String,
+    /// `AS alias`: the output column's name, instead of the column's.
+    pub(crate) alias: Option<String>,
 }
 
 impl JoinJob {

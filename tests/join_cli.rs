@@ -345,6 +345,37 @@ fn select_and_string_keys() {
     ];
     expected.sort();
     assert_eq!(rows, expected);
+
+    // The same columns renamed with AS, one of them twice.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--filter",
+            "names.bjf",
+            "--left",
+            "users",
+            "--left-key",
+            "name",
+            "--right",
+            "names",
+            "--right-key",
+            "who",
+            "--select",
+            "who AS user, left.Reputation as rep, name AS n1, name AS n2",
+            "--output",
+            "s2",
+        ],
+    )
+    .ok();
+    let (rows2, names2) = read_rows(&d.join("s2"));
+    assert_eq!(names2, ["user", "rep", "n1", "n2"]);
+    let twice: Vec<String> = expected
+        .iter()
+        .map(|r| format!("{r}|{}", r.rsplit('|').next().unwrap()))
+        .collect();
+    assert_eq!(rows2, twice);
 }
 
 #[test]
@@ -376,6 +407,14 @@ fn bad_input_one_line_exit_2_nothing_written() {
     };
     base("names.bjf", "o1", &[]).fails(2, &["key family", "bytes", "integer"]);
     base("users.bjf", "o2", &["--select", "nope"]).fails(2, &["--select", "nope"]);
+    base(
+        "users.bjf",
+        "o2",
+        &["--select", "left.Id AS x, right.Id AS x"],
+    )
+    .fails(2, &["--select", "two output columns would be named \"x\""]);
+    base("users.bjf", "o2", &["--select", "left.Id AS"]).fails(2, &["--select", "column AS name"]);
+    assert!(!d.join("o2").exists());
     base("users.bjf", "o2", &["--select", "NAME"])
         .fails(2, &["--select", "did you mean \"name\"?"]);
     base("users.bjf", "o2", &["--select", "right.userid"])

@@ -279,32 +279,49 @@ impl JoinSpec {
 }
 
 /// Parse a `--select` list: comma-separated names, each bare or qualified (`left.x`,
-/// `right.y`). Resolving them against the inputs' schemas happens when the sides are planned.
-fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
+/// `right.y`), each maybe renamed (`left.x AS y`, `AS` in any case). Resolving them against the
+/// inputs' schemas happens when the sides are planned.
+pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
     list.split(',')
         .map(str::trim)
         .map(|item| {
+            let empty = || Error::param("--select", format!("{list:?} has an empty column name"));
             if item.is_empty() {
-                return Err(Error::param(
-                    "--select",
-                    format!("{list:?} has an empty column name"),
-                ));
+                return Err(empty());
             }
-            Ok(if let Some(n) = item.strip_prefix("left.") {
-                ColumnRef {
-                    side: Some(Side::Left),
-                    name: n.to_string(),
+            // `column AS alias`: the last ` AS ` (a column's own name may hold one).
+            let words: Vec<&str> = item.split_whitespace().collect();
+            let (column, alias) = match words.as_slice() {
+                [.., as_, alias] if words.len() >= 3 && as_.eq_ignore_ascii_case("as") => {
+                    let at = item.len() - alias.len();
+                    let column = item[..at].trim_end();
+                    let column = column[..column.len() - as_.len()].trim_end();
+                    (column, Some(alias.to_string()))
                 }
-            } else if let Some(n) = item.strip_prefix("right.") {
-                ColumnRef {
-                    side: Some(Side::Right),
-                    name: n.to_string(),
+                [first, as_]
+                    if first.eq_ignore_ascii_case("as") || as_.eq_ignore_ascii_case("as") =>
+                {
+                    return Err(Error::param(
+                        "--select",
+                        format!("{item:?}: write `column AS name`"),
+                    ))
                 }
+                _ => (item, None),
+            };
+            let (side, name) = if let Some(n) = column.strip_prefix("left.") {
+                (Some(Side::Left), n)
+            } else if let Some(n) = column.strip_prefix("right.") {
+                (Some(Side::Right), n)
             } else {
-                ColumnRef {
-                    side: None,
-                    name: item.to_string(),
-                }
+                (None, column)
+            };
+            if name.is_empty() {
+                return Err(empty());
+            }
+            Ok(ColumnRef {
+                side,
+                name: name.to_string(),
+                alias,
             })
         })
         .collect()
@@ -398,11 +415,13 @@ mod tests {
             [
                 ColumnRef {
                     side: Some(Side::Left),
-                    name: "Id".into()
+                    name: "Id".into(),
+                    alias: None,
                 },
                 ColumnRef {
                     side: None,
-                    name: "Text".into()
+                    name: "Text".into(),
+                    alias: None,
                 }
             ]
         );

@@ -601,31 +601,36 @@ fn project_side(
     })
 }
 
-/// Resolve `--select` against the sides' (first files') schemas: `(side, source column,
-/// output name)` per output column, in output order.
+/// Resolve `--select` against the sides' schemas (each the union of its files' columns):
+/// `(side, source column, output name)` per output column, in output order.
 pub(crate) fn resolve_select(
     select: Option<&[ColumnRef]>,
     jt: JoinType,
     left: &Schema,
     right: &Schema,
 ) -> Result<Vec<(Side, String, String)>> {
-    let mut picked: Vec<(Side, String)> = Vec::new();
+    // (side, column, alias)
+    let mut picked: Vec<(Side, String, Option<String>)> = Vec::new();
     match select {
         None => {
             if jt.outputs_left() {
-                picked.extend(left.fields().iter().map(|f| (Side::Left, f.name().clone())));
+                picked.extend(
+                    left.fields()
+                        .iter()
+                        .map(|f| (Side::Left, f.name().clone(), None)),
+                );
             }
             if jt.outputs_right() {
                 picked.extend(
                     right
                         .fields()
                         .iter()
-                        .map(|f| (Side::Right, f.name().clone())),
+                        .map(|f| (Side::Right, f.name().clone(), None)),
                 );
             }
         }
         Some(list) => {
-            for ColumnRef { side, name } in list {
+            for ColumnRef { side, name, alias } in list {
                 let name = name.as_str();
                 let side = match side {
                     Some(s) => *s,
@@ -687,26 +692,26 @@ pub(crate) fn resolve_select(
                         ),
                     ));
                 }
-                picked.push((side, name.to_string()));
+                picked.push((side, name.to_string(), alias.clone()));
             }
         }
     }
-    // Output names: bare names; where a left and a right column share a name, the right one
-    // gets `_right` (again, until the name is free).
-    for (i, (side, name)) in picked.iter().enumerate() {
-        if picked[..i].contains(&(*side, name.clone())) {
+    // Output names: the alias, else the bare name; where a left and a right column share a
+    // name, the right one without an alias gets `_right` (again, until the name is free).
+    for (i, (side, name, alias)) in picked.iter().enumerate() {
+        if alias.is_none() && picked[..i].contains(&(*side, name.clone(), None)) {
             return Err(Error::param(
                 "--select",
-                format!("column {name:?} is selected twice"),
+                format!("column {name:?} is selected twice (name the second with `AS`)"),
             ));
         }
     }
     let mut out: Vec<(Side, String, String)> = picked
         .iter()
-        .map(|(s, n)| (*s, n.clone(), n.clone()))
+        .map(|(s, n, a)| (*s, n.clone(), a.clone().unwrap_or_else(|| n.clone())))
         .collect();
     for i in 0..out.len() {
-        if out[i].0 != Side::Right {
+        if out[i].0 != Side::Right || picked[i].2.is_some() {
             continue;
         }
         while out
@@ -715,6 +720,15 @@ pub(crate) fn resolve_select(
             .any(|(j, o)| j != i && o.2 == out[i].2)
         {
             out[i].2.push_str("_right");
+        }
+    }
+    // An alias is taken as given: one that another output column's name takes is refused.
+    for (i, (_, _, o)) in out.iter().enumerate() {
+        if out[..i].iter().any(|(_, _, p)| p == o) {
+            return Err(Error::param(
+                "--select",
+                format!("two output columns would be named {o:?}: rename one with `AS`"),
+            ));
         }
     }
     Ok(out)
@@ -799,25 +813,7 @@ mod tests {
             Field::new("uid", DataType::Int64, true),
             Field::new("x", DataType::Utf8, true),
         ]);
-        let sel = |s: &str| -> Vec<ColumnRef> {
-            s.split(',')
-                .map(str::trim)
-                .map(|i| match i.split_once('.') {
-                    Some(("left", n)) => ColumnRef {
-                        side: Some(Side::Left),
-                        name: n.into(),
-                    },
-                    Some(("right", n)) => ColumnRef {
-                        side: Some(Side::Right),
-                        name: n.into(),
-                    },
-                    _ => ColumnRef {
-                        side: None,
-                        name: i.into(),
-                    },
-                })
-                .collect()
-        };
+        let sel = |s: &str| -> Vec<ColumnRef> { crate::cli::join::parse_select(s).unwrap() };
         let resolve = |s: Option<&str>, jt| {
             let list = s.map(sel);
             resolve_select(list.as_deref(), jt, &l, &r)
@@ -852,5 +848,31 @@ mod tests {
             assert!(resolve(Some("left.x"), jt).is_err());
             assert!(resolve(Some("id"), jt).is_err());
         }
+        // `AS` names an output column (in any case); the alias is kept as given, so a right
+        // column without one steps aside, and an alias another column takes is refused.
+        assert_eq!(
+            names(
+                resolve(
+                    Some("left.x AS a, right.x as b, uid AS id2"),
+                    JoinType::Inner
+                )
+                .unwrap()
+            ),
+            ["a", "b", "id2"]
+        );
+        assert_eq!(
+            names(resolve(Some("id, id AS id_again"), JoinType::Inner).unwrap()),
+            ["id", "id_again"]
+        );
+        assert_eq!(
+            names(resolve(Some("left.x AS uid, uid"), JoinType::Inner).unwrap()),
+            ["uid", "uid_right"]
+        );
+        let err = |s| crate::error::one_line(&resolve(Some(s), JoinType::Inner).unwrap_err());
+        assert!(err("id AS z, uid AS z").contains("two output columns would be named \"z\""));
+        assert!(err("uid AS id, id").contains("two output columns would be named \"id\""));
+        assert!(crate::cli::join::parse_select("id AS").is_err());
+        assert!(crate::cli::join::parse_select("AS z").is_err());
+        assert!(crate::cli::join::parse_select("left. AS z").is_err());
     }
 }
