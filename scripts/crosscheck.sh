@@ -95,30 +95,34 @@ if [ $missing = 1 ]; then
     rmdir "$tmp"
 fi
 mkdir -p "$OUT"
-# A job file of a TPC-H join: train on the left side's rows that pass WHERE, join them with
-# the right side's (those that pass RIGHT_WHERE, if given).
-tpch_job() { # NAME LEFT LEFT_KEY WHERE RIGHT RIGHT_KEY [RIGHT_WHERE]
-    cat >"$OUT/tpch_$1.toml" <<EOF
-description = "TPC-H $2 x $5 ($4)"
+# A job file $OUT/NAME.toml: train on the left input's rows that pass WHERE, join them with
+# the right input's (those that pass RIGHT_WHERE, if given).
+join_job() { # NAME LEFT LEFT_KEY WHERE RIGHT RIGHT_KEY [RIGHT_WHERE]
+    cat >"$OUT/$1.toml" <<EOF
+description = "$2 x $5 ($4)"
 
 [train]
-input = ["$TPCH/$2.parquet"]
+input = ["$2"]
 column = "$3"
 where = "$4"
 fpp = 0.01
-output = "$OUT/tpch_$1.bjf"
+output = "$OUT/$1.bjf"
 overwrite = true
 
 [join]
-left = ["$TPCH/$2.parquet"]
+left = ["$2"]
 left-key = "$3"
 left-where = "$4"
-right = ["$TPCH/$5.parquet"]
+right = ["$5"]
 right-key = "$6"
 ${7:+right-where = \"$7\"}
-output = "$OUT/tpch_$1"
+output = "$OUT/$1"
 overwrite = true
 EOF
+}
+# A TPC-H join's job file, $OUT/tpch_NAME.toml: LEFT and RIGHT are table names.
+tpch_job() { # NAME LEFT LEFT_KEY WHERE RIGHT RIGHT_KEY [RIGHT_WHERE]
+    join_job "tpch_$1" "$TPCH/$2.parquet" "$3" "$4" "$TPCH/$5.parquet" "$6" ${7:+"$7"}
 }
 tpch_job partsupp partsupp "ps_partkey,ps_suppkey" "ps_availqty < 500" lineitem "l_partkey,l_suppkey" "l_shipdate < DATE '1994-01-01'"
 PS_JOB=$OUT/tpch_partsupp.toml
@@ -186,26 +190,7 @@ pq.write_table(pa.table({"rid": pa.array(ids(3 * n, 0, 600), pa.int64()), "t": s
 pq.write_table(pa.table({"u": pa.array(ids(3 * n, 0, 9), pa.int16()), "rid": pa.array(ids(3 * n, 0, 600), pa.int64()),
                          "t": strs(3 * n, ["t4"])}), f"{d}/right/q1.parquet", row_group_size=500)
 PYEOF
-cat >"$OUT/evolved.toml" <<EOF
-description = "left and right files of different columns, unioned by name"
-
-[train]
-input = ["$EVO/left"]
-column = "id"
-where = "b > 3 OR a = 'x'"
-output = "$OUT/evolved.bjf"
-overwrite = true
-
-[join]
-left = ["$EVO/left"]
-left-key = "id"
-left-where = "b > 3 OR a = 'x'"
-right = ["$EVO/right"]
-right-key = "rid"
-right-where = "u IS NULL OR u < 7"
-output = "$OUT/evolved"
-overwrite = true
-EOF
+join_job evolved "$EVO/left" id "b > 3 OR a = 'x'" "$EVO/right" rid "u IS NULL OR u < 7"
 for type in inner left left-semi left-anti right right-semi right-anti full; do
     for strategy in replicated reduce-side; do
         check "$OUT/evolved-$type-$strategy" "$OUT/evolved.toml" "join.type=$type" "join.strategy=$strategy" join.workers=3 join.split-rows=100

@@ -312,29 +312,33 @@ fn select_and_string_keys() {
         ],
     )
     .ok();
-    run_in(
-        d,
-        &[
-            "join",
-            "-q",
-            "--filter",
-            "names.bjf",
-            "--left",
-            "users",
-            "--left-key",
-            "name",
-            "--right",
-            "names",
-            "--right-key",
-            "who",
-            "--select",
-            "who,left.Reputation,name",
-            "--output",
-            "s",
-        ],
-    )
-    .ok();
-    let (rows, names) = read_rows(&d.join("s"));
+    // Join users and names on the name, selecting `select` into `out`.
+    let select = |select: &str, out: &str| {
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--filter",
+                "names.bjf",
+                "--left",
+                "users",
+                "--left-key",
+                "name",
+                "--right",
+                "names",
+                "--right-key",
+                "who",
+                "--select",
+                select,
+                "--output",
+                out,
+            ],
+        )
+        .ok();
+        read_rows(&d.join(out))
+    };
+    let (rows, names) = select("who,left.Reputation,name", "s");
     assert_eq!(names, ["who", "Reputation", "name"]);
     let rep = |i: i64| i * 53 % 4000;
     let mut expected = vec![
@@ -347,29 +351,10 @@ fn select_and_string_keys() {
     assert_eq!(rows, expected);
 
     // The same columns renamed with AS, one of them twice.
-    run_in(
-        d,
-        &[
-            "join",
-            "-q",
-            "--filter",
-            "names.bjf",
-            "--left",
-            "users",
-            "--left-key",
-            "name",
-            "--right",
-            "names",
-            "--right-key",
-            "who",
-            "--select",
-            "who AS user, left.Reputation as rep, name AS n1, name AS n2",
-            "--output",
-            "s2",
-        ],
-    )
-    .ok();
-    let (rows2, names2) = read_rows(&d.join("s2"));
+    let (rows2, names2) = select(
+        "who AS user, left.Reputation as rep, name AS n1, name AS n2",
+        "s2",
+    );
     assert_eq!(names2, ["user", "rep", "n1", "n2"]);
     let twice: Vec<String> = expected
         .iter()
