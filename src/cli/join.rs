@@ -308,6 +308,15 @@ pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
                 }
                 _ => (item, None),
             };
+            if column
+                .split_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("as"))
+            {
+                return Err(Error::param(
+                    "--select",
+                    format!("{item:?}: write `column AS name`, one AS"),
+                ));
+            }
             let (side, name) = if let Some(n) = column.strip_prefix("left.") {
                 (Some(Side::Left), n)
             } else if let Some(n) = column.strip_prefix("right.") {

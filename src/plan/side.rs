@@ -874,5 +874,7 @@ mod tests {
         assert!(crate::cli::join::parse_select("id AS").is_err());
         assert!(crate::cli::join::parse_select("AS z").is_err());
         assert!(crate::cli::join::parse_select("left. AS z").is_err());
+        assert!(crate::cli::join::parse_select("id AS a AS b").is_err());
+        assert!(crate::cli::join::parse_select("id as a as b").is_err());
     }
 }
