@@ -403,19 +403,9 @@ fn check_inputs(
         let file = f.location.to_string();
         let mut key_idx = Vec::with_capacity(columns.len());
         for (column, family) in columns.iter().zip(families.iter_mut()) {
-            let key =
-                schema.index_of(column).map_err(
-                    |_| match crate::plan::side::key_not_everywhere(plan, column) {
-                        Some(other) => Error::Column {
-                            file: file.clone(),
-                            column: column.to_string(),
-                            reason: format!(
-                            "no such column, which {other} has: a key column must be in every file"
-                        ),
-                        },
-                        None => Error::no_such_column(&file, column, schema, ""),
-                    },
-                )?;
+            let key = schema
+                .index_of(column)
+                .map_err(|_| crate::plan::side::missing_key(plan, &file, column, schema, ""))?;
             let dt = schema.field(key).data_type();
             let fam = KeyFamily::check(dt, &file, column)?;
             match &*family {

@@ -404,14 +404,27 @@ pub(crate) fn where_fields(
         .collect()
 }
 
-/// The first of `plan`'s files that has column `c`, for the error of a key column that
-/// another file lacks (output and `--where` columns may be missing from some files; key
-/// columns may not).
-pub(crate) fn key_not_everywhere(plan: &Plan, c: &str) -> Option<String> {
-    plan.files
-        .iter()
-        .find(|f| f.schema().index_of(c).is_ok())
-        .map(|f| f.location.to_string())
+/// The error for key column `c`, which `file` (of `schema`) lacks: when another of `plan`'s
+/// files has it, naming that file (output and `--where` columns may be missing from some
+/// files; key columns may not), else the file's columns. `what` is the key's part, such as
+/// "key of --left", or empty.
+pub(crate) fn missing_key(plan: &Plan, file: &str, c: &str, schema: &Schema, what: &str) -> Error {
+    match plan.files.iter().find(|f| f.schema().index_of(c).is_ok()) {
+        Some(other) => Error::Column {
+            file: file.to_string(),
+            column: c.to_string(),
+            reason: format!(
+                "no such column, which {} has: {} must be in every file",
+                other.location,
+                if what.is_empty() {
+                    "a key column".to_string()
+                } else {
+                    format!("the {what}")
+                }
+            ),
+        },
+        None => Error::no_such_column(file, c, schema, what),
+    }
 }
 
 /// `schema` with the `wanted` fields it lacks appended (for checking a `--where` against a
@@ -470,17 +483,9 @@ fn project_side(
         // of the side's files' columns, as DuckDB's `union_by_name` and Spark's
         // `mergeSchema`), the key columns from every file.
         let idx_of = |c: &str, what: &str| -> Result<usize> {
-            schema.index_of(c).ok().ok_or_else(|| {
-                key_not_everywhere(&plan, c)
-                    .map(|other| Error::Column {
-                        file: file.clone(),
-                        column: c.to_string(),
-                        reason: format!("no such column, which {other} has: a {what} column of --{name} must be in every file"),
-                    })
-                    .unwrap_or_else(|| {
-                        Error::no_such_column(&file, c, schema, &format!("{what} of --{name}"))
-                    })
-            })
+            schema
+                .index_of(c)
+                .map_err(|_| missing_key(&plan, &file, c, schema, &format!("{what} of --{name}")))
         };
         let mut key_idx = Vec::with_capacity(keys.len());
         for (key, family) in keys.iter().zip(families.iter_mut()) {
