@@ -289,7 +289,7 @@ pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
             if item.is_empty() {
                 return Err(empty());
             }
-            // `column AS alias`: the last ` AS ` (a column's own name may hold one).
+            // `column AS alias`, one AS (so a column whose name holds the word cannot be renamed).
             let words: Vec<&str> = item.split_whitespace().collect();
             let (column, alias) = match words.as_slice() {
                 [.., as_, alias] if words.len() >= 3 && as_.eq_ignore_ascii_case("as") => {
