@@ -190,7 +190,8 @@ def resolve_select(spec, left_cols, right_cols):
             alias = None
             if len(words) >= 3 and words[-2].lower() == "as":
                 alias = words[-1]
-                item = item[: item.rstrip().rfind(words[-2])].rstrip()
+                head = item.rstrip()[: -len(words[-1])].rstrip()
+                item = head[: -len(words[-2])].rstrip()
             if item.startswith("left."):
                 picked.append(("l", item[5:], alias))
             elif item.startswith("right."):

@@ -150,6 +150,9 @@ pub(crate) struct ColumnRef {
     pub(crate) name: String,
     /// `AS alias`: the output column's name, instead of the column's.
     pub(crate) alias: Option<String>,
+    /// With an alias, the item as written after its side (`x AS y`): a column of that very
+    /// name is selected instead, under its own name.
+    pub(crate) literal: Option<String>,
 }
 
 impl JoinJob {

@@ -280,57 +280,44 @@ impl JoinSpec {
 
 /// Parse a `--select` list: comma-separated names, each bare or qualified (`left.x`,
 /// `right.y`), each maybe renamed (`left.x AS y`, `AS` in any case). Resolving them against the
-/// inputs' schemas happens when the sides are planned.
+/// inputs' schemas happens when the sides are planned (where a column named `x AS y`, if there
+/// is one, is that column).
 pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
     list.split(',')
         .map(str::trim)
         .map(|item| {
-            let empty = || Error::param("--select", format!("{list:?} has an empty column name"));
-            if item.is_empty() {
-                return Err(empty());
-            }
-            // `column AS alias`, one AS (so a column whose name holds the word cannot be renamed).
-            let words: Vec<&str> = item.split_whitespace().collect();
-            let (column, alias) = match words.as_slice() {
-                [.., as_, alias] if words.len() >= 3 && as_.eq_ignore_ascii_case("as") => {
-                    let at = item.len() - alias.len();
-                    let column = item[..at].trim_end();
-                    let column = column[..column.len() - as_.len()].trim_end();
-                    (column, Some(alias.to_string()))
-                }
-                [first, as_]
-                    if first.eq_ignore_ascii_case("as") || as_.eq_ignore_ascii_case("as") =>
-                {
-                    return Err(Error::param(
-                        "--select",
-                        format!("{item:?}: write `column AS name`"),
-                    ))
-                }
-                _ => (item, None),
+            let (side, rest) = if let Some(n) = item.strip_prefix("left.") {
+                (Some(Side::Left), n.trim())
+            } else if let Some(n) = item.strip_prefix("right.") {
+                (Some(Side::Right), n.trim())
+            } else {
+                (None, item)
             };
-            if column
-                .split_whitespace()
-                .any(|w| w.eq_ignore_ascii_case("as"))
-            {
+            if rest.is_empty() {
                 return Err(Error::param(
                     "--select",
-                    format!("{item:?}: write `column AS name`, one AS"),
+                    format!("{list:?} has an empty column name"),
                 ));
             }
-            let (side, name) = if let Some(n) = column.strip_prefix("left.") {
-                (Some(Side::Left), n)
-            } else if let Some(n) = column.strip_prefix("right.") {
-                (Some(Side::Right), n)
-            } else {
-                (None, column)
-            };
-            if name.is_empty() {
-                return Err(empty());
-            }
-            Ok(ColumnRef {
-                side,
-                name: name.to_string(),
-                alias,
+            // `column AS alias`: the last word after an `AS` that follows a column.
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            Ok(match words.as_slice() {
+                [.., as_, alias] if words.len() >= 3 && as_.eq_ignore_ascii_case("as") => {
+                    let column = rest[..rest.len() - alias.len()].trim_end();
+                    let column = column[..column.len() - as_.len()].trim_end();
+                    ColumnRef {
+                        side,
+                        name: column.to_string(),
+                        alias: Some(alias.to_string()),
+                        literal: Some(rest.to_string()),
+                    }
+                }
+                _ => ColumnRef {
+                    side,
+                    name: rest.to_string(),
+                    alias: None,
+                    literal: None,
+                },
             })
         })
         .collect()
@@ -426,11 +413,13 @@ mod tests {
                     side: Some(Side::Left),
                     name: "Id".into(),
                     alias: None,
+                    literal: None,
                 },
                 ColumnRef {
                     side: None,
                     name: "Text".into(),
                     alias: None,
+                    literal: None,
                 }
             ]
         );

@@ -606,6 +606,13 @@ fn project_side(
     })
 }
 
+/// For a `--select` column not found whose name holds the word `as`: how to rename.
+fn rename_hint(name: &str) -> Option<String> {
+    name.split_whitespace()
+        .any(|w| w.eq_ignore_ascii_case("as"))
+        .then(|| "to rename a column, write `column AS name`, with one AS".to_string())
+}
+
 /// Resolve `--select` against the sides' schemas (each the union of its files' columns):
 /// `(side, source column, output name)` per output column, in output order.
 pub(crate) fn resolve_select(
@@ -635,8 +642,18 @@ pub(crate) fn resolve_select(
             }
         }
         Some(list) => {
-            for ColumnRef { side, name, alias } in list {
-                let name = name.as_str();
+            for r in list {
+                // A column named like a rename (`x AS y`) is that column, under its name.
+                let exists = |n: &str| match r.side {
+                    Some(Side::Left) => left.index_of(n).is_ok(),
+                    Some(Side::Right) => right.index_of(n).is_ok(),
+                    None => left.index_of(n).is_ok() || right.index_of(n).is_ok(),
+                };
+                let (name, alias) = match &r.literal {
+                    Some(whole) if exists(whole) => (whole.as_str(), None),
+                    _ => (r.name.as_str(), r.alias.clone()),
+                };
+                let side = &r.side;
                 let side = match side {
                     Some(s) => *s,
                     None => {
@@ -660,6 +677,7 @@ pub(crate) fn resolve_select(
                                     .chain(jt.outputs_right().then_some(right))
                                     .flat_map(|s| s.fields().iter().map(|f| f.name().as_str()));
                                 let hint = crate::error::did_you_mean_in(name, names)
+                                    .or_else(|| rename_hint(name))
                                     .map(|h| format!(" ({h})"))
                                     .unwrap_or_default();
                                 return Err(Error::param(
@@ -673,6 +691,7 @@ pub(crate) fn resolve_select(
                 let schema = if side == Side::Left { left } else { right };
                 if schema.index_of(name).is_err() {
                     let hint = crate::error::did_you_mean(name, schema)
+                        .or_else(|| rename_hint(name))
                         .map(|h| format!(" ({h})"))
                         .unwrap_or_default();
                     return Err(Error::param(
@@ -697,7 +716,7 @@ pub(crate) fn resolve_select(
                         ),
                     ));
                 }
-                picked.push((side, name.to_string(), alias.clone()));
+                picked.push((side, name.to_string(), alias));
             }
         }
     }
@@ -876,10 +895,27 @@ mod tests {
         let err = |s| crate::error::one_line(&resolve(Some(s), JoinType::Inner).unwrap_err());
         assert!(err("id AS z, uid AS z").contains("two output columns would be named \"z\""));
         assert!(err("uid AS id, id").contains("two output columns would be named \"id\""));
-        assert!(crate::cli::join::parse_select("id AS").is_err());
-        assert!(crate::cli::join::parse_select("AS z").is_err());
-        assert!(crate::cli::join::parse_select("left. AS z").is_err());
-        assert!(crate::cli::join::parse_select("id AS a AS b").is_err());
-        assert!(crate::cli::join::parse_select("id as a as b").is_err());
+        assert!(crate::cli::join::parse_select("left.").is_err());
+        for bad in [
+            "id AS",
+            "AS z",
+            "left. AS z",
+            "id AS a AS b",
+            "left.id as a as b",
+        ] {
+            assert!(
+                err(bad).contains("write `column AS name`, with one AS"),
+                "{bad}"
+            );
+        }
+        // A column whose own name reads as a rename is that column, under its name.
+        let odd = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("sold as new", DataType::Utf8, true),
+        ]);
+        let list =
+            crate::cli::join::parse_select("sold as new, left.sold as new AS s, id AS k").unwrap();
+        let got = resolve_select(Some(&list), JoinType::LeftSemi, &odd, &r).unwrap();
+        assert_eq!(names(got), ["sold as new", "s", "k"]);
     }
 }
