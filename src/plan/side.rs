@@ -482,14 +482,11 @@ fn project_side(
         // Columns are read by name: an output column from the files that have it (the union
         // of the side's files' columns, as DuckDB's `union_by_name` and Spark's
         // `mergeSchema`), the key columns from every file.
-        let idx_of = |c: &str, what: &str| -> Result<usize> {
-            schema
-                .index_of(c)
-                .map_err(|_| missing_key(&plan, &file, c, schema, &format!("{what} of --{name}")))
-        };
         let mut key_idx = Vec::with_capacity(keys.len());
         for (key, family) in keys.iter().zip(families.iter_mut()) {
-            let k = idx_of(key, "key")?;
+            let k = schema
+                .index_of(key)
+                .map_err(|_| missing_key(&plan, &file, key, schema, &format!("key of --{name}")))?;
             let key_type = schema.field(k).data_type();
             let fam = KeyFamily::check(key_type, &file, key)?;
             match *family {
@@ -510,7 +507,7 @@ fn project_side(
         let mut col_idx = Vec::with_capacity(names.len());
         for (n, c) in names.iter().enumerate() {
             let i = if n < keys.len() {
-                idx_of(c, "key")?
+                key_idx[n]
             } else {
                 match schema.index_of(c) {
                     Ok(i) => i,
@@ -653,9 +650,8 @@ pub(crate) fn resolve_select(
                     Some(whole) if exists(whole) => (whole.as_str(), None),
                     _ => (r.name.as_str(), r.alias.clone()),
                 };
-                let side = &r.side;
-                let side = match side {
-                    Some(s) => *s,
+                let side = match r.side {
+                    Some(s) => s,
                     None => {
                         let in_l = left.index_of(name).is_ok() && jt.outputs_left();
                         let in_r = right.index_of(name).is_ok() && jt.outputs_right();
