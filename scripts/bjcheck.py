@@ -180,9 +180,9 @@ def resolve_select(spec, left_cols, right_cols):
     sel = spec.get("select")
     if sel is None:
         if outputs_left:
-            picked += [("l", c) for c in left_cols]
+            picked += [("l", c, None) for c in left_cols]
         if outputs_right:
-            picked += [("r", c) for c in right_cols]
+            picked += [("r", c, None) for c in right_cols]
     else:
         for item in (x.strip() for x in sel.split(",")):
             # `column AS alias` (AS in any case) names the output column.
@@ -202,7 +202,6 @@ def resolve_select(spec, left_cols, right_cols):
                 if in_l == in_r:
                     die(f"select item {item!r} is ambiguous or unknown")
                 picked.append(("l" if in_l else "r", item, alias))
-    picked = [p if len(p) == 3 else (*p, None) for p in picked]
     # The aliases first (taken as given), then the bare names in order, a right one that is
     # taken getting "_right" until it is free.
     names = [alias if alias else name for _, name, alias in picked]

@@ -364,16 +364,19 @@ def vary_columns(rng, paths, columns):
     keep_in = rng.randrange(len(paths))
     done = []
     for i, (path, t) in enumerate(zip(paths, tables)):
+        changed = False
         r = rng.random()
         if i != keep_in and drop in t.column_names and r < 0.6:
             t = t.drop_columns([drop])
             done.append(f"file {i} without {drop}")
+            changed = True
         if rng.random() < 0.3:
             order = list(t.column_names)
             rng.shuffle(order)
             t = t.select(order)
             done.append(f"file {i} as {','.join(order)}")
-        if done and done[-1].startswith(f"file {i} "):
+            changed = True
+        if changed:
             md = pq.ParquetFile(path).metadata
             rows = md.row_group(0).num_rows if md.num_row_groups else 1
             pq.write_table(t, path, row_group_size=max(1, rows))
