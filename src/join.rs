@@ -139,6 +139,18 @@ pub(crate) struct SideJob {
     pub(crate) keys: Vec<String>,
     /// `--left-where` / `--right-where`.
     pub(crate) predicate: Option<Predicate>,
+    /// Read `name=value` directories as columns (off with `--no-hive-partitioning`).
+    pub(crate) hive_partitioning: bool,
+}
+
+impl SideJob {
+    /// How to read the side's inputs.
+    pub(crate) fn input_options(&self) -> crate::plan::InputOptions {
+        crate::plan::InputOptions {
+            hive_partitioning: self.hive_partitioning,
+            predicate: self.predicate.clone(),
+        }
+    }
 }
 
 /// One item of `--select`: a column name, qualified by its side or bare.

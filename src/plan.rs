@@ -21,6 +21,7 @@ use parquet::DecodeResult;
 use crate::error::{Error, Result};
 use crate::store::{block_on, Location};
 
+pub mod hive;
 pub(crate) mod side;
 
 /// Reads byte ranges of one file: plain positioned reads for local files, ranged GETs
@@ -195,6 +196,23 @@ pub struct Plan {
     pub files: Vec<Arc<InputFile>>,
     /// The splits, file by file.
     pub splits: Vec<Split>,
+    /// The files' Hive partition columns and values, when their paths have `name=value`
+    /// directories (and they are read).
+    pub partitions: Option<hive::Partitions>,
+    /// Files that get no splits: their partition values fail the `--where`.
+    pub files_pruned: usize,
+    /// Rows in those files.
+    pub rows_pruned: u64,
+}
+
+/// How a side's inputs are read.
+#[derive(Debug, Clone, Default)]
+pub struct InputOptions {
+    /// Read `name=value` directories in the files' paths as columns ([`hive`]).
+    pub hive_partitioning: bool,
+    /// The side's `--where`: a file whose partition values fail one of its conjuncts gets no
+    /// splits (its footer is still read, so the side's columns never depend on it).
+    pub predicate: Option<crate::expr::Predicate>,
 }
 
 impl Plan {
@@ -263,6 +281,15 @@ impl SplitOptions {
 /// A file reached more than once (as a directory, a glob and a file; through a symlink or
 /// another spelling of its path) is read once, at its first place in that order.
 pub fn plan(inputs: &[String], split: impl Fn(u64) -> SplitOptions) -> Result<Plan> {
+    plan_with(inputs, &InputOptions::default(), split)
+}
+
+/// [`plan`] with the partition columns of `opts`, pruning files by them.
+pub fn plan_with(
+    inputs: &[String],
+    opts: &InputOptions,
+    split: impl Fn(u64) -> SplitOptions,
+) -> Result<Plan> {
     let mut locations = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for input in inputs {
@@ -272,22 +299,63 @@ pub fn plan(inputs: &[String], split: impl Fn(u64) -> SplitOptions) -> Result<Pl
             }
         }
     }
+    let partitions = match opts.hive_partitioning {
+        true => hive::Partitions::discover(&locations)?,
+        false => None,
+    };
+    let read: Vec<bool> = match (&partitions, &opts.predicate) {
+        (Some(p), Some(pred)) => (0..locations.len())
+            .map(|i| p.may_pass(i, pred))
+            .collect::<Result<_>>()?,
+        _ => vec![true; locations.len()],
+    };
     use rayon::prelude::*;
     let files: Vec<Arc<InputFile>> = locations
         .into_par_iter()
         .map(|l| InputFile::open(l).map(Arc::new))
         .collect::<Result<_>>()?;
-    let total: u64 = files.iter().map(|f| f.num_rows()).sum();
-    let opts = split(total);
-    let splits = make_splits(&files, opts);
-    Ok(Plan { files, splits })
+    if let Some(p) = &partitions {
+        // A column of one name in the file and in its path has no one answer.
+        for f in &files {
+            if let Some(c) = p
+                .schema
+                .fields()
+                .iter()
+                .find(|c| f.schema().index_of(c.name()).is_ok())
+            {
+                return Err(Error::Column {
+                    file: f.location.to_string(),
+                    column: c.name().clone(),
+                    reason: format!(
+                        "a column of the file and a partition directory ({}=) of its path: rename one, or pass --no-hive-partitioning to read the file's column alone",
+                        c.name()
+                    ),
+                });
+            }
+        }
+    }
+    let total: u64 = files
+        .iter()
+        .zip(&read)
+        .filter(|(_, r)| **r)
+        .map(|(f, _)| f.num_rows())
+        .sum();
+    let splits = make_splits(&files, &read, split(total));
+    let pruned = files.iter().zip(&read).filter(|(_, r)| !**r);
+    Ok(Plan {
+        files_pruned: pruned.clone().count(),
+        rows_pruned: pruned.map(|(f, _)| f.num_rows()).sum(),
+        files,
+        splits,
+        partitions,
+    })
 }
 
-/// Cut every file's row groups into splits of at least `target_rows` rows (or, with
-/// [`SplitOptions::nearest`], as near it as the row groups allow).
-pub fn make_splits(files: &[Arc<InputFile>], opts: SplitOptions) -> Vec<Split> {
+/// Cut the row groups of every file to be `read` into splits of at least `target_rows` rows
+/// (or, with [`SplitOptions::nearest`], as near it as the row groups allow).
+pub fn make_splits(files: &[Arc<InputFile>], read: &[bool], opts: SplitOptions) -> Vec<Split> {
     let mut splits = Vec::new();
-    for (fi, f) in files.iter().enumerate() {
+    for (fi, f) in files.iter().enumerate().filter(|(i, _)| read[*i]) {
         let rows: Vec<u64> = (0..f.num_row_groups())
             .map(|rg| f.row_group_rows(rg))
             .collect();

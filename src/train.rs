@@ -59,6 +59,8 @@ pub struct TrainJob {
     pub(crate) batch_size: NonZeroUsize,
     /// Rows per split (`None`: as near total rows / (4 x workers) as the row groups allow).
     pub(crate) split_rows: Option<NonZeroU64>,
+    /// Read `name=value` directories as columns (off with `--no-hive-partitioning`).
+    pub(crate) hive_partitioning: bool,
 }
 
 impl TrainJob {
@@ -174,6 +176,10 @@ pub struct TrainReport {
     pub inputs: Vec<String>,
     /// Number of input files.
     pub files: usize,
+    /// Files not read: their Hive partition values fail `--where`.
+    pub files_pruned_by_partition: usize,
+    /// Rows in those files.
+    pub rows_pruned_by_partition: u64,
     /// Number of splits trained (after sharding).
     pub splits: usize,
     /// The shard, when sharded.
@@ -240,8 +246,12 @@ impl TrainReport {
             }
         );
         s += &format!(
-            "  inputs       {} files, {} splits, {} workers{}\n",
+            "  inputs       {} files{}, {} splits, {} workers{}\n",
             self.files,
+            crate::report::pruned_note(
+                self.files_pruned_by_partition,
+                self.rows_pruned_by_partition
+            ),
             self.splits,
             self.workers,
             self.shard
@@ -312,8 +322,9 @@ struct FileKey {
     columns: Vec<usize>,
     /// Position of each key column in the decoded batch (key order).
     key_pos: Vec<usize>,
-    /// The `--where` columns this file lacks: nulls (see [`Predicate::evaluate_filling`]).
-    where_missing: Vec<arrow::datatypes::FieldRef>,
+    /// The `--where` columns this file does not hold: partition values or nulls (see
+    /// [`Predicate::evaluate_filling`]).
+    where_fill: Vec<crate::plan::side::Filled>,
 }
 
 /// Counters of one worker.
@@ -398,7 +409,7 @@ fn check_inputs(
         Some(p) if !plan.files.is_empty() => crate::plan::side::where_fields(plan, p)?,
         _ => Vec::new(),
     };
-    for f in &plan.files {
+    for (file_index, f) in plan.files.iter().enumerate() {
         let schema = f.schema();
         let file = f.location.to_string();
         let mut key_idx = Vec::with_capacity(columns.len());
@@ -431,6 +442,7 @@ fn check_inputs(
             columns.extend(p.columns().iter().filter_map(|c| schema.index_of(c).ok()));
             where_missing = missing;
         }
+        let where_fill = crate::plan::side::where_fill(plan, file_index, where_missing);
         columns.sort_unstable();
         columns.dedup();
         let key_pos = key_idx
@@ -446,7 +458,7 @@ fn check_inputs(
             keys: key_idx,
             columns,
             key_pos,
-            where_missing,
+            where_fill,
         });
     }
     let families = families
@@ -499,7 +511,7 @@ fn passing_hashes(
             }
         }
         Some(p) => {
-            let mask = p.evaluate_filling(batch, &fk.where_missing)?;
+            let mask = p.evaluate_filling(batch, &fk.where_fill)?;
             let pass = mask.values();
             counts.rows_passing += pass.count_set_bits() as u64;
             for i in pass.set_indices() {
@@ -611,7 +623,11 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     pool.install(|| {
         let cancel = AtomicBool::new(false);
         let mut times = TrainTimes::default();
-        let mut plan = plan::plan(&job.inputs, |total| {
+        let inputs = plan::InputOptions {
+            hive_partitioning: job.hive_partitioning,
+            predicate: job.predicate.clone(),
+        };
+        let mut plan = plan::plan_with(&job.inputs, &inputs, |total| {
             SplitOptions::for_job(job.split_rows.map(NonZeroU64::get), total, workers)
         })?;
         let columns = &job.columns;
@@ -935,6 +951,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             created_by: crate::CREATED_BY,
             inputs: plan.files.iter().map(|f| f.location.to_string()).collect(),
             files: plan.files.len(),
+            files_pruned_by_partition: plan.files_pruned,
+            rows_pruned_by_partition: plan.rows_pruned,
             splits: plan.splits.len(),
             shard: job.shard.map(|s| s.to_string()),
             workers,

@@ -5,6 +5,7 @@ mod util;
 mod composite_keys;
 mod filter_cli;
 mod golden;
+mod hive_cli;
 mod int_keys;
 mod jobs_cli;
 mod join_cli;

@@ -94,6 +94,10 @@ pub struct JoinSpec {
     /// Do not use the filter (for comparisons); the result is the same.
     #[arg(long)]
     pub no_prefilter: bool,
+    /// Do not read `name=value` directories in the inputs' paths (`dt=2024-01-01/`) as
+    /// columns of their files' rows.
+    #[arg(long)]
+    pub no_hive_partitioning: bool,
     /// When a left key (after --left-where) is not in the filter, which then does not cover
     /// the left side: fail (error), or set it aside, build one from the left side (as
     /// without --filter) and say so (ignore-filter).
@@ -154,6 +158,7 @@ impl Default for JoinSpec {
             split_rows: None,
             memory_limit: None,
             no_prefilter: false,
+            no_hive_partitioning: false,
             spark_keys: SparkKeyMode::Plain,
             filter_mismatch: FilterMismatch::Error,
             bloom_columns: None,
@@ -249,11 +254,13 @@ impl JoinSpec {
                 inputs: spec.left.clone(),
                 keys: left_keys,
                 predicate: predicate(&spec.left_where, "--left-where")?,
+                hive_partitioning: !spec.no_hive_partitioning,
             },
             right: SideJob {
                 inputs: spec.right.clone(),
                 keys: right_keys,
                 predicate: predicate(&spec.right_where, "--right-where")?,
+                hive_partitioning: !spec.no_hive_partitioning,
             },
             join_type: spec.join_type,
             strategy: spec.strategy,

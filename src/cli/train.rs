@@ -92,6 +92,10 @@ pub struct TrainSpec {
     /// as the row groups allow].
     #[arg(long, value_name = "ROWS")]
     pub split_rows: Option<u64>,
+    /// Do not read `name=value` directories in the inputs' paths (`dt=2024-01-01/`) as
+    /// columns of their files' rows (for --where).
+    #[arg(long)]
+    pub no_hive_partitioning: bool,
 }
 
 impl Default for TrainSpec {
@@ -116,6 +120,7 @@ impl Default for TrainSpec {
             shard: None,
             batch_size: 65_536,
             split_rows: None,
+            no_hive_partitioning: false,
         }
     }
 }
@@ -237,6 +242,7 @@ impl TrainSpec {
             shard,
             batch_size,
             split_rows,
+            hive_partitioning: !spec.no_hive_partitioning,
         })
     }
 }

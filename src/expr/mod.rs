@@ -46,6 +46,7 @@ use arrow::datatypes::Schema;
 
 use crate::error::{Error, Result};
 
+pub(crate) use lit::strict_date;
 pub use parse::MAX_OPERATORS;
 
 /// Parse a date as Arrow does (`YYYY-MM-DD` and a few variants) into days since the Unix
@@ -72,6 +73,19 @@ pub struct Predicate {
     columns: Vec<String>,
 }
 
+/// The columns `tree` reads, in first-use order.
+fn columns_of(tree: &parse::Tree) -> Vec<String> {
+    let mut columns: Vec<String> = Vec::new();
+    for n in &tree.nodes {
+        if let parse::Node::Column(c) = n {
+            if !columns.contains(c) {
+                columns.push(c.clone());
+            }
+        }
+    }
+    columns
+}
+
 /// The expression as error messages quote it: whole when short, else its start.
 fn quoted(text: &str) -> String {
     const SHOWN: usize = 80;
@@ -90,21 +104,35 @@ impl Predicate {
             context: format!("{context} {}", quoted(text)),
             reason,
         })?;
-        let mut columns: Vec<String> = Vec::new();
-        for n in &tree.nodes {
-            if let parse::Node::Column(c) = n {
-                if !columns.contains(c) {
-                    columns.push(c.clone());
-                }
-            }
-        }
         Ok(Predicate {
+            columns: columns_of(&tree),
             tree: Arc::new(tree),
             sets: Arc::default(),
             text: text.to_string(),
             context: context.to_string(),
-            columns,
         })
+    }
+
+    /// The operands of the top-level `AND`, each a predicate of its own, or the predicate
+    /// itself. A row passes the predicate exactly when it passes every one.
+    pub fn conjuncts(&self) -> Vec<Predicate> {
+        let root = self.tree.root();
+        match &self.tree.nodes[root] {
+            parse::Node::And(children) => children
+                .iter()
+                .map(|&c| {
+                    let tree = self.tree.subtree(c);
+                    Predicate {
+                        columns: columns_of(&tree),
+                        tree: Arc::new(tree),
+                        sets: Arc::default(),
+                        text: self.text.clone(),
+                        context: self.context.clone(),
+                    }
+                })
+                .collect(),
+            _ => vec![self.clone()],
+        }
     }
 
     /// The expression as the user wrote it.
@@ -156,25 +184,26 @@ impl Predicate {
         }
     }
 
-    /// [`Predicate::evaluate`] over `batch` with the `missing` columns (which its file lacks)
-    /// added as nulls: a comparison with them is null, so the row fails, and `IS NULL` holds,
-    /// as in SQL over files unioned by name.
+    /// [`Predicate::evaluate`] over `batch` with the `filled` columns, which its file does
+    /// not hold, added: each with its value (a one-row array, repeated: a Hive partition
+    /// column's), or nulls (`None`: a column the file lacks, so a comparison with it is null
+    /// and the row fails, and `IS NULL` holds, as in SQL over files unioned by name).
     pub fn evaluate_filling(
         &self,
         batch: &RecordBatch,
-        missing: &[arrow::datatypes::FieldRef],
+        filled: &[(arrow::datatypes::FieldRef, Option<arrow::array::ArrayRef>)],
     ) -> Result<BooleanArray> {
-        if missing.is_empty() {
+        if filled.is_empty() {
             return self.evaluate(batch);
         }
         let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
         let mut columns = batch.columns().to_vec();
-        for f in missing {
+        for (f, value) in filled {
             fields.push(Arc::new(f.as_ref().clone().with_nullable(true)));
-            columns.push(arrow::array::new_null_array(
-                f.data_type(),
-                batch.num_rows(),
-            ));
+            columns.push(match value {
+                Some(v) => crate::plan::hive::repeat(v, batch.num_rows())?,
+                None => arrow::array::new_null_array(f.data_type(), batch.num_rows()),
+            });
         }
         let opts = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
         let filled =

@@ -79,6 +79,25 @@ impl Node {
     }
 }
 
+impl Node {
+    /// The node with every child index `c` replaced by `to[c]`.
+    fn remapped(&self, to: &[usize]) -> Node {
+        let m = |c: &usize| to[*c];
+        let all = |v: &[usize]| v.iter().map(m).collect();
+        match self {
+            Node::Column(_) | Node::Lit(_) => self.clone(),
+            Node::Cmp(op, a, b) => Node::Cmp(*op, m(a), m(b)),
+            Node::And(c) => Node::And(all(c)),
+            Node::Or(c) => Node::Or(all(c)),
+            Node::Not(a) => Node::Not(m(a)),
+            Node::IsNull(a, neg) => Node::IsNull(m(a), *neg),
+            Node::InList(c, neg) => Node::InList(all(c), *neg),
+            Node::Between(a, lo, hi, neg) => Node::Between(m(a), m(lo), m(hi), *neg),
+            Node::Like(a, p, neg, ci) => Node::Like(m(a), p.clone(), *neg, *ci),
+        }
+    }
+}
+
 /// A parsed expression: nodes in post-order, the root last.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Tree {
@@ -89,6 +108,28 @@ impl Tree {
     /// The index of the root.
     pub(crate) fn root(&self) -> usize {
         self.nodes.len() - 1
+    }
+
+    /// The tree under node `top` (which becomes the root), without recursion.
+    pub(crate) fn subtree(&self, top: usize) -> Tree {
+        let mut keep = vec![false; top + 1];
+        let mut stack = vec![top];
+        while let Some(n) = stack.pop() {
+            if !keep[n] {
+                keep[n] = true;
+                stack.extend((0..).map_while(|i| self.nodes[n].child(i)));
+            }
+        }
+        // Children come before their parents, so the kept nodes in order stay in post-order.
+        let mut new_index = vec![usize::MAX; top + 1];
+        let mut nodes = Vec::new();
+        for (i, node) in self.nodes[..=top].iter().enumerate() {
+            if keep[i] {
+                new_index[i] = nodes.len();
+                nodes.push(node.remapped(&new_index));
+            }
+        }
+        Tree { nodes }
     }
 }
 

@@ -11,6 +11,10 @@ use crate::report::human_bytes;
 pub struct SideReport {
     /// Input files.
     pub files: usize,
+    /// Files not read: their Hive partition values fail the side's `--where`.
+    pub files_pruned_by_partition: usize,
+    /// Rows in those files.
+    pub rows_pruned_by_partition: u64,
     /// Splits read.
     pub splits: usize,
     /// Rows in the row groups read (after skipping).
@@ -191,8 +195,9 @@ impl JoinReport {
         }
         for (name, side) in [("left", &self.left), ("right", &self.right)] {
             s += &format!(
-                "  {name:<6} {} files, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
+                "  {name:<6} {} files{}, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
                 side.files,
+                crate::report::pruned_note(side.files_pruned_by_partition, side.rows_pruned_by_partition),
                 side.splits,
                 side.rows_read,
                 human_bytes(side.bytes_read),

@@ -16,7 +16,7 @@ use super::prefilter::{HashCarry, RightPrefilter};
 use crate::error::{Error, Result};
 use crate::join::SideReport;
 use crate::key;
-use crate::plan::side::{FileProjection, SideInput};
+use crate::plan::side::{FileProjection, SideInput, Source};
 use crate::read::{ReadOptions, SplitReader};
 
 /// Shared counters of one side's map stage.
@@ -65,6 +65,8 @@ impl MapCounters {
         let (by_filter, by_keys) = prefilter.map_or((0, 0), |p| p.dropped());
         SideReport {
             files: side.plan.files.len(),
+            files_pruned_by_partition: side.plan.files_pruned,
+            rows_pruned_by_partition: side.plan.rows_pruned,
             splits: side.plan.splits.len(),
             rows_read: g(&self.rows_read),
             bytes_read: g(&self.bytes_read) + g(&self.sbbf_bytes),
@@ -94,16 +96,23 @@ fn conform(
     file: &str,
 ) -> Result<RecordBatch> {
     let mut cols = Vec::with_capacity(fp.positions.len());
-    for (p, f) in fp.positions.iter().zip(schema.fields()) {
-        let Some(p) = p else {
+    for (source, f) in fp.positions.iter().zip(schema.fields()) {
+        let c = match source {
+            Source::Decoded(p) => batch.column(*p),
             // A column of the side that this file lacks.
-            cols.push(arrow::array::new_null_array(
-                f.data_type(),
-                batch.num_rows(),
-            ));
-            continue;
+            Source::Null => {
+                cols.push(arrow::array::new_null_array(
+                    f.data_type(),
+                    batch.num_rows(),
+                ));
+                continue;
+            }
+            // Every file's partition column has the side's type.
+            Source::Partition(value) => {
+                cols.push(crate::plan::hive::repeat(value, batch.num_rows())?);
+                continue;
+            }
         };
-        let c = batch.column(*p);
         if c.data_type() == f.data_type() {
             cols.push(c.clone());
         } else {
@@ -242,7 +251,7 @@ impl SideReader<'_> {
         let dropped_where = Arc::new(AtomicU64::new(0));
         if let Some(p) = &side.predicate {
             let p = p.clone();
-            let missing = fp.where_missing.clone();
+            let missing = fp.where_fill.clone();
             let dropped = Arc::clone(&dropped_where);
             let carry = carry.clone();
             let mut where_top: Vec<usize> =

@@ -8,7 +8,8 @@
 
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::array::ArrayRef;
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
 
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
@@ -62,13 +63,29 @@ pub(crate) struct FileProjection {
     pub decode: Vec<usize>,
     /// Position of each key column in the decoded batch (key order).
     pub keys: Vec<usize>,
-    /// Per handed-on column, its position in the decoded batch; `None` for an output column
-    /// this file lacks (an older file of a table that gained columns): nulls.
-    pub positions: Vec<Option<usize>>,
+    /// Where each handed-on column comes from.
+    pub positions: Vec<Source>,
     /// Positions of the `--where` columns in the decoded batch.
     pub where_positions: Vec<usize>,
-    /// The `--where` columns this file lacks, read as nulls of the type another file gives them.
-    pub where_missing: Vec<arrow::datatypes::FieldRef>,
+    /// The `--where` columns the file does not hold: each with its Hive partition value, or
+    /// nulls of the type another file gives it (see [`Predicate::evaluate_filling`]).
+    pub where_fill: Vec<Filled>,
+}
+
+/// A column a file does not hold, for [`Predicate::evaluate_filling`]: its field, and its
+/// partition value (a one-row array) or `None` for nulls.
+pub(crate) type Filled = (FieldRef, Option<ArrayRef>);
+
+/// Where a handed-on column of one file comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// This position of the decoded batch.
+    Decoded(usize),
+    /// Nulls: an output column this file lacks (an older file of a table that gained
+    /// columns).
+    Null,
+    /// The file's value of a Hive partition column (a one-row array).
+    Partition(ArrayRef),
 }
 
 /// Both sides and the output they make.
@@ -91,8 +108,8 @@ pub(crate) fn plan_join(
     job: &JoinJob,
     split: &(dyn Fn(u64) -> SplitOptions + Sync),
 ) -> Result<JoinPlan> {
-    let left_plan = plan::plan(&job.left.inputs, split)?;
-    let right_plan = plan::plan(&job.right.inputs, split)?;
+    let left_plan = plan::plan_with(&job.left.inputs, &job.left.input_options(), split)?;
+    let right_plan = plan::plan_with(&job.right.inputs, &job.right.input_options(), split)?;
     let first_schema = |p: &Plan, name: &str| {
         if p.files.is_empty() {
             return Err(Error::Usage(format!("no {name} input files")));
@@ -368,9 +385,9 @@ fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
 /// The columns of a side's files, by name, in the order they first appear (file by file),
 /// each with the type of the first file that has it: the columns `*` and `--select` see.
 /// Files of a table that gained columns over time (schema evolution) thus give every column;
-/// the files without one read it as nulls.
+/// the files without one read it as nulls. The Hive partition columns come last.
 pub(crate) fn union_by_name(plan: &Plan) -> SchemaRef {
-    let mut fields: Vec<arrow::datatypes::FieldRef> = Vec::new();
+    let mut fields: Vec<FieldRef> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for f in &plan.files {
         for field in f.schema().fields() {
@@ -379,15 +396,15 @@ pub(crate) fn union_by_name(plan: &Plan) -> SchemaRef {
             }
         }
     }
+    if let Some(p) = &plan.partitions {
+        fields.extend(p.schema.fields().iter().cloned());
+    }
     Arc::new(Schema::new(fields))
 }
 
-/// The fields of `predicate`'s columns, each from the first of `plan`'s files that has it;
-/// a column in none of them is an error naming the first file.
-pub(crate) fn where_fields(
-    plan: &Plan,
-    predicate: &Predicate,
-) -> Result<Vec<arrow::datatypes::FieldRef>> {
+/// The fields of `predicate`'s columns, each from the first of `plan`'s files that has it
+/// or from the partition columns; a column in none of them is an error naming the first file.
+pub(crate) fn where_fields(plan: &Plan, predicate: &Predicate) -> Result<Vec<FieldRef>> {
     predicate
         .columns()
         .iter()
@@ -396,10 +413,26 @@ pub(crate) fn where_fields(
                 .iter()
                 .find_map(|f| f.schema().field_with_name(c).ok().cloned())
                 .map(Arc::new)
+                .or_else(|| plan.partitions.as_ref()?.field(c).cloned())
                 .ok_or_else(|| {
                     let first = plan.files.first().expect("planned files");
-                    predicate.missing_column(c, first.schema(), &first.location.to_string())
+                    predicate.missing_column(c, &union_by_name(plan), &first.location.to_string())
                 })
+        })
+        .collect()
+}
+
+/// The `--where` columns `missing` from file `file` of `plan`, each with its partition value
+/// when it is a partition column.
+pub(crate) fn where_fill(plan: &Plan, file: usize, missing: Vec<FieldRef>) -> Vec<Filled> {
+    missing
+        .into_iter()
+        .map(|f| {
+            let value = plan
+                .partitions
+                .as_ref()
+                .and_then(|p| p.value(file, f.name()));
+            (f, value)
         })
         .collect()
 }
@@ -409,6 +442,20 @@ pub(crate) fn where_fields(
 /// files; key columns may not), else the file's columns. `what` is the key's part, such as
 /// "key of --left", or empty.
 pub(crate) fn missing_key(plan: &Plan, file: &str, c: &str, schema: &Schema, what: &str) -> Error {
+    if plan
+        .partitions
+        .as_ref()
+        .is_some_and(|p| p.field(c).is_some())
+    {
+        return Error::Column {
+            file: file.to_string(),
+            column: c.to_string(),
+            reason: format!(
+                "a partition column (from the {c}= directories of the paths), which cannot be {}: a key must be a column in the files",
+                if what.is_empty() { "a key column".to_string() } else { format!("the {what}") }
+            ),
+        };
+    }
     match plan.files.iter().find(|f| f.schema().index_of(c).is_ok()) {
         Some(other) => Error::Column {
             file: file.to_string(),
@@ -429,16 +476,13 @@ pub(crate) fn missing_key(plan: &Plan, file: &str, c: &str, schema: &Schema, wha
 
 /// `schema` with the `wanted` fields it lacks appended (for checking a `--where` against a
 /// file without some of its columns), and those fields.
-pub(crate) fn with_missing(
-    schema: &Schema,
-    wanted: &[arrow::datatypes::FieldRef],
-) -> (Schema, Vec<arrow::datatypes::FieldRef>) {
+pub(crate) fn with_missing(schema: &Schema, wanted: &[FieldRef]) -> (Schema, Vec<FieldRef>) {
     let missing: Vec<_> = wanted
         .iter()
         .filter(|f| schema.field_with_name(f.name()).is_err())
         .cloned()
         .collect();
-    let mut all: Vec<arrow::datatypes::FieldRef> = schema.fields().iter().cloned().collect();
+    let mut all: Vec<FieldRef> = schema.fields().iter().cloned().collect();
     all.extend(missing.iter().cloned());
     (Schema::new(all), missing)
 }
@@ -475,7 +519,7 @@ fn project_side(
     let mut wide_decimals = Vec::new();
     let mut families: Vec<Option<KeyFamily>> = vec![None; keys.len()];
     let mut files = Vec::with_capacity(plan.files.len());
-    for f in &plan.files {
+    for (file_index, f) in plan.files.iter().enumerate() {
         let schema = f.schema();
         let file = f.location.to_string();
         let mut decode = Vec::new();
@@ -512,7 +556,18 @@ fn project_side(
                 match schema.index_of(c) {
                     Ok(i) => i,
                     Err(_) => {
-                        col_idx.push(None);
+                        let partition = plan
+                            .partitions
+                            .as_ref()
+                            .and_then(|p| Some((p.field(c)?.clone(), p.value(file_index, c)?)));
+                        match partition {
+                            // Every file has the partition column, of one type.
+                            Some((field, value)) => {
+                                fields[n] = Some(field.as_ref().clone());
+                                col_idx.push(Source::Partition(value));
+                            }
+                            None => col_idx.push(Source::Null),
+                        }
                         continue;
                     }
                 }
@@ -548,7 +603,8 @@ fn project_side(
                     fields[n] = Some(Field::new(c, common, true));
                 }
             }
-            col_idx.push(Some(i));
+            // The file's column index, turned into its position in the batch below.
+            col_idx.push(Source::Decoded(i));
         }
         let mut where_idx = Vec::new();
         let mut where_missing = Vec::new();
@@ -563,13 +619,20 @@ fn project_side(
             }
             where_missing = missing;
         }
+        let where_fill = where_fill(&plan, file_index, where_missing);
         decode.sort_unstable();
         decode.dedup();
         let pos = |i: usize| decode.iter().position(|d| *d == i).expect("decoded");
         files.push(FileProjection {
-            positions: col_idx.iter().map(|i| i.map(pos)).collect(),
+            positions: col_idx
+                .into_iter()
+                .map(|source| match source {
+                    Source::Decoded(i) => Source::Decoded(pos(i)),
+                    other => other,
+                })
+                .collect(),
             where_positions: where_idx.iter().map(|i| pos(*i)).collect(),
-            where_missing,
+            where_fill,
             keys: key_idx.iter().map(|i| pos(*i)).collect(),
             decode: decode.clone(),
         });

@@ -1,0 +1,342 @@
+//! Hive-style partition directories (`dt=2024-01-01/part-0.parquet`) through the binary: their
+//! values are columns of the files' rows, typed, in `*`, `--select` and `--where` (join and
+//! train), files whose values fail a `--where` are not read, and bad layouts are refused.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::*;
+
+use crate::util::{read_rows, run_in, write_parquet};
+
+/// Left: users by `region` (one of them Hive's null); right: orders by `dt` and `h`.
+fn partitioned(d: &Path) {
+    for (region, ids) in [
+        ("EU", vec![1i64, 2]),
+        ("US", vec![3]),
+        ("a%2Fb", vec![4]),
+        ("__HIVE_DEFAULT_PARTITION__", vec![5]),
+    ] {
+        let dir = d.join(format!("users/region={region}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let names: Vec<String> = ids.iter().map(|i| format!("u{i}")).collect();
+        write_parquet(
+            &dir.join("part-0.parquet"),
+            vec![
+                ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+                ("name", Arc::new(StringArray::from(names))),
+            ],
+            10,
+        );
+    }
+    for (dt, h, uids) in [
+        ("2024-01-01", 7, vec![1i64, 3, 9]),
+        ("2024-01-02", 7, vec![2, 4, 5]),
+        ("2024-01-02", 8, vec![1, 5]),
+    ] {
+        let dir = d.join(format!("orders/dt={dt}/h={h}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let amt: Vec<f64> = uids.iter().map(|u| *u as f64 / 2.0).collect();
+        write_parquet(
+            &dir.join("part-0.parquet"),
+            vec![
+                ("uid", Arc::new(Int64Array::from(uids)) as ArrayRef),
+                ("amt", Arc::new(Float64Array::from(amt))),
+            ],
+            10,
+        );
+    }
+}
+
+fn join(d: &Path, out: &str, extra: &[&str]) -> String {
+    let mut a = vec![
+        "join",
+        "--left",
+        "users",
+        "--left-key",
+        "id",
+        "--right",
+        "orders",
+        "--right-key",
+        "uid",
+        "--output",
+        out,
+    ];
+    a.extend_from_slice(extra);
+    run_in(d, &a).ok()
+}
+
+#[test]
+fn partition_directories_are_typed_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    partitioned(d);
+    for strategy in ["replicated", "reduce-side"] {
+        let out = format!("all-{strategy}");
+        join(d, &out, &["--strategy", strategy, "--workers", "3"]);
+        let (rows, names) = read_rows(&d.join(&out));
+        // The partition columns come after the files' own, in the order of their directories;
+        // values are percent-decoded and typed (a date, an integer), Hive's null is null.
+        assert_eq!(names, ["id", "name", "region", "uid", "amt", "dt", "h"]);
+        assert_eq!(
+            rows,
+            [
+                "1|u1|EU|1|0.5|2024-01-01|7",
+                "1|u1|EU|1|0.5|2024-01-02|8",
+                "2|u2|EU|2|1.0|2024-01-02|7",
+                "3|u3|US|3|1.5|2024-01-01|7",
+                "4|u4|a/b|4|2.0|2024-01-02|7",
+                "5|u5|NULL|5|2.5|2024-01-02|7",
+                "5|u5|NULL|5|2.5|2024-01-02|8",
+            ],
+            "{strategy}"
+        );
+    }
+    let schema = |out: &str| {
+        let f = std::fs::read_dir(d.join(out))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "parquet"))
+            .unwrap();
+        let r = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+            std::fs::File::open(f).unwrap(),
+        )
+        .unwrap();
+        r.schema()
+            .fields()
+            .iter()
+            .map(|f| format!("{}:{}", f.name(), f.data_type()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(schema("all-replicated")[5..], ["dt:Date32", "h:Int64"]);
+    assert_eq!(schema("all-replicated")[2], "region:Utf8");
+
+    // --select and AS take partition columns like any other.
+    join(d, "sel", &["--select", "id, region AS r, dt"]);
+    let (rows, names) = read_rows(&d.join("sel"));
+    assert_eq!(names, ["id", "r", "dt"]);
+    assert_eq!(rows.len(), 7);
+    assert!(rows.contains(&"4|a/b|2024-01-02".to_string()), "{rows:?}");
+
+    // With --no-hive-partitioning the directories are just directories.
+    join(d, "plain", &["--no-hive-partitioning"]);
+    let (rows, names) = read_rows(&d.join("plain"));
+    assert_eq!(names, ["id", "name", "uid", "amt"]);
+    assert_eq!(rows.len(), 7);
+}
+
+#[test]
+fn where_on_partition_columns_skips_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    partitioned(d);
+    for strategy in ["replicated", "reduce-side"] {
+        let out = format!("w-{strategy}");
+        let summary = join(
+            d,
+            &out,
+            &[
+                "--strategy",
+                strategy,
+                "--right-where",
+                "dt = DATE '2024-01-02' AND amt > 0.5",
+                "--left-where",
+                "region IS NULL OR region <> 'US'",
+                "--select",
+                "id,region,amt,dt,h",
+            ],
+        );
+        let (rows, _) = read_rows(&d.join(&out));
+        assert_eq!(
+            rows,
+            [
+                "2|EU|1.0|2024-01-02|7",
+                "4|a/b|2.0|2024-01-02|7",
+                "5|NULL|2.5|2024-01-02|7",
+                "5|NULL|2.5|2024-01-02|8",
+            ],
+            "{strategy}"
+        );
+        // The right file of 2024-01-01 is not read: the conjunct on dt alone rules it out.
+        // No left file is: its condition holds for the null region (IS NULL), and `<> 'US'`
+        // rules out US only.
+        assert!(
+            summary.contains("right  3 files (1 skipped by their partition values, 3 rows)"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("left   4 files (1 skipped by their partition values, 1 rows)"),
+            "{summary}"
+        );
+    }
+    // An OR with a file column decides nothing per file: every file is read.
+    let summary = join(d, "or", &["--right-where", "h = 8 OR amt > 2"]);
+    assert!(summary.contains("right  3 files, "), "{summary}");
+    let (rows, _) = read_rows(&d.join("or"));
+    assert_eq!(rows.len(), 3, "{rows:?}");
+
+    // train: the same columns in --where; the filter holds the passing keys only.
+    let out = run_in(
+        d,
+        &[
+            "train", "--input", "orders", "--column", "uid", "--where", "h = 7", "--output",
+            "f.bjf",
+        ],
+    )
+    .ok();
+    assert!(
+        out.contains("3 files (1 skipped by their partition values, 2 rows)"),
+        "{out}"
+    );
+    let probe = run_in(
+        d,
+        &["probe", "--filter", "f.bjf", "1", "2", "3", "4", "5", "9"],
+    )
+    .ok();
+    assert_eq!(
+        probe.lines().collect::<Vec<_>>(),
+        ["maybe", "maybe", "maybe", "maybe", "maybe", "maybe"]
+    );
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "orders", "--column", "uid", "--where", "h = 8", "--output",
+            "g.bjf",
+        ],
+    )
+    .ok();
+    let probe = run_in(
+        d,
+        &["probe", "--filter", "g.bjf", "1", "2", "3", "4", "5", "9"],
+    )
+    .ok();
+    assert_eq!(
+        probe.lines().collect::<Vec<_>>(),
+        ["maybe", "no", "no", "no", "maybe", "no"]
+    );
+}
+
+#[test]
+fn bad_partition_layouts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    partitioned(d);
+    let fails = |args: &[&str], needles: &[&str]| {
+        run_in(d, args).fails(2, needles);
+        assert!(!d.join("bad").exists());
+    };
+    // A key must be a column of the files.
+    fails(
+        &[
+            "join",
+            "--left",
+            "users",
+            "--left-key",
+            "region",
+            "--right",
+            "orders",
+            "--right-key",
+            "uid",
+            "--output",
+            "bad",
+        ],
+        &[
+            "column \"region\"",
+            "a partition column",
+            "region=",
+            "key of --left",
+        ],
+    );
+    fails(
+        &[
+            "train", "--input", "orders", "--column", "dt", "--output", "bad",
+        ],
+        &["column \"dt\"", "a partition column"],
+    );
+    // Files of one side with different directories.
+    std::fs::create_dir_all(d.join("orders/misplaced")).unwrap();
+    std::fs::copy(
+        d.join("orders/dt=2024-01-01/h=7/part-0.parquet"),
+        d.join("orders/misplaced/part-0.parquet"),
+    )
+    .unwrap();
+    fails(
+        &[
+            "join",
+            "--left",
+            "users",
+            "--left-key",
+            "id",
+            "--right",
+            "orders",
+            "--right-key",
+            "uid",
+            "--output",
+            "bad",
+        ],
+        &[
+            "orders/misplaced/part-0.parquet",
+            "(none)",
+            "(dt=/h=)",
+            "--no-hive-partitioning",
+        ],
+    );
+    // ... which --no-hive-partitioning reads.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--left",
+            "users",
+            "--left-key",
+            "id",
+            "--right",
+            "orders",
+            "--right-key",
+            "uid",
+            "--output",
+            "plain",
+            "--no-hive-partitioning",
+        ],
+    )
+    .ok();
+    assert_eq!(read_rows(&d.join("plain")).0.len(), 9);
+    // A column both in the file and in its path.
+    std::fs::create_dir_all(d.join("dup/id=1")).unwrap();
+    std::fs::copy(
+        d.join("users/region=EU/part-0.parquet"),
+        d.join("dup/id=1/part-0.parquet"),
+    )
+    .unwrap();
+    fails(
+        &[
+            "train", "--input", "dup", "--column", "name", "--output", "bad",
+        ],
+        &[
+            "dup/id=1/part-0.parquet",
+            "column \"id\"",
+            "partition directory",
+            "--no-hive-partitioning",
+        ],
+    );
+    // A misspelt partition column gets a hint.
+    fails(
+        &[
+            "join",
+            "--left",
+            "users",
+            "--left-key",
+            "id",
+            "--right",
+            "users",
+            "--right-key",
+            "id",
+            "--output",
+            "bad",
+            "--left-where",
+            "regoin = 'EU'",
+        ],
+        &["\"regoin\"", "did you mean \"region\""],
+    );
+}
