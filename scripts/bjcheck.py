@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import sys
+import urllib.parse
 
 try:
     import tomllib
@@ -161,8 +162,19 @@ def qs(text):
     return "'" + text.replace("'", "''") + "'"
 
 
+def hive_names(path):
+    """The Hive partition columns of a file: its path's name=value directories, in order
+    (names percent-decoded), as bloomjoin reads them."""
+    dirs = os.path.abspath(path).split(os.sep)[:-1]
+    return [urllib.parse.unquote(d.split("=", 1)[0]) for d in dirs if "=" in d and not d.startswith("=")]
+
+
 def columns_of(con, files):
-    return [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {parquet_source(files)}").fetchall()]
+    """The columns of `*` over the files: the files' own, then the partition columns in the
+    order of their directories (DuckDB lists those by name)."""
+    cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {parquet_source(files)}").fetchall()]
+    hive = hive_names(files[0])
+    return [c for c in cols if c not in hive] + [c for c in hive if c in cols]
 
 
 def parquet_source(files):

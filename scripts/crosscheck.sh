@@ -10,7 +10,8 @@
 # partsupp (scale 0.01, generated into .cache/tpch/sf0.01), for every join type; and the
 # other joins of the benchmark (lineitem x part, lineitem x orders, orders x customer) with
 # every column of both sides, for every join type under both strategies; and sides whose files
-# have different columns (unioned by name, as DuckDB's union_by_name), for every join type.
+# have different columns (unioned by name, as DuckDB's union_by_name), for every join type;
+# and sides in Hive partition directories, their values read as columns, for every join type.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -194,6 +195,39 @@ join_job evolved "$EVO/left" id "b > 3 OR a = 'x'" "$EVO/right" rid "u IS NULL O
 for type in inner left left-semi left-anti right right-semi right-anti full; do
     for strategy in replicated reduce-side; do
         check "$OUT/evolved-$type-$strategy" "$OUT/evolved.toml" "join.type=$type" "join.strategy=$strategy" join.workers=3 join.split-rows=100
+    done
+done
+
+echo "== Hive partition directories (region=EU/dt=2024-01-01/) as columns, in * and --where (files pruned by them): every join type, both strategies"
+# Both sides have a dt= directory (the right one's output as dt_right); the left has region=
+# (percent-encoded and null values) and the right h= (integers); the --where on each side
+# reads partition and file columns. DuckDB reads the directories as columns too.
+HIVE=$OUT/hive
+"$PY" - "$HIVE" <<'PYEOF'
+import os, random, sys
+import pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+rng = random.Random(11)
+def ids(n, lo, hi, nulls=0.1):
+    return [None if rng.random() < nulls else rng.randint(lo, hi) for _ in range(n)]
+def put(path, table):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    pq.write_table(table, path, row_group_size=70)
+for region in ["EU", "US", "a%2Fb", "__HIVE_DEFAULT_PARTITION__"]:
+    for dt in ["2024-01-01", "2024-01-02"]:
+        n = rng.randint(50, 150)
+        put(f"{d}/left/region={region}/dt={dt}/part-0.parquet",
+            pa.table({"id": pa.array(ids(n, 0, 400), pa.int64()), "v": [rng.random() for _ in range(n)]}))
+for dt in ["2024-01-01", "2024-01-02", "2024-01-03"]:
+    for h in [0, 7, 12]:
+        n = rng.randint(100, 300)
+        put(f"{d}/right/dt={dt}/h={h}/part-{h}.parquet",
+            pa.table({"rid": pa.array(ids(n, 0, 800), pa.int32()), "w": ids(n, 0, 9)}))
+PYEOF
+join_job hive "$HIVE/left" id "region IS NULL OR region <> 'US' AND v > 0.2" "$HIVE/right" rid "dt >= DATE '2024-01-02' AND (h = 7 OR w < 5)"
+for type in inner left left-semi left-anti right right-semi right-anti full; do
+    for strategy in replicated reduce-side; do
+        check "$OUT/hive-$type-$strategy" "$OUT/hive.toml" "join.type=$type" "join.strategy=$strategy" join.workers=3 join.split-rows=100
     done
 done
 
