@@ -121,6 +121,16 @@ output = "$OUT/$1"
 overwrite = true
 EOF
 }
+# every_join_type NAME [K=V]...: check $OUT/NAME.toml for every join type under both strategies.
+every_join_type() {
+    local name=$1
+    shift
+    for type in inner left left-semi left-anti right right-semi right-anti full; do
+        for strategy in replicated reduce-side; do
+            check "$OUT/$name-$type-$strategy" "$OUT/$name.toml" "join.type=$type" "join.strategy=$strategy" "$@"
+        done
+    done
+}
 # A TPC-H join's job file, $OUT/tpch_NAME.toml: LEFT and RIGHT are table names.
 tpch_job() { # NAME LEFT LEFT_KEY WHERE RIGHT RIGHT_KEY [RIGHT_WHERE]
     join_job "tpch_$1" "$TPCH/$2.parquet" "$3" "$4" "$TPCH/$5.parquet" "$6" ${7:+"$7"}
@@ -192,11 +202,7 @@ pq.write_table(pa.table({"u": pa.array(ids(3 * n, 0, 9), pa.int16()), "rid": pa.
                          "t": strs(3 * n, ["t4"])}), f"{d}/right/q1.parquet", row_group_size=500)
 PYEOF
 join_job evolved "$EVO/left" id "b > 3 OR a = 'x'" "$EVO/right" rid "u IS NULL OR u < 7"
-for type in inner left left-semi left-anti right right-semi right-anti full; do
-    for strategy in replicated reduce-side; do
-        check "$OUT/evolved-$type-$strategy" "$OUT/evolved.toml" "join.type=$type" "join.strategy=$strategy" join.workers=3 join.split-rows=100
-    done
-done
+every_join_type evolved join.workers=3 join.split-rows=100
 
 echo "== Hive partition directories (region=EU/dt=2024-01-01/) as columns, in * and --where (files pruned by them): every join type, both strategies"
 # Both sides have a dt= directory (the right one's output as dt_right); the left has region=
@@ -225,11 +231,7 @@ for dt in ["2024-01-01", "2024-01-02", "2024-01-03"]:
             pa.table({"rid": pa.array(ids(n, 0, 800), pa.int32()), "w": ids(n, 0, 9)}))
 PYEOF
 join_job hive "$HIVE/left" id "region IS NULL OR region <> 'US' AND v > 0.2" "$HIVE/right" rid "dt >= DATE '2024-01-02' AND (h = 7 OR w < 5)"
-for type in inner left left-semi left-anti right right-semi right-anti full; do
-    for strategy in replicated reduce-side; do
-        check "$OUT/hive-$type-$strategy" "$OUT/hive.toml" "join.type=$type" "join.strategy=$strategy" join.workers=3 join.split-rows=100
-    done
-done
+every_join_type hive join.workers=3 join.split-rows=100
 
 echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then

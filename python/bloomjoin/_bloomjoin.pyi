@@ -74,6 +74,7 @@ def train(
     shard: Optional[str] = None,
     batch_size: int = 65536,
     split_rows: Optional[int] = None,
+    no_hive_partitioning: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
     """Train a Bloom filter like ``bloomjoin train``; returns the report."""
@@ -101,6 +102,7 @@ def join(
     memory_limit: Optional[str] = None,
     no_prefilter: bool = False,
     filter_fpp: float = 0.01,
+    no_hive_partitioning: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
     """Join two Parquet inputs like ``bloomjoin join``; returns the report."""

@@ -136,6 +136,46 @@ def test_join_without_a_filter_builds_one_from_the_left_side(tmp_path):
     assert report["right"]["rows_dropped_by_filter"] > 0
 
 
+def test_join_reads_the_hive_partitions_pyarrow_writes(tmp_path):
+    """pyarrow's write_to_dataset (as Spark) puts a partition column in directories
+    (`dt=2024-01-02/<uuid>-0.parquet`): bloomjoin reads them back as that column, typed, and
+    a --where on it alone skips the other directories' files."""
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    orders = pa.table({
+        "uid": pa.array([1, 2, 3, 1, 4, 2], pa.int64()),
+        "amt": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        "dt": ["2024-01-01", "2024-01-01", "2024-01-02", "2024-01-02", "2024-01-03", "2024-01-03"],
+    })
+    pq.write_to_dataset(orders, tmp_path / "orders", partition_cols=["dt"])
+    pq.write_table(pa.table({"id": pa.array([1, 2, 4], pa.int64()), "name": ["a", "b", "d"]}),
+                   tmp_path / "users.parquet")
+    report = bloomjoin.join(left=str(tmp_path / "users.parquet"), left_key="id",
+                            right=str(tmp_path / "orders"), right_key="uid",
+                            right_where="dt >= DATE '2024-01-02'", select="name, amt, dt",
+                            output=str(tmp_path / "out"))
+    assert report["right"]["files_pruned_by_partition"] == 1
+    got = read_rows(tmp_path / "out")
+    theirs = ds.dataset(tmp_path / "orders", format="parquet", partitioning="hive").to_table()
+    names = {1: "a", 2: "b", 4: "d"}
+    want = sorted(
+        ((names[u], a, datetime.date.fromisoformat(d))
+         for u, a, d in zip(*(theirs.column(c).to_pylist() for c in ("uid", "amt", "dt")))
+         if u in names and d >= "2024-01-02"),
+        key=repr,
+    )
+    assert got == want and len(got) == 3
+    # Without partitions, the directories hold no column.
+    report = bloomjoin.join(left=str(tmp_path / "users.parquet"), left_key="id",
+                            right=str(tmp_path / "orders"), right_key="uid",
+                            no_hive_partitioning=True, output=str(tmp_path / "plain"))
+    assert report["right"]["files_pruned_by_partition"] == 0
+    assert pq.read_schema(next((tmp_path / "plain").glob("part-*.parquet"))).names == ["id", "name", "uid", "amt"]
+
+
 # pyarrow names Parquet's LZ4_RAW codec "LZ4" (its own `compression="lz4"` writes LZ4_RAW too);
 # DuckDB's parquet_metadata says LZ4_RAW.
 @pytest.mark.parametrize("codec,level,name", [("snappy", None, "SNAPPY"), ("brotli", 4, "BROTLI"),
