@@ -146,6 +146,11 @@ def duck():
     return con
 
 
+def side_files(case, side):
+    """A side's Parquet files, in partition directories or not, sorted as bloomjoin sorts them."""
+    return sorted(glob.glob(os.path.join(case.dir, side, "**", "*.parquet"), recursive=True))
+
+
 def files_sql(paths, union=False):
     files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
     return f"read_parquet([{files}]{', union_by_name = true' if union else ''})"
@@ -383,6 +388,56 @@ def vary_columns(rng, paths, columns):
     return "; ".join(done) or None
 
 
+# Hive partition values the fuzzer writes, by kind: (directory text, SQL literal, DuckDB's
+# literal); None in the SQL is Hive's null. Integers are plain (no sign but `-`, no leading
+# zero) and strings not all integers nor dates, so that both engines type them alike.
+HIVE_VALUES = {
+    "int": [("-5", "-5"), ("0", "0"), ("3", "3"), ("12", "12"), ("1099511627776", "1099511627776"),
+            ("__HIVE_DEFAULT_PARTITION__", None)],
+    "date": [("1970-01-01", "DATE '1970-01-01'"), ("2024-02-29", "DATE '2024-02-29'"),
+             ("1999-12-31", "DATE '1999-12-31'"), ("__HIVE_DEFAULT_PARTITION__", None)],
+    "str": [("a", "'a'"), ("b c", "'b c'"), ("x%2Fy", "'x/y'"), ("%C3%A9t%C3%A9", "'été'"), ("z", "'z'"),
+            ("__HIVE_DEFAULT_PARTITION__", None)],
+}
+
+
+def hive_partition(rng, side_dir, name):
+    """Move a side's files into `name=value` directories (one value each, from a pool of one
+    kind); returns (kind, the values used as (directory text, SQL literal)) or None."""
+    paths = sorted(glob.glob(os.path.join(side_dir, "*.parquet")))
+    if not paths:
+        return None
+    kind = rng.choice(list(HIVE_VALUES))
+    pool = rng.sample(HIVE_VALUES[kind], rng.randint(1, len(HIVE_VALUES[kind])))
+    used = []
+    for p in paths:
+        text, lit = rng.choice(pool)
+        d = os.path.join(side_dir, f"{name}={text}")
+        os.makedirs(d, exist_ok=True)
+        os.rename(p, os.path.join(d, os.path.basename(p)))
+        used.append((text, lit))
+    return kind, used
+
+
+def hive_condition(rng, name, used):
+    """A condition on partition column `name` that reads no other column."""
+    lits = sorted({lit for _, lit in used if lit is not None})
+    r = rng.random()
+    if not lits:
+        # Every file's value is null: both engines type the column as text.
+        return f"{name} IS {'NOT ' if r < 0.5 else ''}NULL"
+    lit = rng.choice(lits)
+    if r < 0.15:
+        return f"{name} IS NULL"
+    if r < 0.3:
+        return f"{name} IS NOT NULL"
+    if r < 0.5:
+        return f"{name} IN ({', '.join(rng.sample(lits, rng.randint(1, len(lits))))})"
+    if r < 0.65:
+        return f"NOT ({name} = {lit})"
+    return f"{name} {rng.choice(['=', '<>', '<', '<=', '>', '>='])} {lit}"
+
+
 def join_case(case, ctx):
     rng = case.rng
     family = rng.choice(["int", "int", "int", "date", "str", "str", "bin", "dec"])
@@ -513,6 +568,17 @@ def join_case(case, ctx):
             if how:
                 unioned = True
                 case.notes.append(f"{side} files' columns: {how}")
+    # Sometimes a side's files sit in Hive partition directories (`lpart=3/l0.parquet`), whose
+    # values are a column of their rows for both engines, sometimes in the side's --where
+    # (a generator of its own, so that a seed's other draws stay what they were).
+    hrng = random.Random(f"{ctx.seed}:join-hive:{case.index}")
+    hive = {}
+    for side, name in (("left", "lpart"), ("right", "rpart")):
+        if hrng.random() < 0.15:
+            got = hive_partition(hrng, os.path.join(case.dir, side), name)
+            if got:
+                hive[side] = (name, *got)
+                case.notes.append(f"{side} files in {name}= directories ({got[0]}): {', '.join(t for t, _ in got[1])}")
 
     kl, kr = key_kind(lt), key_kind(rt)
     linfo = {"lk": (kl[0], kl[1], lpool), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
@@ -524,8 +590,24 @@ def join_case(case, ctx):
     rcols = [c for c in rinfo if rinfo[c][0] != "dec"]
     g.MIXED[0] = 0
     lwhere = g.condition(rng, linfo, lcols) if r < 0.6 else None
-    train_where = lwhere if r < 0.5 else None
     rwhere = g.condition(rng, rinfo, rcols) if rng.random() < 0.3 else None
+    # A condition on a side's partition column, alone or ANDed to the side's (it then prunes
+    # files), or ORed to it (it then prunes none).
+    for side in hive:
+        if hrng.random() < 0.6:
+            name, _, used = hive[side]
+            c = hive_condition(hrng, name, used)
+            w = lwhere if side == "left" else rwhere
+            if w is None:
+                w = (c, c)
+            else:
+                op = "AND" if hrng.random() < 0.75 else "OR"
+                w = (f"({w[0]}) {op} {c}", f"({w[1]}) {op} {c}") + tuple(w[2:])
+            if side == "left":
+                lwhere = w
+            else:
+                rwhere = w
+    train_where = lwhere if r < 0.5 else None
 
     # Parquet's own filter (`sbbf`) holds one column's values: not drawn for composite keys.
     layout = rng.choice(["split", "split", "blocked", "classic", "spark-v1", "spark-v2"] + ([] if composite else ["sbbf"]))
@@ -662,11 +744,12 @@ def join_case(case, ctx):
     # Sometimes a projection: some of the output columns in any order, each bare or qualified.
     lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
     rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else []) + wide
-    if unioned:
+    if unioned or hive:
         # A side's columns in the order DuckDB's union_by_name gives them (the order they
-        # first appear, file by file), which bloomjoin's `*` must follow.
+        # first appear, file by file; a partition column last), which bloomjoin's `*` must
+        # follow.
         def union_order(side):
-            paths = sorted(glob.glob(os.path.join(case.dir, side, "*.parquet")))
+            paths = side_files(case, side)
             return [r[0] for r in duck().execute(f"DESCRIBE SELECT * FROM {files_sql(paths, True)}").fetchall()]
         lnames, rnames = union_order("left"), union_order("right")
     select = None
@@ -686,8 +769,7 @@ def join_case(case, ctx):
     code, _, err = case.run(join, check_ok=False)
 
     con = duck()
-    lf = sorted(glob.glob(os.path.join(case.dir, "left", "*.parquet")))
-    rf = sorted(glob.glob(os.path.join(case.dir, "right", "*.parquet")))
+    lf, rf = side_files(case, "left"), side_files(case, "right")
     L = f"(SELECT * FROM {files_sql(lf, mixed_files or unioned)}{' WHERE ' + lwhere[1] if lwhere else ''})"
     R = f"(SELECT * FROM {files_sql(rf, mixed_files or unioned)}{' WHERE ' + rwhere[1] if rwhere else ''})"
     on = "l.lk = r.rk" + (" AND l.lk2 = r.rk2" if composite else "")
@@ -730,11 +812,15 @@ def join_case(case, ctx):
         compare(case, read_output(os.path.join(case.dir, "out")), theirs, names)
     case.notes.append(f"{check_output_blooms(case, con, os.path.join(case.dir, 'out'))} output Bloom filter probes")
     with open(os.path.join(case.dir, "report.json")) as f:
-        skipped = json.load(f)["right"]["row_groups_skipped_by_sbbf"]
+        report = json.load(f)
+    skipped = report["right"]["row_groups_skipped_by_sbbf"]
+    pruned = report["left"]["files_pruned_by_partition"] + report["right"]["files_pruned_by_partition"]
     # Counted apart, so that the summary shows the Bloom filters of the files, and files of
     # different columns, at work.
     if skipped:
         return "pass (sbbf skipped row groups)"
+    if hive:
+        return "pass (hive partitions, files skipped)" if pruned else "pass (hive partitions)"
     return "pass (files' columns differ)" if unioned else "pass"
 
 

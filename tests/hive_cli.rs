@@ -289,3 +289,37 @@ fn bad_partition_layouts_are_refused() {
         ],
     );
 }
+
+/// On an object store (S3, moto): the same partition columns (a percent-encoded value in the
+/// key included) and the same files skipped as locally.
+#[test]
+fn partitions_on_s3_are_read_as_locally() {
+    let s3 = crate::util::S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    partitioned(d);
+    s3.upload_dir("lake", &d.join("users"), "users");
+    s3.upload_dir("lake", &d.join("orders"), "orders");
+    assert!(s3
+        .keys("lake", "users/")
+        .contains(&"users/region=a%2Fb/part-0.parquet".to_string()));
+    let extra = ["--right-where", "dt = DATE '2024-01-02'"];
+    let local = join(d, "local", &extra);
+    let mut args = join_args("id", "s3://lake/out", &extra);
+    args[2] = "s3://lake/users";
+    args[6] = "s3://lake/orders";
+    let remote = crate::util::run_env(d, &args, &s3.env()).ok();
+    for summary in [&local, &remote] {
+        assert!(
+            summary.contains("right  3 files (1 skipped by their partition values, 3 rows)"),
+            "{summary}"
+        );
+    }
+    s3.download("lake", "out", &d.join("remote"));
+    let (rows, names) = read_rows(&d.join("remote"));
+    assert_eq!((rows.clone(), names), read_rows(&d.join("local")));
+    assert!(
+        rows.contains(&"4|u4|a/b|4|2.0|2024-01-02|7".to_string()),
+        "{rows:?}"
+    );
+}
