@@ -135,7 +135,7 @@ def bench(workloads, runs):
         rows = [(e, t, rss[e] / 2**20) for e, t in times.items()] + [(e, t, None) for e, t in query_times.items()]
         med = {e: statistics.median(t) for e, t, _ in rows}
         base = med[wl["baseline"]]
-        peer = min(med[DUCKDB], med[POLARS]) if wl["suite"] == "join" else None
+        peer = min(med[DUCKDB], med[POLARS]) if wl["suite"] in ("join", "hive") else None
         for engine, t, mib in rows:
             results.append(
                 {
@@ -355,6 +355,62 @@ def join_workloads(a, d, w):
     return out
 
 
+# The hive suite's right side: lineitem in Hive partition directories by ship year
+# (`yr=1995/data_0.parquet`, as DuckDB's COPY ... PARTITION_BY writes them), made once.
+JOIN_ONE_FILE = "bloomjoin join, one file (row filter on l_shipdate)"
+
+
+def hive_workloads(a, d, w):
+    """lineitem x part (p_name LIKE '%green%') for the lines shipped in 1995: bloomjoin on the
+    lineitem partitioned by year (`--right-where "yr = 1995"` reads one year's files), the same
+    join on the one-file lineitem (a row filter on l_shipdate), DuckDB and Polars on the
+    partitions (both prune them). The narrow projection (no partition column) for all."""
+    B, W = a.bin, str(a.workers)
+    parts = w("lineitem-by-year")
+    if not os.path.exists(os.path.join(parts, ".done")):
+        run(py(DUCKDB_SETUP + "c.execute(sys.argv[1])") + [
+            f"COPY (SELECT *, year(l_shipdate) AS yr FROM '{d('lineitem')}') TO '{parts}' "
+            "(FORMAT parquet, PARTITION_BY (yr), OVERWRITE_OR_IGNORE)"])
+        open(os.path.join(parts, ".done"), "w").close()
+    where, cols = "p_name LIKE '%green%'", NARROW["part"]
+    year = "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'"
+    outs = {e: w(f"hive-{e.split(',')[0].replace(' ', '_')}{'-one' if e == JOIN_ONE_FILE else ''}")
+            for e in (JOIN, JOIN_ONE_FILE, DUCKDB, POLARS)}
+    join = [B, "join", "-q", "--left", d("part"), "--left-key", "p_partkey", "--left-where", where,
+            "--right", parts, "--right-key", "l_partkey", "--right-where", "yr = 1995", "--select", cols,
+            "--workers", W, "--output", outs[JOIN], "--overwrite"]
+    one = [B, "join", "-q", "--left", d("part"), "--left-key", "p_partkey", "--left-where", where,
+           "--right", d("lineitem"), "--right-key", "l_partkey", "--right-where", year, "--select", cols,
+           "--workers", W, "--output", outs[JOIN_ONE_FILE], "--overwrite"]
+    q = (f"SELECT {cols} FROM '{d('part')}' l JOIN read_parquet('{parts}/**/*.parquet', hive_partitioning = true) r "
+         f"ON l.p_partkey = r.l_partkey WHERE {where} AND r.yr = 1995")
+    polars = py(
+        "import os,sys; os.environ['POLARS_MAX_THREADS']=sys.argv[4]\n"
+        "import polars as pl\n"
+        "l=pl.scan_parquet(sys.argv[1]).filter(pl.col('p_name').str.contains('green'))\n"
+        "r=pl.scan_parquet(sys.argv[2]+'/**/*.parquet',hive_partitioning=True).filter(pl.col('yr')==1995)\n"
+        "j=l.join(r,left_on='p_partkey',right_on='l_partkey',coalesce=False)\n"
+        "j.select([c.strip() for c in sys.argv[5].split(',')]).sink_parquet(sys.argv[3],compression='zstd')"
+    ) + [d("part"), parts, outs[POLARS] + ".parquet", W, cols]
+    return [{
+        "suite": "hive",
+        "name": "lineitem (by year, yr = 1995) x part (p_name LIKE '%green%') [narrow]",
+        "baseline": DUCKDB,
+        "engines": [
+            (JOIN, join),
+            (JOIN_ONE_FILE, one),
+            (DUCKDB, duckdb_timed(f"COPY ({q}) TO '{outs[DUCKDB]}.parquet' (FORMAT parquet, COMPRESSION zstd)", a.workers)),
+            (POLARS, polars),
+        ],
+        "outputs": {
+            JOIN: outs[JOIN] + "/part-*.parquet",
+            JOIN_ONE_FILE: outs[JOIN_ONE_FILE] + "/part-*.parquet",
+            DUCKDB: outs[DUCKDB] + ".parquet",
+            POLARS: outs[POLARS] + ".parquet",
+        },
+    }]
+
+
 def goals(results):
     """The project's goals, each with the measured ratio."""
     med = {(r["workload"], r["engine"]): r for r in results}
@@ -368,6 +424,13 @@ def goals(results):
         m = lambda e: med[(wl, e)]["median_s"]
         has = lambda e: (wl, e) in med
         spark_note = lambda e: f" ({m(SPARK + QUERY_ALONE) / m(e):.1f}x against Spark's query alone)"
+        if suite == "hive":
+            # Partition pruning: the join over partitions within 0.8x the faster peer, as the
+            # other joins; and what the partitions save against the one-file lineitem.
+            best = min(m(DUCKDB), m(POLARS))
+            goal(f"{wl}: {JOIN} <= 0.8x min(DuckDB, Polars) wall", m(JOIN) / best, 0.8, True)
+            goal(f"{wl}: {JOIN} <= 0.8x the one-file lineitem's join wall", m(JOIN) / m(JOIN_ONE_FILE), 0.8, True)
+            continue
         if suite == "train":
             # Issue 14: train with --fpp alone within 1.3x the wall time and the CPU seconds
             # of the plain scan of the same column.
@@ -402,8 +465,11 @@ def goals(results):
 
 
 def markdown(meta, results, workloads, goal_list):
+    title = f"TPC-H scale {meta['scale']}"
+    if meta["suite"] == "hive":
+        title = f"Hive partitions, {title}"
     lines = [
-        f"### TPC-H scale {meta['scale']}",
+        f"### {title}",
         "",
         f"`{meta['command']}` on {meta['date']}: {meta['machine']}; binary {meta['binary']}; "
         f"suite at commit {meta['commit']}. Medians of {meta['runs']} run(s), engines alternating, "
@@ -412,11 +478,11 @@ def markdown(meta, results, workloads, goal_list):
         f"{meta['rss_floor_mib']:.0f} MiB: a process inherits the high-water mark of the one that "
         "spawned it (here the Python driver). Generated by scripts/bench.sh: a rerun replaces this section.",
     ]
-    for suite in ("train", "join"):
+    for suite in ("train", "join", "hive"):
         rows = [r for r in results if r["suite"] == suite]
         if not rows:
             continue
-        peer = suite == "join"
+        peer = suite in ("join", "hive")
         lines += [
             "",
             f"| workload | engine | median s | x {rows[0]['baseline']} |" + (" x min(DuckDB, Polars) |" if peer else "")
@@ -459,9 +525,10 @@ def markdown(meta, results, workloads, goal_list):
     return "\n".join(lines)
 
 
-def update_doc(path, scale, section):
-    """Replace the section between this scale's markers (or add it before "## Reproduce")."""
-    begin, end = f"<!-- bench:begin sf{scale} -->", f"<!-- bench:end sf{scale} -->"
+def update_doc(path, key, section):
+    """Replace the section between this key's markers (`sfN`, `hive-sfN`), or add it before
+    "## Reproduce"."""
+    begin, end = f"<!-- bench:begin {key} -->", f"<!-- bench:end {key} -->"
     with open(path) as f:
         doc = f.read()
     block = f"{begin}\n{section}\n{end}"
@@ -530,7 +597,7 @@ def main():
     ap.add_argument("--data", required=True, help="TPC-H parquet directory")
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--suite", choices=["train", "join", "all"], default="all")
+    ap.add_argument("--suite", choices=["train", "join", "all", "hive"], default="all")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-spark", action="store_true", help="train and join without Spark (quick runs)")
@@ -546,6 +613,8 @@ def main():
         workloads += train_workloads(a, d, w)
     if a.suite in ("join", "all"):
         workloads += join_workloads(a, d, w)
+    if a.suite == "hive":
+        workloads += hive_workloads(a, d, w)
     results = bench(workloads, a.runs)
     print_train_ratios(results)
     floor_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before matplotlib
@@ -566,13 +635,17 @@ def main():
     goal_list = goals(results)
     section = markdown(meta, results, workloads, goal_list)
     print(section)
-    update_doc(a.doc, a.scale, section)
-    chart(a.chart, meta, results)
+    # The hive suite has a section of its own and no chart.
+    hive = a.suite == "hive"
+    update_doc(a.doc, f"hive-sf{a.scale}" if hive else f"sf{a.scale}", section)
+    if not hive:
+        chart(a.chart, meta, results)
     keep = ("suite", "name", "keys", "spark", "filter", "checked")
     with open(a.json, "w") as f:
         json.dump({**meta, "results": results, "goals": goal_list,
                    "workloads": [{k: wl[k] for k in keep if k in wl} for wl in workloads]}, f, indent=1)
-    print(f"wrote {a.doc} (section sf{a.scale}), {a.chart}, {a.json}", file=sys.stderr)
+    print(f"wrote {a.doc} (section {'hive-' if hive else ''}sf{a.scale}){'' if hive else ', ' + a.chart}, {a.json}",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

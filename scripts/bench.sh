@@ -2,13 +2,16 @@
 # The benchmark suite on TPC-H: train and join, bloomjoin next to a plain arrow-rs scan,
 # DuckDB, Polars and Spark (local[2]), engines alternating, medians of N runs, peak RSS, every
 # join output checked against DuckDB's (row count and per-column checksums).
-#   scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all] [--bin PATH] [--skip-spark]
+#   scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive] [--bin PATH] [--skip-spark]
 # The join suite runs each TPC-H join with a narrow projection and with `*`, bloomjoin with
 # both strategies, and prints each goal of issue 13 MET or NOT MET (wall time against DuckDB
 # and Polars, CPU seconds against Polars, peak RSS against DuckDB). The train suite trains
 # lineitem.l_partkey, orders.o_orderkey and part.p_partkey (with a --where) with --fpp alone and
 # with --expected-items, and prints each one's ratio to the plain scan of the column, wall and
-# CPU (issue 14's goal: at most 1.3x). --skip-spark leaves Spark out (quick runs while
+# CPU (issue 14's goal: at most 1.3x). The hive suite (not part of all) joins part with a
+# lineitem in Hive partition directories by ship year, one year selected by its partition
+# column, against the same join on the one-file lineitem and DuckDB and Polars on the
+# partitions (its own section of docs/BENCHMARKS.md, no chart). --skip-spark leaves Spark out (quick runs while
 # developing; the recorded runs include it).
 # Sets up .cache/venv-bench and .cache/venv-spark (scripts/venv.sh), generates TPC-H once into
 # .cache/tpch/sfN, builds the release binary unless --bin is given. Writes the tables and goal
@@ -17,7 +20,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all] [--bin PATH] [--skip-spark]" >&2
+    echo "usage: scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive] [--bin PATH] [--skip-spark]" >&2
     exit 2
 }
 SCALE=1 RUNS=3 SUITE=all BIN= EXTRA=()
@@ -55,4 +58,4 @@ fi
 
 "$PY" scripts/bench.py --bin "$BIN" --spark-python "$SPARK_PY" --data "$TPCH_DIR" --scale "$SCALE" \
     --suite "$SUITE" --runs "$RUNS" --work ".cache/bench-work/sf$SCALE" \
-    --json ".cache/bench-sf$SCALE.json" --doc docs/BENCHMARKS.md --chart docs/bench.png "${EXTRA[@]}"
+    --json ".cache/bench-$([ "$SUITE" = hive ] && echo hive-)sf$SCALE.json" --doc docs/BENCHMARKS.md --chart docs/bench.png "${EXTRA[@]}"
