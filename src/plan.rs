@@ -291,16 +291,26 @@ pub fn plan_with(
     split: impl Fn(u64) -> SplitOptions,
 ) -> Result<Plan> {
     let mut locations = Vec::new();
+    // Where each file's partition directories start: below the working directory for a
+    // relative local input (its path as the user wrote it), else the whole path.
+    let mut bases = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for input in inputs {
+        let relative = !input.contains("://") && std::path::Path::new(input).is_relative();
+        let base = relative
+            .then(std::env::current_dir)
+            .transpose()
+            .ok()
+            .flatten();
         for l in expand(input)? {
             if seen.insert(l.resolved()?) {
                 locations.push(l);
+                bases.push(base.clone());
             }
         }
     }
     let partitions = match opts.hive_partitioning {
-        true => hive::Partitions::discover(&locations)?,
+        true => hive::Partitions::discover(&locations, &bases)?,
         false => None,
     };
     let read: Vec<bool> = match (&partitions, &opts.predicate) {

@@ -323,3 +323,22 @@ fn partitions_on_s3_are_read_as_locally() {
         "{rows:?}"
     );
 }
+
+/// A relative input's partition directories are those of the path as written: the working
+/// directory's own `name=value` directories are no columns (an absolute path's are, as in
+/// DuckDB).
+#[test]
+fn the_working_directorys_own_directories_are_no_partitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("run=7");
+    std::fs::create_dir_all(&d).unwrap();
+    partitioned(&d);
+    join(&d, "rel", &["--select", "id, region"]);
+    assert_eq!(read_rows(&d.join("rel")).1, ["id", "region"]);
+    let users = d.join("users").display().to_string();
+    let mut args = join_args("id", "abs", &[]);
+    args[2] = &users;
+    run_in(&d, &args).ok();
+    let names = read_rows(&d.join("abs")).1;
+    assert_eq!(names[..4], ["id", "name", "run", "region"]);
+}

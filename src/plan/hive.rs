@@ -4,8 +4,10 @@
 //!
 //! In: the sorted locations of a side. Out: [`Partitions`], the partition columns (in the
 //! order of their directories) and each file's values. Rules:
-//! - Every `name=value` directory of the path counts (the file name does not), split at the
-//!   first `=`; both parts are percent-decoded (Spark writes `/` in a value as `%2F`).
+//! - Every `name=value` directory of the path as the user wrote it counts (the file name does
+//!   not), split at the first `=`; both parts are percent-decoded (Spark writes `/` in a value
+//!   as `%2F`). For a relative local input that is the path below the working directory (whose
+//!   own directories never count), as DuckDB reads the path it is given.
 //! - Either no file has such directories, or every file has the same names in the same
 //!   order; anything else is an error naming two files that differ.
 //! - `__HIVE_DEFAULT_PARTITION__` (Hive's and Spark's spelling of a null) is null.
@@ -41,10 +43,13 @@ pub struct Partitions {
 }
 
 /// The directories of `location`'s path, outermost first (the file name left out), as
-/// stored: the local path's components, or the object's key's segments.
-fn directories(location: &Location) -> Vec<String> {
+/// stored: the local path's components below `base` (when it lies below it), or the
+/// object's key's segments.
+fn directories(location: &Location, base: Option<&std::path::Path>) -> Vec<String> {
     let mut parts: Vec<String> = match location.local_path() {
-        Some(p) => p
+        Some(p) => base
+            .and_then(|b| p.strip_prefix(b).ok())
+            .unwrap_or(p)
             .components()
             .filter_map(|c| match c {
                 std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
@@ -68,9 +73,10 @@ fn decode(s: &str) -> String {
         .into_owned()
 }
 
-/// The `name=value` directories of `location`'s path, decoded; a null value is `None`.
-fn segments(location: &Location) -> Vec<(String, Option<String>)> {
-    directories(location)
+/// The `name=value` directories of `location`'s path below `base`, decoded; a null value is
+/// `None`.
+fn segments(location: &Location, base: Option<&std::path::Path>) -> Vec<(String, Option<String>)> {
+    directories(location, base)
         .iter()
         .filter_map(|d| {
             let (name, value) = d.split_once('=')?;
@@ -135,10 +141,18 @@ fn typed_column(values: &[Option<String>]) -> ArrayRef {
 }
 
 impl Partitions {
-    /// The partition columns of `locations` (sorted as the side reads them), or `None` when
-    /// no file's path has a `name=value` directory.
-    pub fn discover(locations: &[Location]) -> Result<Option<Partitions>> {
-        let all: Vec<Vec<(String, Option<String>)>> = locations.iter().map(segments).collect();
+    /// The partition columns of `locations` (sorted as the side reads them), each read below
+    /// its base directory (the working directory, for a relative local input), or `None`
+    /// when no file's path has a `name=value` directory.
+    pub fn discover(
+        locations: &[Location],
+        bases: &[Option<std::path::PathBuf>],
+    ) -> Result<Option<Partitions>> {
+        let all: Vec<Vec<(String, Option<String>)>> = locations
+            .iter()
+            .zip(bases)
+            .map(|(l, b)| segments(l, b.as_deref()))
+            .collect();
         let Some(first) = all.iter().position(|s| !s.is_empty()) else {
             return Ok(None);
         };
@@ -248,12 +262,16 @@ mod tests {
         paths.iter().map(|p| Location::parse(p).unwrap()).collect()
     }
 
+    fn discover(paths: &[&str]) -> Result<Option<Partitions>> {
+        Partitions::discover(&locs(paths), &vec![None; paths.len()])
+    }
+
     #[test]
     fn types_are_the_narrowest_for_every_value() {
-        let p = Partitions::discover(&locs(&[
+        let p = discover(&[
             "/t/n=1/d=2024-01-01/ts=2024-01-01 10:00:00/s=01/p.parquet",
             "/t/n=-22/d=__HIVE_DEFAULT_PARTITION__/ts=2024-01-02T00:00:00.5/s=a%2Fb/p.parquet",
-        ]))
+        ])
         .unwrap()
         .unwrap();
         let types: Vec<_> = p
@@ -296,14 +314,14 @@ mod tests {
             assert_eq!(plain_integer(v), want, "{v:?}");
         }
         // One value that is not makes the column text.
-        let p = Partitions::discover(&locs(&["/t/x=1/p.parquet", "/t/x=1.5/p.parquet"]))
+        let p = discover(&["/t/x=1/p.parquet", "/t/x=1.5/p.parquet"])
             .unwrap()
             .unwrap();
         assert_eq!(p.schema.field(0).data_type(), &DataType::Utf8);
-        let p = Partitions::discover(&locs(&[
+        let p = discover(&[
             "/t/x=2024-01-01/p.parquet",
             "/t/x=2024-01-02 10:00:00/p.parquet",
-        ]))
+        ])
         .unwrap()
         .unwrap();
         assert_eq!(p.schema.field(0).data_type(), &DataType::Utf8);
@@ -311,42 +329,47 @@ mod tests {
 
     #[test]
     fn files_must_agree_on_their_directories() {
-        assert!(
-            Partitions::discover(&locs(&["/t/a/p.parquet", "/t/b/p.parquet"]))
-                .unwrap()
-                .is_none()
-        );
-        let e = Partitions::discover(&locs(&["/t/x=1/p.parquet", "/t/x=1/y=2/p.parquet"]))
+        assert!(discover(&["/t/a/p.parquet", "/t/b/p.parquet"])
+            .unwrap()
+            .is_none());
+        let e = discover(&["/t/x=1/p.parquet", "/t/x=1/y=2/p.parquet"])
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("/t/x=1/y=2/p.parquet") && e.contains("(x=/y=)") && e.contains("(x=)"),
             "{e}"
         );
-        let e = Partitions::discover(&locs(&["/t/p.parquet", "/t/x=1/p.parquet"]))
+        let e = discover(&["/t/p.parquet", "/t/x=1/p.parquet"])
             .unwrap_err()
             .to_string();
         assert!(e.contains("(none)"), "{e}");
-        let e = Partitions::discover(&locs(&["/t/x=1/x=2/p.parquet"]))
-            .unwrap_err()
-            .to_string();
+        let e = discover(&["/t/x=1/x=2/p.parquet"]).unwrap_err().to_string();
         assert!(
             e.contains("two partition directories name the column x"),
             "{e}"
         );
         // The file name is never a partition.
-        assert!(Partitions::discover(&locs(&["/t/x=1.parquet"]))
-            .unwrap()
-            .is_none());
+        assert!(discover(&["/t/x=1.parquet"]).unwrap().is_none());
+    }
+
+    #[test]
+    fn directories_above_the_base_do_not_count() {
+        let l = locs(&["/w=1/t/x=2/p.parquet"]);
+        let p = Partitions::discover(&l, &[None]).unwrap().unwrap();
+        assert_eq!(p.schema.fields().len(), 2);
+        let base = Some(std::path::PathBuf::from("/w=1"));
+        let p = Partitions::discover(&l, &[base]).unwrap().unwrap();
+        let names: Vec<_> = p.schema.fields().iter().map(|f| f.name().clone()).collect();
+        assert_eq!(names, ["x"]);
     }
 
     #[test]
     fn conjuncts_on_partition_columns_prune_files() {
-        let p = Partitions::discover(&locs(&[
+        let p = discover(&[
             "/t/dt=2024-01-01/r=EU/p.parquet",
             "/t/dt=2024-01-02/r=US/p.parquet",
             "/t/dt=2024-01-03/r=__HIVE_DEFAULT_PARTITION__/p.parquet",
-        ]))
+        ])
         .unwrap()
         .unwrap();
         let keep = |w: &str| -> Vec<bool> {
