@@ -163,9 +163,9 @@ def qs(text):
 
 
 def hive_names(path):
-    """The Hive partition columns of a file: its path's name=value directories, in order
-    (names percent-decoded), as bloomjoin reads them."""
-    dirs = os.path.abspath(path).split(os.sep)[:-1]
+    """The Hive partition columns of a file: the name=value directories of its path as given
+    (names percent-decoded), in order, as bloomjoin and DuckDB read them."""
+    dirs = os.path.normpath(path).split(os.sep)[:-1]
     return [urllib.parse.unquote(d.split("=", 1)[0]) for d in dirs if "=" in d and not d.startswith("=")]
 
 
