@@ -562,19 +562,23 @@ def join_case(case, ctx):
     # seed's other draws stay what they were).
     urng = random.Random(f"{ctx.seed}:join-columns:{case.index}")
     unioned = False
+    varied = set()
     for side, cols in (("left", ["lid", "la", "ls"]), ("right", ["rid", "ra", "rs"] + wide)):
         if urng.random() < 0.2:
             how = vary_columns(urng, sorted(glob.glob(os.path.join(case.dir, side, "*.parquet"))), cols)
             if how:
                 unioned = True
+                varied.add(side)
                 case.notes.append(f"{side} files' columns: {how}")
     # Sometimes a side's files sit in Hive partition directories (`lpart=3/l0.parquet`), whose
     # values are a column of their rows for both engines, sometimes in the side's --where
-    # (a generator of its own, so that a seed's other draws stay what they were).
+    # (a generator of its own, so that a seed's other draws stay what they were). Not a side
+    # whose files' columns differ: a side's columns are those of the files it reads, and
+    # DuckDB's union_by_name reads every file's.
     hrng = random.Random(f"{ctx.seed}:join-hive:{case.index}")
     hive = {}
     for side, name in (("left", "lpart"), ("right", "rpart")):
-        if hrng.random() < 0.15:
+        if hrng.random() < 0.15 and side not in varied:
             got = hive_partition(hrng, os.path.join(case.dir, side), name)
             if got:
                 hive[side] = (name, *got)

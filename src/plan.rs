@@ -199,10 +199,11 @@ pub struct Plan {
     /// The files' Hive partition columns and values, when their paths have `name=value`
     /// directories (and they are read).
     pub partitions: Option<hive::Partitions>,
-    /// Files that get no splits: their partition values fail the `--where`.
+    /// Files not opened: their partition values fail the `--where` (when every file's do,
+    /// the first is opened for the side's columns, and counted here: it has no splits).
     pub files_pruned: usize,
-    /// Rows in those files.
-    pub rows_pruned: u64,
+    /// Every file was pruned: `files` holds the first, opened for the side's columns alone.
+    pub schema_only: bool,
 }
 
 /// How a side's inputs are read.
@@ -210,12 +211,17 @@ pub struct Plan {
 pub struct InputOptions {
     /// Read `name=value` directories in the files' paths as columns ([`hive`]).
     pub hive_partitioning: bool,
-    /// The side's `--where`: a file whose partition values fail one of its conjuncts gets no
-    /// splits (its footer is still read, so the side's columns never depend on it).
+    /// The side's `--where`: a file whose partition values fail one of its conjuncts is not
+    /// opened (the side's columns are those of the files read).
     pub predicate: Option<crate::expr::Predicate>,
 }
 
 impl Plan {
+    /// Files read: all but the pruned ones.
+    pub fn files_read(&self) -> usize {
+        self.files.len() - usize::from(self.schema_only)
+    }
+
     /// Total rows of all files.
     pub fn num_rows(&self) -> u64 {
         self.files.iter().map(|f| f.num_rows()).sum()
@@ -313,16 +319,27 @@ pub fn plan_with(
         true => hive::Partitions::discover(&locations, &bases)?,
         false => None,
     };
-    let read: Vec<bool> = match (&partitions, &opts.predicate) {
-        (Some(p), Some(pred)) => (0..locations.len())
-            .map(|i| p.may_pass(i, pred))
-            .collect::<Result<_>>()?,
-        _ => vec![true; locations.len()],
+    // Files whose partition values fail the --where are not opened; when none is left, the
+    // first is, for the side's columns (with no splits).
+    let mut keep: Vec<usize> = match (&partitions, &opts.predicate) {
+        (Some(p), Some(pred)) => {
+            let pass: Vec<bool> = (0..locations.len())
+                .map(|i| p.may_pass(i, pred))
+                .collect::<Result<_>>()?;
+            (0..locations.len()).filter(|i| pass[*i]).collect()
+        }
+        _ => (0..locations.len()).collect(),
     };
+    let files_pruned = locations.len() - keep.len();
+    let schema_only = keep.is_empty() && !locations.is_empty();
+    if schema_only {
+        keep.push(0);
+    }
+    let partitions = partitions.map(|p| p.subset(&keep));
     use rayon::prelude::*;
-    let files: Vec<Arc<InputFile>> = locations
+    let files: Vec<Arc<InputFile>> = keep
         .into_par_iter()
-        .map(|l| InputFile::open(l).map(Arc::new))
+        .map(|i| InputFile::open(locations[i].clone()).map(Arc::new))
         .collect::<Result<_>>()?;
     if let Some(p) = &partitions {
         // A column of one name in the file and in its path has no one answer.
@@ -344,28 +361,27 @@ pub fn plan_with(
             }
         }
     }
-    let total: u64 = files
-        .iter()
-        .zip(&read)
-        .filter(|(_, r)| **r)
-        .map(|(f, _)| f.num_rows())
-        .sum();
-    let splits = make_splits(&files, &read, split(total));
-    let pruned = files.iter().zip(&read).filter(|(_, r)| !**r);
+    let splits = match schema_only {
+        true => Vec::new(),
+        false => {
+            let total: u64 = files.iter().map(|f| f.num_rows()).sum();
+            make_splits(&files, split(total))
+        }
+    };
     Ok(Plan {
-        files_pruned: pruned.clone().count(),
-        rows_pruned: pruned.map(|(f, _)| f.num_rows()).sum(),
         files,
         splits,
         partitions,
+        files_pruned,
+        schema_only,
     })
 }
 
-/// Cut the row groups of every file to be `read` into splits of at least `target_rows` rows
-/// (or, with [`SplitOptions::nearest`], as near it as the row groups allow).
-pub fn make_splits(files: &[Arc<InputFile>], read: &[bool], opts: SplitOptions) -> Vec<Split> {
+/// Cut every file's row groups into splits of at least `target_rows` rows (or, with
+/// [`SplitOptions::nearest`], as near it as the row groups allow).
+pub fn make_splits(files: &[Arc<InputFile>], opts: SplitOptions) -> Vec<Split> {
     let mut splits = Vec::new();
-    for (fi, f) in files.iter().enumerate().filter(|(i, _)| read[*i]) {
+    for (fi, f) in files.iter().enumerate() {
         let rows: Vec<u64> = (0..f.num_row_groups())
             .map(|rg| f.row_group_rows(rg))
             .collect();

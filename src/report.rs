@@ -40,11 +40,11 @@ pub fn write_report<T: Serialize>(path: &str, report: &T) -> Result<()> {
     Location::parse(path)?.put(bytes::Bytes::from(json), true)
 }
 
-/// ` (N skipped by their partition values, R rows)`, or nothing when no file was.
-pub(crate) fn pruned_note(files: usize, rows: u64) -> String {
+/// ` (and N skipped by their partition values)`, or nothing when no file was.
+pub(crate) fn pruned_note(files: usize) -> String {
     match files {
         0 => String::new(),
-        n => format!(" ({n} skipped by their partition values, {rows} rows)"),
+        n => format!(" (and {n} skipped by their partition values)"),
     }
 }
 

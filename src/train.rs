@@ -178,8 +178,6 @@ pub struct TrainReport {
     pub files: usize,
     /// Files not read: their Hive partition values fail `--where`.
     pub files_pruned_by_partition: usize,
-    /// Rows in those files.
-    pub rows_pruned_by_partition: u64,
     /// Number of splits trained (after sharding).
     pub splits: usize,
     /// The shard, when sharded.
@@ -248,10 +246,7 @@ impl TrainReport {
         s += &format!(
             "  inputs       {} files{}, {} splits, {} workers{}\n",
             self.files,
-            crate::report::pruned_note(
-                self.files_pruned_by_partition,
-                self.rows_pruned_by_partition
-            ),
+            crate::report::pruned_note(self.files_pruned_by_partition),
             self.splits,
             self.workers,
             self.shard
@@ -950,9 +945,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         let report = TrainReport {
             created_by: crate::CREATED_BY,
             inputs: plan.files.iter().map(|f| f.location.to_string()).collect(),
-            files: plan.files.len(),
+            files: plan.files_read(),
             files_pruned_by_partition: plan.files_pruned,
-            rows_pruned_by_partition: plan.rows_pruned,
             splits: plan.splits.len(),
             shard: job.shard.map(|s| s.to_string()),
             workers,

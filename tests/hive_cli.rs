@@ -166,11 +166,11 @@ fn where_on_partition_columns_skips_files() {
         // No left file is: its condition holds for the null region (IS NULL), and `<> 'US'`
         // rules out US only.
         assert!(
-            summary.contains("right  3 files (1 skipped by their partition values, 3 rows)"),
+            summary.contains("right  2 files (and 1 skipped by their partition values)"),
             "{summary}"
         );
         assert!(
-            summary.contains("left   4 files (1 skipped by their partition values, 1 rows)"),
+            summary.contains("left   3 files (and 1 skipped by their partition values)"),
             "{summary}"
         );
     }
@@ -190,7 +190,7 @@ fn where_on_partition_columns_skips_files() {
     )
     .ok();
     assert!(
-        out.contains("3 files (1 skipped by their partition values, 2 rows)"),
+        out.contains("2 files (and 1 skipped by their partition values)"),
         "{out}"
     );
     let probe = run_in(
@@ -219,6 +219,44 @@ fn where_on_partition_columns_skips_files() {
         probe.lines().collect::<Vec<_>>(),
         ["maybe", "no", "no", "no", "maybe", "no"]
     );
+    // A --where no file passes: no file read (the first opened for the columns alone), an
+    // empty filter, and a join without right rows.
+    let out = run_in(
+        d,
+        &[
+            "train", "--input", "orders", "--column", "uid", "--where", "h = 9", "--output",
+            "none.bjf",
+        ],
+    )
+    .ok();
+    assert!(
+        out.contains("0 files (and 3 skipped by their partition values), 0 splits"),
+        "{out}"
+    );
+    let probe = run_in(d, &["probe", "--filter", "none.bjf", "1", "5"]).ok();
+    assert_eq!(probe.lines().collect::<Vec<_>>(), ["no", "no"]);
+    for strategy in ["replicated", "reduce-side"] {
+        let out = format!("none-{strategy}");
+        join(
+            d,
+            &out,
+            &[
+                "--right-where",
+                "h > 8",
+                "--type",
+                "left",
+                "--strategy",
+                strategy,
+            ],
+        );
+        let (rows, names) = read_rows(&d.join(&out));
+        assert_eq!(names, ["id", "name", "region", "uid", "amt", "dt", "h"]);
+        assert_eq!(rows.len(), 5, "{rows:?}");
+        assert!(
+            rows.iter().all(|r| r.ends_with("|NULL|NULL|NULL|NULL")),
+            "{rows:?}"
+        );
+    }
 }
 
 #[test]
@@ -311,7 +349,7 @@ fn partitions_on_s3_are_read_as_locally() {
     let remote = crate::util::run_env(d, &args, &s3.env()).ok();
     for summary in [&local, &remote] {
         assert!(
-            summary.contains("right  3 files (1 skipped by their partition values, 3 rows)"),
+            summary.contains("right  2 files (and 1 skipped by their partition values)"),
             "{summary}"
         );
     }
@@ -341,4 +379,74 @@ fn the_working_directorys_own_directories_are_no_partitions() {
     run_in(&d, &args).ok();
     let names = read_rows(&d.join("abs")).1;
     assert_eq!(names[..4], ["id", "name", "run", "region"]);
+}
+
+/// A file whose partition values fail the `--where` is never opened: a corrupt one there is
+/// no error (it is, when its partition is read).
+#[test]
+fn pruned_files_are_not_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    partitioned(d);
+    let bad = d.join("orders/dt=2023-12-31/h=7");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(bad.join("part-0.parquet"), b"not parquet at all").unwrap();
+    let summary = join(d, "ok", &["--right-where", "dt >= DATE '2024-01-01'"]);
+    assert!(
+        summary.contains("right  3 files (and 1 skipped by their partition values)"),
+        "{summary}"
+    );
+    assert_eq!(read_rows(&d.join("ok")).0.len(), 7);
+    run_in(d, &join_args("id", "bad", &[])).fails(2, &["dt=2023-12-31/h=7/part-0.parquet"]);
+    assert!(!d.join("bad").exists());
+    // The side's columns are those of the files read: a column only a skipped file holds
+    // is not there, and the error says why.
+    std::fs::remove_dir_all(&bad).unwrap();
+    let old = d.join("orders/dt=2023-12-30/h=7");
+    std::fs::create_dir_all(&old).unwrap();
+    write_parquet(
+        &old.join("part-0.parquet"),
+        vec![
+            ("uid", Arc::new(Int64Array::from(vec![1i64])) as ArrayRef),
+            ("amt", Arc::new(Float64Array::from(vec![9.5]))),
+            ("note", Arc::new(StringArray::from(vec!["old"]))),
+        ],
+        10,
+    );
+    let recent = ["--right-where", "dt >= DATE '2024-01-01'"];
+    let (rows, names) = {
+        join(d, "recent", &recent);
+        read_rows(&d.join("recent"))
+    };
+    assert_eq!((rows.len(), names.len()), (7, 7), "{names:?}");
+    let mut args = join_args("id", "bad", &recent);
+    args.extend(["--select", "id, note"]);
+    run_in(d, &args).fails(
+        2,
+        &[
+            "\"note\"",
+            "1 file skipped by its partition values was not read",
+        ],
+    );
+    let mut args = join_args("id", "bad", &recent);
+    args[12] = "dt >= DATE '2024-01-01' AND note IS NULL";
+    run_in(d, &args).fails(
+        2,
+        &[
+            "\"note\"",
+            "1 file skipped by its partition values was not read",
+        ],
+    );
+    // Read, the old file gives its column to every file's rows (nulls where they lack it).
+    join(d, "all", &[]);
+    let (rows, names) = read_rows(&d.join("all"));
+    assert_eq!(
+        names,
+        ["id", "name", "region", "uid", "amt", "note", "dt", "h"]
+    );
+    assert_eq!(rows.len(), 8);
+    assert!(
+        rows.contains(&"1|u1|EU|1|9.5|old|2023-12-30|7".to_string()),
+        "{rows:?}"
+    );
 }

@@ -9,12 +9,10 @@ use crate::report::human_bytes;
 /// Counters of one side's map stage.
 #[derive(Debug, Default, Serialize)]
 pub struct SideReport {
-    /// Input files.
+    /// Input files read.
     pub files: usize,
-    /// Files not read: their Hive partition values fail the side's `--where`.
+    /// Files not opened: their Hive partition values fail the side's `--where`.
     pub files_pruned_by_partition: usize,
-    /// Rows in those files.
-    pub rows_pruned_by_partition: u64,
     /// Splits read.
     pub splits: usize,
     /// Rows in the row groups read (after skipping).
@@ -197,7 +195,7 @@ impl JoinReport {
             s += &format!(
                 "  {name:<6} {} files{}, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
                 side.files,
-                crate::report::pruned_note(side.files_pruned_by_partition, side.rows_pruned_by_partition),
+                crate::report::pruned_note(side.files_pruned_by_partition),
                 side.splits,
                 side.rows_read,
                 human_bytes(side.bytes_read),

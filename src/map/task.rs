@@ -64,9 +64,8 @@ impl MapCounters {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let (by_filter, by_keys) = prefilter.map_or((0, 0), |p| p.dropped());
         SideReport {
-            files: side.plan.files.len(),
+            files: side.plan.files_read(),
             files_pruned_by_partition: side.plan.files_pruned,
-            rows_pruned_by_partition: side.plan.rows_pruned,
             splits: side.plan.splits.len(),
             rows_read: g(&self.rows_read),
             bytes_read: g(&self.bytes_read) + g(&self.sbbf_bytes),

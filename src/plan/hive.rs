@@ -210,6 +210,14 @@ impl Partitions {
         Ok(Some(Partitions { schema, values }))
     }
 
+    /// The partitions of the files at `indices` (of those discovered), in that order.
+    pub fn subset(self, indices: &[usize]) -> Partitions {
+        Partitions {
+            values: indices.iter().map(|i| self.values[*i].clone()).collect(),
+            schema: self.schema,
+        }
+    }
+
     /// The partition column `name`, when there is one.
     pub fn field(&self, name: &str) -> Option<&FieldRef> {
         self.schema.fields().iter().find(|f| f.name() == name)

@@ -136,7 +136,8 @@ pub(crate) fn plan_join(
         first_schema(&left_plan, "left")?,
         first_schema(&right_plan, "right")?,
     );
-    let out = resolve_select(job.select.as_deref(), job.join_type, &ls, &rs)?;
+    let out = resolve_select(job.select.as_deref(), job.join_type, &ls, &rs)
+        .map_err(|e| note_pruned(e, &[&left_plan, &right_plan]))?;
     let columns = |side: Side| -> Vec<String> {
         out.iter()
             .filter(|o| o.0 == side)
@@ -416,10 +417,46 @@ pub(crate) fn where_fields(plan: &Plan, predicate: &Predicate) -> Result<Vec<Fie
                 .or_else(|| plan.partitions.as_ref()?.field(c).cloned())
                 .ok_or_else(|| {
                     let first = plan.files.first().expect("planned files");
-                    predicate.missing_column(c, &union_by_name(plan), &first.location.to_string())
+                    let e = predicate.missing_column(
+                        c,
+                        &union_by_name(plan),
+                        &first.location.to_string(),
+                    );
+                    note_pruned(e, &[plan])
                 })
         })
         .collect()
+}
+
+/// `e`, an error for a column not found, with a note when `plans` skipped files by their
+/// partition values: a side's columns are those of the files it reads.
+pub(crate) fn note_pruned(e: Error, plans: &[&Plan]) -> Error {
+    let skipped: usize = plans.iter().map(|p| p.files_pruned).sum();
+    if skipped == 0 {
+        return e;
+    }
+    let note = match skipped {
+        1 => "; 1 file skipped by its partition values was not read, and a column only it holds is not there".to_string(),
+        n => format!("; {n} files skipped by their partition values were not read, and a column only they hold is not there"),
+    };
+    match e {
+        Error::InvalidParam { name, reason } if reason.starts_with("no column") => {
+            Error::InvalidParam {
+                name,
+                reason: reason + &note,
+            }
+        }
+        Error::Column {
+            file,
+            column,
+            reason,
+        } if reason.starts_with("no such column") => Error::Column {
+            file,
+            column,
+            reason: reason + &note,
+        },
+        other => other,
+    }
 }
 
 /// The `--where` columns `missing` from file `file` of `plan`, each with its partition value
