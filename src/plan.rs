@@ -52,9 +52,12 @@ impl RangeReader {
                 .metadata()
                 .map(|m| m.len())
                 .map_err(|e| Error::io(self.location.as_str(), e)),
-            None => block_on(self.location.store().head(self.location.path()))
-                .map(|m| m.size)
-                .map_err(|source| Error::store(self.location.to_string(), source)),
+            None => match self.location.listed_size() {
+                Some(size) => Ok(size),
+                None => block_on(self.location.store().head(self.location.path()))
+                    .map(|m| m.size)
+                    .map_err(|source| Error::store(self.location.to_string(), source)),
+            },
         }
     }
 
@@ -93,6 +96,14 @@ fn read_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()
     f.read_exact(buf)
 }
 
+/// Bytes read from a file's end to take its footer in one read (more are read when the
+/// footer is larger).
+const FOOTER_GUESS: u64 = 64 * 1024;
+
+/// How many remote files' footers are fetched at once while planning: each fetch waits on the
+/// network, not a core.
+const REMOTE_OPENS: usize = 32;
+
 /// One Parquet input file with its footer.
 #[derive(Debug)]
 pub struct InputFile {
@@ -116,6 +127,11 @@ impl InputFile {
         let mut decoder = ParquetMetaDataPushDecoder::try_new(size)
             .map_err(perr)?
             .with_page_index_policy(PageIndexPolicy::Skip);
+        // The file's tail in one read, which holds most footers whole: one request for an
+        // object instead of one for the footer's length and another for the footer.
+        let tail = size.saturating_sub(FOOTER_GUESS)..size;
+        let data = reader.fetch(std::slice::from_ref(&tail))?;
+        decoder.push_ranges(vec![tail], data).map_err(perr)?;
         let meta = loop {
             match decoder.try_decode().map_err(perr)? {
                 DecodeResult::NeedsData(ranges) => {
@@ -337,10 +353,23 @@ pub fn plan_with(
     }
     let partitions = partitions.map(|p| p.subset(&keep));
     use rayon::prelude::*;
-    let files: Vec<Arc<InputFile>> = keep
-        .into_par_iter()
-        .map(|i| InputFile::open(locations[i].clone()).map(Arc::new))
-        .collect::<Result<_>>()?;
+    let threads = REMOTE_OPENS.min(keep.len()).max(1);
+    let open = || {
+        keep.par_iter()
+            .map(|i| InputFile::open(locations[*i].clone()).map(Arc::new))
+            .collect::<Result<Vec<_>>>()
+    };
+    // Local footers on the current pool; remote ones many at a time, on threads that wait.
+    let files: Vec<Arc<InputFile>> = if locations.iter().all(|l| l.local_path().is_some()) {
+        open()?
+    } else {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("bloomjoin-open-{i}"))
+            .build()
+            .map_err(|e| Error::Internal(format!("cannot start the footer threads: {e}")))?
+            .install(open)?
+    };
     if let Some(p) = &partitions {
         // A column of one name in the file and in its path has no one answer.
         for f in &files {
@@ -651,7 +680,7 @@ fn expand_remote(loc: &Location, input: &str) -> Result<Vec<Location>> {
     // A path that exists is a path: an object, then a prefix with data objects below it; only
     // then a glob.
     match block_on(store.head(loc.path())) {
-        Ok(_) => return Ok(vec![loc.clone()]),
+        Ok(meta) => return Ok(vec![loc.clone().with_listed_size(meta.size)]),
         Err(object_store::Error::NotFound { .. }) => {}
         Err(e) => return Err(serr(e)),
     }
@@ -668,7 +697,7 @@ fn expand_remote(loc: &Location, input: &str) -> Result<Vec<Location>> {
             rel.split('/').filter(|s| !s.is_empty()).all(is_data_name)
                 && m.location.filename().is_some_and(is_parquet_name)
         })
-        .map(|m| loc.with_path(m.location))
+        .map(|m| loc.with_path(m.location).with_listed_size(m.size))
         .collect();
     if !v.is_empty() {
         return Ok(v);
@@ -692,7 +721,7 @@ fn expand_remote(loc: &Location, input: &str) -> Result<Vec<Location>> {
         let v: Vec<Location> = listed
             .into_iter()
             .filter(|m| pattern.matches_with(m.location.as_ref(), opts))
-            .map(|m| loc.with_path(m.location))
+            .map(|m| loc.with_path(m.location).with_listed_size(m.size))
             .collect();
         if v.is_empty() {
             return Err(Error::Input {

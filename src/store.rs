@@ -49,6 +49,8 @@ pub struct Location {
     /// The local file system path, for plain paths and `file://` URLs.
     local: Option<PathBuf>,
     display: String,
+    /// The object's size, when a listing gave it (saves a HEAD request per file).
+    listed_size: Option<u64>,
 }
 
 impl fmt::Debug for Location {
@@ -308,6 +310,7 @@ impl Location {
                 path,
                 local: None,
                 display: raw.to_string(),
+                listed_size: None,
             }),
             ObjectStoreScheme::AmazonS3
             | ObjectStoreScheme::GoogleCloudStorage
@@ -316,6 +319,7 @@ impl Location {
                 path,
                 local: None,
                 display: raw.to_string(),
+                listed_size: None,
             }),
             _ => Err(unknown()),
         }
@@ -339,6 +343,7 @@ impl Location {
             path,
             local: Some(abs),
             display: raw.to_string(),
+            listed_size: None,
         })
     }
 
@@ -351,6 +356,7 @@ impl Location {
             path,
             local: self.local.as_ref().map(|p| p.join(name)),
             display,
+            listed_size: None,
         }
     }
 
@@ -373,7 +379,19 @@ impl Location {
             path,
             local,
             display,
+            listed_size: None,
         }
+    }
+
+    /// This location with the size a listing (or a HEAD) gave for it.
+    pub fn with_listed_size(mut self, size: u64) -> Location {
+        self.listed_size = Some(size);
+        self
+    }
+
+    /// The size a listing gave for this location, if any.
+    pub fn listed_size(&self) -> Option<u64> {
+        self.listed_size
     }
 
     /// Where this location resolves to (see [`Resolved`]). Two spellings of one file (a
