@@ -390,6 +390,9 @@ mod tests {
         // A conjunct that reads a file column decides nothing here.
         assert_eq!(keep("r = 'EU' OR amount > 3"), vec![true, true, true]);
         assert_eq!(keep("amount > 3"), vec![true, true, true]);
+        // Conjuncts of no column decide for every file.
+        assert_eq!(keep("FALSE"), vec![false, false, false]);
+        assert_eq!(keep("1 = 1 AND r = 'US'"), vec![false, true, false]);
         assert_eq!(
             keep("NOT (r <> 'US') AND dt < DATE '2024-01-03'"),
             vec![false, true, false]
