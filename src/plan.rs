@@ -129,9 +129,12 @@ impl InputFile {
             .with_page_index_policy(PageIndexPolicy::Skip);
         // The file's tail in one read, which holds most footers whole: one request for an
         // object instead of one for the footer's length and another for the footer.
-        let tail = size.saturating_sub(FOOTER_GUESS)..size;
-        let data = reader.fetch(std::slice::from_ref(&tail))?;
-        decoder.push_ranges(vec![tail], data).map_err(perr)?;
+        // (A file too small to hold a footer is left to the decoder's error.)
+        if size >= 8 {
+            let tail = size.saturating_sub(FOOTER_GUESS)..size;
+            let data = reader.fetch(std::slice::from_ref(&tail))?;
+            decoder.push_ranges(vec![tail], data).map_err(perr)?;
+        }
         let meta = loop {
             match decoder.try_decode().map_err(perr)? {
                 DecodeResult::NeedsData(ranges) => {
