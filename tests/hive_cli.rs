@@ -180,61 +180,44 @@ fn where_on_partition_columns_skips_files() {
     let (rows, _) = read_rows(&d.join("or"));
     assert_eq!(rows.len(), 3, "{rows:?}");
 
-    // train: the same columns in --where; the filter holds the passing keys only.
-    let out = run_in(
-        d,
-        &[
-            "train", "--input", "orders", "--column", "uid", "--where", "h = 7", "--output",
-            "f.bjf",
-        ],
-    )
-    .ok();
-    assert!(
-        out.contains("2 files (and 1 skipped by their partition values)"),
-        "{out}"
-    );
-    let probe = run_in(
-        d,
-        &["probe", "--filter", "f.bjf", "1", "2", "3", "4", "5", "9"],
-    )
-    .ok();
-    assert_eq!(
-        probe.lines().collect::<Vec<_>>(),
-        ["maybe", "maybe", "maybe", "maybe", "maybe", "maybe"]
-    );
-    run_in(
-        d,
-        &[
-            "train", "-q", "--input", "orders", "--column", "uid", "--where", "h = 8", "--output",
-            "g.bjf",
-        ],
-    )
-    .ok();
-    let probe = run_in(
-        d,
-        &["probe", "--filter", "g.bjf", "1", "2", "3", "4", "5", "9"],
-    )
-    .ok();
-    assert_eq!(
-        probe.lines().collect::<Vec<_>>(),
-        ["maybe", "no", "no", "no", "maybe", "no"]
-    );
-    // A --where no file passes: no file read (the first opened for the columns alone), an
-    // empty filter, and a join without right rows.
-    let out = run_in(
-        d,
-        &[
-            "train", "--input", "orders", "--column", "uid", "--where", "h = 9", "--output",
-            "none.bjf",
-        ],
-    )
-    .ok();
-    assert!(
-        out.contains("0 files (and 3 skipped by their partition values), 0 splits"),
-        "{out}"
-    );
-    let probe = run_in(d, &["probe", "--filter", "none.bjf", "1", "5"]).ok();
-    assert_eq!(probe.lines().collect::<Vec<_>>(), ["no", "no"]);
+    // train: the same columns in --where; the filter holds the passing keys only. Each:
+    // the --where, the summary's inputs, and the probe of keys 1, 2, 3, 4, 5, 9.
+    for (i, (w, inputs, probe)) in [
+        (
+            "h = 7",
+            "2 files (and 1 skipped by their partition values)",
+            "yyyyyy",
+        ),
+        (
+            "h = 8",
+            "1 files (and 2 skipped by their partition values)",
+            "ynnnyn",
+        ),
+        // No file passes: none read (the first opened for the columns alone), an empty filter.
+        (
+            "h = 9",
+            "0 files (and 3 skipped by their partition values), 0 splits",
+            "nnnnnn",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let f = format!("f{i}.bjf");
+        let args = [
+            "train", "--input", "orders", "--column", "uid", "--where", w, "-o", &f,
+        ];
+        let out = run_in(d, &args).ok();
+        assert!(out.contains(inputs), "{w}: {out}");
+        let keys = ["1", "2", "3", "4", "5", "9"];
+        let got = run_in(d, &[&["probe", "--filter", &f][..], &keys].concat()).ok();
+        let want: Vec<&str> = probe
+            .chars()
+            .map(|c| if c == 'y' { "maybe" } else { "no" })
+            .collect();
+        assert_eq!(got.lines().collect::<Vec<_>>(), want, "{w}");
+    }
+    // A join whose right --where no file passes: no right rows.
     for strategy in ["replicated", "reduce-side"] {
         let out = format!("none-{strategy}");
         join(
