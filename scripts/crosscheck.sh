@@ -204,7 +204,7 @@ PYEOF
 join_job evolved "$EVO/left" id "b > 3 OR a = 'x'" "$EVO/right" rid "u IS NULL OR u < 7"
 every_join_type evolved join.workers=3 join.split-rows=100
 
-echo "== Hive partition directories (region=EU/dt=2024-01-01/) as columns, in * and --where (files pruned by them): every join type, both strategies"
+echo "== Hive partition directories (region=EU/dt=2024-01-01/) as columns, in *, --where (files pruned by them) and keys: every join type, both strategies"
 # Both sides have a dt= directory (the right one's output as dt_right); the left has region=
 # (percent-encoded and null values) and the right h= (integers); the --where on each side
 # reads partition and file columns. DuckDB reads the directories as columns too.
@@ -232,6 +232,10 @@ for dt in ["2024-01-01", "2024-01-02", "2024-01-03"]:
 PYEOF
 join_job hive "$HIVE/left" id "region IS NULL OR region <> 'US' AND v > 0.2" "$HIVE/right" rid "dt >= DATE '2024-01-02' AND (h = 7 OR w < 5)"
 every_join_type hive join.workers=3 join.split-rows=100
+# A partition column beside a file column makes a composite key: (dt, id) = (dt, rid), the
+# filter trained on the tuple.
+join_job hive_key "$HIVE/left" "dt,id" "region IS NULL OR v > 0.5" "$HIVE/right" "dt,rid" "h <> 12"
+every_join_type hive_key join.workers=2 join.split-rows=150
 
 echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then

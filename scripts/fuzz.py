@@ -401,17 +401,21 @@ HIVE_VALUES = {
 }
 
 
-def hive_partition(rng, side_dir, name):
+def hive_partition(rng, side_dir, name, kind=None, need_value=False):
     """Move a side's files into `name=value` directories (one value each, from a pool of one
-    kind); returns (kind, the values used as (directory text, SQL literal)) or None."""
+    kind, `kind` if given; with `need_value`, one file's at least not null, so that both
+    engines type the column by its kind); returns (kind, the values used as (directory text,
+    SQL literal)) or None."""
     paths = sorted(glob.glob(os.path.join(side_dir, "*.parquet")))
     if not paths:
         return None
-    kind = rng.choice(list(HIVE_VALUES))
+    kind = kind or rng.choice(list(HIVE_VALUES))
     pool = rng.sample(HIVE_VALUES[kind], rng.randint(1, len(HIVE_VALUES[kind])))
+    values = [rng.choice(pool) for _ in paths]
+    if need_value and all(lit is None for _, lit in values):
+        values[0] = HIVE_VALUES[kind][0]
     used = []
-    for p in paths:
-        text, lit = rng.choice(pool)
+    for p, (text, lit) in zip(paths, values):
         d = os.path.join(side_dir, f"{name}={text}")
         os.makedirs(d, exist_ok=True)
         os.rename(p, os.path.join(d, os.path.basename(p)))
@@ -577,12 +581,20 @@ def join_case(case, ctx):
     # DuckDB's union_by_name reads every file's.
     hrng = random.Random(f"{ctx.seed}:join-hive:{case.index}")
     hive = {}
+    # Sometimes both sides are partitioned by one kind and the partition columns join the key
+    # as its last component: (lk, lpart) = (rk, rpart), the filter trained on the tuple.
+    pkey = hrng.random() < 0.1 and not varied
     for side, name in (("left", "lpart"), ("right", "rpart")):
-        if hrng.random() < 0.15 and side not in varied:
-            got = hive_partition(hrng, os.path.join(case.dir, side), name)
+        if (pkey or hrng.random() < 0.15) and side not in varied:
+            kind = hive["left"][1] if pkey and "left" in hive else None
+            got = hive_partition(hrng, os.path.join(case.dir, side), name, kind, need_value=pkey)
             if got:
                 hive[side] = (name, *got)
                 case.notes.append(f"{side} files in {name}= directories ({got[0]}): {', '.join(t for t, _ in got[1])}")
+    pkey = pkey and len(hive) == 2
+    if pkey:
+        lkeys, rkeys = lkeys + ",lpart", rkeys + ",rpart"
+        case.notes.append(f"partition columns in the key: ({lkeys}) = ({rkeys})")
 
     kl, kr = key_kind(lt), key_kind(rt)
     linfo = {"lk": (kl[0], kl[1], lpool), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
@@ -614,11 +626,12 @@ def join_case(case, ctx):
     train_where = lwhere if r < 0.5 else None
 
     # Parquet's own filter (`sbbf`) holds one column's values: not drawn for composite keys.
-    layout = rng.choice(["split", "split", "blocked", "classic", "spark-v1", "spark-v2"] + ([] if composite else ["sbbf"]))
+    tuple_key = composite or pkey
+    layout = rng.choice(["split", "split", "blocked", "classic", "spark-v1", "spark-v2"] + ([] if tuple_key else ["sbbf"]))
     train = [ctx.bin, "--quiet", "train", "-i", "left", "-c", lkeys, "-o", "f.bjf", "--layout", layout,
              "--workers", str(rng.randint(1, 3))]
     # Spark's layouts hold a composite key as Spark's xxhash64 of its columns.
-    spark_tuple = composite and layout.startswith("spark")
+    spark_tuple = tuple_key and layout.startswith("spark")
     if spark_tuple:
         train += ["--spark-keys", "xxhash64"]
     if layout.startswith("spark") and rng.random() < 0.5:
@@ -776,7 +789,7 @@ def join_case(case, ctx):
     lf, rf = side_files(case, "left"), side_files(case, "right")
     L = f"(SELECT * FROM {files_sql(lf, mixed_files or unioned)}{' WHERE ' + lwhere[1] if lwhere else ''})"
     R = f"(SELECT * FROM {files_sql(rf, mixed_files or unioned)}{' WHERE ' + rwhere[1] if rwhere else ''})"
-    on = "l.lk = r.rk" + (" AND l.lk2 = r.rk2" if composite else "")
+    on = "l.lk = r.rk" + (" AND l.lk2 = r.rk2" if composite else "") + (" AND l.lpart = r.rpart" if pkey else "")
     lsel = ", ".join(f"l.{c}" for c in lnames)
     rsel = ", ".join(f"r.{c}" for c in rnames)
     if jt in ("left-semi", "left-anti"):
@@ -823,6 +836,8 @@ def join_case(case, ctx):
     # different columns, at work.
     if skipped:
         return "pass (sbbf skipped row groups)"
+    if pkey:
+        return "pass (partition columns in the key)"
     if hive:
         return "pass (hive partitions, files skipped)" if pruned else "pass (hive partitions)"
     return "pass (files' columns differ)" if unioned else "pass"

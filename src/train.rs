@@ -311,12 +311,15 @@ impl TrainReport {
 
 /// Per-file facts the map tasks need.
 struct FileKey {
-    /// Index of each key column among the file's top-level columns (key order).
-    keys: Vec<usize>,
+    /// Index of each key column among the file's top-level columns (key order); `None` for a
+    /// partition column of a composite key.
+    keys: Vec<Option<usize>>,
+    /// Each key column's type (key order).
+    key_types: Vec<arrow::datatypes::DataType>,
     /// Columns to decode, in schema order.
     columns: Vec<usize>,
-    /// Position of each key column in the decoded batch (key order).
-    key_pos: Vec<usize>,
+    /// Where each key column comes from (key order): the decoded batch, or a partition value.
+    key_pos: Vec<crate::plan::side::Source>,
     /// The `--where` columns this file does not hold: partition values or nulls (see
     /// [`Predicate::evaluate_filling`]).
     where_fill: Vec<crate::plan::side::Filled>,
@@ -349,9 +352,8 @@ fn spark_type(plan: &Plan, file_keys: &[FileKey], i: usize, column: &str) -> Res
     same_in_every_file(
         plan,
         file_keys,
-        i,
         column,
-        |f, key| SparkType::of(f.schema().field(key).data_type(), column),
+        |_, fk| SparkType::of(&fk.key_types[i], column),
         |t, t0, file0| {
             format!(
                 "--spark-keys xxhash64 hashes the key as its Spark type, {t} here but {t0} in {file0}: give the column one type in every file"
@@ -360,19 +362,18 @@ fn spark_type(plan: &Plan, file_keys: &[FileKey], i: usize, column: &str) -> Res
     )
 }
 
-/// A property of key column `i` (`column`) that every input file must share: `of` each
+/// A property of a key column (`column`) that every input file must share: `of` each
 /// file's, or an error naming the first file that differs (`differs(here, first, first file)`).
 fn same_in_every_file<T: PartialEq + Copy>(
     plan: &Plan,
     file_keys: &[FileKey],
-    i: usize,
     column: &str,
-    of: impl Fn(&crate::plan::InputFile, usize) -> Result<T>,
+    of: impl Fn(&crate::plan::InputFile, &FileKey) -> Result<T>,
     differs: impl Fn(T, T, &str) -> String,
 ) -> Result<T> {
     let mut first: Option<(T, String)> = None;
     for (f, fk) in plan.files.iter().zip(file_keys) {
-        let t = of(f, fk.keys[i])?;
+        let t = of(f, fk)?;
         match &first {
             None => first = Some((t, f.location.to_string())),
             Some((t0, file0)) if *t0 != t => {
@@ -397,6 +398,7 @@ fn check_inputs(
     columns: &[String],
     predicate: Option<&Predicate>,
 ) -> Result<(Vec<KeyFamily>, Vec<FileKey>)> {
+    crate::plan::side::refuse_partition_only_key(plan, columns, "--column")?;
     let mut families: Vec<Option<(KeyFamily, String, String)>> = vec![None; columns.len()];
     let mut keys = Vec::with_capacity(plan.files.len());
     // The files are unioned by name: a `--where` column that a file lacks is null there.
@@ -408,11 +410,25 @@ fn check_inputs(
         let schema = f.schema();
         let file = f.location.to_string();
         let mut key_idx = Vec::with_capacity(columns.len());
-        for (column, family) in columns.iter().zip(families.iter_mut()) {
-            let key = schema
-                .index_of(column)
-                .map_err(|_| crate::plan::side::missing_key(plan, &file, column, schema, ""))?;
-            let dt = schema.field(key).data_type();
+        let mut key_types = Vec::with_capacity(columns.len());
+        let mut key_values = Vec::new();
+        for (j, (column, family)) in columns.iter().zip(families.iter_mut()).enumerate() {
+            // A file's column, or a partition column beside one.
+            let (key, dt) = match schema.index_of(column) {
+                Ok(k) => (Some(k), schema.field(k).data_type().clone()),
+                Err(_) => match crate::plan::side::partition_key(plan, file_index, column) {
+                    Some((field, value)) => {
+                        key_values.push((j, value));
+                        (None, field.data_type().clone())
+                    }
+                    None => {
+                        return Err(crate::plan::side::missing_key(
+                            plan, &file, column, schema, "",
+                        ))
+                    }
+                },
+            };
+            let dt = &dt;
             let fam = KeyFamily::check(dt, &file, column)?;
             match &*family {
                 None => *family = Some((fam, dt.to_string(), file.clone())),
@@ -428,8 +444,9 @@ fn check_inputs(
                 _ => {}
             }
             key_idx.push(key);
+            key_types.push(dt.clone());
         }
-        let mut columns = key_idx.clone();
+        let mut columns: Vec<usize> = key_idx.iter().flatten().copied().collect();
         let mut where_missing = Vec::new();
         if let Some(p) = predicate {
             let (checked, missing) = crate::plan::side::with_missing(schema, &where_fields);
@@ -442,15 +459,27 @@ fn check_inputs(
         columns.dedup();
         let key_pos = key_idx
             .iter()
-            .map(|k| {
-                columns
-                    .iter()
-                    .position(|c| c == k)
-                    .expect("key is projected")
+            .enumerate()
+            .map(|(j, k)| match k {
+                Some(k) => crate::plan::side::Source::Decoded(
+                    columns
+                        .iter()
+                        .position(|c| c == k)
+                        .expect("key is projected"),
+                ),
+                None => crate::plan::side::Source::Partition(
+                    key_values
+                        .iter()
+                        .find(|(v, _)| *v == j)
+                        .expect("a partition value")
+                        .1
+                        .clone(),
+                ),
             })
             .collect();
         keys.push(FileKey {
             keys: key_idx,
+            key_types,
             columns,
             key_pos,
             where_fill,
@@ -478,16 +507,25 @@ fn passing_hashes(
     out: &mut Vec<u64>,
 ) -> Result<()> {
     counts.rows_read += batch.num_rows() as u64;
+    use crate::plan::side::Source;
     let nulls = match fk.key_pos.as_slice() {
-        [one] => {
+        [Source::Decoded(one)] => {
             let keys = batch.column(*one);
             crate::bloom::hash_into(params, keys.as_ref(), scratch)?;
             keys.logical_nulls()
         }
         many => {
-            // A composite key: the tuple hash, or Spark's xxhash64 of the columns.
-            let cols: Vec<&dyn arrow::array::Array> =
-                many.iter().map(|p| batch.column(*p).as_ref()).collect();
+            // A composite key: the tuple hash, or Spark's xxhash64 of the columns (a
+            // partition column's value repeated for every row).
+            let cols: Vec<arrow::array::ArrayRef> = many
+                .iter()
+                .map(|s| match s {
+                    Source::Decoded(p) => Ok(batch.column(*p).clone()),
+                    Source::Partition(v) => crate::plan::hive::repeat(v, batch.num_rows()),
+                    Source::Null => Err(Error::Internal("a key column of nulls".into())),
+                })
+                .collect::<Result<_>>()?;
+            let cols: Vec<&dyn arrow::array::Array> = cols.iter().map(|c| c.as_ref()).collect();
             crate::bloom::hash_tuple_into(params, spark_types, &cols, scratch)?;
             crate::key::tuple_nulls(&cols)
         }
@@ -577,9 +615,14 @@ fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::s
     same_in_every_file(
         plan,
         keys,
-        0,
         column,
-        |f, key| bloom::sbbf::physical_of(f, key, column),
+        // One key column, which a key of partition columns alone cannot be.
+        |f, fk| match fk.keys[..] {
+            [Some(key)] => bloom::sbbf::physical_of(f, key, column),
+            _ => Err(Error::Internal(format!(
+                "sbbf key {column} is no file column"
+            ))),
+        },
         |t, t0, file0| {
             format!(
                 "Parquet type {t} differs from {t0} in {file0}: an sbbf filter hashes one physical type (train one filter per type)"
@@ -687,7 +730,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             let mut rest = Vec::new();
             let mut bytes = 0;
             match fk.columns.as_slice() {
-                [key] if dictionaries => {
+                // One key column (not a partition column beside it) and no --where.
+                [key] if dictionaries && fk.keys.len() == 1 => {
                     let io = RangeReader::open(&file.location)?;
                     for rg in s.row_groups.clone() {
                         match crate::read::dictionary::dictionary_keys(&file, &io, rg, *key)? {
@@ -901,13 +945,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
 
         // Write.
         let t_write = Instant::now();
-        let key_type = |i: usize| {
-            plan.files[0]
-                .schema()
-                .field(file_keys[0].keys[i])
-                .data_type()
-                .to_string()
-        };
+        let key_type = |i: usize| file_keys[0].key_types[i].to_string();
         let single = columns.len() == 1;
         let meta = FilterMeta {
             created_by: crate::CREATED_BY.to_string(),

@@ -234,12 +234,15 @@ impl RightPrefilter {
     }
 
     /// The row-filter predicate of the key tiers over the top-level key columns `key_tops`
-    /// (key order), or `None` when no key tier runs. Rows with a null key (in any column)
-    /// never pass. The base hashes of the rows that pass go to `carry`.
+    /// (key order), or `None` when no key tier runs. A key's partition columns are
+    /// `values` (each one's place in the key and the file's value), repeated for every row.
+    /// Rows with a null key (in any column) never pass. The base hashes of the rows that pass
+    /// go to `carry`.
     pub(crate) fn key_predicate(
         &self,
         schema: &SchemaDescriptor,
         key_tops: &[usize],
+        values: &[(usize, arrow::array::ArrayRef)],
         carry: Arc<Mutex<HashCarry>>,
     ) -> Option<Box<dyn ArrowPredicate>> {
         if !self.has_key_tier() {
@@ -262,11 +265,24 @@ impl RightPrefilter {
             .iter()
             .map(|t| sorted.binary_search(t).expect("a key column"))
             .collect();
+        let values = values.to_vec();
         Some(Box::new(ArrowPredicateFn::new(
             ProjectionMask::roots(schema, sorted.iter().copied()),
             move |batch: RecordBatch| {
-                let cols: Vec<&dyn Array> = at.iter().map(|i| batch.column(*i).as_ref()).collect();
                 let n = batch.num_rows();
+                // The key columns in key order: the decoded ones, and the partition values.
+                let repeated: Vec<arrow::array::ArrayRef> = values
+                    .iter()
+                    .map(|(_, v)| crate::plan::hive::repeat(v, n))
+                    .collect::<Result<_>>()
+                    .map_err(|e| arrow::error::ArrowError::ComputeError(e.to_string()))?;
+                let mut decoded = at.iter().map(|i| batch.column(*i).as_ref());
+                let cols: Vec<&dyn Array> = (0..at.len() + values.len())
+                    .map(|j| match values.iter().position(|(k, _)| *k == j) {
+                        Some(v) => repeated[v].as_ref(),
+                        None => decoded.next().expect("a decoded key column"),
+                    })
+                    .collect();
                 let err = |e: Error| arrow::error::ArrowError::ComputeError(e.to_string());
                 // A sorted key column repeats each key a few times in a row (lineitem's
                 // l_orderkey, 4 lines an order): each run of equal keys is hashed, probed and

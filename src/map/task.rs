@@ -243,7 +243,9 @@ impl SideReader<'_> {
             .filter(|p| p.has_key_tier() && !self.keep_null_keys)
             .map(|_| HashCarry::new(side.predicate.is_some()));
         if let (Some(p), Some(carry)) = (self.prefilter, &carry) {
-            if let Some(pred) = p.key_predicate(parquet_schema, &key_tops, Arc::clone(carry)) {
+            if let Some(pred) =
+                p.key_predicate(parquet_schema, &key_tops, &fp.key_values, Arc::clone(carry))
+            {
                 predicates.push(pred);
             }
         }

@@ -61,8 +61,12 @@ impl SideInput {
 pub(crate) struct FileProjection {
     /// Top-level column indices to decode, in schema order.
     pub decode: Vec<usize>,
-    /// Position of each key column in the decoded batch (key order).
+    /// Position of each key column in the decoded batch (key order), the partition columns of
+    /// a key left out.
     pub keys: Vec<usize>,
+    /// The key's partition columns: each one's place in the key and this file's value (a
+    /// one-row array).
+    pub key_values: Vec<(usize, ArrayRef)>,
     /// Where each handed-on column comes from.
     pub positions: Vec<Source>,
     /// Positions of the `--where` columns in the decoded batch.
@@ -479,20 +483,6 @@ pub(crate) fn where_fill(plan: &Plan, file: usize, missing: Vec<FieldRef>) -> Ve
 /// files; key columns may not), else the file's columns. `what` is the key's part, such as
 /// "key of --left", or empty.
 pub(crate) fn missing_key(plan: &Plan, file: &str, c: &str, schema: &Schema, what: &str) -> Error {
-    if plan
-        .partitions
-        .as_ref()
-        .is_some_and(|p| p.field(c).is_some())
-    {
-        return Error::Column {
-            file: file.to_string(),
-            column: c.to_string(),
-            reason: format!(
-                "a partition column (from the {c}= directories of the paths), which cannot be {}: a key must be a column in the files",
-                if what.is_empty() { "a key column".to_string() } else { format!("the {what}") }
-            ),
-        };
-    }
     match plan.files.iter().find(|f| f.schema().index_of(c).is_ok()) {
         Some(other) => Error::Column {
             file: file.to_string(),
@@ -509,6 +499,38 @@ pub(crate) fn missing_key(plan: &Plan, file: &str, c: &str, schema: &Schema, wha
         },
         None => Error::no_such_column(file, c, schema, what),
     }
+}
+
+/// Key column `key` of file `file` of `plan` when it is a partition column: its field and the
+/// file's value (a one-row array).
+pub(crate) fn partition_key(plan: &Plan, file: usize, key: &str) -> Option<(FieldRef, ArrayRef)> {
+    let p = plan.partitions.as_ref()?;
+    Some((p.field(key)?.clone(), p.value(file, key)?))
+}
+
+/// Refuse a key of partition columns alone: a file's rows would all hold one key, and the
+/// key paths read a key column from the files. `what` names the option (`--left-key`).
+pub(crate) fn refuse_partition_only_key(plan: &Plan, keys: &[String], what: &str) -> Result<()> {
+    let Some(p) = &plan.partitions else {
+        return Ok(());
+    };
+    let in_files = |k: &String| plan.files.iter().any(|f| f.schema().index_of(k).is_ok());
+    if keys.iter().all(|k| p.field(k).is_some() && !in_files(k)) {
+        let first = plan
+            .files
+            .first()
+            .map(|f| f.location.to_string())
+            .unwrap_or_default();
+        return Err(Error::Column {
+            file: first,
+            column: keys[0].clone(),
+            reason: format!(
+                "a partition column (from the {}= directories of the paths): {what} needs a column of the files too, with partition columns beside it (as in dt,id)",
+                keys[0]
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// `schema` with the `wanted` fields it lacks appended (for checking a `--where` against a
@@ -532,6 +554,7 @@ fn project_side(
     columns: &[String],
 ) -> Result<SideInput> {
     let keys = &side.keys;
+    refuse_partition_only_key(&plan, keys, &format!("--{name}-key"))?;
     let predicate = side.predicate.clone();
     let first = plan
         .files
@@ -563,13 +586,32 @@ fn project_side(
         // Columns are read by name: an output column from the files that have it (the union
         // of the side's files' columns, as DuckDB's `union_by_name` and Spark's
         // `mergeSchema`), the key columns from every file.
-        let mut key_idx = Vec::with_capacity(keys.len());
-        for (key, family) in keys.iter().zip(families.iter_mut()) {
-            let k = schema
-                .index_of(key)
-                .map_err(|_| missing_key(&plan, &file, key, schema, &format!("key of --{name}")))?;
-            let key_type = schema.field(k).data_type();
-            let fam = KeyFamily::check(key_type, &file, key)?;
+        // Each key column's index in the file, or (a partition column beside a file's
+        // column) its partition value.
+        let mut key_idx: Vec<Option<usize>> = Vec::with_capacity(keys.len());
+        let mut key_values: Vec<(usize, ArrayRef)> = Vec::new();
+        let mut partition_fields: Vec<Option<Field>> = vec![None; keys.len()];
+        for (j, (key, family)) in keys.iter().zip(families.iter_mut()).enumerate() {
+            let (k, key_type) = match schema.index_of(key) {
+                Ok(k) => (Some(k), schema.field(k).data_type().clone()),
+                Err(_) => match partition_key(&plan, file_index, key) {
+                    Some((field, value)) => {
+                        key_values.push((j, value));
+                        partition_fields[j] = Some(field.as_ref().clone());
+                        (None, field.data_type().clone())
+                    }
+                    None => {
+                        return Err(missing_key(
+                            &plan,
+                            &file,
+                            key,
+                            schema,
+                            &format!("key of --{name}"),
+                        ))
+                    }
+                },
+            };
+            let fam = KeyFamily::check(&key_type, &file, key)?;
             match *family {
                 None => *family = Some(fam),
                 Some(f0) if f0 != fam => {
@@ -588,7 +630,15 @@ fn project_side(
         let mut col_idx = Vec::with_capacity(names.len());
         for (n, c) in names.iter().enumerate() {
             let i = if n < keys.len() {
-                key_idx[n]
+                match key_idx[n] {
+                    Some(i) => i,
+                    None => {
+                        fields[n] = partition_fields[n].take();
+                        let value = &key_values.iter().find(|(j, _)| *j == n).expect("a value").1;
+                        col_idx.push(Source::Partition(value.clone()));
+                        continue;
+                    }
+                }
             } else {
                 match schema.index_of(c) {
                     Ok(i) => i,
@@ -670,7 +720,8 @@ fn project_side(
                 .collect(),
             where_positions: where_idx.iter().map(|i| pos(*i)).collect(),
             where_fill,
-            keys: key_idx.iter().map(|i| pos(*i)).collect(),
+            keys: key_idx.iter().flatten().map(|i| pos(*i)).collect(),
+            key_values,
             decode: decode.clone(),
         });
     }
