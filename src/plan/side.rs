@@ -469,10 +469,7 @@ pub(crate) fn where_fill(plan: &Plan, file: usize, missing: Vec<FieldRef>) -> Ve
     missing
         .into_iter()
         .map(|f| {
-            let value = plan
-                .partitions
-                .as_ref()
-                .and_then(|p| p.value(file, f.name()));
+            let value = partition_column(plan, file, f.name()).map(|(_, v)| v);
             (f, value)
         })
         .collect()
@@ -501,11 +498,11 @@ pub(crate) fn missing_key(plan: &Plan, file: &str, c: &str, schema: &Schema, wha
     }
 }
 
-/// Key column `key` of file `file` of `plan` when it is a partition column: its field and the
-/// file's value (a one-row array).
-pub(crate) fn partition_key(plan: &Plan, file: usize, key: &str) -> Option<(FieldRef, ArrayRef)> {
+/// Column `c` of file `file` of `plan` when it is a partition column: its field and the file's
+/// value (a one-row array).
+pub(crate) fn partition_column(plan: &Plan, file: usize, c: &str) -> Option<(FieldRef, ArrayRef)> {
     let p = plan.partitions.as_ref()?;
-    Some((p.field(key)?.clone(), p.value(file, key)?))
+    Some((p.field(c)?.clone(), p.value(file, c)?))
 }
 
 /// Refuse a key of partition columns alone: a file's rows would all hold one key, and the
@@ -590,14 +587,12 @@ fn project_side(
         // column) its partition value.
         let mut key_idx: Vec<Option<usize>> = Vec::with_capacity(keys.len());
         let mut key_values: Vec<(usize, ArrayRef)> = Vec::new();
-        let mut partition_fields: Vec<Option<Field>> = vec![None; keys.len()];
         for (j, (key, family)) in keys.iter().zip(families.iter_mut()).enumerate() {
             let (k, key_type) = match schema.index_of(key) {
                 Ok(k) => (Some(k), schema.field(k).data_type().clone()),
-                Err(_) => match partition_key(&plan, file_index, key) {
+                Err(_) => match partition_column(&plan, file_index, key) {
                     Some((field, value)) => {
                         key_values.push((j, value));
-                        partition_fields[j] = Some(field.as_ref().clone());
                         (None, field.data_type().clone())
                     }
                     None => {
@@ -629,35 +624,22 @@ fn project_side(
         }
         let mut col_idx = Vec::with_capacity(names.len());
         for (n, c) in names.iter().enumerate() {
-            let i = if n < keys.len() {
-                match key_idx[n] {
-                    Some(i) => i,
-                    None => {
-                        fields[n] = partition_fields[n].take();
-                        let value = &key_values.iter().find(|(j, _)| *j == n).expect("a value").1;
-                        col_idx.push(Source::Partition(value.clone()));
-                        continue;
+            let found = match n < keys.len() {
+                true => key_idx[n],
+                false => schema.index_of(c).ok(),
+            };
+            let Some(i) = found else {
+                // A partition column (a key's among them: no key column is missing here), or
+                // an output column this file lacks.
+                match partition_column(&plan, file_index, c) {
+                    // Every file has the partition column, of one type.
+                    Some((field, value)) => {
+                        fields[n] = Some(field.as_ref().clone());
+                        col_idx.push(Source::Partition(value));
                     }
+                    None => col_idx.push(Source::Null),
                 }
-            } else {
-                match schema.index_of(c) {
-                    Ok(i) => i,
-                    Err(_) => {
-                        let partition = plan
-                            .partitions
-                            .as_ref()
-                            .and_then(|p| Some((p.field(c)?.clone(), p.value(file_index, c)?)));
-                        match partition {
-                            // Every file has the partition column, of one type.
-                            Some((field, value)) => {
-                                fields[n] = Some(field.as_ref().clone());
-                                col_idx.push(Source::Partition(value));
-                            }
-                            None => col_idx.push(Source::Null),
-                        }
-                        continue;
-                    }
-                }
+                continue;
             };
             decode.push(i);
             let dt = schema.field(i).data_type();
