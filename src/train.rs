@@ -19,6 +19,7 @@ use crate::bloom::{self, BloomFilter, BloomParams, Layout, BLOCK_BITS, MAX_BITS}
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::key::KeyFamily;
+use crate::plan::side::Source;
 use crate::plan::{self, Plan, RangeReader, SplitOptions};
 use crate::read::{ReadOptions, SplitReader};
 use crate::store::Location;
@@ -319,7 +320,7 @@ struct FileKey {
     /// Columns to decode, in schema order.
     columns: Vec<usize>,
     /// Where each key column comes from (key order): the decoded batch, or a partition value.
-    key_pos: Vec<crate::plan::side::Source>,
+    key_pos: Vec<Source>,
     /// The `--where` columns this file does not hold: partition values or nulls (see
     /// [`Predicate::evaluate_filling`]).
     where_fill: Vec<crate::plan::side::Filled>,
@@ -409,18 +410,15 @@ fn check_inputs(
     for (file_index, f) in plan.files.iter().enumerate() {
         let schema = f.schema();
         let file = f.location.to_string();
-        let mut key_idx = Vec::with_capacity(columns.len());
+        // Each key column: the file's column (its index in the file), or a partition column
+        // beside one (the file's value).
+        let mut key_src = Vec::with_capacity(columns.len());
         let mut key_types = Vec::with_capacity(columns.len());
-        let mut key_values = Vec::new();
-        for (j, (column, family)) in columns.iter().zip(families.iter_mut()).enumerate() {
-            // A file's column, or a partition column beside one.
-            let (key, dt) = match schema.index_of(column) {
-                Ok(k) => (Some(k), schema.field(k).data_type().clone()),
-                Err(_) => match crate::plan::side::partition_key(plan, file_index, column) {
-                    Some((field, value)) => {
-                        key_values.push((j, value));
-                        (None, field.data_type().clone())
-                    }
+        for (column, family) in columns.iter().zip(families.iter_mut()) {
+            let (src, dt) = match schema.index_of(column) {
+                Ok(k) => (Source::Decoded(k), schema.field(k).data_type().clone()),
+                Err(_) => match crate::plan::side::partition_column(plan, file_index, column) {
+                    Some((field, value)) => (Source::Partition(value), field.data_type().clone()),
                     None => {
                         return Err(crate::plan::side::missing_key(
                             plan, &file, column, schema, "",
@@ -428,8 +426,7 @@ fn check_inputs(
                     }
                 },
             };
-            let dt = &dt;
-            let fam = KeyFamily::check(dt, &file, column)?;
+            let fam = KeyFamily::check(&dt, &file, column)?;
             match &*family {
                 None => *family = Some((fam, dt.to_string(), file.clone())),
                 Some((f0, t0, file0)) if *f0 != fam => {
@@ -443,9 +440,16 @@ fn check_inputs(
                 }
                 _ => {}
             }
-            key_idx.push(key);
-            key_types.push(dt.clone());
+            key_src.push(src);
+            key_types.push(dt);
         }
+        let key_idx: Vec<Option<usize>> = key_src
+            .iter()
+            .map(|s| match s {
+                Source::Decoded(k) => Some(*k),
+                _ => None,
+            })
+            .collect();
         let mut columns: Vec<usize> = key_idx.iter().flatten().copied().collect();
         let mut where_missing = Vec::new();
         if let Some(p) = predicate {
@@ -457,24 +461,17 @@ fn check_inputs(
         let where_fill = crate::plan::side::where_fill(plan, file_index, where_missing);
         columns.sort_unstable();
         columns.dedup();
-        let key_pos = key_idx
-            .iter()
-            .enumerate()
-            .map(|(j, k)| match k {
-                Some(k) => crate::plan::side::Source::Decoded(
+        // From indices in the file to positions in the decoded batch.
+        let key_pos = key_src
+            .into_iter()
+            .map(|s| match s {
+                Source::Decoded(k) => Source::Decoded(
                     columns
                         .iter()
-                        .position(|c| c == k)
+                        .position(|c| *c == k)
                         .expect("key is projected"),
                 ),
-                None => crate::plan::side::Source::Partition(
-                    key_values
-                        .iter()
-                        .find(|(v, _)| *v == j)
-                        .expect("a partition value")
-                        .1
-                        .clone(),
-                ),
+                other => other,
             })
             .collect();
         keys.push(FileKey {
@@ -507,7 +504,6 @@ fn passing_hashes(
     out: &mut Vec<u64>,
 ) -> Result<()> {
     counts.rows_read += batch.num_rows() as u64;
-    use crate::plan::side::Source;
     let nulls = match fk.key_pos.as_slice() {
         [Source::Decoded(one)] => {
             let keys = batch.column(*one);
