@@ -342,9 +342,7 @@ pub fn plan_with(
     // first is, for the side's columns (with no splits).
     let mut keep: Vec<usize> = match (&partitions, &opts.predicate) {
         (Some(p), Some(pred)) => {
-            let pass: Vec<bool> = (0..locations.len())
-                .map(|i| p.may_pass(i, pred))
-                .collect::<Result<_>>()?;
+            let pass = p.may_pass(pred)?;
             (0..locations.len()).filter(|i| pass[*i]).collect()
         }
         _ => (0..locations.len()).collect(),
@@ -354,7 +352,7 @@ pub fn plan_with(
     if schema_only {
         keep.push(0);
     }
-    let partitions = partitions.map(|p| p.subset(&keep));
+    let partitions = partitions.map(|p| p.subset(&keep)).transpose()?;
     use rayon::prelude::*;
     let threads = REMOTE_OPENS.min(keep.len()).max(1);
     let open = || {

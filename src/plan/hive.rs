@@ -38,8 +38,8 @@ pub const DEFAULT_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 pub struct Partitions {
     /// The columns, in the order of their directories.
     pub schema: SchemaRef,
-    /// Per file (in the order of the locations), a one-row batch of its values.
-    pub values: Vec<RecordBatch>,
+    /// The files' values: row `i` is file `i`'s (in the order of the locations).
+    pub values: RecordBatch,
 }
 
 /// The directories of `location`'s path, outermost first (the file name left out), as
@@ -199,23 +199,22 @@ impl Partitions {
             columns.push(column);
         }
         let schema = Arc::new(Schema::new(fields));
-        let values = (0..locations.len())
-            .map(|i| {
-                let row: Vec<ArrayRef> = columns.iter().map(|c| c.slice(i, 1)).collect();
-                let opts = RecordBatchOptions::new().with_row_count(Some(1));
-                RecordBatch::try_new_with_options(schema.clone(), row, &opts)
-                    .map_err(|e| Error::arrow("partition values", e))
-            })
-            .collect::<Result<_>>()?;
+        let opts = RecordBatchOptions::new().with_row_count(Some(locations.len()));
+        let values = RecordBatch::try_new_with_options(schema.clone(), columns, &opts)
+            .map_err(|e| Error::arrow("partition values", e))?;
         Ok(Some(Partitions { schema, values }))
     }
 
     /// The partitions of the files at `indices` (of those discovered), in that order.
-    pub fn subset(self, indices: &[usize]) -> Partitions {
-        Partitions {
-            values: indices.iter().map(|i| self.values[*i].clone()).collect(),
+    pub fn subset(self, indices: &[usize]) -> Result<Partitions> {
+        let indices =
+            arrow::array::UInt32Array::from_iter_values(indices.iter().map(|i| *i as u32));
+        let values = arrow::compute::take_record_batch(&self.values, &indices)
+            .map_err(|e| Error::arrow("partition values", e))?;
+        Ok(Partitions {
+            values,
             schema: self.schema,
-        }
+        })
     }
 
     /// The partition column `name`, when there is one.
@@ -226,28 +225,33 @@ impl Partitions {
     /// File `file`'s value of partition column `name` (a one-row array).
     pub fn value(&self, file: usize, name: &str) -> Option<ArrayRef> {
         let i = self.schema.index_of(name).ok()?;
-        Some(self.values[file].column(i).clone())
+        Some(self.values.column(i).slice(file, 1))
     }
 
-    /// Whether a row of file `file` may pass `predicate`: false when a conjunct of it that
-    /// reads partition columns only is not true for the file's values.
-    pub fn may_pass(&self, file: usize, predicate: &Predicate) -> Result<bool> {
+    /// Per file, whether a row of it may pass `predicate`: false when a conjunct of it that
+    /// reads partition columns only is not true for the file's values. Each such conjunct is
+    /// evaluated once, over every file's values.
+    pub fn may_pass(&self, predicate: &Predicate) -> Result<Vec<bool>> {
+        let mut pass = vec![true; self.values.num_rows()];
         for c in predicate.conjuncts() {
-            if c.columns().iter().all(|n| self.field(n).is_some()) {
-                let batch = self.values[file]
-                    .project(
-                        &c.columns()
-                            .iter()
-                            .map(|n| self.schema.index_of(n).expect("partition column"))
-                            .collect::<Vec<_>>(),
-                    )
-                    .map_err(|e| Error::arrow("partition values", e))?;
-                if !c.evaluate(&batch)?.value(0) {
-                    return Ok(false);
-                }
+            let Some(at) = c
+                .columns()
+                .iter()
+                .map(|n| self.schema.index_of(n).ok())
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            let batch = self
+                .values
+                .project(&at)
+                .map_err(|e| Error::arrow("partition values", e))?;
+            let holds = c.evaluate(&batch)?;
+            for (p, h) in pass.iter_mut().zip(holds.values()) {
+                *p &= h;
             }
         }
-        Ok(true)
+        Ok(pass)
     }
 }
 
@@ -382,7 +386,7 @@ mod tests {
         .unwrap();
         let keep = |w: &str| -> Vec<bool> {
             let pred = Predicate::parse(w, "--where").unwrap();
-            (0..3).map(|f| p.may_pass(f, &pred).unwrap()).collect()
+            p.may_pass(&pred).unwrap()
         };
         assert_eq!(keep("dt >= DATE '2024-01-02'"), vec![false, true, true]);
         assert_eq!(keep("r = 'EU' AND amount > 3"), vec![true, false, false]);
