@@ -49,6 +49,8 @@ use parquet::schema::types::ColumnPath;
 use crate::error::{Error, Result};
 use crate::store::{block_on, Location};
 
+pub(crate) mod partition;
+
 /// The entries of an output directory (name, whether it is a directory) that bloomjoin did
 /// not write, sorted: everything but `_SUCCESS`, `_lease`, `_temporary` and other names that
 /// begin with `_` or `.` (which Hadoop, Spark, DuckDB and Arrow readers skip) and the parts of
@@ -105,11 +107,35 @@ fn is_run_id(s: &str) -> bool {
     (s.len() == 32 || s.len() == 21) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// The run id in a final part name `part-NNNNN-<run-id>.parquet`, if the name is one.
+/// The run id in a final part name, if the name is one: `part-NNNNN-<run-id>.parquet`, or
+/// `part-NNNNN-K-<run-id>.parquet` (a task's K-th further part in a partition directory).
 fn part_run_id(name: &str) -> Option<&str> {
     let rest = name.strip_prefix("part-")?.strip_suffix(".parquet")?;
     let (num, id) = rest.split_once('-')?;
-    (num.len() == 5 && num.bytes().all(|b| b.is_ascii_digit()) && is_run_id(id)).then_some(id)
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let id = match id.split_once('-') {
+        Some((k, id)) if digits(k) => id,
+        _ => id,
+    };
+    (num.len() == 5 && digits(num) && is_run_id(id)).then_some(id)
+}
+
+/// True for a Hive partition directory's name (`dt=2024-01-01`): a name with a `=` after its
+/// first character that readers do not skip.
+fn is_partition_dir(name: &str) -> bool {
+    crate::plan::is_data_name(name) && name.find('=').is_some_and(|i| i > 0)
+}
+
+/// True for a path below an output directory that a partitioned bloomjoin run wrote:
+/// partition directories down to a final part name (or a name readers skip).
+fn is_partitioned_part(rel: &str) -> bool {
+    let mut names: Vec<&str> = rel.split('/').collect();
+    let Some(file) = names.pop() else {
+        return false;
+    };
+    !names.is_empty()
+        && names.iter().all(|d| is_partition_dir(d))
+        && (part_run_id(file).is_some() || !crate::plan::is_data_name(file))
 }
 
 /// True when the run `id` (a 32-digit id) belongs to a process of this machine that is gone.
@@ -183,6 +209,26 @@ impl OutputDir {
                     .chain(list.common_prefixes.iter().map(|p| (name(p), true))),
             )
         };
+        // A partition directory is ours when it holds parts of partitioned runs and nothing
+        // else (an empty one is no more ours than any other directory).
+        let mut checked = Vec::with_capacity(foreign.len());
+        for name in foreign {
+            let ours = match name.strip_suffix('/') {
+                Some(d) if is_partition_dir(d) => {
+                    let below = dir.descend(d);
+                    let paths = list_below(&below)?;
+                    !paths.is_empty()
+                        && paths
+                            .iter()
+                            .all(|p| is_partitioned_part(&format!("{d}/{}", rel(&below, p))))
+                }
+                _ => false,
+            };
+            if !ours {
+                checked.push(name);
+            }
+        }
+        let foreign = checked;
         if !foreign.is_empty() {
             let more = if foreign.len() > 3 {
                 format!(" and {} more", foreign.len() - 3)
@@ -220,15 +266,21 @@ impl OutputDir {
         &self.run_id
     }
 
-    /// Where task part `name` (e.g. `part-00003`) is staged.
-    pub fn staged(&self, name: &str) -> Location {
-        self.dir
-            .child(TEMPORARY)
-            .child(&self.run_id)
-            .child(&format!("{name}.parquet"))
+    /// This run's staging folder.
+    pub(crate) fn staging(&self) -> Staging {
+        Staging {
+            dir: self.dir.child(TEMPORARY).child(&self.run_id),
+        }
     }
 
-    /// The final file name of task part `name`.
+    /// Where task part `name` (e.g. `part-00003`, or `dt=2024-01-01/part-00003` in a
+    /// partition directory) is staged.
+    pub fn staged(&self, name: &str) -> Location {
+        self.staging().part(name)
+    }
+
+    /// The final name of task part `name`, relative to the output directory
+    /// (`dt=2024-01-01/part-00003-<run-id>.parquet`).
     pub fn final_name(&self, name: &str) -> String {
         format!("{name}-{}.parquet", self.run_id)
     }
@@ -248,6 +300,7 @@ impl OutputDir {
                         for l in &moved {
                             let _ = l.delete();
                         }
+                        self.remove_empty_partition_dirs();
                     }
                 }
                 lease.release();
@@ -285,7 +338,7 @@ impl OutputDir {
             lease.renew()?;
             let from = self.staged(name);
             let final_name = self.final_name(name);
-            let to = self.dir.child(&final_name);
+            let to = self.dir.descend(&final_name);
             block_on(store.rename(from.path(), to.path()))
                 .map_err(|source| Error::store(to.to_string(), source))?;
             moved.push(to);
@@ -315,14 +368,15 @@ impl OutputDir {
     /// can be committing: this run holds the lease) and the staging of dead runs. Files
     /// without a bloomjoin run id in their name, and live runs' staging, stay.
     fn remove_stale(&self, ours: &[Location]) {
-        let keep: Vec<&str> = ours.iter().map(|l| l.path().as_ref()).collect();
+        let keep: std::collections::HashSet<&str> =
+            ours.iter().map(|l| l.path().as_ref()).collect();
         let Ok(paths) = list_below(&self.dir) else {
             return;
         };
         let mut dead_staging = Vec::new();
         for p in paths {
             let r = rel(&self.dir, &p);
-            if keep.contains(&p.as_ref()) {
+            if keep.contains(p.as_ref()) {
                 continue;
             }
             if let Some(staging) = r.strip_prefix(&format!("{TEMPORARY}/")) {
@@ -331,14 +385,42 @@ impl OutputDir {
                     let _ = block_on(self.dir.store().delete(&p));
                     dead_staging.push(run.to_string());
                 }
-            } else if !r.contains('/') && part_run_id(&r).is_some() {
+            } else if (!r.contains('/') && part_run_id(&r).is_some())
+                || (is_partitioned_part(&r)
+                    && r.rsplit('/')
+                        .next()
+                        .is_some_and(|f| part_run_id(f).is_some()))
+            {
                 let _ = block_on(self.dir.store().delete(&p));
             }
         }
+        self.remove_empty_partition_dirs();
         for run in dead_staging {
             if let Some(p) = self.dir.child(TEMPORARY).child(&run).local_path() {
                 let _ = std::fs::remove_dir_all(p);
             }
+        }
+    }
+
+    /// Remove the local output's partition directories that hold nothing (those of a
+    /// replaced output, or a failed commit's), deepest first. Object stores have no empty
+    /// directories.
+    fn remove_empty_partition_dirs(&self) {
+        fn walk(dir: &std::path::Path) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if e.file_type().is_ok_and(|t| t.is_dir()) && is_partition_dir(&name) {
+                    walk(&e.path());
+                    // Fails, as it should, when the directory holds anything.
+                    let _ = std::fs::remove_dir(e.path());
+                }
+            }
+        }
+        if let Some(p) = self.dir.local_path() {
+            walk(p);
         }
     }
 
@@ -364,6 +446,20 @@ impl OutputDir {
                 break;
             }
         }
+    }
+}
+
+/// A run's staging folder, `<output>/_temporary/<run-id>`.
+#[derive(Debug, Clone)]
+pub(crate) struct Staging {
+    dir: Location,
+}
+
+impl Staging {
+    /// Where part `name` (maybe in partition directories: `dt=2024-01-01/part-00003`) is
+    /// staged.
+    pub(crate) fn part(&self, name: &str) -> Location {
+        self.dir.descend(&format!("{name}.parquet"))
     }
 }
 
@@ -654,6 +750,19 @@ impl PartWriter {
                 source,
             },
         }
+    }
+
+    /// Bytes the part holds in memory: the row group being written (its encoders, pages
+    /// and dictionaries) and the batches not yet handed to it.
+    pub fn memory_size(&self) -> usize {
+        self.writer.as_ref().map_or(0, |w| w.memory_size()) + self.pending_bytes
+    }
+
+    /// Write out the buffered rows as a row group now.
+    pub fn flush_row_group(&mut self) -> Result<()> {
+        self.write_pending()?;
+        let w = self.writer.as_mut().expect("open writer");
+        w.flush().map_err(|source| self.parquet_error(source))
     }
 
     /// Finish the part; returns `(rows, bytes)`.
@@ -1186,8 +1295,28 @@ mod tests {
             "part-00000-3f2a8b1c-5d6e-4f70-8a9b-0c1d2e3f4a5b-c000.snappy.parquet",
             "part-00000-3F2A8B1C5D6E4F708A9B0C1D2E3F4A5B.parquet",
             "part-0000-3f2a8b1c5d6e4f708a9b0c1d2e3f4a5b.parquet",
+            "part-00000--3f2a8b1c5d6e4f708a9b0c1d2e3f4a5b.parquet",
+            "part-00000-x-3f2a8b1c5d6e4f708a9b0c1d2e3f4a5b.parquet",
         ] {
             assert_eq!(part_run_id(theirs), None, "{theirs}");
+        }
+        // A task's further parts in a partition directory.
+        assert_eq!(
+            part_run_id(&format!("part-00003-2-{id}.parquet")),
+            Some(id.as_str())
+        );
+        let ours = format!("dt=2024-01-01/region=a%2Fb/part-00003-2-{id}.parquet");
+        assert!(is_partitioned_part(&ours));
+        assert!(is_partitioned_part("dt=2024-01-01/.part-00000.crc"));
+        for theirs in [
+            format!("part-00003-{id}.parquet"),
+            format!("notes/part-00003-{id}.parquet"),
+            format!("=x/part-00003-{id}.parquet"),
+            format!("_tmp=1/part-00003-{id}.parquet"),
+            "dt=2024-01-01/part-00000-3f2a8b1c-5d6e-4f70-8a9b-0c1d2e3f4a5b-c000.snappy.parquet"
+                .to_string(),
+        ] {
+            assert!(!is_partitioned_part(&theirs), "{theirs}");
         }
     }
 

@@ -121,6 +121,10 @@ pub struct JoinJob {
     pub(crate) bloom_columns: Option<Vec<String>>,
     /// Their target false-positive rate.
     pub(crate) bloom_fpp: f64,
+    /// `--partition-by`: output columns whose values name the parts' directories
+    /// (`dt=2024-01-01/`) instead of being written in them. Checked against the output
+    /// schema when the sides are planned.
+    pub(crate) partition_by: Option<Vec<String>>,
     /// The codec of the output parts' pages (`--compression`, `--compression-level`).
     pub(crate) compression: parquet::basic::Compression,
     /// Skip right row groups with the right files' own Parquet Bloom filters (off with
@@ -228,6 +232,7 @@ impl<'a> Ctx<'a> {
                     max_distinct: Vec::new(),
                 },
                 compression: job.compression,
+                partitioning: plan.partitioning.clone(),
             }),
             output,
             budget: Budget::new(job.memory_limit),
@@ -289,13 +294,26 @@ impl<'a> Ctx<'a> {
 }
 
 /// What a strategy wrote.
+#[derive(Default)]
 struct Written {
-    /// Task part names (`part-NNNNN`), in order.
+    /// Task part names (`part-NNNNN`, or `dt=2024-01-01/part-NNNNN` with `--partition-by`),
+    /// in order.
     parts: Vec<String>,
     rows_out: u64,
     bytes_out: u64,
     /// Right rows with a non-null key that matched no left row.
     right_unmatched: u64,
+}
+
+impl Written {
+    /// Count the parts a task closed.
+    fn add(&mut self, parts: Vec<crate::commit::partition::WrittenPart>) {
+        for p in parts {
+            self.rows_out += p.rows;
+            self.bytes_out += p.bytes;
+            self.parts.push(p.name);
+        }
+    }
 }
 
 /// Run `f` as task `task` of `stage`: its error or panic comes back wrapped once, naming
@@ -652,12 +670,25 @@ fn run_stages(
             "{unreadable} right row group(s) have a Parquet Bloom filter that cannot be read; they were read in full (first: {first})"
         ));
     }
+    let restarted = crate::commit::partition::restarted(&written.parts);
+    if plan.partitioning.is_some() && restarted > 0 {
+        warnings.push(format!(
+            "{restarted} of the {} parts were started again in a partition directory after their worker closed its earlier part there, to keep at most {} open: rows of more directories than that came to a worker in no order; rows sorted by the --partition-by columns, or fewer values of them, make fewer files",
+            written.parts.len(),
+            crate::commit::partition::MAX_OPEN_PARTS
+        ));
+    }
     let report = JoinReport {
         created_by: crate::CREATED_BY,
         join_type: job.join_type,
         workers,
         strategy,
         parts: written.parts.len(),
+        partition_by: plan.partitioning.as_ref().map(|p| p.names().to_vec()),
+        partition_dirs: plan
+            .partitioning
+            .as_ref()
+            .map(|_| crate::commit::partition::dirs_of(&written.parts)),
         left: ctx.left_counters.report(&plan.left, None),
         right: ctx.right_counters.report(&plan.right, Some(&prefilter)),
         prefilter: PrefilterReport {

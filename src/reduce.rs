@@ -18,10 +18,10 @@ use arrow::buffer::NullBuffer;
 use arrow::compute::{concat_batches, take};
 use arrow::datatypes::SchemaRef;
 
-use crate::commit::PartWriter;
+use crate::commit::partition::{OutputPartitioning, PartSink, PartitionedWriter, WrittenPart};
+use crate::commit::{PartWriter, Staging};
 use crate::error::{Error, Result};
 use crate::key::TupleKeys;
-use crate::store::Location;
 
 /// The join types (MapReduce Design Patterns' set).
 #[derive(
@@ -144,6 +144,8 @@ pub(crate) struct JoinShape {
     pub blooms: crate::bloom::sbbf::WriteBlooms,
     /// The codec of every part's pages.
     pub compression: parquet::basic::Compression,
+    /// `--partition-by`: the partition directories the rows go to.
+    pub partitioning: Option<Arc<OutputPartitioning>>,
 }
 
 impl JoinShape {
@@ -413,7 +415,7 @@ const FLUSH_ROWS: usize = 65_536;
 /// Probes right batches against a table and writes the joined rows to one part.
 pub(crate) struct Emitter {
     shape: Arc<JoinShape>,
-    writer: PartWriter,
+    writer: PartSink,
     /// Right rows (non-null key) that matched no left row.
     pub right_unmatched: u64,
     left_idx: Vec<Option<u32>>,
@@ -467,16 +469,35 @@ impl Passes {
 }
 
 impl Emitter {
-    /// An emitter writing its part to `part`, keeping up to `write_buffer` bytes of joined
-    /// rows before encoding them ([`PartWriter::with_write_buffer`]).
-    pub(crate) fn new(shape: Arc<JoinShape>, part: Location, write_buffer: usize) -> Result<Self> {
-        let writer = PartWriter::create(
-            part,
-            shape.out_schema.clone(),
-            &shape.blooms,
-            shape.compression,
-        )?
-        .with_write_buffer(write_buffer);
+    /// An emitter writing task part `name` into `staging`, keeping up to `write_buffer` bytes
+    /// of joined rows before encoding them ([`PartWriter::with_write_buffer`]); with
+    /// `--partition-by`, a part per partition directory of its rows instead.
+    pub(crate) fn new(
+        shape: Arc<JoinShape>,
+        staging: &Staging,
+        name: &str,
+        write_buffer: usize,
+    ) -> Result<Self> {
+        let writer = match &shape.partitioning {
+            None => PartSink::One {
+                name: name.to_string(),
+                writer: PartWriter::create(
+                    staging.part(name),
+                    shape.out_schema.clone(),
+                    &shape.blooms,
+                    shape.compression,
+                )?
+                .with_write_buffer(write_buffer),
+            },
+            Some(p) => PartSink::Partitioned(PartitionedWriter::new(
+                staging.clone(),
+                name,
+                &shape.out_schema,
+                Arc::clone(p),
+                shape.blooms.clone(),
+                shape.compression,
+            )?),
+        };
         Ok(Emitter {
             shape,
             writer,
@@ -651,8 +672,8 @@ impl Emitter {
         self.writer.write(&out)
     }
 
-    /// Close the part; returns `(rows, bytes)` written.
-    pub(crate) fn finish(self) -> Result<(u64, u64)> {
+    /// Close the part (or parts); the parts written.
+    pub(crate) fn finish(self) -> Result<Vec<WrittenPart>> {
         self.writer.finish()
     }
 }
@@ -942,6 +963,7 @@ mod tests {
             key_arity: 1,
             blooms: crate::bloom::sbbf::WriteBlooms::none(),
             compression: parquet::basic::Compression::UNCOMPRESSED,
+            partitioning: None,
         };
         let bounded = |jt| {
             let s = shape(jt).bounded_by_left(42);

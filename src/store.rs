@@ -360,6 +360,27 @@ impl Location {
         }
     }
 
+    /// A location below this one, `rel` being `/`-separated names (`dt=2024-01-01/part-0`),
+    /// each taken as the key's (or file's) own text: a Hive directory's `%2F` stays `%2F`,
+    /// as Spark writes it and as a listing returns it (readers decode it). [`Location::child`]
+    /// would escape the `%`.
+    pub fn descend(&self, rel: &str) -> Location {
+        let mut loc = self.clone();
+        for name in rel.split('/').filter(|n| !n.is_empty()) {
+            let raw = format!("{}/{name}", loc.path.as_ref());
+            loc = match ObjPath::parse(raw.trim_start_matches('/')) {
+                Ok(path) => Location {
+                    display: format!("{}/{name}", loc.display.trim_end_matches('/')),
+                    local: loc.local.as_ref().map(|p| p.join(name)),
+                    path,
+                    ..loc
+                },
+                Err(_) => loc.child(name),
+            };
+        }
+        loc
+    }
+
     /// The same store at another path (listing results).
     pub fn with_path(&self, path: ObjPath) -> Location {
         let local = self

@@ -489,7 +489,7 @@ fn statistics_prune_by_each_key_column() {
 }
 
 /// Split a README command line into arguments: spaces separate, double quotes group.
-fn shell_words(line: &str) -> Vec<String> {
+pub(crate) fn shell_words(line: &str) -> Vec<String> {
     let (mut out, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
     for c in line.chars() {
         match c {

@@ -11,6 +11,7 @@ mod jobs_cli;
 mod join_cli;
 mod join_guards;
 mod key_types;
+mod partition_by_cli;
 mod reliability;
 mod sbbf_cli;
 mod spark_cli;

@@ -103,6 +103,7 @@ def join(
     no_prefilter: bool = False,
     filter_fpp: float = 0.01,
     no_hive_partitioning: bool = False,
+    partition_by: Optional[str] = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Join two Parquet inputs like ``bloomjoin join``; returns the report."""

@@ -176,6 +176,32 @@ def test_join_reads_the_hive_partitions_pyarrow_writes(tmp_path):
     assert pq.read_schema(next((tmp_path / "plain").glob("part-*.parquet"))).names == ["id", "name", "uid", "amt"]
 
 
+def test_join_writes_partition_directories_pyarrow_reads(tmp_path):
+    """partition_by= writes the output into Hive directories (`region=a%2Fb/part-...`):
+    pyarrow's dataset reads them back as the columns, and the rows are the join's."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    pq.write_table(pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()),
+                             "region": ["EU", "a/b", None, "EU"]}), tmp_path / "users.parquet")
+    pq.write_table(pa.table({"uid": pa.array([1, 2, 2, 3, 4, 9], pa.int64()),
+                             "amt": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]}), tmp_path / "orders.parquet")
+    report = bloomjoin.join(left=str(tmp_path / "users.parquet"), left_key="id",
+                            right=str(tmp_path / "orders.parquet"), right_key="uid",
+                            partition_by="region", output=str(tmp_path / "out"))
+    assert report["partition_by"] == ["region"] and report["partition_dirs"] == 3
+    dirs = sorted(p.name for p in (tmp_path / "out").iterdir() if p.is_dir())
+    assert dirs == ["region=EU", "region=__HIVE_DEFAULT_PARTITION__", "region=a%2Fb"]
+    part = next((tmp_path / "out" / "region=EU").glob("part-*.parquet"))
+    assert pq.read_schema(part).names == ["id", "uid", "amt"]
+    # pyarrow skips `_SUCCESS`, decodes `%2F` (segment_encoding="uri") and reads Hive's
+    # default partition as null (null_fallback), by default.
+    t = ds.dataset(tmp_path / "out", format="parquet", partitioning="hive").to_table()
+    got = sorted(zip(*(t.column(c).to_pylist() for c in ("id", "amt", "region"))), key=repr)
+    want = [(1, 1.0, "EU"), (2, 2.0, "a/b"), (2, 3.0, "a/b"), (3, 4.0, None), (4, 5.0, "EU")]
+    assert got == sorted(want, key=repr)
+
+
 # pyarrow names Parquet's LZ4_RAW codec "LZ4" (its own `compression="lz4"` writes LZ4_RAW too);
 # DuckDB's parquet_metadata says LZ4_RAW.
 @pytest.mark.parametrize("codec,level,name", [("snappy", None, "SNAPPY"), ("brotli", 4, "BROTLI"),

@@ -107,6 +107,11 @@ pub struct JoinSpec {
     /// comma-separated, or `none` [default: the join key columns in the output].
     #[arg(long, value_name = "COLS")]
     pub bloom_columns: Option<String>,
+    /// Write the output into Hive partition directories of these output columns,
+    /// comma-separated (`dt,region`: `dt=2024-01-01/region=EU/part-....parquet`), as Spark's
+    /// partitionBy does; the columns' values are in the directory names, not in the files.
+    #[arg(long, value_name = "COLS")]
+    pub partition_by: Option<String>,
     /// Target false-positive rate of those filters; each is sized for the rows its row group
     /// actually holds.
     #[arg(long, default_value_t = crate::bloom::sbbf::DEFAULT_FPP, value_name = "P")]
@@ -162,6 +167,7 @@ impl Default for JoinSpec {
             spark_keys: SparkKeyMode::Plain,
             filter_mismatch: FilterMismatch::Error,
             bloom_columns: None,
+            partition_by: None,
             bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
             compression: Codec::Zstd,
             compression_level: None,
@@ -278,6 +284,11 @@ impl JoinSpec {
                 "--bloom-columns",
             )?,
             bloom_fpp: crate::bloom::sbbf::check_fpp(spec.bloom_fpp, "--bloom-fpp")?,
+            partition_by: spec
+                .partition_by
+                .as_deref()
+                .map(|list| crate::cli::key_columns(list, "--partition-by"))
+                .transpose()?,
             compression: spec.compression.compression(spec.compression_level)?,
             sbbf: !spec.no_sbbf,
             sbbf_max_keys: spec.sbbf_max_keys,

@@ -108,10 +108,7 @@ pub(crate) fn key_columns(spec: &str, option: &str) -> Result<Vec<String>> {
     }
     for (i, n) in names.iter().enumerate() {
         if names[..i].contains(n) {
-            return Err(Error::param(
-                option,
-                format!("column {n:?} appears twice in the key"),
-            ));
+            return Err(Error::param(option, format!("column {n:?} appears twice")));
         }
     }
     Ok(names)

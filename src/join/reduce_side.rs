@@ -15,8 +15,8 @@ use crate::shuffle::{Partitioner, Spill};
 
 /// What one reducer wrote.
 struct Reduced {
-    rows_out: u64,
-    bytes_out: u64,
+    /// The parts written.
+    parts: Vec<crate::commit::partition::WrittenPart>,
     right_unmatched: u64,
     build_bytes: u64,
     /// Passes over the partition's right rows: 1, or more when its left rows were joined in
@@ -65,16 +65,10 @@ pub(crate) fn run(
             })
         })
         .collect::<Result<_>>()?;
-    let mut written = Written {
-        parts,
-        rows_out: 0,
-        bytes_out: 0,
-        right_unmatched: 0,
-    };
+    let mut written = Written::default();
     let (mut build_bytes, mut passes, mut in_passes) = (0, 1, 0);
-    for r in &reduced {
-        written.rows_out += r.rows_out;
-        written.bytes_out += r.bytes_out;
+    for r in reduced {
+        written.add(r.parts);
         written.right_unmatched += r.right_unmatched;
         build_bytes = build_bytes.max(r.build_bytes);
         passes = passes.max(r.passes);
@@ -185,7 +179,7 @@ fn one_pass(ctx: &Ctx, spill: &Spill, p: usize, name: &str, need: u64) -> Result
         Ok(())
     })?;
     let table = JoinTable::build(&ctx.shape.left_schema, ctx.shape.key_arity, batches, hashes)?;
-    let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name), 0)?;
+    let mut e = Emitter::new(ctx.shape.clone(), &ctx.output.staging(), name, 0)?;
     spill.right.for_each(p, |b, h| e.probe(&table, &b, &h))?;
     e.emit_left(&table, 0..table.num_rows())?;
     finish(e, need, 1)
@@ -194,10 +188,8 @@ fn one_pass(ctx: &Ctx, spill: &Spill, p: usize, name: &str, need: u64) -> Result
 /// Close a partition's part: what it wrote, with the bytes built and the passes made.
 fn finish(e: Emitter, build_bytes: u64, passes: u64) -> Result<Reduced> {
     let right_unmatched = e.right_unmatched;
-    let (rows_out, bytes_out) = e.finish()?;
     Ok(Reduced {
-        rows_out,
-        bytes_out,
+        parts: e.finish()?,
         right_unmatched,
         build_bytes,
         passes,
@@ -209,7 +201,7 @@ fn finish(e: Emitter, build_bytes: u64, passes: u64) -> Result<Reduced> {
 /// right row of the partition probes. A spilled batch over the limit alone is cut into
 /// slices of rows that fit.
 fn in_passes(ctx: &Ctx, spill: &Spill, p: usize, name: &str, limit: u64) -> Result<Reduced> {
-    let mut e = Emitter::new(ctx.shape.clone(), ctx.output.staged(name), 0)?
+    let mut e = Emitter::new(ctx.shape.clone(), &ctx.output.staging(), name, 0)?
         .with_passes(spill.right.rows(p));
     let (mut batches, mut hashes, mut size) = (Vec::new(), Vec::new(), 0u64);
     let (mut passes, mut build_bytes) = (0u64, 0u64);

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::left::InMemory;
 use super::{Ctx, Side, Strategy, StrategyReport, Written};
 use crate::bloom::BloomFilter;
+use crate::commit::partition::WrittenPart;
 use crate::error::Result;
 use crate::map::prefilter::{RightPrefilter, SbbfTier};
 use crate::map::prune::KeyRange;
@@ -72,6 +73,7 @@ fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Wri
     let bar = ctx.bar(Side::Right);
     let reader = ctx.reader(Side::Right, Some(prefilter), &bar);
     let next_part = AtomicUsize::new(0);
+    let staging = ctx.output.staging();
     // Each worker's part encodes its joined rows in bursts, apart from the decoding of the
     // right side (reduce-side's reducers write in a stage of their own already).
     let write_buffer = crate::reduce::write_buffer_bytes(ctx.job.memory_limit, ctx.workers());
@@ -80,7 +82,7 @@ fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Wri
         || {
             let name = format!("part-{:05}", next_part.fetch_add(1, Ordering::Relaxed));
             let e = super::task("reduce", &name, || {
-                Emitter::new(ctx.shape.clone(), ctx.output.staged(&name), write_buffer)
+                Emitter::new(ctx.shape.clone(), &staging, &name, write_buffer)
             })?;
             Ok((name, e))
         },
@@ -99,25 +101,18 @@ fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Wri
             })
         })?;
     // The parts are closed at once: each writes its last buffered rows and its footer.
-    let finished: Vec<(String, u64, (u64, u64))> = emitters
+    let finished: Vec<(u64, Vec<WrittenPart>)> = emitters
         .into_par_iter()
         .map(|(name, e)| {
             let unmatched = e.right_unmatched;
-            let out = super::task("reduce", &name, || e.finish())?;
-            Ok((name, unmatched, out))
+            let parts = super::task("reduce", &name, || e.finish())?;
+            Ok((unmatched, parts))
         })
         .collect::<Result<_>>()?;
-    let mut written = Written {
-        parts: Vec::with_capacity(k),
-        rows_out: 0,
-        bytes_out: 0,
-        right_unmatched: 0,
-    };
-    for (name, unmatched, (rows, bytes)) in finished {
+    let mut written = Written::default();
+    for (unmatched, parts) in finished {
         written.right_unmatched += unmatched;
-        written.rows_out += rows;
-        written.bytes_out += bytes;
-        written.parts.push(name);
+        written.add(parts);
     }
     Ok(written)
 }

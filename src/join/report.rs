@@ -145,6 +145,13 @@ pub struct JoinReport {
     pub strategy: StrategyReport,
     /// Output parts written.
     pub parts: usize,
+    /// `--partition-by`: the partition columns, in the order of their directories.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition_by: Option<Vec<String>>,
+    /// With `--partition-by`: the partition directories written (each holds one or more
+    /// parts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition_dirs: Option<usize>,
     /// Left side counters.
     pub left: SideReport,
     /// Right side counters.
@@ -240,10 +247,18 @@ impl JoinReport {
             s += &format!("  sbbf   off: {}\n", p.sbbf.reason.as_deref().unwrap_or(""));
         }
         s += &format!(
-            "  output {} rows, {}\n",
+            "  output {} rows, {}",
             self.rows_out,
             human_bytes(self.bytes_out)
         );
+        if let (Some(cols), Some(dirs)) = (&self.partition_by, self.partition_dirs) {
+            s += &format!(
+                ", in {dirs} partition director{} of {}",
+                if dirs == 1 { "y" } else { "ies" },
+                cols.join(", ")
+            );
+        }
+        s += "\n";
         let t = &self.times;
         s += &format!(
             "  time   {} ms (plan {}, build {}, probe {}, reduce {}, commit {})",

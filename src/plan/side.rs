@@ -11,6 +11,7 @@ use std::sync::Arc;
 use arrow::array::ArrayRef;
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
 
+use crate::commit::partition::OutputPartitioning;
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::join::{ColumnRef, JoinJob, JoinType, OutColumn, Side, SideJob};
@@ -104,6 +105,8 @@ pub(crate) struct JoinPlan {
     pub out_columns: Vec<OutColumn>,
     /// Output columns that get a Parquet Bloom filter per row group.
     pub bloom_columns: Vec<String>,
+    /// `--partition-by`, checked against the output schema.
+    pub partitioning: Option<Arc<OutputPartitioning>>,
 }
 
 /// Plan both sides of `job`: expand and open their inputs, resolve `--select`, check every
@@ -205,12 +208,33 @@ pub(crate) fn plan_join(
             })
             .collect(),
     };
+    let partitioning = job
+        .partition_by
+        .as_deref()
+        .map(|names| OutputPartitioning::new(&out_schema, names))
+        .transpose()?;
+    let mut bloom_columns = bloom_columns;
+    if let Some(names) = &job.partition_by {
+        // A partition column's values are in the directory names, not in the files.
+        if job.bloom_columns.is_some() {
+            if let Some(c) = bloom_columns.iter().find(|c| names.contains(c)) {
+                return Err(Error::param(
+                    "--bloom-columns",
+                    format!(
+                        "{c:?} is a --partition-by column: its values are in the directory names, not in the files"
+                    ),
+                ));
+            }
+        }
+        bloom_columns.retain(|c| !names.contains(c));
+    }
     Ok(JoinPlan {
         left,
         right,
         out_schema: Arc::new(out_schema),
         out_columns,
         bloom_columns,
+        partitioning: partitioning.map(Arc::new),
     })
 }
 

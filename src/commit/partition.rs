@@ -1,0 +1,772 @@
+//! Hive-partitioned output (`join --partition-by dt,region`): each output row goes to the
+//! part of its partition directory, `<output>/dt=2024-01-01/region=EU/part-NNNNN-<run>.parquet`,
+//! as Spark's `partitionBy` and DuckDB's `PARTITION_BY` write them.
+//!
+//! - The partition columns are not in the files: their values are in the directory names,
+//!   in `--partition-by` order, and readers that discover Hive partitions (Spark, DuckDB,
+//!   Polars, pyarrow, bloomjoin's own inputs) put them back as columns.
+//! - Names and values are escaped as Spark escapes them (`escapePathName`: `/` is `%2F`, `:`
+//!   is `%3A`, `%` is `%25`, ...). A null value, and an empty string (as in Spark and Hive),
+//!   is `__HIVE_DEFAULT_PARTITION__`.
+//! - Values are written as SQL prints them: integers and decimals in digits, booleans
+//!   `true`/`false`, dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.f]`.
+//! - A task (a replicated worker, a reduce-side partition) keeps one open part per partition
+//!   directory it meets, at most [`MAX_OPEN_PARTS`] of them: the part it wrote to longest ago is
+//!   closed for a new one, and a later row of that directory starts another part there
+//!   (`part-NNNNN-1`, `-2`, ...). Its open parts hold at most [`IN_PROGRESS_BYTES`] of
+//!   unwritten row groups together: over that, the largest is written out as a row group,
+//!   so memory stays bounded whatever the number of partitions.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, RecordBatch, UInt32Array};
+use arrow::compute::take;
+use arrow::datatypes::{DataType, Schema, SchemaRef};
+use arrow::row::{RowConverter, SortField};
+use arrow::util::display::{ArrayFormatter, FormatOptions};
+use parquet::basic::Compression;
+
+use super::{PartWriter, Staging};
+use crate::bloom::sbbf::WriteBlooms;
+use crate::error::{Error, Result};
+use crate::plan::hive::DEFAULT_PARTITION;
+
+/// The most parts one task keeps open at once.
+pub(crate) const MAX_OPEN_PARTS: usize = 64;
+
+/// The most bytes of unwritten row groups one task's open parts hold together.
+pub(crate) const IN_PROGRESS_BYTES: usize = 64 << 20;
+
+/// The longest directory name (`name=value`, escaped) written: the limit of local file
+/// systems (ext4, XFS, APFS, NTFS) on one name. Object stores would take more, but the same
+/// output must be copyable to a disk.
+pub(crate) const MAX_NAME_BYTES: usize = 255;
+
+/// How a join's output is partitioned: the `--partition-by` columns, checked against the
+/// output schema.
+#[derive(Debug)]
+pub(crate) struct OutputPartitioning {
+    /// Positions of the partition columns in the output schema, in `--partition-by` order.
+    columns: Vec<usize>,
+    /// Their names.
+    names: Vec<String>,
+    /// The escaped `name=` of each.
+    prefixes: Vec<String>,
+    /// Positions of the columns the files hold (every other output column, in order).
+    kept: Vec<usize>,
+    /// The files' schema.
+    file_schema: SchemaRef,
+}
+
+/// True when a partition column of this type can be written: values with one plain text
+/// form that Hive-partition readers read back.
+fn partitionable(t: &DataType) -> bool {
+    match t {
+        DataType::Dictionary(_, v) => partitionable(v),
+        t => {
+            t.is_integer()
+                || matches!(
+                    t,
+                    DataType::Boolean
+                        | DataType::Utf8
+                        | DataType::LargeUtf8
+                        | DataType::Utf8View
+                        | DataType::Date32
+                        | DataType::Date64
+                        | DataType::Timestamp(..)
+                        | DataType::Decimal32(..)
+                        | DataType::Decimal64(..)
+                        | DataType::Decimal128(..)
+                        | DataType::Decimal256(..)
+                )
+        }
+    }
+}
+
+impl OutputPartitioning {
+    /// Partition the output of `schema` by the columns `names` (`--partition-by`): each must
+    /// be an output column, once, of a type with a plain text form, and at least one output
+    /// column must stay in the files.
+    pub(crate) fn new(schema: &Schema, names: &[String]) -> Result<Self> {
+        let param = |msg: String| Error::param("--partition-by", msg);
+        let mut columns = Vec::with_capacity(names.len());
+        for name in names {
+            let Some((i, field)) = schema.column_with_name(name) else {
+                let all: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+                return Err(param(format!(
+                    "{name:?} is not an output column (they are: {})",
+                    all.join(", ")
+                )));
+            };
+            if columns.contains(&i) {
+                return Err(param(format!("{name:?} is named twice")));
+            }
+            if !partitionable(field.data_type()) {
+                return Err(param(format!(
+                    "{name:?} is a {} column; partition values are integers, decimals, booleans, strings, dates or timestamps",
+                    field.data_type()
+                )));
+            }
+            columns.push(i);
+        }
+        let kept: Vec<usize> = (0..schema.fields().len())
+            .filter(|i| !columns.contains(i))
+            .collect();
+        if kept.is_empty() {
+            return Err(param(
+                "names every output column; the files would hold none (select another column)"
+                    .to_string(),
+            ));
+        }
+        let file_schema = Arc::new(schema.project(&kept).map_err(|e| {
+            Error::Internal(format!(
+                "projecting the output schema for --partition-by: {e}"
+            ))
+        })?);
+        let prefixes = columns
+            .iter()
+            .map(|&i| format!("{}=", escape(schema.field(i).name())))
+            .collect();
+        Ok(OutputPartitioning {
+            columns,
+            names: names.to_vec(),
+            prefixes,
+            kept,
+            file_schema,
+        })
+    }
+
+    /// The partition columns' names, in `--partition-by` order.
+    pub(crate) fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// The number of partition directories among part names (`dt=2024-01-01/part-00003`).
+pub(crate) fn dirs_of(parts: &[String]) -> usize {
+    let mut dirs: Vec<&str> = parts
+        .iter()
+        .filter_map(|p| p.rsplit_once('/').map(|(d, _)| d))
+        .collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    dirs.len()
+}
+
+/// The parts among `parts` that a task started again in a directory after closing its
+/// earlier part there (`dt=2024-01-01/part-00003-1`).
+pub(crate) fn restarted(parts: &[String]) -> usize {
+    parts
+        .iter()
+        .filter(|p| {
+            p.rsplit('/')
+                .next()
+                .is_some_and(|f| f.matches('-').count() == 2)
+        })
+        .count()
+}
+
+/// `s` as Spark escapes a partition directory's name or value (`escapePathName`): control
+/// characters and `"#%'*/:=?\{[]^` as `%XX`.
+pub(crate) fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let escaped = matches!(
+            c,
+            '\u{0}'
+                ..='\u{1f}'
+                    | '"'
+                    | '#'
+                    | '%'
+                    | '\''
+                    | '*'
+                    | '/'
+                    | ':'
+                    | '='
+                    | '?'
+                    | '\\'
+                    | '\u{7f}'
+                    | '{'
+                    | '['
+                    | ']'
+                    | '^'
+        );
+        if escaped {
+            out.push_str(&format!("%{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text of row `i` of a partition column: null and the empty string are Hive's default
+/// partition.
+/// A value with no such text (a date or a timestamp outside the years 1 to 9999, which
+/// readers would not read back as one) is an error naming the column `name`.
+fn value_text(name: &str, array: &dyn Array, i: usize) -> Result<String> {
+    if array.is_null(i) {
+        return Ok(DEFAULT_PARTITION.to_string());
+    }
+    let options = FormatOptions::default()
+        .with_display_error(false)
+        .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.f"))
+        .with_timestamp_tz_format(Some("%Y-%m-%d %H:%M:%S%.f%:z"))
+        .with_datetime_format(Some("%Y-%m-%d %H:%M:%S%.f"));
+    let f = ArrayFormatter::try_new(array, &options)
+        .map_err(|e| Error::arrow("formatting a partition value", e))?;
+    let no_text = |why: String| {
+        Error::param(
+            "--partition-by",
+            format!("a value of {name:?} has no text a directory name can hold ({why})"),
+        )
+    };
+    let mut text = f
+        .value(i)
+        .try_to_string()
+        .map_err(|e| no_text(e.to_string()))?;
+    let temporal = matches!(
+        array.data_type(),
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
+    );
+    // chrono prints years past 9999 with a sign (`+10000-01-01`), year 0 as `0000` and years
+    // before it as negative ones: no reader of Hive partitions takes them for dates (DuckDB
+    // prints them `0001-12-31 (BC)`).
+    let plain_year = text.len() >= 10
+        && text.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+        && text.as_bytes()[4] == b'-'
+        && !text.starts_with("0000");
+    if temporal && !plain_year {
+        return Err(no_text(format!("{text} is outside the years 1 to 9999")));
+    }
+    if matches!(array.data_type(), DataType::Timestamp(..)) {
+        // As Spark and DuckDB print them: the fraction without its trailing zeros.
+        text = trim_fraction(&text);
+    }
+    Ok(if text.is_empty() {
+        DEFAULT_PARTITION.to_string()
+    } else {
+        escape(&text)
+    })
+}
+
+/// A timestamp's text (`2024-01-01 10:00:00.500`, maybe an offset after it) with the
+/// fraction's trailing zeros, and a fraction of zeros, left out.
+fn trim_fraction(text: &str) -> String {
+    let Some(dot) = text.find('.') else {
+        return text.to_string();
+    };
+    let end = text[dot + 1..]
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or(text.len(), |e| dot + 1 + e);
+    let digits = text[dot + 1..end].trim_end_matches('0');
+    let head = if digits.is_empty() {
+        text[..dot].to_string()
+    } else {
+        format!("{}.{digits}", &text[..dot])
+    };
+    head + &text[end..]
+}
+
+/// A part a task closed.
+#[derive(Debug)]
+pub(crate) struct WrittenPart {
+    /// Its name (`part-00003`, `dt=2024-01-01/part-00003`).
+    pub name: String,
+    /// Rows written.
+    pub rows: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+/// One open part of a partition directory.
+struct OpenPart {
+    /// Its name (`dt=2024-01-01/part-00003`).
+    name: String,
+    writer: PartWriter,
+    /// The write count when it last took rows (the least recent is closed first).
+    used: u64,
+}
+
+/// The parts one task writes into the partition directories of its rows.
+pub(crate) struct PartitionedWriter {
+    staging: Staging,
+    /// The task's part name (`part-00003`): each directory's first part is named after it.
+    task: String,
+    spec: Arc<OutputPartitioning>,
+    blooms: WriteBlooms,
+    compression: Compression,
+    rows: RowConverter,
+    /// Each partition's directory (`dt=2024-01-01/region=EU`), by its row in `rows`' form.
+    dirs: HashMap<Box<[u8]>, Arc<str>>,
+    open: HashMap<Arc<str>, OpenPart>,
+    /// Parts started so far in each directory.
+    started: HashMap<Arc<str>, u32>,
+    writes: u64,
+    closed: Vec<WrittenPart>,
+    /// [`MAX_OPEN_PARTS`] and [`IN_PROGRESS_BYTES`] (smaller in tests).
+    max_open: usize,
+    in_progress_limit: usize,
+}
+
+impl PartitionedWriter {
+    /// The writer of task `task`'s rows (the output schema's) into `staging`.
+    pub(crate) fn new(
+        staging: Staging,
+        task: &str,
+        out_schema: &Schema,
+        spec: Arc<OutputPartitioning>,
+        blooms: WriteBlooms,
+        compression: Compression,
+    ) -> Result<Self> {
+        let fields = spec
+            .columns
+            .iter()
+            .map(|&i| SortField::new(out_schema.field(i).data_type().clone()))
+            .collect();
+        let rows = RowConverter::new(fields)
+            .map_err(|e| Error::arrow("partition values of the output", e))?;
+        Ok(PartitionedWriter {
+            staging,
+            task: task.to_string(),
+            spec,
+            blooms,
+            compression,
+            rows,
+            dirs: HashMap::new(),
+            open: HashMap::new(),
+            started: HashMap::new(),
+            writes: 0,
+            closed: Vec::new(),
+            max_open: MAX_OPEN_PARTS,
+            in_progress_limit: IN_PROGRESS_BYTES,
+        })
+    }
+
+    /// Write the rows of `batch` (the output schema's) to their directories' parts.
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let n = batch.num_rows();
+        if n == 0 {
+            return Ok(());
+        }
+        let cols: Vec<ArrayRef> = self
+            .spec
+            .columns
+            .iter()
+            .map(|&i| Arc::clone(batch.column(i)))
+            .collect();
+        let rows = self
+            .rows
+            .convert_columns(&cols)
+            .map_err(|e| Error::arrow("partition values of the output", e))?;
+        // The batch's groups, in the order of their first rows.
+        let mut groups: Vec<(Arc<str>, Vec<u32>)> = Vec::new();
+        let mut index: HashMap<&[u8], usize> = HashMap::new();
+        for i in 0..n {
+            let row = rows.row(i).data();
+            let g = match index.get(row) {
+                Some(&g) => g,
+                None => {
+                    let dir = match self.dirs.get(row) {
+                        Some(d) => Arc::clone(d),
+                        None => {
+                            let mut d = String::new();
+                            for (k, c) in cols.iter().enumerate() {
+                                let name = &self.spec.names[k];
+                                let dir = format!(
+                                    "{}{}",
+                                    self.spec.prefixes[k],
+                                    value_text(name, c.as_ref(), i)?
+                                );
+                                if dir.len() > MAX_NAME_BYTES {
+                                    return Err(Error::param(
+                                        "--partition-by",
+                                        format!(
+                                            "a value of {name:?} makes a directory name of {} bytes (`{}...`), over the {MAX_NAME_BYTES} a file system allows",
+                                            dir.len(),
+                                            dir.chars().take(40).collect::<String>()
+                                        ),
+                                    ));
+                                }
+                                if k > 0 {
+                                    d.push('/');
+                                }
+                                d.push_str(&dir);
+                            }
+                            let d: Arc<str> = d.into();
+                            self.dirs.insert(row.into(), Arc::clone(&d));
+                            d
+                        }
+                    };
+                    groups.push((dir, Vec::new()));
+                    index.insert(row, groups.len() - 1);
+                    groups.len() - 1
+                }
+            };
+            groups[g].1.push(i as u32);
+        }
+        drop(index);
+        let whole = groups.len() == 1;
+        for (dir, idx) in groups {
+            let columns: Vec<ArrayRef> = if whole {
+                self.spec
+                    .kept
+                    .iter()
+                    .map(|&c| Arc::clone(batch.column(c)))
+                    .collect()
+            } else {
+                let idx = UInt32Array::from(idx);
+                self.spec
+                    .kept
+                    .iter()
+                    .map(|&c| take(batch.column(c).as_ref(), &idx, None))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|e| Error::arrow("splitting output rows by partition", e))?
+            };
+            let part = RecordBatch::try_new(self.spec.file_schema.clone(), columns)
+                .map_err(|e| Error::arrow("output batch", e))?;
+            self.write_to(&dir, &part)?;
+        }
+        self.bound_memory()
+    }
+
+    /// Write `part` to the open part of `dir`, opening one (and closing the least recently
+    /// written, when [`MAX_OPEN_PARTS`] are open) if needed.
+    fn write_to(&mut self, dir: &Arc<str>, part: &RecordBatch) -> Result<()> {
+        self.writes += 1;
+        if !self.open.contains_key(dir) {
+            if self.open.len() >= self.max_open {
+                let oldest = self
+                    .open
+                    .iter()
+                    .min_by_key(|(_, p)| p.used)
+                    .map(|(d, _)| Arc::clone(d))
+                    .expect("an open part");
+                self.close(&oldest)?;
+            }
+            let k = self.started.entry(Arc::clone(dir)).or_insert(0);
+            let name = match *k {
+                0 => format!("{dir}/{}", self.task),
+                k => format!("{dir}/{}-{k}", self.task),
+            };
+            *k += 1;
+            let writer = PartWriter::create(
+                self.staging.part(&name),
+                self.spec.file_schema.clone(),
+                &self.blooms,
+                self.compression,
+            )?;
+            let open = OpenPart {
+                name,
+                writer,
+                used: 0,
+            };
+            self.open.insert(Arc::clone(dir), open);
+        }
+        let open = self.open.get_mut(dir).expect("opened above");
+        open.used = self.writes;
+        open.writer.write(part)
+    }
+
+    /// Write out the largest buffered row groups while the open parts hold more than
+    /// [`IN_PROGRESS_BYTES`].
+    fn bound_memory(&mut self) -> Result<()> {
+        loop {
+            let mut total = 0;
+            let mut largest: Option<(&Arc<str>, usize)> = None;
+            for (d, p) in &self.open {
+                let s = p.writer.memory_size();
+                total += s;
+                if largest.is_none_or(|(_, l)| s > l) {
+                    largest = Some((d, s));
+                }
+            }
+            match largest {
+                Some((d, s)) if total > self.in_progress_limit && s > 0 => {
+                    let d = Arc::clone(d);
+                    self.open
+                        .get_mut(&d)
+                        .expect("an open part")
+                        .writer
+                        .flush_row_group()?;
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn close(&mut self, dir: &Arc<str>) -> Result<()> {
+        if let Some(p) = self.open.remove(dir) {
+            let (rows, bytes) = p.writer.finish()?;
+            self.closed.push(WrittenPart {
+                name: p.name,
+                rows,
+                bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// Close every part; the parts written, by name.
+    pub(crate) fn finish(mut self) -> Result<Vec<WrittenPart>> {
+        let mut dirs: Vec<Arc<str>> = self.open.keys().cloned().collect();
+        dirs.sort();
+        for d in dirs {
+            self.close(&d)?;
+        }
+        self.closed.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(self.closed)
+    }
+}
+
+/// Where a task's output rows go: one part, or a part per partition directory.
+pub(crate) enum PartSink {
+    /// One part (`part-NNNNN`).
+    One { name: String, writer: PartWriter },
+    /// Parts in the partition directories of the rows.
+    Partitioned(PartitionedWriter),
+}
+
+impl PartSink {
+    /// Write a batch of output rows (the output schema's).
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match self {
+            PartSink::One { writer, .. } => writer.write(batch),
+            PartSink::Partitioned(p) => p.write(batch),
+        }
+    }
+
+    /// Close the parts; the parts written.
+    pub(crate) fn finish(self) -> Result<Vec<WrittenPart>> {
+        match self {
+            PartSink::One { name, writer } => {
+                let (rows, bytes) = writer.finish()?;
+                Ok(vec![WrittenPart { name, rows, bytes }])
+            }
+            PartSink::Partitioned(p) => p.finish(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::Field;
+
+    /// Rows of 5 partitions, interleaved, through a writer that keeps `max_open` parts open
+    /// and writes out a row group whenever its parts buffer over `limit` bytes: every row
+    /// lands once, in its directory, without the partition column. Returns the parts' names
+    /// and the most row groups a part has.
+    fn write_bounded(max_open: usize, limit: usize) -> (Vec<String>, usize) {
+        use arrow::array::{Int64Array, StringArray};
+        use arrow::datatypes::Field;
+        let tmp = tempfile::tempdir().unwrap();
+        let staging = Staging {
+            dir: crate::store::Location::parse(tmp.path().to_str().unwrap()).unwrap(),
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("v", DataType::Int64, true),
+            Field::new("p", DataType::Utf8, true),
+        ]));
+        let spec = Arc::new(OutputPartitioning::new(&schema, &["p".to_string()]).unwrap());
+        let mut w = PartitionedWriter::new(
+            staging,
+            "part-00007",
+            &schema,
+            spec,
+            WriteBlooms::none(),
+            Compression::UNCOMPRESSED,
+        )
+        .unwrap();
+        w.max_open = max_open;
+        w.in_progress_limit = limit;
+        let names = ["a", "b/c", "d", "e", "f"];
+        for b in 0..20i64 {
+            let v: Vec<i64> = (0..50).map(|i| b * 50 + i).collect();
+            let p: Vec<Option<&str>> = v
+                .iter()
+                .map(|i| (i % 7 != 0).then_some(names[(*i as usize / 3) % 5]))
+                .collect();
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(Int64Array::from(v)),
+                    Arc::new(StringArray::from(p)),
+                ],
+            )
+            .unwrap();
+            w.write(&batch).unwrap();
+        }
+        let parts = w.finish().unwrap();
+        assert_eq!(parts.iter().map(|p| p.rows).sum::<u64>(), 1000);
+        let mut seen = Vec::new();
+        let mut row_groups = 0;
+        for WrittenPart { name, rows, .. } in &parts {
+            let (dir, _) = name.rsplit_once('/').unwrap();
+            let file = std::fs::File::open(tmp.path().join(format!("{name}.parquet"))).unwrap();
+            let r = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                .unwrap();
+            row_groups = row_groups.max(r.metadata().num_row_groups());
+            assert_eq!(r.schema().fields().len(), 1, "{name}: only v");
+            let mut n = 0;
+            for b in r.build().unwrap() {
+                let b = b.unwrap();
+                let v = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                for i in v.values() {
+                    let want = if i % 7 == 0 {
+                        format!("p={DEFAULT_PARTITION}")
+                    } else {
+                        format!("p={}", escape(names[(*i as usize / 3) % 5]))
+                    };
+                    assert_eq!(dir, want, "{i}");
+                    seen.push(*i);
+                }
+                n += b.num_rows() as u64;
+            }
+            assert_eq!(n, *rows);
+        }
+        seen.sort();
+        assert_eq!(seen, (0..1000).collect::<Vec<i64>>());
+        (parts.into_iter().map(|p| p.name).collect(), row_groups)
+    }
+
+    #[test]
+    fn open_parts_and_their_memory_are_bounded() {
+        // Everything open, nothing written early: a part per directory, one row group each.
+        let (parts, row_groups) = write_bounded(64, IN_PROGRESS_BYTES);
+        assert_eq!(parts.len(), 6, "{parts:?}");
+        assert_eq!(restarted(&parts), 0);
+        assert_eq!(row_groups, 1);
+        // Two open at most: the directories get further parts.
+        let (parts, _) = write_bounded(2, IN_PROGRESS_BYTES);
+        assert!(
+            parts.iter().any(|p| p.ends_with("/part-00007-1")),
+            "{parts:?}"
+        );
+        // Any buffered byte over the limit: row groups are written as the rows come.
+        let (parts, row_groups) = write_bounded(64, 1);
+        assert_eq!(parts.len(), 6, "{parts:?}");
+        assert!(row_groups > 1, "no row group written early");
+    }
+
+    #[test]
+    fn escapes_as_spark() {
+        assert_eq!(escape("2024-01-01"), "2024-01-01");
+        assert_eq!(escape("a/b"), "a%2Fb");
+        assert_eq!(escape("10:00:00"), "10%3A00%3A00");
+        assert_eq!(escape("x=1%"), "x%3D1%25");
+        assert_eq!(escape("é ü}~"), "é ü}~");
+        assert_eq!(
+            escape("a\nb#[c]^{'\"*?\\"),
+            "a%0Ab%23%5Bc%5D%5E%7B%27%22%2A%3F%5C"
+        );
+    }
+
+    #[test]
+    fn values_print_as_sql() {
+        use arrow::array::*;
+        let check = |a: ArrayRef, want: &[&str]| {
+            let got: Vec<String> = (0..a.len())
+                .map(|i| value_text("c", a.as_ref(), i).unwrap())
+                .collect();
+            assert_eq!(got, want, "{:?}", a.data_type());
+        };
+        check(
+            Arc::new(Int64Array::from(vec![Some(-3), None, Some(12)])),
+            &["-3", DEFAULT_PARTITION, "12"],
+        );
+        check(
+            Arc::new(StringArray::from(vec![Some("a/b"), Some(""), None])),
+            &["a%2Fb", DEFAULT_PARTITION, DEFAULT_PARTITION],
+        );
+        check(Arc::new(Date32Array::from(vec![19723])), &["2024-01-01"]);
+        check(
+            Arc::new(TimestampMicrosecondArray::from(vec![
+                1_704_067_200_000_000,
+                1_704_067_200_500_000,
+            ])),
+            &["2024-01-01 00%3A00%3A00", "2024-01-01 00%3A00%3A00.5"],
+        );
+        check(
+            Arc::new(
+                Decimal128Array::from(vec![1250])
+                    .with_precision_and_scale(15, 2)
+                    .unwrap(),
+            ),
+            &["12.50"],
+        );
+        check(
+            Arc::new(BooleanArray::from(vec![true, false])),
+            &["true", "false"],
+        );
+    }
+
+    #[test]
+    fn values_without_a_date_text_are_errors() {
+        use arrow::array::*;
+        for a in [
+            Arc::new(Date32Array::from(vec![2_147_483_646])) as ArrayRef,
+            Arc::new(Date32Array::from(vec![-2_147_483_647])),
+            Arc::new(Date32Array::from(vec![2_932_897])), // 10000-01-01
+            Arc::new(Date32Array::from(vec![-719_163])),  // 0000-12-31
+            Arc::new(TimestampSecondArray::from(vec![i64::MAX / 2])),
+        ] {
+            let e = value_text("d", a.as_ref(), 0).unwrap_err().to_string();
+            assert!(e.contains("--partition-by") && e.contains("\"d\""), "{e}");
+        }
+        let ok = Date32Array::from(vec![-719_162, 2_932_896]); // 0001-01-01, 9999-12-31
+        assert_eq!(value_text("d", &ok, 0).unwrap(), "0001-01-01");
+        assert_eq!(value_text("d", &ok, 1).unwrap(), "9999-12-31");
+    }
+
+    #[test]
+    fn timestamp_fractions_lose_trailing_zeros() {
+        assert_eq!(trim_fraction("2024-01-01 10:00:00"), "2024-01-01 10:00:00");
+        assert_eq!(
+            trim_fraction("2024-01-01 10:00:00.000"),
+            "2024-01-01 10:00:00"
+        );
+        assert_eq!(
+            trim_fraction("2024-01-01 10:00:00.120"),
+            "2024-01-01 10:00:00.12"
+        );
+        assert_eq!(
+            trim_fraction("2024-01-01 10:00:00.500+02:00"),
+            "2024-01-01 10:00:00.5+02:00"
+        );
+        assert_eq!(
+            trim_fraction("2024-01-01 10:00:00+02:00"),
+            "2024-01-01 10:00:00+02:00"
+        );
+    }
+
+    #[test]
+    fn partition_columns_are_checked() {
+        let schema = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("dt", DataType::Date32, true),
+            Field::new("f", DataType::Float64, true),
+        ]);
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let p = OutputPartitioning::new(&schema, &names(&["dt"])).unwrap();
+        assert_eq!(p.file_schema.fields().len(), 2);
+        assert_eq!(p.names(), ["dt"]);
+        for (bad, want) in [
+            (vec!["nope"], "not an output column"),
+            (vec!["dt", "dt"], "named twice"),
+            (vec!["f"], "Float64"),
+            (vec!["id", "dt", "f"], "Float64"),
+        ] {
+            let e = OutputPartitioning::new(&schema, &names(&bad)).unwrap_err();
+            assert!(e.to_string().contains("--partition-by"), "{e}");
+            assert!(e.to_string().contains(want), "{bad:?}: {e}");
+        }
+        let two = Schema::new(vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("b", DataType::Utf8, true),
+        ]);
+        let e = OutputPartitioning::new(&two, &names(&["a", "b"])).unwrap_err();
+        assert!(e.to_string().contains("every output column"), "{e}");
+    }
+}
