@@ -93,6 +93,46 @@ def checksum(table):
     return table.num_rows, total % (1 << 64)
 
 
+def partitioned_parts(path):
+    """The part files below a partitioned output, relative to it, sorted: every
+    `part-*.parquet` in its name=value directories (none below names that begin with `_` or
+    `.`, which readers skip)."""
+    found = []
+    for root, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+        found += [os.path.relpath(os.path.join(root, f), path) for f in files if f.startswith("part-") and f.endswith(".parquet")]
+    return sorted(found)
+
+
+def read_partitioned(con, path, names, pcols):
+    """bloomjoin's output written with --partition-by, as a reader of Hive partitions takes it:
+    DuckDB with hive_partitioning, the partition columns read as text (their types are the
+    reader's guess), in the order of `names`; and what is wrong with the layout: each file's
+    directories must be the partition columns in --partition-by order, its columns the other
+    output columns in order."""
+    if not os.path.exists(os.path.join(path, "_SUCCESS")):
+        die(f"{path}: no _SUCCESS: the job did not complete", 1)
+    parts = partitioned_parts(path)
+    wrong = []
+    files_cols = [n for n in names if n not in pcols]
+    for rel in parts:
+        dirs = rel.split(os.sep)[:-1]
+        got = [urllib.parse.unquote(d.split("=", 1)[0]) for d in dirs]
+        if got != pcols:
+            wrong.append(f"{rel}: directories {got}, not --partition-by {pcols}")
+        cols = pq.read_schema(os.path.join(path, rel)).names
+        if cols != files_cols:
+            wrong.append(f"{rel}: columns {cols}, not {files_cols}")
+    if not parts:
+        return None, wrong
+    types = ", ".join(f"{qs(c)}: VARCHAR" for c in pcols)
+    files = ", ".join(qs(os.path.join(path, p)) for p in parts)
+    table = con.sql(
+        f"SELECT {', '.join(qi(n) for n in names)} FROM read_parquet([{files}], hive_partitioning = true, hive_types = {{{types}}})"
+    ).to_arrow_table()
+    return table, wrong[:3]
+
+
 def read_output(path):
     """bloomjoin's output: every part-*.parquet in the directory, as one Arrow table."""
     if not os.path.exists(os.path.join(path, "_SUCCESS")):
@@ -322,9 +362,23 @@ def cmd_duckdb(args):
     label = job_path + "".join(f" --set {s}" for s in sets)
     con = duckdb.connect()
     sql, names = duckdb_sql(con, job)
-    ours = read_output(output)
-    theirs = con.sql(sql).to_arrow_table()
     failures = []
+    pby = job["join"].get("partition-by")
+    if pby:
+        # The partition columns as their directories hold them: text, an empty string as
+        # null (Hive's default partition, as Spark writes it).
+        pcols = [c.strip() for c in pby.split(",")]
+        sql = "SELECT " + ", ".join(
+            f"NULLIF(CAST({qi(n)} AS VARCHAR), '') AS {qi(n)}" if n in pcols else qi(n) for n in names
+        ) + f" FROM ({sql})"
+        theirs = con.sql(sql).to_arrow_table()
+        ours, wrong = read_partitioned(con, output, names, pcols)
+        failures += wrong
+        if ours is None:
+            ours = theirs.schema.empty_table()
+    else:
+        ours = read_output(output)
+        theirs = con.sql(sql).to_arrow_table()
     if ours.column_names != names:
         failures.append(f"columns: bloomjoin {ours.column_names}, DuckDB {names}")
     con.register("ours", ours)

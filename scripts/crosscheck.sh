@@ -11,7 +11,8 @@
 # other joins of the benchmark (lineitem x part, lineitem x orders, orders x customer) with
 # every column of both sides, for every join type under both strategies; and sides whose files
 # have different columns (unioned by name, as DuckDB's union_by_name), for every join type;
-# and sides in Hive partition directories, their values read as columns, for every join type.
+# and sides in Hive partition directories, their values read as columns, for every join type;
+# and outputs written into Hive partition directories (--partition-by), read back by DuckDB.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -236,6 +237,32 @@ every_join_type hive join.workers=3 join.split-rows=100
 # filter trained on the tuple.
 join_job hive_key "$HIVE/left" "dt,id" "region IS NULL OR v > 0.5" "$HIVE/right" "dt,rid" "h <> 12"
 every_join_type hive_key join.workers=2 join.split-rows=150
+
+echo "== --partition-by: the output in Hive partition directories, read back by DuckDB as partitions: every join type, both strategies"
+# The partitioned sides above joined into directories of partition columns of either side
+# (a `/` and Hive's null among them); the sample's comments by score (an integer of 205
+# values: one worker with small batches closes parts to keep at most 64 open, and starts
+# second parts in their directories) and by location (strings and nulls); TPC-H orders x
+# customer by Utf8View strings and by a date. DuckDB reads the directories back
+# (hive_partitioning, the values as text) and must find its own join.
+for type in inner left left-semi left-anti right right-semi right-anti full; do
+    case $type in
+    left-semi | left-anti) pby=region ;;
+    right-semi | right-anti) pby=h,dt ;;
+    *) pby=region,h ;;
+    esac
+    for strategy in replicated reduce-side; do
+        check "$OUT/pby-$type-$strategy" "$OUT/hive.toml" "join.type=$type" "join.strategy=$strategy" \
+            "join.partition-by=$pby" join.workers=2
+    done
+done
+check "$OUT/pby-sample-score" jobs/users_comments.toml join.partition-by=Score join.workers=1 join.batch-size=50
+check "$OUT/pby-sample-location" jobs/users_comments_by_name.toml join.type=full join.partition-by=Location
+check "$OUT/pby-sample-location-reduce" jobs/users_comments_by_name.toml join.type=left join.strategy=reduce-side \
+    join.partition-by=Location,Score join.workers=2 join.reducers=3
+check "$OUT/pby-tpch-customer" "$OUT/tpch_customer.toml" join.type=full join.partition-by=o_orderpriority,o_orderstatus
+check "$OUT/pby-tpch-orders-date" "$OUT/tpch_customer.toml" join.select=o_orderkey,o_orderdate,c_name,o_totalprice \
+    join.partition-by=o_orderdate join.strategy=reduce-side
 
 echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
