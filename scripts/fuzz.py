@@ -24,7 +24,17 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            in it by DuckDB (`parquet_bloom_probe`); the same training with other workers,
            batch size and split rows, and 2 to 4 shards of it merged, must give its bytes. A
            case whose join skipped right row groups by their Bloom filters counts as "pass
-           (sbbf skipped row groups)".
+           (sbbf skipped row groups)". In about 15 % of the cases the output is written in
+           Hive partition directories (`--partition-by`) of 1 or 2 output columns of a type with
+           one text form (integers, decimals, strings, dates, zone-less timestamps; over 5,000
+           rows only of at most 64 directories): DuckDB reads the parts
+           as a user would (`hive_partitioning`, the directories' values as text) against its
+           own join with those columns as text; `_SUCCESS` must list the parts and the columns,
+           each part sit in exactly those directories, in order, and hold exactly the other
+           columns. Counted as "pass (partitioned output)"; a directory name over the file
+           system's 255 bytes (a 300-character string) as "partition name too long" and a
+           date outside the years 1 to 9999 as "refused (date without a directory name)",
+           both exit 2 with nothing committed (bloomjoin exiting 0 on such a date fails).
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -58,9 +68,11 @@ import collections
 import decimal
 import glob
 import json
+import math
 import multiprocessing
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -213,19 +225,24 @@ def compare(case, ours_tables, theirs, names):
 BIG_ANSWER = int(os.environ.get("FUZZ_BIG_ANSWER", 200_000))
 
 
-def compare_in_duckdb(case, con, path, sql, n_theirs, names):
+def compare_in_duckdb(case, con, path, sql, n_theirs, names, pby=None, parts=None):
     """`compare` for a large answer: the row multisets of our output files (read by DuckDB)
     and of DuckDB's query `sql` (of `n_theirs` rows), differenced in DuckDB (`EXCEPT ALL`
-    both ways)."""
-    if not os.path.exists(os.path.join(path, "_SUCCESS")):
-        raise CaseFailed(f"exit 0 but no _SUCCESS in {path}")
-    parts = sorted(glob.glob(os.path.join(path, "part-*.parquet")))
-    for p in parts:
-        got = pq.read_schema(p).names
-        if got != names:
-            raise CaseFailed(f"output columns {got}, expected {names}")
+    both ways). With `pby`, the output is partitioned by those columns and `parts` are its
+    files (checked by `check_partitioned_output`), read with their directories' values."""
+    if pby:
+        sql = as_partition_text(sql, names, pby)
+    else:
+        if not os.path.exists(os.path.join(path, "_SUCCESS")):
+            raise CaseFailed(f"exit 0 but no _SUCCESS in {path}")
+        parts = sorted(glob.glob(os.path.join(path, "part-*.parquet")))
+        for p in parts:
+            got = pq.read_schema(p).names
+            if got != names:
+                raise CaseFailed(f"output columns {got}, expected {names}")
     cols = ", ".join(g.q(n) for n in names)
-    ours = f"SELECT {cols} FROM {files_sql(parts)}" if parts else f"SELECT {cols} FROM ({sql}) WHERE false"
+    source = partitioned_sql(parts, pby) if pby else files_sql(parts)
+    ours = f"SELECT {cols} FROM {source}" if parts else f"SELECT {cols} FROM ({sql}) WHERE false"
     text = (f"SELECT (SELECT count(*) FROM ({ours})), "
             f"(SELECT count(*) FROM ({ours} EXCEPT ALL SELECT {cols} FROM ({sql}))), "
             f"(SELECT count(*) FROM (SELECT {cols} FROM ({sql}) EXCEPT ALL {ours}))")
@@ -236,6 +253,152 @@ def compare_in_duckdb(case, con, path, sql, n_theirs, names):
             f"row multisets differ (compared in DuckDB): bloomjoin {n_ours} rows, DuckDB {n_theirs}; "
             f"{extra} extra, {missing} missing"
         )
+
+
+# ------------------------------------------------------------------ partitioned output
+
+# DuckDB's types of an output column that `--partition-by` takes and that both engines print
+# alike: no float (its text is not one value's), no blob, no zoned timestamp (bloomjoin
+# writes an offset, +00:00, which DuckDB prints otherwise), no nested type, no HUGEINT (no
+# Arrow type of bloomjoin's holds it).
+PARTITION_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                   "UBIGINT", "BOOLEAN", "VARCHAR", "DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS",
+                   "TIMESTAMP_NS")
+
+
+# Partitioned outputs of more rows than this only by columns of at most MANY_DIRS values (or
+# pairs of values) together. A task keeps 64 parts open: rows of more directories, in no
+# order, close one part and open another at almost every row. Seed 2712071, join case 303
+# (2.2 M rows by rs,lid: 9,000 directories) wrote 1.7 M parts, 2.9 GB and a _SUCCESS of
+# 141 MB, then spent its 300 s in `remove_stale` (quadratic in the parts, since fixed: a set
+# of this run's parts). Below this, more directories still close and reopen parts
+# (`part-NNNNN-K`), as the bloomjoin summary then warns.
+PARTITION_ROWS = 5000
+MANY_DIRS = 64
+
+
+def partition_columns(rng, con, sql, names):
+    """1 or 2 of the output columns `names` (DuckDB's query `sql`) to partition the output
+    by, in a random order, of types in PARTITION_TYPES or decimals; never every output column.
+    None when DuckDB cannot describe the query (it then says why where it runs it) or no
+    column fits."""
+    try:
+        described = con.execute(f"DESCRIBE SELECT * FROM ({sql})").fetchall()
+    except duckdb.Error:
+        return None
+    types = dict(zip(names, (r[1] for r in described)))
+    fit = [n for n in names if types[n] in PARTITION_TYPES or types[n].startswith("DECIMAL(")]
+    if not fit:
+        return None
+    # Each column's number of directories (its distinct values and null), the answer's rows,
+    # and whether a date column holds a day outside years 1 to 9999 (the key pools' +-2^31 - 1
+    # and 2^31 - 2): DuckDB prints those `infinity`, `-infinity`, `5881580-07-10` or with
+    # `(BC)`, no text a Hive reader shares, and bloomjoin must refuse them (exit 2, nothing
+    # committed). (The first build of --partition-by wrote them as
+    # `lk=ERROR%3A Cast error%3A Failed to convert 2147483646 to temporal for Date32`: seed
+    # 12, join case 372; seed 2712071, join cases 155 and 303.)
+    stats = [f"count(DISTINCT {g.q(n)}) + 1" for n in fit]
+    stats += [f"bool_or({g.q(n)} NOT BETWEEN DATE '0001-01-01' AND DATE '9999-12-31')"
+              if types[n] == "DATE" else "false" for n in fit]
+    try:
+        row = con.execute(f"SELECT count(*), {', '.join(stats)} FROM ({sql})").fetchall()[0]
+    except duckdb.Error:
+        return None
+    rows, dirs, beyond = row[0], dict(zip(fit, row[1:1 + len(fit)])), row[1 + len(fit):]
+    beyond = dict(zip(fit, beyond))
+    few = lambda cols: rows <= PARTITION_ROWS or math.prod(dirs[c] for c in cols) <= MANY_DIRS
+    fit = [n for n in fit if few([n])]
+    k = min(rng.choice([1, 1, 2]), len(fit), len(names) - 1)
+    if k <= 0:
+        return None
+    pby = rng.sample(fit, k)
+    pby = pby if few(pby) else pby[:1]
+    return pby, any(beyond[c] for c in pby)
+
+
+def as_partition_text(sql, names, pby):
+    """DuckDB's query `sql` with each partition column as the text its directory holds, as
+    DuckDB reads it back: SQL's text of the value, an empty string null (Hive's default
+    partition holds both)."""
+    if not pby:
+        return sql
+    cols = [f"NULLIF(CAST({g.q(c)} AS VARCHAR), '') AS {g.q(c)}" if c in pby else g.q(c) for c in names]
+    return f"SELECT {', '.join(cols)} FROM ({sql})"
+
+
+def output_parts(path):
+    """Every `part-*.parquet` below `path`, at any depth, skipping names that begin with `_`
+    or `.` (staging and hidden files, which Spark's, Hive's and DuckDB's readers skip)."""
+    found = []
+    for d, dirs, files in os.walk(path):
+        dirs[:] = [x for x in dirs if not x.startswith(("_", "."))]
+        found += [os.path.join(d, f) for f in files if f.startswith("part-") and f.endswith(".parquet")]
+    return sorted(found)
+
+
+def partitioned_sql(parts, pby):
+    """DuckDB's reading of a partitioned output, as a user reads it: the directories' values
+    as columns, as text (DuckDB would otherwise guess their types from the values seen)."""
+    files = ", ".join("'" + p.replace("'", "''") + "'" for p in parts)
+    types = ", ".join(f"{g.sql_str(c)}: VARCHAR" for c in pby)
+    return f"read_parquet([{files}], hive_partitioning = true, hive_types = {{{types}}})"
+
+
+def check_partitioned_output(case, path, names, pby):
+    """The layout of an output partitioned by `pby`: `_SUCCESS` lists every part below
+    `path` and the partition columns; each part sits in exactly the directories
+    `pby[0]=v/pby[1]=w/`, in that order, is named `part-NNNNN[-K]-<run id>.parquet` and holds
+    exactly the other output columns, in order. Returns the parts (none for no rows)."""
+    success = os.path.join(path, "_SUCCESS")
+    if not os.path.exists(success):
+        raise CaseFailed(f"exit 0 but no _SUCCESS in {path}")
+    with open(success) as f:
+        manifest = json.load(f)
+    if manifest.get("partition_by") != pby:
+        raise CaseFailed(f"_SUCCESS partition_by {manifest.get('partition_by')!r}, expected {pby}")
+    parts = output_parts(path)
+    rel = [os.path.relpath(p, path) for p in parts]
+    listed = manifest.get("parts")
+    if not isinstance(listed, list) or sorted(listed) != rel:
+        raise CaseFailed(f"_SUCCESS lists parts {listed!r}, the directory holds {rel}")
+    # Nothing else below `path`: no empty directory (a reader would take it for a partition
+    # of no rows), no staging, nothing but `_SUCCESS` when no row came.
+    dirs_needed, files_needed = set(), set(rel) | {"_SUCCESS"}
+    for r in rel:
+        d = os.path.dirname(r)
+        while d:
+            dirs_needed.add(d)
+            d = os.path.dirname(d)
+    for d, dirs, files in os.walk(path):
+        r = os.path.relpath(d, path)
+        stray = [x for x in (os.path.normpath(os.path.join(r, y)) for y in dirs) if x not in dirs_needed]
+        stray += [x for x in (os.path.normpath(os.path.join(r, y)) for y in files) if x not in files_needed]
+        if stray:
+            raise CaseFailed(f"the output holds {', '.join(sorted(stray)[:5])} beside its parts and _SUCCESS")
+    name = re.compile(r"part-\d{5}(-\d+)?-" + re.escape(str(manifest.get("run_id", ""))) + r"\.parquet")
+    want = [c for c in names if c not in pby]
+    for p, r in zip(parts, rel):
+        *dirs, base = r.split(os.sep)
+        keys = [d.split("=", 1)[0] if "=" in d else None for d in dirs]
+        if keys != pby or any(d.endswith("=") for d in dirs):
+            raise CaseFailed(f"part {r} in directories of {keys}, expected {pby}")
+        if not name.fullmatch(base):
+            raise CaseFailed(f"part {r}: not part-NNNNN[-K]-{manifest.get('run_id')}.parquet")
+        got = pq.read_schema(p).names
+        if got != want:
+            raise CaseFailed(f"part {r} holds columns {got}, expected {want} (the output's but {pby})")
+    return parts
+
+
+def read_partitioned(case, con, parts, names, pby):
+    """A partitioned output's rows, read by DuckDB (see `partitioned_sql`), columns in `names`
+    order; [] for no part."""
+    if not parts:
+        return []
+    try:
+        return [case.sql(con, f"SELECT {', '.join(g.q(n) for n in names)} FROM {partitioned_sql(parts, pby)}")]
+    except duckdb.Error as e:
+        raise CaseFailed(f"DuckDB cannot read the partitioned output: {str(e).splitlines()[0]}")
 
 
 def same_bytes(case, a, b):
@@ -251,7 +414,9 @@ def check_output_blooms(case, con, path):
     skip the row group on `WHERE key = value`. Up to 64 values per row group and column.
     Returns the number of probes."""
     probes = 0
-    for part in sorted(glob.glob(os.path.join(path, "part-*.parquet"))):
+    # Every part below `path`: a partitioned output's too (whose columns are the files' own:
+    # its directories' are not read, so a partition column has no filter to probe).
+    for part in output_parts(path):
         cols = con.execute(
             "SELECT DISTINCT path_in_schema FROM parquet_metadata(?) WHERE bloom_filter_offset IS NOT NULL", [part]
         ).fetchall()
@@ -268,7 +433,7 @@ def check_output_blooms(case, con, path):
                         FROM (SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata(?))),
                     v AS (
                         SELECT DISTINCT CAST(t.{g.q(col)} AS VARCHAR) AS v, typeof(t.{g.q(col)}) AS ty, g.rg
-                        FROM read_parquet(?, file_row_number = true) t
+                        FROM read_parquet(?, file_row_number = true, hive_partitioning = false) t
                         JOIN g ON t.file_row_number >= g.lo AND t.file_row_number < g.lo + g.n
                         WHERE t.{g.q(col)} IS NOT NULL)
                     SELECT v, ty, rg FROM v QUALIFY row_number() OVER (PARTITION BY rg ORDER BY v) <= 64""",
@@ -783,8 +948,8 @@ def join_case(case, ctx):
                 aliases[i] = f"{c}_{arng.choice(['as', 'x'])}"
                 items[i] += f" {arng.choice(['AS', 'as'])} {aliases[i]}"
         join += ["--select", ",".join(items)]
-    code, _, err = case.run(join, check_ok=False)
 
+    # DuckDB's query, built before the join runs: --partition-by draws on its output columns.
     con = duck()
     lf, rf = side_files(case, "left"), side_files(case, "right")
     L = f"(SELECT * FROM {files_sql(lf, mixed_files or unioned)}{' WHERE ' + lwhere[1] if lwhere else ''})"
@@ -807,12 +972,23 @@ def join_case(case, ctx):
     if select is not None:
         sql = f"SELECT {', '.join(g.q(c) + (' AS ' + g.q(aliases[i]) if i in aliases else '') for i, c in enumerate(select))} FROM ({sql})"
         names = [aliases.get(i, c) for i, c in enumerate(select)]
+    # Sometimes the output in Hive partition directories of 1 or 2 of its columns
+    # (`--partition-by`), those of a type with one plain text form (a generator of its own,
+    # so that a seed's other draws stay what they were). DuckDB then reads the parts as a user
+    # would, the directories' values as text, against its own join with those columns as text.
+    prng = random.Random(f"{ctx.seed}:join-partition-by:{case.index}")
+    drawn = partition_columns(prng, con, sql, names) if prng.random() < 0.15 else None
+    pby, no_date_text = drawn if drawn else (None, False)
+    if pby:
+        join += ["--partition-by", ",".join(pby)]
+        case.notes.append(f"output partitioned by {', '.join(pby)}")
+    code, _, err = case.run(join, check_ok=False)
     try:
         # A large answer (a few keys met thousands of times on both sides: up to 15 M rows)
         # is compared inside DuckDB; as Python tuples it took 10 GB and 110 s (seed 2611302,
         # join case 577).
         n_theirs = con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
-        theirs = None if n_theirs > BIG_ANSWER else case.sql(con, sql)
+        theirs = None if n_theirs > BIG_ANSWER else case.sql(con, as_partition_text(sql, names, pby))
     except duckdb.Error as e:
         case.notes.append(f"DuckDB: {str(e).splitlines()[0]}")
         return "duckdb can't say" if code == 0 else "both refused"
@@ -822,18 +998,42 @@ def join_case(case, ctx):
         if code == 2 and layout.startswith("spark") and "does not fit a Spark filter" in err:
             case.notes.append(f"bloomjoin: {err.strip()}")
             return "refused (spark long)"
+        long_name = "a file system allows" in err
+        if pby and code == 2 and "--partition-by" in err and (long_name or no_date_text):
+            # A partition directory's name over the file system's 255 bytes (a string value of
+            # 300 characters: Spark's and DuckDB's partitioned writes fail too), or a date no
+            # directory name holds: a one-line refusal, and nothing committed.
+            out = os.path.join(case.dir, "out")
+            if os.path.exists(os.path.join(out, "_SUCCESS")) or output_parts(out):
+                raise CaseFailed(f"join exit {code} but out/ holds _SUCCESS or parts: {err.strip()}")
+            case.notes.append(f"bloomjoin: {err.strip()[:300]}")
+            return "partition name too long" if long_name else "refused (date without a directory name)"
         raise CaseFailed(f"join exit {code} where DuckDB answers: {err.strip()}")
-    if theirs is None:
-        compare_in_duckdb(case, con, os.path.join(case.dir, "out"), sql, n_theirs, names)
+    out = os.path.join(case.dir, "out")
+    if no_date_text:
+        raise CaseFailed(f"--partition-by {','.join(pby)} has a date outside the years 1 to 9999, "
+                         "which no directory name holds, but the join exited 0")
+    if pby:
+        parts = check_partitioned_output(case, out, names, pby)
+        if theirs is None:
+            compare_in_duckdb(case, con, out, sql, n_theirs, names, pby, parts)
+        else:
+            compare(case, read_partitioned(case, con, parts, names, pby), theirs, names)
+        if not parts:
+            case.notes.append("partitioned output of no rows: no part")
+    elif theirs is None:
+        compare_in_duckdb(case, con, out, sql, n_theirs, names)
     else:
-        compare(case, read_output(os.path.join(case.dir, "out")), theirs, names)
+        compare(case, read_output(out), theirs, names)
     case.notes.append(f"{check_output_blooms(case, con, os.path.join(case.dir, 'out'))} output Bloom filter probes")
     with open(os.path.join(case.dir, "report.json")) as f:
         report = json.load(f)
     skipped = report["right"]["row_groups_skipped_by_sbbf"]
     pruned = report["left"]["files_pruned_by_partition"] + report["right"]["files_pruned_by_partition"]
     # Counted apart, so that the summary shows the Bloom filters of the files, and files of
-    # different columns, at work.
+    # different columns, at work (a partitioned output first: the newest variation).
+    if pby:
+        return "pass (partitioned output)"
     if skipped:
         return "pass (sbbf skipped row groups)"
     if pkey:
