@@ -21,6 +21,12 @@
     two-column prefiltered join (functions and command line) equals Spark's plain join and
     `bloomjoin join` on the same filter, and `bloomjoin join --filter <Spark's xxhash64(a, b)
     filter> --spark-keys xxhash64` gives the same rows.
+(f) Hive partition directories written by Spark's partitionBy (a date, a string Spark escapes
+    in paths with a null, an int): `bloomjoin join` reads them as typed columns, prunes files
+    with --right-where on them and gives Spark's own join.
+(g) `bloomjoin join --partition-by dt,region,h` of the same inputs: Spark reads the output back
+    (partition columns inferred as date, string, int) as its own join, and Spark's partitionBy
+    of those rows makes the same directory names (escaping, __HIVE_DEFAULT_PARTITION__).
 
 Run by scripts/spark-interop.sh (which makes the venv). Exits 1 on any mismatch; the last
 line is `N passed, M failed`.
@@ -524,6 +530,49 @@ def main():
     check("bloomjoin types Spark's partitions as Date32, Utf8 and Int64",
           [str(t.schema.field(c).type) for c in ("dt", "region", "h")] == ["date32[day]", "string", "int64"],
           str(t.schema))
+
+    # --- (g) bloomjoin writes partitioned, Spark reads ----------------------------------------
+    print("(g) Hive partition directories written by bloomjoin join --partition-by", flush=True)
+    # The join of (f) without the --right-where, written by --partition-by dt,region,h: Spark
+    # reads the directories back with its own partition inference (the values come from the
+    # unescaped directory names, null from __HIVE_DEFAULT_PARTITION__) and must see its own
+    # join; Spark's partitionBy of the same rows must make the same directory names.
+    pby = ["dt", "region", "h"]
+    spark_join = left_df.join(read_back, left_df["id"] == read_back["uid"]).select(*cols)
+    # Spark reads an empty string partition value back as null, like a null.
+    ri = cols.index("region")
+    spark_rows = sorted((tuple(None if i == ri and v == "" else v for i, v in enumerate(r))
+                         for r in spark_join.collect()), key=repr)
+    out = work / "bj_pby"
+    bj("join", "-q", "--left", work / "left", "--left-key", "id", "--right", work / "right_parts",
+       "--right-key", "uid", "--select", ",".join(cols), "--partition-by", ",".join(pby),
+       "--output", out)
+    spark_out = work / "spark_pby"
+    spark_join.write.partitionBy(*pby).parquet(str(spark_out))
+
+    def parquet_dirs(root):
+        return sorted({p.parent.relative_to(root).as_posix() for p in root.rglob("*.parquet")})
+
+    ours_dirs, spark_dirs = parquet_dirs(out), parquet_dirs(spark_out)
+    check("bloomjoin's partition directories == Spark's partitionBy directories",
+          ours_dirs == spark_dirs,
+          f"{len(ours_dirs)} directories" if ours_dirs == spark_dirs else
+          f"only bloomjoin: {sorted(set(ours_dirs) - set(spark_dirs))}, "
+          f"only Spark: {sorted(set(spark_dirs) - set(ours_dirs))}")
+    escaped = {"region=a%2Fb", "region=x y", "region=é%3A1", "region=__HIVE_DEFAULT_PARTITION__"}
+    seen = {part for d in ours_dirs for part in d.split("/") if part.startswith("region=")}
+    check("bloomjoin escapes region like Spark (a%2Fb, x y, é%3A1, __HIVE_DEFAULT_PARTITION__)",
+          seen == escaped, str(sorted(seen)))
+    in_files = {f.name for p in out.rglob("*.parquet") for f in pq.read_schema(p)}
+    check("bloomjoin's files hold no partition column", in_files == {"id", "who"},
+          str(sorted(in_files)))
+    ours_df = spark.read.parquet(str(out))
+    types = {f.name: f.dataType.simpleString() for f in ours_df.schema.fields}
+    check("Spark infers bloomjoin's partitions as date, string and int",
+          [types.get(c) for c in pby] == ["date", "string", "int"], str(types))
+    rows = sorted((tuple(r) for r in ours_df.select(*cols).collect()), key=repr)
+    check("Spark's read of bloomjoin's partitioned output == Spark's join", rows == spark_rows,
+          f"{len(rows)} rows vs {len(spark_rows)}")
 
     spark.stop()
     print(f"keys on which Spark and bloomjoin agreed: {agreed_keys} ({time.time() - t0:.0f}s)")
