@@ -11,7 +11,9 @@
 # CPU (issue 14's goal: at most 1.3x). The hive suite (not part of all) joins part with a
 # lineitem in Hive partition directories by ship year, one year selected by its partition
 # column, against the same join on the one-file lineitem and DuckDB and Polars on the
-# partitions (its own section of docs/BENCHMARKS.md, no chart). --skip-spark leaves Spark out (quick runs while
+# partitions; and writes lineitem x orders into partition directories of l_shipmode
+# (--partition-by) against the same join written flat, DuckDB's COPY ... PARTITION_BY and
+# Polars' PartitionBy (its own section of docs/BENCHMARKS.md, no chart). --skip-spark leaves Spark out (quick runs while
 # developing; the recorded runs include it).
 # Sets up .cache/venv-bench and .cache/venv-spark (scripts/venv.sh), generates TPC-H once into
 # .cache/tpch/sfN, builds the release binary unless --bin is given. Writes the tables and goal
