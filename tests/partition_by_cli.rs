@@ -70,6 +70,25 @@ fn join_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
+/// `join` of `l` and `r` on `k` into `out`, with `extra` options.
+fn lr_join<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec![
+        "join",
+        "--left",
+        "l",
+        "--left-key",
+        "k",
+        "--right",
+        "r",
+        "--right-key",
+        "k",
+        "--output",
+        out,
+    ];
+    a.extend_from_slice(extra);
+    a
+}
+
 fn decode(s: &str) -> String {
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
@@ -291,29 +310,25 @@ fn more_partitions_than_open_parts() {
         ],
         500,
     );
-    let args = |out: &'static str, extra: &[&'static str]| {
-        let mut a = vec![
-            "join",
-            "--left",
-            "l",
-            "--left-key",
-            "k",
-            "--right",
-            "r",
-            "--right-key",
-            "k",
-            "--workers",
-            "1",
-            "--batch-size",
-            "100",
-            "--output",
-            out,
-        ];
-        a.extend_from_slice(extra);
-        a
-    };
-    run_in(d, &args("flat", &[])).ok();
-    let run = run_in(d, &args("parts", &["--partition-by", "bucket"]));
+    run_in(
+        d,
+        &lr_join("flat", &["--workers", "1", "--batch-size", "100"]),
+    )
+    .ok();
+    let run = run_in(
+        d,
+        &lr_join(
+            "parts",
+            &[
+                "--workers",
+                "1",
+                "--batch-size",
+                "100",
+                "--partition-by",
+                "bucket",
+            ],
+        ),
+    );
     let warning = run.stderr.clone();
     run.ok();
     assert!(
@@ -567,21 +582,7 @@ fn values_without_a_directory_name_are_errors() {
         ),
         ("s", vec!["--partition-by", "\"s\"", "302 bytes", "255"]),
     ] {
-        let args = [
-            "join",
-            "--left",
-            "l",
-            "--left-key",
-            "k",
-            "--right",
-            "r",
-            "--right-key",
-            "k",
-            "--partition-by",
-            by,
-            "--output",
-            "out",
-        ];
+        let args = lr_join("out", &["--partition-by", by]);
         run_in(d, &args).fails(2, &needles);
         assert!(
             !d.join("out").exists(),
