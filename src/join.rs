@@ -233,6 +233,15 @@ impl<'a> Ctx<'a> {
                 },
                 compression: job.compression,
                 partitioning: plan.partitioning.clone(),
+                // Reduce-side keeps a spill file per partition and side open.
+                open_parts: match plan.partitioning {
+                    Some(_) => crate::commit::partition::open_parts_per_task(
+                        crate::sys::open_files_limit(),
+                        job.workers.get(),
+                        2 * job.reducers.get() as u64,
+                    ),
+                    None => crate::commit::partition::MAX_OPEN_PARTS,
+                },
             }),
             output,
             budget: Budget::new(job.memory_limit),
@@ -675,7 +684,7 @@ fn run_stages(
         warnings.push(format!(
             "{restarted} of the {} parts were started again in a partition directory after their worker closed its earlier part there, to keep at most {} open: rows of more directories than that came to a worker in no order; rows sorted by the --partition-by columns, or fewer values of them, make fewer files",
             written.parts.len(),
-            crate::commit::partition::MAX_OPEN_PARTS
+            ctx.shape.open_parts
         ));
     }
     let report = JoinReport {

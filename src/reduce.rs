@@ -146,6 +146,8 @@ pub(crate) struct JoinShape {
     pub compression: parquet::basic::Compression,
     /// `--partition-by`: the partition directories the rows go to.
     pub partitioning: Option<Arc<OutputPartitioning>>,
+    /// With it, the most parts each task keeps open.
+    pub open_parts: usize,
 }
 
 impl JoinShape {
@@ -496,6 +498,7 @@ impl Emitter {
                 Arc::clone(p),
                 shape.blooms.clone(),
                 shape.compression,
+                shape.open_parts,
             )?),
         };
         Ok(Emitter {
@@ -964,6 +967,7 @@ mod tests {
             blooms: crate::bloom::sbbf::WriteBlooms::none(),
             compression: parquet::basic::Compression::UNCOMPRESSED,
             partitioning: None,
+            open_parts: 1,
         };
         let bounded = |jt| {
             let s = shape(jt).bounded_by_left(42);

@@ -45,6 +45,40 @@ pub fn tune_allocator() {
     }
 }
 
+/// The number of files this process may hold open (`RLIMIT_NOFILE`), after raising its soft
+/// limit to the hard one (at most 65,536), as a job that keeps many files open should. `None`
+/// when the system does not say.
+pub fn open_files_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write the struct passed, nothing else.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+                return None;
+            }
+            let want = lim.rlim_max.min(65_536);
+            if lim.rlim_cur < want {
+                let raised = libc::rlimit {
+                    rlim_cur: want,
+                    rlim_max: lim.rlim_max,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                    lim.rlim_cur = want;
+                }
+            }
+        }
+        Some(lim.rlim_cur)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// A 32-bit tag of this machine (a hash of its host name), written into run ids and lease
 /// files so that a later run can tell whether a process id it finds there is on this machine.
 pub fn host_id() -> u32 {

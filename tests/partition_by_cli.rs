@@ -591,3 +591,53 @@ fn values_without_a_directory_name_are_errors() {
         );
     }
 }
+
+/// Under a limit of open files below what 2 workers would keep open at 64 parts each (150
+/// directories), each keeps fewer: the join succeeds with the same rows (the first build
+/// failed with "Too many open files", exit 1). A soft limit alone is raised to the hard one.
+#[test]
+fn parts_open_fit_the_open_files_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 3000i64;
+    write_parquet(
+        &d.join("l/part-0.parquet"),
+        vec![(
+            "k",
+            Arc::new(Int64Array::from_iter_values(0..10)) as ArrayRef,
+        )],
+        10,
+    );
+    write_parquet(
+        &d.join("r/part-0.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 10))) as ArrayRef,
+            ),
+            (
+                "bucket",
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 150))),
+            ),
+        ],
+        500,
+    );
+    run_in(d, &lr_join("flat", &["--workers", "2"])).ok();
+    let want = moved_to_end(&read_rows(&d.join("flat")).0, &[2]);
+    for (ulimit, out) in [("-n 120", "hard"), ("-S -n 100", "soft")] {
+        let args = lr_join(out, &["--workers", "2", "--partition-by", "bucket"]);
+        let script = format!("ulimit {ulimit} && exec \"$0\" \"$@\"");
+        let o = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(crate::util::bin())
+            .args(&args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "ulimit {ulimit}: {stderr}");
+        assert!(!stderr.contains("Too many open files"), "{stderr}");
+        assert_eq!(partitioned_rows(&d.join(out)).0, want, "ulimit {ulimit}");
+    }
+}

@@ -32,8 +32,26 @@ use crate::bloom::sbbf::WriteBlooms;
 use crate::error::{Error, Result};
 use crate::plan::hive::DEFAULT_PARTITION;
 
-/// The most parts one task keeps open at once.
+/// The most parts one task keeps open at once (fewer when the process may not open that
+/// many files for every task: [`open_parts_per_task`]).
 pub(crate) const MAX_OPEN_PARTS: usize = 64;
+
+/// Files kept for everything but the parts: inputs, spills, the runtime, the standard streams.
+const OTHER_FILES: u64 = 256;
+
+/// How many parts each of `tasks` tasks running at once may keep open when the process may
+/// hold `limit` files (`None`: unknown) and `spills` files go to the reduce-side spill:
+/// [`MAX_OPEN_PARTS`], or the share of the limit left after [`OTHER_FILES`] (a quarter of a
+/// smaller limit) and the spills, at least 1. Without it, 16 workers at 64 open parts each would pass the usual limit of
+/// 1,024 files and fail with "Too many open files".
+pub(crate) fn open_parts_per_task(limit: Option<u64>, tasks: usize, spills: u64) -> usize {
+    let Some(limit) = limit else {
+        return MAX_OPEN_PARTS;
+    };
+    let others = OTHER_FILES.min(limit / 4) + spills;
+    let share = limit.saturating_sub(others) / tasks.max(1) as u64;
+    (share as usize).clamp(1, MAX_OPEN_PARTS)
+}
 
 /// The most bytes of unwritten row groups one task's open parts hold together.
 pub(crate) const IN_PROGRESS_BYTES: usize = 64 << 20;
@@ -305,7 +323,8 @@ pub(crate) struct PartitionedWriter {
     started: HashMap<Arc<str>, u32>,
     writes: u64,
     closed: Vec<WrittenPart>,
-    /// [`MAX_OPEN_PARTS`] and [`IN_PROGRESS_BYTES`] (smaller in tests).
+    /// The most parts open at once ([`open_parts_per_task`]), and [`IN_PROGRESS_BYTES`]
+    /// (smaller in tests).
     max_open: usize,
     in_progress_limit: usize,
 }
@@ -319,6 +338,7 @@ impl PartitionedWriter {
         spec: Arc<OutputPartitioning>,
         blooms: WriteBlooms,
         compression: Compression,
+        max_open: usize,
     ) -> Result<Self> {
         let fields = spec
             .columns
@@ -339,7 +359,7 @@ impl PartitionedWriter {
             started: HashMap::new(),
             writes: 0,
             closed: Vec::new(),
-            max_open: MAX_OPEN_PARTS,
+            max_open: max_open.max(1),
             in_progress_limit: IN_PROGRESS_BYTES,
         })
     }
@@ -577,9 +597,9 @@ mod tests {
             spec,
             WriteBlooms::none(),
             Compression::UNCOMPRESSED,
+            max_open,
         )
         .unwrap();
-        w.max_open = max_open;
         w.in_progress_limit = limit;
         let names = ["a", "b/c", "d", "e", "f"];
         for b in 0..20i64 {
@@ -648,6 +668,18 @@ mod tests {
         let (parts, row_groups) = write_bounded(64, 1);
         assert_eq!(parts.len(), 6, "{parts:?}");
         assert!(row_groups > 1, "no row group written early");
+    }
+
+    #[test]
+    fn open_parts_fit_the_open_files_limit() {
+        assert_eq!(open_parts_per_task(None, 1000, 0), MAX_OPEN_PARTS);
+        assert_eq!(open_parts_per_task(Some(65_536), 16, 64), MAX_OPEN_PARTS);
+        // The usual 1,024 files and 16 workers: 48 each, not 64 (1,024 in all).
+        assert_eq!(open_parts_per_task(Some(1024), 16, 0), 48);
+        assert_eq!(open_parts_per_task(Some(1024), 16, 32), 46);
+        assert_eq!(open_parts_per_task(Some(120), 2, 0), 45);
+        assert_eq!(open_parts_per_task(Some(40), 8, 0), 3);
+        assert_eq!(open_parts_per_task(Some(40), 8, 100), 1);
     }
 
     #[test]
