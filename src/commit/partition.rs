@@ -11,11 +11,14 @@
 //! - Values are written as SQL prints them: integers and decimals in digits, booleans
 //!   `true`/`false`, dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.f]`.
 //! - A task (a replicated worker, a reduce-side partition) keeps one open part per partition
-//!   directory it meets, at most [`MAX_OPEN_PARTS`] of them: the part it wrote to longest ago is
+//!   directory it meets, at most [`MAX_OPEN_PARTS`] of them (fewer under a low limit of open
+//!   files, [`open_parts_per_task`]): the part it wrote to longest ago is
 //!   closed for a new one, and a later row of that directory starts another part there
 //!   (`part-NNNNN-1`, `-2`, ...). Its open parts hold at most [`IN_PROGRESS_BYTES`] of
 //!   unwritten row groups together: over that, the largest is written out as a row group,
 //!   so memory stays bounded whatever the number of partitions.
+//! - A value with no text a directory name can hold (a date outside the years 1 to 9999) or a
+//!   directory name over [`MAX_NAME_BYTES`] fails the job, naming the column.
 
 use std::collections::HashMap;
 use std::sync::Arc;
