@@ -280,13 +280,10 @@ fn a_partitioned_output_reads_back_and_prunes() {
     assert_eq!(read_rows(&d.join("again")).0, read_rows(&d.join("flat")).0);
 }
 
-/// More partition directories than a task keeps parts open: the least recently written part
-/// is closed and a later row of its directory starts another part there; no row is lost.
-#[test]
-fn more_partitions_than_open_parts() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let n = 3000usize;
+/// `l`: keys 0 to 9; `r`: 3,000 rows of those keys with `bucket`, 150 values in no order
+/// (and `v`, the row number).
+fn buckets(d: &Path) {
+    let n = 3000i64;
     write_parquet(
         &d.join("l/part-0.parquet"),
         vec![(
@@ -300,16 +297,25 @@ fn more_partitions_than_open_parts() {
         vec![
             (
                 "k",
-                Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| i % 10))) as ArrayRef,
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 10))) as ArrayRef,
             ),
             (
                 "bucket",
-                Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| i % 150))),
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 150))),
             ),
-            ("v", Arc::new(Int64Array::from_iter_values(0..n as i64))),
+            ("v", Arc::new(Int64Array::from_iter_values(0..n))),
         ],
         500,
     );
+}
+
+/// More partition directories than a task keeps parts open: the least recently written part
+/// is closed and a later row of its directory starts another part there; no row is lost.
+#[test]
+fn more_partitions_than_open_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    buckets(d);
     run_in(
         d,
         &lr_join("flat", &["--workers", "1", "--batch-size", "100"]),
@@ -599,29 +605,7 @@ fn values_without_a_directory_name_are_errors() {
 fn parts_open_fit_the_open_files_limit() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let n = 3000i64;
-    write_parquet(
-        &d.join("l/part-0.parquet"),
-        vec![(
-            "k",
-            Arc::new(Int64Array::from_iter_values(0..10)) as ArrayRef,
-        )],
-        10,
-    );
-    write_parquet(
-        &d.join("r/part-0.parquet"),
-        vec![
-            (
-                "k",
-                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 10))) as ArrayRef,
-            ),
-            (
-                "bucket",
-                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 150))),
-            ),
-        ],
-        500,
-    );
+    buckets(d);
     run_in(d, &lr_join("flat", &["--workers", "2"])).ok();
     let want = moved_to_end(&read_rows(&d.join("flat")).0, &[2]);
     for (ulimit, out) in [("-n 120", "hard"), ("-S -n 100", "soft")] {
