@@ -126,16 +126,22 @@ fn is_partition_dir(name: &str) -> bool {
     crate::plan::is_data_name(name) && name.find('=').is_some_and(|i| i > 0)
 }
 
+/// A path below an output directory split into its number of directories and its file
+/// name, when every directory is a partition directory (none: a file at the top).
+fn in_partition_dirs(rel: &str) -> Option<(usize, &str)> {
+    let (dirs, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let dirs: Vec<&str> = dirs.split('/').filter(|d| !d.is_empty()).collect();
+    dirs.iter()
+        .all(|d| is_partition_dir(d))
+        .then_some((dirs.len(), file))
+}
+
 /// True for a path below an output directory that a partitioned bloomjoin run wrote:
 /// partition directories down to a final part name (or a name readers skip).
 fn is_partitioned_part(rel: &str) -> bool {
-    let mut names: Vec<&str> = rel.split('/').collect();
-    let Some(file) = names.pop() else {
-        return false;
-    };
-    !names.is_empty()
-        && names.iter().all(|d| is_partition_dir(d))
-        && (part_run_id(file).is_some() || !crate::plan::is_data_name(file))
+    in_partition_dirs(rel).is_some_and(|(dirs, file)| {
+        dirs > 0 && (part_run_id(file).is_some() || !crate::plan::is_data_name(file))
+    })
 }
 
 /// True when the run `id` (a 32-digit id) belongs to a process of this machine that is gone.
@@ -210,25 +216,27 @@ impl OutputDir {
             )
         };
         // A partition directory is ours when it holds parts of partitioned runs and nothing
-        // else (an empty one is no more ours than any other directory).
-        let mut checked = Vec::with_capacity(foreign.len());
-        for name in foreign {
-            let ours = match name.strip_suffix('/') {
-                Some(d) if is_partition_dir(d) => {
-                    let below = dir.descend(d);
-                    let paths = list_below(&below)?;
-                    !paths.is_empty()
-                        && paths
-                            .iter()
-                            .all(|p| is_partitioned_part(&format!("{d}/{}", rel(&below, p))))
-                }
-                _ => false,
-            };
-            if !ours {
-                checked.push(name);
-            }
-        }
-        let foreign = checked;
+        // else (an empty one is no more ours than any other directory). One listing of the
+        // output serves every such directory.
+        let partition_dir = |name: &String| name.strip_suffix('/').is_some_and(is_partition_dir);
+        let foreign = if foreign.iter().any(partition_dir) {
+            let below: Vec<String> = list_below(&dir)?.iter().map(|p| rel(&dir, p)).collect();
+            foreign
+                .into_iter()
+                .filter(|name| {
+                    let under: Vec<&String> = below
+                        .iter()
+                        .filter(|r| r.starts_with(name.as_str()))
+                        .collect();
+                    let ours = partition_dir(name)
+                        && !under.is_empty()
+                        && under.iter().all(|r| is_partitioned_part(r));
+                    !ours
+                })
+                .collect()
+        } else {
+            foreign
+        };
         if !foreign.is_empty() {
             let more = if foreign.len() > 3 {
                 format!(" and {} more", foreign.len() - 3)
@@ -385,12 +393,7 @@ impl OutputDir {
                     let _ = block_on(self.dir.store().delete(&p));
                     dead_staging.push(run.to_string());
                 }
-            } else if (!r.contains('/') && part_run_id(&r).is_some())
-                || (is_partitioned_part(&r)
-                    && r.rsplit('/')
-                        .next()
-                        .is_some_and(|f| part_run_id(f).is_some()))
-            {
+            } else if in_partition_dirs(&r).is_some_and(|(_, file)| part_run_id(file).is_some()) {
                 let _ = block_on(self.dir.store().delete(&p));
             }
         }
