@@ -158,6 +158,27 @@ impl OutputPartitioning {
         })
     }
 
+    /// The directories of row `i` of the partition columns `cols`
+    /// (`dt=2024-01-01/region=EU`); a name over [`MAX_NAME_BYTES`] is an error.
+    fn dir_of(&self, cols: &[ArrayRef], i: usize) -> Result<String> {
+        let mut dirs = Vec::with_capacity(cols.len());
+        for ((c, name), prefix) in cols.iter().zip(&self.names).zip(&self.prefixes) {
+            let dir = format!("{prefix}{}", value_text(name, c.as_ref(), i)?);
+            if dir.len() > MAX_NAME_BYTES {
+                return Err(Error::param(
+                    "--partition-by",
+                    format!(
+                        "a value of {name:?} makes a directory name of {} bytes (`{}...`), over the {MAX_NAME_BYTES} a file system allows",
+                        dir.len(),
+                        dir.chars().take(40).collect::<String>()
+                    ),
+                ));
+            }
+            dirs.push(dir);
+        }
+        Ok(dirs.join("/"))
+    }
+
     /// The partition columns' names, in `--partition-by` order.
     pub(crate) fn names(&self) -> &[String] {
         &self.names
@@ -394,30 +415,7 @@ impl PartitionedWriter {
                     let dir = match self.dirs.get(row) {
                         Some(d) => Arc::clone(d),
                         None => {
-                            let mut d = String::new();
-                            for (k, c) in cols.iter().enumerate() {
-                                let name = &self.spec.names[k];
-                                let dir = format!(
-                                    "{}{}",
-                                    self.spec.prefixes[k],
-                                    value_text(name, c.as_ref(), i)?
-                                );
-                                if dir.len() > MAX_NAME_BYTES {
-                                    return Err(Error::param(
-                                        "--partition-by",
-                                        format!(
-                                            "a value of {name:?} makes a directory name of {} bytes (`{}...`), over the {MAX_NAME_BYTES} a file system allows",
-                                            dir.len(),
-                                            dir.chars().take(40).collect::<String>()
-                                        ),
-                                    ));
-                                }
-                                if k > 0 {
-                                    d.push('/');
-                                }
-                                d.push_str(&dir);
-                            }
-                            let d: Arc<str> = d.into();
+                            let d: Arc<str> = self.spec.dir_of(&cols, i)?.into();
                             self.dirs.insert(row.into(), Arc::clone(&d));
                             d
                         }
