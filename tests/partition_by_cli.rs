@@ -52,17 +52,23 @@ fn tables(d: &Path) {
     );
 }
 
-fn join_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+/// `join` of `left` (key `lkey`) and `right` (key `rkey`) into `out`, with `extra` options.
+fn join_of<'a>(
+    (left, lkey): (&'a str, &'a str),
+    (right, rkey): (&'a str, &'a str),
+    out: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut a = vec![
         "join",
         "--left",
-        "users",
+        left,
         "--left-key",
-        "id",
+        lkey,
         "--right",
-        "orders",
+        right,
         "--right-key",
-        "uid",
+        rkey,
         "--output",
         out,
     ];
@@ -70,23 +76,14 @@ fn join_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
+/// `join` of `users` and `orders` (`id` = `uid`) into `out`, with `extra` options.
+fn join_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    join_of(("users", "id"), ("orders", "uid"), out, extra)
+}
+
 /// `join` of `l` and `r` on `k` into `out`, with `extra` options.
 fn lr_join<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut a = vec![
-        "join",
-        "--left",
-        "l",
-        "--left-key",
-        "k",
-        "--right",
-        "r",
-        "--right-key",
-        "k",
-        "--output",
-        out,
-    ];
-    a.extend_from_slice(extra);
-    a
+    join_of(("l", "k"), ("r", "k"), out, extra)
 }
 
 fn decode(s: &str) -> String {
@@ -254,23 +251,17 @@ fn a_partitioned_output_reads_back_and_prunes() {
     .ok();
     let summary = run_in(
         d,
-        &[
-            "join",
-            "--left",
-            "users",
-            "--left-key",
-            "id",
-            "--right",
-            "byday",
-            "--right-key",
-            "id",
-            "--right-where",
-            "dt = DATE '2024-01-02'",
-            "--select",
-            "left.id, left.name, left.region, right.uid, right.dt, right.amt",
-            "--output",
+        &join_of(
+            ("users", "id"),
+            ("byday", "id"),
             "again",
-        ],
+            &[
+                "--right-where",
+                "dt = DATE '2024-01-02'",
+                "--select",
+                "left.id, left.name, left.region, right.uid, right.dt, right.amt",
+            ],
+        ),
     )
     .ok();
     assert!(
