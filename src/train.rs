@@ -399,7 +399,6 @@ fn check_inputs(
     columns: &[String],
     predicate: Option<&Predicate>,
 ) -> Result<(Vec<KeyFamily>, Vec<FileKey>)> {
-    crate::plan::side::refuse_partition_only_key(plan, columns, "--column")?;
     let mut families: Vec<Option<(KeyFamily, String, String)>> = vec![None; columns.len()];
     let mut keys = Vec::with_capacity(plan.files.len());
     // The files are unioned by name: a `--where` column that a file lacks is null there.
@@ -504,23 +503,22 @@ fn passing_hashes(
     out: &mut Vec<u64>,
 ) -> Result<()> {
     counts.rows_read += batch.num_rows() as u64;
+    // Each key column: decoded, or a partition column's value repeated for every row.
+    let column = |s: &Source| match s {
+        Source::Decoded(p) => Ok(batch.column(*p).clone()),
+        Source::Partition(v) => crate::plan::hive::repeat(v, batch.num_rows()),
+        Source::Null => Err(Error::Internal("a key column of nulls".into())),
+    };
     let nulls = match fk.key_pos.as_slice() {
-        [Source::Decoded(one)] => {
-            let keys = batch.column(*one);
+        [one] => {
+            let keys = column(one)?;
             crate::bloom::hash_into(params, keys.as_ref(), scratch)?;
             keys.logical_nulls()
         }
         many => {
-            // A composite key: the tuple hash, or Spark's xxhash64 of the columns (a
-            // partition column's value repeated for every row).
-            let cols: Vec<arrow::array::ArrayRef> = many
-                .iter()
-                .map(|s| match s {
-                    Source::Decoded(p) => Ok(batch.column(*p).clone()),
-                    Source::Partition(v) => crate::plan::hive::repeat(v, batch.num_rows()),
-                    Source::Null => Err(Error::Internal("a key column of nulls".into())),
-                })
-                .collect::<Result<_>>()?;
+            // A composite key: the tuple hash, or Spark's xxhash64 of the columns.
+            let cols: Vec<arrow::array::ArrayRef> =
+                many.iter().map(column).collect::<Result<_>>()?;
             let cols: Vec<&dyn arrow::array::Array> = cols.iter().map(|c| c.as_ref()).collect();
             crate::bloom::hash_tuple_into(params, spark_types, &cols, scratch)?;
             crate::key::tuple_nulls(&cols)
@@ -612,12 +610,18 @@ fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::s
         plan,
         keys,
         column,
-        // One key column, which a key of partition columns alone cannot be.
-        |f, fk| match fk.keys[..] {
+        // One key column; a partition column's values are in the paths, not in Parquet.
+        |f, fk| {
+            match fk.keys[..] {
             [Some(key)] => bloom::sbbf::physical_of(f, key, column),
-            _ => Err(Error::Internal(format!(
-                "sbbf key {column} is no file column"
-            ))),
+            _ => Err(Error::Column {
+                file: f.location.to_string(),
+                column: column.to_string(),
+                reason: format!(
+                    "a partition column (from the {column}= directories of the paths): the sbbf layout hashes a Parquet column's stored values, which a directory name has none of; train another --layout on it"
+                ),
+            }),
+        }
         },
         |t, t0, file0| {
             format!(

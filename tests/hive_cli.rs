@@ -251,21 +251,17 @@ fn bad_partition_layouts_are_refused() {
         run_in(d, args).fails(2, needles);
         assert!(!d.join("bad").exists());
     };
-    // A key of partition columns alone: every row of a file would hold one key.
+    // Parquet's own filter hashes a column's stored values, which a directory has none of.
     fails(
-        &join_args("region", "bad", &[]),
         &[
-            "column \"region\"",
+            "train", "--input", "orders", "--column", "dt", "--layout", "sbbf", "--output", "bad",
+        ],
+        &[
+            "dt=2024-01-01/h=7/part-0.parquet",
+            "column \"dt\"",
             "a partition column",
-            "region=",
-            "--left-key needs a column of the files too",
+            "train another --layout",
         ],
-    );
-    fails(
-        &[
-            "train", "--input", "orders", "--column", "dt", "--output", "bad",
-        ],
-        &["column \"dt\"", "a partition column"],
     );
     // A misspelt partition column gets a hint.
     fails(
@@ -553,4 +549,268 @@ fn partition_columns_in_composite_keys() {
             std::fs::read(d.join("f.bjf")).unwrap()
         );
     }
+}
+
+/// A key of partition columns alone (events in `dt=` directories joined with a table of
+/// days on `dt`): every row of a file holds the file's one key, so the key tiers probe it
+/// once and a file whose key they rule out is not read, as Spark's dynamic partition
+/// pruning skips partitions. The rows are the same as without the prefilter (which reads
+/// every file), for every join type, both strategies, built and trained filters, any
+/// workers and split size; a filter trained on the partition column has the bytes of one
+/// trained on a file column of the same values.
+#[test]
+fn partition_keys_alone_skip_whole_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let day = |s: &str| {
+        let days = chrono_days(s);
+        Some(days)
+    };
+    // The days: 01-02 twice, 01-04 (whose events file is empty), 01-09 (no events), null.
+    let days: Vec<(Option<i32>, &str)> = vec![
+        (day("2024-01-02"), "b"),
+        (day("2024-01-02"), "b2"),
+        (day("2024-01-04"), "d"),
+        (day("2024-01-09"), "z"),
+        (None, "n"),
+    ];
+    write_parquet(
+        &d.join("days/days.parquet"),
+        vec![
+            (
+                "dt",
+                Arc::new(Date32Array::from(
+                    days.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+                )) as ArrayRef,
+            ),
+            (
+                "name",
+                Arc::new(StringArray::from(
+                    days.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
+                )),
+            ),
+        ],
+        10,
+    );
+    // The same days as partitions of their own (a key of partition columns on both sides).
+    for (dir_name, names) in [
+        ("2024-01-02", vec!["b", "b2"]),
+        ("2024-01-04", vec!["d"]),
+        ("2024-01-09", vec!["z"]),
+        ("__HIVE_DEFAULT_PARTITION__", vec!["n"]),
+    ] {
+        write_parquet(
+            &d.join(format!("pt/days/dt={dir_name}/part-0.parquet")),
+            vec![("name", Arc::new(StringArray::from(names)) as ArrayRef)],
+            10,
+        );
+    }
+    // Events: 01-02's two rows in two row groups (two splits with --split-rows 1).
+    for (dir_name, uids) in [
+        ("2024-01-01", vec![1i64, 2, 3]),
+        ("2024-01-02", vec![4, 5]),
+        ("2024-01-03", vec![6]),
+        ("2024-01-04", vec![]),
+        ("__HIVE_DEFAULT_PARTITION__", vec![7]),
+    ] {
+        let v: Vec<String> = uids.iter().map(|u| format!("e{u}")).collect();
+        write_parquet(
+            &d.join(format!("events/dt={dir_name}/part-0.parquet")),
+            vec![
+                ("uid", Arc::new(Int64Array::from(uids)) as ArrayRef),
+                ("v", Arc::new(StringArray::from(v))),
+            ],
+            1,
+        );
+    }
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "days", "--column", "dt", "--output", "days.bjf",
+        ],
+    )
+    .ok();
+    let join = |left: &str, jt: &str, strategy: &str, extra: &[&str], out: &str| {
+        let report = format!("{out}.json");
+        let mut args = vec![
+            "join",
+            "--left",
+            left,
+            "--left-key",
+            "dt",
+            "--right",
+            "events",
+            "--right-key",
+            "dt",
+            "--type",
+            jt,
+            "--strategy",
+            strategy,
+            "--output",
+            out,
+            "--report",
+            &report,
+        ];
+        args.extend_from_slice(extra);
+        let summary = run_in(d, &args).ok();
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.join(&report)).unwrap()).unwrap();
+        (read_rows(&d.join(out)).0, r, summary)
+    };
+    // (Sorted as text: `b2|` before `b|`.)
+    let inner = [
+        "2024-01-02|b2|4|e4|2024-01-02",
+        "2024-01-02|b2|5|e5|2024-01-02",
+        "2024-01-02|b|4|e4|2024-01-02",
+        "2024-01-02|b|5|e5|2024-01-02",
+    ];
+    let mut n = 0;
+    for strategy in ["replicated", "reduce-side"] {
+        for filter in [&[][..], &["--filter", "days.bjf"], &["--no-prefilter"]] {
+            for (workers, split) in [("1", "1000"), ("3", "1")] {
+                n += 1;
+                let out = format!("inner-{n}");
+                let mut extra = vec!["--workers", workers, "--split-rows", split];
+                extra.extend_from_slice(filter);
+                let (rows, r, summary) = join("days", "inner", strategy, &extra, &out);
+                let case = format!("{strategy} {extra:?}");
+                assert_eq!(rows, inner, "{case}");
+                let right = &r["right"];
+                if filter == ["--no-prefilter"] {
+                    assert_eq!(right["files_skipped_by_partition_key"], 0, "{case}");
+                    assert_eq!(right["rows_read"], 7, "{case}");
+                    assert!(!summary.contains("never read"), "{case}: {summary}");
+                } else {
+                    // 01-01, 01-03 and the null day are never read: 5 rows, counted as
+                    // dropped by the tier that ruled each out.
+                    assert_eq!(right["files_skipped_by_partition_key"], 3, "{case}: {r}");
+                    assert_eq!(right["rows_skipped_by_partition_key"], 5, "{case}");
+                    assert_eq!(right["rows_read"], 2, "{case}");
+                    assert_eq!(right["rows_mapped"], 2, "{case}");
+                    let dropped = [
+                        "rows_dropped_by_filter",
+                        "rows_dropped_by_keys",
+                        "rows_dropped_null_key",
+                    ]
+                    .map(|k| right[k].as_u64().unwrap());
+                    assert_eq!(dropped.iter().sum::<u64>(), 5, "{case}: {r}");
+                    assert_eq!(dropped[2], 1, "{case}: the null day");
+                    assert!(
+                        summary.contains(
+                            "3 files (5 rows) never read: their partition key was ruled out"
+                        ),
+                        "{case}: {summary}"
+                    );
+                }
+            }
+        }
+    }
+    // Every join type: the rows of the join that reads every file; the left side in
+    // partitions of its own gives the same rows.
+    for jt in [
+        "inner",
+        "left",
+        "right",
+        "full",
+        "left-semi",
+        "left-anti",
+        "right-semi",
+        "right-anti",
+    ] {
+        let select = match jt {
+            "left-semi" | "left-anti" => "dt,name",
+            "right-semi" | "right-anti" => "uid,v,dt",
+            _ => "left.dt,name,uid,v,right.dt",
+        };
+        for strategy in ["replicated", "reduce-side"] {
+            let all = join(
+                "days",
+                jt,
+                strategy,
+                &["--no-prefilter", "--select", select],
+                &format!("{jt}-{strategy}-all"),
+            )
+            .0;
+            for (left, extra) in [
+                ("days", &[][..]),
+                (
+                    "days",
+                    &[
+                        "--filter",
+                        "days.bjf",
+                        "--workers",
+                        "3",
+                        "--split-rows",
+                        "1",
+                    ],
+                ),
+                ("pt/days", &["--workers", "2"]),
+            ] {
+                let out = format!("{jt}-{strategy}-{left}-{}", extra.len());
+                let mut extra = extra.to_vec();
+                extra.extend(["--select", select]);
+                let (rows, r, _) = join(left, jt, strategy, &extra, &out);
+                assert_eq!(rows, all, "{jt} {strategy} {left} {extra:?}: {r}");
+            }
+        }
+    }
+    let (semi, _, _) = join("days", "right-semi", "replicated", &[], "semi");
+    assert_eq!(semi, ["4|e4|2024-01-02", "5|e5|2024-01-02"]);
+    // The filter trained on the partition column: the same bytes for any workers and split
+    // size, and the same as one trained on a file column of the same values.
+    for (workers, split) in [("1", "1000"), ("3", "1")] {
+        // (Trained from pt/, so that the filter's metadata names the same input, `days`.)
+        run_in(
+            &d.join("pt"),
+            &[
+                "train",
+                "-q",
+                "--input",
+                "days",
+                "--column",
+                "dt",
+                "--output",
+                "../p.bjf",
+                "--overwrite",
+                "--workers",
+                workers,
+                "--split-rows",
+                split,
+            ],
+        )
+        .ok();
+        assert_eq!(
+            std::fs::read(d.join("p.bjf")).unwrap(),
+            std::fs::read(d.join("days.bjf")).unwrap(),
+            "{workers} {split}"
+        );
+    }
+    // A Spark layout takes the partition column's values too.
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "pt/days", "--column", "dt", "--layout", "spark-v1",
+            "--output", "s.bjf",
+        ],
+    )
+    .ok();
+    let (rows, r, _) = join(
+        "days",
+        "inner",
+        "reduce-side",
+        &["--filter", "s.bjf"],
+        "spark",
+    );
+    assert_eq!(rows, inner);
+    assert_eq!(r["right"]["files_skipped_by_partition_key"], 3, "{r}");
+}
+
+/// Days since 1970-01-01 of a `YYYY-MM-DD` date.
+fn chrono_days(s: &str) -> i32 {
+    let t = arrow::compute::cast(
+        &StringArray::from(vec![s]),
+        &arrow::datatypes::DataType::Date32,
+    )
+    .unwrap();
+    t.as_any().downcast_ref::<Date32Array>().unwrap().value(0)
 }

@@ -35,6 +35,11 @@ pub struct SideReport {
     pub row_groups_sbbf_probed: u64,
     /// Bytes of SBBFs fetched (part of `bytes_read`).
     pub sbbf_bytes_read: u64,
+    /// Files not read (but for their footers, at planning): their key is all partition columns, and the key tiers ruled out
+    /// its one value (right side; as Spark's dynamic partition pruning).
+    pub files_skipped_by_partition_key: u64,
+    /// Rows of those files (also counted as dropped by the tier that ruled their key out).
+    pub rows_skipped_by_partition_key: u64,
     /// Rows dropped by the Bloom filter (right side, prefilter tier 2).
     pub rows_dropped_by_filter: u64,
     /// Rows dropped by the left keys themselves (right side, prefilter tier 3, replicated).
@@ -230,6 +235,13 @@ impl JoinReport {
                 p.false_positives,
                 p.observed_fpp.map_or("n/a".into(), |f| format!("{f:.4}"))
             );
+            if self.right.files_skipped_by_partition_key > 0 {
+                s += &format!(
+                    "  filter {} files ({} rows) never read: their partition key was ruled out\n",
+                    self.right.files_skipped_by_partition_key,
+                    self.right.rows_skipped_by_partition_key,
+                );
+            }
         } else {
             s += &format!("  filter off: {}\n", p.reason.as_deref().unwrap_or(""));
         }

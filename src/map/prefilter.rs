@@ -63,6 +63,15 @@ pub(crate) struct RightPrefilter {
     dropped_null: Arc<AtomicU64>,
 }
 
+/// The key tiers' verdict on a file whose rows all hold one key (its partition values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileVerdict {
+    /// Every row may join: read the file, each row with this base hash of the key.
+    Read(u64),
+    /// No row can join: the key is null, or a tier rules it out.
+    Skip,
+}
+
 /// Hashes of the rows a row filter let through, in row order, waiting for the decoded
 /// batches they belong to. Parquet evaluates a row group's predicates (in order, each over
 /// the rows the previous ones kept) before it decodes the row group's other columns, so the
@@ -233,6 +242,40 @@ impl RightPrefilter {
         tier.row_groups(file, fp, kept, counters, decoded)
     }
 
+    /// What the key tiers make of a file whose key columns are all Hive partition columns:
+    /// its rows all hold one key, `values` (each one's place in the key and the file's
+    /// value), so one probe decides for the whole file, as Spark's dynamic partition
+    /// pruning decides for a partition. A file ruled out is never read (but for its footer, at planning); its `rows` count
+    /// as dropped by the tier that ruled it out, as if each had been probed.
+    pub(crate) fn partition_key_verdict(
+        &self,
+        values: &[(usize, arrow::array::ArrayRef)],
+        rows: u64,
+    ) -> Result<FileVerdict> {
+        let mut sorted: Vec<&(usize, arrow::array::ArrayRef)> = values.iter().collect();
+        sorted.sort_by_key(|(k, _)| *k);
+        let units: Vec<&dyn Array> = sorted.iter().map(|(_, v)| v.as_ref()).collect();
+        if units.iter().any(|u| u.is_null(0)) {
+            self.dropped_null.fetch_add(rows, Ordering::Relaxed);
+            return Ok(FileVerdict::Skip);
+        }
+        let mut hashes = Vec::with_capacity(1);
+        crate::key::hash_tuple_into(&units, self.hash_seed, &mut hashes)?;
+        if let Some(f) = &self.bloom {
+            if !bloom_pass(f, self.hash_seed, &units, &hashes)?.value(0) {
+                self.dropped_bloom.fetch_add(rows, Ordering::Relaxed);
+                return Ok(FileVerdict::Skip);
+            }
+        }
+        if let Some(t) = &self.keys {
+            if !t.has_hash(hashes[0]) {
+                self.dropped_keys.fetch_add(rows, Ordering::Relaxed);
+                return Ok(FileVerdict::Skip);
+            }
+        }
+        Ok(FileVerdict::Read(hashes[0]))
+    }
+
     /// The row-filter predicate of the key tiers over the top-level key columns `key_tops`
     /// (key order), or `None` when no key tier runs. A key's partition columns are
     /// `values` (each one's place in the key and the file's value), repeated for every row.
@@ -313,18 +356,7 @@ impl RightPrefilter {
                 };
                 crate::key::hash_tuple_into(&units, seed, &mut hashes).map_err(err)?;
                 let mut pass = match &bloom {
-                    // The filter hashes natively with the same seed: its hashes are ours.
-                    Some(f) if f.params().seed == seed && f.params().layout.hashes_natively() => {
-                        f.probe_hashes(&hashes)
-                    }
-                    Some(f) => match f.hash_columns(&units) {
-                        Ok(k) => f.probe_hashes(&k.hashes),
-                        // A right key the filter's format cannot hold (a Spark filter's keys
-                        // are longs) equals no left key, all of which it holds: such rows
-                        // fail the probe, the others are probed one by one.
-                        Err(Error::Unrepresentable(_)) => probe_each(f, &units),
-                        Err(e) => return Err(err(e)),
-                    },
+                    Some(f) => bloom_pass(f, seed, &units, &hashes).map_err(err)?,
                     None => BooleanBuffer::new_set(u),
                 };
                 // Rows with a null key never pass; they count as such, not as the filter's.
@@ -374,6 +406,28 @@ impl RightPrefilter {
             },
         )))
     }
+}
+
+/// Which rows of the key columns `units` (with their base `hashes`, of `seed`) the Bloom
+/// filter `f` lets through.
+fn bloom_pass(
+    f: &BloomFilter,
+    seed: u64,
+    units: &[&dyn Array],
+    hashes: &[u64],
+) -> Result<BooleanBuffer> {
+    // The filter hashes natively with the same seed: its hashes are ours.
+    if f.params().seed == seed && f.params().layout.hashes_natively() {
+        return Ok(f.probe_hashes(hashes));
+    }
+    Ok(match f.hash_columns(units) {
+        Ok(k) => f.probe_hashes(&k.hashes),
+        // A right key the filter's format cannot hold (a Spark filter's keys are longs)
+        // equals no left key, all of which it holds: such rows fail the probe, the others
+        // are probed one by one.
+        Err(Error::Unrepresentable(_)) => probe_each(f, units),
+        Err(e) => return Err(e),
+    })
 }
 
 /// Probe each row of `units` on its own: a row whose key the filter's format cannot hold
@@ -471,7 +525,9 @@ impl SbbfTier {
     ) -> Vec<usize> {
         let meta = file.parquet();
         let schema = meta.file_metadata().schema_descr();
-        let key_top = fp.decode[fp.keys[0]];
+        // The key's column in the file (a partition column's values are in no SBBF).
+        let [key] = fp.keys[..] else { return rgs };
+        let key_top = fp.decode[key];
         let mut leaves =
             (0..schema.num_columns()).filter(|i| schema.get_column_root_idx(*i) == key_top);
         let (Some(leaf), None) = (leaves.next(), leaves.next()) else {

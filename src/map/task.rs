@@ -12,7 +12,7 @@ use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_reader::{ArrowPredicate, ArrowPredicateFn, RowFilter};
 use parquet::arrow::ProjectionMask;
 
-use super::prefilter::{HashCarry, RightPrefilter};
+use super::prefilter::{FileVerdict, HashCarry, RightPrefilter};
 use crate::error::{Error, Result};
 use crate::join::SideReport;
 use crate::key;
@@ -44,6 +44,11 @@ pub(crate) struct MapCounters {
     pub sbbf_probed: AtomicU64,
     /// Bytes of Parquet Bloom filters fetched.
     pub sbbf_bytes: AtomicU64,
+    /// Files not read (but for their footers, at planning) because the key tiers ruled out their one key (a key of
+    /// partition columns alone).
+    pub files_skipped_by_key: AtomicU64,
+    /// Rows of those files.
+    pub rows_skipped_by_key: AtomicU64,
     dropped_where: AtomicU64,
     dropped_null: AtomicU64,
     mapped: AtomicU64,
@@ -76,6 +81,8 @@ impl MapCounters {
             rows_skipped_by_sbbf: g(&self.rows_skipped_sbbf),
             bytes_skipped_by_sbbf: g(&self.bytes_skipped_sbbf),
             row_groups_sbbf_probed: g(&self.sbbf_probed),
+            files_skipped_by_partition_key: g(&self.files_skipped_by_key),
+            rows_skipped_by_partition_key: g(&self.rows_skipped_by_key),
             sbbf_bytes_read: g(&self.sbbf_bytes),
             rows_dropped_by_filter: by_filter,
             rows_dropped_by_keys: by_keys,
@@ -209,6 +216,37 @@ impl SideReader<'_> {
         let file = side.plan.files[split.file].clone();
         let fp = &side.files[split.file];
         let file_name = file.location.to_string();
+        let finished = || {
+            self.bar.inc(split.rows);
+            self.counters
+                .rows_finished
+                .fetch_add(split.rows, Ordering::Relaxed);
+        };
+        // A key of partition columns alone: the file's rows all hold one key, which the key
+        // tiers probe once. A file ruled out is not read; the others are read whole, every
+        // row with the key's one hash.
+        let mut file_hash = None;
+        if let Some(p) = self
+            .prefilter
+            .filter(|p| fp.keys.is_empty() && p.has_key_tier() && !self.keep_null_keys)
+        {
+            match p.partition_key_verdict(&fp.key_values, split.rows)? {
+                FileVerdict::Read(h) => file_hash = Some(h),
+                FileVerdict::Skip => {
+                    // A file's splits all skip: it counts once, with its first split.
+                    if split.row_groups.start == 0 {
+                        self.counters
+                            .files_skipped_by_key
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
+                    self.counters
+                        .rows_skipped_by_key
+                        .fetch_add(split.rows, Ordering::Relaxed);
+                    finished();
+                    return Ok(());
+                }
+            }
+        }
         let row_groups = match self.prefilter {
             Some(p) => {
                 let names: Vec<&str> = side.schema.fields()[..side.arity()]
@@ -220,10 +258,7 @@ impl SideReader<'_> {
             None => split.row_groups.clone().collect(),
         };
         if row_groups.is_empty() {
-            self.bar.inc(split.rows);
-            self.counters
-                .rows_finished
-                .fetch_add(split.rows, Ordering::Relaxed);
+            finished();
             return Ok(());
         }
         let rows_in_groups: u64 = row_groups.iter().map(|rg| file.row_group_rows(*rg)).sum();
@@ -240,7 +275,7 @@ impl SideReader<'_> {
         // when null keys are dropped: the key tiers never let a null key through.)
         let carry = self
             .prefilter
-            .filter(|p| p.has_key_tier() && !self.keep_null_keys)
+            .filter(|p| p.has_key_tier() && !self.keep_null_keys && file_hash.is_none())
             .map(|_| HashCarry::new(side.predicate.is_some()));
         if let (Some(p), Some(carry)) = (self.prefilter, &carry) {
             if let Some(pred) =
@@ -320,11 +355,18 @@ impl SideReader<'_> {
                     self.check_carried(&batch, &h, &file_name)?;
                     h
                 }
-                None => {
-                    let mut h = Vec::with_capacity(batch.num_rows());
-                    key::hash_tuple_into(&side.key_columns(&batch), self.hash_seed, &mut h)?;
-                    h
-                }
+                None => match file_hash {
+                    Some(one) => {
+                        let h = vec![one; batch.num_rows()];
+                        self.check_carried(&batch, &h, &file_name)?;
+                        h
+                    }
+                    None => {
+                        let mut h = Vec::with_capacity(batch.num_rows());
+                        key::hash_tuple_into(&side.key_columns(&batch), self.hash_seed, &mut h)?;
+                        h
+                    }
+                },
             };
             self.counters
                 .mapped
@@ -336,10 +378,7 @@ impl SideReader<'_> {
                 "{file_name}: key hashes left over after the last batch"
             )));
         }
-        self.bar.inc(split.rows);
-        self.counters
-            .rows_finished
-            .fetch_add(split.rows, Ordering::Relaxed);
+        finished();
         self.counters
             .bytes_read
             .fetch_add(reader.bytes_read(), Ordering::Relaxed);

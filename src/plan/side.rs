@@ -529,31 +529,6 @@ pub(crate) fn partition_column(plan: &Plan, file: usize, c: &str) -> Option<(Fie
     Some((p.field(c)?.clone(), p.value(file, c)?))
 }
 
-/// Refuse a key of partition columns alone: a file's rows would all hold one key, and the
-/// key paths read a key column from the files. `what` names the option (`--left-key`).
-pub(crate) fn refuse_partition_only_key(plan: &Plan, keys: &[String], what: &str) -> Result<()> {
-    let Some(p) = &plan.partitions else {
-        return Ok(());
-    };
-    let in_files = |k: &String| plan.files.iter().any(|f| f.schema().index_of(k).is_ok());
-    if keys.iter().all(|k| p.field(k).is_some() && !in_files(k)) {
-        let first = plan
-            .files
-            .first()
-            .map(|f| f.location.to_string())
-            .unwrap_or_default();
-        return Err(Error::Column {
-            file: first,
-            column: keys[0].clone(),
-            reason: format!(
-                "a partition column (from the {}= directories of the paths): {what} needs a column of the files too, with partition columns beside it (as in dt,id)",
-                keys[0]
-            ),
-        });
-    }
-    Ok(())
-}
-
 /// `schema` with the `wanted` fields it lacks appended (for checking a `--where` against a
 /// file without some of its columns), and those fields.
 pub(crate) fn with_missing(schema: &Schema, wanted: &[FieldRef]) -> (Schema, Vec<FieldRef>) {
@@ -575,7 +550,6 @@ fn project_side(
     columns: &[String],
 ) -> Result<SideInput> {
     let keys = &side.keys;
-    refuse_partition_only_key(&plan, keys, &format!("--{name}-key"))?;
     let predicate = side.predicate.clone();
     let first = plan
         .files
