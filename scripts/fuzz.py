@@ -12,7 +12,10 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            duplicates on both sides, sorted or not, in a third of the cases 2 or 3 more
            string columns on the right, 1 to 3 files, row groups of 1 to 100,000
            rows, statistics and dictionaries on or off, Parquet Bloom filters in a third of
-           pyarrow's files; written by pyarrow, Polars or DuckDB, whose version 2 files have
+           pyarrow's files; sides in Hive partition directories, whose column may be a
+           side's `--where`, join the key or be the whole key (a file then holds one key, and
+           a file the prefilter rules out is not read); written by pyarrow, Polars or DuckDB,
+           whose version 2 files have
            delta encodings and a Bloom filter on every dictionary chunk; in a fifth of the
            sides, files without one of the non-key columns or with their columns in another
            order, read by both engines as the union of their columns by name), a random `--where`
@@ -757,7 +760,13 @@ def join_case(case, ctx):
                 hive[side] = (name, *got)
                 case.notes.append(f"{side} files in {name}= directories ({got[0]}): {', '.join(t for t, _ in got[1])}")
     pkey = pkey and len(hive) == 2
-    if pkey:
+    if pkey and nl * nr <= 200_000 and hrng.random() < 0.4:
+        # The partition columns alone: every file holds one key, which the key tiers probe
+        # once (a file they rule out is not read). Every left row of a value meets every
+        # right row of it, so only for sides small enough.
+        lkeys, rkeys = "lpart", "rpart"
+        case.notes.append("the partition columns alone are the key: (lpart) = (rpart)")
+    elif pkey:
         lkeys, rkeys = lkeys + ",lpart", rkeys + ",rpart"
         case.notes.append(f"partition columns in the key: ({lkeys}) = ({rkeys})")
 
