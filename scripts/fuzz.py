@@ -760,7 +760,8 @@ def join_case(case, ctx):
                 hive[side] = (name, *got)
                 case.notes.append(f"{side} files in {name}= directories ({got[0]}): {', '.join(t for t, _ in got[1])}")
     pkey = pkey and len(hive) == 2
-    if pkey and nl * nr <= 200_000 and hrng.random() < 0.4:
+    palone = pkey and nl * nr <= 200_000 and hrng.random() < 0.4
+    if palone:
         # The partition columns alone: every file holds one key, which the key tiers probe
         # once (a file they rule out is not read). Every left row of a value meets every
         # right row of it, so only for sides small enough.
@@ -964,6 +965,8 @@ def join_case(case, ctx):
     L = f"(SELECT * FROM {files_sql(lf, mixed_files or unioned)}{' WHERE ' + lwhere[1] if lwhere else ''})"
     R = f"(SELECT * FROM {files_sql(rf, mixed_files or unioned)}{' WHERE ' + rwhere[1] if rwhere else ''})"
     on = "l.lk = r.rk" + (" AND l.lk2 = r.rk2" if composite else "") + (" AND l.lpart = r.rpart" if pkey else "")
+    if palone:
+        on = "l.lpart = r.rpart"
     lsel = ", ".join(f"l.{c}" for c in lnames)
     rsel = ", ".join(f"r.{c}" for c in rnames)
     if jt in ("left-semi", "left-anti"):
@@ -1040,7 +1043,11 @@ def join_case(case, ctx):
     skipped = report["right"]["row_groups_skipped_by_sbbf"]
     pruned = report["left"]["files_pruned_by_partition"] + report["right"]["files_pruned_by_partition"]
     # Counted apart, so that the summary shows the Bloom filters of the files, and files of
-    # different columns, at work (a partitioned output first: the newest variation).
+    # different columns, at work (a key of partition columns alone first: the newest
+    # variation).
+    if palone:
+        by_key = report["right"]["files_skipped_by_partition_key"]
+        return "pass (partition key alone, files not read)" if by_key else "pass (partition key alone)"
     if pby:
         return "pass (partitioned output)"
     if skipped:

@@ -603,6 +603,17 @@ impl Keys<'_> {
     }
 }
 
+/// The error for an sbbf filter trained on partition column `column` of file `f`.
+fn sbbf_of_partition(f: &crate::plan::InputFile, column: &str) -> Error {
+    Error::Column {
+        file: f.location.to_string(),
+        column: column.to_string(),
+        reason: format!(
+            "a partition column (from the {column}= directories of the paths): the sbbf layout hashes a Parquet column's stored values, which a directory name has none of; train another --layout on it"
+        ),
+    }
+}
+
 /// The physical type an sbbf filter trained on `column` of the inputs hashes: the one of
 /// the column in every file, or an error naming the file that differs.
 fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::sbbf::Physical> {
@@ -611,17 +622,9 @@ fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::s
         keys,
         column,
         // One key column; a partition column's values are in the paths, not in Parquet.
-        |f, fk| {
-            match fk.keys[..] {
+        |f, fk| match fk.keys[..] {
             [Some(key)] => bloom::sbbf::physical_of(f, key, column),
-            _ => Err(Error::Column {
-                file: f.location.to_string(),
-                column: column.to_string(),
-                reason: format!(
-                    "a partition column (from the {column}= directories of the paths): the sbbf layout hashes a Parquet column's stored values, which a directory name has none of; train another --layout on it"
-                ),
-            }),
-        }
+            _ => Err(sbbf_of_partition(f, column)),
         },
         |t, t0, file0| {
             format!(

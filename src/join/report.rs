@@ -35,8 +35,9 @@ pub struct SideReport {
     pub row_groups_sbbf_probed: u64,
     /// Bytes of SBBFs fetched (part of `bytes_read`).
     pub sbbf_bytes_read: u64,
-    /// Files not read (but for their footers, at planning): their key is all partition columns, and the key tiers ruled out
-    /// its one value (right side; as Spark's dynamic partition pruning).
+    /// Files not read (but for their footers, at planning): their key is all partition
+    /// columns, and the key tiers ruled out its one value (right side; as Spark's dynamic
+    /// partition pruning).
     pub files_skipped_by_partition_key: u64,
     /// Rows of those files (also counted as dropped by the tier that ruled their key out).
     pub rows_skipped_by_partition_key: u64,

@@ -245,8 +245,9 @@ impl RightPrefilter {
     /// What the key tiers make of a file whose key columns are all Hive partition columns:
     /// its rows all hold one key, `values` (each one's place in the key and the file's
     /// value), so one probe decides for the whole file, as Spark's dynamic partition
-    /// pruning decides for a partition. A file ruled out is never read (but for its footer, at planning); its `rows` count
-    /// as dropped by the tier that ruled it out, as if each had been probed.
+    /// pruning decides for a partition. A file ruled out is never read (but for its footer,
+    /// at planning); its `rows` count as dropped by the tier that ruled it out, as if each
+    /// had been probed.
     pub(crate) fn partition_key_verdict(
         &self,
         values: &[(usize, arrow::array::ArrayRef)],

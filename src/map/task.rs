@@ -44,8 +44,8 @@ pub(crate) struct MapCounters {
     pub sbbf_probed: AtomicU64,
     /// Bytes of Parquet Bloom filters fetched.
     pub sbbf_bytes: AtomicU64,
-    /// Files not read (but for their footers, at planning) because the key tiers ruled out their one key (a key of
-    /// partition columns alone).
+    /// Files not read (but for their footers, at planning) because the key tiers ruled out
+    /// their one key (a key of partition columns alone).
     pub files_skipped_by_key: AtomicU64,
     /// Rows of those files.
     pub rows_skipped_by_key: AtomicU64,
