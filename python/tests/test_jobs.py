@@ -176,6 +176,34 @@ def test_join_reads_the_hive_partitions_pyarrow_writes(tmp_path):
     assert pq.read_schema(next((tmp_path / "plain").glob("part-*.parquet"))).names == ["id", "name", "uid", "amt"]
 
 
+def test_join_on_the_partition_column_alone_skips_whole_directories(tmp_path):
+    """Joined on the partition column alone (pyarrow's `dt=` directories against a list of
+    days), every file holds one key: the files of the other days are not read (dynamic
+    partition pruning), and the rows are those of a join that reads them all."""
+    import datetime
+
+    import pyarrow as pa
+
+    days = [datetime.date(2024, 1, d) for d in (1, 2, 3, 4)]
+    orders = pa.table({
+        "uid": pa.array(range(8), pa.int64()),
+        "dt": [str(days[i % 4]) for i in range(8)],
+    })
+    pq.write_to_dataset(orders, tmp_path / "orders", partition_cols=["dt"])
+    pq.write_table(pa.table({"dt": [days[1], days[3]], "tag": ["b", "d"]}), tmp_path / "days.parquet")
+    args = dict(left=str(tmp_path / "days.parquet"), left_key="dt", right=str(tmp_path / "orders"),
+                right_key="dt", select="tag, uid")
+    report = bloomjoin.join(output=str(tmp_path / "out"), **args)
+    assert report["right"]["files_skipped_by_partition_key"] == 2
+    assert report["right"]["rows_skipped_by_partition_key"] == 4
+    assert report["right"]["rows_read"] == 4
+    everything = bloomjoin.join(output=str(tmp_path / "all"), no_prefilter=True, **args)
+    assert everything["right"]["files_skipped_by_partition_key"] == 0
+    got = read_rows(tmp_path / "out")
+    assert got == read_rows(tmp_path / "all")
+    assert sorted(got) == [("b", 1), ("b", 5), ("d", 3), ("d", 7)]
+
+
 def test_join_writes_partition_directories_pyarrow_reads(tmp_path):
     """partition_by= writes the output into Hive directories (`region=a%2Fb/part-...`):
     pyarrow's dataset reads them back as the columns, and the rows are the join's."""
