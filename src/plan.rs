@@ -96,9 +96,14 @@ fn read_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()
     f.read_exact(buf)
 }
 
-/// Bytes read from a file's end to take its footer in one read (more are read when the
-/// footer is larger).
+/// Bytes read from an object's end to take its footer in one request (more are read when
+/// the footer is larger).
 const FOOTER_GUESS: u64 = 64 * 1024;
+
+/// The same for a local file, where a second read costs a system call, not a round trip:
+/// copying 64 KiB of each of 2,526 daily files of 93 KB took more time than their footers'
+/// decoding.
+const LOCAL_FOOTER_GUESS: u64 = 8 * 1024;
 
 /// How many remote files' footers are fetched at once while planning: each fetch waits on the
 /// network, not a core.
@@ -131,7 +136,11 @@ impl InputFile {
         // object instead of one for the footer's length and another for the footer.
         // (A file too small to hold a footer is left to the decoder's error.)
         if size >= 8 {
-            let tail = size.saturating_sub(FOOTER_GUESS)..size;
+            let guess = match location.local_path() {
+                Some(_) => LOCAL_FOOTER_GUESS,
+                None => FOOTER_GUESS,
+            };
+            let tail = size.saturating_sub(guess)..size;
             let data = reader.fetch(std::slice::from_ref(&tail))?;
             decoder.push_ranges(vec![tail], data).map_err(perr)?;
         }
@@ -664,7 +673,9 @@ fn walk_local(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::
         let e = e?;
         let name = e.file_name().to_string_lossy().to_string();
         let p = e.path();
-        if p.is_dir() {
+        // The entry's type comes with the listing; only a symlink is followed by a `stat`.
+        let t = e.file_type()?;
+        if t.is_dir() || (t.is_symlink() && p.is_dir()) {
             if is_data_name(&name) {
                 walk_local(&p, out)?;
             }

@@ -239,6 +239,11 @@ impl fmt::Display for Resolved {
 fn resolve_local(p: &std::path::Path) -> std::io::Result<PathBuf> {
     use std::path::Component;
     let abs = std::path::absolute(p)?;
+    // A path that exists resolves in one `realpath` (a `readlink` per component); only one
+    // that does not is resolved a component at a time (a `realpath` of each prefix).
+    if let Ok(real) = std::fs::canonicalize(&abs) {
+        return Ok(real);
+    }
     let mut out = PathBuf::new();
     let mut exists = true;
     for c in abs.components() {
