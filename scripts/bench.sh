@@ -13,7 +13,10 @@
 # column, against the same join on the one-file lineitem and DuckDB and Polars on the
 # partitions; and writes lineitem x orders into partition directories of l_shipmode
 # (--partition-by) against the same join written flat, DuckDB's COPY ... PARTITION_BY and
-# Polars' PartitionBy (its own section of docs/BENCHMARKS.md, no chart). --skip-spark leaves Spark out (quick runs while
+# Polars' PartitionBy; and right-semi joins a lineitem in one directory a ship day with the
+# days of March 1995's urgent orders on the partition column alone (dynamic partition
+# pruning: the other days' files are not read) against the same join on the one-file
+# lineitem, DuckDB and Polars (its own section of docs/BENCHMARKS.md, no chart). --skip-spark leaves Spark out (quick runs while
 # developing; the recorded runs include it).
 # Sets up .cache/venv-bench and .cache/venv-spark (scripts/venv.sh), generates TPC-H once into
 # .cache/tpch/sfN, builds the release binary unless --bin is given. Writes the tables and goal
