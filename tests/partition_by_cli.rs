@@ -455,6 +455,56 @@ fn partitioned_output_on_s3() {
     );
 }
 
+/// The README's example of a key of partition columns alone runs as written on the output of
+/// its `--partition-by` example: the rows it reads and skips, and the files it skips (the
+/// parts of every directory but the two it reads).
+#[test]
+fn readme_partition_key_example_is_true() {
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let block = |item: &str| -> Vec<String> {
+        let start = readme.find(item).expect("README item");
+        readme[start..]
+            .split("```")
+            .nth(1)
+            .expect("README example block")
+            .lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(crate::util::root().join("data"), dir.path().join("data")).unwrap();
+    let run = |line: &str| {
+        let cmd = line.strip_prefix("$ bloomjoin ").unwrap();
+        let args = crate::composite_keys::shell_words(cmd);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_in(dir.path(), &args).ok()
+    };
+    run(&block("`--partition-by a,b` (job key")[0]);
+    let example = block("- A key of partition columns alone");
+    let out = run(&example[0]);
+    // The files of the directories the join reads: every other part was skipped.
+    let parts_in = |d: &str| {
+        std::fs::read_dir(dir.path().join("out/by_location").join(d))
+            .unwrap()
+            .count()
+    };
+    let all: usize = std::fs::read_dir(dir.path().join("out/by_location"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().is_dir())
+        .map(|e| parts_in(&e.file_name().to_string_lossy()))
+        .sum();
+    let read = parts_in("Location=Berlin, Germany") + parts_in("Location=München, Deutschland");
+    let (_, rows) = example[1].split_once(" files ").unwrap();
+    assert!(
+        out.contains(&format!("filter {} files {rows}", all - read)),
+        "{out}"
+    );
+    let (head, _) = example[2].split_once(" rows, ").unwrap();
+    assert!(out.contains(&format!("{head} rows, ")), "{out}");
+}
+
 /// The README's `--partition-by` example runs as written: its summary line (but for the
 /// bytes, which depend on how the workers shared the rows) and the directories it lists.
 #[test]
