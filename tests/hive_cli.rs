@@ -339,6 +339,58 @@ fn partitions_on_s3_are_read_as_locally() {
         rows.contains(&"4|u4|a/b|4|2.0|2024-01-02|7".to_string()),
         "{rows:?}"
     );
+    // Joined on the partition column `h` alone: the file of h=8 is not fetched there either.
+    write_parquet(
+        &d.join("hours/hours.parquet"),
+        vec![(
+            "hour",
+            Arc::new(Int64Array::from(vec![7i64, 9])) as ArrayRef,
+        )],
+        10,
+    );
+    s3.upload_dir("lake", &d.join("hours"), "hours");
+    let by_hour = |left: &str, right: &str, out: &str, report: &str| {
+        let args = [
+            "join",
+            "--left",
+            left,
+            "--left-key",
+            "hour",
+            "--right",
+            right,
+            "--right-key",
+            "h",
+            "--output",
+            out,
+            "--report",
+            report,
+        ];
+        crate::util::run_env(d, &args, &s3.env()).ok();
+    };
+    by_hour("hours", "orders", "h-local", "h-local.json");
+    by_hour(
+        "s3://lake/hours",
+        "s3://lake/orders",
+        "s3://lake/by-hour",
+        "h-remote.json",
+    );
+    s3.download("lake", "by-hour", &d.join("h-remote"));
+    let (rows, _) = read_rows(&d.join("h-remote"));
+    assert_eq!(rows, read_rows(&d.join("h-local")).0);
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    for report in ["h-local.json", "h-remote.json"] {
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.join(report)).unwrap()).unwrap();
+        assert_eq!(
+            r["right"]["files_skipped_by_partition_key"], 1,
+            "{report}: {r}"
+        );
+        assert_eq!(
+            r["right"]["rows_skipped_by_partition_key"], 2,
+            "{report}: {r}"
+        );
+        assert_eq!(r["right"]["rows_read"], 6, "{report}: {r}");
+    }
 }
 
 /// A relative input's partition directories are those of the path as written: the working
