@@ -153,6 +153,7 @@ impl SideJob {
         crate::plan::InputOptions {
             hive_partitioning: self.hive_partitioning,
             predicate: self.predicate.clone(),
+            key_filter: None,
         }
     }
 }
@@ -473,7 +474,7 @@ pub fn check(job: &JoinJob) -> Result<()> {
     refuse_bad_locations(job, "")?;
     let workers = job.workers.get();
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
-    crate::plan::side::plan_join(job, &split)?;
+    crate::plan::side::plan_join(job, &split, None)?;
     OutputDir::prepare(job.output.clone(), job.overwrite).map(|_| ())
 }
 
@@ -535,7 +536,7 @@ fn run_stages(
 ) -> Result<(JoinReport, Vec<String>)> {
     let workers = job.workers.get();
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
-    let plan = crate::plan::side::plan_join(job, &split)?;
+    let plan = crate::plan::side::plan_join(job, &split, key_filter(job, loaded))?;
     let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
     warnings.extend(plan.right.wide_decimals.iter().cloned());
     if job.filter.is_none() && job.spark_keys != crate::bloom::spark_keys::SparkKeyMode::Plain {
@@ -747,6 +748,28 @@ fn keeps_unmatched_right(jt: JoinType, doing: &str) -> Option<String> {
             "a {} join keeps right rows without a match, so {doing} would change the result",
             jt.name()
         )
+    })
+}
+
+/// The trained filter, to rule right files out by a right key of one partition column alone
+/// while they are planned: only where the prefilter runs, a filter that does not cover the
+/// left side fails the job (rather than being set aside), and the filter hashes keys natively
+/// (a Spark filter's hashing depends on the planned left side).
+fn key_filter(
+    job: &JoinJob,
+    loaded: &Option<(BloomFilter, codec::FilterMeta)>,
+) -> Option<crate::plan::KeyFilter> {
+    let (f, _) = loaded.as_ref()?;
+    let [key] = job.right.keys.as_slice() else {
+        return None;
+    };
+    (prefilter_off(job).is_none()
+        && job.filter_mismatch == FilterMismatch::Error
+        && job.spark_keys == crate::bloom::spark_keys::SparkKeyMode::Plain
+        && f.params().layout.hashes_natively())
+    .then(|| crate::plan::KeyFilter {
+        key: key.clone(),
+        filter: Arc::new(f.clone()),
     })
 }
 

@@ -230,6 +230,9 @@ pub struct Plan {
     /// Files not opened: their partition values fail the `--where` (when every file's do,
     /// the first is opened for the side's columns, and counted here: it has no splits).
     pub files_pruned: usize,
+    /// Files not opened: their key, a partition column alone, is not in the `--filter`
+    /// ([`InputOptions::key_filter`]).
+    pub files_pruned_by_key: usize,
     /// Every file was pruned: `files` holds the first, opened for the side's columns alone.
     pub schema_only: bool,
 }
@@ -242,6 +245,42 @@ pub struct InputOptions {
     /// The side's `--where`: a file whose partition values fail one of its conjuncts is not
     /// opened (the side's columns are those of the files read).
     pub predicate: Option<crate::expr::Predicate>,
+    /// A join's right side with a trained filter: a file whose key, a partition column alone,
+    /// the filter rules out is not opened.
+    pub key_filter: Option<KeyFilter>,
+}
+
+/// Prunes a side's files by a key of one partition column alone, before they are opened:
+/// a file's rows all hold its value, which the filter is probed with once.
+#[derive(Debug, Clone)]
+pub struct KeyFilter {
+    /// The key column.
+    pub key: String,
+    /// The filter of the other side's keys.
+    pub filter: Arc<crate::bloom::BloomFilter>,
+}
+
+impl KeyFilter {
+    /// Whether no row holding `value` (a one-row array) can be joined: a null key, or one
+    /// the filter rules out. A value of a family the filter does not hold is left to the
+    /// checks after planning (kept).
+    fn rules_out(&self, value: &dyn arrow::array::Array) -> bool {
+        if value.is_null(0) {
+            return true;
+        }
+        let Ok(family) = crate::key::KeyFamily::check(value.data_type(), "", &self.key) else {
+            return false;
+        };
+        if self.filter.check_family(family).is_err() {
+            return false;
+        }
+        match self.filter.hash_columns(&[value]) {
+            Ok(k) => !self.filter.probe_hashes(&k.hashes).value(0),
+            // A value the filter's format cannot hold equals no key it holds.
+            Err(Error::Unrepresentable(_)) => true,
+            Err(_) => false,
+        }
+    }
 }
 
 impl Plan {
@@ -357,6 +396,19 @@ pub fn plan_with(
         _ => (0..locations.len()).collect(),
     };
     let files_pruned = locations.len() - keep.len();
+    // Then those whose key, a partition column alone, the filter rules out.
+    let mut files_pruned_by_key = 0;
+    if let (Some(p), Some(kf)) = (&partitions, &opts.key_filter) {
+        if p.field(&kf.key).is_some() {
+            keep.retain(|i| {
+                let out = p
+                    .value(*i, &kf.key)
+                    .is_some_and(|v| kf.rules_out(v.as_ref()));
+                files_pruned_by_key += usize::from(out);
+                !out
+            });
+        }
+    }
     let schema_only = keep.is_empty() && !locations.is_empty();
     if schema_only {
         keep.push(0);
@@ -412,6 +464,7 @@ pub fn plan_with(
         splits,
         partitions,
         files_pruned,
+        files_pruned_by_key,
         schema_only,
     })
 }

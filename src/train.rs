@@ -667,6 +667,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         let inputs = plan::InputOptions {
             hive_partitioning: job.hive_partitioning,
             predicate: job.predicate.clone(),
+            key_filter: None,
         };
         let mut plan = plan::plan_with(&job.inputs, &inputs, |total| {
             SplitOptions::for_job(job.split_rows.map(NonZeroU64::get), total, workers)

@@ -730,8 +730,22 @@ fn partition_keys_alone_skip_whole_files() {
                 let right = &r["right"];
                 if filter == ["--no-prefilter"] {
                     assert_eq!(right["files_skipped_by_partition_key"], 0, "{case}");
+                    assert_eq!(right["files_pruned_by_partition_key"], 0, "{case}");
                     assert_eq!(right["rows_read"], 7, "{case}");
                     assert!(!summary.contains("never read"), "{case}: {summary}");
+                } else if filter == ["--filter", "days.bjf"] {
+                    // A trained filter rules the files out while they are planned: 01-01,
+                    // 01-03 and the null day are not even opened (their rows are not known).
+                    assert_eq!(right["files_pruned_by_partition_key"], 3, "{case}: {r}");
+                    assert_eq!(right["files_skipped_by_partition_key"], 0, "{case}");
+                    assert_eq!(right["files"], 2, "{case}");
+                    assert_eq!(right["rows_read"], 2, "{case}");
+                    assert!(
+                        summary.contains(
+                            "right  2 files (and 3 not opened: the filter rules out their partition key)"
+                        ),
+                        "{case}: {summary}"
+                    );
                 } else {
                     // 01-01, 01-03 and the null day are never read: 5 rows, counted as
                     // dropped by the tier that ruled each out.
@@ -855,6 +869,35 @@ fn partition_keys_alone_skip_whole_files() {
     );
     assert_eq!(rows, inner);
     assert_eq!(r["right"]["files_skipped_by_partition_key"], 3, "{r}");
+    // A file the trained filter rules out is not opened: a corrupt one there is no error
+    // (it is when the filter is built from the left side, after the files are opened).
+    let bad = d.join("events/dt=2024-02-01");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(bad.join("part-0.parquet"), b"not parquet at all").unwrap();
+    let (rows, r, _) = join(
+        "days",
+        "inner",
+        "replicated",
+        &["--filter", "days.bjf"],
+        "bad-ok",
+    );
+    assert_eq!(rows, inner);
+    assert_eq!(r["right"]["files_pruned_by_partition_key"], 4, "{r}");
+    let args = [
+        "join",
+        "--left",
+        "days",
+        "--left-key",
+        "dt",
+        "--right",
+        "events",
+        "--right-key",
+        "dt",
+        "--output",
+        "bad",
+    ];
+    run_in(d, &args).fails(2, &["dt=2024-02-01/part-0.parquet"]);
+    assert!(!d.join("bad").exists());
 }
 
 /// Days since 1970-01-01 of a `YYYY-MM-DD` date.

@@ -13,6 +13,9 @@ pub struct SideReport {
     pub files: usize,
     /// Files not opened: their Hive partition values fail the side's `--where`.
     pub files_pruned_by_partition: usize,
+    /// Files not opened: their key is one partition column, and the trained `--filter` rules
+    /// its value out (right side, while planning; their rows are not known).
+    pub files_pruned_by_partition_key: usize,
     /// Splits read.
     pub splits: usize,
     /// Rows in the row groups read (after skipping).
@@ -206,9 +209,13 @@ impl JoinReport {
         }
         for (name, side) in [("left", &self.left), ("right", &self.right)] {
             s += &format!(
-                "  {name:<6} {} files{}, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
+                "  {name:<6} {} files{}{}, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
                 side.files,
                 crate::report::pruned_note(side.files_pruned_by_partition),
+                match side.files_pruned_by_partition_key {
+                    0 => String::new(),
+                    n => format!(" (and {n} not opened: the filter rules out their partition key)"),
+                },
                 side.splits,
                 side.rows_read,
                 human_bytes(side.bytes_read),

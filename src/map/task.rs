@@ -71,6 +71,7 @@ impl MapCounters {
         SideReport {
             files: side.plan.files_read(),
             files_pruned_by_partition: side.plan.files_pruned,
+            files_pruned_by_partition_key: side.plan.files_pruned_by_key,
             splits: side.plan.splits.len(),
             rows_read: g(&self.rows_read),
             bytes_read: g(&self.bytes_read) + g(&self.sbbf_bytes),

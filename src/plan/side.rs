@@ -111,12 +111,20 @@ pub(crate) struct JoinPlan {
 
 /// Plan both sides of `job`: expand and open their inputs, resolve `--select`, check every
 /// file, and derive the output schema.
+///
+/// `key_filter`: a trained filter that rules out right files by a key of one partition column
+/// alone before they are opened (see [`plan::KeyFilter`]).
 pub(crate) fn plan_join(
     job: &JoinJob,
     split: &(dyn Fn(u64) -> SplitOptions + Sync),
+    key_filter: Option<plan::KeyFilter>,
 ) -> Result<JoinPlan> {
     let left_plan = plan::plan_with(&job.left.inputs, &job.left.input_options(), split)?;
-    let right_plan = plan::plan_with(&job.right.inputs, &job.right.input_options(), split)?;
+    let right_options = plan::InputOptions {
+        key_filter,
+        ..job.right.input_options()
+    };
+    let right_plan = plan::plan_with(&job.right.inputs, &right_options, split)?;
     let first_schema = |p: &Plan, name: &str| {
         if p.files.is_empty() {
             return Err(Error::Usage(format!("no {name} input files")));
