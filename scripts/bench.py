@@ -358,9 +358,32 @@ def join_workloads(a, d, w):
     return out
 
 
+def polars_select(body):
+    """A timed Polars engine: `body` builds the lazy frame `j` from sys.argv[1] and [2]; its
+    columns sys.argv[5] (a comma list) go to sys.argv[3] as zstd Parquet, on sys.argv[4]
+    threads."""
+    return py(
+        "import os,sys,datetime; os.environ['POLARS_MAX_THREADS']=sys.argv[4]\n"
+        "import polars as pl\n"
+        + body
+        + "j.select([c.strip() for c in sys.argv[5].split(',')]).sink_parquet(sys.argv[3],compression='zstd')"
+    )
+
+
 # The hive suite's right side: lineitem in Hive partition directories by ship year
 # (`yr=1995/data_0.parquet`, as DuckDB's COPY ... PARTITION_BY writes them), made once.
 JOIN_ONE_FILE = "bloomjoin join, one file (row filter on l_shipdate)"
+
+
+def partitioned_lineitem(d, parts, select, by):
+    """lineitem's `select` columns written by DuckDB into Hive directories of column `by`
+    under `parts`, once (untimed); returns `parts`."""
+    if not os.path.exists(os.path.join(parts, ".done")):
+        run(py(DUCKDB_SETUP + "c.execute(sys.argv[1])") + [
+            f"COPY (SELECT {select} FROM '{d('lineitem')}') TO '{parts}' "
+            f"(FORMAT parquet, PARTITION_BY ({by}), OVERWRITE_OR_IGNORE)"])
+        open(os.path.join(parts, ".done"), "w").close()
+    return parts
 
 
 def hive_workloads(a, d, w):
@@ -369,12 +392,7 @@ def hive_workloads(a, d, w):
     join on the one-file lineitem (a row filter on l_shipdate), DuckDB and Polars on the
     partitions (both prune them). The narrow projection (no partition column) for all."""
     B, W = a.bin, str(a.workers)
-    parts = w("lineitem-by-year")
-    if not os.path.exists(os.path.join(parts, ".done")):
-        run(py(DUCKDB_SETUP + "c.execute(sys.argv[1])") + [
-            f"COPY (SELECT *, year(l_shipdate) AS yr FROM '{d('lineitem')}') TO '{parts}' "
-            "(FORMAT parquet, PARTITION_BY (yr), OVERWRITE_OR_IGNORE)"])
-        open(os.path.join(parts, ".done"), "w").close()
+    parts = partitioned_lineitem(d, w("lineitem-by-year"), "*, year(l_shipdate) AS yr", "yr")
     where, cols = "p_name LIKE '%green%'", NARROW["part"]
     year = "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'"
     outs = {e: w(f"hive-{e.split(',')[0].replace(' ', '_')}{'-one' if e == JOIN_ONE_FILE else ''}")
@@ -387,17 +405,21 @@ def hive_workloads(a, d, w):
            "--workers", W, "--output", outs[JOIN_ONE_FILE], "--overwrite"]
     q = (f"SELECT {cols} FROM '{d('part')}' l JOIN read_parquet('{parts}/**/*.parquet', hive_partitioning = true) r "
          f"ON l.p_partkey = r.l_partkey WHERE {where} AND r.yr = 1995")
-    polars = py(
-        "import os,sys; os.environ['POLARS_MAX_THREADS']=sys.argv[4]\n"
-        "import polars as pl\n"
+    polars = polars_select(
         "l=pl.scan_parquet(sys.argv[1]).filter(pl.col('p_name').str.contains('green'))\n"
         "r=pl.scan_parquet(sys.argv[2]+'/**/*.parquet',hive_partitioning=True).filter(pl.col('yr')==1995)\n"
         "j=l.join(r,left_on='p_partkey',right_on='l_partkey',coalesce=False)\n"
-        "j.select([c.strip() for c in sys.argv[5].split(',')]).sink_parquet(sys.argv[3],compression='zstd')"
     ) + [d("part"), parts, outs[POLARS] + ".parquet", W, cols]
-    return [{
+    return [pruning_workload(a, "lineitem (by year, yr = 1995) x part (p_name LIKE '%green%') [narrow]",
+                             outs, join, one, q, polars)]
+
+
+def pruning_workload(a, name, outs, join, one, q, polars):
+    """A hive workload of the four engines (bloomjoin on the partitions, bloomjoin on the one
+    file, DuckDB's query `q`, Polars), writing into `outs`."""
+    return {
         "suite": "hive",
-        "name": "lineitem (by year, yr = 1995) x part (p_name LIKE '%green%') [narrow]",
+        "name": name,
         "baseline": DUCKDB,
         "engines": [
             (JOIN, join),
@@ -411,7 +433,7 @@ def hive_workloads(a, d, w):
             DUCKDB: outs[DUCKDB] + ".parquet",
             POLARS: outs[POLARS] + ".parquet",
         },
-    }]
+    }
 
 
 def dpp_workloads(a, d, w):
@@ -422,12 +444,7 @@ def dpp_workloads(a, d, w):
     days the left side has. The same join on the one-file lineitem (a row filter on
     l_shipdate), DuckDB and Polars on the partitions. The right side's narrow columns."""
     B, W = a.bin, str(a.workers)
-    parts = w("lineitem-by-day")
-    if not os.path.exists(os.path.join(parts, ".done")):
-        run(py(DUCKDB_SETUP + "c.execute(sys.argv[1])") + [
-            f"COPY (SELECT * FROM '{d('lineitem')}') TO '{parts}' "
-            "(FORMAT parquet, PARTITION_BY (l_shipdate), OVERWRITE_OR_IGNORE)"])
-        open(os.path.join(parts, ".done"), "w").close()
+    parts = partitioned_lineitem(d, w("lineitem-by-day"), "*", "l_shipdate")
     where = "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01' AND o_orderpriority = '1-URGENT'"
     cols = NARROW["part-semi"]
     outs = {e: w(f"dpp-{e.split(',')[0].replace(' ', '_')}{'-one' if e == JOIN_ONE_FILE else ''}")
@@ -436,33 +453,18 @@ def dpp_workloads(a, d, w):
             "--left-where", where, "--right-key", "l_shipdate", "--select", cols, "--workers", W, "--overwrite"]
     q = (f"SELECT {cols} FROM read_parquet('{parts}/**/*.parquet', hive_partitioning = true) r "
          f"WHERE r.l_shipdate IN (SELECT o_orderdate FROM '{d('orders')}' WHERE {where})")
-    polars = py(
-        "import os,sys,datetime; os.environ['POLARS_MAX_THREADS']=sys.argv[4]\n"
-        "import polars as pl\n"
+    polars = polars_select(
         "l=pl.scan_parquet(sys.argv[1]).filter((pl.col('o_orderdate')>=datetime.date(1995,3,1))"
         "&(pl.col('o_orderdate')<datetime.date(1995,4,1))&(pl.col('o_orderpriority')=='1-URGENT'))\n"
         "r=pl.scan_parquet(sys.argv[2]+'/**/*.parquet',hive_partitioning=True,hive_schema={'l_shipdate':pl.Date})\n"
         "j=r.join(l.select('o_orderdate'),left_on='l_shipdate',right_on='o_orderdate',how='semi')\n"
-        "j.select([c.strip() for c in sys.argv[5].split(',')]).sink_parquet(sys.argv[3],compression='zstd')"
     ) + [d("orders"), parts, outs[POLARS] + ".parquet", W, cols]
-    return [{
-        "suite": "hive",
-        "name": "lineitem (by day) right-semi orders (urgent, 1995-03) on the partition column alone [narrow]",
-        "baseline": DUCKDB,
-        "engines": [
-            (JOIN, join + ["--right", parts, "--output", outs[JOIN], "--report", outs[JOIN] + ".json"]),
-            (JOIN_ONE_FILE, join + ["--right", d("lineitem"), "--output", outs[JOIN_ONE_FILE]]),
-            (DUCKDB, duckdb_timed(f"COPY ({q}) TO '{outs[DUCKDB]}.parquet' (FORMAT parquet, COMPRESSION zstd)", a.workers)),
-            (POLARS, polars),
-        ],
-        "outputs": {
-            JOIN: outs[JOIN] + "/part-*.parquet",
-            JOIN_ONE_FILE: outs[JOIN_ONE_FILE] + "/part-*.parquet",
-            DUCKDB: outs[DUCKDB] + ".parquet",
-            POLARS: outs[POLARS] + ".parquet",
-        },
-        "report": outs[JOIN] + ".json",
-    }]
+    wl = pruning_workload(
+        a, "lineitem (by day) right-semi orders (urgent, 1995-03) on the partition column alone [narrow]", outs,
+        join + ["--right", parts, "--output", outs[JOIN], "--report", outs[JOIN] + ".json"],
+        join + ["--right", d("lineitem"), "--output", outs[JOIN_ONE_FILE]], q, polars)
+    wl["report"] = outs[JOIN] + ".json"
+    return [wl]
 
 
 PARTITIONED, FLAT = "bloomjoin join --partition-by", "bloomjoin join, one directory"

@@ -1046,7 +1046,8 @@ def join_case(case, ctx):
     # different columns, at work (a key of partition columns alone first: the newest
     # variation).
     if palone:
-        by_key = report["right"]["files_skipped_by_partition_key"]
+        # Ruled out while planned (a trained filter) or at the map stage.
+        by_key = report["right"]["files_pruned_by_partition_key"] + report["right"]["files_skipped_by_partition_key"]
         return "pass (partition key alone, files not read)" if by_key else "pass (partition key alone)"
     if pby:
         return "pass (partitioned output)"
