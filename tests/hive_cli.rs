@@ -909,3 +909,80 @@ fn chrono_days(s: &str) -> i32 {
     .unwrap();
     t.as_any().downcast_ref::<Date32Array>().unwrap().value(0)
 }
+
+/// A key of two partition columns alone, `(dt, h)`: every file holds one tuple, probed once
+/// (the filter trained on the tuple, or built); the rows equal those of the join that reads
+/// every file.
+#[test]
+fn composite_keys_of_partition_columns_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    partitioned(d);
+    write_parquet(
+        &d.join("slots/slots.parquet"),
+        vec![
+            (
+                "dt",
+                Arc::new(Date32Array::from(vec![
+                    chrono_days("2024-01-02"),
+                    chrono_days("2024-01-01"),
+                ])) as ArrayRef,
+            ),
+            ("h", Arc::new(Int64Array::from(vec![8i64, 9]))),
+        ],
+        10,
+    );
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "--input",
+            "slots",
+            "--column",
+            "dt,h",
+            "--output",
+            "slots.bjf",
+        ],
+    )
+    .ok();
+    let join = |extra: &[&str], out: &str| {
+        let report = format!("{out}.json");
+        let mut args = vec![
+            "join",
+            "--left",
+            "slots",
+            "--left-key",
+            "dt,h",
+            "--right",
+            "orders",
+            "--right-key",
+            "dt,h",
+            "--select",
+            "uid,amt,right.dt,right.h",
+            "--output",
+            out,
+            "--report",
+            &report,
+        ];
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok();
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.join(&report)).unwrap()).unwrap();
+        (read_rows(&d.join(out)).0, r)
+    };
+    let (all, _) = join(&["--no-prefilter"], "all");
+    assert_eq!(all, ["1|0.5|2024-01-02|8", "5|2.5|2024-01-02|8"]);
+    for (extra, out) in [
+        (&["--filter", "slots.bjf"][..], "trained"),
+        (&["--strategy", "reduce-side"], "built"),
+    ] {
+        let (rows, r) = join(extra, out);
+        assert_eq!(rows, all, "{extra:?}");
+        assert_eq!(
+            r["right"]["files_skipped_by_partition_key"], 2,
+            "{extra:?}: {r}"
+        );
+        assert_eq!(r["right"]["rows_read"], 2, "{extra:?}: {r}");
+    }
+}
