@@ -467,7 +467,10 @@ pub(crate) fn where_fields(plan: &Plan, predicate: &Predicate) -> Result<Vec<Fie
 /// `e`, an error for a column not found, with a note when `plans` skipped files by their
 /// partition values: a side's columns are those of the files it reads.
 pub(crate) fn note_pruned(e: Error, plans: &[&Plan]) -> Error {
-    let skipped: usize = plans.iter().map(|p| p.files_pruned).sum();
+    let skipped: usize = plans
+        .iter()
+        .map(|p| p.files_pruned + p.files_pruned_by_key)
+        .sum();
     if skipped == 0 {
         return e;
     }
