@@ -1430,6 +1430,32 @@ fn disk_full_is_exit_1_in_train_and_join() {
     assert!(!d.join("kept/t").exists());
 }
 
+/// Run a documentation example's bash `script` in `d` against `s3`, with the binary first on
+/// the PATH; its stdout (it must succeed).
+fn run_doc_script(script: &str, d: &Path, s3: &S3Server) -> String {
+    let path = format!(
+        "{}:{}",
+        bin().parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(d)
+        .env("PATH", path)
+        .env_remove("BLOOMJOIN_LOG")
+        .envs(s3.env())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{script}\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// Issue 14: the sharded training example of docs/SCALE-OUT.md, as written there (8 shards
 /// with `--fpp` alone, no guessed N, then `merge` and `inspect`), against S3 (moto) on the
 /// sample users: the merged filter holds every user passing the `--where` and meets its FPP.
@@ -1462,26 +1488,7 @@ fn s3_scale_out_sharded_example_runs() {
     let d = dir.path();
     s3.upload_dir("lake", &root().join("data/sample/users"), "users");
     s3.python("s3.create_bucket(Bucket='tmp')");
-    let path = format!(
-        "{}:{}",
-        bin().parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(d)
-        .env("PATH", path)
-        .env_remove("BLOOMJOIN_LOG")
-        .envs(s3.env())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{script}\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = run_doc_script(&script, d, &s3);
     assert!(
         stdout.contains("split"),
         "inspect prints the filter (the default layout): {stdout}"
@@ -1559,26 +1566,7 @@ fn s3_scale_out_partition_column_example_runs() {
     let s3 = S3Server::start();
     s3.upload_dir("lake", &d.join("events"), "events");
     s3.upload_dir("lake", &d.join("campaign_days"), "campaign_days");
-    let path = format!(
-        "{}:{}",
-        bin().parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(d)
-        .env("PATH", path)
-        .env_remove("BLOOMJOIN_LOG")
-        .envs(s3.env())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{script}\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = run_doc_script(&script, d, &s3);
     assert!(
         stdout.contains(
             "right  3 files (and 7 not opened: the filter rules out their partition key)"
