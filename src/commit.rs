@@ -429,7 +429,7 @@ impl OutputDir {
 
     /// Remove this run's staged files (best effort; used on failure and after commit).
     pub fn cleanup_staging(&self) {
-        let staging = self.dir.child(TEMPORARY).child(&self.run_id);
+        let staging = self.staging().dir;
         if let Ok(paths) = list_below(&staging) {
             for p in paths {
                 let _ = block_on(self.dir.store().delete(&p));
