@@ -30,6 +30,8 @@ pub(crate) mod side;
 pub struct RangeReader {
     location: Location,
     file: Option<std::fs::File>,
+    /// Ranges of a remote file fetched ahead of this reader ([`crate::read::ahead`]).
+    ahead: Option<crate::read::ahead::Prefetched>,
 }
 
 impl RangeReader {
@@ -42,7 +44,14 @@ impl RangeReader {
         Ok(RangeReader {
             location: location.clone(),
             file,
+            ahead: None,
         })
+    }
+
+    /// Serve the ranges `ahead` holds from it (a remote file's split fetched ahead).
+    pub(crate) fn with_ahead(mut self, ahead: Option<crate::read::ahead::Prefetched>) -> Self {
+        self.ahead = ahead;
+        self
     }
 
     /// The file's size in bytes.
@@ -73,12 +82,40 @@ impl RangeReader {
                     Ok(Bytes::from(buf))
                 })
                 .collect(),
-            None => block_on(
-                self.location
-                    .store()
-                    .get_ranges(self.location.path(), ranges),
-            )
-            .map_err(|source| Error::store(self.location.to_string(), source)),
+            None => {
+                let mut out = match &self.ahead {
+                    Some(a) => a.serve(ranges),
+                    None => vec![None; ranges.len()],
+                };
+                let missing: Vec<Range<u64>> = ranges
+                    .iter()
+                    .zip(&out)
+                    .filter(|(_, o)| o.is_none())
+                    .map(|(r, _)| r.clone())
+                    .collect();
+                if !missing.is_empty() {
+                    let mut got = block_on(
+                        self.location
+                            .store()
+                            .get_ranges(self.location.path(), &missing),
+                    )
+                    .map_err(|source| Error::store(self.location.to_string(), source))?
+                    .into_iter();
+                    for slot in out.iter_mut().filter(|o| o.is_none()) {
+                        *slot = got.next();
+                    }
+                }
+                out.into_iter()
+                    .map(|o| {
+                        o.ok_or_else(|| {
+                            Error::Internal(format!(
+                                "{}: the store answered fewer ranges than asked",
+                                self.location
+                            ))
+                        })
+                    })
+                    .collect()
+            }
         }
     }
 }

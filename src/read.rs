@@ -16,6 +16,7 @@ use parquet::DecodeResult;
 use crate::error::{Error, Result};
 use crate::plan::{InputFile, RangeReader, Split};
 
+pub(crate) mod ahead;
 pub mod dictionary;
 
 /// Bytes of decoded predicate columns kept per row group for the projection: a row group's
@@ -58,6 +59,8 @@ pub struct ReadOptions {
     pub batch_size: usize,
     /// An optional row filter (evaluated while decoding).
     pub row_filter: Option<RowFilter>,
+    /// The split's ranges fetched ahead, if they were ([`ahead`]).
+    pub ahead: Option<ahead::Prefetched>,
 }
 
 /// An iterator over the record batches of one split.
@@ -115,7 +118,7 @@ impl SplitReader {
             builder = builder.with_row_filter(f);
         }
         let decoder = builder.build().map_err(perr)?;
-        let io = RangeReader::open(&file.location)?;
+        let io = RangeReader::open(&file.location)?.with_ahead(opts.ahead);
         Ok(SplitReader {
             file,
             decoder,

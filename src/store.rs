@@ -26,19 +26,32 @@ use url::Url;
 
 use crate::error::{Error, Result};
 
+/// The library's I/O runtime: two threads that wait on the network, not on a core.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("bloomjoin-io")
+            .enable_all()
+            .build()
+            .expect("the I/O runtime starts")
+    })
+}
+
 /// Run a future to completion on the library's I/O runtime.
 pub fn block_on<F: Future>(future: F) -> F::Output {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .thread_name("bloomjoin-io")
-                .enable_all()
-                .build()
-                .expect("the I/O runtime starts")
-        })
-        .block_on(future)
+    runtime().block_on(future)
+}
+
+/// Start a future on the library's I/O runtime and go on; its handle gives the result (see
+/// [`crate::read::ahead`], which fetches splits ahead of the workers).
+pub(crate) fn spawn<F>(future: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    runtime().spawn(future)
 }
 
 /// A resolved location: the store, the path inside it, and how the user spelled it.

@@ -21,6 +21,7 @@ use crate::expr::Predicate;
 use crate::key::KeyFamily;
 use crate::plan::side::Source;
 use crate::plan::{self, Plan, RangeReader, SplitOptions};
+use crate::read::ahead::ReadAhead;
 use crate::read::{ReadOptions, SplitReader};
 use crate::store::Location;
 
@@ -202,6 +203,9 @@ pub struct TrainReport {
     pub keys_inserted: u64,
     /// Bytes fetched from the inputs.
     pub bytes_read: u64,
+    /// Of those, bytes of remote files fetched ahead of the worker that read them, while
+    /// other splits were decoded.
+    pub bytes_read_ahead: u64,
     /// Row groups whose keys were read from their key column's dictionary page alone, its
     /// data pages never fetched (one key column, no `--where`, every data page of the chunk
     /// dictionary-encoded).
@@ -727,7 +731,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         // the row groups whose key chunk is all dictionary-encoded, whose data pages are then
         // never read (crate::read::dictionary).
         let dictionaries = predicate.is_none();
-        let read_split = |i: usize, each: &mut dyn FnMut(Keys<'_>, &FileKey) -> Result<()>| -> Result<u64> {
+        let read_split = |i: usize, ahead: &ReadAhead<'_>, each: &mut dyn FnMut(Keys<'_>, &FileKey) -> Result<()>| -> Result<u64> {
+            let ahead = ahead.take(i);
             let s = &plan.splits[i];
             let file = plan.files[s.file].clone();
             let fk = &file_keys[s.file];
@@ -736,7 +741,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             match fk.columns.as_slice() {
                 // One key column (not a partition column beside it) and no --where.
                 [key] if dictionaries && fk.keys.len() == 1 => {
-                    let io = RangeReader::open(&file.location)?;
+                    let io = RangeReader::open(&file.location)?.with_ahead(ahead.clone());
                     for rg in s.row_groups.clone() {
                         match crate::read::dictionary::dictionary_keys(&file, &io, rg, *key)? {
                             Some(d) => {
@@ -759,12 +764,31 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     columns: fk.columns.clone(),
                     batch_size: job.batch_size.get(),
                     row_filter: None,
+                    ahead,
                 },
             )?;
             for b in reader.by_ref() {
                 each(Keys::Rows(&b?), fk)?;
             }
             Ok(bytes + reader.bytes_read())
+        };
+        // What read_split asks first of a split: its dictionary pages, or its key chunks.
+        let ahead_ranges = |i: usize| -> Vec<std::ops::Range<u64>> {
+            let s = &plan.splits[i];
+            let file = &plan.files[s.file];
+            let fk = &file_keys[s.file];
+            let whole = |rg: usize| crate::read::ahead::chunk_ranges(file, [rg], &fk.columns);
+            match fk.columns.as_slice() {
+                [key] if dictionaries && fk.keys.len() == 1 => s
+                    .row_groups
+                    .clone()
+                    .flat_map(|rg| match crate::read::dictionary::dictionary_range(file, rg, *key) {
+                        Some(r) => vec![r],
+                        None => whole(rg),
+                    })
+                    .collect(),
+                _ => crate::read::ahead::chunk_ranges(file, s.row_groups.clone(), &fk.columns),
+            }
         };
 
         // Sizing: explicit, from --expected-items, or (blocked, --fpp alone) one pass into a
@@ -806,6 +830,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     plan.splits.iter().map(|s| s.rows).sum(),
                     show_progress,
                 );
+                let ahead = ReadAhead::new(&plan, ahead_ranges)?;
                 let sketches = crate::map::run_splits(
                     &plan,
                     "count",
@@ -815,7 +840,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     |est, i| {
                         let mut counts = Counts::default();
                         let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
-                        read_split(i, &mut |keys, fk| {
+                        read_split(i, &ahead, &mut |keys, fk| {
                             let rows = keys.passing_hashes(
                                 fk,
                                 predicate,
@@ -869,6 +894,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             plan.splits.iter().map(|s| s.rows).sum(),
             show_progress,
         );
+        let ahead = ReadAhead::new(&plan, ahead_ranges)?;
         let partials = crate::map::run_splits(
             &plan,
             "map",
@@ -883,7 +909,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             },
             |(filter, counts), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
-                let bytes = read_split(i, &mut |keys, fk| {
+                let bytes = read_split(i, &ahead, &mut |keys, fk| {
                     let rows = keys.passing_hashes(
                         fk,
                         predicate,
@@ -901,6 +927,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             },
         )?;
         bar.finish_and_clear();
+        let bytes_read_ahead = ahead.served();
+        drop(ahead);
         times.map_ms = t_map.elapsed().as_millis() as u64;
 
         // Reduce: OR the partials, then fold.
@@ -1000,6 +1028,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             null_keys: total.nulls,
             keys_inserted: total.inserted,
             bytes_read: total.bytes_read,
+            bytes_read_ahead,
             row_groups_from_dictionary: total.dictionary_row_groups,
             sizing,
             params,

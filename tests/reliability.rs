@@ -1785,3 +1785,191 @@ fn planning_a_remote_input_reads_each_footer_in_one_request() {
     let probe = run_in(d, &["probe", "--filter", "k.bjf", "0", "119", "5000"]).ok();
     assert_eq!(probe.lines().collect::<Vec<_>>(), ["maybe", "maybe", "no"]);
 }
+
+/// Remote splits are fetched ahead of the workers (`src/read/ahead.rs`): the join and train
+/// over S3 give what they give over local copies, most bytes come from the fetches ahead
+/// (the report's `bytes_read_ahead`), and nothing is fetched twice.
+#[test]
+fn remote_splits_are_fetched_ahead_once() {
+    let s3 = S3Server::start();
+    let proxy = FaultProxy::start(s3.port);
+    let env = S3Server::env_for(proxy.port);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (n, groups, rows) = (12usize, 2usize, 50usize);
+    for f in 0..n {
+        let ks: Vec<i64> = (0..rows * groups).map(|r| (f * 1000 + r) as i64).collect();
+        let vs: Vec<String> = ks.iter().map(|k| format!("row {k}")).collect();
+        write_parquet(
+            &d.join(format!("right/part-{f:02}.parquet")),
+            vec![
+                ("k", Arc::new(Int64Array::from(ks)) as ArrayRef),
+                ("v", Arc::new(StringArray::from(vs)) as ArrayRef),
+            ],
+            rows,
+        );
+    }
+    // Left: every seventh key of every other file.
+    let left: Vec<i64> = (0..n)
+        .step_by(2)
+        .flat_map(|f| {
+            (0..rows * groups)
+                .step_by(7)
+                .map(move |r| (f * 1000 + r) as i64)
+        })
+        .collect();
+    write_parquet(
+        &d.join("left.parquet"),
+        vec![("id", Arc::new(Int64Array::from(left)) as ArrayRef)],
+        1000,
+    );
+    s3.upload_dir("lake", &d.join("right"), "right");
+    for (i, extra) in [vec!["--no-prefilter"], vec![]].into_iter().enumerate() {
+        let join = |right: &str, out: &str| {
+            let mut args: Vec<String> = [
+                "join",
+                "-q",
+                "--left",
+                "left.parquet",
+                "--left-key",
+                "id",
+                "--right",
+                right,
+                "--right-key",
+                "k",
+                "--output",
+                out,
+                "--split-rows",
+                "1",
+                "--report",
+            ]
+            .map(String::from)
+            .to_vec();
+            args.push(format!("{out}.json"));
+            args.extend(extra.iter().map(|x| x.to_string()));
+            args
+        };
+        let local = join("right", &format!("local-{i}"));
+        run_in(d, &local.iter().map(String::as_str).collect::<Vec<_>>()).ok();
+        let before = proxy.seen.load(Ordering::SeqCst);
+        let remote = join("s3://lake/right", &format!("s3-{i}"));
+        run_env(
+            d,
+            &remote.iter().map(String::as_str).collect::<Vec<_>>(),
+            &env,
+        )
+        .ok();
+        let requests = proxy.seen.load(Ordering::SeqCst) - before;
+        assert_eq!(
+            read_rows(&d.join(format!("s3-{i}"))).0,
+            read_rows(&d.join(format!("local-{i}"))).0,
+            "{extra:?}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.join(format!("s3-{i}.json"))).unwrap())
+                .unwrap();
+        let (read, ahead) = (
+            report["right"]["bytes_read"].as_u64().unwrap(),
+            report["right"]["bytes_read_ahead"].as_u64().unwrap(),
+        );
+        // One split per row group: all but the first split's were fetched ahead (with the
+        // prefilter, the key column's; the value's after the key filter kept rows).
+        assert!(
+            ahead > 0 && ahead < read,
+            "{extra:?}: {ahead} of {read} bytes ahead"
+        );
+        if !extra.is_empty() {
+            assert!(ahead * 4 >= read * 3, "only {ahead} of {read} bytes ahead");
+        }
+        let local: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.join(format!("local-{i}.json"))).unwrap())
+                .unwrap();
+        assert_eq!(local["right"]["bytes_read_ahead"], 0);
+        assert_eq!(local["right"]["bytes_read"], report["right"]["bytes_read"]);
+        // A listing, a read of each file's tail, and at most one read of each split's
+        // columns (the key alone, then the value, with the prefilter): fetched ahead or by
+        // its worker, never both.
+        let splits = n * groups;
+        let rounds = if extra.is_empty() { 2 } else { 1 };
+        assert!(
+            requests <= 2 + n + rounds * splits,
+            "{extra:?}: {requests} requests for {n} files of {groups} row groups"
+        );
+    }
+    // BLOOMJOIN_READ_AHEAD sets the budget in MiB; 0 turns reading ahead off, and a value
+    // that is no number fails the job before it writes anything.
+    let no_prefilter = |out: &str| {
+        [
+            "join", "-q", "--left", "left.parquet", "--left-key", "id", "--right",
+            "s3://lake/right", "--right-key", "k", "--output", out, "--split-rows", "1",
+            "--no-prefilter", "--report",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([format!("{out}.json")])
+        .collect::<Vec<_>>()
+    };
+    let mut off = env.clone();
+    off.push(("BLOOMJOIN_READ_AHEAD".into(), "0".into()));
+    let args = no_prefilter("off");
+    run_env(d, &args.iter().map(String::as_str).collect::<Vec<_>>(), &off).ok();
+    assert_eq!(read_rows(&d.join("off")).0, read_rows(&d.join("local-0")).0);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("off.json")).unwrap()).unwrap();
+    assert_eq!(report["right"]["bytes_read_ahead"], 0);
+    let mut bad = env.clone();
+    bad.push(("BLOOMJOIN_READ_AHEAD".into(), "64MB".into()));
+    let args = no_prefilter("bad");
+    run_env(d, &args.iter().map(String::as_str).collect::<Vec<_>>(), &bad)
+        .fails(2, &["BLOOMJOIN_READ_AHEAD", "\"64MB\"", "MiB"]);
+    assert!(!d.join("bad").exists());
+    // Train: the same filter bytes as from the local copies.
+    let train = |input: &str, out: &str| {
+        vec![
+            "train",
+            "-q",
+            "--input",
+            input,
+            "--column",
+            "k",
+            "--output",
+            out,
+            "--fpp",
+            "0.01",
+            "--split-rows",
+            "1",
+            "--report",
+            "train.json",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    let args = train("right", "local.bjf");
+    run_in(d, &args.iter().map(String::as_str).collect::<Vec<_>>()).ok();
+    let args = train("s3://lake/right", "s3.bjf");
+    run_env(
+        d,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &env,
+    )
+    .ok();
+    // The filter and its metadata but for the inputs' names.
+    let decoded = |name: &str| {
+        let bytes = std::fs::read(d.join(name)).unwrap();
+        let (f, mut meta) = bloomjoin::bloom::codec::decode(&bytes, name).unwrap();
+        meta.inputs = vec![];
+        (f, meta)
+    };
+    assert_eq!(decoded("s3.bjf"), decoded("local.bjf"));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("train.json")).unwrap()).unwrap();
+    let (read, ahead) = (
+        report["bytes_read"].as_u64().unwrap(),
+        report["bytes_read_ahead"].as_u64().unwrap(),
+    );
+    assert!(
+        ahead > 0 && ahead < read,
+        "train: {ahead} of {read} bytes ahead"
+    );
+}

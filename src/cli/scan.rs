@@ -42,6 +42,14 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         let (rows, nulls, sum) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
         let any_summed = std::sync::atomic::AtomicBool::new(false);
         let cancel = std::sync::atomic::AtomicBool::new(false);
+        let ahead = crate::read::ahead::ReadAhead::new(&plan, |i| {
+            let split = &plan.splits[i];
+            let file = &plan.files[split.file];
+            match file.schema().index_of(&args.column) {
+                Ok(col) => crate::read::ahead::chunk_ranges(file, split.row_groups.clone(), &[col]),
+                Err(_) => Vec::new(),
+            }
+        })?;
         crate::map::run_splits(
             &plan,
             "scan",
@@ -49,6 +57,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
             &cancel,
             || Ok(()),
             |_, i| {
+                let ahead = ahead.take(i);
                 let split = &plan.splits[i];
                 let file = plan.files[split.file].clone();
                 let col = file
@@ -69,6 +78,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                         columns: vec![col],
                         batch_size: args.batch_size,
                         row_filter: None,
+                        ahead,
                     },
                 )?;
                 for b in reader {

@@ -22,6 +22,9 @@ pub struct SideReport {
     pub rows_read: u64,
     /// Bytes fetched.
     pub bytes_read: u64,
+    /// Of those, bytes of remote files fetched ahead of the worker that read them, while
+    /// other splits were decoded.
+    pub bytes_read_ahead: u64,
     /// Row groups skipped by key min/max statistics (right side, prefilter tier 1).
     pub row_groups_skipped: u64,
     /// Rows in skipped row groups.

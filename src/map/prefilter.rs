@@ -72,6 +72,14 @@ pub(crate) enum FileVerdict {
     Skip,
 }
 
+/// What probing a partition key found: the tier that ruled it out, or its hash.
+enum Probe {
+    Null,
+    Bloom,
+    Keys,
+    Pass(u64),
+}
+
 /// Hashes of the rows a row filter let through, in row order, waiting for the decoded
 /// batches they belong to. Parquet evaluates a row group's predicates (in order, each over
 /// the rows the previous ones kept) before it decodes the row group's other columns, so the
@@ -242,6 +250,43 @@ impl RightPrefilter {
         tier.row_groups(file, fp, kept, counters, decoded)
     }
 
+    /// The row groups of `split` that [`Self::row_groups`] may keep, counting nothing (to
+    /// fetch them ahead): those the key statistics keep, or `None` when the SBBF tier will
+    /// read the file's Parquet Bloom filters first (fetching the row groups ahead would
+    /// undo its skips).
+    pub(crate) fn row_groups_ahead(
+        &self,
+        file: &InputFile,
+        fp: &FileProjection,
+        key_names: &[&str],
+        split: &Split,
+    ) -> Option<Vec<usize>> {
+        let mut kept: Vec<usize> = split.row_groups.clone().collect();
+        for (name, range) in key_names.iter().zip(&self.key_ranges) {
+            let Some(range) = range else { continue };
+            kept = super::prune::row_groups_in_range(file, name, kept, *range, |_| {});
+        }
+        if self.sbbf.is_some() && fp.keys.len() == 1 {
+            let meta = file.parquet();
+            let schema = meta.file_metadata().schema_descr();
+            let key_top = fp.decode[fp.keys[0]];
+            let filtered = kept.iter().any(|rg| {
+                (0..schema.num_columns())
+                    .filter(|i| schema.get_column_root_idx(*i) == key_top)
+                    .any(|leaf| {
+                        meta.row_group(*rg)
+                            .column(leaf)
+                            .bloom_filter_offset()
+                            .is_some()
+                    })
+            });
+            if filtered {
+                return None;
+            }
+        }
+        Some(kept)
+    }
+
     /// What the key tiers make of a file whose key columns are all Hive partition columns:
     /// its rows all hold one key, `values` (each one's place in the key and the file's
     /// value), so one probe decides for the whole file, as Spark's dynamic partition
@@ -253,28 +298,47 @@ impl RightPrefilter {
         values: &[(usize, arrow::array::ArrayRef)],
         rows: u64,
     ) -> Result<FileVerdict> {
+        let counter = match self.partition_key_probe(values)? {
+            Probe::Pass(hash) => return Ok(FileVerdict::Read(hash)),
+            Probe::Null => &self.dropped_null,
+            Probe::Bloom => &self.dropped_bloom,
+            Probe::Keys => &self.dropped_keys,
+        };
+        counter.fetch_add(rows, Ordering::Relaxed);
+        Ok(FileVerdict::Skip)
+    }
+
+    /// Whether [`Self::partition_key_verdict`] reads the file, counting nothing (to fetch it
+    /// ahead or not); a key that cannot be probed counts as read.
+    pub(crate) fn partition_key_passes(&self, values: &[(usize, arrow::array::ArrayRef)]) -> bool {
+        !matches!(
+            self.partition_key_probe(values),
+            Ok(Probe::Null | Probe::Bloom | Probe::Keys)
+        )
+    }
+
+    /// The tier that rules out the key `values` (see [`Self::partition_key_verdict`]), or its
+    /// hash when none does.
+    fn partition_key_probe(&self, values: &[(usize, arrow::array::ArrayRef)]) -> Result<Probe> {
         let mut sorted: Vec<&(usize, arrow::array::ArrayRef)> = values.iter().collect();
         sorted.sort_by_key(|(k, _)| *k);
         let units: Vec<&dyn Array> = sorted.iter().map(|(_, v)| v.as_ref()).collect();
         if units.iter().any(|u| u.is_null(0)) {
-            self.dropped_null.fetch_add(rows, Ordering::Relaxed);
-            return Ok(FileVerdict::Skip);
+            return Ok(Probe::Null);
         }
         let mut hashes = Vec::with_capacity(1);
         crate::key::hash_tuple_into(&units, self.hash_seed, &mut hashes)?;
         if let Some(f) = &self.bloom {
             if !bloom_pass(f, self.hash_seed, &units, &hashes)?.value(0) {
-                self.dropped_bloom.fetch_add(rows, Ordering::Relaxed);
-                return Ok(FileVerdict::Skip);
+                return Ok(Probe::Bloom);
             }
         }
         if let Some(t) = &self.keys {
             if !t.has_hash(hashes[0]) {
-                self.dropped_keys.fetch_add(rows, Ordering::Relaxed);
-                return Ok(FileVerdict::Skip);
+                return Ok(Probe::Keys);
             }
         }
-        Ok(FileVerdict::Read(hashes[0]))
+        Ok(Probe::Pass(hashes[0]))
     }
 
     /// The row-filter predicate of the key tiers over the top-level key columns `key_tops`

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::join::SideReport;
 use crate::key;
 use crate::plan::side::{FileProjection, SideInput, Source};
+use crate::read::ahead::{Prefetched, ReadAhead};
 use crate::read::{ReadOptions, SplitReader};
 
 /// Shared counters of one side's map stage.
@@ -28,6 +29,8 @@ pub(crate) struct MapCounters {
     /// the side has got, never ahead of it.
     pub rows_finished: AtomicU64,
     bytes_read: AtomicU64,
+    /// Of those, bytes fetched ahead of the worker ([`crate::read::ahead`]).
+    pub bytes_read_ahead: AtomicU64,
     /// Row groups skipped by key statistics.
     pub rg_skipped: AtomicU64,
     /// Rows in those row groups.
@@ -75,6 +78,7 @@ impl MapCounters {
             splits: side.plan.splits.len(),
             rows_read: g(&self.rows_read),
             bytes_read: g(&self.bytes_read) + g(&self.sbbf_bytes),
+            bytes_read_ahead: g(&self.bytes_read_ahead),
             row_groups_skipped: g(&self.rg_skipped),
             rows_skipped_by_stats: g(&self.rows_skipped),
             bytes_skipped_by_stats: g(&self.bytes_skipped_stats),
@@ -196,20 +200,75 @@ impl SideReader<'_> {
         init: impl Fn() -> Result<A> + Sync,
         sink: impl Fn(&mut A, RecordBatch, Vec<u64>) -> Result<()> + Sync,
     ) -> Result<Vec<A>> {
-        super::run_splits(
+        let ahead = ReadAhead::new(&self.side.plan, |i| self.ahead_ranges(i))?;
+        let accs = super::run_splits(
             &self.side.plan,
             self.stage,
             workers,
             self.cancel,
             init,
-            |acc, i| self.read_split(i, &mut |b, h| sink(acc, b, h)),
-        )
+            |acc, i| self.read_split(i, ahead.take(i), &mut |b, h| sink(acc, b, h)),
+        )?;
+        self.counters
+            .bytes_read_ahead
+            .fetch_add(ahead.served(), Ordering::Relaxed);
+        Ok(accs)
     }
 
-    /// Read split `split_index` and feed its batches to `sink`.
+    /// The key names of the handed-on batches, in key order.
+    fn key_names(&self) -> Vec<&str> {
+        self.side.schema.fields()[..self.side.arity()]
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect()
+    }
+
+    /// What [`Self::read_split`] asks first of split `i`, to fetch it ahead: the chunks of
+    /// the row filter's columns (the key, `--where`) in the row groups the statistics keep,
+    /// or of every decoded column when no row filter runs. Nothing for a file whose key the
+    /// key tiers rule out, or whose row groups the SBBF tier will probe first.
+    fn ahead_ranges(&self, i: usize) -> Vec<std::ops::Range<u64>> {
+        let side = self.side;
+        let split = &side.plan.splits[i];
+        let file = &side.plan.files[split.file];
+        let fp = &side.files[split.file];
+        let whole_file_key = self
+            .prefilter
+            .filter(|p| fp.keys.is_empty() && p.has_key_tier() && !self.keep_null_keys);
+        if whole_file_key.is_some_and(|p| !p.partition_key_passes(&fp.key_values)) {
+            return Vec::new();
+        }
+        let row_groups = match self.prefilter {
+            Some(p) => match p.row_groups_ahead(file, fp, &self.key_names(), split) {
+                Some(kept) => kept,
+                None => return Vec::new(),
+            },
+            None => split.row_groups.clone().collect(),
+        };
+        let key_filter = whole_file_key.is_none()
+            && !fp.keys.is_empty()
+            && self
+                .prefilter
+                .is_some_and(|p| p.has_key_tier() && !self.keep_null_keys);
+        let tops: Vec<usize> = if key_filter || side.predicate.is_some() {
+            let keys = fp.keys.iter().filter(|_| key_filter);
+            let wheres = fp
+                .where_positions
+                .iter()
+                .filter(|_| side.predicate.is_some());
+            keys.chain(wheres).map(|k| fp.decode[*k]).collect()
+        } else {
+            fp.decode.clone()
+        };
+        crate::read::ahead::chunk_ranges(file, row_groups, &tops)
+    }
+
+    /// Read split `split_index` (`ahead`: its ranges fetched ahead) and feed its batches to
+    /// `sink`.
     fn read_split(
         &self,
         split_index: usize,
+        ahead: Option<Prefetched>,
         sink: &mut dyn FnMut(RecordBatch, Vec<u64>) -> Result<()>,
     ) -> Result<()> {
         let side = self.side;
@@ -249,13 +308,7 @@ impl SideReader<'_> {
             }
         }
         let row_groups = match self.prefilter {
-            Some(p) => {
-                let names: Vec<&str> = side.schema.fields()[..side.arity()]
-                    .iter()
-                    .map(|f| f.name().as_str())
-                    .collect();
-                p.row_groups(&file, fp, &names, split, self.counters)
-            }
+            Some(p) => p.row_groups(&file, fp, &self.key_names(), split, self.counters),
             None => split.row_groups.clone().collect(),
         };
         if row_groups.is_empty() {
@@ -323,6 +376,7 @@ impl SideReader<'_> {
                 columns: fp.decode.clone(),
                 batch_size: self.batch_size,
                 row_filter,
+                ahead,
             },
         )?;
         for batch in reader.by_ref() {

@@ -61,6 +61,89 @@ impl DictionaryKeys {
     }
 }
 
+/// What [`dictionary_keys`] reads of one row group's key chunk: the bytes `start..end` (the
+/// dictionary page, or the whole chunk when the footer does not say that every data page
+/// is dictionary-encoded), and the figures the decode needs.
+struct DictionaryRead {
+    leaf: usize,
+    start: u64,
+    end: u64,
+    /// Whether the footer says every data page is dictionary-encoded.
+    known: bool,
+    rows: u64,
+    nulls: u64,
+}
+
+/// The plan of [`dictionary_keys`] for `column` of `row_group`, or `None` when the row group
+/// must be read row by row. Reads nothing but the footer.
+fn dictionary_read(file: &InputFile, row_group: usize, column: usize) -> Option<DictionaryRead> {
+    let meta = file.metadata.metadata();
+    let field = file.metadata.schema().field(column);
+    let descr = meta.file_metadata().schema_descr();
+    // The leaf of a top-level column: only a column whose path is its own name (not nested).
+    let leaf = descr
+        .columns()
+        .iter()
+        .position(|c| c.path().parts() == [field.name().as_str()])?;
+    let rg = meta.row_group(row_group);
+    let chunk = rg.column(leaf);
+    let column = descr.column(leaf);
+    if !plain_type(
+        field.data_type(),
+        chunk.column_type(),
+        column.logical_type_ref(),
+    ) {
+        return None;
+    }
+    let nulls = if column.max_def_level() == 0 {
+        0
+    } else {
+        chunk.statistics().and_then(|s| s.null_count_opt())?
+    };
+    let rows = rg.num_rows().max(0) as u64;
+    if nulls > rows {
+        return None;
+    }
+    let (Some(start), data) = (chunk.dictionary_page_offset(), chunk.data_page_offset()) else {
+        return None;
+    };
+    // The dictionary page lies inside the chunk, before its first data page: anything else
+    // (offsets a writer got wrong) is left to the row path, never a large fetch.
+    if start < 0 || data <= start || data - start > chunk.compressed_size() {
+        return None;
+    }
+    // When the footer says every data page is dictionary-encoded, the dictionary page alone
+    // is fetched; else the whole chunk, whose data pages' headers then say it (their bodies
+    // are neither decompressed nor decoded).
+    let known = match all_dictionary(chunk) {
+        Some(false) => return None,
+        Some(true) => true,
+        None => false,
+    };
+    let (start, end) = match known {
+        true => (start as u64, data as u64),
+        false => (start as u64, (start + chunk.compressed_size()) as u64),
+    };
+    Some(DictionaryRead {
+        leaf,
+        start,
+        end,
+        known,
+        rows,
+        nulls,
+    })
+}
+
+/// The byte range [`dictionary_keys`] fetches for `column` of `row_group`, if it fetches
+/// one (to fetch it ahead, [`crate::read::ahead`]).
+pub(crate) fn dictionary_range(
+    file: &InputFile,
+    row_group: usize,
+    column: usize,
+) -> Option<std::ops::Range<u64>> {
+    dictionary_read(file, row_group, column).map(|d| d.start..d.end)
+}
+
 /// The dictionary of column `column` (a top-level column of a flat schema) in row group
 /// `row_group` of `file`, when its data pages are all dictionary-encoded; `None` when the
 /// row group must be read row by row. I/O errors (the fetch) are errors.
@@ -70,59 +153,20 @@ pub fn dictionary_keys(
     row_group: usize,
     column: usize,
 ) -> Result<Option<DictionaryKeys>> {
-    let meta = file.metadata.metadata();
-    let field = file.metadata.schema().field(column);
-    let descr = meta.file_metadata().schema_descr();
-    // The leaf of a top-level column: only a column whose path is its own name (not nested).
-    let Some(leaf) = descr
-        .columns()
-        .iter()
-        .position(|c| c.path().parts() == [field.name().as_str()])
+    let Some(DictionaryRead {
+        leaf,
+        start,
+        end,
+        known,
+        rows,
+        nulls,
+    }) = dictionary_read(file, row_group, column)
     else {
         return Ok(None);
     };
-    let rg = meta.row_group(row_group);
-    let chunk = rg.column(leaf);
-    let column = descr.column(leaf);
-    if !plain_type(
-        field.data_type(),
-        chunk.column_type(),
-        column.logical_type_ref(),
-    ) {
-        return Ok(None);
-    }
-    let nulls = if column.max_def_level() == 0 {
-        0
-    } else {
-        match chunk.statistics().and_then(|s| s.null_count_opt()) {
-            Some(n) => n,
-            None => return Ok(None),
-        }
-    };
-    let rows = rg.num_rows().max(0) as u64;
-    if nulls > rows {
-        return Ok(None);
-    }
-    let (Some(start), data) = (chunk.dictionary_page_offset(), chunk.data_page_offset()) else {
-        return Ok(None);
-    };
-    // The dictionary page lies inside the chunk, before its first data page: anything else
-    // (offsets a writer got wrong) is left to the row path, never a large fetch.
-    if start < 0 || data <= start || data - start > chunk.compressed_size() {
-        return Ok(None);
-    }
-    // When the footer says every data page is dictionary-encoded, the dictionary page alone
-    // is fetched; else the whole chunk, whose data pages' headers then say it (their bodies
-    // are neither decompressed nor decoded).
-    let known = match all_dictionary(chunk) {
-        Some(false) => return Ok(None),
-        Some(true) => true,
-        None => false,
-    };
-    let (start, end) = match known {
-        true => (start as u64, data as u64),
-        false => (start as u64, (start + chunk.compressed_size()) as u64),
-    };
+    let meta = file.metadata.metadata();
+    let field = file.metadata.schema().field(column);
+    let chunk = meta.row_group(row_group).column(leaf);
     let mut fetched = io.fetch(std::slice::from_ref(&(start..end)))?;
     let Some(bytes) = fetched.pop() else {
         return Ok(None);
