@@ -94,6 +94,9 @@ impl RangeReader {
                     .map(|(r, _)| r.clone())
                     .collect();
                 if !missing.is_empty() {
+                    if let Some(a) = &self.ahead {
+                        a.missed(missing.iter().map(|r| r.end - r.start).sum());
+                    }
                     let mut got = block_on(
                         self.location
                             .store()

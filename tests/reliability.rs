@@ -1900,9 +1900,22 @@ fn remote_splits_are_fetched_ahead_once() {
     // that is no number fails the job before it writes anything.
     let no_prefilter = |out: &str| {
         [
-            "join", "-q", "--left", "left.parquet", "--left-key", "id", "--right",
-            "s3://lake/right", "--right-key", "k", "--output", out, "--split-rows", "1",
-            "--no-prefilter", "--report",
+            "join",
+            "-q",
+            "--left",
+            "left.parquet",
+            "--left-key",
+            "id",
+            "--right",
+            "s3://lake/right",
+            "--right-key",
+            "k",
+            "--output",
+            out,
+            "--split-rows",
+            "1",
+            "--no-prefilter",
+            "--report",
         ]
         .map(String::from)
         .into_iter()
@@ -1912,7 +1925,12 @@ fn remote_splits_are_fetched_ahead_once() {
     let mut off = env.clone();
     off.push(("BLOOMJOIN_READ_AHEAD".into(), "0".into()));
     let args = no_prefilter("off");
-    run_env(d, &args.iter().map(String::as_str).collect::<Vec<_>>(), &off).ok();
+    run_env(
+        d,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &off,
+    )
+    .ok();
     assert_eq!(read_rows(&d.join("off")).0, read_rows(&d.join("local-0")).0);
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("off.json")).unwrap()).unwrap();
@@ -1920,8 +1938,12 @@ fn remote_splits_are_fetched_ahead_once() {
     let mut bad = env.clone();
     bad.push(("BLOOMJOIN_READ_AHEAD".into(), "64MB".into()));
     let args = no_prefilter("bad");
-    run_env(d, &args.iter().map(String::as_str).collect::<Vec<_>>(), &bad)
-        .fails(2, &["BLOOMJOIN_READ_AHEAD", "\"64MB\"", "MiB"]);
+    run_env(
+        d,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &bad,
+    )
+    .fails(2, &["BLOOMJOIN_READ_AHEAD", "\"64MB\"", "MiB"]);
     assert!(!d.join("bad").exists());
     // Train: the same filter bytes as from the local copies.
     let train = |input: &str, out: &str| {

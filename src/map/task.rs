@@ -200,7 +200,8 @@ impl SideReader<'_> {
         init: impl Fn() -> Result<A> + Sync,
         sink: impl Fn(&mut A, RecordBatch, Vec<u64>) -> Result<()> + Sync,
     ) -> Result<Vec<A>> {
-        let ahead = ReadAhead::new(&self.side.plan, |i| self.ahead_ranges(i))?;
+        let ahead = ReadAhead::new(&self.side.plan, |i| self.ahead_ranges(i, false))?
+            .or_all(|i| self.ahead_ranges(i, true));
         let accs = super::run_splits(
             &self.side.plan,
             self.stage,
@@ -225,9 +226,10 @@ impl SideReader<'_> {
 
     /// What [`Self::read_split`] asks first of split `i`, to fetch it ahead: the chunks of
     /// the row filter's columns (the key, `--where`) in the row groups the statistics keep,
-    /// or of every decoded column when no row filter runs. Nothing for a file whose key the
-    /// key tiers rule out, or whose row groups the SBBF tier will probe first.
-    fn ahead_ranges(&self, i: usize) -> Vec<std::ops::Range<u64>> {
+    /// or of every decoded column when no row filter runs (or with `all`: what it may ask,
+    /// every decoded column). Nothing for a file whose key the key tiers rule out, or whose
+    /// row groups the SBBF tier will probe first.
+    fn ahead_ranges(&self, i: usize, all: bool) -> Vec<std::ops::Range<u64>> {
         let side = self.side;
         let split = &side.plan.splits[i];
         let file = &side.plan.files[split.file];
@@ -250,7 +252,7 @@ impl SideReader<'_> {
             && self
                 .prefilter
                 .is_some_and(|p| p.has_key_tier() && !self.keep_null_keys);
-        let tops: Vec<usize> = if key_filter || side.predicate.is_some() {
+        let tops: Vec<usize> = if !all && (key_filter || side.predicate.is_some()) {
             let keys = fp.keys.iter().filter(|_| key_filter);
             let wheres = fp
                 .where_positions

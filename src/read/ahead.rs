@@ -13,6 +13,14 @@
 //! [`RangeReader`](crate::plan::RangeReader) serves those ranges from; a range it does not
 //! hold is fetched as before, so a guess that misses costs bytes, never a wrong answer.
 //!
+//! A reader with a row filter (the join's key tiers, a `--where`) reads in two rounds: the
+//! filter's columns, then the other columns of the row groups where rows passed. The first
+//! round is certain; the second depends on the data. A stage that has one gives a second
+//! guess, every column ([`ReadAhead::or_all`]): the fetches ahead start with the first round
+//! alone, take in the second as well once the readers have been fetching more bytes on their
+//! own than they were given (most row groups have rows that pass), and go back to the first
+//! round for good if a quarter of the bytes so fetched go unread.
+//!
 //! The bytes fetched ahead and not yet released (in flight, waiting, or held by a reader
 //! until its split ends) are at most [`BUDGET`]; a split that needs more is read by its
 //! worker alone. Local files are never read ahead: a read is a system call there.
@@ -55,10 +63,21 @@ fn budget() -> Result<u64> {
     }
 }
 
+/// Splits whose fetches ahead are judged before [`ReadAhead`] changes its guess.
+const JUDGE_AFTER: u64 = 4;
+
+/// A guess at what a split's reader will ask for.
+type Guess<'a> = Box<dyn Fn(usize) -> Vec<Range<u64>> + Sync + 'a>;
+
 /// Fetches ahead of the workers of one map stage over `plan`'s splits.
 pub(crate) struct ReadAhead<'a> {
     plan: &'a Plan,
-    ranges: Box<dyn Fn(usize) -> Vec<Range<u64>> + Sync + 'a>,
+    /// What a split's reader surely asks first.
+    first: Guess<'a>,
+    /// Everything it may ask ([`Self::or_all`]).
+    all: Option<Guess<'a>>,
+    /// How the fetches ahead of each guess fared.
+    record: Arc<Record>,
     state: Mutex<State>,
     /// Bytes fetched ahead and not yet released.
     held: Arc<AtomicU64>,
@@ -88,6 +107,13 @@ impl<'a> ReadAhead<'a> {
         Ok(ReadAhead::with_budget(plan, ranges, budget()?))
     }
 
+    /// A second guess: every byte range split `i`'s reader may ask for (a row filter's
+    /// second round as well as its first).
+    pub(crate) fn or_all(mut self, all: impl Fn(usize) -> Vec<Range<u64>> + Sync + 'a) -> Self {
+        self.all = Some(Box::new(all));
+        self
+    }
+
     /// [`Self::new`] holding at most `budget` bytes (0: never reading ahead).
     fn with_budget(
         plan: &'a Plan,
@@ -96,7 +122,9 @@ impl<'a> ReadAhead<'a> {
     ) -> Self {
         ReadAhead {
             plan,
-            ranges: Box::new(ranges),
+            first: Box::new(ranges),
+            all: None,
+            record: Arc::new(Record::default()),
             state: Mutex::new(State::default()),
             held: Arc::new(AtomicU64::new(0)),
             served: Arc::new(AtomicU64::new(0)),
@@ -128,7 +156,11 @@ impl<'a> ReadAhead<'a> {
                 state.next += 1;
                 continue;
             }
-            let ranges = (self.ranges)(j);
+            let all = self.all.as_ref().filter(|_| self.record.take_all());
+            let ranges = match all {
+                Some(all) => all(j),
+                None => (self.first)(j),
+            };
             let bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
             if ranges.is_empty() || bytes > self.budget {
                 // Nothing to fetch, or more than may be held: its worker reads it.
@@ -151,6 +183,10 @@ impl<'a> ReadAhead<'a> {
                     data: Mutex::new(Data::Pending(handle)),
                     held: Arc::clone(&self.held),
                     served: Arc::clone(&self.served),
+                    served_here: AtomicU64::new(0),
+                    missed_here: AtomicU64::new(0),
+                    all: all.is_some(),
+                    record: Arc::clone(&self.record),
                 })),
             );
             state.next += 1;
@@ -186,6 +222,52 @@ struct Inner {
     data: Mutex<Data>,
     held: Arc<AtomicU64>,
     served: Arc<AtomicU64>,
+    /// Bytes its reader took from it.
+    served_here: AtomicU64,
+    /// Bytes its reader fetched on its own.
+    missed_here: AtomicU64,
+    /// Whether it holds the second guess.
+    all: bool,
+    record: Arc<Record>,
+}
+
+/// How the fetches ahead fared, per guess: their bytes, the bytes their readers took from
+/// them and those they fetched on their own.
+#[derive(Default)]
+struct Record {
+    first: Tally,
+    all: Tally,
+    /// The second guess left too many bytes unread: the first alone from now on.
+    settled: std::sync::atomic::AtomicBool,
+}
+
+#[derive(Default)]
+struct Tally {
+    splits: AtomicU64,
+    fetched: AtomicU64,
+    served: AtomicU64,
+    missed: AtomicU64,
+}
+
+impl Record {
+    /// Whether the next fetch ahead takes the second guess: the readers of the first fetched
+    /// more on their own than they took from it, and the second has not left a quarter of
+    /// its bytes unread.
+    fn take_all(&self) -> bool {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        if self.settled.load(Ordering::Relaxed) {
+            return false;
+        }
+        let all = &self.all;
+        if g(&all.splits) >= JUDGE_AFTER
+            && g(&all.fetched).saturating_sub(g(&all.served)) * 4 > g(&all.fetched)
+        {
+            self.settled.store(true, Ordering::Relaxed);
+            return false;
+        }
+        let first = &self.first;
+        g(&first.splits) >= JUDGE_AFTER && g(&first.missed) > g(&first.served)
+    }
 }
 
 enum Data {
@@ -222,16 +304,40 @@ impl Prefetched {
                 })?;
                 let from = (w.start - r.start) as usize;
                 inner.served.fetch_add(w.end - w.start, Ordering::Relaxed);
+                inner
+                    .served_here
+                    .fetch_add(w.end - w.start, Ordering::Relaxed);
                 Some(b.slice(from..from + (w.end - w.start) as usize))
             })
             .collect()
     }
 }
 
+impl Prefetched {
+    /// Its reader fetched `bytes` it did not hold.
+    pub(crate) fn missed(&self, bytes: u64) {
+        self.0.missed_here.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
 impl Drop for Inner {
     fn drop(&mut self) {
-        if let Ok(Data::Pending(h)) = self.data.get_mut() {
-            h.abort();
+        match self.data.get_mut() {
+            Ok(Data::Pending(h)) => h.abort(),
+            // A fetch that finished: how it fared decides the next guesses.
+            Ok(Data::Ready(_)) => {
+                let tally = match self.all {
+                    true => &self.record.all,
+                    false => &self.record.first,
+                };
+                tally.splits.fetch_add(1, Ordering::Relaxed);
+                tally.fetched.fetch_add(self.bytes, Ordering::Relaxed);
+                let served = self.served_here.load(Ordering::Relaxed);
+                tally.served.fetch_add(served, Ordering::Relaxed);
+                let missed = self.missed_here.load(Ordering::Relaxed);
+                tally.missed.fetch_add(missed, Ordering::Relaxed);
+            }
+            _ => {}
         }
         self.held.fetch_sub(self.bytes, Ordering::Relaxed);
     }
@@ -408,6 +514,61 @@ mod tests {
         let held = Arc::clone(&ahead.held);
         drop(ahead);
         assert_eq!(held.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn the_second_guess_is_taken_when_readers_fetch_more_on_their_own() {
+        remote_table("ahead-test/widen", 60, 1);
+        let plan = plan::plan(&["memory:///ahead-test/widen".to_string()], |_| {
+            SplitOptions::at_least(100)
+        })
+        .unwrap();
+        let chunks = |i: usize, columns: &[usize]| {
+            let s = &plan.splits[i];
+            chunk_ranges(&plan.files[s.file], s.row_groups.clone(), columns)
+        };
+        let bytes = |rs: Vec<Range<u64>>| rs.iter().map(|r| r.end - r.start).sum::<u64>();
+        let plain = read_all(&plan, &ReadAhead::off(&plan), &[0, 1]);
+        // The first guess is the id column; the readers ask for both.
+        let ahead = ReadAhead::with_budget(&plan, |i| chunks(i, &[0]), BUDGET)
+            .or_all(|i| chunks(i, &[0, 1]));
+        assert_eq!(read_all(&plan, &ahead, &[0, 1]), plain);
+        let ids: u64 = (1..60).map(|i| bytes(chunks(i, &[0]))).sum();
+        let strings: u64 = (1..60).map(|i| bytes(chunks(i, &[1]))).sum();
+        // The first 32 splits ahead were started before any reader was done: the first guess.
+        // The splits started after 4 readers were done took the second.
+        let late: u64 = (37..60).map(|i| bytes(chunks(i, &[1]))).sum();
+        assert!(
+            ahead.served() >= ids + late && ahead.served() < ids + strings,
+            "{} served: ids {ids}, strings {strings}, late strings {late}",
+            ahead.served()
+        );
+        assert!(!ahead.record.settled.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn the_guess_follows_the_bytes_readers_take() {
+        let tally = |t: &Tally, splits, fetched, served, missed| {
+            t.splits.store(splits, Ordering::Relaxed);
+            t.fetched.store(fetched, Ordering::Relaxed);
+            t.served.store(served, Ordering::Relaxed);
+            t.missed.store(missed, Ordering::Relaxed);
+        };
+        let r = Record::default();
+        assert!(!r.take_all(), "nothing judged yet");
+        tally(&r.first, 3, 300, 300, 900);
+        assert!(!r.take_all(), "too few splits to judge");
+        tally(&r.first, 4, 400, 400, 1200);
+        assert!(r.take_all(), "readers fetched 3x on their own");
+        tally(&r.first, 40, 4000, 4000, 3000);
+        assert!(!r.take_all(), "the first guess served most");
+        tally(&r.first, 4, 400, 400, 1200);
+        tally(&r.all, 4, 1000, 800, 0);
+        assert!(r.take_all(), "a fifth unread is within the quarter");
+        tally(&r.all, 4, 1000, 700, 0);
+        assert!(!r.take_all(), "three tenths unread");
+        tally(&r.all, 4, 1000, 1000, 0);
+        assert!(!r.take_all(), "settled on the first guess for good");
     }
 
     #[test]
