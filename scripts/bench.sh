@@ -2,7 +2,7 @@
 # The benchmark suite on TPC-H: train and join, bloomjoin next to a plain arrow-rs scan,
 # DuckDB, Polars and Spark (local[2]), engines alternating, medians of N runs, peak RSS, every
 # join output checked against DuckDB's (row count and per-column checksums).
-#   scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive] [--bin PATH] [--skip-spark]
+#   scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive|s3] [--bin PATH] [--skip-spark]
 # The join suite runs each TPC-H join with a narrow projection and with `*`, bloomjoin with
 # both strategies, and prints each goal of issue 13 MET or NOT MET (wall time against DuckDB
 # and Polars, CPU seconds against Polars, peak RSS against DuckDB). The train suite trains
@@ -16,7 +16,11 @@
 # Polars' PartitionBy; and right-semi joins a lineitem in one directory a ship day with the
 # days of March 1995's urgent orders on the partition column alone (dynamic partition
 # pruning: the other days' files are not read) against the same join on the one-file
-# lineitem, DuckDB and Polars (its own section of docs/BENCHMARKS.md, no chart). --skip-spark leaves Spark out (quick runs while
+# lineitem, DuckDB and Polars (its own section of docs/BENCHMARKS.md, no chart). The s3 suite
+# (not part of all; scripts/bench_s3.py) runs two joins and a train with their inputs on a local
+# S3 server (moto) that answers every request 20 ms late: bloomjoin reading ahead and without
+# (BLOOMJOIN_READ_AHEAD=0), bloomjoin on local copies, Polars on the same store, DuckDB on the
+# local copies (its own section, no chart). --skip-spark leaves Spark out (quick runs while
 # developing; the recorded runs include it).
 # Sets up .cache/venv-bench and .cache/venv-spark (scripts/venv.sh), generates TPC-H once into
 # .cache/tpch/sfN, builds the release binary unless --bin is given. Writes the tables and goal
@@ -25,7 +29,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive] [--bin PATH] [--skip-spark]" >&2
+    echo "usage: scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive|s3] [--bin PATH] [--skip-spark]" >&2
     exit 2
 }
 SCALE=1 RUNS=3 SUITE=all BIN= EXTRA=()
@@ -48,6 +52,11 @@ done
 cd "$(dirname "$0")/.."
 
 PY=$(bash scripts/venv.sh bench)
+MOTO_PY=
+if [ "$SUITE" = s3 ]; then
+    MOTO_PY=$(bash scripts/venv.sh moto)
+    EXTRA+=(--moto-python "$MOTO_PY")
+fi
 SPARK_PY=$(bash scripts/venv.sh spark)
 TPCH_DIR=.cache/tpch/sf$SCALE
 if [ ! -f "$TPCH_DIR/.done" ]; then
@@ -63,4 +72,4 @@ fi
 
 "$PY" scripts/bench.py --bin "$BIN" --spark-python "$SPARK_PY" --data "$TPCH_DIR" --scale "$SCALE" \
     --suite "$SUITE" --runs "$RUNS" --work ".cache/bench-work/sf$SCALE" \
-    --json ".cache/bench-$([ "$SUITE" = hive ] && echo hive-)sf$SCALE.json" --doc docs/BENCHMARKS.md --chart docs/bench.png "${EXTRA[@]}"
+    --json ".cache/bench-$(case $SUITE in hive | s3) echo "$SUITE-" ;; esac)sf$SCALE.json" --doc docs/BENCHMARKS.md --chart docs/bench.png "${EXTRA[@]}"

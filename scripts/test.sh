@@ -13,10 +13,7 @@ step "cargo clippy --workspace --all-targets -D warnings (the library, the binar
 cargo clippy --locked --workspace --all-targets -- -D warnings
 
 step "test tools: a real S3-compatible server (moto) in .cache/venv-moto"
-if [ ! -x .cache/venv-moto/bin/moto_server ]; then
-    python3 -m venv .cache/venv-moto
-    .cache/venv-moto/bin/pip install -q --disable-pip-version-check "moto[s3,server]" flask flask-cors
-fi
+bash scripts/venv.sh moto >/dev/null
 .cache/venv-moto/bin/moto_server --help >/dev/null
 
 step "cargo test (unit, property and black-box CLI tests)"

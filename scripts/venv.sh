@@ -11,6 +11,8 @@
 #                           pyarrow, Polars, DuckDB, NumPy); the package itself is installed
 #                           by scripts/test.sh (pip install ./python)
 #   scripts/venv.sh bench   .cache/venv-bench: tpchgen-cli, DuckDB, Polars, pyarrow, matplotlib
+#   scripts/venv.sh moto    .cache/venv-moto: a real S3-compatible server (moto_server) and
+#                           boto3 (the tests and the s3 benchmark suite)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,8 +40,13 @@ bench)
     IMPORTS="duckdb, polars, pyarrow, matplotlib"
     REQS=(tpchgen-cli duckdb polars pyarrow matplotlib)
     ;;
+moto)
+    VENV=.cache/venv-moto
+    IMPORTS="moto, flask, flask_cors, boto3"
+    REQS=("moto[s3,server]" flask flask-cors)
+    ;;
 *)
-    echo "usage: scripts/venv.sh [spark|bench|python]" >&2
+    echo "usage: scripts/venv.sh [spark|bench|python|moto]" >&2
     exit 2
     ;;
 esac
