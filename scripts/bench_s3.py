@@ -1,9 +1,9 @@
 """The s3 suite of scripts/bench.sh: TPC-H joins and train with their inputs on an S3 API.
 
-The store is a local moto server behind a proxy that holds every request back LAG_MS
-milliseconds (a stand-in for an object store's time to first byte; moto on loopback answers
-in about a millisecond). The right sides are cut into many objects as Spark writes them: lineitem
-in about 25 files of 8 MB, orders in about 145 files of one row group. Engines:
+The store is a local moto server behind a proxy that holds every request back 20 ms (LAG_MS,
+a stand-in for an object store's time to first byte; moto on loopback answers in about a
+millisecond). The right sides are cut into many objects as Spark writes them: lineitem in files
+of about 8 MB, orders in files of one row group (10,000 rows). Engines:
 
 - bloomjoin on S3, reading remote splits ahead of its workers (the default);
 - the same with BLOOMJOIN_READ_AHEAD=0: every request waits for the one before it on its worker;
@@ -162,12 +162,13 @@ def workloads(a, d, w, store, run, duckdb_setup, duckdb_timed, narrow):
         local[table] = d(table)
         store.upload(d(table), f"{table}.parquet")
     s3 = {t: f"s3://{BUCKET}/{t}" + ("" if t in ("lineitem", "orders") else ".parquet") for t in local}
+    objects = {t: sum(n.endswith(".parquet") for n in os.listdir(local[t])) for t in ("lineitem", "orders")}
     env = ["env"] + store.env()
     out = []
     for name, lt, lk, where, rt, rk in [
-        ("lineitem (25 objects) x part (p_name LIKE '%green%') [narrow]", "part", "p_partkey",
+        (f"lineitem ({objects['lineitem']} objects) x part (p_name LIKE '%green%') [narrow]", "part", "p_partkey",
          "p_name LIKE '%green%'", "lineitem", "l_partkey"),
-        ("orders (145 objects) x customer (c_mktsegment = 'BUILDING') [narrow]", "customer", "c_custkey",
+        (f"orders ({objects['orders']} objects) x customer (c_mktsegment = 'BUILDING') [narrow]", "customer", "c_custkey",
          "c_mktsegment = 'BUILDING'", "orders", "o_custkey"),
     ]:
         cols = narrow[lt]
@@ -213,7 +214,7 @@ def workloads(a, d, w, store, run, duckdb_setup, duckdb_timed, narrow):
                             "--output", f, "--overwrite"]
     out.append({
         "suite": "s3",
-        "name": "train lineitem.l_partkey (25 objects)",
+        "name": f"train lineitem.l_partkey ({objects['lineitem']} objects)",
         "baseline": TRAIN_S3_OFF,
         "engines": [
             (TRAIN_S3, env + train(s3["lineitem"], w("s3-train.bjf"))),
