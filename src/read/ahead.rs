@@ -163,12 +163,18 @@ impl<'a> ReadAhead<'a> {
                 state.next += 1;
                 continue;
             }
-            let all = self.all.as_ref().filter(|_| self.record.take_all());
-            let ranges = match all {
-                Some(all) => all(j),
-                None => (self.first)(j),
-            };
-            let bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+            let size = |rs: &[Range<u64>]| rs.iter().map(|r| r.end - r.start).sum::<u64>();
+            // The second guess, unless it is more than may be held (a row group of 128 MB):
+            // then the first.
+            let all = self
+                .all
+                .as_ref()
+                .filter(|_| self.record.take_all())
+                .map(|all| all(j))
+                .filter(|rs| size(rs) <= self.budget);
+            let taken_all = all.is_some();
+            let ranges = all.unwrap_or_else(|| (self.first)(j));
+            let bytes = size(&ranges);
             if ranges.is_empty() || bytes > self.budget {
                 // Nothing to fetch, or more than may be held: its worker reads it.
                 state.next += 1;
@@ -192,7 +198,7 @@ impl<'a> ReadAhead<'a> {
                     served: Arc::clone(&self.served),
                     served_here: AtomicU64::new(0),
                     missed_here: AtomicU64::new(0),
-                    all: all.is_some(),
+                    all: taken_all,
                     record: Arc::clone(&self.record),
                 })),
             );
@@ -553,6 +559,33 @@ mod tests {
         assert!(late < strings);
         assert_eq!(ahead.served(), ids + late);
         assert!(!ahead.record.settled.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_second_guess_over_the_budget_gives_way_to_the_first() {
+        remote_table("ahead-test/budget", 30, 1);
+        let plan = plan::plan(&["memory:///ahead-test/budget".to_string()], |_| {
+            SplitOptions::at_least(100)
+        })
+        .unwrap();
+        let chunks = |i: usize, columns: &[usize]| {
+            let s = &plan.splits[i];
+            chunk_ranges(&plan.files[s.file], s.row_groups.clone(), columns)
+        };
+        let bytes = |rs: Vec<Range<u64>>| rs.iter().map(|r| r.end - r.start).sum::<u64>();
+        let n = plan.splits.len();
+        let ids_max = (0..n).map(|i| bytes(chunks(i, &[0]))).max().unwrap();
+        let both_min = (0..n).map(|i| bytes(chunks(i, &[0, 1]))).min().unwrap();
+        let budget = 2 * ids_max;
+        assert!(budget < both_min, "{budget} {both_min}");
+        let plain = read_all(&plan, &ReadAhead::off(&plan), &[0, 1]);
+        let ahead = ReadAhead::with_budget(&plan, |i| chunks(i, &[0]), budget)
+            .or_all(|i| chunks(i, &[0, 1]));
+        assert_eq!(read_all(&plan, &ahead, &[0, 1]), plain);
+        // Every split but the first was fetched ahead, with the first guess alone.
+        let ids: u64 = (1..n).map(|i| bytes(chunks(i, &[0]))).sum();
+        assert_eq!(ahead.served(), ids);
+        assert_eq!(ahead.held.load(Ordering::Relaxed), 0);
     }
 
     #[test]
