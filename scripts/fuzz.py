@@ -4,7 +4,7 @@
 Run through scripts/fuzz.sh, which supplies the binary and the Python environment:
 
   fuzz.py --bin BLOOMJOIN [--cases N] [--seed S] [--kind join|where|decoder|all]
-          [--keep DIR] [--case I] [--no-u64-meets-signed]
+          [--keep DIR] [--case I] [--no-u64-meets-signed] [--s3 MOTO_SERVER]
 
 Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 = 0..4):
 
@@ -55,6 +55,11 @@ Case i draws everything from random.Random("<seed>:<kind>:<i>"), so a case is re
 `--seed S --case I` alone. A failing case prints its command lines and keeps its files in
 DIR/<kind>-<i> (with a repro.sh); the last line counts cases per kind; exit 1 on any failure.
 
+--s3 MOTO_SERVER: start that moto server on loopback; half the join cases (a generator of their
+own) upload both sides, partition directories and all, and the join reads them from S3, where
+its map stage fetches splits ahead of the workers (src/read/ahead.rs); DuckDB reads the local
+copies. The last line counts the passing joins that read S3.
+
 FUZZ_BIG_ANSWER (environment, default 200000): join answers of more rows are compared inside
 DuckDB (`EXCEPT ALL` both ways over our output files) rather than as Python tuples; 0
 compares every answer that way.
@@ -83,6 +88,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 import duckdb
 import pyarrow as pa
@@ -92,6 +99,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzz_gen as g  # noqa: E402
 
 KINDS = ["join", "where", "join", "where", "decoder"]
+S3_BUCKET = "fuzz"
 TIMEOUT = 300  # seconds per command: a hang is a failure, not a stuck fuzzer
 
 
@@ -112,6 +120,7 @@ class Case:
         self.log = []  # command lines and SQL, in order
         self.notes = []  # what the generator chose
         self.skipped_u64 = 0  # a UInt64 key meeting a signed key, replaced
+        self.s3 = False  # the join read its sides from S3 (--s3)
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -152,6 +161,50 @@ class Case:
             f.write(f"cd {shlex.quote(self.dir)}\n")
             for line in self.log:
                 f.write(("# " if line.startswith("-- ") else "") + line + "\n")
+
+
+def s3_put(ctx, key, data=b""):
+    """PUT an object (or, with a key of no slash, a bucket) on the fuzzer's moto server."""
+    url = f"http://127.0.0.1:{ctx.s3_port}/{urllib.parse.quote(key, safe='/')}"
+    req = urllib.request.Request(url, data=data, method="PUT", headers={"Content-Type": "application/octet-stream"})
+    urllib.request.urlopen(req, timeout=60).close()
+
+
+def s3_side(case, ctx, side):
+    """Upload a case's side directory (partition directories and all) to moto; its URL."""
+    prefix = f"{ctx.seed}/{case.kind}-{case.index}/{side}"
+    local = os.path.join(case.dir, side)
+    for root, _, files in os.walk(local):
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            with open(path, "rb") as fh:
+                s3_put(ctx, f"{S3_BUCKET}/{prefix}/{os.path.relpath(path, local)}", fh.read())
+    return f"s3://{S3_BUCKET}/{prefix}"
+
+
+def start_s3(moto_server):
+    """A moto server on a free loopback port, the bucket made and the environment every
+    bloomjoin child reads set (dummy keys: nothing probes cloud metadata); (process, port)."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    proc = subprocess.Popen([moto_server, "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if proc.poll() is not None:
+                raise SystemExit(f"{moto_server} exited ({proc.returncode})")
+            time.sleep(0.1)
+    else:
+        raise SystemExit(f"{moto_server} did not start on port {port}")
+    os.environ.update(AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}", AWS_ALLOW_HTTP="true",
+                      AWS_ACCESS_KEY_ID="fuzz", AWS_SECRET_ACCESS_KEY="fuzz", AWS_REGION="us-east-1")
+    return proc, port
 
 
 def duck():
@@ -994,6 +1047,14 @@ def join_case(case, ctx):
     if pby:
         join += ["--partition-by", ",".join(pby)]
         case.notes.append(f"output partitioned by {', '.join(pby)}")
+    # With --s3, half the joins read both sides from S3 (moto), where the map stage fetches
+    # splits ahead of its workers (a generator of its own, as above).
+    srng = random.Random(f"{ctx.seed}:join-s3:{case.index}")
+    if ctx.s3_port and srng.random() < 0.5:
+        for opt, side in (("--left", "left"), ("--right", "right")):
+            join[join.index(opt) + 1] = s3_side(case, ctx, side)
+        case.s3 = True
+        case.notes.append("both sides read from S3 (moto)")
     code, _, err = case.run(join, check_ok=False)
     try:
         # A large answer (a few keys met thousands of times on both sides: up to 15 M rows)
@@ -1357,11 +1418,11 @@ def run_case(job):
         case.keep(str(e))
         r.update(outcome="FAILED", error=str(e), notes=case.notes, log=case.log, dir=case.dir)
     r["skipped_u64"] = case.skipped_u64
+    r["s3"] = case.s3
     return r
 
 
 def main():
-    global CTX
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--cases", type=int, default=100)
@@ -1374,14 +1435,30 @@ def main():
     ap.add_argument("--u64-meets-signed", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--progress", type=int, default=0, help="print a line every N cases")
     ap.add_argument("--verbose", action="store_true", help="say why each refused or undecided case was")
+    ap.add_argument("--s3", metavar="MOTO_SERVER", default=None,
+                    help="start this moto_server and read both sides of half the joins from it")
     args = ap.parse_args()
+    moto, s3_port = start_s3(args.s3) if args.s3 else (None, None)
+    try:
+        run_all(args, s3_port)
+    finally:
+        if moto is not None:
+            moto.terminate()
+            moto.wait(timeout=30)
+
+
+def run_all(args, s3_port):
+    global CTX
 
     CTX = argparse.Namespace(
         bin=os.path.abspath(args.bin), seed=args.seed, u64_meets_signed=args.u64_meets_signed, bases=None,
+        s3_port=s3_port,
         root=os.path.abspath(args.keep or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out", "fuzz")),
     )
     os.makedirs(CTX.root, exist_ok=True)
     CTX.root = tempfile.mkdtemp(prefix=f"seed{args.seed}-", dir=CTX.root)
+    if s3_port:
+        s3_put(CTX, S3_BUCKET)
     indices = [args.case] if args.case is not None else range(args.first, args.first + args.cases)
     jobs = [(args.kind if args.kind != "all" else KINDS[i % len(KINDS)], i) for i in indices]
     if any(k == "decoder" for k, _ in jobs):
@@ -1389,6 +1466,7 @@ def main():
     counts = collections.defaultdict(collections.Counter)
     failures = []
     skipped_u64 = 0
+    on_s3 = 0
     start = time.monotonic()
     if args.jobs > 1:
         pool = multiprocessing.get_context("fork").Pool(args.jobs)
@@ -1400,6 +1478,7 @@ def main():
         kind, i = r["kind"], r["i"]
         counts[kind][r["outcome"]] += 1
         skipped_u64 += r["skipped_u64"]
+        on_s3 += r["s3"] and r["outcome"].startswith("pass")
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
@@ -1425,6 +1504,8 @@ def main():
             detail = ", ".join(f"{v} {k}" for k, v in sorted(counts[kind].items()))
             parts.append(f"{kind} {sum(counts[kind].values())} ({detail})")
     skipped = f"; {skipped_u64} UInt64-meets-signed key pairs replaced (--no-u64-meets-signed)" if skipped_u64 else ""
+    if args.s3:
+        skipped += f"; {on_s3} passing joins read their sides from S3"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

@@ -28,8 +28,8 @@ bash scripts/ci-sample.sh
 step "scripts/crosscheck.sh (bloomjoin's joins against DuckDB's)"
 bash scripts/crosscheck.sh
 
-step "scripts/fuzz.sh --cases 400 --seed 12 (differential fuzzer: joins, --where and filter decoding against DuckDB)"
-bash scripts/fuzz.sh --cases 400 --seed 12
+step "scripts/fuzz.sh --cases 400 --seed 12 --s3 (differential fuzzer: joins, --where and filter decoding against DuckDB; half the joins read from moto)"
+bash scripts/fuzz.sh --cases 400 --seed 12 --s3 .cache/venv-moto/bin/moto_server
 
 step "Python package (pip install ./python into .cache/venv-python; pytest python/tests)"
 bash scripts/test-python.sh
