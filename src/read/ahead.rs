@@ -7,11 +7,12 @@
 //!
 //! [`ReadAhead`] starts the first requests of the next splits while the workers decode the
 //! current ones. The workers take splits in order (see [`crate::map::run_splits`]), so when
-//! one starts split `i`, the splits up to `i + WINDOW` are fetched on the I/O runtime: the
-//! byte ranges their readers will ask first (the stage says which, [`ReadAhead::new`]). The
-//! worker that later reads split `j` gets its fetch as a [`Prefetched`], which its
-//! [`RangeReader`](crate::plan::RangeReader) serves those ranges from; a range it does not
-//! hold is fetched as before, so a guess that misses costs bytes, never a wrong answer.
+//! one starts split `i`, the next [`WINDOW`] splits after it that read anything are fetched
+//! on the I/O runtime: the byte ranges their readers will ask first (the stage says which,
+//! [`ReadAhead::new`]). The worker that later reads split `j` gets its fetch as a
+//! [`Prefetched`], which its [`RangeReader`](crate::plan::RangeReader) serves those ranges
+//! from; a range it does not hold is fetched as before, so a guess that misses costs bytes,
+//! never a wrong answer.
 //!
 //! A reader with a row filter (the join's key tiers, a `--where`) reads in two rounds: the
 //! filter's columns, then the other columns of the row groups where rows passed. The first
@@ -36,7 +37,9 @@ use bytes::Bytes;
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 
-/// How many splits past the one a worker starts are fetched ahead.
+/// How many splits fetched ahead may wait for their readers. Splits with nothing to fetch
+/// ahead (a file whose key the prefilter rules out, a local file) do not count: with most
+/// of a partitioned table's files ruled out, the few read are still fetched well ahead.
 pub(crate) const WINDOW: usize = 32;
 
 /// The most bytes fetched ahead and not yet released, unless `BLOOMJOIN_READ_AHEAD` says
@@ -155,8 +158,7 @@ impl<'a> ReadAhead<'a> {
             Some(_) if !self.record.judged() => JUDGE_AFTER as usize,
             _ => WINDOW,
         };
-        let end = (split + 1 + window).min(self.plan.splits.len());
-        while state.next < end {
+        while state.next < self.plan.splits.len() && state.pending.len() < window {
             let j = state.next;
             let file = &self.plan.files[self.plan.splits[j].file];
             if file.location.local_path().is_some() {
@@ -586,6 +588,38 @@ mod tests {
         let ids: u64 = (1..n).map(|i| bytes(chunks(i, &[0]))).sum();
         assert_eq!(ahead.served(), ids);
         assert_eq!(ahead.held.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn splits_with_nothing_to_fetch_do_not_count_in_the_window() {
+        remote_table("ahead-test/sparse", 200, 1);
+        let plan = plan::plan(&["memory:///ahead-test/sparse".to_string()], |_| {
+            SplitOptions::at_least(100)
+        })
+        .unwrap();
+        // One split in ten reads anything (the others' files ruled out by their key).
+        let ahead = ReadAhead::with_budget(
+            &plan,
+            |i| match i % 10 {
+                0 => {
+                    let s = &plan.splits[i];
+                    chunk_ranges(&plan.files[s.file], s.row_groups.clone(), &[0])
+                }
+                _ => Vec::new(),
+            },
+            BUDGET,
+        );
+        drop(ahead.take(0));
+        let mut pending: Vec<usize> = ahead
+            .state
+            .lock()
+            .unwrap()
+            .pending
+            .keys()
+            .copied()
+            .collect();
+        pending.sort_unstable();
+        assert_eq!(pending, (1..=19).map(|i| i * 10).collect::<Vec<_>>());
     }
 
     #[test]
