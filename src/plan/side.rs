@@ -119,12 +119,17 @@ pub(crate) fn plan_join(
     split: &(dyn Fn(u64) -> SplitOptions + Sync),
     key_filter: Option<plan::KeyFilter>,
 ) -> Result<JoinPlan> {
-    let left_plan = plan::plan_with(&job.left.inputs, &job.left.input_options(), split)?;
     let right_options = plan::InputOptions {
         key_filter,
         ..job.right.input_options()
     };
-    let right_plan = plan::plan_with(&job.right.inputs, &right_options, split)?;
+    // The two sides at once: on an object store each waits on its listings and footers. (The
+    // left side's error, if both fail, as when they were planned one after the other.)
+    let (left_plan, right_plan) = rayon::join(
+        || plan::plan_with(&job.left.inputs, &job.left.input_options(), split),
+        || plan::plan_with(&job.right.inputs, &right_options, split),
+    );
+    let (left_plan, right_plan) = (left_plan?, right_plan?);
     let first_schema = |p: &Plan, name: &str| {
         if p.files.is_empty() {
             return Err(Error::Usage(format!("no {name} input files")));
