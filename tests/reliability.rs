@@ -1824,35 +1824,36 @@ fn remote_splits_are_fetched_ahead_once() {
         1000,
     );
     s3.upload_dir("lake", &d.join("right"), "right");
+    // The join's arguments, with a report beside the output.
+    let join = |right: &str, out: &str, extra: &[&str]| {
+        let mut args: Vec<String> = [
+            "join",
+            "-q",
+            "--left",
+            "left.parquet",
+            "--left-key",
+            "id",
+            "--right",
+            right,
+            "--right-key",
+            "k",
+            "--output",
+            out,
+            "--split-rows",
+            "1",
+            "--report",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.push(format!("{out}.json"));
+        args.extend(extra.iter().map(|x| x.to_string()));
+        args
+    };
     for (i, extra) in [vec!["--no-prefilter"], vec![]].into_iter().enumerate() {
-        let join = |right: &str, out: &str| {
-            let mut args: Vec<String> = [
-                "join",
-                "-q",
-                "--left",
-                "left.parquet",
-                "--left-key",
-                "id",
-                "--right",
-                right,
-                "--right-key",
-                "k",
-                "--output",
-                out,
-                "--split-rows",
-                "1",
-                "--report",
-            ]
-            .map(String::from)
-            .to_vec();
-            args.push(format!("{out}.json"));
-            args.extend(extra.iter().map(|x| x.to_string()));
-            args
-        };
-        let local = join("right", &format!("local-{i}"));
+        let local = join("right", &format!("local-{i}"), &extra);
         run_in(d, &local.iter().map(String::as_str).collect::<Vec<_>>()).ok();
         let before = proxy.seen.load(Ordering::SeqCst);
-        let remote = join("s3://lake/right", &format!("s3-{i}"));
+        let remote = join("s3://lake/right", &format!("s3-{i}"), &extra);
         run_env(
             d,
             &remote.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -1898,30 +1899,7 @@ fn remote_splits_are_fetched_ahead_once() {
     }
     // BLOOMJOIN_READ_AHEAD sets the budget in MiB; 0 turns reading ahead off, and a value
     // that is no number fails the job before it writes anything.
-    let no_prefilter = |out: &str| {
-        [
-            "join",
-            "-q",
-            "--left",
-            "left.parquet",
-            "--left-key",
-            "id",
-            "--right",
-            "s3://lake/right",
-            "--right-key",
-            "k",
-            "--output",
-            out,
-            "--split-rows",
-            "1",
-            "--no-prefilter",
-            "--report",
-        ]
-        .map(String::from)
-        .into_iter()
-        .chain([format!("{out}.json")])
-        .collect::<Vec<_>>()
-    };
+    let no_prefilter = |out: &str| join("s3://lake/right", out, &["--no-prefilter"]);
     let mut off = env.clone();
     off.push(("BLOOMJOIN_READ_AHEAD".into(), "0".into()));
     let args = no_prefilter("off");

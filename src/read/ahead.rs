@@ -464,29 +464,38 @@ mod tests {
         out
     }
 
+    /// [`remote_table`] planned, one split per `split_rows` rows.
+    fn remote_plan(dir: &str, files: usize, groups: usize, split_rows: u64) -> Plan {
+        remote_table(dir, files, groups);
+        plan::plan(&[format!("memory:///{dir}")], |_| {
+            SplitOptions::at_least(split_rows)
+        })
+        .unwrap()
+    }
+
+    /// The chunks of `columns` in split `i`.
+    fn chunks(plan: &Plan, i: usize, columns: &[usize]) -> Vec<Range<u64>> {
+        let s = &plan.splits[i];
+        chunk_ranges(&plan.files[s.file], s.row_groups.clone(), columns)
+    }
+
+    fn size(rs: Vec<Range<u64>>) -> u64 {
+        rs.iter().map(|r| r.end - r.start).sum()
+    }
+
     #[test]
     fn splits_read_ahead_give_the_same_batches_and_release_their_bytes() {
-        let inputs = remote_table("ahead-test/same", 5, 3);
-        let plan = plan::plan(&["memory:///ahead-test/same".to_string()], |_| {
-            SplitOptions::at_least(150)
-        })
-        .unwrap();
-        assert_eq!(inputs.len(), plan.files.len());
+        let plan = remote_plan("ahead-test/same", 5, 3, 150);
+        assert_eq!(plan.files.len(), 5);
         assert!(plan.splits.len() > 5, "{} splits", plan.splits.len());
         for columns in [vec![0], vec![1], vec![0, 1]] {
             let plain = read_all(&plan, &ReadAhead::off(&plan), &columns);
-            let ranges = |i: usize| {
-                let s = &plan.splits[i];
-                chunk_ranges(&plan.files[s.file], s.row_groups.clone(), &columns)
-            };
+            let ranges = |i: usize| chunks(&plan, i, &columns);
             let ahead = ReadAhead::with_budget(&plan, ranges, BUDGET);
             let read = read_all(&plan, &ahead, &columns);
             assert_eq!(plain, read, "columns {columns:?}");
             // Every split but the first was fetched ahead, and its reader took all of it.
-            let expected: u64 = (1..plan.splits.len())
-                .flat_map(ranges)
-                .map(|r| r.end - r.start)
-                .sum();
+            let expected: u64 = (1..plan.splits.len()).map(|i| size(ranges(i))).sum();
             assert!(expected > 0);
             assert_eq!(ahead.served(), expected, "columns {columns:?}");
             assert_eq!(ahead.held.load(Ordering::Relaxed), 0, "bytes still held");
@@ -495,19 +504,14 @@ mod tests {
 
     #[test]
     fn a_guess_that_misses_is_read_as_before() {
-        remote_table("ahead-test/miss", 3, 2);
-        let plan = plan::plan(&["memory:///ahead-test/miss".to_string()], |_| {
-            SplitOptions::at_least(100)
-        })
-        .unwrap();
+        let plan = remote_plan("ahead-test/miss", 3, 2, 100);
         let plain = read_all(&plan, &ReadAhead::off(&plan), &[0, 1]);
         // Ahead: the chunks of column 0 only, cut short by a byte; the reader asks for both
         // columns whole.
         let ahead = ReadAhead::with_budget(
             &plan,
             |i| {
-                let s = &plan.splits[i];
-                chunk_ranges(&plan.files[s.file], s.row_groups.clone(), &[0])
+                chunks(&plan, i, &[0])
                     .into_iter()
                     .map(|r| r.start..r.end - 1)
                     .collect()
@@ -518,14 +522,7 @@ mod tests {
         assert_eq!(ahead.served(), 0);
         // A split taken out of order, and splits never taken (a failed job): their fetches
         // are released when dropped.
-        let ahead = ReadAhead::with_budget(
-            &plan,
-            |i| {
-                let s = &plan.splits[i];
-                chunk_ranges(&plan.files[s.file], s.row_groups.clone(), &[0, 1])
-            },
-            BUDGET,
-        );
+        let ahead = ReadAhead::with_budget(&plan, |i| chunks(&plan, i, &[0, 1]), BUDGET);
         drop(ahead.take(0));
         assert!(ahead.held.load(Ordering::Relaxed) > 0);
         let last = plan.splits.len() - 1;
@@ -538,26 +535,17 @@ mod tests {
 
     #[test]
     fn the_second_guess_is_taken_when_readers_fetch_more_on_their_own() {
-        remote_table("ahead-test/widen", 60, 1);
-        let plan = plan::plan(&["memory:///ahead-test/widen".to_string()], |_| {
-            SplitOptions::at_least(100)
-        })
-        .unwrap();
-        let chunks = |i: usize, columns: &[usize]| {
-            let s = &plan.splits[i];
-            chunk_ranges(&plan.files[s.file], s.row_groups.clone(), columns)
-        };
-        let bytes = |rs: Vec<Range<u64>>| rs.iter().map(|r| r.end - r.start).sum::<u64>();
+        let plan = remote_plan("ahead-test/widen", 60, 1, 100);
         let plain = read_all(&plan, &ReadAhead::off(&plan), &[0, 1]);
         // The first guess is the id column; the readers ask for both.
-        let ahead = ReadAhead::with_budget(&plan, |i| chunks(i, &[0]), BUDGET)
-            .or_all(|i| chunks(i, &[0, 1]));
+        let ahead = ReadAhead::with_budget(&plan, |i| chunks(&plan, i, &[0]), BUDGET)
+            .or_all(|i| chunks(&plan, i, &[0, 1]));
         assert_eq!(read_all(&plan, &ahead, &[0, 1]), plain);
-        let ids: u64 = (1..60).map(|i| bytes(chunks(i, &[0]))).sum();
-        let strings: u64 = (1..60).map(|i| bytes(chunks(i, &[1]))).sum();
+        let ids: u64 = (1..60).map(|i| size(chunks(&plan, i, &[0]))).sum();
+        let strings: u64 = (1..60).map(|i| size(chunks(&plan, i, &[1]))).sum();
         // Until 4 readers were done, 4 splits ahead with the first guess (splits 1 to 8);
         // from then on the second, 32 ahead.
-        let late: u64 = (9..60).map(|i| bytes(chunks(i, &[1]))).sum();
+        let late: u64 = (9..60).map(|i| size(chunks(&plan, i, &[1]))).sum();
         assert!(late < strings);
         assert_eq!(ahead.served(), ids + late);
         assert!(!ahead.record.settled.load(Ordering::Relaxed));
@@ -565,46 +553,33 @@ mod tests {
 
     #[test]
     fn a_second_guess_over_the_budget_gives_way_to_the_first() {
-        remote_table("ahead-test/budget", 30, 1);
-        let plan = plan::plan(&["memory:///ahead-test/budget".to_string()], |_| {
-            SplitOptions::at_least(100)
-        })
-        .unwrap();
-        let chunks = |i: usize, columns: &[usize]| {
-            let s = &plan.splits[i];
-            chunk_ranges(&plan.files[s.file], s.row_groups.clone(), columns)
-        };
-        let bytes = |rs: Vec<Range<u64>>| rs.iter().map(|r| r.end - r.start).sum::<u64>();
+        let plan = remote_plan("ahead-test/budget", 30, 1, 100);
         let n = plan.splits.len();
-        let ids_max = (0..n).map(|i| bytes(chunks(i, &[0]))).max().unwrap();
-        let both_min = (0..n).map(|i| bytes(chunks(i, &[0, 1]))).min().unwrap();
+        let ids_max = (0..n).map(|i| size(chunks(&plan, i, &[0]))).max().unwrap();
+        let both_min = (0..n)
+            .map(|i| size(chunks(&plan, i, &[0, 1])))
+            .min()
+            .unwrap();
         let budget = 2 * ids_max;
         assert!(budget < both_min, "{budget} {both_min}");
         let plain = read_all(&plan, &ReadAhead::off(&plan), &[0, 1]);
-        let ahead = ReadAhead::with_budget(&plan, |i| chunks(i, &[0]), budget)
-            .or_all(|i| chunks(i, &[0, 1]));
+        let ahead = ReadAhead::with_budget(&plan, |i| chunks(&plan, i, &[0]), budget)
+            .or_all(|i| chunks(&plan, i, &[0, 1]));
         assert_eq!(read_all(&plan, &ahead, &[0, 1]), plain);
         // Every split but the first was fetched ahead, with the first guess alone.
-        let ids: u64 = (1..n).map(|i| bytes(chunks(i, &[0]))).sum();
+        let ids: u64 = (1..n).map(|i| size(chunks(&plan, i, &[0]))).sum();
         assert_eq!(ahead.served(), ids);
         assert_eq!(ahead.held.load(Ordering::Relaxed), 0);
     }
 
     #[test]
     fn splits_with_nothing_to_fetch_do_not_count_in_the_window() {
-        remote_table("ahead-test/sparse", 200, 1);
-        let plan = plan::plan(&["memory:///ahead-test/sparse".to_string()], |_| {
-            SplitOptions::at_least(100)
-        })
-        .unwrap();
+        let plan = remote_plan("ahead-test/sparse", 200, 1, 100);
         // One split in ten reads anything (the others' files ruled out by their key).
         let ahead = ReadAhead::with_budget(
             &plan,
             |i| match i % 10 {
-                0 => {
-                    let s = &plan.splits[i];
-                    chunk_ranges(&plan.files[s.file], s.row_groups.clone(), &[0])
-                }
+                0 => chunks(&plan, i, &[0]),
                 _ => Vec::new(),
             },
             BUDGET,
@@ -649,21 +624,10 @@ mod tests {
 
     #[test]
     fn a_fetch_ahead_that_fails_leaves_the_error_to_the_reader() {
-        remote_table("ahead-test/gone", 3, 1);
-        let plan = plan::plan(&["memory:///ahead-test/gone".to_string()], |_| {
-            SplitOptions::at_least(100)
-        })
-        .unwrap();
+        let plan = remote_plan("ahead-test/gone", 3, 1, 100);
         let gone = plan.files[1].location.clone();
         gone.delete().unwrap();
-        let ahead = ReadAhead::with_budget(
-            &plan,
-            |i| {
-                let s = &plan.splits[i];
-                chunk_ranges(&plan.files[s.file], s.row_groups.clone(), &[0])
-            },
-            BUDGET,
-        );
+        let ahead = ReadAhead::with_budget(&plan, |i| chunks(&plan, i, &[0]), BUDGET);
         drop(ahead.take(0));
         let split = &plan.splits[1];
         let reader = SplitReader::try_new(
@@ -695,14 +659,7 @@ mod tests {
             SplitOptions::at_least(100)
         })
         .unwrap();
-        let ahead = ReadAhead::with_budget(
-            &plan,
-            |i| {
-                let s = &plan.splits[i];
-                chunk_ranges(&plan.files[s.file], s.row_groups.clone(), &[0])
-            },
-            BUDGET,
-        );
+        let ahead = ReadAhead::with_budget(&plan, |i| chunks(&plan, i, &[0]), BUDGET);
         for i in 0..plan.splits.len() {
             assert!(ahead.take(i).is_none());
         }
