@@ -74,6 +74,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = bloomjoin::store::check_environment() {
+        eprintln!("bloomjoin: error: {}", bloomjoin::error::one_line(&e));
+        return ExitCode::from(2);
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_env("BLOOMJOIN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()

@@ -173,7 +173,7 @@ fn retry_config() -> object_store::RetryConfig {
     let env = |k: &str, d: u64| {
         std::env::var(k)
             .ok()
-            .and_then(|v| v.parse().ok())
+            .and_then(|v| v.trim().parse().ok())
             .unwrap_or(d)
     };
     object_store::RetryConfig {
@@ -181,6 +181,56 @@ fn retry_config() -> object_store::RetryConfig {
         max_retries: env("BLOOMJOIN_MAX_RETRIES", 5) as usize,
         retry_timeout: std::time::Duration::from_secs(env("BLOOMJOIN_RETRY_TIMEOUT_SECS", 60)),
     }
+}
+
+/// The numeric settings read from the environment, checked before a command runs: a value
+/// its variable cannot take is an error naming the variable (exit 2), not its default in
+/// silence. Whole numbers: `BLOOMJOIN_MAX_RETRIES`, `BLOOMJOIN_RETRY_TIMEOUT_SECS`,
+/// `BLOOMJOIN_READ_AHEAD` (MiB); positive seconds, fractions allowed:
+/// `BLOOMJOIN_IO_TIMEOUT_SECS`, `BLOOMJOIN_COMMIT_WAIT_SECS`, `BLOOMJOIN_LEASE_SECS`.
+pub fn check_environment() -> Result<()> {
+    let whole = |v: &str| v.trim().parse::<u64>().is_ok();
+    let seconds = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .is_ok_and(|s| s.is_finite() && s > 0.0)
+    };
+    let settings: [(&str, &dyn Fn(&str) -> bool, &str); 6] = [
+        ("BLOOMJOIN_MAX_RETRIES", &whole, "a whole number"),
+        (
+            "BLOOMJOIN_RETRY_TIMEOUT_SECS",
+            &whole,
+            "a whole number of seconds",
+        ),
+        (
+            crate::read::ahead::BUDGET_VAR,
+            &whole,
+            "a whole number of MiB (0 turns reading ahead off)",
+        ),
+        (
+            "BLOOMJOIN_IO_TIMEOUT_SECS",
+            &seconds,
+            "a positive number of seconds",
+        ),
+        (
+            "BLOOMJOIN_COMMIT_WAIT_SECS",
+            &seconds,
+            "a positive number of seconds",
+        ),
+        (
+            "BLOOMJOIN_LEASE_SECS",
+            &seconds,
+            "a positive number of seconds",
+        ),
+    ];
+    for (name, valid, what) in settings {
+        if let Ok(v) = std::env::var(name) {
+            if !valid(&v) {
+                return Err(Error::param(name, format!("{v:?} is not {what}")));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The per-request timeout of object-store requests: `BLOOMJOIN_IO_TIMEOUT_SECS` (default

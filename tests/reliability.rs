@@ -1973,3 +1973,46 @@ fn remote_splits_are_fetched_ahead_once() {
         "train: {ahead} of {read} bytes ahead"
     );
 }
+
+/// The numeric settings of the environment are checked before a command runs: a value its
+/// variable cannot take is exit 2 naming the variable, and nothing is written (they once fell
+/// back to their defaults without a word).
+#[test]
+fn bad_settings_in_the_environment_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = root().join("data/sample/users");
+    let input = input.to_str().unwrap();
+    let train = [
+        "train", "-q", "--input", input, "--column", "Id", "--output", "f.bjf",
+    ];
+    for (name, bad, what) in [
+        ("BLOOMJOIN_MAX_RETRIES", "five", "whole number"),
+        ("BLOOMJOIN_RETRY_TIMEOUT_SECS", "1.5", "whole number"),
+        ("BLOOMJOIN_READ_AHEAD", "-1", "MiB"),
+        (
+            "BLOOMJOIN_IO_TIMEOUT_SECS",
+            "0",
+            "positive number of seconds",
+        ),
+        (
+            "BLOOMJOIN_COMMIT_WAIT_SECS",
+            "soon",
+            "positive number of seconds",
+        ),
+        ("BLOOMJOIN_LEASE_SECS", "inf", "positive number of seconds"),
+    ] {
+        run_env(d, &train, &[(name.into(), bad.into())])
+            .fails(2, &[name, &format!("{bad:?}"), what]);
+        assert!(!d.join("f.bjf").exists(), "{name}={bad} wrote the filter");
+    }
+    // Good values, with spaces around them, are taken.
+    let good = [
+        ("BLOOMJOIN_MAX_RETRIES", " 3 "),
+        ("BLOOMJOIN_IO_TIMEOUT_SECS", "2.5"),
+        ("BLOOMJOIN_READ_AHEAD", "0"),
+    ]
+    .map(|(k, v)| (k.to_string(), v.to_string()));
+    run_env(d, &train, &good).ok();
+    assert!(d.join("f.bjf").exists());
+}
