@@ -189,39 +189,28 @@ fn retry_config() -> object_store::RetryConfig {
 /// `BLOOMJOIN_READ_AHEAD` (MiB); positive seconds, fractions allowed:
 /// `BLOOMJOIN_IO_TIMEOUT_SECS`, `BLOOMJOIN_COMMIT_WAIT_SECS`, `BLOOMJOIN_LEASE_SECS`.
 pub fn check_environment() -> Result<()> {
-    let whole = |v: &str| v.trim().parse::<u64>().is_ok();
-    let seconds = |v: &str| {
+    type Accepts = fn(&str) -> bool;
+    let whole: Accepts = |v| v.trim().parse::<u64>().is_ok();
+    let seconds: Accepts = |v| {
         v.trim()
             .parse::<f64>()
             .is_ok_and(|s| s.is_finite() && s > 0.0)
     };
-    let settings: [(&str, &dyn Fn(&str) -> bool, &str); 6] = [
-        ("BLOOMJOIN_MAX_RETRIES", &whole, "a whole number"),
+    let (mib, secs) = (
+        "a whole number of MiB (0 turns reading ahead off)",
+        "a positive number of seconds",
+    );
+    let settings = [
+        ("BLOOMJOIN_MAX_RETRIES", whole, "a whole number"),
         (
             "BLOOMJOIN_RETRY_TIMEOUT_SECS",
-            &whole,
+            whole,
             "a whole number of seconds",
         ),
-        (
-            crate::read::ahead::BUDGET_VAR,
-            &whole,
-            "a whole number of MiB (0 turns reading ahead off)",
-        ),
-        (
-            "BLOOMJOIN_IO_TIMEOUT_SECS",
-            &seconds,
-            "a positive number of seconds",
-        ),
-        (
-            "BLOOMJOIN_COMMIT_WAIT_SECS",
-            &seconds,
-            "a positive number of seconds",
-        ),
-        (
-            "BLOOMJOIN_LEASE_SECS",
-            &seconds,
-            "a positive number of seconds",
-        ),
+        (crate::read::ahead::BUDGET_VAR, whole, mib),
+        ("BLOOMJOIN_IO_TIMEOUT_SECS", seconds, secs),
+        ("BLOOMJOIN_COMMIT_WAIT_SECS", seconds, secs),
+        ("BLOOMJOIN_LEASE_SECS", seconds, secs),
     ];
     for (name, valid, what) in settings {
         if let Ok(v) = std::env::var(name) {
