@@ -230,24 +230,37 @@ impl RightPrefilter {
                 .map(|i| group.column(i).compressed_size().max(0) as u64)
                 .sum()
         };
-        // An AND of the key columns' ranges: a row group goes when one column rules it out.
-        let mut kept: Vec<usize> = split.row_groups.clone().collect();
-        for (name, range) in key_names.iter().zip(&self.key_ranges) {
-            let Some(range) = range else { continue };
-            kept = super::prune::row_groups_in_range(file, name, kept, *range, |rg| {
-                counters.rg_skipped.fetch_add(1, Ordering::Relaxed);
-                counters
-                    .rows_skipped
-                    .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
-                counters
-                    .bytes_skipped_stats
-                    .fetch_add(decoded(rg), Ordering::Relaxed);
-            });
-        }
+        let kept = self.kept_by_statistics(file, key_names, split, |rg| {
+            counters.rg_skipped.fetch_add(1, Ordering::Relaxed);
+            counters
+                .rows_skipped
+                .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
+            counters
+                .bytes_skipped_stats
+                .fetch_add(decoded(rg), Ordering::Relaxed);
+        });
         let Some(tier) = &self.sbbf else {
             return kept;
         };
         tier.row_groups(file, fp, kept, counters, decoded)
+    }
+
+    /// The row groups of `split` that the key columns' ranges keep (tier 1), each one skipped
+    /// handed to `skipped`. An AND of the ranges: a row group goes when one column rules it
+    /// out.
+    fn kept_by_statistics(
+        &self,
+        file: &InputFile,
+        key_names: &[&str],
+        split: &Split,
+        mut skipped: impl FnMut(usize),
+    ) -> Vec<usize> {
+        let mut kept: Vec<usize> = split.row_groups.clone().collect();
+        for (name, range) in key_names.iter().zip(&self.key_ranges) {
+            let Some(range) = range else { continue };
+            kept = super::prune::row_groups_in_range(file, name, kept, *range, &mut skipped);
+        }
+        kept
     }
 
     /// The row groups of `split` that [`Self::row_groups`] may keep, counting nothing (to
@@ -261,30 +274,11 @@ impl RightPrefilter {
         key_names: &[&str],
         split: &Split,
     ) -> Option<Vec<usize>> {
-        let mut kept: Vec<usize> = split.row_groups.clone().collect();
-        for (name, range) in key_names.iter().zip(&self.key_ranges) {
-            let Some(range) = range else { continue };
-            kept = super::prune::row_groups_in_range(file, name, kept, *range, |_| {});
+        let kept = self.kept_by_statistics(file, key_names, split, |_| {});
+        match &self.sbbf {
+            Some(tier) if tier.probed_leaf(file, fp, &kept).is_some() => None,
+            _ => Some(kept),
         }
-        if self.sbbf.is_some() && fp.keys.len() == 1 {
-            let meta = file.parquet();
-            let schema = meta.file_metadata().schema_descr();
-            let key_top = fp.decode[fp.keys[0]];
-            let filtered = kept.iter().any(|rg| {
-                (0..schema.num_columns())
-                    .filter(|i| schema.get_column_root_idx(*i) == key_top)
-                    .any(|leaf| {
-                        meta.row_group(*rg)
-                            .column(leaf)
-                            .bloom_filter_offset()
-                            .is_some()
-                    })
-            });
-            if filtered {
-                return None;
-            }
-        }
-        Some(kept)
     }
 
     /// What the key tiers make of a file whose key columns are all Hive partition columns:
@@ -578,27 +572,19 @@ impl SbbfTier {
         )
     }
 
-    /// The row groups of `rgs` whose key column's SBBF may hold a left key (or that have no
-    /// usable SBBF); `decoded(rg)` is the compressed size of the columns a read decodes.
-    fn row_groups(
-        &self,
-        file: &InputFile,
-        fp: &FileProjection,
-        rgs: Vec<usize>,
-        counters: &MapCounters,
-        decoded: impl Fn(usize) -> u64,
-    ) -> Vec<usize> {
+    /// The key's leaf column in `file`, when this tier will read its Parquet Bloom filters for
+    /// `rgs`: one key column of the file (a partition column's values are in no SBBF), of a
+    /// type whose SBBF says something about our keys, with a filter in some row group.
+    fn probed_leaf(&self, file: &InputFile, fp: &FileProjection, rgs: &[usize]) -> Option<usize> {
         let meta = file.parquet();
         let schema = meta.file_metadata().schema_descr();
-        // The key's column in the file (a partition column's values are in no SBBF).
-        let [key] = fp.keys[..] else { return rgs };
+        let [key] = fp.keys[..] else { return None };
         let key_top = fp.decode[key];
         let mut leaves =
             (0..schema.num_columns()).filter(|i| schema.get_column_root_idx(*i) == key_top);
         let (Some(leaf), None) = (leaves.next(), leaves.next()) else {
-            return rgs;
+            return None;
         };
-        let physical = schema.column(leaf).physical_type();
         // A decimal stores its unscaled integer (7.00 as 700), a boolean is no integer the probe
         // keys encode, a Date64 may be stored in milliseconds rather than our days, and a
         // timestamp holds its own unit rather than our nanoseconds: their SBBFs say nothing
@@ -619,7 +605,7 @@ impl SbbfTier {
                     | DataType::Timestamp(..)
             )
         }) {
-            return rgs;
+            return None;
         }
         if !rgs.iter().any(|rg| {
             meta.row_group(*rg)
@@ -627,8 +613,30 @@ impl SbbfTier {
                 .bloom_filter_offset()
                 .is_some()
         }) {
-            return rgs;
+            return None;
         }
+        Some(leaf)
+    }
+
+    /// The row groups of `rgs` whose key column's SBBF may hold a left key (or that have no
+    /// usable SBBF); `decoded(rg)` is the compressed size of the columns a read decodes.
+    fn row_groups(
+        &self,
+        file: &InputFile,
+        fp: &FileProjection,
+        rgs: Vec<usize>,
+        counters: &MapCounters,
+        decoded: impl Fn(usize) -> u64,
+    ) -> Vec<usize> {
+        let Some(leaf) = self.probed_leaf(file, fp, &rgs) else {
+            return rgs;
+        };
+        let meta = file.parquet();
+        let physical = meta
+            .file_metadata()
+            .schema_descr()
+            .column(leaf)
+            .physical_type();
         let io = match RangeReader::open(&file.location) {
             Ok(io) => io,
             Err(e) => {

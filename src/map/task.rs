@@ -216,6 +216,19 @@ impl SideReader<'_> {
         Ok(accs)
     }
 
+    /// The right side's prefilter when its key tiers run: they never let a null key through,
+    /// so not when the join keeps null keys.
+    fn key_tiers(&self) -> Option<&RightPrefilter> {
+        self.prefilter
+            .filter(|p| p.has_key_tier() && !self.keep_null_keys)
+    }
+
+    /// The key tiers, for a file whose key is all partition columns: its rows all hold one
+    /// key, probed once for the whole file.
+    fn whole_file_key(&self, fp: &FileProjection) -> Option<&RightPrefilter> {
+        self.key_tiers().filter(|_| fp.keys.is_empty())
+    }
+
     /// The key names of the handed-on batches, in key order.
     fn key_names(&self) -> Vec<&str> {
         self.side.schema.fields()[..self.side.arity()]
@@ -234,9 +247,7 @@ impl SideReader<'_> {
         let split = &side.plan.splits[i];
         let file = &side.plan.files[split.file];
         let fp = &side.files[split.file];
-        let whole_file_key = self
-            .prefilter
-            .filter(|p| fp.keys.is_empty() && p.has_key_tier() && !self.keep_null_keys);
+        let whole_file_key = self.whole_file_key(fp);
         if whole_file_key.is_some_and(|p| !p.partition_key_passes(&fp.key_values)) {
             return Vec::new();
         }
@@ -247,11 +258,7 @@ impl SideReader<'_> {
             },
             None => split.row_groups.clone().collect(),
         };
-        let key_filter = whole_file_key.is_none()
-            && !fp.keys.is_empty()
-            && self
-                .prefilter
-                .is_some_and(|p| p.has_key_tier() && !self.keep_null_keys);
+        let key_filter = !fp.keys.is_empty() && self.key_tiers().is_some();
         let tops: Vec<usize> = if !all && (key_filter || side.predicate.is_some()) {
             let keys = fp.keys.iter().filter(|_| key_filter);
             let wheres = fp
@@ -288,10 +295,7 @@ impl SideReader<'_> {
         // tiers probe once. A file ruled out is not read; the others are read whole, every
         // row with the key's one hash.
         let mut file_hash = None;
-        if let Some(p) = self
-            .prefilter
-            .filter(|p| fp.keys.is_empty() && p.has_key_tier() && !self.keep_null_keys)
-        {
+        if let Some(p) = self.whole_file_key(fp) {
             match p.partition_key_verdict(&fp.key_values, split.rows)? {
                 FileVerdict::Read(h) => file_hash = Some(h),
                 FileVerdict::Skip => {
@@ -330,8 +334,8 @@ impl SideReader<'_> {
         // The key tiers hash every key; the survivors' hashes come along to the sink. (Only
         // when null keys are dropped: the key tiers never let a null key through.)
         let carry = self
-            .prefilter
-            .filter(|p| p.has_key_tier() && !self.keep_null_keys && file_hash.is_none())
+            .key_tiers()
+            .filter(|_| file_hash.is_none())
             .map(|_| HashCarry::new(side.predicate.is_some()));
         if let (Some(p), Some(carry)) = (self.prefilter, &carry) {
             if let Some(pred) =
