@@ -731,6 +731,12 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         // the row groups whose key chunk is all dictionary-encoded, whose data pages are then
         // never read (crate::read::dictionary).
         let dictionaries = predicate.is_none();
+        // The key column read from its dictionary pages: one key column (not a partition
+        // column beside it) and no --where.
+        let dictionary_key = |fk: &FileKey| match fk.columns[..] {
+            [key] if dictionaries && fk.keys.len() == 1 => Some(key),
+            _ => None,
+        };
         let read_split = |i: usize, ahead: &ReadAhead<'_>, each: &mut dyn FnMut(Keys<'_>, &FileKey) -> Result<()>| -> Result<u64> {
             let ahead = ahead.take(i);
             let s = &plan.splits[i];
@@ -738,12 +744,11 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             let fk = &file_keys[s.file];
             let mut rest = Vec::new();
             let mut bytes = 0;
-            match fk.columns.as_slice() {
-                // One key column (not a partition column beside it) and no --where.
-                [key] if dictionaries && fk.keys.len() == 1 => {
+            match dictionary_key(fk) {
+                Some(key) => {
                     let io = RangeReader::open(&file.location)?.with_ahead(ahead.clone());
                     for rg in s.row_groups.clone() {
-                        match crate::read::dictionary::dictionary_keys(&file, &io, rg, *key)? {
+                        match crate::read::dictionary::dictionary_keys(&file, &io, rg, key)? {
                             Some(d) => {
                                 bytes += d.bytes;
                                 each(Keys::Dictionary(&d), fk)?;
@@ -752,7 +757,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                         }
                     }
                 }
-                _ => rest.extend(s.row_groups.clone()),
+                None => rest.extend(s.row_groups.clone()),
             }
             if rest.is_empty() {
                 return Ok(bytes);
@@ -772,23 +777,23 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             }
             Ok(bytes + reader.bytes_read())
         };
-        // What read_split asks first of a split: its dictionary pages, or its key chunks.
+        // What read_split asks first of a split: each row group's dictionary page, or its
+        // key chunks.
         let ahead_ranges = |i: usize| -> Vec<std::ops::Range<u64>> {
             let s = &plan.splits[i];
             let file = &plan.files[s.file];
             let fk = &file_keys[s.file];
-            let whole = |rg: usize| crate::read::ahead::chunk_ranges(file, [rg], &fk.columns);
-            match fk.columns.as_slice() {
-                [key] if dictionaries && fk.keys.len() == 1 => s
-                    .row_groups
-                    .clone()
-                    .flat_map(|rg| match crate::read::dictionary::dictionary_range(file, rg, *key) {
-                        Some(r) => vec![r],
-                        None => whole(rg),
-                    })
-                    .collect(),
-                _ => crate::read::ahead::chunk_ranges(file, s.row_groups.clone(), &fk.columns),
-            }
+            let dictionary = |rg| {
+                dictionary_key(fk)
+                    .and_then(|key| crate::read::dictionary::dictionary_range(file, rg, key))
+            };
+            s.row_groups
+                .clone()
+                .flat_map(|rg| match dictionary(rg) {
+                    Some(r) => vec![r],
+                    None => crate::read::ahead::chunk_ranges(file, [rg], &fk.columns),
+                })
+                .collect()
         };
 
         // Sizing: explicit, from --expected-items, or (blocked, --fpp alone) one pass into a
