@@ -160,8 +160,7 @@ fn run_is_dead(id: &str) -> bool {
 fn env_secs(name: &str, default: f64) -> Duration {
     let secs = std::env::var(name)
         .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|v| crate::store::positive_secs(&v))
         .unwrap_or(default);
     Duration::from_secs_f64(secs)
 }

@@ -170,12 +170,7 @@ fn cloud_store(url: &Url, scheme: ObjectStoreScheme, raw: &str) -> Result<Arc<dy
 /// `BLOOMJOIN_RETRY_TIMEOUT_SECS` (default 60) so a dead endpoint fails the job in seconds,
 /// not minutes.
 fn retry_config() -> object_store::RetryConfig {
-    let env = |k: &str, d: u64| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(d)
-    };
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| whole(&v)).unwrap_or(d);
     object_store::RetryConfig {
         backoff: object_store::BackoffConfig::default(),
         max_retries: env("BLOOMJOIN_MAX_RETRIES", 5) as usize,
@@ -190,27 +185,19 @@ fn retry_config() -> object_store::RetryConfig {
 /// `BLOOMJOIN_IO_TIMEOUT_SECS`, `BLOOMJOIN_COMMIT_WAIT_SECS`, `BLOOMJOIN_LEASE_SECS`.
 pub fn check_environment() -> Result<()> {
     type Accepts = fn(&str) -> bool;
-    let whole: Accepts = |v| v.trim().parse::<u64>().is_ok();
-    let seconds: Accepts = |v| {
-        v.trim()
-            .parse::<f64>()
-            .is_ok_and(|s| s.is_finite() && s > 0.0)
-    };
-    let (mib, secs) = (
-        "a whole number of MiB (0 turns reading ahead off)",
-        "a positive number of seconds",
-    );
+    let is_whole: Accepts = |v| whole(v).is_some();
+    let is_secs: Accepts = |v| positive_secs(v).is_some();
+    let secs = "a positive number of seconds";
     let settings = [
-        ("BLOOMJOIN_MAX_RETRIES", whole, "a whole number"),
+        ("BLOOMJOIN_MAX_RETRIES", is_whole, "a whole number"),
         (
             "BLOOMJOIN_RETRY_TIMEOUT_SECS",
-            whole,
+            is_whole,
             "a whole number of seconds",
         ),
-        (crate::read::ahead::BUDGET_VAR, whole, mib),
-        ("BLOOMJOIN_IO_TIMEOUT_SECS", seconds, secs),
-        ("BLOOMJOIN_COMMIT_WAIT_SECS", seconds, secs),
-        ("BLOOMJOIN_LEASE_SECS", seconds, secs),
+        ("BLOOMJOIN_IO_TIMEOUT_SECS", is_secs, secs),
+        ("BLOOMJOIN_COMMIT_WAIT_SECS", is_secs, secs),
+        ("BLOOMJOIN_LEASE_SECS", is_secs, secs),
     ];
     for (name, valid, what) in settings {
         if let Ok(v) = std::env::var(name) {
@@ -219,7 +206,20 @@ pub fn check_environment() -> Result<()> {
             }
         }
     }
-    Ok(())
+    crate::read::ahead::budget().map(|_| ())
+}
+
+/// A whole-number setting's value (spaces around it allowed).
+pub(crate) fn whole(v: &str) -> Option<u64> {
+    v.trim().parse().ok()
+}
+
+/// A setting's value in seconds: a positive number, fractions allowed (spaces around it too).
+pub(crate) fn positive_secs(v: &str) -> Option<f64> {
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
 }
 
 /// The per-request timeout of object-store requests: `BLOOMJOIN_IO_TIMEOUT_SECS` (default
@@ -229,8 +229,7 @@ pub fn check_environment() -> Result<()> {
 pub fn io_timeout() -> std::time::Duration {
     std::env::var("BLOOMJOIN_IO_TIMEOUT_SECS")
         .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|v| positive_secs(&v))
         .map_or(
             std::time::Duration::from_secs(30),
             std::time::Duration::from_secs_f64,

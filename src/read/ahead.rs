@@ -50,13 +50,10 @@ pub(crate) const BUDGET: u64 = 64 << 20;
 pub const BUDGET_VAR: &str = "BLOOMJOIN_READ_AHEAD";
 
 /// The budget: [`BUDGET_VAR`] in MiB, else [`BUDGET`].
-fn budget() -> Result<u64> {
+pub(crate) fn budget() -> Result<u64> {
     match std::env::var(BUDGET_VAR) {
         Err(_) => Ok(BUDGET),
-        Ok(v) => v
-            .trim()
-            .parse::<u64>()
-            .ok()
+        Ok(v) => crate::store::whole(&v)
             .and_then(|mib| mib.checked_mul(1 << 20))
             .ok_or_else(|| {
                 Error::param(
@@ -87,8 +84,6 @@ pub(crate) struct ReadAhead<'a> {
     state: Mutex<State>,
     /// Bytes fetched ahead and not yet released.
     held: Arc<AtomicU64>,
-    /// Bytes that readers took from fetches ahead.
-    served: Arc<AtomicU64>,
     /// The most bytes fetched ahead and not yet released.
     budget: u64,
     enabled: bool,
@@ -133,7 +128,6 @@ impl<'a> ReadAhead<'a> {
             record: Arc::new(Record::default()),
             state: Mutex::new(State::default()),
             held: Arc::new(AtomicU64::new(0)),
-            served: Arc::new(AtomicU64::new(0)),
             budget,
             enabled: budget > 0 && plan.files.iter().any(|f| f.location.local_path().is_none()),
         }
@@ -197,7 +191,6 @@ impl<'a> ReadAhead<'a> {
                     bytes,
                     data: Mutex::new(Data::Pending(handle)),
                     held: Arc::clone(&self.held),
-                    served: Arc::clone(&self.served),
                     served_here: AtomicU64::new(0),
                     missed_here: AtomicU64::new(0),
                     all: taken_all,
@@ -209,9 +202,11 @@ impl<'a> ReadAhead<'a> {
         mine
     }
 
-    /// Bytes that readers took from fetches ahead.
+    /// Bytes that readers took from fetches ahead (the fetches released so far: all of them
+    /// once the stage's readers are done).
     pub(crate) fn served(&self) -> u64 {
-        self.served.load(Ordering::Relaxed)
+        let r = &self.record;
+        r.first.served.load(Ordering::Relaxed) + r.all.served.load(Ordering::Relaxed)
     }
 }
 
@@ -236,7 +231,6 @@ struct Inner {
     bytes: u64,
     data: Mutex<Data>,
     held: Arc<AtomicU64>,
-    served: Arc<AtomicU64>,
     /// Bytes its reader took from it.
     served_here: AtomicU64,
     /// Bytes its reader fetched on its own.
@@ -303,15 +297,11 @@ impl Prefetched {
     pub(crate) fn serve(&self, wanted: &[Range<u64>]) -> Vec<Option<Bytes>> {
         let inner = &self.0;
         let mut data = inner.data.lock().expect("prefetched");
-        if let Data::Pending(_) = &*data {
-            let Data::Pending(handle) = std::mem::replace(&mut *data, Data::Failed) else {
-                unreachable!("matched above")
+        if let Data::Pending(handle) = &mut *data {
+            *data = match crate::store::block_on(handle) {
+                Ok(Ok(bytes)) if bytes.len() == inner.ranges.len() => Data::Ready(bytes),
+                _ => Data::Failed,
             };
-            if let Ok(Ok(bytes)) = crate::store::block_on(handle) {
-                if bytes.len() == inner.ranges.len() {
-                    *data = Data::Ready(bytes);
-                }
-            }
         }
         let Data::Ready(bytes) = &*data else {
             return vec![None; wanted.len()];
@@ -323,7 +313,6 @@ impl Prefetched {
                     r.start <= w.start && w.end <= r.end && b.len() as u64 == r.end - r.start
                 })?;
                 let from = (w.start - r.start) as usize;
-                inner.served.fetch_add(w.end - w.start, Ordering::Relaxed);
                 inner
                     .served_here
                     .fetch_add(w.end - w.start, Ordering::Relaxed);
@@ -331,9 +320,7 @@ impl Prefetched {
             })
             .collect()
     }
-}
 
-impl Prefetched {
     /// Its reader fetched `bytes` it did not hold.
     pub(crate) fn missed(&self, bytes: u64) {
         self.0.missed_here.fetch_add(bytes, Ordering::Relaxed);
