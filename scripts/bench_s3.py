@@ -14,10 +14,10 @@ of about 8 MB, orders in files of one row group (10,000 rows). Engines:
   against.
 """
 import os
-import socket
 import subprocess
 import sys
-import time
+
+import moto_local
 
 LAG_MS = 20
 BUCKET = "tpch"
@@ -61,80 +61,33 @@ async def main():
 asyncio.run(main())
 """
 
-UPLOAD = r"""
-import os, sys, boto3
-port, bucket, root, prefix = sys.argv[1:5]
-s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", aws_access_key_id="bench",
-                  aws_secret_access_key="bench", region_name="us-east-1")
-try:
-    s3.create_bucket(Bucket=bucket)
-except s3.exceptions.BucketAlreadyOwnedByYou:
-    pass
-if os.path.isfile(root):
-    s3.upload_file(root, bucket, prefix)
-else:
-    for name in sorted(os.listdir(root)):
-        if name.endswith(".parquet"):
-            s3.upload_file(os.path.join(root, name), bucket, f"{prefix}/{name}")
-"""
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_port(port, proc, what):
-    for _ in range(300):
-        if proc.poll() is not None:
-            raise SystemExit(f"{what} exited ({proc.returncode})")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"{what} did not start on port {port}")
-
-
 class Store:
     """moto on loopback, and the delaying proxy in front of it; stop() ends both."""
 
     def __init__(self, moto_python, work):
-        moto = os.path.join(os.path.dirname(moto_python), "moto_server")
-        self.python = moto_python
-        self.port, self.lag_port = free_port(), free_port()
         self.log = open(os.path.join(work, "moto.log"), "w")
-        self.moto = subprocess.Popen([moto, "-H", "127.0.0.1", "-p", str(self.port)],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-        wait_port(self.port, self.moto, "moto_server")
+        self.moto, self.port = moto_local.start(os.path.join(os.path.dirname(moto_python), "moto_server"), self.log)
+        moto_local.put(self.port, BUCKET)
+        self.lag_port = moto_local.free_port()
         self.proxy = subprocess.Popen([sys.executable, "-c", PROXY, str(self.port), str(self.lag_port),
                                        str(LAG_MS / 1000)])
-        wait_port(self.lag_port, self.proxy, "the delaying proxy")
+        moto_local.wait_port(self.lag_port, self.proxy, "the delaying proxy")
 
     def env(self):
-        """What bloomjoin reads: the delayed endpoint and dummy keys (nothing probes cloud
-        metadata)."""
-        return [f"AWS_ENDPOINT_URL=http://127.0.0.1:{self.lag_port}", "AWS_ALLOW_HTTP=true",
-                "AWS_ACCESS_KEY_ID=bench", "AWS_SECRET_ACCESS_KEY=bench", "AWS_REGION=us-east-1"]
+        """What bloomjoin reads: the delayed endpoint and dummy keys, as `env` arguments."""
+        return [f"{k}={v}" for k, v in moto_local.env(self.lag_port).items()]
 
     def polars_options(self):
-        return (f"{{'aws_endpoint_url':'http://127.0.0.1:{self.lag_port}','aws_allow_http':'true',"
-                "'aws_access_key_id':'bench','aws_secret_access_key':'bench','aws_region':'us-east-1'}")
+        """The same for Polars' storage_options, as Python source."""
+        return repr({k.lower(): v for k, v in moto_local.env(self.lag_port).items()})
 
     def upload(self, path, prefix):
         """Upload a file, or a directory's Parquet files, without the delay (untimed)."""
-        subprocess.run([self.python, "-c", UPLOAD, str(self.port), BUCKET, path, prefix], check=True)
+        moto_local.upload(self.port, path, f"{BUCKET}/{prefix}", keep=lambda name: name.endswith(".parquet"))
 
     def stop(self):
-        for p in (self.proxy, self.moto):
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        moto_local.stop(self.proxy)
+        moto_local.stop(self.moto)
         self.log.close()
 
 

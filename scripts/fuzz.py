@@ -88,8 +88,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
 import duckdb
 import pyarrow as pa
@@ -97,6 +95,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzz_gen as g  # noqa: E402
+import moto_local  # noqa: E402
 
 KINDS = ["join", "where", "join", "where", "decoder"]
 S3_BUCKET = "fuzz"
@@ -163,47 +162,19 @@ class Case:
                 f.write(("# " if line.startswith("-- ") else "") + line + "\n")
 
 
-def s3_put(ctx, key, data=b""):
-    """PUT an object (or, with a key of no slash, a bucket) on the fuzzer's moto server."""
-    url = f"http://127.0.0.1:{ctx.s3_port}/{urllib.parse.quote(key, safe='/')}"
-    req = urllib.request.Request(url, data=data, method="PUT", headers={"Content-Type": "application/octet-stream"})
-    urllib.request.urlopen(req, timeout=60).close()
-
-
 def s3_side(case, ctx, side):
     """Upload a case's side directory (partition directories and all) to moto; its URL."""
     prefix = f"{ctx.seed}/{case.kind}-{case.index}/{side}"
-    local = os.path.join(case.dir, side)
-    for root, _, files in os.walk(local):
-        for f in sorted(files):
-            path = os.path.join(root, f)
-            with open(path, "rb") as fh:
-                s3_put(ctx, f"{S3_BUCKET}/{prefix}/{os.path.relpath(path, local)}", fh.read())
+    moto_local.upload(ctx.s3_port, os.path.join(case.dir, side), f"{S3_BUCKET}/{prefix}")
     return f"s3://{S3_BUCKET}/{prefix}"
 
 
 def start_s3(moto_server):
     """A moto server on a free loopback port, the bucket made and the environment every
-    bloomjoin child reads set (dummy keys: nothing probes cloud metadata); (process, port)."""
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    proc = subprocess.Popen([moto_server, "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit(f"{moto_server} exited ({proc.returncode})")
-            time.sleep(0.1)
-    else:
-        raise SystemExit(f"{moto_server} did not start on port {port}")
-    os.environ.update(AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}", AWS_ALLOW_HTTP="true",
-                      AWS_ACCESS_KEY_ID="fuzz", AWS_SECRET_ACCESS_KEY="fuzz", AWS_REGION="us-east-1")
+    bloomjoin child reads set; (process, port)."""
+    proc, port = moto_local.start(moto_server)
+    moto_local.put(port, S3_BUCKET)
+    os.environ.update(moto_local.env(port))
     return proc, port
 
 
@@ -1443,8 +1414,7 @@ def main():
         run_all(args, s3_port)
     finally:
         if moto is not None:
-            moto.terminate()
-            moto.wait(timeout=30)
+            moto_local.stop(moto)
 
 
 def run_all(args, s3_port):
@@ -1457,8 +1427,6 @@ def run_all(args, s3_port):
     )
     os.makedirs(CTX.root, exist_ok=True)
     CTX.root = tempfile.mkdtemp(prefix=f"seed{args.seed}-", dir=CTX.root)
-    if s3_port:
-        s3_put(CTX, S3_BUCKET)
     indices = [args.case] if args.case is not None else range(args.first, args.first + args.cases)
     jobs = [(args.kind if args.kind != "all" else KINDS[i % len(KINDS)], i) for i in indices]
     if any(k == "decoder" for k, _ in jobs):
