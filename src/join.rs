@@ -478,6 +478,190 @@ pub fn check(job: &JoinJob) -> Result<()> {
     OutputDir::prepare(job.output.clone(), job.overwrite).map(|_| ())
 }
 
+/// `--dry-run`: check and plan `job` as [`run`] would, in the same order, and describe the
+/// plan instead of running it. Nothing is read but the inputs' footers and the filter, and
+/// nothing is written. `in_job_file`: errors name options as a job file's keys;
+/// `filter_from_step`: the job file's train step writes the filter, which is then not read
+/// (it may not exist yet). Errors are the run's.
+pub fn dry_run(
+    job: &JoinJob,
+    in_job_file: bool,
+    filter_from_step: bool,
+) -> Result<crate::report::DryRun> {
+    use crate::report::human_bytes;
+    refuse_bad_locations(job, if in_job_file { "" } else { "--" })?;
+    let mut loaded = match &job.filter {
+        Some(f) if !filter_from_step => Some(codec::read(f)?),
+        _ => None,
+    };
+    let fresh = !job.overwrite || !job.output.child(crate::commit::SUCCESS).exists()?;
+    OutputDir::prepare(job.output.clone(), job.overwrite)?;
+    let workers = job.workers.get();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("bloomjoin-map-{i}"))
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
+    let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
+    let plan =
+        pool.install(|| crate::plan::side::plan_join(job, &split, key_filter(job, &loaded)))?;
+    let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
+    warnings.extend(plan.right.wide_decimals.iter().cloned());
+    let reason = prefilter_off(job);
+    let filter_line = match (&job.filter, loaded.as_mut()) {
+        (Some(name), Some((f, meta))) => {
+            spark_keys_for_join(job, &plan, f)?;
+            check_filter_key(f, meta, job, &plan)?;
+            warnings.extend(filter_warnings(f, meta, job));
+            let p = f.params();
+            let what = format!(
+                "{name}: {} layout, {}, k={}, {} keys",
+                p.layout,
+                human_bytes(p.num_bytes()),
+                p.num_hashes,
+                f.family()
+            );
+            match &reason {
+                Some(why) => format!("{what}; not used: {why}"),
+                None => format!(
+                    "{what}; every left key is checked against it ({})",
+                    match job.filter_mismatch {
+                        FilterMismatch::Error => "one it lacks fails the job",
+                        FilterMismatch::IgnoreFilter =>
+                            "if one is missing, the join builds its own filter",
+                    }
+                ),
+            }
+        }
+        (Some(name), None) => match &reason {
+            Some(why) => format!("{name}, written by the train step; not used: {why}"),
+            None => format!("{name}, written by the train step (read when the join runs)"),
+        },
+        (None, _) => {
+            if job.spark_keys != crate::bloom::spark_keys::SparkKeyMode::Plain {
+                warnings.push(
+                    "--spark-keys says how to read a trained filter in Spark's format; without --filter it has nothing to read and is ignored"
+                        .to_string(),
+                );
+            }
+            match &reason {
+                Some(why) => format!("none: {why}"),
+                None => format!(
+                    "built from the left side's keys once they are read (--filter-fpp {})",
+                    job.filter_fpp
+                ),
+            }
+        }
+    };
+    let side = |name: &str, side: &SideInput, keys: &[String], pred: &Option<Predicate>| {
+        let extent = side.plan.extent(|i| side.files[i].decode.clone());
+        let key = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| format!("{k} ({})", side.schema.field(i).data_type()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut s = format!("  {name:<6} {extent}\n         key {key}");
+        if let Some(p) = pred {
+            s += &format!("; where {}", p.text());
+        }
+        if side.plan.files_pruned > 0 {
+            s += &format!(
+                "; {} file(s) not opened: their partition values fail the where",
+                side.plan.files_pruned
+            );
+        }
+        if side.plan.files_pruned_by_key > 0 {
+            s += &format!(
+                "; {} file(s) not opened: the filter rules out their partition key",
+                side.plan.files_pruned_by_key
+            );
+        }
+        s + "\n"
+    };
+    let left_extent = plan.left.plan.extent(|i| plan.left.files[i].decode.clone());
+    let strategy = match job.strategy {
+        Strategy::Auto => format!(
+            "auto: replicated if the left side after its where fits --memory-limit {} (its column chunks hold {} uncompressed), else reduce-side with at least {} partitions",
+            human_bytes(job.memory_limit),
+            human_bytes(left_extent.bytes_uncompressed),
+            job.reducers
+        ),
+        Strategy::Replicated => format!(
+            "replicated (--strategy): fails if the left side after its where outgrows --memory-limit {} (its column chunks hold {} uncompressed)",
+            human_bytes(job.memory_limit),
+            human_bytes(left_extent.bytes_uncompressed)
+        ),
+        Strategy::ReduceSide => format!(
+            "reduce-side (--strategy): both sides partitioned into {} partitions on local disk",
+            job.reducers
+        ),
+    };
+    let sbbf = match sbbf_off(job, &plan) {
+        Some(why) => format!("off: {why}"),
+        None => format!(
+            "on: the right row groups' Parquet Bloom filters are probed if the left side has at most {} distinct keys",
+            job.sbbf_max_keys
+        ),
+    };
+    let columns: Vec<&str> = plan
+        .out_schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    let mut output = format!(
+        "{} ({}): {} columns ({}), {}",
+        job.output,
+        if fresh {
+            "new"
+        } else {
+            "replaces the committed output: --overwrite"
+        },
+        columns.len(),
+        columns.join(", "),
+        codec_name(job.compression)
+    );
+    if !plan.bloom_columns.is_empty() {
+        output += &format!(
+            ", Parquet Bloom filters on {}",
+            plan.bloom_columns.join(", ")
+        );
+    }
+    if let Some(p) = &plan.partitioning {
+        output += &format!(", partitioned by {}", p.names().join(", "));
+    }
+    let mut summary = format!(
+        "dry run ({} join, {workers} workers): checked; nothing read but footers{}, nothing written\n",
+        job.join_type.name(),
+        if loaded.is_some() { " and the filter" } else { "" }
+    );
+    summary += &side("left", &plan.left, &job.left.keys, &job.left.predicate);
+    summary += &side("right", &plan.right, &job.right.keys, &job.right.predicate);
+    summary += &format!("  filter {filter_line}\n");
+    summary += &format!("  sbbf   {sbbf}\n");
+    summary += &format!("  plan   {strategy}\n");
+    summary += &format!("  output {output}\n");
+    if let Some(r) = &job.report {
+        summary += &format!("  report {r} (written when the join runs)\n");
+    }
+    Ok(crate::report::DryRun { summary, warnings })
+}
+
+/// A codec as `--compression` and `--compression-level` name it.
+fn codec_name(c: parquet::basic::Compression) -> String {
+    use parquet::basic::Compression as C;
+    match c {
+        C::UNCOMPRESSED => "uncompressed".into(),
+        C::SNAPPY => "snappy".into(),
+        C::LZ4_RAW | C::LZ4 => "lz4".into(),
+        C::ZSTD(l) => format!("zstd level {}", l.compression_level()),
+        C::GZIP(l) => format!("gzip level {}", l.compression_level()),
+        C::BROTLI(l) => format!("brotli level {}", l.compression_level()),
+        other => other.to_string(),
+    }
+}
+
 /// Refuse an output or report that overlaps an input, and a report that could not be
 /// written (`dashes`: `--` for the command line's option names, empty for a job file's).
 fn refuse_bad_locations(job: &JoinJob, dashes: &str) -> Result<()> {

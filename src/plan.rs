@@ -334,6 +334,36 @@ impl Plan {
         self.files.iter().map(|f| f.num_rows()).sum()
     }
 
+    /// What the splits will read, from the footers alone (`--dry-run`): `decode(file)` gives
+    /// the top-level columns read of file `file` (its index in [`Plan::files`]).
+    pub(crate) fn extent(&self, decode: impl Fn(usize) -> Vec<usize>) -> Extent {
+        let mut e = Extent {
+            files: self.files_read(),
+            splits: self.splits.len(),
+            ..Extent::default()
+        };
+        for s in &self.splits {
+            let file = &self.files[s.file];
+            let tops = decode(s.file);
+            e.row_groups += s.row_groups.len();
+            e.rows += s.rows;
+            e.bytes += crate::read::ahead::chunk_ranges(file, s.row_groups.clone(), &tops)
+                .iter()
+                .map(|r| r.end - r.start)
+                .sum::<u64>();
+            let meta = file.parquet();
+            let schema = meta.file_metadata().schema_descr();
+            for rg in s.row_groups.clone() {
+                let group = meta.row_group(rg);
+                e.bytes_uncompressed += (0..schema.num_columns())
+                    .filter(|&leaf| tops.contains(&schema.get_column_root_idx(leaf)))
+                    .map(|leaf| group.column(leaf).uncompressed_size().max(0) as u64)
+                    .sum::<u64>();
+            }
+        }
+        e
+    }
+
     /// Keep only the `index`-th of `count` deterministic slices of the splits (round robin
     /// over the split list), for sharded training.
     pub fn shard(&mut self, index: usize, count: usize) {
@@ -344,6 +374,40 @@ impl Plan {
             .filter(|(i, _)| i % count == index)
             .map(|(_, s)| s)
             .collect();
+    }
+}
+
+/// What a side's splits will read, from its files' footers ([`Plan::extent`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extent {
+    /// Files read (the pruned ones left out).
+    pub files: usize,
+    /// Splits (map tasks).
+    pub splits: usize,
+    /// Row groups in the splits.
+    pub row_groups: usize,
+    /// Rows in the splits.
+    pub rows: u64,
+    /// Compressed bytes of the column chunks read: what is fetched, before any pruning by
+    /// statistics or Bloom filters.
+    pub bytes: u64,
+    /// The same chunks uncompressed (the footers' sizes): about what decoding them produces.
+    pub bytes_uncompressed: u64,
+}
+
+impl std::fmt::Display for Extent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        write!(
+            f,
+            "{}, {}, {}, {}, {} of column chunks ({} uncompressed)",
+            n(self.files as u64, "file", "files"),
+            n(self.row_groups as u64, "row group", "row groups"),
+            n(self.rows, "row", "rows"),
+            n(self.splits as u64, "split", "splits"),
+            crate::report::human_bytes(self.bytes),
+            crate::report::human_bytes(self.bytes_uncompressed),
+        )
     }
 }
 

@@ -58,3 +58,13 @@ mod tests {
         assert_eq!(super::human_bytes(3 << 30), "3.00 GiB");
     }
 }
+
+/// What `--dry-run` found: a job checked and planned as its run would be, from the inputs'
+/// footers (and a join's filter), with nothing written.
+#[derive(Debug, Clone)]
+pub struct DryRun {
+    /// The plan, a line or two each for the inputs, the filter, the strategy and the output.
+    pub summary: String,
+    /// What the run would warn about before reading a row.
+    pub warnings: Vec<String>,
+}

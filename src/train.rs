@@ -638,16 +638,93 @@ fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::s
     )
 }
 
-/// Run the train job.
-pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
-    let t0 = Instant::now();
+/// A train job's inputs planned and checked, before any row is read: what [`run`] and
+/// [`dry_run`] share.
+struct Planned {
+    plan: Plan,
+    file_keys: Vec<FileKey>,
+    families: Vec<KeyFamily>,
+    family: KeyFamily,
+    physical: Option<bloom::sbbf::Physical>,
+    spark_keys: SparkKeys,
+    spark_types: Vec<crate::bloom::spark_keys::SparkType>,
+    /// The most distinct keys the inputs can hold (from their footers).
+    rows_bound: u64,
+}
+
+/// Plan `job`'s inputs (in the worker pool: footers are read in parallel) and check its key
+/// columns, `--where`, layout and Spark key types against them.
+fn plan_train(job: &TrainJob) -> Result<Planned> {
     let workers = job.workers.get();
-    let fpp = match job.sizing {
-        Sizing::Items { fpp, .. } | Sizing::Fpp(fpp) => fpp,
-        Sizing::Explicit(_) => 0.01,
-    };
-    let seed = job.seed;
     let predicate = job.predicate.as_ref();
+    let inputs = plan::InputOptions {
+        hive_partitioning: job.hive_partitioning,
+        predicate: job.predicate.clone(),
+        key_filter: None,
+    };
+    let plan = plan::plan_with(&job.inputs, &inputs, |total| {
+        SplitOptions::for_job(job.split_rows.map(NonZeroU64::get), total, workers)
+    })?;
+    let columns = &job.columns;
+    let (families, file_keys) = check_inputs(&plan, columns, predicate)?;
+    let family = KeyFamily::of_key(&families);
+    let physical = (job.layout == Layout::Sbbf)
+        .then(|| match columns.as_slice() {
+            [one] => sbbf_physical(&plan, &file_keys, one),
+            _ => Err(Error::param(
+                "--layout",
+                "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (split, blocked or classic)",
+            )),
+        })
+        .transpose()?;
+    if let (Some(p), [column]) = (physical, columns.as_slice()) {
+        // A timestamp stored as INT64 (or INT96) holds instants that compare across
+        // units, which a hash of the stored integers cannot (audit, 2026-11-26: the
+        // message named neither the column nor the layout).
+        if p.family() != family {
+            return Err(Error::param(
+                "--layout",
+                format!(
+                    "sbbf: column {column} holds {family} keys, which Parquet's Bloom filter cannot hash as the stored {p} values (a native layout can: split, blocked or classic)"
+                ),
+            ));
+        }
+    }
+    // Spark's xxhash64 mode: the Spark type of each key column (Spark chains the columns'
+    // hashes, each by its own type).
+    let mut spark_types = Vec::new();
+    let spark_keys = match (job.spark_keys, columns.as_slice()) {
+        (SparkKeyMode::Plain, _) => SparkKeys::Plain,
+        (SparkKeyMode::Xxhash64, [one]) => {
+            SparkKeys::Xxhash64(spark_type(&plan, &file_keys, 0, one)?)
+        }
+        (SparkKeyMode::Xxhash64, many) => {
+            for (i, c) in many.iter().enumerate() {
+                spark_types.push(spark_type(&plan, &file_keys, i, c)?);
+            }
+            SparkKeys::Xxhash64Tuple
+        }
+    };
+    // The most distinct keys there can be, from the footers of every input (of every
+    // shard, so that shards agree on the size they train into): the rows, and for
+    // integer keys the ranges of the row groups' min/max statistics. A tuple: at most
+    // the rows, and at most the product of its columns' bounds.
+    let rows_bound = crate::map::prune::key_distinct_bound(&plan.files, columns, plan.num_rows());
+    Ok(Planned {
+        plan,
+        file_keys,
+        families,
+        family,
+        physical,
+        spark_keys,
+        spark_types,
+        rows_bound,
+    })
+}
+
+/// Refuse an output or report that overlaps an input or could not be written, and an
+/// output that exists (without `--overwrite`).
+fn check_locations(job: &TrainJob) -> Result<()> {
     let output = &job.output;
     plan::refuse_train_overlap(output, &job.inputs, job.report.as_deref(), "--")?;
     output.check_file_output()?;
@@ -659,69 +736,149 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             location: output.to_string(),
         });
     }
+    Ok(())
+}
 
-    let pool = rayon::ThreadPoolBuilder::new()
+/// The map workers' thread pool.
+fn worker_pool(workers: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .thread_name(|i| format!("bloomjoin-map-{i}"))
         .build()
-        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
-    pool.install(|| {
+        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))
+}
+
+/// `--dry-run`: check and plan `job` as [`run`] would, and describe the plan and the
+/// filter's size instead of training it. Nothing is read but the inputs' footers, and
+/// nothing is written. Errors are the run's (those of the rows aside).
+pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
+    use crate::report::human_bytes;
+    let workers = job.workers.get();
+    check_locations(job)?;
+    let fresh = !job.overwrite || !job.output.exists()?;
+    let Planned {
+        mut plan,
+        file_keys,
+        families,
+        physical,
+        rows_bound,
+        ..
+    } = worker_pool(workers)?.install(|| plan_train(job))?;
+    if let Some(s) = job.shard {
+        plan.shard(s.index, s.count);
+    }
+    let extent = plan.extent(|i| file_keys[i].columns.clone());
+    let key = job
+        .columns
+        .iter()
+        .zip(&families)
+        .enumerate()
+        .map(|(i, (c, f))| format!("{c} ({}, {f} keys)", file_keys[0].key_types[i]))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let known = |p: BloomParams| -> Result<BloomParams> {
+        let p = match physical {
+            Some(t) => p.with_physical(t),
+            None => p,
+        };
+        check_memory(&p, workers)?;
+        Ok(p)
+    };
+    let shape = |p: &BloomParams| {
+        format!(
+            "{} layout, m={} bits ({}), k={}, seed={}",
+            p.layout,
+            p.num_bits,
+            human_bytes(p.num_bytes()),
+            p.num_hashes,
+            p.seed
+        )
+    };
+    let sizing = match job.sizing {
+        Sizing::Explicit(p) => format!("explicit: {}", shape(&known(p)?)),
+        Sizing::Items { n, fpp } => format!(
+            "{n} expected keys at fpp {fpp}: {}",
+            shape(&known(BloomParams::for_items(job.layout, n, fpp, job.seed)?)?)
+        ),
+        Sizing::Fpp(fpp) => match job
+            .layout
+            .sizes_by_folding()
+            .then(|| fold_start(job.layout, rows_bound, fpp, job.seed, workers))
+            .transpose()?
+            .flatten()
+        {
+            Some(p) => format!(
+                "one pass, sized by folding: trained into {} for at most {rows_bound} distinct keys (the footers' bound), then folded down to the smallest size that meets fpp {fpp} for the keys counted",
+                shape(&known(p)?)
+            ),
+            None => format!(
+                "a first pass counts the distinct keys (at most {rows_bound}, the footers' bound), a second trains a {} filter sized for them at fpp {fpp}",
+                job.layout
+            ),
+        },
+    };
+    let mut summary = format!(
+        "dry run (train, {workers} workers): checked; nothing read but footers, nothing written\n"
+    );
+    summary += &format!("  input  {extent}\n         key {key}");
+    if let Some(p) = &job.predicate {
+        summary += &format!("; where {}", p.text());
+    }
+    if plan.files_pruned > 0 {
+        summary += &format!(
+            "; {} file(s) not opened: their partition values fail the where",
+            plan.files_pruned
+        );
+    }
+    if let Some(s) = job.shard {
+        summary += &format!("; shard {s}");
+    }
+    summary += &format!("\n  filter {sizing}\n");
+    summary += &format!(
+        "  output {} ({}), {} format\n",
+        job.output,
+        if fresh {
+            "new"
+        } else {
+            "replaces the filter there: --overwrite"
+        },
+        job.format.name()
+    );
+    if let Some(r) = &job.report {
+        summary += &format!("  report {r} (written when the train runs)\n");
+    }
+    Ok(crate::report::DryRun {
+        summary,
+        warnings: Vec::new(),
+    })
+}
+
+/// Run the train job.
+pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
+    let t0 = Instant::now();
+    let workers = job.workers.get();
+    let fpp = match job.sizing {
+        Sizing::Items { fpp, .. } | Sizing::Fpp(fpp) => fpp,
+        Sizing::Explicit(_) => 0.01,
+    };
+    let seed = job.seed;
+    let predicate = job.predicate.as_ref();
+    let output = &job.output;
+    check_locations(job)?;
+    worker_pool(workers)?.install(|| {
         let cancel = AtomicBool::new(false);
         let mut times = TrainTimes::default();
-        let inputs = plan::InputOptions {
-            hive_partitioning: job.hive_partitioning,
-            predicate: job.predicate.clone(),
-            key_filter: None,
-        };
-        let mut plan = plan::plan_with(&job.inputs, &inputs, |total| {
-            SplitOptions::for_job(job.split_rows.map(NonZeroU64::get), total, workers)
-        })?;
+        let Planned {
+            mut plan,
+            file_keys,
+            families,
+            family,
+            physical,
+            spark_keys,
+            spark_types,
+            rows_bound,
+        } = plan_train(job)?;
         let columns = &job.columns;
-        let (families, file_keys) = check_inputs(&plan, columns, predicate)?;
-        let family = KeyFamily::of_key(&families);
-        let physical = (job.layout == Layout::Sbbf)
-            .then(|| match columns.as_slice() {
-                [one] => sbbf_physical(&plan, &file_keys, one),
-                _ => Err(Error::param(
-                    "--layout",
-                    "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (split, blocked or classic)",
-                )),
-            })
-            .transpose()?;
-        if let (Some(p), [column]) = (physical, columns.as_slice()) {
-            // A timestamp stored as INT64 (or INT96) holds instants that compare across
-            // units, which a hash of the stored integers cannot (audit, 2026-11-26: the
-            // message named neither the column nor the layout).
-            if p.family() != family {
-                return Err(Error::param(
-                    "--layout",
-                    format!(
-                        "sbbf: column {column} holds {family} keys, which Parquet's Bloom filter cannot hash as the stored {p} values (a native layout can: split, blocked or classic)"
-                    ),
-                ));
-            }
-        }
-        // Spark's xxhash64 mode: the Spark type of each key column (Spark chains the columns'
-        // hashes, each by its own type).
-        let mut spark_types = Vec::new();
-        let spark_keys = match (job.spark_keys, columns.as_slice()) {
-            (SparkKeyMode::Plain, _) => SparkKeys::Plain,
-            (SparkKeyMode::Xxhash64, [one]) => {
-                SparkKeys::Xxhash64(spark_type(&plan, &file_keys, 0, one)?)
-            }
-            (SparkKeyMode::Xxhash64, many) => {
-                for (i, c) in many.iter().enumerate() {
-                    spark_types.push(spark_type(&plan, &file_keys, i, c)?);
-                }
-                SparkKeys::Xxhash64Tuple
-            }
-        };
-        // The most distinct keys there can be, from the footers of every input (of every
-        // shard, so that shards agree on the size they train into): the rows, and for
-        // integer keys the ranges of the row groups' min/max statistics. A tuple: at most
-        // the rows, and at most the product of its columns' bounds.
-        let rows_bound =
-            crate::map::prune::key_distinct_bound(&plan.files, columns, plan.num_rows());
         if let Some(s) = job.shard {
             plan.shard(s.index, s.count);
         }

@@ -2016,3 +2016,87 @@ fn bad_settings_in_the_environment_are_refused() {
     run_env(d, &train, &good).ok();
     assert!(d.join("f.bjf").exists());
 }
+
+/// `--dry-run` over an object store reads the listing and each file's footer, checks the
+/// output, and fetches no column chunk and writes nothing: counted at a proxy in front of
+/// moto, against the run of the same join.
+#[test]
+fn dry_runs_over_s3_read_footers_alone() {
+    let s3 = S3Server::start();
+    let proxy = FaultProxy::start(s3.port);
+    let env = S3Server::env_for(proxy.port);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (n, groups, rows) = (8usize, 3usize, 40usize);
+    for f in 0..n {
+        let ks: Vec<i64> = (0..rows * groups).map(|r| (f * 1000 + r) as i64).collect();
+        write_parquet(
+            &d.join(format!("right/part-{f:02}.parquet")),
+            vec![("k", Arc::new(Int64Array::from(ks)) as ArrayRef)],
+            rows,
+        );
+    }
+    write_parquet(
+        &d.join("left.parquet"),
+        vec![(
+            "id",
+            Arc::new(Int64Array::from(vec![3i64, 1005, 7010])) as ArrayRef,
+        )],
+        10,
+    );
+    s3.upload_dir("lake", &d.join("right"), "right");
+    let counted = |args: &[&str]| {
+        let before = proxy.seen.load(Ordering::SeqCst);
+        let out = run_env(d, args, &env).ok();
+        (out, proxy.seen.load(Ordering::SeqCst) - before)
+    };
+    let join = [
+        "join",
+        "--left",
+        "left.parquet",
+        "--left-key",
+        "id",
+        "--right",
+        "s3://lake/right",
+        "--right-key",
+        "k",
+        "--split-rows",
+        "1",
+        "--output",
+        "s3://lake/out",
+    ];
+    let (plan, dry) = counted(&[&join[..], &["--dry-run"]].concat());
+    assert!(
+        plan.contains(&format!("{n} files, {} row groups", n * groups)),
+        "{plan}"
+    );
+    assert!(
+        s3.keys("lake", "out").is_empty(),
+        "{:?}",
+        s3.keys("lake", "out")
+    );
+    // The listing, a read of each file's tail, and the output's listing and HEADs.
+    assert!(dry <= 1 + n + 4, "{dry} requests for {n} files");
+    let train = [
+        "train",
+        "--input",
+        "s3://lake/right",
+        "--column",
+        "k",
+        "--split-rows",
+        "1",
+        "--output",
+        "s3://lake/k.bjf",
+    ];
+    let (_, dry_train) = counted(&[&train[..], &["--dry-run"]].concat());
+    assert!(dry_train <= 1 + n + 4, "{dry_train} requests for {n} files");
+    assert!(s3.keys("lake", "k.bjf").is_empty());
+    // The runs read a split (a row group) each besides.
+    let (_, run) = counted(&[&join[..], &["-q"]].concat());
+    assert!(run >= dry + n * groups, "{run} requests against {dry} dry");
+    let (_, run_train) = counted(&[&train[..], &["-q"]].concat());
+    assert!(
+        run_train >= dry_train + n * groups,
+        "{run_train} against {dry_train}"
+    );
+}

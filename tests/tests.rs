@@ -3,6 +3,7 @@
 mod util;
 
 mod composite_keys;
+mod dry_run_cli;
 mod filter_cli;
 mod golden;
 mod hive_cli;

@@ -386,6 +386,53 @@ impl StepReport {
     }
 }
 
+/// Whether a join step's filter is the job's train step's output (compared by file name:
+/// the two may spell its location differently).
+fn written_by_train(job: &Job, join: &JoinJob) -> bool {
+    match (&join.filter, &job.train) {
+        (Some(f), Some(t)) => t.output().path().filename() == f.path().filename(),
+        _ => false,
+    }
+}
+
+/// A filter no step writes must be there before the train step writes its output (a
+/// missing one failed the join after the train step had run).
+fn filter_exists(job: &Job, join: &JoinJob) -> Result<()> {
+    match &join.filter {
+        Some(f) if !written_by_train(job, join) && !f.exists()? => Err(Error::Input {
+            location: f.to_string(),
+            reason: "the join's filter does not exist, and no step of the job writes it".into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A step's error before any step ran.
+fn invalid(job: &Job, step: &Step, e: Error) -> Error {
+    Error::JobStep {
+        job: job.path.clone(),
+        detail: format!("[{}] is invalid", step.name()),
+        source: Box::new(e),
+    }
+}
+
+/// `run --dry-run`: each step checked and planned as its run would be
+/// ([`crate::train::dry_run`], [`crate::join::dry_run`]); a join's filter that the train
+/// step writes is not read. Nothing is written.
+pub fn dry_run(job: &Job) -> Result<Vec<crate::report::DryRun>> {
+    job.steps()
+        .iter()
+        .map(|step| {
+            match step {
+                Step::Train(t) => crate::train::dry_run(t),
+                Step::Join(j) => filter_exists(job, j)
+                    .and_then(|()| crate::join::dry_run(j, true, written_by_train(job, j))),
+            }
+            .map_err(|e| invalid(job, step, e))
+        })
+        .collect()
+}
+
 /// Run the job's steps in order. `on_step(i, n, step)` is called before each step and
 /// `on_done(report)` after it (the CLI prints there). The first failure stops the chain and
 /// is returned naming the job file, the step and the steps not run.
@@ -397,12 +444,6 @@ pub fn run(
 ) -> Result<Vec<StepReport>> {
     let steps = job.steps();
     let n = steps.len();
-    // The train step's output file name: the join's filter may be that file under another
-    // spelling.
-    let trained = steps.iter().find_map(|s| match s {
-        Step::Train(t) => Some(t.output().path().filename().map(str::to_string)),
-        _ => None,
-    });
     // An output that overlaps an input is refused before the first step runs, and so is a
     // join whose inputs, columns, filter or output it could find wrong only after a train
     // step had written its filter.
@@ -411,32 +452,9 @@ pub fn run(
             Step::Train(s) => {
                 crate::plan::refuse_train_overlap(s.output(), s.inputs(), s.report.as_deref(), "")
             }
-            Step::Join(j) => crate::join::check(j).and_then(|()| {
-                // A filter no step writes must be there before the train step writes its
-                // output (a missing one failed the join after the train step had run).
-                match &j.filter {
-                    Some(f)
-                        if trained
-                            .as_ref()
-                            .is_none_or(|t| t.as_deref() != f.path().filename())
-                            && !f.exists()? =>
-                    {
-                        Err(Error::Input {
-                            location: f.to_string(),
-                            reason:
-                                "the join's filter does not exist, and no step of the job writes it"
-                                    .into(),
-                        })
-                    }
-                    _ => Ok(()),
-                }
-            }),
+            Step::Join(j) => crate::join::check(j).and_then(|()| filter_exists(job, j)),
         };
-        r.map_err(|e| Error::JobStep {
-            job: job.path.clone(),
-            detail: format!("[{}] is invalid", step.name()),
-            source: Box::new(e),
-        })?;
+        r.map_err(|e| invalid(job, step, e))?;
     }
     let mut reports = Vec::with_capacity(n);
     for (i, step) in steps.iter().enumerate() {

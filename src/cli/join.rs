@@ -366,10 +366,27 @@ pub fn parse_size(s: &str, name: &str) -> Result<u64> {
     Ok(bytes as u64)
 }
 
+/// Arguments of `join`: the job's options and how to run it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The job's options (also a job file's `[join]` table).
+    #[command(flatten)]
+    pub spec: JoinSpec,
+    /// Check and plan the job (options, inputs' footers, columns and key types, the filter,
+    /// the output directory) and print the plan instead of joining: nothing is read but
+    /// footers and the filter, and nothing is written.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 /// Run `join` and print the summary with the counters; warnings go to stderr, even with
 /// `--quiet`.
-pub fn run(spec: JoinSpec, quiet: bool) -> Result<()> {
-    let report = join::run(&spec.to_job()?, !quiet)?;
+pub fn run(args: Args, quiet: bool) -> Result<()> {
+    let job = args.spec.to_job()?;
+    if args.dry_run {
+        return crate::cli::print_dry_run(&join::dry_run(&job, false, false)?, quiet);
+    }
+    let report = join::run(&job, !quiet)?;
     warn(&report);
     if !quiet {
         crate::cli::print(&report.summary())?;

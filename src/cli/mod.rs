@@ -31,9 +31,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a Bloom filter on a key column of Parquet files.
-    Train(train::TrainSpec),
+    Train(train::Args),
     /// Join two Parquet inputs, prefiltering the right side with a Bloom filter.
-    Join(join::JoinSpec),
+    Join(join::Args),
     /// Show a filter's parameters, fill ratio and estimated false-positive rate.
     Inspect(inspect::Args),
     /// Probe keys against a filter: one key per line in, "maybe" or "no" per line out.
@@ -53,8 +53,8 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<()> {
     let quiet = cli.quiet;
     match cli.command {
-        Command::Train(spec) => train::run(spec, quiet),
-        Command::Join(spec) => join::run(spec, quiet),
+        Command::Train(args) => train::run(args, quiet),
+        Command::Join(args) => join::run(args, quiet),
         Command::Inspect(args) => inspect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Merge(args) => merge::run(args, quiet),
@@ -65,6 +65,18 @@ pub fn run(cli: Cli) -> Result<()> {
 }
 
 pub use crate::report::human_bytes;
+
+/// Print a dry run's plan (unless `quiet`) and its warnings, on stderr even with `--quiet`.
+pub(crate) fn print_dry_run(d: &crate::report::DryRun, quiet: bool) -> Result<()> {
+    for w in &d.warnings {
+        eprintln!("bloomjoin: warning: {w}");
+    }
+    if quiet {
+        Ok(())
+    } else {
+        print(&d.summary)
+    }
+}
 
 /// Write to stdout; a closed pipe (`| head`) is not an error.
 pub fn print(s: &str) -> Result<()> {

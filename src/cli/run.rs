@@ -14,6 +14,11 @@ pub struct Args {
     /// (repeatable; the value is TOML, or else a string).
     #[arg(long = "set", value_name = "TABLE.KEY=VALUE")]
     pub set: Vec<String>,
+    /// Check and plan every step (as `train --dry-run` and `join --dry-run` do; a join's
+    /// filter that the train step writes is not read) and print the plans instead of
+    /// running: nothing is read but footers and nothing is written.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Run `run`: validate the whole job, then its steps in order, printing each summary.
@@ -27,6 +32,17 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
             head += &format!("  {d}\n");
         }
         crate::cli::print(&head)?;
+    }
+    if args.dry_run {
+        let plans = job::dry_run(&job)?;
+        let n = plans.len();
+        for (i, (d, step)) in plans.iter().zip(job.steps()).enumerate() {
+            if !quiet {
+                crate::cli::print(&format!("\n[{}/{n}] {}\n", i + 1, step.name()))?;
+            }
+            crate::cli::print_dry_run(d, quiet)?;
+        }
+        return Ok(());
     }
     let reports = job::run(
         &job,

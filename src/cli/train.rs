@@ -280,9 +280,26 @@ fn num_bytes_params(layout: Layout, bytes: u64, seed: u64) -> Result<BloomParams
     BloomParams::explicit(layout, bytes * 8, 8, seed)
 }
 
+/// Arguments of `train`: the job's options and how to run it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The job's options (also a job file's `[train]` table).
+    #[command(flatten)]
+    pub spec: TrainSpec,
+    /// Check and plan the job (options, inputs' footers, key columns and types, --where,
+    /// the filter's size, the output) and print the plan instead of training: nothing is
+    /// read but footers and nothing is written.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 /// Run `train` and print the summary.
-pub fn run(spec: TrainSpec, quiet: bool) -> Result<()> {
-    let report = train::run(&spec.to_job()?, !quiet)?;
+pub fn run(args: Args, quiet: bool) -> Result<()> {
+    let job = args.spec.to_job()?;
+    if args.dry_run {
+        return crate::cli::print_dry_run(&train::dry_run(&job)?, quiet);
+    }
+    let report = train::run(&job, !quiet)?;
     if !quiet {
         crate::cli::print(&report.summary())?;
     }

@@ -1,0 +1,334 @@
+//! `--dry-run` on `train`, `join` and `run`: the job checked and planned as its run would
+//! be, the plan printed, nothing written; a plan that agrees with what the run then does.
+
+use std::path::Path;
+
+use crate::util::{files_below, root, run_in};
+
+/// A temporary working directory with `data` linked to the repository's.
+fn workdir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root().join("data"), d.path().join("data")).unwrap();
+    d
+}
+
+/// Everything below `dir` but the `data` link.
+fn written(dir: &Path) -> Vec<String> {
+    files_below(dir)
+        .into_iter()
+        .filter(|f| !f.starts_with("data"))
+        .collect()
+}
+
+/// The line of `out` that starts with `prefix` after its indent, without the indent.
+fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
+    out.lines()
+        .map(str::trim_start)
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in {out}"))
+}
+
+/// The number before `what` in `text` (`"3 splits"` -> 3).
+fn count(text: &str, what: &str) -> u64 {
+    let at = text
+        .find(&format!(" {what}"))
+        .unwrap_or_else(|| panic!("no {what:?} in {text}"));
+    let digits: String = text[..at]
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.chars().rev().collect::<String>().parse().unwrap()
+}
+
+const JOIN: &[&str] = &[
+    "join",
+    "--left",
+    "data/sample/users",
+    "--left-key",
+    "Id",
+    "--left-where",
+    "Reputation > 1500",
+    "--right",
+    "data/sample/comments",
+    "--right-key",
+    "UserId",
+    "--workers",
+    "2",
+    "--split-rows",
+    "2000",
+    "--output",
+    "out/join",
+    "--report",
+    "out/join.json",
+];
+
+#[test]
+fn the_main_job_dry_runs_without_writing_and_its_plan_is_the_runs() {
+    let d = workdir();
+    let job = root().join("jobs/users_comments.toml");
+    let job = job.to_str().unwrap();
+    let out = run_in(d.path(), &["run", job, "--dry-run"]).ok();
+    assert!(out.contains("[1/2] train"), "{out}");
+    assert!(out.contains("dry run (train, "), "{out}");
+    assert!(out.contains("dry run (inner join, "), "{out}");
+    assert!(
+        line(&out, "filter out/users_comments/users.bjf").contains("written by the train step"),
+        "{out}"
+    );
+    assert!(
+        line(&out, "sbbf").starts_with("sbbf   off: no right row group"),
+        "{out}"
+    );
+    assert!(
+        line(&out, "output out/users_comments/join").contains("9 columns"),
+        "{out}"
+    );
+    assert!(written(d.path()).is_empty(), "{:?}", written(d.path()));
+
+    // The run's reports count the files, splits and rows the dry run planned.
+    run_in(d.path(), &["run", job, "--quiet"]).ok();
+    let report = |name: &str| -> serde_json::Value {
+        let p = d.path().join("out/users_comments").join(name);
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let train = report("train.json");
+    let input = line(&out, "input");
+    assert_eq!(
+        count(input, "file"),
+        train["files"].as_u64().unwrap(),
+        "{out}"
+    );
+    assert_eq!(
+        count(input, "split"),
+        train["splits"].as_u64().unwrap(),
+        "{out}"
+    );
+    assert_eq!(
+        count(input, "rows,"),
+        train["rows_read"].as_u64().unwrap(),
+        "{out}"
+    );
+    let join = report("join.json");
+    for side in ["left", "right"] {
+        let planned = line(&out, &format!("{side} "));
+        let r = &join[side];
+        assert_eq!(
+            count(planned, "file"),
+            r["files"].as_u64().unwrap(),
+            "{side}: {out}"
+        );
+        assert_eq!(
+            count(planned, "split"),
+            r["splits"].as_u64().unwrap(),
+            "{side}: {out}"
+        );
+    }
+    // The left side is read whole (no row group of it is skipped).
+    assert_eq!(
+        count(line(&out, "left "), "rows,"),
+        join["left"]["rows_read"].as_u64().unwrap(),
+        "{out}"
+    );
+
+    // Committed now, and the job file says overwrite: the dry run says it replaces them.
+    let again = run_in(d.path(), &["run", job, "--dry-run"]).ok();
+    assert!(
+        line(&again, "output out/users_comments/join").contains("replaces the committed output"),
+        "{again}"
+    );
+    assert!(
+        line(&again, "output out/users_comments/users.bjf").contains("replaces the filter"),
+        "{again}"
+    );
+}
+
+#[test]
+fn join_dry_run_reads_the_filter_and_refuses_what_the_run_refuses() {
+    let d = workdir();
+    // No --filter: the join would build one.
+    let out = run_in(d.path(), &[JOIN, &["--dry-run"]].concat()).ok();
+    assert!(
+        line(&out, "filter").contains("built from the left side's keys"),
+        "{out}"
+    );
+    assert!(
+        line(&out, "key Id").contains("where Reputation > 1500"),
+        "{out}"
+    );
+    assert!(line(&out, "report").contains("out/join.json"), "{out}");
+    assert!(
+        line(&out, "plan").starts_with("plan   auto: replicated if"),
+        "{out}"
+    );
+    assert!(written(d.path()).is_empty(), "{:?}", written(d.path()));
+    // --quiet: nothing printed, still checked.
+    let quiet = run_in(d.path(), &[JOIN, &["--dry-run", "--quiet"]].concat()).ok();
+    assert_eq!(quiet, "");
+
+    // A trained filter is read and checked against the key: a string filter for integer keys
+    // is the run's error, before anything is written.
+    run_in(
+        d.path(),
+        &[
+            "train",
+            "--input",
+            "data/sample/users",
+            "--column",
+            "DisplayName",
+            "--output",
+            "names.bjf",
+            "-q",
+        ],
+    )
+    .ok();
+    let wrong = [JOIN, &["--filter", "names.bjf"]].concat();
+    let run_error = run_in(d.path(), &wrong).fails(2, &["names.bjf", "key family mismatch"]);
+    let dry_error = run_in(d.path(), &[&wrong[..], &["--dry-run"]].concat())
+        .fails(2, &["names.bjf", "key family mismatch"]);
+    assert_eq!(dry_error, run_error);
+
+    // A right filter: its parameters, and the trained-on column.
+    run_in(
+        d.path(),
+        &[
+            "train",
+            "--input",
+            "data/sample/users",
+            "--column",
+            "Id",
+            "--where",
+            "Reputation > 1500",
+            "--output",
+            "ids.bjf",
+            "-q",
+        ],
+    )
+    .ok();
+    let out = run_in(
+        d.path(),
+        &[JOIN, &["--filter", "ids.bjf", "--dry-run"]].concat(),
+    )
+    .ok();
+    let filter = line(&out, "filter ids.bjf");
+    assert!(filter.contains("split layout"), "{out}");
+    assert!(filter.contains("every left key is checked"), "{out}");
+
+    // A join type the prefilter cannot serve: said, not refused.
+    let out = run_in(
+        d.path(),
+        &[
+            JOIN,
+            &["--filter", "ids.bjf", "--type", "right", "--dry-run"],
+        ]
+        .concat(),
+    )
+    .ok();
+    assert!(line(&out, "filter ids.bjf").contains("not used"), "{out}");
+
+    // A column that is not there, and an output that exists: the run's errors.
+    let bad = [JOIN, &["--right-where", "Nope > 1", "--dry-run"]].concat();
+    run_in(d.path(), &bad).fails(2, &["Nope"]);
+    std::fs::create_dir_all(d.path().join("out/join")).unwrap();
+    std::fs::write(d.path().join("out/join/_SUCCESS"), "{}").unwrap();
+    run_in(d.path(), &[JOIN, &["--dry-run"]].concat()).fails(2, &["out/join"]);
+    assert!(!d.path().join("out/join.json").exists());
+}
+
+#[test]
+fn train_dry_run_gives_the_size_the_run_trains() {
+    let d = workdir();
+    let base = [
+        "train",
+        "--input",
+        "data/sample/comments",
+        "--column",
+        "UserId",
+        "--workers",
+        "2",
+    ];
+    for sizing in [
+        &["--expected-items", "5000", "--fpp", "0.001"][..],
+        &["--fpp", "0.01"][..],
+        &["--bits", "65536", "--hashes", "8"][..],
+    ] {
+        let args = [&base[..], sizing, &["--output", "f.bjf"]].concat();
+        let plan = run_in(d.path(), &[&args[..], &["--dry-run"]].concat()).ok();
+        assert!(
+            written(d.path()).is_empty(),
+            "{sizing:?}: {:?}",
+            written(d.path())
+        );
+        let filter = line(&plan, "filter");
+        let trained = run_in(d.path(), &args).ok();
+        std::fs::remove_file(d.path().join("f.bjf")).unwrap();
+        // The run's first line: "trained f.bjf (split layout, native format, m=N bits, k=K, ...".
+        let m = |s: &str| {
+            s.split("m=")
+                .nth(1)
+                .map(|r| r.split(' ').next().unwrap().to_string())
+        };
+        let k = |s: &str| {
+            s.split("k=")
+                .nth(1)
+                .map(|r| r.split(',').next().unwrap().to_string())
+        };
+        if sizing[0] == "--fpp" {
+            // Trained into the size the plan gives, folded down after.
+            assert!(filter.contains("sized by folding"), "{plan}");
+            let report = line(&trained, "sizing");
+            let before = format!("m={} bits folded", m(filter).unwrap());
+            assert!(report.contains(&before), "{plan}\n{trained}");
+        } else {
+            let first = trained.lines().next().unwrap();
+            assert_eq!(m(filter), m(first), "{plan}\n{trained}");
+            assert_eq!(k(filter), k(first), "{plan}\n{trained}");
+        }
+    }
+    // An output that exists, and a --where on a column that is not there: the run's errors.
+    std::fs::write(d.path().join("f.bjf"), "x").unwrap();
+    run_in(
+        d.path(),
+        &[&base[..], &["--output", "f.bjf", "--dry-run"]].concat(),
+    )
+    .fails(2, &["f.bjf"]);
+    run_in(
+        d.path(),
+        &[
+            &base[..],
+            &["--output", "g.bjf", "--where", "Nope = 1", "--dry-run"],
+        ]
+        .concat(),
+    )
+    .fails(2, &["Nope"]);
+}
+
+/// The README's `--dry-run` example is what the command prints: every fragment of it (the
+/// parts between `...` elisions) is in the real output, except on lines whose figures follow
+/// the machine's cores (workers, and the splits cut for them).
+#[test]
+fn readme_dry_run_example_is_true() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("$ bloomjoin run jobs/users_comments.toml --dry-run")
+        .expect("README example");
+    let body = readme[start..].split("```").next().unwrap();
+    let d = workdir();
+    std::os::unix::fs::symlink(root().join("jobs"), d.path().join("jobs")).unwrap();
+    let out = run_in(d.path(), &["run", "jobs/users_comments.toml", "--dry-run"]).ok();
+    let mut checked = 0;
+    for line in body.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        if line.contains(" workers") || line.contains(" splits") {
+            continue;
+        }
+        for fragment in line.split("...").map(str::trim).filter(|f| f.len() > 2) {
+            assert!(
+                out.contains(fragment),
+                "README fragment {fragment:?} not in:\n{out}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "only {checked} fragments checked");
+    assert!(written(d.path()).iter().all(|f| f.starts_with("jobs")));
+}
