@@ -75,9 +75,11 @@ def train(
     batch_size: int = 65536,
     split_rows: Optional[int] = None,
     no_hive_partitioning: bool = False,
+    dry_run: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
-    """Train a Bloom filter like ``bloomjoin train``; returns the report."""
+    """Train a Bloom filter like ``bloomjoin train``; returns the report (with
+    ``dry_run=True``, the plan: ``{"plan": str, "warnings": list[str]}``)."""
 
 def join(
     *,
@@ -104,12 +106,17 @@ def join(
     filter_fpp: float = 0.01,
     no_hive_partitioning: bool = False,
     partition_by: Optional[str] = None,
+    dry_run: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
-    """Join two Parquet inputs like ``bloomjoin join``; returns the report."""
+    """Join two Parquet inputs like ``bloomjoin join``; returns the report (with
+    ``dry_run=True``, the plan: ``{"plan": str, "warnings": list[str]}``)."""
 
-def run_job(path: Location, set: Optional[Mapping[str, Any]] = None) -> dict[str, dict[str, Any]]:
-    """Run a job file like ``bloomjoin run``; returns each step's report by step name."""
+def run_job(
+    path: Location, set: Optional[Mapping[str, Any]] = None, dry_run: bool = False
+) -> dict[str, dict[str, Any]]:
+    """Run a job file like ``bloomjoin run``; returns each step's report (with
+    ``dry_run=True``, its plan) by step name."""
 
 def _rust_probe_seconds(
     filter: Filter, values: Any, repeat: int, slice: Optional[int] = None

@@ -178,6 +178,39 @@ pub fn spec_from_kwargs<T: DeserializeOwned>(
         .map_err(|e| errors::usage(py, format!("{what}(): {}", snake_names(&e.to_string()))))
 }
 
+/// `dry_run=True`, taken out of a function's keywords: it says how to run the job, it is not
+/// one of the job's options.
+fn take_dry_run<'py>(
+    py: Python<'py>,
+    what: &str,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<(Option<Bound<'py, PyDict>>, bool)> {
+    let Some(options) = options else {
+        return Ok((None, false));
+    };
+    let options = options.copy()?;
+    let dry_run = match options.get_item("dry_run")? {
+        Some(v) => {
+            options.del_item("dry_run")?;
+            v.cast::<PyBool>()
+                .map_err(|_| {
+                    errors::usage(py, format!("{what}(): dry_run: must be True or False"))
+                })?
+                .is_true()
+        }
+        None => false,
+    };
+    Ok((Some(options), dry_run))
+}
+
+/// A dry run's plan as a dict: ``{"plan": the command line's text, "warnings": [...]}``.
+fn plan_dict<'py>(py: Python<'py>, plan: &str, warnings: &[String]) -> PyResult<Bound<'py, PyAny>> {
+    let out = PyDict::new(py);
+    out.set_item("plan", plan)?;
+    out.set_item("warnings", warnings.to_vec())?;
+    Ok(out.into_any())
+}
+
 /// A report as a Python dict (through JSON: the same keys as `--report`).
 fn report_dict<'py, R: serde::Serialize>(py: Python<'py>, r: &R) -> PyResult<Bound<'py, PyAny>> {
     let json = serde_json::to_string(r)
@@ -187,11 +220,14 @@ fn report_dict<'py, R: serde::Serialize>(py: Python<'py>, r: &R) -> PyResult<Bou
 
 /// Run `work` on its own thread; the calling thread waits without the GIL and checks for
 /// signals (Ctrl-C) every 50 ms. On KeyboardInterrupt the job is asked to stop and is waited
-/// for, then the KeyboardInterrupt is raised.
+/// for, then the KeyboardInterrupt is raised. The environment's settings are checked first,
+/// as the command line checks them (`BLOOMJOIN_MAX_RETRIES=five` is a UsageError naming the
+/// variable, not its default in silence).
 pub fn run_detached<T: Send + 'static>(
     py: Python<'_>,
     work: impl FnOnce() -> bloomjoin::Result<T> + Send + 'static,
 ) -> PyResult<T> {
+    bloomjoin::store::check_environment().py_err(py)?;
     // crossbeam's receiver is Sync, so the wait can borrow it without the GIL.
     let (tx, rx) = crossbeam_channel::bounded(1);
     let handle = std::thread::Builder::new()
@@ -260,13 +296,21 @@ pub fn run_detached<T: Send + 'static>(
 ///
 /// Raises UsageError for invalid options, InputError for unusable inputs,
 /// OutputExistsError when the output exists without ``overwrite=True``.
+///
+/// ``dry_run=True`` checks and plans the job as ``--dry-run`` does (the same errors, nothing
+/// written) and returns ``{"plan": text, "warnings": [...]}`` instead of the report.
 #[pyfunction]
 #[pyo3(signature = (**options))]
 pub fn train<'py>(
     py: Python<'py>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let spec: TrainSpec = spec_from_kwargs(py, "train", TRAIN_REQUIRED, options)?;
+    let (options, dry_run) = take_dry_run(py, "train", options)?;
+    let spec: TrainSpec = spec_from_kwargs(py, "train", TRAIN_REQUIRED, options.as_ref())?;
+    if dry_run {
+        let d = run_detached(py, move || bloomjoin::train::dry_run(&spec.to_job()?))?;
+        return plan_dict(py, &d.summary, &d.warnings);
+    }
     let report = run_detached(py, move || bloomjoin::train::run(&spec.to_job()?, false))?;
     report_dict(py, &report)
 }
@@ -277,14 +321,21 @@ pub fn train<'py>(
 /// ``left_where``, ``right``, ``right_key``, ``right_where``, ``type``, ``select``,
 /// ``reducers``, ``workers``, ``output``, ``overwrite``, ``memory_limit``,
 /// ``no_prefilter``, ...) and returns the report as a dict. The GIL is released while the
-/// job runs; Ctrl-C cancels it and commits nothing.
+/// job runs; Ctrl-C cancels it and commits nothing. ``dry_run=True``: as for ``train``.
 #[pyfunction]
 #[pyo3(signature = (**options))]
 pub fn join<'py>(
     py: Python<'py>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let spec: JoinSpec = spec_from_kwargs(py, "join", JOIN_REQUIRED, options)?;
+    let (options, dry_run) = take_dry_run(py, "join", options)?;
+    let spec: JoinSpec = spec_from_kwargs(py, "join", JOIN_REQUIRED, options.as_ref())?;
+    if dry_run {
+        let d = run_detached(py, move || {
+            bloomjoin::join::dry_run(&spec.to_job()?, false, false)
+        })?;
+        return plan_dict(py, &d.summary, &d.warnings);
+    }
     let report = run_detached(py, move || bloomjoin::join::run(&spec.to_job()?, false))?;
     report_dict(py, &report)
 }
@@ -327,13 +378,16 @@ fn set_text(py: Python<'_>, name: &str, v: &Bound<'_, PyAny>) -> PyResult<String
 /// ``set`` overrides keys, as ``--set`` does: ``{"join.reducers": 4, "train.fpp": 0.001}``
 /// or ``{"join": {"reducers": 4}}`` (snake_case or kebab-case keys). Returns a dict from
 /// step name ("train", "join") to that step's report, in the order the steps ran. Every
-/// step is checked before any runs; the first failing step stops the job.
+/// step is checked before any runs; the first failing step stops the job. ``dry_run=True``
+/// checks and plans every step as ``run --dry-run`` does and returns each step's
+/// ``{"plan": text, "warnings": [...]}`` by step name.
 #[pyfunction]
-#[pyo3(signature = (path, set=None))]
+#[pyo3(signature = (path, set=None, dry_run=false))]
 pub fn run_job<'py>(
     py: Python<'py>,
     path: &Bound<'py, PyAny>,
     set: Option<&Bound<'py, PyDict>>,
+    dry_run: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let path = crate::filter::location_arg(py, path, "run_job(): path")?;
     let mut sets = Vec::new();
@@ -359,6 +413,21 @@ pub fn run_job<'py>(
                 ));
             }
         }
+    }
+    if dry_run {
+        let plans = run_detached(py, move || {
+            let job = Job::load(&path, &sets)?;
+            let names: Vec<&str> = job.steps().iter().map(|s| s.name()).collect();
+            Ok(names
+                .into_iter()
+                .zip(job::dry_run(&job)?)
+                .collect::<Vec<_>>())
+        })?;
+        let out = PyDict::new(py);
+        for (name, d) in &plans {
+            out.set_item(*name, plan_dict(py, &d.summary, &d.warnings)?)?;
+        }
+        return Ok(out.into_any());
     }
     let reports = run_detached(py, move || {
         let job = Job::load(&path, &sets)?;

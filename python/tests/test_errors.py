@@ -76,6 +76,29 @@ def test_train_errors_carry_the_cli_message_and_exit_code(tmp_path):
     assert not (tmp_path / "x.bjf").exists()
 
 
+def test_bad_settings_in_the_environment_are_refused_as_the_cli_refuses_them(tmp_path, monkeypatch):
+    out = tmp_path / "o.bjf"
+    # The job file's paths are relative: in tmp_path, nothing of the repository is touched.
+    monkeypatch.chdir(tmp_path)
+    for name, value in [("BLOOMJOIN_MAX_RETRIES", "five"), ("BLOOMJOIN_READ_AHEAD", "64MB"),
+                        ("BLOOMJOIN_IO_TIMEOUT_SECS", "0")]:
+        monkeypatch.setenv(name, value)
+        message, code = cli_error("train", "-i", USERS, "-c", "Id", "-o", out)
+        assert name in message and code == 2, message
+        for call in (
+            lambda: bloomjoin.train(input=USERS, column="Id", output=out),
+            lambda: bloomjoin.join(left=USERS, left_key="Id", right=str(SAMPLE / "comments"),
+                                   right_key="UserId", output=tmp_path / "j"),
+            lambda: bloomjoin.run_job(ROOT / "jobs" / "users_comments.toml"),
+        ):
+            with pytest.raises(errors.UsageError) as info:
+                call()
+            assert str(info.value) == message
+            assert info.value.exit_code == 2
+        monkeypatch.delenv(name)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_a_float_column_is_refused_with_the_cli_message(tmp_path):
     import pyarrow.parquet as pq
 

@@ -301,3 +301,36 @@ def test_jobs_release_the_gil(tmp_path):
         go.set()
         t.join()
     assert ran_during_job
+
+
+def test_dry_run_plans_as_the_cli_does_and_writes_nothing(tmp_path):
+    import subprocess
+
+    from bloomjoin import errors
+    from conftest import bin_path
+
+    options = dict(left=USERS, left_key="Id", right=COMMENTS, right_key="UserId",
+                   output=str(tmp_path / "j"), workers=2)
+    plan = bloomjoin.join(**options, dry_run=True)
+    cli_plan = subprocess.run([str(bin_path()), "join", *kebab_args(options), "--dry-run"],
+                              capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert plan == {"plan": cli_plan, "warnings": []}
+    assert "dry run (inner join, 2 workers)" in plan["plan"]
+    trained = bloomjoin.train(input=USERS, column="Id", output=tmp_path / "f.bjf", dry_run=True)
+    assert "sized by folding" in trained["plan"]
+    job = ROOT / "jobs" / "users_comments.toml"
+    sets = {"train.output": str(tmp_path / "users.bjf"), "train.report": str(tmp_path / "t.json"),
+            "join.output": str(tmp_path / "join"), "join.report": str(tmp_path / "j.json")}
+    steps = bloomjoin.run_job(job, set=sets, dry_run=True)
+    assert list(steps) == ["train", "join"]
+    assert "written by the train step" in steps["join"]["plan"]
+    assert list(tmp_path.iterdir()) == []
+    # The run's errors, raised as the run raises them.
+    with pytest.raises(errors.BloomjoinError) as run:
+        bloomjoin.join(**{**options, "right_key": "Nope"})
+    with pytest.raises(type(run.value)) as dry:
+        bloomjoin.join(**{**options, "right_key": "Nope"}, dry_run=True)
+    assert str(dry.value) == str(run.value) and "Nope" in str(dry.value)
+    with pytest.raises(errors.UsageError, match="dry_run"):
+        bloomjoin.join(**options, dry_run="yes")
+    assert list(tmp_path.iterdir()) == []
