@@ -494,14 +494,10 @@ pub fn dry_run(
         Some(f) if !filter_from_step => Some(codec::read(f)?),
         _ => None,
     };
-    let fresh = !job.overwrite || !job.output.child(crate::commit::SUCCESS).exists()?;
     OutputDir::prepare(job.output.clone(), job.overwrite)?;
+    let fresh = !job.overwrite || !job.output.child(crate::commit::SUCCESS).exists()?;
     let workers = job.workers.get();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .thread_name(|i| format!("bloomjoin-map-{i}"))
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
+    let pool = crate::map::worker_pool(workers)?;
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan =
         pool.install(|| crate::plan::side::plan_join(job, &split, key_filter(job, &loaded)))?;
@@ -679,11 +675,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let mut loaded = job.filter.as_ref().map(codec::read).transpose()?;
     let output_dir = OutputDir::prepare(job.output.clone(), job.overwrite)?;
     let workers = job.workers.get();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .thread_name(|i| format!("bloomjoin-map-{i}"))
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))?;
+    let pool = crate::map::worker_pool(workers)?;
     let result = pool.install(|| run_stages(job, &mut loaded, &output_dir, show_progress, t0));
     let (mut report, parts) = match result {
         Ok(r) => r,

@@ -17,6 +17,15 @@ pub(crate) mod prefilter;
 pub(crate) mod prune;
 pub(crate) mod task;
 
+/// The pool of `workers` map threads (`bloomjoin-map-N`) a job's stages run on.
+pub(crate) fn worker_pool(workers: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("bloomjoin-map-{i}"))
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))
+}
+
 /// The message of a caught panic.
 pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()

@@ -739,15 +739,6 @@ fn check_locations(job: &TrainJob) -> Result<()> {
     Ok(())
 }
 
-/// The map workers' thread pool.
-fn worker_pool(workers: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .thread_name(|i| format!("bloomjoin-map-{i}"))
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start {workers} worker threads: {e}")))
-}
-
 /// `--dry-run`: check and plan `job` as [`run`] would, and describe the plan and the
 /// filter's size instead of training it. Nothing is read but the inputs' footers, and
 /// nothing is written. Errors are the run's (those of the rows aside).
@@ -763,7 +754,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
         physical,
         rows_bound,
         ..
-    } = worker_pool(workers)?.install(|| plan_train(job))?;
+    } = crate::map::worker_pool(workers)?.install(|| plan_train(job))?;
     if let Some(s) = job.shard {
         plan.shard(s.index, s.count);
     }
@@ -865,7 +856,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     let predicate = job.predicate.as_ref();
     let output = &job.output;
     check_locations(job)?;
-    worker_pool(workers)?.install(|| {
+    crate::map::worker_pool(workers)?.install(|| {
         let cancel = AtomicBool::new(false);
         let mut times = TrainTimes::default();
         let Planned {

@@ -92,37 +92,24 @@ fn the_main_job_dry_runs_without_writing_and_its_plan_is_the_runs() {
         let p = d.path().join("out/users_comments").join(name);
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
     };
+    // `what` of a planned line is the report's `key`.
+    let same = |planned: &str, what: &str, r: &serde_json::Value, key: &str| {
+        assert_eq!(
+            count(planned, what),
+            r[key].as_u64().unwrap(),
+            "{key}: {out}"
+        );
+    };
     let train = report("train.json");
     let input = line(&out, "input");
-    assert_eq!(
-        count(input, "file"),
-        train["files"].as_u64().unwrap(),
-        "{out}"
-    );
-    assert_eq!(
-        count(input, "split"),
-        train["splits"].as_u64().unwrap(),
-        "{out}"
-    );
-    assert_eq!(
-        count(input, "rows,"),
-        train["rows_read"].as_u64().unwrap(),
-        "{out}"
-    );
+    same(input, "file", &train, "files");
+    same(input, "split", &train, "splits");
+    same(input, "rows,", &train, "rows_read");
     let join = report("join.json");
     for side in ["left", "right"] {
         let planned = line(&out, &format!("{side} "));
-        let r = &join[side];
-        assert_eq!(
-            count(planned, "file"),
-            r["files"].as_u64().unwrap(),
-            "{side}: {out}"
-        );
-        assert_eq!(
-            count(planned, "split"),
-            r["splits"].as_u64().unwrap(),
-            "{side}: {out}"
-        );
+        same(planned, "file", &join[side], "files");
+        same(planned, "split", &join[side], "splits");
     }
     // The left side is read whole (no row group of it is skipped).
     assert_eq!(

@@ -33,10 +33,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     let t0 = std::time::Instant::now();
     let workers = crate::cli::check_workers(args.workers)?
         .map_or_else(crate::sys::default_workers, |w| w.get());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .build()
-        .map_err(|e| Error::Internal(e.to_string()))?;
+    let pool = crate::map::worker_pool(workers)?;
     let (rows, nulls, sum) = pool.install(|| -> Result<(u64, u64, Option<u64>)> {
         let plan = plan::plan(&args.input, |t| SplitOptions::for_workers(t, workers))?;
         let (rows, nulls, sum) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
