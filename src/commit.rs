@@ -49,6 +49,7 @@ use parquet::schema::types::ColumnPath;
 use crate::error::{Error, Result};
 use crate::store::{block_on, Location};
 
+pub(crate) mod overflow;
 pub(crate) mod partition;
 
 /// The entries of an output directory (name, whether it is a directory) that bloomjoin did

@@ -313,6 +313,8 @@ struct Written {
     bytes_out: u64,
     /// Right rows with a non-null key that matched no left row.
     right_unmatched: u64,
+    /// Output rows that went through a task's partition overflow.
+    overflow_rows: u64,
 }
 
 impl Written {
@@ -321,6 +323,7 @@ impl Written {
         for p in parts {
             self.rows_out += p.rows;
             self.bytes_out += p.bytes;
+            self.overflow_rows += p.overflow_rows;
             self.parts.push(p.name);
         }
     }
@@ -856,14 +859,6 @@ fn run_stages(
             "{unreadable} right row group(s) have a Parquet Bloom filter that cannot be read; they were read in full (first: {first})"
         ));
     }
-    let restarted = crate::commit::partition::restarted(&written.parts);
-    if plan.partitioning.is_some() && restarted > 0 {
-        warnings.push(format!(
-            "{restarted} of the {} parts were started again in a partition directory after their worker closed its earlier part there, to keep at most {} open: rows of more directories than that came to a worker in no order; rows sorted by the --partition-by columns, or fewer values of them, make fewer files",
-            written.parts.len(),
-            ctx.shape.open_parts
-        ));
-    }
     let report = JoinReport {
         created_by: crate::CREATED_BY,
         join_type: job.join_type,
@@ -875,6 +870,7 @@ fn run_stages(
             .partitioning
             .as_ref()
             .map(|_| crate::commit::partition::dirs_of(&written.parts)),
+        partition_overflow_rows: plan.partitioning.as_ref().map(|_| written.overflow_rows),
         left: ctx.left_counters.report(&plan.left, None),
         right: ctx.right_counters.report(&plan.right, Some(&prefilter)),
         prefilter: PrefilterReport {

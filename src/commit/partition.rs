@@ -10,17 +10,18 @@
 //!   is `__HIVE_DEFAULT_PARTITION__`.
 //! - Values are written as SQL prints them: integers and decimals in digits, booleans
 //!   `true`/`false`, dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.f]`.
-//! - A task (a replicated worker, a reduce-side partition) keeps one open part per partition
-//!   directory it meets, at most [`MAX_OPEN_PARTS`] of them (fewer under a low limit of open
-//!   files, [`open_parts_per_task`]): the part it wrote to longest ago is
-//!   closed for a new one, and a later row of that directory starts another part there
-//!   (`part-NNNNN-1`, `-2`, ...). Its open parts hold at most [`IN_PROGRESS_BYTES`] of
-//!   unwritten row groups together: over that, the largest is written out as a row group,
-//!   so memory stays bounded whatever the number of partitions.
+//! - A task (a replicated worker, a reduce-side partition) writes one part in each partition
+//!   directory its rows reach. It keeps at most [`MAX_OPEN_PARTS`] parts open (fewer under a
+//!   low limit of open files, [`open_parts_per_task`]). The rows of further directories go to
+//!   its [`Overflow`]: held, spilled to local disk in runs sorted by directory, and written
+//!   when the task ends, one directory after another, each into a part of its own (or the
+//!   directory's open part). Its open parts hold at most [`IN_PROGRESS_BYTES`] of unwritten
+//!   row groups together: over that, the largest is written out as a row group, so memory
+//!   stays bounded whatever the number of partitions.
 //! - A value with no text a directory name can hold (a date outside the years 1 to 9999) or a
 //!   directory name over [`MAX_NAME_BYTES`] fails the job, naming the column.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, RecordBatch, UInt32Array};
@@ -30,6 +31,7 @@ use arrow::row::{RowConverter, SortField};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::basic::Compression;
 
+use super::overflow::{Overflow, MAX_RUNS, RUN_BYTES};
 use super::{PartWriter, Staging};
 use crate::bloom::sbbf::WriteBlooms;
 use crate::error::{Error, Result};
@@ -45,15 +47,16 @@ const OTHER_FILES: u64 = 256;
 /// How many parts each of `tasks` tasks running at once may keep open when the process may
 /// hold `limit` files (`None`: unknown) and `spills` files go to the reduce-side spill:
 /// [`MAX_OPEN_PARTS`], or the share of the limit left after [`OTHER_FILES`] (a quarter of a
-/// smaller limit) and the spills, at least 1. Without it, 16 workers at 64 open parts each would pass the usual limit of
-/// 1,024 files and fail with "Too many open files".
+/// smaller limit) and the spills, less the runs of the task's overflow it reads at the end
+/// ([`MAX_RUNS`]), at least 1. Without it, 16 workers at 64 open parts each would pass the
+/// usual limit of 1,024 files and fail with "Too many open files".
 pub(crate) fn open_parts_per_task(limit: Option<u64>, tasks: usize, spills: u64) -> usize {
     let Some(limit) = limit else {
         return MAX_OPEN_PARTS;
     };
     let others = OTHER_FILES.min(limit / 4) + spills;
     let share = limit.saturating_sub(others) / tasks.max(1) as u64;
-    (share as usize).clamp(1, MAX_OPEN_PARTS)
+    (share.saturating_sub(MAX_RUNS as u64) as usize).clamp(1, MAX_OPEN_PARTS)
 }
 
 /// The most bytes of unwritten row groups one task's open parts hold together.
@@ -196,19 +199,6 @@ pub(crate) fn dirs_of(parts: &[String]) -> usize {
     dirs.len()
 }
 
-/// The parts among `parts` that a task started again in a directory after closing its
-/// earlier part there (`dt=2024-01-01/part-00003-1`).
-pub(crate) fn restarted(parts: &[String]) -> usize {
-    parts
-        .iter()
-        .filter(|p| {
-            p.rsplit('/')
-                .next()
-                .is_some_and(|f| f.matches('-').count() == 2)
-        })
-        .count()
-}
-
 /// `s` as Spark escapes a partition directory's name or value (`escapePathName`): control
 /// characters and `"#%'*/:=?\{[]^` as `%XX`.
 pub(crate) fn escape(s: &str) -> String {
@@ -320,6 +310,9 @@ pub(crate) struct WrittenPart {
     pub rows: u64,
     /// Bytes of the file.
     pub bytes: u64,
+    /// Of its rows, those that came through the task's overflow (spilled, or held until the
+    /// task ended, because every part slot was taken).
+    pub overflow_rows: u64,
 }
 
 /// One open part of a partition directory.
@@ -327,8 +320,8 @@ struct OpenPart {
     /// Its name (`dt=2024-01-01/part-00003`).
     name: String,
     writer: PartWriter,
-    /// The write count when it last took rows (the least recent is closed first).
-    used: u64,
+    /// Rows it took from the overflow.
+    overflow_rows: u64,
 }
 
 /// The parts one task writes into the partition directories of its rows.
@@ -343,14 +336,15 @@ pub(crate) struct PartitionedWriter {
     /// Each partition's directory (`dt=2024-01-01/region=EU`), by its row in `rows`' form.
     dirs: HashMap<Box<[u8]>, Arc<str>>,
     open: HashMap<Arc<str>, OpenPart>,
-    /// Parts started so far in each directory.
-    started: HashMap<Arc<str>, u32>,
-    writes: u64,
+    /// The directories a part was started in (one each).
+    started: HashSet<Arc<str>>,
     closed: Vec<WrittenPart>,
     /// The most parts open at once ([`open_parts_per_task`]), and [`IN_PROGRESS_BYTES`]
     /// (smaller in tests).
     max_open: usize,
     in_progress_limit: usize,
+    /// The rows of directories that found every part slot taken.
+    overflow: Overflow,
 }
 
 impl PartitionedWriter {
@@ -371,6 +365,7 @@ impl PartitionedWriter {
             .collect();
         let rows = RowConverter::new(fields)
             .map_err(|e| Error::arrow("partition values of the output", e))?;
+        let overflow = Overflow::new(spec.file_schema.clone(), RUN_BYTES);
         Ok(PartitionedWriter {
             staging,
             task: task.to_string(),
@@ -380,11 +375,11 @@ impl PartitionedWriter {
             rows,
             dirs: HashMap::new(),
             open: HashMap::new(),
-            started: HashMap::new(),
-            writes: 0,
+            started: HashSet::new(),
             closed: Vec::new(),
             max_open: max_open.max(1),
             in_progress_limit: IN_PROGRESS_BYTES,
+            overflow,
         })
     }
 
@@ -452,42 +447,43 @@ impl PartitionedWriter {
         self.bound_memory()
     }
 
-    /// Write `part` to the open part of `dir`, opening one (and closing the least recently
-    /// written, when [`MAX_OPEN_PARTS`] are open) if needed.
+    /// Write `part` to the open part of `dir`, opening one if needed; when
+    /// [`MAX_OPEN_PARTS`] are open, hold it in the overflow instead.
     fn write_to(&mut self, dir: &Arc<str>, part: &RecordBatch) -> Result<()> {
-        self.writes += 1;
         if !self.open.contains_key(dir) {
             if self.open.len() >= self.max_open {
-                let oldest = self
-                    .open
-                    .iter()
-                    .min_by_key(|(_, p)| p.used)
-                    .map(|(d, _)| Arc::clone(d))
-                    .expect("an open part");
-                self.close(&oldest)?;
+                return self.overflow.push(dir, part.clone());
             }
-            let k = self.started.entry(Arc::clone(dir)).or_insert(0);
-            let name = match *k {
-                0 => format!("{dir}/{}", self.task),
-                k => format!("{dir}/{}-{k}", self.task),
-            };
-            *k += 1;
-            let writer = PartWriter::create(
-                self.staging.part(&name),
-                self.spec.file_schema.clone(),
-                &self.blooms,
-                self.compression,
-            )?;
-            let open = OpenPart {
-                name,
-                writer,
-                used: 0,
-            };
-            self.open.insert(Arc::clone(dir), open);
+            self.open_part(dir)?;
         }
         let open = self.open.get_mut(dir).expect("opened above");
-        open.used = self.writes;
         open.writer.write(part)
+    }
+
+    /// Start the task's part in `dir`.
+    fn open_part(&mut self, dir: &Arc<str>) -> Result<()> {
+        if !self.started.insert(Arc::clone(dir)) {
+            return Err(Error::Internal(format!(
+                "a second part of task {} in {dir}",
+                self.task
+            )));
+        }
+        let name = format!("{dir}/{}", self.task);
+        let writer = PartWriter::create(
+            self.staging.part(&name),
+            self.spec.file_schema.clone(),
+            &self.blooms,
+            self.compression,
+        )?;
+        self.open.insert(
+            Arc::clone(dir),
+            OpenPart {
+                name,
+                writer,
+                overflow_rows: 0,
+            },
+        );
+        Ok(())
     }
 
     /// Write out the largest buffered row groups while the open parts hold more than
@@ -524,13 +520,37 @@ impl PartitionedWriter {
                 name: p.name,
                 rows,
                 bytes,
+                overflow_rows: p.overflow_rows,
             });
         }
         Ok(())
     }
 
-    /// Close every part; the parts written, by name.
+    /// Write the overflow's rows, directory by directory, and close every part; the parts
+    /// written, by name.
     pub(crate) fn finish(mut self) -> Result<Vec<WrittenPart>> {
+        let overflow = std::mem::replace(
+            &mut self.overflow,
+            Overflow::new(self.spec.file_schema.clone(), RUN_BYTES),
+        );
+        // A directory's rows come all together: its part is closed (or, when it was open
+        // already, written on) as soon as the next directory's begin.
+        let mut current: Option<Arc<str>> = None;
+        overflow.drain(|dir, rows| {
+            if current.as_ref() != Some(dir) {
+                if let Some(done) = current.take() {
+                    self.close(&done)?;
+                }
+                if !self.open.contains_key(dir) {
+                    self.open_part(dir)?;
+                }
+                current = Some(Arc::clone(dir));
+            }
+            let part = self.open.get_mut(dir).expect("opened above");
+            part.overflow_rows += rows.num_rows() as u64;
+            part.writer.write(&rows)?;
+            self.bound_memory()
+        })?;
         let mut dirs: Vec<Arc<str>> = self.open.keys().cloned().collect();
         dirs.sort();
         for d in dirs {
@@ -563,7 +583,12 @@ impl PartSink {
         match self {
             PartSink::One { name, writer } => {
                 let (rows, bytes) = writer.finish()?;
-                Ok(vec![WrittenPart { name, rows, bytes }])
+                Ok(vec![WrittenPart {
+                    name,
+                    rows,
+                    bytes,
+                    overflow_rows: 0,
+                }])
             }
             PartSink::Partitioned(p) => p.finish(),
         }
@@ -579,7 +604,7 @@ mod tests {
     /// and writes out a row group whenever its parts buffer over `limit` bytes: every row
     /// lands once, in its directory, without the partition column. Returns the parts' names
     /// and the most row groups a part has.
-    fn write_bounded(max_open: usize, limit: usize) -> (Vec<String>, usize) {
+    fn write_bounded(max_open: usize, limit: usize, run_bytes: usize) -> (Vec<String>, usize) {
         use arrow::array::{Int64Array, StringArray};
         use arrow::datatypes::Field;
         let tmp = tempfile::tempdir().unwrap();
@@ -602,6 +627,7 @@ mod tests {
         )
         .unwrap();
         w.in_progress_limit = limit;
+        w.overflow = Overflow::new(w.spec.file_schema.clone(), run_bytes);
         let names = ["a", "b/c", "d", "e", "f"];
         for b in 0..20i64 {
             let v: Vec<i64> = (0..50).map(|i| b * 50 + i).collect();
@@ -621,6 +647,10 @@ mod tests {
         }
         let parts = w.finish().unwrap();
         assert_eq!(parts.iter().map(|p| p.rows).sum::<u64>(), 1000);
+        // Each directory's first rows open its part while slots are free; the rest of the
+        // directories' rows all come through the overflow.
+        let overflow: u64 = parts.iter().map(|p| p.overflow_rows).sum();
+        assert_eq!(overflow > 0, max_open < 6, "{overflow} overflow rows");
         let mut seen = Vec::new();
         let mut row_groups = 0;
         for WrittenPart { name, rows, .. } in &parts {
@@ -654,20 +684,23 @@ mod tests {
 
     #[test]
     fn open_parts_and_their_memory_are_bounded() {
+        let one_each =
+            |parts: &[String]| parts.len() == 6 && parts.iter().all(|p| p.ends_with("/part-00007"));
         // Everything open, nothing written early: a part per directory, one row group each.
-        let (parts, row_groups) = write_bounded(64, IN_PROGRESS_BYTES);
-        assert_eq!(parts.len(), 6, "{parts:?}");
-        assert_eq!(restarted(&parts), 0);
+        let (parts, row_groups) = write_bounded(64, IN_PROGRESS_BYTES, RUN_BYTES);
+        assert!(one_each(&parts), "{parts:?}");
         assert_eq!(row_groups, 1);
-        // Two open at most: the directories get further parts.
-        let (parts, _) = write_bounded(2, IN_PROGRESS_BYTES);
-        assert!(
-            parts.iter().any(|p| p.ends_with("/part-00007-1")),
-            "{parts:?}"
-        );
+        // Two open at most: the other directories' rows wait in the overflow, in memory or
+        // spilled in runs of any size, and still make one part per directory.
+        for run_bytes in [RUN_BYTES, 1, 2000] {
+            let (parts, _) = write_bounded(2, IN_PROGRESS_BYTES, run_bytes);
+            assert!(one_each(&parts), "{run_bytes}: {parts:?}");
+        }
+        let (parts, _) = write_bounded(1, 1, 1);
+        assert!(one_each(&parts), "{parts:?}");
         // Any buffered byte over the limit: row groups are written as the rows come.
-        let (parts, row_groups) = write_bounded(64, 1);
-        assert_eq!(parts.len(), 6, "{parts:?}");
+        let (parts, row_groups) = write_bounded(64, 1, RUN_BYTES);
+        assert!(one_each(&parts), "{parts:?}");
         assert!(row_groups > 1, "no row group written early");
     }
 
@@ -675,11 +708,12 @@ mod tests {
     fn open_parts_fit_the_open_files_limit() {
         assert_eq!(open_parts_per_task(None, 1000, 0), MAX_OPEN_PARTS);
         assert_eq!(open_parts_per_task(Some(65_536), 16, 64), MAX_OPEN_PARTS);
-        // The usual 1,024 files and 16 workers: 48 each, not 64 (1,024 in all).
-        assert_eq!(open_parts_per_task(Some(1024), 16, 0), 48);
-        assert_eq!(open_parts_per_task(Some(1024), 16, 32), 46);
-        assert_eq!(open_parts_per_task(Some(120), 2, 0), 45);
-        assert_eq!(open_parts_per_task(Some(40), 8, 0), 3);
+        // The usual 1,024 files and 16 workers: 48 each, less the 16 overflow runs each
+        // reads at the end (768 + 256 in all), not 64 (1,024 parts alone).
+        assert_eq!(open_parts_per_task(Some(1024), 16, 0), 32);
+        assert_eq!(open_parts_per_task(Some(1024), 16, 32), 30);
+        assert_eq!(open_parts_per_task(Some(120), 2, 0), 29);
+        assert_eq!(open_parts_per_task(Some(40), 8, 0), 1);
         assert_eq!(open_parts_per_task(Some(40), 8, 100), 1);
     }
 

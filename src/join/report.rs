@@ -164,6 +164,12 @@ pub struct JoinReport {
     /// parts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition_dirs: Option<usize>,
+    /// With `--partition-by`: output rows of directories that a task met when it already
+    /// had every part slot open (more directories than it keeps parts open, in no order):
+    /// held, or spilled to local disk sorted by directory, and written when the task ended,
+    /// so that each directory still has one part per task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition_overflow_rows: Option<u64>,
     /// Left side counters.
     pub left: SideReport,
     /// Right side counters.
@@ -280,6 +286,11 @@ impl JoinReport {
                 if dirs == 1 { "y" } else { "ies" },
                 cols.join(", ")
             );
+            if let Some(n @ 1..) = self.partition_overflow_rows {
+                s += &format!(
+                    " ({n} rows held or spilled sorted by directory: more directories than a task keeps parts open)"
+                );
+            }
         }
         s += "\n";
         let t = &self.times;
