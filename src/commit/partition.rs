@@ -343,6 +343,8 @@ pub(crate) struct PartitionedWriter {
     /// (smaller in tests).
     max_open: usize,
     in_progress_limit: usize,
+    /// Bytes of rows written since the open parts' memory was last summed.
+    unchecked: usize,
     /// The rows of directories that found every part slot taken.
     overflow: Overflow,
 }
@@ -379,6 +381,7 @@ impl PartitionedWriter {
             closed: Vec::new(),
             max_open: max_open.max(1),
             in_progress_limit: IN_PROGRESS_BYTES,
+            unchecked: 0,
             overflow,
         })
     }
@@ -444,7 +447,7 @@ impl PartitionedWriter {
                 .map_err(|e| Error::arrow("output batch", e))?;
             self.write_to(&dir, &part)?;
         }
-        self.bound_memory()
+        self.bound_memory(crate::shuffle::data_bytes(batch) as usize)
     }
 
     /// Write `part` to the open part of `dir`, opening one if needed; when
@@ -487,30 +490,36 @@ impl PartitionedWriter {
     }
 
     /// Write out the largest buffered row groups while the open parts hold more than
-    /// [`IN_PROGRESS_BYTES`].
-    fn bound_memory(&mut self) -> Result<()> {
-        loop {
-            let mut total = 0;
-            let mut largest: Option<(&Arc<str>, usize)> = None;
-            for (d, p) in &self.open {
-                let s = p.writer.memory_size();
-                total += s;
-                if largest.is_none_or(|(_, l)| s > l) {
-                    largest = Some((d, s));
-                }
-            }
-            match largest {
-                Some((d, s)) if total > self.in_progress_limit && s > 0 => {
-                    let d = Arc::clone(d);
-                    self.open
-                        .get_mut(&d)
-                        .expect("an open part")
-                        .writer
-                        .flush_row_group()?;
-                }
-                _ => return Ok(()),
-            }
+    /// [`IN_PROGRESS_BYTES`]. The parts' sizes are summed (a walk over every open part's
+    /// columns and pages: 14 % of a join's CPU when it ran after every batch, with 64 parts
+    /// open) once the rows written since the last check could have passed a sixteenth of the
+    /// limit.
+    fn bound_memory(&mut self, written: usize) -> Result<()> {
+        self.unchecked += written;
+        if self.unchecked <= self.in_progress_limit / 16 {
+            return Ok(());
         }
+        self.unchecked = 0;
+        let mut sizes: Vec<(usize, Arc<str>)> = self
+            .open
+            .iter()
+            .map(|(d, p)| (p.writer.memory_size(), Arc::clone(d)))
+            .collect();
+        let mut total: usize = sizes.iter().map(|(s, _)| s).sum();
+        // Largest first; ties by name, so that the same rows flush the same parts.
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        for (size, d) in sizes {
+            if total <= self.in_progress_limit || size == 0 {
+                break;
+            }
+            self.open
+                .get_mut(&d)
+                .expect("an open part")
+                .writer
+                .flush_row_group()?;
+            total -= size;
+        }
+        Ok(())
     }
 
     fn close(&mut self, dir: &Arc<str>) -> Result<()> {
@@ -549,7 +558,7 @@ impl PartitionedWriter {
             let part = self.open.get_mut(dir).expect("opened above");
             part.overflow_rows += rows.num_rows() as u64;
             part.writer.write(&rows)?;
-            self.bound_memory()
+            self.bound_memory(crate::shuffle::data_bytes(&rows) as usize)
         })?;
         let mut dirs: Vec<Arc<str>> = self.open.keys().cloned().collect();
         dirs.sort();
