@@ -487,12 +487,20 @@ PARTITIONED, FLAT = "bloomjoin join --partition-by", "bloomjoin join, one direct
 
 def partitioned_output_workloads(a, d, w):
     """lineitem x orders (one month) with `*`, written in Hive partition directories of
-    l_shipmode (7 of them): bloomjoin --partition-by, the same join into one directory, DuckDB's
-    COPY ... PARTITION_BY and Polars' sink_parquet(PartitionBy). Every partitioned output is
-    read back as partitions (DuckDB detects the directories) for the checksums."""
+    l_shipmode (7 of them) and of l_shipdate (151: more than a worker keeps parts open, so
+    rows wait in its overflow): bloomjoin --partition-by, the same join into one directory,
+    DuckDB's COPY ... PARTITION_BY and Polars' sink_parquet(PartitionBy). Every partitioned
+    output is read back as partitions (DuckDB detects the directories) for the checksums."""
+    return [partitioned_output(a, d, w, "l_shipmode", "7 of them", flat=True),
+            partitioned_output(a, d, w, "l_shipdate", "151 directories", flat=False)]
+
+
+def partitioned_output(a, d, w, col, dirs, flat):
+    """One workload of partitioned_output_workloads: the join written by `col` (`dirs` says
+    how many directories that makes); `flat` adds the same join into one directory."""
     B, W = a.bin, str(a.workers)
     where = "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'"
-    outs = {e: w(f"pby-{i}") for i, e in enumerate((PARTITIONED, FLAT, DUCKDB, POLARS))}
+    outs = {e: w(f"pby-{col}-{i}") for i, e in enumerate((PARTITIONED, FLAT, DUCKDB, POLARS))}
     join = [B, "join", "-q", "--left", d("orders"), "--left-key", "o_orderkey", "--left-where", where,
             "--right", d("lineitem"), "--right-key", "l_orderkey", "--workers", W, "--overwrite"]
     q = (f"SELECT * FROM '{d('orders')}' l JOIN '{d('lineitem')}' r ON l.o_orderkey = r.l_orderkey "
@@ -503,27 +511,31 @@ def partitioned_output_workloads(a, d, w):
         "l=pl.scan_parquet(sys.argv[1]).filter((pl.col('o_orderdate')>=datetime.date(1995,3,1))&(pl.col('o_orderdate')<datetime.date(1995,4,1)))\n"
         "r=pl.scan_parquet(sys.argv[2])\n"
         "l.join(r,left_on='o_orderkey',right_on='l_orderkey',coalesce=False).sink_parquet("
-        "pl.PartitionBy(sys.argv[3],key='l_shipmode',include_key=False),mkdir=True,compression='zstd')"
-    ) + [d("orders"), d("lineitem"), outs[POLARS], W]
-    return [{
+        "pl.PartitionBy(sys.argv[3],key=sys.argv[5],include_key=False),mkdir=True,compression='zstd')"
+    ) + [d("orders"), d("lineitem"), outs[POLARS], W, col]
+    engines = [
+        (PARTITIONED, join + ["--output", outs[PARTITIONED], "--partition-by", col]),
+        (FLAT, join + ["--output", outs[FLAT]]),
+        (DUCKDB, duckdb_timed(f"COPY ({q}) TO '{outs[DUCKDB]}' (FORMAT parquet, COMPRESSION zstd, "
+                              f"PARTITION_BY ({col}), OVERWRITE_OR_IGNORE)", a.workers)),
+        (POLARS, polars),
+    ]
+    if not flat:
+        engines = [e for e in engines if e[0] != FLAT]
+    return {
         "suite": "hive",
-        "name": "lineitem x orders (o_orderdate in 1995-03) [*], written by l_shipmode",
+        "name": f"lineitem x orders (o_orderdate in 1995-03) [*], written by {col}" + (
+            "" if flat else f" ({dirs})"),
         "baseline": DUCKDB,
         "prepare": [["rm", "-rf", outs[DUCKDB], outs[POLARS]]],
-        "engines": [
-            (PARTITIONED, join + ["--output", outs[PARTITIONED], "--partition-by", "l_shipmode"]),
-            (FLAT, join + ["--output", outs[FLAT]]),
-            (DUCKDB, duckdb_timed(f"COPY ({q}) TO '{outs[DUCKDB]}' (FORMAT parquet, COMPRESSION zstd, "
-                                  "PARTITION_BY (l_shipmode), OVERWRITE_OR_IGNORE)", a.workers)),
-            (POLARS, polars),
-        ],
-        "outputs": {
+        "engines": engines,
+        "outputs": {e: out for e, out in {
             PARTITIONED: outs[PARTITIONED] + "/**/*.parquet",
             FLAT: outs[FLAT] + "/part-*.parquet",
             DUCKDB: outs[DUCKDB] + "/**/*.parquet",
             POLARS: outs[POLARS] + "/**/*.parquet",
-        },
-    }]
+        }.items() if flat or e != FLAT},
+    }
 
 
 def goals(results):
