@@ -119,6 +119,8 @@ impl Filter {
     }
 
     fn read(location: &str) -> bloomjoin::Result<Filter> {
+        // The store's settings (retries, timeouts), checked as the command line checks them.
+        bloomjoin::store::check_environment()?;
         let loc = Location::parse(location)?;
         let bytes = loc.read_all()?;
         Filter::decoded(&bytes, loc.as_str())
@@ -336,6 +338,7 @@ impl Filter {
         let location = location_arg(py, location, "location")?;
         let format = format_arg(py, format, self.format)?;
         py.detach(|| {
+            bloomjoin::store::check_environment()?;
             let loc = Location::parse(&location)?;
             codec::write_as(&loc, &self.filter, &self.meta, format, overwrite)
         })

@@ -99,6 +99,18 @@ def test_bad_settings_in_the_environment_are_refused_as_the_cli_refuses_them(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+def test_filters_read_and_written_check_the_environment_too(filt, tmp_path, monkeypatch):
+    f = bloomjoin.Filter.open(filt)
+    monkeypatch.setenv("BLOOMJOIN_RETRY_TIMEOUT_SECS", "a minute")
+    for call in (lambda: bloomjoin.Filter.open(filt), lambda: f.write(tmp_path / "w.bjf"),
+                 lambda: bloomjoin.Filter.merge([filt, filt])):
+        with pytest.raises(errors.UsageError, match="BLOOMJOIN_RETRY_TIMEOUT_SECS"):
+            call()
+    assert not (tmp_path / "w.bjf").exists()
+    monkeypatch.delenv("BLOOMJOIN_RETRY_TIMEOUT_SECS")
+    assert bloomjoin.Filter.open(filt).num_bits == f.num_bits
+
+
 def test_a_float_column_is_refused_with_the_cli_message(tmp_path):
     import pyarrow.parquet as pq
 
