@@ -552,8 +552,15 @@ pub fn dry_run(
             }
         }
     };
-    let side = |name: &str, side: &SideInput, keys: &[String], pred: &Option<Predicate>| {
-        let extent = side.plan.extent(|i| side.files[i].decode.clone());
+    // What each side's splits read, from the footers: once per side, for its line and (the
+    // left's) for the strategy's.
+    let extent = |side: &SideInput| side.plan.extent(|i| &side.files[i].decode);
+    let (left_extent, right_extent) = (extent(&plan.left), extent(&plan.right));
+    let side = |name: &str,
+                side: &SideInput,
+                extent: &crate::plan::Extent,
+                keys: &[String],
+                pred: &Option<Predicate>| {
         let key = keys
             .iter()
             .enumerate()
@@ -578,7 +585,6 @@ pub fn dry_run(
         }
         s + "\n"
     };
-    let left_extent = plan.left.plan.extent(|i| plan.left.files[i].decode.clone());
     let strategy = match job.strategy {
         Strategy::Auto => format!(
             "auto: replicated if the left side after its where fits --memory-limit {} (its column chunks hold {} uncompressed), else reduce-side with at least {} partitions",
@@ -635,8 +641,20 @@ pub fn dry_run(
         job.join_type.name(),
         if loaded.is_some() { " and the filter" } else { "" }
     );
-    summary += &side("left", &plan.left, &job.left.keys, &job.left.predicate);
-    summary += &side("right", &plan.right, &job.right.keys, &job.right.predicate);
+    summary += &side(
+        "left",
+        &plan.left,
+        &left_extent,
+        &job.left.keys,
+        &job.left.predicate,
+    );
+    summary += &side(
+        "right",
+        &plan.right,
+        &right_extent,
+        &job.right.keys,
+        &job.right.predicate,
+    );
     summary += &format!("  filter {filter_line}\n");
     summary += &format!("  sbbf   {sbbf}\n");
     summary += &format!("  plan   {strategy}\n");

@@ -336,7 +336,7 @@ impl Plan {
 
     /// What the splits will read, from the footers alone (`--dry-run`): `decode(file)` gives
     /// the top-level columns read of file `file` (its index in [`Plan::files`]).
-    pub(crate) fn extent(&self, decode: impl Fn(usize) -> Vec<usize>) -> Extent {
+    pub(crate) fn extent<'a>(&self, decode: impl Fn(usize) -> &'a [usize]) -> Extent {
         let mut e = Extent {
             files: self.files_read(),
             splits: self.splits.len(),
@@ -347,7 +347,7 @@ impl Plan {
             let tops = decode(s.file);
             e.row_groups += s.row_groups.len();
             e.rows += s.rows;
-            e.bytes += crate::read::ahead::chunk_ranges(file, s.row_groups.clone(), &tops)
+            e.bytes += crate::read::ahead::chunk_ranges(file, s.row_groups.clone(), tops)
                 .iter()
                 .map(|r| r.end - r.start)
                 .sum::<u64>();

@@ -722,6 +722,21 @@ fn plan_train(job: &TrainJob) -> Result<Planned> {
     })
 }
 
+/// The parameters a train trains with: bound to the key's Parquet type for an sbbf filter,
+/// and refused when the workers' partials would not fit in memory ([`check_memory`]).
+fn trained_params(
+    params: BloomParams,
+    physical: Option<bloom::sbbf::Physical>,
+    workers: usize,
+) -> Result<BloomParams> {
+    let params = match physical {
+        Some(t) => params.with_physical(t),
+        None => params,
+    };
+    check_memory(&params, workers)?;
+    Ok(params)
+}
+
 /// Refuse an output or report that overlaps an input or could not be written, and an
 /// output that exists (without `--overwrite`).
 fn check_locations(job: &TrainJob) -> Result<()> {
@@ -758,7 +773,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
     if let Some(s) = job.shard {
         plan.shard(s.index, s.count);
     }
-    let extent = plan.extent(|i| file_keys[i].columns.clone());
+    let extent = plan.extent(|i| &file_keys[i].columns);
     let key = job
         .columns
         .iter()
@@ -767,14 +782,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
         .map(|(i, (c, f))| format!("{c} ({}, {f} keys)", file_keys[0].key_types[i]))
         .collect::<Vec<_>>()
         .join(", ");
-    let known = |p: BloomParams| -> Result<BloomParams> {
-        let p = match physical {
-            Some(t) => p.with_physical(t),
-            None => p,
-        };
-        check_memory(&p, workers)?;
-        Ok(p)
-    };
+    let known = |p: BloomParams| trained_params(p, physical, workers);
     let shape = |p: &BloomParams| {
         format!(
             "{} layout, m={} bits ({}), k={}, seed={}",
@@ -1032,11 +1040,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             ..params
         };
         times.count_ms = t_count.elapsed().as_millis() as u64;
-        let params = match physical {
-            Some(t) => params.with_physical(t),
-            None => params,
-        };
-        check_memory(&params, workers)?;
+        let params = trained_params(params, physical, workers)?;
         let folding = sizing.method == "folded";
 
         // Map: one partial per worker (and, when folding, a distinct-count sketch of its keys;
