@@ -473,7 +473,9 @@ impl Passes {
 impl Emitter {
     /// An emitter writing task part `name` into `staging`, keeping up to `write_buffer` bytes
     /// of joined rows before encoding them ([`PartWriter::with_write_buffer`]); with
-    /// `--partition-by`, a part per partition directory of its rows instead.
+    /// `--partition-by`, a part per partition directory of its rows instead, the rows held
+    /// (up to `write_buffer`, and at least 4 MiB) and split by directory in bulk
+    /// ([`PartitionedWriter::with_write_buffer`]).
     pub(crate) fn new(
         shape: Arc<JoinShape>,
         staging: &Staging,
@@ -491,15 +493,18 @@ impl Emitter {
                 )?
                 .with_write_buffer(write_buffer),
             },
-            Some(p) => PartSink::Partitioned(PartitionedWriter::new(
-                staging.clone(),
-                name,
-                &shape.out_schema,
-                Arc::clone(p),
-                shape.blooms.clone(),
-                shape.compression,
-                shape.open_parts,
-            )?),
+            Some(p) => PartSink::Partitioned(
+                PartitionedWriter::new(
+                    staging.clone(),
+                    name,
+                    &shape.out_schema,
+                    Arc::clone(p),
+                    shape.blooms.clone(),
+                    shape.compression,
+                    shape.open_parts,
+                )?
+                .with_write_buffer(write_buffer),
+            ),
         };
         Ok(Emitter {
             shape,
