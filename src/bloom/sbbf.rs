@@ -299,6 +299,23 @@ impl WriteBlooms {
         }
     }
 
+    /// The same filters for a file of at most `rows` rows: every column holds at most that
+    /// many distinct values. (A filter starts at the row group's row count otherwise, a
+    /// million rows: allocating, zeroing and folding that for a part of a few thousand rows
+    /// cost more than writing the rows.)
+    pub fn at_most(&self, rows: u64) -> WriteBlooms {
+        let mut w = self.clone();
+        w.max_distinct = self
+            .columns
+            .iter()
+            .map(|c| {
+                let known = self.max_distinct.iter().find(|(name, _)| name == c);
+                (c.clone(), known.map_or(rows, |(_, n)| (*n).min(rows)))
+            })
+            .collect();
+        w
+    }
+
     /// Turn the filters on in a writer's properties. The parquet crate sizes each filter for
     /// the row group's largest row count (or the column's `max_distinct`, when smaller),
     /// inserts the chunk's values and then folds it down to the smallest size that still
@@ -386,6 +403,27 @@ pub fn check_columns(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_bound_caps_every_filter_column() {
+        let w = WriteBlooms {
+            columns: vec!["a".into(), "b".into()],
+            fpp: 0.02,
+            max_distinct: vec![("a".into(), 10), ("x".into(), 3)],
+        };
+        let capped = w.at_most(100);
+        assert_eq!(capped.columns, w.columns);
+        assert_eq!(capped.fpp, 0.02);
+        assert_eq!(
+            capped.max_distinct,
+            [("a".to_string(), 10), ("b".to_string(), 100)]
+        );
+        assert_eq!(
+            w.at_most(5).max_distinct,
+            [("a".to_string(), 5), ("b".to_string(), 5)]
+        );
+        assert_eq!(WriteBlooms::none().at_most(7), WriteBlooms::none());
+    }
 
     #[test]
     fn columns_parse() {

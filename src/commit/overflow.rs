@@ -9,7 +9,7 @@
 //! back merges the runs, reading each one front to back, a batch at a time; past
 //! [`MAX_RUNS`] runs, they are merged into one first, so that at most that many files are open.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
@@ -51,8 +51,8 @@ pub(crate) struct Overflow {
     runs: Vec<Run>,
     /// Runs written so far (their file names).
     written: usize,
-    /// Rows that went through here.
-    rows: u64,
+    /// The rows that went through here, by directory.
+    dir_rows: HashMap<Arc<str>, u64>,
 }
 
 impl Overflow {
@@ -66,14 +66,14 @@ impl Overflow {
             run_bytes,
             runs: Vec::new(),
             written: 0,
-            rows: 0,
+            dir_rows: HashMap::new(),
         }
     }
 
     /// Rows that went through here.
     #[cfg(test)]
     fn rows(&self) -> u64 {
-        self.rows
+        self.dir_rows.values().sum()
     }
 
     /// Runs spilled to disk (merges included).
@@ -87,7 +87,7 @@ impl Overflow {
         // A slice of a larger batch would keep (and spill) all of its buffers.
         let rows = crate::reduce::compact(rows);
         self.held_bytes += crate::shuffle::data_bytes(&rows) as usize;
-        self.rows += rows.num_rows() as u64;
+        *self.dir_rows.entry(Arc::clone(dir)).or_default() += rows.num_rows() as u64;
         self.held.entry(Arc::clone(dir)).or_default().push(rows);
         if self.held_bytes > self.run_bytes {
             self.spill()?;
@@ -144,15 +144,19 @@ impl Overflow {
         })
     }
 
-    /// Hand every row back, directory by directory in name order: `f(dir, rows)` once per
-    /// batch, all of a directory's batches before the next directory's.
+    /// Hand every row back, directory by directory in name order: `f(dir, n, rows)` once per
+    /// batch, all of a directory's batches before the next directory's, `n` the directory's
+    /// rows in all.
     pub(crate) fn drain(
         mut self,
-        f: impl FnMut(&Arc<str>, RecordBatch) -> Result<()>,
+        mut f: impl FnMut(&Arc<str>, u64, RecordBatch) -> Result<()>,
     ) -> Result<()> {
         let runs = std::mem::take(&mut self.runs);
         let held = std::mem::take(&mut self.held);
-        merge(runs, held, f)
+        let dir_rows = std::mem::take(&mut self.dir_rows);
+        merge(runs, held, |dir, rows| {
+            f(dir, dir_rows.get(dir).copied().unwrap_or(0), rows)
+        })
     }
 }
 
@@ -219,8 +223,16 @@ fn merge(
                 f(dir, batch)?;
             }
         }
-        for batch in held.remove(dir).unwrap_or_default() {
-            f(dir, batch)?;
+        // The pieces held of a directory, as one batch: a part's writer pays its fixed costs
+        // per write.
+        match held.remove(dir).unwrap_or_default().as_slice() {
+            [] => {}
+            [one] => f(dir, one.clone())?,
+            many => f(
+                dir,
+                arrow::compute::concat_batches(&many[0].schema(), many)
+                    .map_err(|e| Error::arrow("partitioned output overflow", e))?,
+            )?,
         }
     }
     drop(readers);
@@ -269,7 +281,8 @@ mod tests {
         assert!(o.runs.len() <= MAX_RUNS);
         let spill_dir = o.dir.clone().unwrap();
         let mut got: Vec<(Arc<str>, Vec<i64>)> = Vec::new();
-        o.drain(|dir, b| {
+        o.drain(|dir, n, b| {
+            assert_eq!(n, want[dir].len() as u64);
             let v = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
             let s = b
                 .column(1)
@@ -304,15 +317,14 @@ mod tests {
         }
         assert!(o.dir.is_none());
         let mut got = Vec::new();
-        o.drain(|d, b| {
+        o.drain(|d, n, b| {
+            assert_eq!(n, if d.as_ref() == "a" { 1 } else { 2 });
             let v = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
             got.push((d.to_string(), v.value(0), v.len()));
             Ok(())
         })
         .unwrap();
-        assert_eq!(
-            got,
-            [("a".into(), 1, 1), ("b".into(), 0, 1), ("b".into(), 2, 1)]
-        );
+        // A directory's pieces come back as one batch.
+        assert_eq!(got, [("a".into(), 1, 1), ("b".into(), 0, 2)]);
     }
 }

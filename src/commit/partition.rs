@@ -531,14 +531,15 @@ impl PartitionedWriter {
             if self.open.len() >= self.max_open {
                 return self.overflow.push(dir, part.clone());
             }
-            self.open_part(dir)?;
+            self.open_part(dir, None)?;
         }
         let open = self.open.get_mut(dir).expect("opened above");
         open.writer.write(part)
     }
 
-    /// Start the task's part in `dir`.
-    fn open_part(&mut self, dir: &Arc<str>) -> Result<()> {
+    /// Start the task's part in `dir`, which takes at most `rows` rows when that is known
+    /// (its Parquet Bloom filters then start at that size rather than the row group's).
+    fn open_part(&mut self, dir: &Arc<str>, rows: Option<u64>) -> Result<()> {
         if !self.started.insert(Arc::clone(dir)) {
             return Err(Error::Internal(format!(
                 "a second part of task {} in {dir}",
@@ -549,7 +550,10 @@ impl PartitionedWriter {
         let writer = PartWriter::create(
             self.staging.part(&name),
             self.spec.file_schema.clone(),
-            &self.blooms,
+            &match rows {
+                Some(n) => self.blooms.at_most(n),
+                None => self.blooms.clone(),
+            },
             self.compression,
         )?;
         self.open.insert(
@@ -620,13 +624,14 @@ impl PartitionedWriter {
         // A directory's rows come all together: its part is closed (or, when it was open
         // already, written on) as soon as the next directory's begin.
         let mut current: Option<Arc<str>> = None;
-        overflow.drain(|dir, rows| {
+        overflow.drain(|dir, n, rows| {
             if current.as_ref() != Some(dir) {
                 if let Some(done) = current.take() {
                     self.close(&done)?;
                 }
                 if !self.open.contains_key(dir) {
-                    self.open_part(dir)?;
+                    // The part takes the directory's overflow rows alone.
+                    self.open_part(dir, Some(n))?;
                 }
                 current = Some(Arc::clone(dir));
             }
@@ -825,6 +830,73 @@ mod tests {
             let (parts, row_groups) = write_bounded(64, 1, RUN_BYTES, hold);
             assert!(one_each(&parts), "{parts:?}");
             assert!(row_groups > 1, "{hold}: no row group written early");
+        }
+    }
+
+    /// Parts written from the overflow start their Parquet Bloom filters at the size of
+    /// their directory's rows: each filter holds every value of its part.
+    #[test]
+    fn overflow_parts_carry_filters_of_their_rows() {
+        use arrow::array::{Int64Array, StringArray};
+        use parquet::file::properties::ReaderProperties;
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        use parquet::file::serialized_reader::ReadOptionsBuilder;
+        let tmp = tempfile::tempdir().unwrap();
+        let staging = Staging {
+            dir: crate::store::Location::parse(tmp.path().to_str().unwrap()).unwrap(),
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("v", DataType::Int64, false),
+            Field::new("p", DataType::Utf8, false),
+        ]));
+        let spec = Arc::new(OutputPartitioning::new(&schema, &["p".to_string()]).unwrap());
+        let blooms = WriteBlooms {
+            columns: vec!["v".into()],
+            fpp: 0.01,
+            max_distinct: Vec::new(),
+        };
+        let mut w = PartitionedWriter::new(
+            staging,
+            "part-00000",
+            &schema,
+            spec,
+            blooms,
+            Compression::UNCOMPRESSED,
+            1,
+        )
+        .unwrap();
+        w.hold_limit = 0;
+        let v: Vec<i64> = (0..3000).map(|i| i * 1_000_003).collect();
+        let p: Vec<String> = (0..3000).map(|i| format!("d{}", i % 3)).collect();
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from(v)),
+                Arc::new(StringArray::from(p)),
+            ],
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        let parts = w.finish().unwrap();
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts.iter().filter(|p| p.overflow_rows == 1000).count(), 2);
+        for part in &parts {
+            let file = std::fs::File::open(tmp.path().join(format!("{}.parquet", part.name)));
+            let options = ReadOptionsBuilder::new()
+                .with_reader_properties(
+                    ReaderProperties::builder()
+                        .set_read_bloom_filter(true)
+                        .build(),
+                )
+                .build();
+            let reader = SerializedFileReader::new_with_options(file.unwrap(), options).unwrap();
+            let (dir, _) = part.name.split_once('/').unwrap();
+            let d: i64 = dir.strip_prefix("p=d").unwrap().parse().unwrap();
+            let rg = reader.get_row_group(0).unwrap();
+            let filter = rg.get_column_bloom_filter(0).unwrap();
+            for i in (0..3000i64).filter(|i| i % 3 == d) {
+                assert!(filter.check(&(i * 1_000_003)), "{}: {i}", part.name);
+            }
         }
     }
 
