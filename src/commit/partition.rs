@@ -710,6 +710,41 @@ mod tests {
     use super::*;
     use arrow::datatypes::Field;
 
+    /// A writer of task `task` into `dir`, of rows `v` (Int64) partitioned by `p` (Utf8);
+    /// and the rows' schema.
+    fn v_by_p(
+        dir: &std::path::Path,
+        task: &str,
+        blooms: WriteBlooms,
+        max_open: usize,
+    ) -> (PartitionedWriter, SchemaRef) {
+        let staging = Staging {
+            dir: crate::store::Location::parse(dir.to_str().unwrap()).unwrap(),
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("v", DataType::Int64, true),
+            Field::new("p", DataType::Utf8, true),
+        ]));
+        let spec = Arc::new(OutputPartitioning::new(&schema, &["p".to_string()]).unwrap());
+        let w = PartitionedWriter::new(
+            staging,
+            task,
+            &schema,
+            spec,
+            blooms,
+            Compression::UNCOMPRESSED,
+            max_open,
+        )
+        .unwrap();
+        (w, schema)
+    }
+
+    /// A batch of [`v_by_p`]'s rows.
+    fn v_p(schema: &SchemaRef, v: Vec<i64>, p: arrow::array::StringArray) -> RecordBatch {
+        let v = arrow::array::Int64Array::from(v);
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(v), Arc::new(p)]).unwrap()
+    }
+
     /// Rows of 5 partitions, interleaved, through a writer that keeps `max_open` parts open
     /// and writes out a row group whenever its parts buffer over `limit` bytes, holding `hold`
     /// bytes of rows before splitting them: every row lands once, in its directory, without
@@ -722,26 +757,8 @@ mod tests {
         hold: usize,
     ) -> (Vec<String>, usize) {
         use arrow::array::{Int64Array, StringArray};
-        use arrow::datatypes::Field;
         let tmp = tempfile::tempdir().unwrap();
-        let staging = Staging {
-            dir: crate::store::Location::parse(tmp.path().to_str().unwrap()).unwrap(),
-        };
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("v", DataType::Int64, true),
-            Field::new("p", DataType::Utf8, true),
-        ]));
-        let spec = Arc::new(OutputPartitioning::new(&schema, &["p".to_string()]).unwrap());
-        let mut w = PartitionedWriter::new(
-            staging,
-            "part-00007",
-            &schema,
-            spec,
-            WriteBlooms::none(),
-            Compression::UNCOMPRESSED,
-            max_open,
-        )
-        .unwrap();
+        let (mut w, schema) = v_by_p(tmp.path(), "part-00007", WriteBlooms::none(), max_open);
         w.in_progress_limit = limit;
         w.hold_limit = hold;
         w.overflow = Overflow::new(w.spec.file_schema.clone(), run_bytes);
@@ -752,15 +769,7 @@ mod tests {
                 .iter()
                 .map(|i| (i % 7 != 0).then_some(names[(*i as usize / 3) % 5]))
                 .collect();
-            let batch = RecordBatch::try_new(
-                schema.clone(),
-                vec![
-                    Arc::new(Int64Array::from(v)),
-                    Arc::new(StringArray::from(p)),
-                ],
-            )
-            .unwrap();
-            w.write(&batch).unwrap();
+            w.write(&v_p(&schema, v, StringArray::from(p))).unwrap();
         }
         let parts = w.finish().unwrap();
         assert_eq!(parts.iter().map(|p| p.rows).sum::<u64>(), 1000);
@@ -837,46 +846,21 @@ mod tests {
     /// their directory's rows: each filter holds every value of its part.
     #[test]
     fn overflow_parts_carry_filters_of_their_rows() {
-        use arrow::array::{Int64Array, StringArray};
+        use arrow::array::StringArray;
         use parquet::file::properties::ReaderProperties;
         use parquet::file::reader::{FileReader, SerializedFileReader};
         use parquet::file::serialized_reader::ReadOptionsBuilder;
         let tmp = tempfile::tempdir().unwrap();
-        let staging = Staging {
-            dir: crate::store::Location::parse(tmp.path().to_str().unwrap()).unwrap(),
-        };
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("v", DataType::Int64, false),
-            Field::new("p", DataType::Utf8, false),
-        ]));
-        let spec = Arc::new(OutputPartitioning::new(&schema, &["p".to_string()]).unwrap());
         let blooms = WriteBlooms {
             columns: vec!["v".into()],
             fpp: 0.01,
             max_distinct: Vec::new(),
         };
-        let mut w = PartitionedWriter::new(
-            staging,
-            "part-00000",
-            &schema,
-            spec,
-            blooms,
-            Compression::UNCOMPRESSED,
-            1,
-        )
-        .unwrap();
+        let (mut w, schema) = v_by_p(tmp.path(), "part-00000", blooms, 1);
         w.hold_limit = 0;
         let v: Vec<i64> = (0..3000).map(|i| i * 1_000_003).collect();
         let p: Vec<String> = (0..3000).map(|i| format!("d{}", i % 3)).collect();
-        let batch = RecordBatch::try_new(
-            schema,
-            vec![
-                Arc::new(Int64Array::from(v)),
-                Arc::new(StringArray::from(p)),
-            ],
-        )
-        .unwrap();
-        w.write(&batch).unwrap();
+        w.write(&v_p(&schema, v, StringArray::from(p))).unwrap();
         let parts = w.finish().unwrap();
         assert_eq!(parts.len(), 3);
         assert_eq!(parts.iter().filter(|p| p.overflow_rows == 1000).count(), 2);
