@@ -106,10 +106,10 @@ impl Overflow {
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         let mut w = self.run_writer()?;
-        for (dir, batches) in held {
-            let one = arrow::compute::concat_batches(&self.schema, &batches)
-                .map_err(|e| Error::arrow("partitioned output overflow", e))?;
-            w.write(&dir, &one)?;
+        for (dir, pieces) in held {
+            if let Some(one) = one_batch(pieces)? {
+                w.write(&dir, &one)?;
+            }
         }
         self.runs.push(w.finish()?);
         Ok(())
@@ -191,6 +191,17 @@ impl RunWriter {
     }
 }
 
+/// A directory's held pieces as one batch (the piece itself when there is one); `None` for
+/// none.
+fn one_batch(pieces: Vec<RecordBatch>) -> Result<Option<RecordBatch>> {
+    match pieces.len() {
+        0 | 1 => Ok(pieces.into_iter().next()),
+        _ => arrow::compute::concat_batches(&pieces[0].schema(), &pieces)
+            .map(Some)
+            .map_err(|e| Error::arrow("partitioned output overflow", e)),
+    }
+}
+
 /// The rows of `runs` and `held`, directory by directory in name order (see
 /// [`Overflow::drain`]); each run is read front to back and removed once read.
 fn merge(
@@ -225,14 +236,8 @@ fn merge(
         }
         // The pieces held of a directory, as one batch: a part's writer pays its fixed costs
         // per write.
-        match held.remove(dir).unwrap_or_default().as_slice() {
-            [] => {}
-            [one] => f(dir, one.clone())?,
-            many => f(
-                dir,
-                arrow::compute::concat_batches(&many[0].schema(), many)
-                    .map_err(|e| Error::arrow("partitioned output overflow", e))?,
-            )?,
+        if let Some(one) = one_batch(held.remove(dir).unwrap_or_default())? {
+            f(dir, one)?;
         }
     }
     drop(readers);

@@ -495,30 +495,25 @@ impl PartitionedWriter {
             .map(|&c| held.iter().map(|b| b.column(c).as_ref()).collect())
             .collect();
         for (dir, idx) in groups {
-            match whole_batches(&idx, &held) {
-                Some(batches) => {
-                    for b in batches {
-                        let columns = self
-                            .spec
-                            .kept
-                            .iter()
-                            .map(|&c| Arc::clone(held[b].column(c)))
-                            .collect();
-                        let part = RecordBatch::try_new(self.spec.file_schema.clone(), columns)
-                            .map_err(|e| Error::arrow("output batch", e))?;
-                        self.write_to(&dir, &part)?;
-                    }
-                }
-                None => {
-                    let columns = kept
-                        .iter()
-                        .map(|arrays| interleave(arrays, &idx))
-                        .collect::<std::result::Result<_, _>>()
-                        .map_err(|e| Error::arrow("splitting output rows by partition", e))?;
-                    let part = RecordBatch::try_new(self.spec.file_schema.clone(), columns)
-                        .map_err(|e| Error::arrow("output batch", e))?;
-                    self.write_to(&dir, &part)?;
-                }
+            // Whole held batches go on as they are; any other rows are gathered into one.
+            let pieces: Vec<Vec<ArrayRef>> = match whole_batches(&idx, &held) {
+                Some(batches) => batches
+                    .into_iter()
+                    .map(|b| {
+                        let kept = self.spec.kept.iter();
+                        kept.map(|&c| Arc::clone(held[b].column(c))).collect()
+                    })
+                    .collect(),
+                None => vec![kept
+                    .iter()
+                    .map(|arrays| interleave(arrays, &idx))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|e| Error::arrow("splitting output rows by partition", e))?],
+            };
+            for columns in pieces {
+                let part = RecordBatch::try_new(self.spec.file_schema.clone(), columns)
+                    .map_err(|e| Error::arrow("output batch", e))?;
+                self.write_to(&dir, &part)?;
             }
         }
         self.bound_memory(bytes)
