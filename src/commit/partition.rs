@@ -494,7 +494,17 @@ impl PartitionedWriter {
             .iter()
             .map(|&c| held.iter().map(|b| b.column(c).as_ref()).collect())
             .collect();
+        // The rows of directories that find every part slot taken go to the overflow
+        // together, gathered directory by directory in name order.
+        let mut overflow: Vec<(Arc<str>, Vec<HeldRow>)> = Vec::new();
         for (dir, idx) in groups {
+            if !self.open.contains_key(&dir) {
+                if self.open.len() >= self.max_open {
+                    overflow.push((dir, idx));
+                    continue;
+                }
+                self.open_part(&dir, None)?;
+            }
             // Whole held batches go on as they are; any other rows are gathered into one.
             let pieces: Vec<Vec<ArrayRef>> = match whole_batches(&idx, &held) {
                 Some(batches) => batches
@@ -510,26 +520,36 @@ impl PartitionedWriter {
                     .collect::<std::result::Result<_, _>>()
                     .map_err(|e| Error::arrow("splitting output rows by partition", e))?],
             };
+            let open = self.open.get_mut(&dir).expect("opened above");
             for columns in pieces {
                 let part = RecordBatch::try_new(self.spec.file_schema.clone(), columns)
                     .map_err(|e| Error::arrow("output batch", e))?;
-                self.write_to(&dir, &part)?;
+                open.writer.write(&part)?;
             }
+        }
+        if !overflow.is_empty() {
+            // Stable: a directory named by two values (null and the empty string) keeps
+            // the order of its groups.
+            overflow.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut dirs: Vec<(Arc<str>, usize)> = Vec::new();
+            let mut idx: Vec<HeldRow> = Vec::new();
+            for (dir, rows) in overflow {
+                match dirs.last_mut() {
+                    Some((d, n)) if *d == dir => *n += rows.len(),
+                    _ => dirs.push((dir, rows.len())),
+                }
+                idx.extend(rows);
+            }
+            let columns = kept
+                .iter()
+                .map(|arrays| interleave(arrays, &idx))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|e| Error::arrow("splitting output rows by partition", e))?;
+            let rows = RecordBatch::try_new(self.spec.file_schema.clone(), columns)
+                .map_err(|e| Error::arrow("output batch", e))?;
+            self.overflow.push(rows, dirs)?;
         }
         self.bound_memory(bytes)
-    }
-
-    /// Write `part` to the open part of `dir`, opening one if needed; when
-    /// [`MAX_OPEN_PARTS`] are open, hold it in the overflow instead.
-    fn write_to(&mut self, dir: &Arc<str>, part: &RecordBatch) -> Result<()> {
-        if !self.open.contains_key(dir) {
-            if self.open.len() >= self.max_open {
-                return self.overflow.push(dir, part.clone());
-            }
-            self.open_part(dir, None)?;
-        }
-        let open = self.open.get_mut(dir).expect("opened above");
-        open.writer.write(part)
     }
 
     /// Start the task's part in `dir`, which takes at most `rows` rows when that is known
@@ -743,8 +763,8 @@ mod tests {
     /// Rows of 5 partitions, interleaved, through a writer that keeps `max_open` parts open
     /// and writes out a row group whenever its parts buffer over `limit` bytes, holding `hold`
     /// bytes of rows before splitting them: every row lands once, in its directory, without
-    /// the partition column, and a directory's rows keep their order unless they went
-    /// through the overflow. Returns the parts' names and the most row groups a part has.
+    /// the partition column, and a directory's rows keep their order (through the overflow
+    /// too). Returns the parts' names and the most row groups a part has.
     fn write_bounded(
         max_open: usize,
         limit: usize,
@@ -799,9 +819,7 @@ mod tests {
                 n += b.num_rows() as u64;
             }
             assert_eq!(n, *rows);
-            if max_open >= 6 {
-                assert!(order.is_sorted(), "{name}: rows out of order");
-            }
+            assert!(order.is_sorted(), "{name}: rows out of order");
         }
         seen.sort();
         assert_eq!(seen, (0..1000).collect::<Vec<i64>>());
@@ -877,6 +895,24 @@ mod tests {
                 assert!(filter.check(&(i * 1_000_003)), "{}: {i}", part.name);
             }
         }
+    }
+
+    /// Null and the empty string name the same directory: their rows reach the overflow
+    /// as one directory's, and land in one part.
+    #[test]
+    fn two_values_of_one_directory_share_its_overflow_part() {
+        use arrow::array::StringArray;
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut w, schema) = v_by_p(tmp.path(), "part-00001", WriteBlooms::none(), 1);
+        let p = StringArray::from(vec![Some("x"), None, Some(""), Some("x"), Some(""), None]);
+        w.write(&v_p(&schema, (0..6).collect(), p)).unwrap();
+        let parts = w.finish().unwrap();
+        let got: Vec<(&str, u64, u64)> = parts
+            .iter()
+            .map(|p| (p.name.as_str(), p.rows, p.overflow_rows))
+            .collect();
+        let default = format!("p={DEFAULT_PARTITION}/part-00001");
+        assert_eq!(got, [(default.as_str(), 4, 4), ("p=x/part-00001", 2, 0)]);
     }
 
     #[test]
