@@ -507,12 +507,26 @@ pub fn dry_run(
     let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
     warnings.extend(plan.right.wide_decimals.iter().cloned());
     let reason = prefilter_off(job);
-    let filter_line = match (&job.filter, loaded.as_mut()) {
+    let used = reason.is_none();
+    let (filter_line, filter_json) = match (&job.filter, loaded.as_mut()) {
         (Some(name), Some((f, meta))) => {
             spark_keys_for_join(job, &plan, f)?;
             check_filter_key(f, meta, job, &plan)?;
             warnings.extend(filter_warnings(f, meta, job));
             let p = f.params();
+            let json = serde_json::json!({
+                "location": name.to_string(),
+                "source": "file",
+                "params": p,
+                "bytes": p.num_bytes(),
+                "key_family": f.family().to_string(),
+                "used": used,
+                "reason": reason,
+                "filter_mismatch": match job.filter_mismatch {
+                    FilterMismatch::Error => "error",
+                    FilterMismatch::IgnoreFilter => "ignore-filter",
+                },
+            });
             let what = format!(
                 "{name}: {} layout, {}, k={}, {} keys",
                 p.layout,
@@ -520,7 +534,7 @@ pub fn dry_run(
                 p.num_hashes,
                 f.family()
             );
-            match &reason {
+            let line = match &reason {
                 Some(why) => format!("{what}; not used: {why}"),
                 None => format!(
                     "{what}; every left key is checked against it ({})",
@@ -530,12 +544,22 @@ pub fn dry_run(
                             "if one is missing, the join builds its own filter",
                     }
                 ),
-            }
+            };
+            (line, json)
         }
-        (Some(name), None) => match &reason {
-            Some(why) => format!("{name}, written by the train step; not used: {why}"),
-            None => format!("{name}, written by the train step (read when the join runs)"),
-        },
+        (Some(name), None) => {
+            let json = serde_json::json!({
+                "location": name.to_string(),
+                "source": "train_step",
+                "used": used,
+                "reason": reason,
+            });
+            let line = match &reason {
+                Some(why) => format!("{name}, written by the train step; not used: {why}"),
+                None => format!("{name}, written by the train step (read when the join runs)"),
+            };
+            (line, json)
+        }
         (None, _) => {
             if job.spark_keys != crate::bloom::spark_keys::SparkKeyMode::Plain {
                 warnings.push(
@@ -543,13 +567,21 @@ pub fn dry_run(
                         .to_string(),
                 );
             }
-            match &reason {
+            let json = serde_json::json!({
+                "location": null,
+                "source": if used { "built" } else { "none" },
+                "fpp": used.then_some(job.filter_fpp),
+                "used": used,
+                "reason": reason,
+            });
+            let line = match &reason {
                 Some(why) => format!("none: {why}"),
                 None => format!(
                     "built from the left side's keys once they are read (--filter-fpp {})",
                     job.filter_fpp
                 ),
-            }
+            };
+            (line, json)
         }
     };
     // What each side's splits read, from the footers: once per side, for its line and (the
@@ -585,6 +617,27 @@ pub fn dry_run(
         }
         s + "\n"
     };
+    let side_json = |side: &SideInput,
+                     extent: &crate::plan::Extent,
+                     keys: &[String],
+                     pred: &Option<Predicate>| {
+        let mut v = extent.to_json();
+        let keys: Vec<serde_json::Value> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                serde_json::json!({
+                    "name": k,
+                    "type": side.schema.field(i).data_type().to_string(),
+                })
+            })
+            .collect();
+        v["keys"] = keys.into();
+        v["where"] = pred.as_ref().map(|p| p.text()).into();
+        v["files_pruned_by_partition"] = side.plan.files_pruned.into();
+        v["files_pruned_by_partition_key"] = side.plan.files_pruned_by_key.into();
+        v
+    };
     let strategy = match job.strategy {
         Strategy::Auto => format!(
             "auto: replicated if the left side after its where fits --memory-limit {} (its column chunks hold {} uncompressed), else reduce-side with at least {} partitions",
@@ -602,7 +655,13 @@ pub fn dry_run(
             job.reducers
         ),
     };
-    let sbbf = match sbbf_off(job, &plan) {
+    let sbbf_why = sbbf_off(job, &plan);
+    let sbbf_json = serde_json::json!({
+        "used": sbbf_why.is_none(),
+        "reason": sbbf_why,
+        "max_keys": job.sbbf_max_keys,
+    });
+    let sbbf = match sbbf_why {
         Some(why) => format!("off: {why}"),
         None => format!(
             "on: the right row groups' Parquet Bloom filters are probed if the left side has at most {} distinct keys",
@@ -662,7 +721,36 @@ pub fn dry_run(
     if let Some(r) = &job.report {
         summary += &format!("  report {r} (written when the join runs)\n");
     }
-    Ok(crate::report::DryRun { summary, warnings })
+    let plan_json = serde_json::json!({
+        "dry_run": "join",
+        "join_type": job.join_type.name(),
+        "workers": workers,
+        "left": side_json(&plan.left, &left_extent, &job.left.keys, &job.left.predicate),
+        "right": side_json(&plan.right, &right_extent, &job.right.keys, &job.right.predicate),
+        "filter": filter_json,
+        "sbbf": sbbf_json,
+        "strategy": {
+            "requested": job.strategy.name(),
+            "memory_limit": job.memory_limit,
+            "left_bytes_uncompressed": left_extent.bytes_uncompressed,
+            "reducers": job.reducers,
+        },
+        "output": {
+            "location": job.output.to_string(),
+            "replaces": !fresh,
+            "columns": columns,
+            "compression": codec_name(job.compression),
+            "bloom_columns": plan.bloom_columns,
+            "partition_by": plan.partitioning.as_ref().map(|p| p.names().to_vec()),
+        },
+        "report": job.report.as_ref().map(|r| r.to_string()),
+        "warnings": warnings,
+    });
+    Ok(crate::report::DryRun {
+        summary,
+        warnings,
+        plan: plan_json,
+    })
 }
 
 /// A codec as `--compression` and `--compression-level` name it.

@@ -395,6 +395,20 @@ pub struct Extent {
     pub bytes_uncompressed: u64,
 }
 
+impl Extent {
+    /// Its numbers as JSON, for a dry run's plan.
+    pub fn to_json(self) -> serde_json::Value {
+        serde_json::json!({
+            "files": self.files,
+            "splits": self.splits,
+            "row_groups": self.row_groups,
+            "rows": self.rows,
+            "bytes": self.bytes,
+            "bytes_uncompressed": self.bytes_uncompressed,
+        })
+    }
+}
+
 impl std::fmt::Display for Extent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });

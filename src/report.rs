@@ -67,4 +67,7 @@ pub struct DryRun {
     pub summary: String,
     /// What the run would warn about before reading a row.
     pub warnings: Vec<String>,
+    /// The same plan as JSON (`--dry-run=json`): the numbers behind each line, named as the
+    /// run's report names them, and the warnings.
+    pub plan: serde_json::Value,
 }

@@ -793,12 +793,26 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
             p.seed
         )
     };
-    let sizing = match job.sizing {
-        Sizing::Explicit(p) => format!("explicit: {}", shape(&known(p)?)),
-        Sizing::Items { n, fpp } => format!(
-            "{n} expected keys at fpp {fpp}: {}",
-            shape(&known(BloomParams::for_items(job.layout, n, fpp, job.seed)?)?)
-        ),
+    // The line, and the sizing as JSON: how, the parameters trained into (when known
+    // before the keys are read), the fpp asked for.
+    let (sizing, sizing_json) = match job.sizing {
+        Sizing::Explicit(p) => {
+            let p = known(p)?;
+            let json =
+                serde_json::json!({"sizing": "explicit", "params": p, "bytes": p.num_bytes()});
+            (format!("explicit: {}", shape(&p)), json)
+        }
+        Sizing::Items { n, fpp } => {
+            let p = known(BloomParams::for_items(job.layout, n, fpp, job.seed)?)?;
+            let json = serde_json::json!({
+                "sizing": "expected_items", "expected_items": n, "fpp": fpp,
+                "params": p, "bytes": p.num_bytes(),
+            });
+            (
+                format!("{n} expected keys at fpp {fpp}: {}", shape(&p)),
+                json,
+            )
+        }
         Sizing::Fpp(fpp) => match job
             .layout
             .sizes_by_folding()
@@ -806,14 +820,27 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
             .transpose()?
             .flatten()
         {
-            Some(p) => format!(
-                "one pass, sized by folding: trained into {} for at most {rows_bound} distinct keys (the footers' bound), then folded down to the smallest size that meets fpp {fpp} for the keys counted",
-                shape(&known(p)?)
-            ),
-            None => format!(
-                "a first pass counts the distinct keys (at most {rows_bound}, the footers' bound), a second trains a {} filter sized for them at fpp {fpp}",
-                job.layout
-            ),
+            Some(p) => {
+                let p = known(p)?;
+                let json = serde_json::json!({
+                    "sizing": "fold", "fpp": fpp, "max_distinct_keys": rows_bound,
+                    "params": p, "bytes": p.num_bytes(),
+                });
+                (format!(
+                    "one pass, sized by folding: trained into {} for at most {rows_bound} distinct keys (the footers' bound), then folded down to the smallest size that meets fpp {fpp} for the keys counted",
+                    shape(&p)
+                ), json)
+            }
+            None => {
+                let json = serde_json::json!({
+                    "sizing": "count_then_train", "fpp": fpp, "max_distinct_keys": rows_bound,
+                    "layout": job.layout, "params": null,
+                });
+                (format!(
+                    "a first pass counts the distinct keys (at most {rows_bound}, the footers' bound), a second trains a {} filter sized for them at fpp {fpp}",
+                    job.layout
+                ), json)
+            }
         },
     };
     let mut summary = format!(
@@ -846,9 +873,41 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
     if let Some(r) = &job.report {
         summary += &format!("  report {r} (written when the train runs)\n");
     }
+    let mut input = extent.to_json();
+    input["keys"] = job
+        .columns
+        .iter()
+        .zip(&families)
+        .enumerate()
+        .map(|(i, (c, f))| {
+            serde_json::json!({
+                "name": c,
+                "type": file_keys[0].key_types[i].to_string(),
+                "family": f.to_string(),
+            })
+        })
+        .collect::<Vec<_>>()
+        .into();
+    input["where"] = job.predicate.as_ref().map(|p| p.text()).into();
+    input["files_pruned_by_partition"] = plan.files_pruned.into();
+    input["shard"] = job.shard.map(|s| s.to_string()).into();
+    let plan_json = serde_json::json!({
+        "dry_run": "train",
+        "workers": workers,
+        "input": input,
+        "filter": sizing_json,
+        "output": {
+            "location": job.output.to_string(),
+            "replaces": !fresh,
+            "format": job.format.name(),
+        },
+        "report": job.report.as_ref().map(|r| r.to_string()),
+        "warnings": [],
+    });
     Ok(crate::report::DryRun {
         summary,
         warnings: Vec::new(),
+        plan: plan_json,
     })
 }
 

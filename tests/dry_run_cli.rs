@@ -295,17 +295,30 @@ fn train_dry_run_gives_the_size_the_run_trains() {
 /// the machine's cores (workers, and the splits cut for them).
 #[test]
 fn readme_dry_run_example_is_true() {
+    readme_example_is_true("--dry-run", 12);
+}
+
+/// The same of the README's `--dry-run=json` example.
+#[test]
+fn readme_json_dry_run_example_is_true() {
+    readme_example_is_true("--dry-run=json", 15);
+}
+
+fn readme_example_is_true(flag: &str, fragments: usize) {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let start = readme
-        .find("$ bloomjoin run jobs/users_comments.toml --dry-run")
+        .find(&format!(
+            "$ bloomjoin run jobs/users_comments.toml {flag}\n"
+        ))
         .expect("README example");
     let body = readme[start..].split("```").next().unwrap();
     let d = workdir();
     std::os::unix::fs::symlink(root().join("jobs"), d.path().join("jobs")).unwrap();
-    let out = run_in(d.path(), &["run", "jobs/users_comments.toml", "--dry-run"]).ok();
+    let out = run_in(d.path(), &["run", "jobs/users_comments.toml", flag]).ok();
     let mut checked = 0;
     for line in body.lines().skip(1).filter(|l| !l.trim().is_empty()) {
-        if line.contains(" workers") || line.contains(" splits") {
+        let cores = [" workers", " splits", "\"workers\"", "\"splits\""];
+        if cores.iter().any(|c| line.contains(c)) {
             continue;
         }
         for fragment in line.split("...").map(str::trim).filter(|f| f.len() > 2) {
@@ -316,6 +329,132 @@ fn readme_dry_run_example_is_true() {
             checked += 1;
         }
     }
-    assert!(checked >= 12, "only {checked} fragments checked");
+    assert!(checked >= fragments, "only {checked} fragments checked");
     assert!(written(d.path()).iter().all(|f| f.starts_with("jobs")));
+}
+
+/// `--dry-run=json`: one JSON object on stdout, even with `--quiet`, whose figures are the
+/// ones the run's reports then count (files, splits, rows and bytes read, the filter's size);
+/// errors are the text run's, with nothing on stdout.
+#[test]
+fn json_dry_runs_plan_what_the_run_reads() {
+    let d = workdir();
+    let job = root().join("jobs/users_comments.toml");
+    let job = job.to_str().unwrap();
+    let json = |out: &str| -> serde_json::Value {
+        serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+    let plan = json(&run_in(d.path(), &["run", job, "--dry-run=json", "--quiet"]).ok());
+    assert!(written(d.path()).is_empty(), "{:?}", written(d.path()));
+    assert_eq!(plan["job"], job);
+    let (train, join) = (&plan["steps"][0], &plan["steps"][1]);
+    assert_eq!(train["dry_run"], "train", "{plan}");
+    assert_eq!(join["dry_run"], "join", "{plan}");
+    assert_eq!(train["filter"]["sizing"], "fold", "{plan}");
+    assert_eq!(train["input"]["where"], "Reputation > 1500", "{plan}");
+    assert_eq!(join["filter"]["source"], "train_step", "{plan}");
+    assert_eq!(join["filter"]["used"], true, "{plan}");
+    assert_eq!(join["sbbf"]["used"], false, "{plan}");
+    assert_eq!(join["output"]["columns"].as_array().unwrap().len(), 9);
+    assert_eq!(join["output"]["replaces"], false);
+
+    run_in(d.path(), &["run", job, "--quiet"]).ok();
+    let report = |name: &str| -> serde_json::Value {
+        let p = d.path().join("out/users_comments").join(name);
+        json(&std::fs::read_to_string(p).unwrap())
+    };
+    let trained = report("train.json");
+    for (planned, key) in [
+        ("files", "files"),
+        ("splits", "splits"),
+        ("rows", "rows_read"),
+        ("bytes", "bytes_read"),
+    ] {
+        assert_eq!(train["input"][planned], trained[key], "{key}: {plan}");
+    }
+    // Trained into the size planned, then folded.
+    assert_eq!(
+        train["filter"]["params"]["num_bits"], trained["sizing"]["bits_before_fold"],
+        "{plan}"
+    );
+    let joined = report("join.json");
+    for side in ["left", "right"] {
+        for (planned, key) in [
+            ("files", "files"),
+            ("splits", "splits"),
+            ("bytes", "bytes_read"),
+        ] {
+            assert_eq!(
+                join[side][planned], joined[side][key],
+                "{side} {key}: {plan}"
+            );
+        }
+    }
+    assert_eq!(join["left"]["rows"], joined["left"]["rows_read"], "{plan}");
+
+    // Committed now: the plan says both outputs are replaced.
+    let again = json(&run_in(d.path(), &["run", job, "--dry-run=json"]).ok());
+    assert_eq!(again["steps"][0]["output"]["replaces"], true, "{again}");
+    assert_eq!(again["steps"][1]["output"]["replaces"], true, "{again}");
+
+    // A join's trained filter: its parameters, as the train's report gives them; not used
+    // by a join type the prefilter cannot serve, and said why.
+    let with_filter = |extra: &[&str]| {
+        let args = [
+            JOIN,
+            &["--filter", "out/users_comments/users.bjf", "--dry-run=json"],
+            extra,
+        ]
+        .concat();
+        json(&run_in(d.path(), &args).ok())
+    };
+    let p = with_filter(&[]);
+    assert_eq!(p["filter"]["source"], "file", "{p}");
+    assert_eq!(p["filter"]["params"], trained["params"], "{p}");
+    assert_eq!(p["filter"]["used"], true, "{p}");
+    assert_eq!(p["filter"]["key_family"], "integer", "{p}");
+    let p = with_filter(&["--type", "right", "--partition-by", "Score"]);
+    assert_eq!(p["filter"]["used"], false, "{p}");
+    assert!(
+        p["filter"]["reason"].as_str().unwrap().contains("right"),
+        "{p}"
+    );
+    assert_eq!(p["output"]["partition_by"][0], "Score", "{p}");
+
+    // The train's sizing by expected items is the filter the run writes.
+    let args = [
+        "train",
+        "--input",
+        "data/sample/comments",
+        "--column",
+        "UserId",
+        "--expected-items",
+        "5000",
+        "--fpp",
+        "0.001",
+        "--output",
+        "f.bjf",
+        "--report",
+        "f.json",
+    ];
+    let p = json(&run_in(d.path(), &[&args[..], &["--dry-run=json"]].concat()).ok());
+    assert!(!d.path().join("f.bjf").exists() && !d.path().join("f.json").exists());
+    assert_eq!(p["filter"]["sizing"], "expected_items", "{p}");
+    run_in(d.path(), &[&args[..], &["-q"]].concat()).ok();
+    let r = json(&std::fs::read_to_string(d.path().join("f.json")).unwrap());
+    assert_eq!(p["filter"]["params"], r["params"], "{p}");
+
+    // Errors: the text run's message and exit code, nothing on stdout.
+    let bad = [JOIN, &["--right-where", "Nope > 1"]].concat();
+    let text = run_in(d.path(), &[&bad[..], &["--dry-run"]].concat()).fails(2, &["Nope"]);
+    let r = run_in(d.path(), &[&bad[..], &["--dry-run=json"]].concat());
+    assert_eq!(r.stdout, "");
+    assert_eq!(r.fails(2, &["Nope"]), text);
+    let r = run_in(d.path(), &[JOIN, &["--dry-run=yaml"]].concat());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("yaml") && r.stderr.contains("json"),
+        "{}",
+        r.stderr
+    );
 }

@@ -66,16 +66,38 @@ pub fn run(cli: Cli) -> Result<()> {
 
 pub use crate::report::human_bytes;
 
-/// Print a dry run's plan (unless `quiet`) and its warnings, on stderr even with `--quiet`.
-pub(crate) fn print_dry_run(d: &crate::report::DryRun, quiet: bool) -> Result<()> {
+/// How `--dry-run` prints its plan: `--dry-run` or `--dry-run=text` for people,
+/// `--dry-run=json` for schedulers and scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DryRunFormat {
+    /// Lines of text.
+    Text,
+    /// One JSON object on stdout, printed even with `--quiet`.
+    Json,
+}
+
+/// Print a dry run's plan (text unless `quiet`; JSON always) and its warnings, on stderr
+/// even with `--quiet`.
+pub(crate) fn print_dry_run(
+    d: &crate::report::DryRun,
+    format: DryRunFormat,
+    quiet: bool,
+) -> Result<()> {
     for w in &d.warnings {
         eprintln!("bloomjoin: warning: {w}");
     }
-    if quiet {
-        Ok(())
-    } else {
-        print(&d.summary)
+    match format {
+        DryRunFormat::Json => print_json(&d.plan),
+        DryRunFormat::Text if quiet => Ok(()),
+        DryRunFormat::Text => print(&d.summary),
     }
+}
+
+/// Print `v` as indented JSON and a newline.
+pub(crate) fn print_json(v: &serde_json::Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(v)
+        .map_err(|e| crate::error::Error::Internal(format!("printing JSON: {e}")))?;
+    print(&(text + "\n"))
 }
 
 /// Write to stdout; a closed pipe (`| head`) is not an error.

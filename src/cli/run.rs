@@ -16,16 +16,25 @@ pub struct Args {
     pub set: Vec<String>,
     /// Check and plan every step (as `train --dry-run` and `join --dry-run` do; a join's
     /// filter that the train step writes is not read) and print the plans instead of
-    /// running: nothing is read but footers and nothing is written.
-    #[arg(long)]
-    pub dry_run: bool,
+    /// running: nothing is read but footers and nothing is written. `--dry-run=json` prints
+    /// one JSON object: the job file and each step's plan.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text"
+    )]
+    pub dry_run: Option<crate::cli::DryRunFormat>,
 }
 
 /// Run `run`: validate the whole job, then its steps in order, printing each summary.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
     let t0 = Instant::now();
     let job = Job::load(&args.job, &args.set)?;
-    if !quiet {
+    let json = args.dry_run == Some(crate::cli::DryRunFormat::Json);
+    if !quiet && !json {
         let names: Vec<&str> = job.steps().iter().map(|s| s.name()).collect();
         let mut head = format!("job {}: {}\n", job.path, names.join(", then "));
         if let Some(d) = &job.description {
@@ -33,14 +42,25 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         }
         crate::cli::print(&head)?;
     }
-    if args.dry_run {
+    if let Some(format) = args.dry_run {
         let plans = job::dry_run(&job)?;
+        if json {
+            for w in plans.iter().flat_map(|d| &d.warnings) {
+                eprintln!("bloomjoin: warning: {w}");
+            }
+            let steps: Vec<serde_json::Value> = plans.into_iter().map(|d| d.plan).collect();
+            return crate::cli::print_json(&serde_json::json!({
+                "job": job.path,
+                "description": job.description,
+                "steps": steps,
+            }));
+        }
         let n = plans.len();
         for (i, (d, step)) in plans.iter().zip(job.steps()).enumerate() {
             if !quiet {
                 crate::cli::print(&format!("\n[{}/{n}] {}\n", i + 1, step.name()))?;
             }
-            crate::cli::print_dry_run(d, quiet)?;
+            crate::cli::print_dry_run(d, format, quiet)?;
         }
         return Ok(());
     }

@@ -289,15 +289,23 @@ pub struct Args {
     /// Check and plan the job (options, inputs' footers, key columns and types, --where,
     /// the filter's size, the output) and print the plan instead of training: nothing is
     /// read but footers and nothing is written.
-    #[arg(long)]
-    pub dry_run: bool,
+    /// `--dry-run=json` prints it as one JSON object.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text"
+    )]
+    pub dry_run: Option<crate::cli::DryRunFormat>,
 }
 
 /// Run `train` and print the summary.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
     let job = args.spec.to_job()?;
-    if args.dry_run {
-        return crate::cli::print_dry_run(&train::dry_run(&job)?, quiet);
+    if let Some(format) = args.dry_run {
+        return crate::cli::print_dry_run(&train::dry_run(&job)?, format, quiet);
     }
     let report = train::run(&job, !quiet)?;
     if !quiet {
