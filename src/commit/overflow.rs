@@ -493,6 +493,53 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Any pushes (each a few of 9 directories, in name order, with any row counts),
+        /// through runs of any size: every row comes back once, in its directory, the
+        /// directories in name order, a directory's rows in the order they were pushed, with
+        /// the directory's count; and the spill directory is gone.
+        #[test]
+        fn any_pushes_come_back_by_directory_in_order(
+            pushes in proptest::collection::vec(
+                proptest::collection::btree_map(0usize..9, 1usize..40, 1..5), 1..40),
+            run_bytes in proptest::prop_oneof![
+                proptest::strategy::Just(1usize), 200usize..20_000, proptest::strategy::Just(RUN_BYTES)],
+        ) {
+            let schema = schema();
+            let names: Vec<Arc<str>> = (0..9).map(|i| Arc::from(format!("d={i}"))).collect();
+            let mut o = Overflow::new(schema.clone(), run_bytes);
+            let mut want: BTreeMap<Arc<str>, Vec<i64>> = BTreeMap::new();
+            let mut next = 0i64;
+            for push in &pushes {
+                let mut v = Vec::new();
+                let mut dirs = Vec::new();
+                for (&d, &n) in push {
+                    let rows: Vec<i64> = (next..next + n as i64).collect();
+                    next += n as i64;
+                    want.entry(Arc::clone(&names[d])).or_default().extend(&rows);
+                    v.extend(rows);
+                    dirs.push((Arc::clone(&names[d]), n));
+                }
+                o.push(rows(&schema, &v), dirs).unwrap();
+            }
+            let spill_dir = o.dir.clone();
+            let mut got: Vec<(Arc<str>, Vec<i64>)> = Vec::new();
+            o.drain(|dir, n, b| {
+                assert_eq!(n, want[dir].len() as u64);
+                let v = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                match got.last_mut() {
+                    Some((d, rows)) if d == dir => rows.extend(v.values()),
+                    _ => got.push((Arc::clone(dir), v.values().to_vec())),
+                }
+                Ok(())
+            })
+            .unwrap();
+            proptest::prop_assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+            proptest::prop_assert!(spill_dir.is_none_or(|d| !d.exists()));
+        }
+    }
+
     #[test]
     fn rows_held_in_memory_alone_touch_no_disk() {
         let schema = schema();
