@@ -372,26 +372,15 @@ pub struct Args {
     /// The job's options (also a job file's `[join]` table).
     #[command(flatten)]
     pub spec: JoinSpec,
-    /// Check and plan the job (options, inputs' footers, columns and key types, the filter,
-    /// the output directory) and print the plan instead of joining: nothing is read but
-    /// footers and the filter, and nothing is written.
-    /// `--dry-run=json` prints it as one JSON object.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "FORMAT",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "text"
-    )]
-    pub dry_run: Option<crate::cli::DryRunFormat>,
+    #[command(flatten)]
+    pub dry_run: crate::cli::DryRunArg,
 }
 
 /// Run `join` and print the summary with the counters; warnings go to stderr, even with
 /// `--quiet`.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
     let job = args.spec.to_job()?;
-    if let Some(format) = args.dry_run {
+    if let Some(format) = args.dry_run.format {
         return crate::cli::print_dry_run(&join::dry_run(&job, false, false)?, format, quiet);
     }
     let report = join::run(&job, !quiet)?;

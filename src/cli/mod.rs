@@ -76,6 +76,26 @@ pub enum DryRunFormat {
     Json,
 }
 
+/// `--dry-run[=FORMAT]`, as `train`, `join` and `run` take it.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct DryRunArg {
+    /// Check and plan the job as its run would (options, inputs' footers, columns and key
+    /// types, a join's filter unless a train step of the job writes it, the output) and
+    /// print the plan instead of running: nothing is read but footers (and that filter) and
+    /// nothing is written. `--dry-run=json` prints the plan as one JSON object (`run`: the
+    /// job file and each step's plan).
+    #[arg(
+        id = "dry_run",
+        long = "dry-run",
+        value_enum,
+        value_name = "FORMAT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text"
+    )]
+    pub format: Option<DryRunFormat>,
+}
+
 /// Print a dry run's plan (text unless `quiet`; JSON always) and its warnings, on stderr
 /// even with `--quiet`.
 pub(crate) fn print_dry_run(

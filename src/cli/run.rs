@@ -14,26 +14,15 @@ pub struct Args {
     /// (repeatable; the value is TOML, or else a string).
     #[arg(long = "set", value_name = "TABLE.KEY=VALUE")]
     pub set: Vec<String>,
-    /// Check and plan every step (as `train --dry-run` and `join --dry-run` do; a join's
-    /// filter that the train step writes is not read) and print the plans instead of
-    /// running: nothing is read but footers and nothing is written. `--dry-run=json` prints
-    /// one JSON object: the job file and each step's plan.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "FORMAT",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "text"
-    )]
-    pub dry_run: Option<crate::cli::DryRunFormat>,
+    #[command(flatten)]
+    pub dry_run: crate::cli::DryRunArg,
 }
 
 /// Run `run`: validate the whole job, then its steps in order, printing each summary.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
     let t0 = Instant::now();
     let job = Job::load(&args.job, &args.set)?;
-    let json = args.dry_run == Some(crate::cli::DryRunFormat::Json);
+    let json = args.dry_run.format == Some(crate::cli::DryRunFormat::Json);
     if !quiet && !json {
         let names: Vec<&str> = job.steps().iter().map(|s| s.name()).collect();
         let mut head = format!("job {}: {}\n", job.path, names.join(", then "));
@@ -42,7 +31,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         }
         crate::cli::print(&head)?;
     }
-    if let Some(format) = args.dry_run {
+    if let Some(format) = args.dry_run.format {
         let plans = job::dry_run(&job)?;
         if json {
             for w in plans.iter().flat_map(|d| &d.warnings) {

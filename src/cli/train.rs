@@ -286,25 +286,14 @@ pub struct Args {
     /// The job's options (also a job file's `[train]` table).
     #[command(flatten)]
     pub spec: TrainSpec,
-    /// Check and plan the job (options, inputs' footers, key columns and types, --where,
-    /// the filter's size, the output) and print the plan instead of training: nothing is
-    /// read but footers and nothing is written.
-    /// `--dry-run=json` prints it as one JSON object.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "FORMAT",
-        num_args = 0..=1,
-        require_equals = true,
-        default_missing_value = "text"
-    )]
-    pub dry_run: Option<crate::cli::DryRunFormat>,
+    #[command(flatten)]
+    pub dry_run: crate::cli::DryRunArg,
 }
 
 /// Run `train` and print the summary.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
     let job = args.spec.to_job()?;
-    if let Some(format) = args.dry_run {
+    if let Some(format) = args.dry_run.format {
         return crate::cli::print_dry_run(&train::dry_run(&job)?, format, quiet);
     }
     let report = train::run(&job, !quiet)?;
