@@ -522,10 +522,7 @@ pub fn dry_run(
                 "key_family": f.family().to_string(),
                 "used": used,
                 "reason": reason,
-                "filter_mismatch": match job.filter_mismatch {
-                    FilterMismatch::Error => "error",
-                    FilterMismatch::IgnoreFilter => "ignore-filter",
-                },
+                "filter_mismatch": job.filter_mismatch,
             });
             let what = format!(
                 "{name}: {} layout, {}, k={}, {} keys",
@@ -621,7 +618,7 @@ pub fn dry_run(
                      extent: &crate::plan::Extent,
                      keys: &[String],
                      pred: &Option<Predicate>| {
-        let mut v = extent.to_json();
+        let mut v = serde_json::json!(extent);
         let keys: Vec<serde_json::Value> = keys
             .iter()
             .enumerate()

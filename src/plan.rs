@@ -378,7 +378,7 @@ impl Plan {
 }
 
 /// What a side's splits will read, from its files' footers ([`Plan::extent`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Extent {
     /// Files read (the pruned ones left out).
     pub files: usize,
@@ -393,20 +393,6 @@ pub struct Extent {
     pub bytes: u64,
     /// The same chunks uncompressed (the footers' sizes): about what decoding them produces.
     pub bytes_uncompressed: u64,
-}
-
-impl Extent {
-    /// Its numbers as JSON, for a dry run's plan.
-    pub fn to_json(self) -> serde_json::Value {
-        serde_json::json!({
-            "files": self.files,
-            "splits": self.splits,
-            "row_groups": self.row_groups,
-            "rows": self.rows,
-            "bytes": self.bytes,
-            "bytes_uncompressed": self.bytes_uncompressed,
-        })
-    }
 }
 
 impl std::fmt::Display for Extent {

@@ -873,7 +873,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
     if let Some(r) = &job.report {
         summary += &format!("  report {r} (written when the train runs)\n");
     }
-    let mut input = extent.to_json();
+    let mut input = serde_json::json!(extent);
     input["keys"] = job
         .columns
         .iter()

@@ -514,11 +514,7 @@ impl PartitionedWriter {
                         kept.map(|&c| Arc::clone(held[b].column(c))).collect()
                     })
                     .collect(),
-                None => vec![kept
-                    .iter()
-                    .map(|arrays| interleave(arrays, &idx))
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(|e| Error::arrow("splitting output rows by partition", e))?],
+                None => vec![gather(&kept, &idx)?],
             };
             let open = self.open.get_mut(&dir).expect("opened above");
             for columns in pieces {
@@ -540,12 +536,7 @@ impl PartitionedWriter {
                 }
                 idx.extend(rows);
             }
-            let columns = kept
-                .iter()
-                .map(|arrays| interleave(arrays, &idx))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|e| Error::arrow("splitting output rows by partition", e))?;
-            let rows = RecordBatch::try_new(self.spec.file_schema.clone(), columns)
+            let rows = RecordBatch::try_new(self.spec.file_schema.clone(), gather(&kept, &idx)?)
                 .map_err(|e| Error::arrow("output batch", e))?;
             self.overflow.push(rows, dirs)?;
         }
@@ -667,6 +658,15 @@ impl PartitionedWriter {
 
 /// A held row: its batch among the held ones, and its row in that batch.
 type HeldRow = (usize, usize);
+
+/// The rows `idx` of the held batches' columns `kept` (each column's arrays, by batch), in
+/// that order.
+fn gather(kept: &[Vec<&dyn Array>], idx: &[HeldRow]) -> Result<Vec<ArrayRef>> {
+    kept.iter()
+        .map(|arrays| interleave(arrays, idx))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| Error::arrow("splitting output rows by partition", e))
+}
 
 /// The held batches `idx` (a directory's rows, as (batch, row) in order) covers whole, when
 /// it is nothing but whole batches.
