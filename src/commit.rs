@@ -31,6 +31,7 @@
 //! cleans up after it. A run that exits 0 leaves a committed output: `_SUCCESS` and exactly the
 //! parts its manifest names (until a later `--overwrite` run replaces them the same way).
 
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::time::{Duration, Instant};
 
 use arrow::array::RecordBatch;
@@ -619,16 +620,103 @@ pub(crate) fn part_properties(
     b
 }
 
-/// Writes one Parquet part (zstd level 1 unless `--compression` says otherwise): straight into the staging location for local outputs, to a
-/// local temporary file uploaded at the end for object stores.
+/// How the output's files are written (`join --compression`, `--row-group-rows`,
+/// `--row-group-size`, `--max-rows-per-file`, `--max-file-size`): the pages' codec, where a
+/// row group ends and where a file ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FileFormat {
+    /// The pages' codec ([`Codec::compression`]).
+    pub compression: Compression,
+    /// The most rows of a row group (DuckDB's `ROW_GROUP_SIZE`).
+    pub row_group_rows: NonZeroUsize,
+    /// The most encoded bytes of a row group, as the parquet crate estimates them while it
+    /// writes (Spark's `parquet.block.size`, DuckDB's `ROW_GROUP_SIZE_BYTES`).
+    pub row_group_bytes: Option<NonZeroUsize>,
+    /// The most rows of a file (Spark's `maxRecordsPerFile`): a part's further rows go on
+    /// in a further file.
+    pub max_rows: Option<NonZeroU64>,
+    /// About the most bytes of a file (DuckDB's `FILE_SIZE_BYTES`): a file is closed after
+    /// the batch that takes its written and buffered row groups (as the writer estimates
+    /// them) past this, so it may pass it by one batch's encoded rows and the footer.
+    pub max_bytes: Option<NonZeroU64>,
+}
+
+/// The most rows of an output row group unless `--row-group-rows` says otherwise: the parquet
+/// crate's default.
+pub const DEFAULT_ROW_GROUP_ROWS: usize =
+    parquet::file::properties::DEFAULT_MAX_ROW_GROUP_ROW_COUNT;
+
+impl FileFormat {
+    /// Files in `compression` with the default row groups and no file limits.
+    pub fn new(compression: Compression) -> FileFormat {
+        FileFormat {
+            compression,
+            row_group_rows: NonZeroUsize::new(DEFAULT_ROW_GROUP_ROWS).expect("nonzero"),
+            row_group_bytes: None,
+            max_rows: None,
+            max_bytes: None,
+        }
+    }
+
+    /// The writer properties of a file of `schema` with the Parquet Bloom filters `blooms`.
+    fn properties(
+        &self,
+        schema: &SchemaRef,
+        blooms: &crate::bloom::sbbf::WriteBlooms,
+    ) -> WriterProperties {
+        // A file of at most `max_rows` rows holds no more distinct values per column.
+        let blooms = match self.max_rows {
+            Some(n) => blooms.at_most(n.get()),
+            None => blooms.clone(),
+        };
+        blooms
+            .apply(part_properties(schema, self.compression))
+            .set_max_row_group_row_count(Some(self.row_group_rows.get()))
+            .set_max_row_group_bytes(self.row_group_bytes.map(NonZeroUsize::get))
+            .build()
+    }
+}
+
+/// The name of a part's `k`-th file (from 0): the part's own name, then
+/// `part-00003-1`, `part-00003-2`, ... (final names `part-00003-1-<run-id>.parquet`).
+pub(crate) fn file_name(part: &str, k: usize) -> String {
+    match k {
+        0 => part.to_string(),
+        k => format!("{part}-{k}"),
+    }
+}
+
+/// A file a [`PartWriter`] wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenFile {
+    /// Its task part name ([`file_name`]: `part-00003`, `dt=2024-01-01/part-00003-1`).
+    pub name: String,
+    /// Rows written.
+    pub rows: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+/// Writes one part: one Parquet file, or several when [`FileFormat`] bounds a file's rows or
+/// bytes (the part's next rows then go to its next file, [`file_name`]). Each file is
+/// written straight into the staging location for local outputs, or to a local temporary
+/// file uploaded as soon as it is complete for object stores (so a file's size bounds the
+/// local disk an upload takes).
 pub struct PartWriter {
-    writer: Option<ArrowWriter<PartFile>>,
-    /// The first I/O error the part's file returned (see [`PartWriter::parquet_error`]).
-    failed: WriteFailure,
-    local: std::path::PathBuf,
-    target: Location,
-    upload: bool,
-    rows: u64,
+    staging: Staging,
+    /// The part's name (`part-00003`, `dt=2024-01-01/part-00003`).
+    name: String,
+    /// Every file's writer properties (boxed: they are a kilobyte).
+    props: Box<WriterProperties>,
+    schema: SchemaRef,
+    format: FileFormat,
+    /// The file being written (none between a file that reached its limit and the next
+    /// rows).
+    file: Option<OpenFile>,
+    /// The files complete.
+    done: Vec<WrittenFile>,
+    /// Fail every write with this error (a fault test's full disk).
+    fault: Option<std::io::Error>,
     /// Batches taken by [`PartWriter::write`] and not yet handed to the Parquet writer.
     pending: Vec<RecordBatch>,
     /// Their memory (as Arrow counts it: a slice counts its whole buffers).
@@ -637,32 +725,66 @@ pub struct PartWriter {
     buffer_bytes: usize,
 }
 
+/// One file of a part, being written.
+struct OpenFile {
+    writer: ArrowWriter<PartFile>,
+    /// The first I/O error the file returned (see [`file_error`]).
+    failed: WriteFailure,
+    local: LocalFile,
+    target: Location,
+    rows: u64,
+}
+
 impl PartWriter {
-    /// Start a part at `target` with `schema`, the Parquet Bloom filters `blooms` and the
-    /// pages' `compression` ([`Codec::compression`]).
+    /// Start part `name` in `staging` with `schema`, the Parquet Bloom filters `blooms` and
+    /// the files' `format`. Its first file is created now (a part of no rows is one empty
+    /// file).
     pub fn create(
-        target: Location,
+        staging: &Staging,
+        name: &str,
         schema: SchemaRef,
         blooms: &crate::bloom::sbbf::WriteBlooms,
-        compression: Compression,
+        format: &FileFormat,
     ) -> Result<Self> {
         Self::create_with_fault(
-            target,
+            staging,
+            name,
             schema,
             blooms,
-            compression,
+            format,
             crate::fault::io_error("write"),
         )
     }
 
-    /// [`PartWriter::create`] whose file fails every write with `fault`, if given.
+    /// [`PartWriter::create`] whose files fail every write with `fault`, if given.
     fn create_with_fault(
-        target: Location,
+        staging: &Staging,
+        name: &str,
         schema: SchemaRef,
         blooms: &crate::bloom::sbbf::WriteBlooms,
-        compression: Compression,
+        format: &FileFormat,
         fault: Option<std::io::Error>,
     ) -> Result<Self> {
+        let mut w = PartWriter {
+            staging: staging.clone(),
+            name: name.to_string(),
+            props: Box::new(format.properties(&schema, blooms)),
+            schema,
+            format: *format,
+            file: None,
+            done: Vec::new(),
+            fault,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            buffer_bytes: 0,
+        };
+        w.open_file()?;
+        Ok(w)
+    }
+
+    /// Start the part's next file.
+    fn open_file(&mut self) -> Result<()> {
+        let target = self.staging.part(&file_name(&self.name, self.done.len()));
         let (local, upload) = match target.local_path() {
             Some(p) => (p.to_path_buf(), false),
             None => {
@@ -684,26 +806,30 @@ impl PartWriter {
         let failed = WriteFailure::default();
         let file = PartFile {
             file,
-            fault,
+            fault: self
+                .fault
+                .as_ref()
+                .map(|e| std::io::Error::new(e.kind(), e.to_string())),
             failed: failed.clone(),
         };
-        let props = blooms.apply(part_properties(&schema, compression)).build();
-        let writer =
-            ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| Error::Parquet {
+        // Made before the writer, so that a failed start removes a temporary file.
+        let local = LocalFile {
+            path: local,
+            upload,
+        };
+        let writer = ArrowWriter::try_new(file, self.schema.clone(), Some(WriterProperties::clone(&self.props)))
+            .map_err(|source| Error::Parquet {
                 location: target.to_string(),
                 source,
             })?;
-        Ok(PartWriter {
-            writer: Some(writer),
+        self.file = Some(OpenFile {
+            writer,
             failed,
             local,
             target,
-            upload,
             rows: 0,
-            pending: Vec::new(),
-            pending_bytes: 0,
-            buffer_bytes: 0,
-        })
+        });
+        Ok(())
     }
 
     /// Keep written batches until they hold `bytes` of memory, then encode them in one go.
@@ -723,7 +849,6 @@ impl PartWriter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        self.rows += batch.num_rows() as u64;
         self.pending_bytes += batch.get_array_memory_size();
         self.pending.push(batch.clone());
         if self.pending_bytes >= self.buffer_bytes {
@@ -734,62 +859,129 @@ impl PartWriter {
 
     /// Hand the pending batches to the Parquet writer, in the order they came.
     fn write_pending(&mut self) -> Result<()> {
-        let w = self.writer.as_mut().expect("open writer");
-        // The drain empties `pending` even when a write fails part way.
-        let r = self.pending.drain(..).try_for_each(|b| w.write(&b));
+        // The take empties `pending` even when a write fails part way.
+        let pending = std::mem::take(&mut self.pending);
         self.pending_bytes = 0;
-        r.map_err(|source| self.parquet_error(source))
+        pending.into_iter().try_for_each(|b| self.encode(b))
     }
 
-    /// The error of a failed Parquet write: the I/O error of the part's file when there was
-    /// one, so that its kind decides the exit code (a full disk is exit 1). The parquet crate
-    /// keeps the kind of most write errors, but not of a failed Bloom filter write, which it
-    /// turns into text ("Could not write bloom filter bit set: ...").
-    fn parquet_error(&self, source: parquet::errors::ParquetError) -> Error {
-        match self.failed.lock().expect("write failure").take() {
-            Some(io) => Error::io(self.target.to_string(), io),
-            None => Error::Parquet {
-                location: self.target.to_string(),
-                source,
-            },
+    /// Encode a batch into the part's files: as many rows as the open file may still take,
+    /// the rest into the next ones.
+    fn encode(&mut self, mut batch: RecordBatch) -> Result<()> {
+        while batch.num_rows() > 0 {
+            if self.file.is_none() {
+                self.open_file()?;
+            }
+            let f = self.file.as_mut().expect("open file");
+            let room = self.format.max_rows.map_or(u64::MAX, |m| m.get() - f.rows);
+            let n = (batch.num_rows() as u64).min(room) as usize;
+            let r = if n == batch.num_rows() {
+                f.writer.write(&batch)
+            } else {
+                f.writer.write(&batch.slice(0, n))
+            };
+            r.map_err(|source| f.error(source))?;
+            f.rows += n as u64;
+            batch = batch.slice(n, batch.num_rows() - n);
+            let full_rows = self.format.max_rows.is_some_and(|m| f.rows >= m.get());
+            let full_bytes = self.format.max_bytes.is_some_and(|m| {
+                (f.writer.bytes_written() + f.writer.in_progress_size()) as u64 >= m.get()
+            });
+            if full_rows || full_bytes {
+                self.close_file()?;
+            }
         }
+        Ok(())
+    }
+
+    /// Finish the open file (uploading it to an object store).
+    fn close_file(&mut self) -> Result<()> {
+        let Some(OpenFile {
+            writer,
+            failed,
+            local,
+            target,
+            rows,
+        }) = self.file.take()
+        else {
+            return Ok(());
+        };
+        if let Err(source) = writer.close() {
+            return Err(file_error(&failed, &target, source));
+        }
+        let bytes = std::fs::metadata(&local.path)
+            .map_err(|e| Error::io(local.path.display().to_string(), e))?
+            .len();
+        if local.upload {
+            crate::store::upload_file(&local.path, &target)?;
+        }
+        self.done.push(WrittenFile {
+            name: file_name(&self.name, self.done.len()),
+            rows,
+            bytes,
+        });
+        Ok(())
     }
 
     /// Bytes the part holds in memory: the row group being written (its encoders, pages
     /// and dictionaries) and the batches not yet handed to it.
     pub fn memory_size(&self) -> usize {
-        self.writer.as_ref().map_or(0, |w| w.memory_size()) + self.pending_bytes
+        self.file.as_ref().map_or(0, |f| f.writer.memory_size()) + self.pending_bytes
     }
 
     /// Write out the buffered rows as a row group now.
     pub fn flush_row_group(&mut self) -> Result<()> {
         self.write_pending()?;
-        let w = self.writer.as_mut().expect("open writer");
-        w.flush().map_err(|source| self.parquet_error(source))
+        if let Some(f) = self.file.as_mut() {
+            f.writer.flush().map_err(|source| f.error(source))?;
+        }
+        Ok(())
     }
 
-    /// Finish the part; returns `(rows, bytes)`.
-    pub fn finish(mut self) -> Result<(u64, u64)> {
+    /// Finish the part; its files, in order.
+    pub fn finish(mut self) -> Result<Vec<WrittenFile>> {
         self.write_pending()?;
-        let w = self.writer.take().expect("open writer");
-        if let Err(source) = w.close() {
-            return Err(self.parquet_error(source));
-        }
-        let bytes = std::fs::metadata(&self.local)
-            .map_err(|e| Error::io(self.local.display().to_string(), e))?
-            .len();
-        if self.upload {
-            crate::store::upload_file(&self.local, &self.target)?;
-            let _ = std::fs::remove_file(&self.local);
-        }
-        Ok((self.rows, bytes))
+        self.close_file()?;
+        Ok(std::mem::take(&mut self.done))
     }
 }
 
-impl Drop for PartWriter {
+impl OpenFile {
+    /// The error of a failed Parquet write to this file ([`file_error`]).
+    fn error(&self, source: parquet::errors::ParquetError) -> Error {
+        file_error(&self.failed, &self.target, source)
+    }
+}
+
+/// The error of a failed Parquet write to `target`: the I/O error of its file when there was
+/// one (`failed`), so that its kind decides the exit code (a full disk is exit 1). The parquet
+/// crate keeps the kind of most write errors, but not of a failed Bloom filter write, which
+/// it turns into text ("Could not write bloom filter bit set: ...").
+fn file_error(
+    failed: &WriteFailure,
+    target: &Location,
+    source: parquet::errors::ParquetError,
+) -> Error {
+    match failed.lock().expect("write failure").take() {
+        Some(io) => Error::io(target.to_string(), io),
+        None => Error::Parquet {
+            location: target.to_string(),
+            source,
+        },
+    }
+}
+
+/// A file being written locally: the output's own for local outputs, else a temporary file
+/// that is removed when dropped (uploaded, failed or cancelled).
+struct LocalFile {
+    path: std::path::PathBuf,
+    upload: bool,
+}
+
+impl Drop for LocalFile {
     fn drop(&mut self) {
         if self.upload {
-            let _ = std::fs::remove_file(&self.local);
+            let _ = std::fs::remove_file(&self.path);
         }
     }
 }
@@ -1245,10 +1437,11 @@ mod tests {
             max_distinct: Vec::new(),
         };
         let mut w = PartWriter::create_with_fault(
-            Location::parse(path.to_str().unwrap()).unwrap(),
+            &Staging::at(&path),
+            part_stem(&path),
             schema,
             &blooms,
-            Codec::Zstd.compression(None).unwrap(),
+            &FileFormat::new(Codec::Zstd.compression(None).unwrap()),
             Some(std::io::Error::from_raw_os_error(28)),
         )
         .unwrap();
@@ -1259,6 +1452,25 @@ mod tests {
             crate::error::one_line(&e).contains("No space left on device"),
             "{e:?}"
         );
+    }
+
+    impl Staging {
+        /// The staging folder of the file `path` (`dir/name.parquet`).
+        fn at(path: &std::path::Path) -> Staging {
+            Staging {
+                dir: Location::parse(path.parent().unwrap().to_str().unwrap()).unwrap(),
+            }
+        }
+    }
+
+    /// The part name of `path`: its file name without `.parquet`.
+    fn part_stem(path: &std::path::Path) -> &str {
+        path.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .strip_suffix(".parquet")
+            .unwrap()
     }
 
     #[test]
@@ -1425,10 +1637,11 @@ mod tests {
         ];
         let batch = RecordBatch::try_new(schema.clone(), cols).unwrap();
         let mut w = PartWriter::create(
-            Location::parse(path.to_str().unwrap()).unwrap(),
+            &Staging::at(&path),
+            part_stem(&path),
             schema,
             &crate::bloom::sbbf::WriteBlooms::none(),
-            Codec::Zstd.compression(None).unwrap(),
+            &FileFormat::new(Codec::Zstd.compression(None).unwrap()),
         )
         .unwrap();
         w.write(&batch).unwrap();
@@ -1498,10 +1711,11 @@ mod tests {
                 max_distinct,
             };
             let mut w = PartWriter::create(
-                Location::parse(path.to_str().unwrap()).unwrap(),
+                &Staging::at(&path),
+                part_stem(&path),
                 schema.clone(),
                 &blooms,
-                Codec::Zstd.compression(None).unwrap(),
+                &FileFormat::new(Codec::Zstd.compression(None).unwrap()),
             )
             .unwrap();
             w.write(&batch).unwrap();
@@ -1540,10 +1754,11 @@ mod tests {
             max_distinct: Vec::new(),
         };
         let mut w = PartWriter::create_with_fault(
-            Location::parse(path.to_str().unwrap()).unwrap(),
+            &Staging::at(&path),
+            part_stem(&path),
             batches[0].schema(),
             &blooms,
-            Codec::Zstd.compression(None).unwrap(),
+            &FileFormat::new(Codec::Zstd.compression(None).unwrap()),
             fault.map(std::io::Error::from_raw_os_error),
         )?
         .with_write_buffer(buffer);
@@ -1600,6 +1815,161 @@ mod tests {
             proptest::prop_assert_eq!(part_bytes(&batches, buffer, None).unwrap(), at_once.clone());
             proptest::prop_assert_eq!(part_bytes(&batches, usize::MAX, None).unwrap(), at_once);
         }
+    }
+
+    /// The batches of a Parquet file, read back whole.
+    fn read_file(bytes: Bytes) -> (Vec<RecordBatch>, Vec<usize>) {
+        let reader =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+        let groups = reader
+            .metadata()
+            .row_groups()
+            .iter()
+            .map(|g| g.num_rows() as usize)
+            .collect();
+        let batches = reader.build().unwrap().map(|b| b.unwrap()).collect();
+        (batches, groups)
+    }
+
+    /// The files part `name` wrote into `staging` under `format` from `batches` (with a write
+    /// buffer of `buffer` bytes), each as its report, its rows and its row groups' sizes.
+    fn rolled(
+        staging: &Staging,
+        batches: &[RecordBatch],
+        buffer: usize,
+        format: &FileFormat,
+    ) -> Vec<(WrittenFile, Vec<RecordBatch>, Vec<usize>)> {
+        let blooms = crate::bloom::sbbf::WriteBlooms {
+            columns: vec!["k".into()],
+            fpp: 0.01,
+            max_distinct: Vec::new(),
+        };
+        let mut w = PartWriter::create(staging, "part-00001", batches[0].schema(), &blooms, format)
+            .unwrap()
+            .with_write_buffer(buffer);
+        for b in batches {
+            w.write(b).unwrap();
+        }
+        let files = w.finish().unwrap();
+        files
+            .into_iter()
+            .enumerate()
+            .map(|(k, f)| {
+                assert_eq!(f.name, file_name("part-00001", k));
+                let bytes = staging.part(&f.name).read_all().unwrap();
+                assert_eq!(bytes.len() as u64, f.bytes, "{}", f.name);
+                let (rows, groups) = read_file(bytes);
+                (f, rows, groups)
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+        /// A part with at most `max` rows a file writes its rows, in order, into files of
+        /// exactly `max` rows but the last, named `part-00001`, `part-00001-1`, ..., with row
+        /// groups of at most `--row-group-rows`; for any batch sizes and write buffer.
+        #[test]
+        fn a_part_goes_on_in_files_of_at_most_max_rows(
+            sizes in proptest::collection::vec(1usize..2_500, 1..12),
+            max in 1u64..6_000,
+            group in 1usize..3_000,
+            buffer in proptest::prop_oneof![proptest::strategy::Just(0usize), 1usize..2_000_000],
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let staging = Staging::at(&dir.path().join("x.parquet"));
+            let batches = batches_of(&sizes);
+            let mut format = FileFormat::new(Compression::UNCOMPRESSED);
+            format.max_rows = NonZeroU64::new(max);
+            format.row_group_rows = NonZeroUsize::new(group).unwrap();
+            let files = rolled(&staging, &batches, buffer, &format);
+            let total: usize = sizes.iter().sum();
+            proptest::prop_assert_eq!(files.len(), total.div_ceil(max as usize));
+            for (k, (f, _, groups)) in files.iter().enumerate() {
+                let expected = if k + 1 < files.len() { max } else { total as u64 - max * k as u64 };
+                proptest::prop_assert_eq!(f.rows, expected);
+                proptest::prop_assert_eq!(groups.iter().sum::<usize>() as u64, f.rows);
+                proptest::prop_assert!(groups.iter().all(|&g| g <= group), "{:?}", groups);
+            }
+            let back: Vec<RecordBatch> = files.into_iter().flat_map(|(_, rows, _)| rows).collect();
+            let schema = batches[0].schema();
+            proptest::prop_assert_eq!(
+                arrow::compute::concat_batches(&schema, &back).unwrap(),
+                arrow::compute::concat_batches(&schema, &batches).unwrap()
+            );
+        }
+    }
+
+    /// A part with `max_bytes` closes each file after the batch that takes the writer's
+    /// estimate of it past the size. Without a codec the estimate is the bytes: every file
+    /// but the last ends within that batch (and the footer and Bloom filter) of the size, and
+    /// the rows come back in order.
+    #[test]
+    fn a_part_goes_on_in_files_of_about_max_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let staging = Staging::at(&dir.path().join("x.parquet"));
+        let batches = batches_of(&[1_000; 60]);
+        let mut format = FileFormat::new(Compression::UNCOMPRESSED);
+        let whole: u64 = rolled(&staging, &batches, 0, &format)[0].0.bytes;
+        let max = whole / 6;
+        format.max_bytes = NonZeroU64::new(max);
+        // A batch of 1,000 rows is about 70 KB; a footer and a filter of a few thousand keys
+        // a few KB.
+        let batch = whole / 60;
+        for buffer in [0, 1 << 20] {
+            let files = rolled(&staging, &batches, buffer, &format);
+            assert!((6..=7).contains(&files.len()), "{} files", files.len());
+            for (f, _, _) in &files[..files.len() - 1] {
+                assert!(f.bytes <= max + batch + 16_384, "{f:?} against {max}");
+                assert!(f.bytes >= max - 16_384, "{f:?} against {max}");
+            }
+            let back: Vec<RecordBatch> = files.into_iter().flat_map(|(_, rows, _)| rows).collect();
+            let schema = batches[0].schema();
+            assert_eq!(
+                arrow::compute::concat_batches(&schema, &back).unwrap(),
+                arrow::compute::concat_batches(&schema, &batches).unwrap()
+            );
+        }
+    }
+
+    /// On an object store each file is uploaded when it is complete, and its local temporary
+    /// file removed; a part that ends exactly at a file's limit leaves no empty file after
+    /// it, and a part of no rows is one empty file.
+    #[test]
+    fn files_of_an_object_store_part_are_uploaded_as_they_complete() {
+        let staging = Staging {
+            dir: Location::parse("memory:///rolled/_temporary/run").unwrap(),
+        };
+        let batches = batches_of(&[700, 700, 600]);
+        let mut format = FileFormat::new(Compression::UNCOMPRESSED);
+        format.max_rows = NonZeroU64::new(1_000);
+        let files = rolled(&staging, &batches, 0, &format);
+        let rows: Vec<u64> = files.iter().map(|(f, _, _)| f.rows).collect();
+        assert_eq!(rows, [1_000, 1_000]);
+        let temp = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.starts_with(TEMP_PART_PREFIX)
+                    && n.contains(&format!("-{}-", std::process::id()))
+                    && n.contains("rolled")
+            })
+            .count();
+        assert_eq!(temp, 0, "temporary files left behind");
+        let blooms = crate::bloom::sbbf::WriteBlooms::none();
+        let w = PartWriter::create(
+            &staging,
+            "part-00002",
+            batches[0].schema(),
+            &blooms,
+            &format,
+        )
+        .unwrap();
+        let empty = w.finish().unwrap();
+        assert_eq!(empty.len(), 1);
+        assert_eq!(empty[0].rows, 0);
+        assert!(staging.part("part-00002").exists().unwrap());
     }
 
     /// A full disk under a write buffer is still exit 1, from whichever call encodes the

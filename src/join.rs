@@ -125,8 +125,10 @@ pub struct JoinJob {
     /// (`dt=2024-01-01/`) instead of being written in them. Checked against the output
     /// schema when the sides are planned.
     pub(crate) partition_by: Option<Vec<String>>,
-    /// The codec of the output parts' pages (`--compression`, `--compression-level`).
-    pub(crate) compression: parquet::basic::Compression,
+    /// How the output's files are written: the pages' codec (`--compression`,
+    /// `--compression-level`), the row groups (`--row-group-rows`, `--row-group-size`) and
+    /// the files' limits (`--max-rows-per-file`, `--max-file-size`).
+    pub(crate) format: crate::commit::FileFormat,
     /// Skip right row groups with the right files' own Parquet Bloom filters (off with
     /// `--no-sbbf`).
     pub(crate) sbbf: bool,
@@ -232,7 +234,7 @@ impl<'a> Ctx<'a> {
                     fpp: job.bloom_fpp,
                     max_distinct: Vec::new(),
                 },
-                compression: job.compression,
+                format: job.format,
                 partitioning: plan.partitioning.clone(),
                 // Reduce-side keeps a spill file per partition and side open.
                 open_parts: match plan.partitioning {
@@ -681,7 +683,7 @@ pub fn dry_run(
         },
         columns.len(),
         columns.join(", "),
-        codec_name(job.compression)
+        codec_name(job.format.compression)
     );
     if !plan.bloom_columns.is_empty() {
         output += &format!(
@@ -692,6 +694,7 @@ pub fn dry_run(
     if let Some(p) = &plan.partitioning {
         output += &format!(", partitioned by {}", p.names().join(", "));
     }
+    output += &file_limits(&job.format);
     let mut summary = format!(
         "dry run ({} join, {workers} workers): checked; nothing read but footers{}, nothing written\n",
         job.join_type.name(),
@@ -736,7 +739,11 @@ pub fn dry_run(
             "location": job.output.to_string(),
             "replaces": !fresh,
             "columns": columns,
-            "compression": codec_name(job.compression),
+            "compression": codec_name(job.format.compression),
+            "row_group_rows": job.format.row_group_rows,
+            "row_group_size": job.format.row_group_bytes,
+            "max_rows_per_file": job.format.max_rows,
+            "max_file_size": job.format.max_bytes,
             "bloom_columns": plan.bloom_columns,
             "partition_by": plan.partitioning.as_ref().map(|p| p.names().to_vec()),
         },
@@ -748,6 +755,31 @@ pub fn dry_run(
         warnings,
         plan: plan_json,
     })
+}
+
+/// The row groups' and files' limits of `format` that are not the defaults, for the dry
+/// run's output line (empty when all are).
+fn file_limits(format: &crate::commit::FileFormat) -> String {
+    let mut out = String::new();
+    if format.row_group_rows.get() != crate::commit::DEFAULT_ROW_GROUP_ROWS {
+        out += &format!(", row groups of at most {} rows", format.row_group_rows);
+    }
+    if let Some(b) = format.row_group_bytes {
+        out += &format!(
+            ", row groups of about {} at most",
+            crate::report::human_bytes(b.get() as u64)
+        );
+    }
+    if let Some(n) = format.max_rows {
+        out += &format!(", files of at most {n} rows");
+    }
+    if let Some(b) = format.max_bytes {
+        out += &format!(
+            ", files of about {} at most",
+            crate::report::human_bytes(b.get())
+        );
+    }
+    out
 }
 
 /// A codec as `--compression` and `--compression-level` name it.

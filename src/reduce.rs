@@ -142,8 +142,8 @@ pub(crate) struct JoinShape {
     pub key_arity: usize,
     /// The Parquet Bloom filters every part carries.
     pub blooms: crate::bloom::sbbf::WriteBlooms,
-    /// The codec of every part's pages.
-    pub compression: parquet::basic::Compression,
+    /// How every part's files are written (codec, row groups, file limits).
+    pub format: crate::commit::FileFormat,
     /// `--partition-by`: the partition directories the rows go to.
     pub partitioning: Option<Arc<OutputPartitioning>>,
     /// With it, the most parts each task keeps open.
@@ -484,12 +484,12 @@ impl Emitter {
     ) -> Result<Self> {
         let writer = match &shape.partitioning {
             None => PartSink::One {
-                name: name.to_string(),
                 writer: PartWriter::create(
-                    staging.part(name),
+                    staging,
+                    name,
                     shape.out_schema.clone(),
                     &shape.blooms,
-                    shape.compression,
+                    &shape.format,
                 )?
                 .with_write_buffer(write_buffer),
             },
@@ -500,7 +500,7 @@ impl Emitter {
                     &shape.out_schema,
                     Arc::clone(p),
                     shape.blooms.clone(),
-                    shape.compression,
+                    shape.format,
                     shape.open_parts,
                 )?
                 .with_write_buffer(write_buffer),
@@ -970,7 +970,7 @@ mod tests {
             left_schema: Arc::new(Schema::new(vec![field("lk"), field("lv")])),
             key_arity: 1,
             blooms: crate::bloom::sbbf::WriteBlooms::none(),
-            compression: parquet::basic::Compression::UNCOMPRESSED,
+            format: crate::commit::FileFormat::new(parquet::basic::Compression::UNCOMPRESSED),
             partitioning: None,
             open_parts: 1,
         };

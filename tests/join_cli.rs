@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow::array::*;
 
-use crate::util::{files_below, read_rows, run_in, write_parquet};
+use crate::util::{files_below, read_rows, root, run_in, write_parquet};
 
 struct User {
     id: Option<i64>,
@@ -2282,4 +2282,231 @@ fn files_with_different_columns_are_unioned_by_name() {
         ],
     )
     .fails(2, &["\"nope\"", "no such column"]);
+}
+
+/// The files of an output, below `out` (`.parquet` names, partition directories included),
+/// each with its rows and the rows of each of its row groups.
+fn output_files(out: &Path) -> Vec<(String, u64, Vec<u64>)> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    files_below(out)
+        .into_iter()
+        .filter(|f| f.ends_with(".parquet") && !f.starts_with('_'))
+        .map(|f| {
+            let r = SerializedFileReader::new(std::fs::File::open(out.join(&f)).unwrap()).unwrap();
+            let groups: Vec<u64> = r
+                .metadata()
+                .row_groups()
+                .iter()
+                .map(|g| g.num_rows() as u64)
+                .collect();
+            (f, groups.iter().sum(), groups)
+        })
+        .collect()
+}
+
+/// `--max-rows-per-file`, `--max-file-size`, `--row-group-rows` and `--row-group-size` (Spark's
+/// maxRecordsPerFile and parquet.block.size, DuckDB's FILE_SIZE_BYTES and ROW_GROUP_SIZE):
+/// under both strategies, with and without `--partition-by`, the output holds the same rows
+/// as without them, in files and row groups within the limits, named `part-NNNNN-<run>` and
+/// then `part-NNNNN-K-<run>`, every one listed in `_SUCCESS` and counted in the report's
+/// `parts`. A limit that is not a positive number is refused naming its option, exit 2,
+/// nothing written.
+#[test]
+fn bounded_files_and_row_groups_hold_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = root().join("data/sample");
+    let (users, comments) = (sample.join("users"), sample.join("comments"));
+    let sides = [
+        "--left",
+        users.to_str().unwrap(),
+        "--left-key",
+        "Id",
+        "--left-where",
+        "Reputation > 1500",
+        "--right",
+        comments.to_str().unwrap(),
+        "--right-key",
+        "UserId",
+    ];
+    let join = |out: &str, extra: &[&str]| {
+        let mut args = vec!["join"];
+        args.extend(sides);
+        args.extend(["--output", out]);
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok()
+    };
+    for strategy in ["replicated", "reduce-side"] {
+        for partition in [None, Some("Location")] {
+            let mut base = vec!["-q", "--strategy", strategy];
+            if let Some(p) = partition {
+                base.extend(["--partition-by", p]);
+            }
+            let plain = format!("plain-{strategy}-{}", partition.is_some());
+            join(&plain, &base);
+            let (want, _) = read_rows(&d.join(&plain));
+            assert_eq!(want.len(), 18_635);
+            let plain_files = output_files(&d.join(&plain)).len();
+            for (limits, max_rows, max_group) in [
+                (&["--max-rows-per-file", "2000"][..], Some(2000), None),
+                (&["--row-group-rows", "1000"][..], None, Some(1000)),
+                (
+                    &["--max-rows-per-file", "1500", "--row-group-rows", "400"][..],
+                    Some(1500),
+                    Some(400),
+                ),
+                (&["--max-file-size", "64KiB"][..], None, None),
+                (&["--row-group-size", "16KiB"][..], None, None),
+            ] {
+                let out = format!("{plain}-{}", limits.join("").replace("--", "-"));
+                let mut extra = base.clone();
+                extra.extend_from_slice(limits);
+                extra.extend(["--report", "r.json"]);
+                join(&out, &extra);
+                let what = format!("{strategy} {partition:?} {limits:?}");
+                assert_eq!(read_rows(&d.join(&out)).0, want, "{what}");
+                let files = output_files(&d.join(&out));
+                if let Some(m) = max_rows {
+                    assert!(files.iter().all(|(_, n, _)| *n <= m), "{what}: {files:?}");
+                }
+                if let Some(g) = max_group {
+                    assert!(
+                        files.iter().all(|(_, _, gs)| gs.iter().all(|n| *n <= g)),
+                        "{what}: {files:?}"
+                    );
+                }
+                if limits[0] == "--row-group-size" || limits[0] == "--row-group-rows" {
+                    // Row groups, not files: as many files as without the limit.
+                    assert_eq!(files.len(), plain_files, "{what}");
+                    let groups: usize = files.iter().map(|(_, _, g)| g.len()).sum();
+                    assert!(groups > files.len(), "{what}: {files:?}");
+                } else if partition.is_none() || max_rows.is_some() {
+                    // (Partition directories hold too few bytes each for a size limit.)
+                    assert!(files.len() > plain_files, "{what}: {files:?}");
+                }
+                // Each task's files in a directory: part-NNNNN, then part-NNNNN-1, -2, ...
+                let mut tasks: std::collections::BTreeMap<(String, String), Vec<usize>> =
+                    Default::default();
+                for (f, _, _) in &files {
+                    let (dir, name) = f.rsplit_once('/').unwrap_or(("", f));
+                    let stem = name.strip_prefix("part-").unwrap().strip_suffix(".parquet");
+                    let fields: Vec<&str> = stem.unwrap().split('-').collect();
+                    let (task, k, run) = match fields.as_slice() {
+                        [task, run] => (task, 0, run),
+                        [task, k, run] => (task, k.parse().unwrap(), run),
+                        _ => panic!("{what}: {f}"),
+                    };
+                    assert!(task.len() == 5 && run.len() == 32, "{what}: {f}");
+                    tasks
+                        .entry((dir.to_string(), task.to_string()))
+                        .or_default()
+                        .push(k);
+                }
+                for (task, mut ks) in tasks {
+                    ks.sort();
+                    assert_eq!(ks, (0..ks.len()).collect::<Vec<_>>(), "{what}: {task:?}");
+                }
+                let success: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(d.join(&out).join("_SUCCESS")).unwrap())
+                        .unwrap();
+                let mut listed: Vec<&str> = success["parts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| p.as_str().unwrap())
+                    .collect();
+                listed.sort();
+                let mut found: Vec<&str> = files.iter().map(|(f, _, _)| f.as_str()).collect();
+                found.sort();
+                assert_eq!(listed, found, "{what}");
+                let report: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(d.join("r.json")).unwrap()).unwrap();
+                assert_eq!(report["parts"].as_u64(), Some(files.len() as u64), "{what}");
+            }
+        }
+    }
+    for (option, value, needle) in [
+        (
+            "--max-rows-per-file",
+            "0",
+            "--max-rows-per-file: must be at least 1",
+        ),
+        (
+            "--row-group-rows",
+            "0",
+            "--row-group-rows: must be at least 1",
+        ),
+        (
+            "--max-file-size",
+            "0",
+            "--max-file-size: \"0\" must be positive",
+        ),
+        (
+            "--max-file-size",
+            "12XB",
+            "--max-file-size: \"12XB\" has an unknown unit",
+        ),
+        (
+            "--row-group-size",
+            "big",
+            "--row-group-size: \"big\" is not a size",
+        ),
+    ] {
+        let mut args = vec!["join"];
+        args.extend(sides);
+        args.extend(["--output", "refused", option, value]);
+        run_in(d, &args).fails(2, &[needle]);
+        assert!(!d.join("refused").exists(), "{option} {value}");
+    }
+}
+
+/// The README's `--max-rows-per-file` example runs as written: its rows, and the names it
+/// lists (`<run-id>` standing for the run's id), each file within the limit.
+#[test]
+fn readme_bounded_files_example_is_true() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("- Row groups and files (job keys")
+        .expect("README row groups and files item");
+    let body = readme[start..].split("```").nth(1).expect("README example");
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root().join("data"), dir.path().join("data")).unwrap();
+    let mut lines = body.lines().map(str::trim).filter(|l| !l.is_empty());
+    let cmd = lines.next().unwrap().strip_prefix("$ bloomjoin ").unwrap();
+    let args = crate::composite_keys::shell_words(cmd);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let max: u64 = args[args
+        .iter()
+        .position(|a| *a == "--max-rows-per-file")
+        .unwrap()
+        + 1]
+    .parse()
+    .unwrap();
+    let out = run_in(dir.path(), &args).ok();
+    let (head, _) = lines.next().unwrap().split_once(" rows, ").unwrap();
+    assert!(out.contains(&format!("{head} rows, ")), "{out}");
+    let ls = lines.next().unwrap().strip_prefix("$ ls ").unwrap();
+    let files = output_files(&dir.path().join(ls));
+    let run = {
+        let (name, _, _) = &files[0];
+        let stem = name.strip_suffix(".parquet").unwrap();
+        stem.rsplit_once('-').unwrap().1.to_string()
+    };
+    let mut listed = std::fs::read_dir(dir.path().join(ls))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect::<Vec<_>>();
+    listed.sort();
+    let mut checked = 0;
+    for name in lines.filter(|l| *l != "...") {
+        let name = name.replace("<run-id>", &run);
+        assert!(listed.contains(&name), "{name:?} not in {listed:?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+    assert!(files.iter().all(|(_, n, _)| *n <= max), "{files:?}");
+    assert_eq!(
+        files.iter().map(|(_, n, _)| n).sum::<u64>().to_string(),
+        head.trim().trim_start_matches("output ").to_string()
+    );
 }

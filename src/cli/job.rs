@@ -603,7 +603,7 @@ output = "out/j"
         let e = Job::parse("j.toml", JOB, &sets(&["join.bloom-fpp=0"])).unwrap_err();
         assert!(e.to_string().contains("bloom-fpp"), "{e}");
         assert_eq!(
-            format!("{:?}", jn.compression),
+            format!("{:?}", jn.format.compression),
             format!(
                 "{:?}",
                 parquet::basic::Compression::GZIP(parquet::basic::GzipLevel::try_new(2).unwrap())

@@ -7,7 +7,7 @@ use std::num::{NonZeroU64, NonZeroUsize};
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::spark_keys::SparkKeyMode;
-use crate::commit::Codec;
+use crate::commit::{Codec, FileFormat};
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::join::{self, ColumnRef, FilterMismatch, JoinJob, JoinType, Side, SideJob, Strategy};
@@ -123,6 +123,21 @@ pub struct JoinSpec {
     /// to 11 [1]; snappy, lz4 and none have no levels.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub compression_level: Option<i32>,
+    /// The most rows of an output row group (DuckDB's ROW_GROUP_SIZE) [default: 1048576].
+    #[arg(long, value_name = "N")]
+    pub row_group_rows: Option<usize>,
+    /// About the most encoded bytes of an output row group, e.g. 128MiB (Spark's
+    /// parquet.block.size) [default: no limit but --row-group-rows].
+    #[arg(long, value_name = "SIZE")]
+    pub row_group_size: Option<String>,
+    /// The most rows of an output file (Spark's maxRecordsPerFile): a part's further rows go
+    /// on in further files (part-00000-1-<run>.parquet, ...) [default: no limit].
+    #[arg(long, value_name = "N")]
+    pub max_rows_per_file: Option<u64>,
+    /// About the most bytes of an output file, e.g. 256MiB (DuckDB's FILE_SIZE_BYTES): a file
+    /// is closed after the batch that takes it past this [default: no limit].
+    #[arg(long, value_name = "SIZE")]
+    pub max_file_size: Option<String>,
     /// Do not skip right row groups with the right files' own Parquet Bloom filters (for
     /// comparisons); the result is the same.
     #[arg(long)]
@@ -171,6 +186,10 @@ impl Default for JoinSpec {
             bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
             compression: Codec::Zstd,
             compression_level: None,
+            row_group_rows: None,
+            row_group_size: None,
+            max_rows_per_file: None,
+            max_file_size: None,
             no_sbbf: false,
             sbbf_max_keys: DEFAULT_SBBF_MAX_KEYS,
         }
@@ -289,10 +308,37 @@ impl JoinSpec {
                 .as_deref()
                 .map(|list| crate::cli::key_columns(list, "--partition-by"))
                 .transpose()?,
-            compression: spec.compression.compression(spec.compression_level)?,
+            format: self.file_format()?,
             sbbf: !spec.no_sbbf,
             sbbf_max_keys: spec.sbbf_max_keys,
         })
+    }
+}
+
+impl JoinSpec {
+    /// `--compression`, `--compression-level`, the row groups' and the files' limits,
+    /// checked.
+    fn file_format(&self) -> Result<FileFormat> {
+        let size = |s: &Option<String>, name: &str| -> Result<Option<u64>> {
+            s.as_deref().map(|s| parse_size(s, name)).transpose()
+        };
+        let mut format = FileFormat::new(self.compression.compression(self.compression_level)?);
+        if let Some(n) = self.row_group_rows {
+            format.row_group_rows = NonZeroUsize::new(n)
+                .ok_or_else(|| Error::param("--row-group-rows", "must be at least 1"))?;
+        }
+        // parse_size gives at least 1 byte.
+        format.row_group_bytes = size(&self.row_group_size, "--row-group-size")?
+            .and_then(|b| NonZeroUsize::new(usize::try_from(b).unwrap_or(usize::MAX)));
+        format.max_rows = self
+            .max_rows_per_file
+            .map(|n| {
+                NonZeroU64::new(n)
+                    .ok_or_else(|| Error::param("--max-rows-per-file", "must be at least 1"))
+            })
+            .transpose()?;
+        format.max_bytes = size(&self.max_file_size, "--max-file-size")?.and_then(NonZeroU64::new);
+        Ok(format)
     }
 }
 

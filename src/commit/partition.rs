@@ -32,10 +32,9 @@ use arrow::compute::interleave;
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use arrow::row::{RowConverter, SortField};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
-use parquet::basic::Compression;
 
 use super::overflow::{Overflow, MAX_RUNS, RUN_BYTES};
-use super::{PartWriter, Staging};
+use super::{FileFormat, PartWriter, Staging};
 use crate::bloom::sbbf::WriteBlooms;
 use crate::error::{Error, Result};
 use crate::plan::hive::DEFAULT_PARTITION;
@@ -312,10 +311,11 @@ fn trim_fraction(text: &str) -> String {
     head + &text[end..]
 }
 
-/// A part a task closed.
+/// A file of a part a task closed.
 #[derive(Debug)]
 pub(crate) struct WrittenPart {
-    /// Its name (`part-00003`, `dt=2024-01-01/part-00003`).
+    /// Its name (`part-00003`, `dt=2024-01-01/part-00003`, `part-00003-1` for a part's
+    /// second file).
     pub name: String,
     /// Rows written.
     pub rows: u64,
@@ -326,10 +326,25 @@ pub(crate) struct WrittenPart {
     pub overflow_rows: u64,
 }
 
+impl WrittenPart {
+    /// The files of a part, `overflow_rows` of whose rows came through the overflow
+    /// (counted with its first file).
+    fn of(files: Vec<super::WrittenFile>, overflow_rows: u64) -> Vec<WrittenPart> {
+        let mut overflow_rows = Some(overflow_rows);
+        files
+            .into_iter()
+            .map(|f| WrittenPart {
+                name: f.name,
+                rows: f.rows,
+                bytes: f.bytes,
+                overflow_rows: overflow_rows.take().unwrap_or(0),
+            })
+            .collect()
+    }
+}
+
 /// One open part of a partition directory.
 struct OpenPart {
-    /// Its name (`dt=2024-01-01/part-00003`).
-    name: String,
     writer: PartWriter,
     /// Rows it took from the overflow.
     overflow_rows: u64,
@@ -342,7 +357,7 @@ pub(crate) struct PartitionedWriter {
     task: String,
     spec: Arc<OutputPartitioning>,
     blooms: WriteBlooms,
-    compression: Compression,
+    format: FileFormat,
     rows: RowConverter,
     /// Each partition's directory (`dt=2024-01-01/region=EU`), by its row in `rows`' form.
     dirs: HashMap<Box<[u8]>, Arc<str>>,
@@ -376,7 +391,7 @@ impl PartitionedWriter {
         out_schema: &Schema,
         spec: Arc<OutputPartitioning>,
         blooms: WriteBlooms,
-        compression: Compression,
+        format: FileFormat,
         max_open: usize,
     ) -> Result<Self> {
         let fields = spec
@@ -392,7 +407,7 @@ impl PartitionedWriter {
             task: task.to_string(),
             spec,
             blooms,
-            compression,
+            format,
             rows,
             dirs: HashMap::new(),
             open: HashMap::new(),
@@ -554,18 +569,18 @@ impl PartitionedWriter {
         }
         let name = format!("{dir}/{}", self.task);
         let writer = PartWriter::create(
-            self.staging.part(&name),
+            &self.staging,
+            &name,
             self.spec.file_schema.clone(),
             &match rows {
                 Some(n) => self.blooms.at_most(n),
                 None => self.blooms.clone(),
             },
-            self.compression,
+            &self.format,
         )?;
         self.open.insert(
             Arc::clone(dir),
             OpenPart {
-                name,
                 writer,
                 overflow_rows: 0,
             },
@@ -608,13 +623,8 @@ impl PartitionedWriter {
 
     fn close(&mut self, dir: &Arc<str>) -> Result<()> {
         if let Some(p) = self.open.remove(dir) {
-            let (rows, bytes) = p.writer.finish()?;
-            self.closed.push(WrittenPart {
-                name: p.name,
-                rows,
-                bytes,
-                overflow_rows: p.overflow_rows,
-            });
+            self.closed
+                .extend(WrittenPart::of(p.writer.finish()?, p.overflow_rows));
         }
         Ok(())
     }
@@ -688,8 +698,8 @@ fn whole_batches(idx: &[HeldRow], held: &[RecordBatch]) -> Option<Vec<usize>> {
 
 /// Where a task's output rows go: one part, or a part per partition directory.
 pub(crate) enum PartSink {
-    /// One part (`part-NNNNN`).
-    One { name: String, writer: PartWriter },
+    /// One part (`part-NNNNN`, and `part-NNNNN-1`, ... when its files are bounded).
+    One { writer: PartWriter },
     /// Parts in the partition directories of the rows.
     Partitioned(PartitionedWriter),
 }
@@ -706,15 +716,7 @@ impl PartSink {
     /// Close the parts; the parts written.
     pub(crate) fn finish(self) -> Result<Vec<WrittenPart>> {
         match self {
-            PartSink::One { name, writer } => {
-                let (rows, bytes) = writer.finish()?;
-                Ok(vec![WrittenPart {
-                    name,
-                    rows,
-                    bytes,
-                    overflow_rows: 0,
-                }])
-            }
+            PartSink::One { writer } => Ok(WrittenPart::of(writer.finish()?, 0)),
             PartSink::Partitioned(p) => p.finish(),
         }
     }
@@ -747,7 +749,7 @@ mod tests {
             &schema,
             spec,
             blooms,
-            Compression::UNCOMPRESSED,
+            FileFormat::new(parquet::basic::Compression::UNCOMPRESSED),
             max_open,
         )
         .unwrap();
