@@ -38,6 +38,10 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            system's 255 bytes (a 300-character string) as "partition name too long" and a
            date outside the years 1 to 9999 as "refused (date without a directory name)",
            both exit 2 with nothing committed (bloomjoin exiting 0 on such a date fails).
+           In a quarter of the joins the output's files and row groups are bounded
+           (`--max-rows-per-file`, `--row-group-rows`, `--max-file-size`, `--row-group-size`):
+           every file and row group must keep within the row limits and `_SUCCESS` name every
+           file ("pass (bounded files)").
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -432,6 +436,29 @@ def same_bytes(case, a, b):
     """Whether files `a` and `b` of the case's directory hold the same bytes."""
     with open(os.path.join(case.dir, a), "rb") as x, open(os.path.join(case.dir, b), "rb") as y:
         return x.read() == y.read()
+
+
+def check_file_limits(case, path, limits):
+    """Every output file below `path` keeps within `--max-rows-per-file` (`max_rows`) and
+    its row groups within `--row-group-rows` (`row_group_rows`); `_SUCCESS` names every file.
+    Returns the number of files."""
+    parts = output_parts(path)
+    for p in parts:
+        meta = pq.ParquetFile(p).metadata
+        rows = meta.num_rows
+        if "max_rows" in limits and rows > limits["max_rows"]:
+            raise CaseFailed(f"{os.path.relpath(p, path)}: {rows} rows, over --max-rows-per-file {limits['max_rows']}")
+        if "row_group_rows" in limits:
+            for g in range(meta.num_row_groups):
+                n = meta.row_group(g).num_rows
+                if n > limits["row_group_rows"]:
+                    raise CaseFailed(f"{os.path.relpath(p, path)}: a row group of {n} rows, over --row-group-rows {limits['row_group_rows']}")
+    with open(os.path.join(path, "_SUCCESS")) as f:
+        listed = sorted(json.load(f)["parts"])
+    found = sorted(os.path.relpath(p, path) for p in parts)
+    if listed != found:
+        raise CaseFailed(f"_SUCCESS lists {len(listed)} parts, {len(found)} found")
+    return len(parts)
 
 
 def check_output_blooms(case, con, path):
@@ -956,6 +983,26 @@ def join_case(case, ctx):
     mrng = random.Random(f"{ctx.seed}:join-passes:{case.index}")
     if strategy == "reduce-side" and mrng.random() < 0.3:
         join += ["--memory-limit", mrng.choice(["2KiB", "16KiB", "64KiB"])]
+    # Bounded row groups and files: a part goes on in further files (a generator of its own,
+    # as above); DuckDB reads them all, and each must keep within its limits.
+    frng = random.Random(f"{ctx.seed}:join-files:{case.index}")
+    limits, fargs = {}, []
+    if frng.random() < 0.25:
+        if frng.random() < 0.6:
+            limits["max_rows"] = frng.choice([1, 7, 100, 5000])
+            fargs += ["--max-rows-per-file", str(limits["max_rows"])]
+        if frng.random() < 0.4:
+            limits["row_group_rows"] = frng.choice([1, 3, 64])
+            fargs += ["--row-group-rows", str(limits["row_group_rows"])]
+        if frng.random() < 0.3:
+            fargs += ["--max-file-size", frng.choice(["1", "2KiB", "64KiB"])]
+        if frng.random() < 0.2:
+            fargs += ["--row-group-size", frng.choice(["1", "4KiB"])]
+        if not fargs:
+            limits["max_rows"] = 10
+            fargs += ["--max-rows-per-file", "10"]
+        join += fargs
+        case.notes.append(f"bounded files: {' '.join(fargs)}")
     join += ["--report", "report.json"]
     # Sometimes a projection: some of the output columns in any order, each bare or qualified.
     lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
@@ -1070,6 +1117,8 @@ def join_case(case, ctx):
     else:
         compare(case, read_output(out), theirs, names)
     case.notes.append(f"{check_output_blooms(case, con, os.path.join(case.dir, 'out'))} output Bloom filter probes")
+    if fargs:
+        case.notes.append(f"{check_file_limits(case, out, limits)} files")
     with open(os.path.join(case.dir, "report.json")) as f:
         report = json.load(f)
     skipped = report["right"]["row_groups_skipped_by_sbbf"]
@@ -1081,6 +1130,8 @@ def join_case(case, ctx):
         # Ruled out while planned (a trained filter) or at the map stage.
         by_key = report["right"]["files_pruned_by_partition_key"] + report["right"]["files_skipped_by_partition_key"]
         return "pass (partition key alone, files not read)" if by_key else "pass (partition key alone)"
+    if fargs:
+        return "pass (bounded files)"
     if pby:
         return "pass (partitioned output)"
     if skipped:
