@@ -465,12 +465,16 @@ def check_output_blooms(case, con, path):
     """Every value of an output column that carries a Parquet Bloom filter (the join keys, by
     default) must pass DuckDB's probe of that filter (`parquet_bloom_probe`) in each row group
     of its part that holds it: a filter that excluded one would make DuckDB, Spark or pyarrow
-    skip the row group on `WHERE key = value`. Up to 64 values per row group and column.
+    skip the row group on `WHERE key = value`. Up to 64 values per row group and column (fewer
+    when the output has over 62 row groups, so that the probes stay about 4,000: at least 2).
     Returns the number of probes."""
     probes = 0
     # Every part below `path`: a partitioned output's too (whose columns are the files' own:
     # its directories' are not read, so a partition column has no filter to probe).
-    for part in output_parts(path):
+    parts = output_parts(path)
+    row_groups = sum(pq.ParquetFile(p).metadata.num_row_groups for p in parts)
+    per_group = max(2, min(64, 4000 // max(row_groups, 1)))
+    for part in parts:
         cols = con.execute(
             "SELECT DISTINCT path_in_schema FROM parquet_metadata(?) WHERE bloom_filter_offset IS NOT NULL", [part]
         ).fetchall()
@@ -490,7 +494,7 @@ def check_output_blooms(case, con, path):
                         FROM read_parquet(?, file_row_number = true, hive_partitioning = false) t
                         JOIN g ON t.file_row_number >= g.lo AND t.file_row_number < g.lo + g.n
                         WHERE t.{g.q(col)} IS NOT NULL)
-                    SELECT v, ty, rg FROM v QUALIFY row_number() OVER (PARTITION BY rg ORDER BY v) <= 64""",
+                    SELECT v, ty, rg FROM v QUALIFY row_number() OVER (PARTITION BY rg ORDER BY v) <= {per_group}""",
                 [part, part],
             ).fetchall()
             for v, t, rg in values:
@@ -983,26 +987,6 @@ def join_case(case, ctx):
     mrng = random.Random(f"{ctx.seed}:join-passes:{case.index}")
     if strategy == "reduce-side" and mrng.random() < 0.3:
         join += ["--memory-limit", mrng.choice(["2KiB", "16KiB", "64KiB"])]
-    # Bounded row groups and files: a part goes on in further files (a generator of its own,
-    # as above); DuckDB reads them all, and each must keep within its limits.
-    frng = random.Random(f"{ctx.seed}:join-files:{case.index}")
-    limits, fargs = {}, []
-    if frng.random() < 0.25:
-        if frng.random() < 0.6:
-            limits["max_rows"] = frng.choice([1, 7, 100, 5000])
-            fargs += ["--max-rows-per-file", str(limits["max_rows"])]
-        if frng.random() < 0.4:
-            limits["row_group_rows"] = frng.choice([1, 3, 64])
-            fargs += ["--row-group-rows", str(limits["row_group_rows"])]
-        if frng.random() < 0.3:
-            fargs += ["--max-file-size", frng.choice(["1", "2KiB", "64KiB"])]
-        if frng.random() < 0.2:
-            fargs += ["--row-group-size", frng.choice(["1", "4KiB"])]
-        if not fargs:
-            limits["max_rows"] = 10
-            fargs += ["--max-rows-per-file", "10"]
-        join += fargs
-        case.notes.append(f"bounded files: {' '.join(fargs)}")
     join += ["--report", "report.json"]
     # Sometimes a projection: some of the output columns in any order, each bare or qualified.
     lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
@@ -1065,6 +1049,33 @@ def join_case(case, ctx):
     if pby:
         join += ["--partition-by", ",".join(pby)]
         case.notes.append(f"output partitioned by {', '.join(pby)}")
+    # Bounded row groups and files: a part goes on in further files (a generator of its own,
+    # as above); DuckDB reads them all, and each must keep within its limits. The limits are
+    # drawn for outputs of up to 2,000 files and 4,000 row groups (DuckDB's count of its
+    # answer), so that the output's Bloom filters can be probed in each.
+    frng = random.Random(f"{ctx.seed}:join-files:{case.index}")
+    limits, fargs = {}, []
+    if frng.random() < 0.25:
+        try:
+            n_answer = con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
+        except duckdb.Error:
+            n_answer = None
+        if n_answer is not None:
+            if frng.random() < 0.6:
+                limits["max_rows"] = max(frng.choice([1, 7, 100, 5000]), -(-n_answer // 2000))
+                fargs += ["--max-rows-per-file", str(limits["max_rows"])]
+            if frng.random() < 0.4:
+                limits["row_group_rows"] = max(frng.choice([1, 3, 64]), -(-n_answer // 4000))
+                fargs += ["--row-group-rows", str(limits["row_group_rows"])]
+            if frng.random() < 0.3 and n_answer <= 20_000:
+                fargs += ["--max-file-size", frng.choice(["1", "2KiB", "64KiB"])]
+            if frng.random() < 0.2 and n_answer <= 20_000:
+                fargs += ["--row-group-size", frng.choice(["1", "4KiB"])]
+            if not fargs:
+                limits["max_rows"] = max(10, -(-n_answer // 2000))
+                fargs += ["--max-rows-per-file", str(limits["max_rows"])]
+            join += fargs
+            case.notes.append(f"bounded files: {' '.join(fargs)}")
     # With --s3, half the joins read both sides from S3 (moto), where the map stage fetches
     # splits ahead of its workers (a generator of its own, as above).
     srng = random.Random(f"{ctx.seed}:join-s3:{case.index}")

@@ -2510,3 +2510,66 @@ fn readme_bounded_files_example_is_true() {
         head.trim().trim_start_matches("output ").to_string()
     );
 }
+
+/// On S3 (moto) a part's files are all committed (and uploaded as each completes, through a
+/// local temporary file that is removed), hold the rows of the local run, and an
+/// `--overwrite` run without limits leaves none of them behind.
+#[test]
+fn bounded_files_on_s3() {
+    let s3 = crate::util::S3Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sample = root().join("data/sample");
+    let (users, comments) = (sample.join("users"), sample.join("comments"));
+    let args = |out: &str, extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "join",
+            "-q",
+            "--left",
+            users.to_str().unwrap(),
+            "--left-key",
+            "Id",
+            "--right",
+            comments.to_str().unwrap(),
+            "--right-key",
+            "UserId",
+            "--output",
+            out,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |a: Vec<String>, env: &[(String, String)]| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        crate::util::run_env(d, &a, env).ok()
+    };
+    s3.python("s3.create_bucket(Bucket='lake')");
+    run(args("local", &[]), &[]);
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut env = s3.env();
+    env.push(("TMPDIR".into(), tmp.to_str().unwrap().into()));
+    let bounded = ["--max-rows-per-file", "7000", "--workers", "2"];
+    run(args("s3://lake/out", &bounded), &env);
+    let keys = s3.keys("lake", "out/");
+    let parts: Vec<&String> = keys.iter().filter(|k| k.ends_with(".parquet")).collect();
+    // 2 workers' parts of about 50,000 rows each: 8 files or more.
+    assert!(parts.len() >= 8, "{keys:?}");
+    assert!(
+        parts.iter().any(|k| k.starts_with("out/part-00000-1-")),
+        "{keys:?}"
+    );
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "temporary files left");
+    s3.download("lake", "out", &d.join("remote"));
+    assert_eq!(read_rows(&d.join("remote")).0, read_rows(&d.join("local")).0);
+    assert!(output_files(&d.join("remote"))
+        .iter()
+        .all(|(_, n, _)| *n <= 7000));
+    run(args("s3://lake/out", &["--overwrite", "--workers", "2"]), &env);
+    let keys = s3.keys("lake", "out/");
+    let parts: Vec<&String> = keys.iter().filter(|k| k.ends_with(".parquet")).collect();
+    assert_eq!(parts.len(), 2, "{keys:?}");
+}

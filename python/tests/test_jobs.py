@@ -249,6 +249,22 @@ def test_join_writes_the_codec_it_is_given(codec, level, name, tmp_path):
         assert codecs == {name}, part
 
 
+def test_join_bounds_its_files_and_row_groups_as_the_cli_does(tmp_path):
+    options = dict(left=[USERS], left_key="Id", left_where="Reputation > 1500", right=[COMMENTS],
+                   right_key="UserId", max_rows_per_file=4000, row_group_rows=1500)
+    report = bloomjoin.join(output=str(tmp_path / "py"), **options)
+    cli("join", "--output", tmp_path / "cli", *kebab_args(options))
+    rows = read_rows(tmp_path / "py")
+    assert len(rows) == report["rows_out"] == 18635
+    assert rows == read_rows(tmp_path / "cli")
+    parts = sorted((tmp_path / "py").glob("part-*.parquet"))
+    assert report["parts"] == len(parts) >= 5
+    for part in parts:
+        md = pq.ParquetFile(part).metadata
+        assert md.num_rows <= 4000, part
+        assert all(md.row_group(g).num_rows <= 1500 for g in range(md.num_row_groups)), part
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {
