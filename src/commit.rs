@@ -817,11 +817,15 @@ impl PartWriter {
             path: local,
             upload,
         };
-        let writer = ArrowWriter::try_new(file, self.schema.clone(), Some(WriterProperties::clone(&self.props)))
-            .map_err(|source| Error::Parquet {
-                location: target.to_string(),
-                source,
-            })?;
+        let writer = ArrowWriter::try_new(
+            file,
+            self.schema.clone(),
+            Some(WriterProperties::clone(&self.props)),
+        )
+        .map_err(|source| Error::Parquet {
+            location: target.to_string(),
+            source,
+        })?;
         self.file = Some(OpenFile {
             writer,
             failed,

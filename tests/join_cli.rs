@@ -2562,13 +2562,23 @@ fn bounded_files_on_s3() {
         parts.iter().any(|k| k.starts_with("out/part-00000-1-")),
         "{keys:?}"
     );
-    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "temporary files left");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "temporary files left"
+    );
     s3.download("lake", "out", &d.join("remote"));
-    assert_eq!(read_rows(&d.join("remote")).0, read_rows(&d.join("local")).0);
+    assert_eq!(
+        read_rows(&d.join("remote")).0,
+        read_rows(&d.join("local")).0
+    );
     assert!(output_files(&d.join("remote"))
         .iter()
         .all(|(_, n, _)| *n <= 7000));
-    run(args("s3://lake/out", &["--overwrite", "--workers", "2"]), &env);
+    run(
+        args("s3://lake/out", &["--overwrite", "--workers", "2"]),
+        &env,
+    );
     let keys = s3.keys("lake", "out/");
     let parts: Vec<&String> = keys.iter().filter(|k| k.ends_with(".parquet")).collect();
     assert_eq!(parts.len(), 2, "{keys:?}");

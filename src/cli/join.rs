@@ -313,9 +313,7 @@ impl JoinSpec {
             sbbf_max_keys: spec.sbbf_max_keys,
         })
     }
-}
 
-impl JoinSpec {
     /// `--compression`, `--compression-level`, the row groups' and the files' limits,
     /// checked.
     fn file_format(&self) -> Result<FileFormat> {
