@@ -3,7 +3,8 @@
 # for every join type (inner, left, left-semi, left-anti, right, right-semi, right-anti, full) with an integer key
 # (users.Id = comments.UserId: Int64 against Int32) and a string key (users.DisplayName =
 # comments.UserDisplayName) under both strategies (replicated, reduce-side), on data/sample, which has null keys and duplicate keys on both
-# sides, and reduce-side partitions over the memory budget (joined in passes); every output codec (DuckDB reads the parts); every key type pair (scripts/keytypes_check.py: integers of mixed widths and
+# sides, and reduce-side partitions over the memory budget (joined in passes); every output codec (DuckDB reads the parts);
+# outputs in files and row groups of bounded rows and bytes; every key type pair (scripts/keytypes_check.py: integers of mixed widths and
 # signedness, decimal scales, timestamp units, strings and binary, and (id, timestamp) tuples of
 # mixed widths and units) for every join type; and a
 # composite key, TPC-H lineitem x partsupp on (partkey, suppkey) with a selective --where on
@@ -79,6 +80,15 @@ for codec in snappy gzip lz4 brotli none; do
     check "$OUT/codec-$codec" jobs/users_comments.toml "join.compression=$codec"
 done
 check "$OUT/codec-zstd-19" jobs/users_comments_left.toml join.compression=zstd join.compression-level=19
+
+echo "== bounded files and row groups (a part goes on in further files), read back by DuckDB: every join type, both strategies"
+for type in inner left left-semi left-anti right right-semi right-anti full; do
+    for strategy in replicated reduce-side; do
+        check "$OUT/files-$type-$strategy" jobs/users_comments_by_name.toml "join.type=$type" "join.strategy=$strategy" \
+            join.max-rows-per-file=2500 join.row-group-rows=700
+    done
+done
+check "$OUT/files-by-size" jobs/users_comments.toml join.max-file-size=64KiB join.row-group-size=16KiB
 
 echo "== composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the
