@@ -879,12 +879,9 @@ impl PartWriter {
             let f = self.file.as_mut().expect("open file");
             let room = self.format.max_rows.map_or(u64::MAX, |m| m.get() - f.rows);
             let n = (batch.num_rows() as u64).min(room) as usize;
-            let r = if n == batch.num_rows() {
-                f.writer.write(&batch)
-            } else {
-                f.writer.write(&batch.slice(0, n))
-            };
-            r.map_err(|source| f.error(source))?;
+            f.writer
+                .write(&batch.slice(0, n))
+                .map_err(|source| f.error(source))?;
             f.rows += n as u64;
             batch = batch.slice(n, batch.num_rows() - n);
             let full_rows = self.format.max_rows.is_some_and(|m| f.rows >= m.get());

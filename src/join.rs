@@ -323,10 +323,10 @@ impl Written {
     /// Count the parts a task closed.
     fn add(&mut self, parts: Vec<crate::commit::partition::WrittenPart>) {
         for p in parts {
-            self.rows_out += p.rows;
-            self.bytes_out += p.bytes;
+            self.rows_out += p.file.rows;
+            self.bytes_out += p.file.bytes;
             self.overflow_rows += p.overflow_rows;
-            self.parts.push(p.name);
+            self.parts.push(p.file.name);
         }
     }
 }

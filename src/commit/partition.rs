@@ -314,13 +314,9 @@ fn trim_fraction(text: &str) -> String {
 /// A file of a part a task closed.
 #[derive(Debug)]
 pub(crate) struct WrittenPart {
-    /// Its name (`part-00003`, `dt=2024-01-01/part-00003`, `part-00003-1` for a part's
-    /// second file).
-    pub name: String,
-    /// Rows written.
-    pub rows: u64,
-    /// Bytes of the file.
-    pub bytes: u64,
+    /// The file (`part-00003`, `dt=2024-01-01/part-00003`, `part-00003-1` for a part's
+    /// second file), its rows and bytes.
+    pub file: super::WrittenFile,
     /// Of its rows, those that came through the task's overflow (spilled, or held until the
     /// task ended, because every part slot was taken).
     pub overflow_rows: u64,
@@ -333,10 +329,8 @@ impl WrittenPart {
         let mut overflow_rows = Some(overflow_rows);
         files
             .into_iter()
-            .map(|f| WrittenPart {
-                name: f.name,
-                rows: f.rows,
-                bytes: f.bytes,
+            .map(|file| WrittenPart {
+                file,
                 overflow_rows: overflow_rows.take().unwrap_or(0),
             })
             .collect()
@@ -661,7 +655,7 @@ impl PartitionedWriter {
         for d in dirs {
             self.close(&d)?;
         }
-        self.closed.sort_by(|a, b| a.name.cmp(&b.name));
+        self.closed.sort_by(|a, b| a.file.name.cmp(&b.file.name));
         Ok(self.closed)
     }
 }
@@ -789,14 +783,18 @@ mod tests {
             w.write(&v_p(&schema, v, StringArray::from(p))).unwrap();
         }
         let parts = w.finish().unwrap();
-        assert_eq!(parts.iter().map(|p| p.rows).sum::<u64>(), 1000);
+        assert_eq!(parts.iter().map(|p| p.file.rows).sum::<u64>(), 1000);
         // Each directory's first rows open its part while slots are free; the rest of the
         // directories' rows all come through the overflow.
         let overflow: u64 = parts.iter().map(|p| p.overflow_rows).sum();
         assert_eq!(overflow > 0, max_open < 6, "{overflow} overflow rows");
         let mut seen = Vec::new();
         let mut row_groups = 0;
-        for WrittenPart { name, rows, .. } in &parts {
+        for WrittenPart {
+            file: crate::commit::WrittenFile { name, rows, .. },
+            ..
+        } in &parts
+        {
             let (dir, _) = name.rsplit_once('/').unwrap();
             let file = std::fs::File::open(tmp.path().join(format!("{name}.parquet"))).unwrap();
             let r = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
@@ -825,7 +823,7 @@ mod tests {
         }
         seen.sort();
         assert_eq!(seen, (0..1000).collect::<Vec<i64>>());
-        (parts.into_iter().map(|p| p.name).collect(), row_groups)
+        (parts.into_iter().map(|p| p.file.name).collect(), row_groups)
     }
 
     #[test]
@@ -880,7 +878,7 @@ mod tests {
         assert_eq!(parts.len(), 3);
         assert_eq!(parts.iter().filter(|p| p.overflow_rows == 1000).count(), 2);
         for part in &parts {
-            let file = std::fs::File::open(tmp.path().join(format!("{}.parquet", part.name)));
+            let file = std::fs::File::open(tmp.path().join(format!("{}.parquet", part.file.name)));
             let options = ReadOptionsBuilder::new()
                 .with_reader_properties(
                     ReaderProperties::builder()
@@ -889,12 +887,12 @@ mod tests {
                 )
                 .build();
             let reader = SerializedFileReader::new_with_options(file.unwrap(), options).unwrap();
-            let (dir, _) = part.name.split_once('/').unwrap();
+            let (dir, _) = part.file.name.split_once('/').unwrap();
             let d: i64 = dir.strip_prefix("p=d").unwrap().parse().unwrap();
             let rg = reader.get_row_group(0).unwrap();
             let filter = rg.get_column_bloom_filter(0).unwrap();
             for i in (0..3000i64).filter(|i| i % 3 == d) {
-                assert!(filter.check(&(i * 1_000_003)), "{}: {i}", part.name);
+                assert!(filter.check(&(i * 1_000_003)), "{}: {i}", part.file.name);
             }
         }
     }
@@ -911,7 +909,7 @@ mod tests {
         let parts = w.finish().unwrap();
         let got: Vec<(&str, u64, u64)> = parts
             .iter()
-            .map(|p| (p.name.as_str(), p.rows, p.overflow_rows))
+            .map(|p| (p.file.name.as_str(), p.file.rows, p.overflow_rows))
             .collect();
         let default = format!("p={DEFAULT_PARTITION}/part-00001");
         assert_eq!(got, [(default.as_str(), 4, 4), ("p=x/part-00001", 2, 0)]);
