@@ -2284,6 +2284,25 @@ fn files_with_different_columns_are_unioned_by_name() {
     .fails(2, &["\"nope\"", "no such column"]);
 }
 
+/// `join` of the sample's users (key `Id`) and comments (key `UserId`) into `out`, then
+/// `extra`.
+fn sample_join_args(out: &str, extra: &[&str]) -> Vec<String> {
+    let sample = root().join("data/sample");
+    let (users, comments) = (sample.join("users"), sample.join("comments"));
+    let mut args: Vec<String> = ["join", "--left"].map(String::from).to_vec();
+    args.push(users.to_str().unwrap().into());
+    args.extend(["--left-key", "Id", "--right"].map(String::from));
+    args.push(comments.to_str().unwrap().into());
+    args.extend(["--right-key", "UserId", "--output", out].map(String::from));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+/// `args` as the `&str`s `run_in` takes.
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
 /// The files of an output, below `out` (`.parquet` names, partition directories included),
 /// each with its rows and the rows of each of its row groups.
 fn output_files(out: &Path) -> Vec<(String, u64, Vec<u64>)> {
@@ -2315,27 +2334,13 @@ fn output_files(out: &Path) -> Vec<(String, u64, Vec<u64>)> {
 fn bounded_files_and_row_groups_hold_the_same_rows() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let sample = root().join("data/sample");
-    let (users, comments) = (sample.join("users"), sample.join("comments"));
-    let sides = [
-        "--left",
-        users.to_str().unwrap(),
-        "--left-key",
-        "Id",
-        "--left-where",
-        "Reputation > 1500",
-        "--right",
-        comments.to_str().unwrap(),
-        "--right-key",
-        "UserId",
-    ];
-    let join = |out: &str, extra: &[&str]| {
-        let mut args = vec!["join"];
-        args.extend(sides);
-        args.extend(["--output", out]);
-        args.extend_from_slice(extra);
-        run_in(d, &args).ok()
+    let args = |out: &str, extra: &[&str]| {
+        sample_join_args(
+            out,
+            &[&["--left-where", "Reputation > 1500"], extra].concat(),
+        )
     };
+    let join = |out: &str, extra: &[&str]| run_in(d, &strs(&args(out, extra))).ok();
     for strategy in ["replicated", "reduce-side"] {
         for partition in [None, Some("Location")] {
             let mut base = vec!["-q", "--strategy", strategy];
@@ -2452,10 +2457,7 @@ fn bounded_files_and_row_groups_hold_the_same_rows() {
             "--row-group-size: \"big\" is not a size",
         ),
     ] {
-        let mut args = vec!["join"];
-        args.extend(sides);
-        args.extend(["--output", "refused", option, value]);
-        run_in(d, &args).fails(2, &[needle]);
+        run_in(d, &strs(&args("refused", &[option, value]))).fails(2, &[needle]);
         assert!(!d.join("refused").exists(), "{option} {value}");
     }
 }
@@ -2464,25 +2466,13 @@ fn bounded_files_and_row_groups_hold_the_same_rows() {
 /// lists (`<run-id>` standing for the run's id), each file within the limit.
 #[test]
 fn readme_bounded_files_example_is_true() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme
-        .find("- Row groups and files (job keys")
-        .expect("README row groups and files item");
-    let body = readme[start..].split("```").nth(1).expect("README example");
-    let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(root().join("data"), dir.path().join("data")).unwrap();
-    let mut lines = body.lines().map(str::trim).filter(|l| !l.is_empty());
-    let cmd = lines.next().unwrap().strip_prefix("$ bloomjoin ").unwrap();
-    let args = crate::composite_keys::shell_words(cmd);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let max: u64 = args[args
-        .iter()
-        .position(|a| *a == "--max-rows-per-file")
-        .unwrap()
-        + 1]
-    .parse()
-    .unwrap();
-    let out = run_in(dir.path(), &args).ok();
+    let block = crate::util::readme_block("- Row groups and files (job keys");
+    let dir = crate::util::readme_dir();
+    let mut lines = block.iter().map(String::as_str);
+    let cmd = lines.next().unwrap();
+    let (_, max) = cmd.split_once("--max-rows-per-file ").unwrap();
+    let max: u64 = max.split_whitespace().next().unwrap().parse().unwrap();
+    let out = crate::util::run_readme_line(dir.path(), cmd);
     let (head, _) = lines.next().unwrap().split_once(" rows, ").unwrap();
     assert!(out.contains(&format!("{head} rows, ")), "{out}");
     let ls = lines.next().unwrap().strip_prefix("$ ls ").unwrap();
@@ -2519,33 +2509,9 @@ fn bounded_files_on_s3() {
     let s3 = crate::util::S3Server::start();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let sample = root().join("data/sample");
-    let (users, comments) = (sample.join("users"), sample.join("comments"));
-    let args = |out: &str, extra: &[&str]| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "join",
-            "-q",
-            "--left",
-            users.to_str().unwrap(),
-            "--left-key",
-            "Id",
-            "--right",
-            comments.to_str().unwrap(),
-            "--right-key",
-            "UserId",
-            "--output",
-            out,
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
-    };
-    let run = |a: Vec<String>, env: &[(String, String)]| {
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        crate::util::run_env(d, &a, env).ok()
-    };
+    let args = |out: &str, extra: &[&str]| sample_join_args(out, &[&["-q"], extra].concat());
+    let run =
+        |a: Vec<String>, env: &[(String, String)]| crate::util::run_env(d, &strs(&a), env).ok();
     s3.python("s3.create_bucket(Bucket='lake')");
     run(args("local", &[]), &[]);
     let tmp = d.join("tmp");

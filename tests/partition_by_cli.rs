@@ -486,29 +486,14 @@ fn partitioned_output_on_s3() {
 /// parts of every directory but the two it reads).
 #[test]
 fn readme_partition_key_example_is_true() {
-    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
-    let block = |item: &str| -> Vec<String> {
-        let start = readme.find(item).expect("README item");
-        readme[start..]
-            .split("```")
-            .nth(1)
-            .expect("README example block")
-            .lines()
-            .map(|l| l.trim().to_string())
-            .filter(|l| !l.is_empty())
-            .collect()
-    };
-    let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(crate::util::root().join("data"), dir.path().join("data")).unwrap();
-    let run = |line: &str| {
-        let cmd = line.strip_prefix("$ bloomjoin ").unwrap();
-        let args = crate::composite_keys::shell_words(cmd);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_in(dir.path(), &args).ok()
-    };
-    run(&block("`--partition-by a,b` (job key")[0]);
-    let example = block("- A key of partition columns alone");
-    let out = run(&example[0]);
+    use crate::util::{readme_block, readme_dir, run_readme_line};
+    let dir = readme_dir();
+    run_readme_line(
+        dir.path(),
+        &readme_block("`--partition-by a,b` (job key")[0],
+    );
+    let example = readme_block("- A key of partition columns alone");
+    let out = run_readme_line(dir.path(), &example[0]);
     // The files of the directories the join reads: every other part was skipped.
     let parts_in = |d: &str| {
         std::fs::read_dir(dir.path().join("out/by_location").join(d))
@@ -535,21 +520,10 @@ fn readme_partition_key_example_is_true() {
 /// bytes, which depend on how the workers shared the rows) and the directories it lists.
 #[test]
 fn readme_partition_by_example_is_true() {
-    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
-    let start = readme
-        .find("`--partition-by a,b` (job key")
-        .expect("README --partition-by item");
-    let body = readme[start..]
-        .split("```")
-        .nth(1)
-        .expect("README example block");
-    let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(crate::util::root().join("data"), dir.path().join("data")).unwrap();
-    let mut lines = body.lines().map(str::trim).filter(|l| !l.is_empty());
-    let cmd = lines.next().unwrap().strip_prefix("$ bloomjoin ").unwrap();
-    let args = crate::composite_keys::shell_words(cmd);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = run_in(dir.path(), &args).ok();
+    let block = crate::util::readme_block("`--partition-by a,b` (job key");
+    let dir = crate::util::readme_dir();
+    let mut lines = block.iter().map(String::as_str);
+    let out = crate::util::run_readme_line(dir.path(), lines.next().unwrap());
     let summary = lines.next().unwrap();
     let (head, tail) = summary.split_once(" rows, ").unwrap();
     let (_, tail) = tail.split_once(", in ").unwrap();

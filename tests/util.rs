@@ -473,3 +473,32 @@ impl FaultProxy {
         }
     }
 }
+
+/// The lines of the README's first example block after `item` (trimmed, blank ones dropped).
+pub fn readme_block(item: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find(item).expect("README item");
+    readme[start..]
+        .split("```")
+        .nth(1)
+        .expect("README example block")
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// A temporary directory where README commands run as written: `data` is the repository's.
+pub fn readme_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root().join("data"), dir.path().join("data")).unwrap();
+    dir
+}
+
+/// Run a README line `$ bloomjoin ARGS` in `dir` (it must succeed); its output.
+pub fn run_readme_line(dir: &Path, line: &str) -> String {
+    let cmd = line.strip_prefix("$ bloomjoin ").unwrap();
+    let args = crate::composite_keys::shell_words(cmd);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_in(dir, &args).ok()
+}
