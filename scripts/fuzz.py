@@ -1054,12 +1054,12 @@ def join_case(case, ctx):
     # drawn for outputs of up to 2,000 files and 4,000 row groups (DuckDB's count of its
     # answer), so that the output's Bloom filters can be probed in each.
     frng = random.Random(f"{ctx.seed}:join-files:{case.index}")
-    limits, fargs = {}, []
+    limits, fargs, n_answer = {}, [], None
     if frng.random() < 0.25:
         try:
             n_answer = con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
         except duckdb.Error:
-            n_answer = None
+            pass  # no limits: DuckDB says nothing of this answer
         if n_answer is not None:
             if frng.random() < 0.6:
                 limits["max_rows"] = max(frng.choice([1, 7, 100, 5000]), -(-n_answer // 2000))
@@ -1089,7 +1089,7 @@ def join_case(case, ctx):
         # A large answer (a few keys met thousands of times on both sides: up to 15 M rows)
         # is compared inside DuckDB; as Python tuples it took 10 GB and 110 s (seed 2611302,
         # join case 577).
-        n_theirs = con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
+        n_theirs = n_answer if n_answer is not None else con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
         theirs = None if n_theirs > BIG_ANSWER else case.sql(con, as_partition_text(sql, names, pby))
     except duckdb.Error as e:
         case.notes.append(f"DuckDB: {str(e).splitlines()[0]}")
