@@ -42,8 +42,8 @@ use crate::error::{Error, Result};
 
 pub(crate) mod tuple;
 pub use tuple::{
-    hash_canon_tuple, hash_pair, hash_text_tuple, hash_tuple_into, leading_key_columns,
-    tuple_nulls, with_text_canon, Canon, TupleKeys,
+    hash_canon_tuple, hash_null_rows, hash_pair, hash_text_tuple, hash_tuple_into,
+    leading_key_columns, tuple_nulls, with_text_canon, Canon, TupleKeys,
 };
 
 /// The family a key column belongs to; filters and joins refuse to mix families.

@@ -226,6 +226,41 @@ pub fn tuple_nulls(columns: &[&dyn Array]) -> Option<NullBuffer> {
     })
 }
 
+/// The mark a null component stands for in [`hash_null_rows`] (the bytes of "nullkey_").
+const NULL_COMPONENT: u64 = 0x5f79_656b_6c6c_756e;
+
+/// Under `--nulls-equal`: give each row of `columns` that has a null component (in any) the
+/// hash of its null-aware form, in place in `out` (the rows' hashes from
+/// [`hash_tuple_into`], whose null rows hold an unspecified hash). The form folds, with
+/// [`hash_pair`], each component's one-column key hash ([`super::hash_array_into`]) or, where
+/// the component is null, a fixed mark. Rows that are not distinct (SQL's `IS NOT DISTINCT
+/// FROM`, per component) get the same hash whatever their columns' types, as equal keys do;
+/// rows without a null keep theirs.
+pub fn hash_null_rows(columns: &[&dyn Array], seed: u64, out: &mut [u64]) -> Result<()> {
+    let Some(valid) = tuple_nulls(columns).filter(|v| v.null_count() > 0) else {
+        return Ok(());
+    };
+    if out.len() != valid.len() {
+        return Err(Error::Internal("key hashes and rows out of step".into()));
+    }
+    let mut parts = Vec::with_capacity(columns.len());
+    for c in columns {
+        let mut h = Vec::new();
+        super::hash_array_into(*c, seed, &mut h)?;
+        parts.push((h, c.logical_nulls()));
+    }
+    for i in (0..out.len()).filter(|&i| valid.is_null(i)) {
+        out[i] = parts.iter().fold(NULL_COMPONENT ^ seed, |acc, (h, n)| {
+            let v = match n.as_ref().is_none_or(|n| n.is_valid(i)) {
+                true => h[i],
+                false => NULL_COMPONENT,
+            };
+            hash_pair(acc, v, seed)
+        });
+    }
+    Ok(())
+}
+
 /// Fold one component into the states `out` (`first`: start them, `out` empty).
 fn component(array: &dyn Array, seed: u64, first: bool, out: &mut Vec<u64>) -> Result<KeyFamily> {
     let dt = array.data_type();
@@ -571,29 +606,73 @@ pub fn leading_key_columns(batch: &arrow::array::RecordBatch, arity: usize) -> V
 /// Canonical keys of a composite key, one [`CanonicalKeys`] per component, for the join's
 /// exact comparison: two rows are equal when every component is.
 #[derive(Debug, Clone)]
-pub struct TupleKeys(Vec<CanonicalKeys>);
+pub struct TupleKeys {
+    parts: Vec<CanonicalKeys>,
+    /// Each component's validity (`None`: no nulls).
+    nulls: Vec<Option<NullBuffer>>,
+}
 
 impl TupleKeys {
     /// Canonical keys of the component arrays.
     pub fn try_new(columns: &[&dyn Array]) -> Result<Self> {
-        columns
-            .iter()
-            .map(|c| CanonicalKeys::try_new(*c))
-            .collect::<Result<_>>()
-            .map(TupleKeys)
+        Ok(TupleKeys {
+            parts: columns
+                .iter()
+                .map(|c| CanonicalKeys::try_new(*c))
+                .collect::<Result<_>>()?,
+            nulls: columns.iter().map(|c| c.logical_nulls()).collect(),
+        })
     }
 
     /// True when row `i` of `self` equals row `j` of `other` in every component (both
     /// non-null; components of matching families).
     #[inline]
     pub fn eq_at(&self, i: usize, other: &TupleKeys, j: usize) -> bool {
-        self.0.iter().zip(&other.0).all(|(a, b)| a.eq_at(i, b, j))
+        self.parts
+            .iter()
+            .zip(&other.parts)
+            .all(|(a, b)| a.eq_at(i, b, j))
+    }
+
+    /// True when row `i` of `self` is not distinct from row `j` of `other` (SQL's `IS NOT
+    /// DISTINCT FROM`, Spark's `<=>`), component by component: both null, or both non-null
+    /// and equal.
+    #[inline]
+    pub fn not_distinct_at(&self, i: usize, other: &TupleKeys, j: usize) -> bool {
+        self.parts
+            .iter()
+            .zip(&other.parts)
+            .zip(self.nulls.iter().zip(&other.nulls))
+            .all(|((a, b), (na, nb))| {
+                let va = na.as_ref().is_none_or(|n| n.is_valid(i));
+                let vb = nb.as_ref().is_none_or(|n| n.is_valid(j));
+                match (va, vb) {
+                    (true, true) => a.eq_at(i, b, j),
+                    (false, false) => true,
+                    _ => false,
+                }
+            })
+    }
+
+    /// True when some component of row `j` is null.
+    #[inline]
+    pub fn has_null_at(&self, j: usize) -> bool {
+        self.nulls
+            .iter()
+            .any(|n| n.as_ref().is_some_and(|n| n.is_null(j)))
+    }
+
+    /// True when some row has a null component.
+    pub fn has_nulls(&self) -> bool {
+        self.nulls
+            .iter()
+            .any(|n| n.as_ref().is_some_and(|n| n.null_count() > 0))
     }
 
     /// The keys of a one-column integer key (all widened to `i64`), else `None`.
     #[inline]
     pub fn single_int(&self) -> Option<&[i64]> {
-        match self.0.as_slice() {
+        match self.parts.as_slice() {
             [CanonicalKeys::Int(v)] => Some(v),
             _ => None,
         }
@@ -602,7 +681,7 @@ impl TupleKeys {
     /// The keys of a two-column integer key (both widened to `i64`), else `None`.
     #[inline]
     pub fn pair_int(&self) -> Option<(&[i64], &[i64])> {
-        match self.0.as_slice() {
+        match self.parts.as_slice() {
             [CanonicalKeys::Int(a), CanonicalKeys::Int(b)] => Some((a, b)),
             _ => None,
         }
@@ -612,7 +691,7 @@ impl TupleKeys {
     /// component as [`CanonicalKeys::as_i64_at`] gives it. `None` for other arities.
     #[inline]
     pub fn pair_as_i64_at(&self, j: usize) -> Option<(i64, i64)> {
-        match self.0.as_slice() {
+        match self.parts.as_slice() {
             [a, b] => Some((a.as_i64_at(j)?, b.as_i64_at(j)?)),
             _ => None,
         }
@@ -623,7 +702,7 @@ impl TupleKeys {
     /// [`CanonicalKeys::as_i64_at`]). `None` for composite keys.
     #[inline]
     pub fn single_as_i64_at(&self, j: usize) -> Option<i64> {
-        match self.0.as_slice() {
+        match self.parts.as_slice() {
             [one] => one.as_i64_at(j),
             _ => None,
         }
@@ -641,6 +720,48 @@ mod tests {
     use crate::key::{hash_array_into, hash_i64};
 
     proptest! {
+        /// Under `--nulls-equal`, rows that are not distinct (per component: both null, or
+        /// equal by value) hash alike whatever their columns' types (Int32 and a string
+        /// against Int64 and a dictionary of strings); rows without a null keep their tuple
+        /// hash; and a null in one place is not a null in another.
+        #[test]
+        fn not_distinct_rows_hash_alike(
+            rows in proptest::collection::vec(
+                (proptest::option::weighted(0.6, -2i32..3), proptest::option::weighted(0.6, 0u8..3)), 1..40),
+            seed in any::<u64>(),
+        ) {
+            let names = |v: Option<u8>| v.map(|b| ["a", "bb", ""][b as usize]);
+            let a32: ArrayRef = Arc::new(Int32Array::from(rows.iter().map(|r| r.0).collect::<Vec<_>>()));
+            let a64: ArrayRef = Arc::new(Int64Array::from(rows.iter().map(|r| r.0.map(i64::from)).collect::<Vec<_>>()));
+            let s: ArrayRef = Arc::new(StringArray::from(rows.iter().map(|r| names(r.1)).collect::<Vec<_>>()));
+            let d: ArrayRef = Arc::new(rows.iter().map(|r| names(r.1)).collect::<DictionaryArray<arrow::datatypes::Int32Type>>());
+            let hash = |cols: &[&dyn Array]| {
+                let mut h = Vec::new();
+                hash_tuple_into(cols, seed, &mut h).unwrap();
+                let plain = h.clone();
+                hash_null_rows(cols, seed, &mut h).unwrap();
+                (plain, h)
+            };
+            let (plain_l, left) = hash(&[a32.as_ref(), s.as_ref()]);
+            let (_, right) = hash(&[a64.as_ref(), d.as_ref()]);
+            let (_, swapped) = hash(&[s.as_ref(), a32.as_ref()]);
+            for (i, r) in rows.iter().enumerate() {
+                prop_assert_eq!(left[i], right[i], "row {:?}", r);
+                if r.0.is_some() && r.1.is_some() {
+                    prop_assert_eq!(left[i], plain_l[i]);
+                }
+                for (j, o) in rows.iter().enumerate() {
+                    if (r.0.is_none() || r.1.is_none()) && r != o {
+                        prop_assert_ne!(left[i], left[j], "{:?} and {:?}", r, o);
+                    }
+                }
+                // (x, NULL) and (NULL, x) differ: the mark stands in the component's place.
+                if r.0.is_none() != r.1.is_none() {
+                    prop_assert_ne!(left[i], swapped[i], "{:?}", r);
+                }
+            }
+        }
+
         #[test]
         fn hash_pair_is_xxh3_of_the_16_le_bytes(a in any::<u64>(), b in any::<u64>(), seed in any::<u64>()) {
             let bytes = [a.to_le_bytes(), b.to_le_bytes()].concat();
