@@ -95,6 +95,9 @@ pub struct JoinJob {
     pub(crate) right: SideJob,
     /// The join type.
     pub(crate) join_type: JoinType,
+    /// `--nulls-equal`: null key components match each other (SQL's `IS NOT DISTINCT FROM`,
+    /// Spark's `<=>`), rather than never matching.
+    pub(crate) nulls_equal: bool,
     /// The strategy asked for.
     pub(crate) strategy: Strategy,
     /// `--select`, parsed but not yet resolved against the inputs.
@@ -229,6 +232,7 @@ impl<'a> Ctx<'a> {
                 out_columns: plan.out_columns.clone(),
                 left_schema: plan.left.schema.clone(),
                 key_arity: plan.left.arity(),
+                nulls_equal: job.nulls_equal,
                 blooms: crate::bloom::sbbf::WriteBlooms {
                     columns: plan.bloom_columns.clone(),
                     fpp: job.bloom_fpp,
@@ -257,6 +261,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Under `--nulls-equal`, once the left side is mapped: whether it has a key with a null
+    /// (in any column), which right keys with nulls may then match. Without one the right
+    /// side's null keys match nothing and are dropped, as without `--nulls-equal`.
+    fn null_keys_meet(&self) -> bool {
+        self.job.nulls_equal && self.left_counters.null_key_rows() > 0
+    }
+
     fn workers(&self) -> usize {
         self.job.workers.get()
     }
@@ -273,13 +284,13 @@ impl<'a> Ctx<'a> {
                 &self.plan.left,
                 "left map",
                 &self.left_counters,
-                self.job.join_type.keeps_left(),
+                self.job.join_type.keeps_left() || self.job.nulls_equal,
             ),
             Side::Right => (
                 &self.plan.right,
                 "right map",
                 &self.right_counters,
-                self.job.join_type.keeps_right(),
+                self.job.join_type.keeps_right() || self.null_keys_meet(),
             ),
         };
         SideReader {
@@ -288,6 +299,7 @@ impl<'a> Ctx<'a> {
             counters,
             batch_size: self.job.batch_size.get(),
             keep_null_keys: keep,
+            nulls_equal: self.job.nulls_equal,
             hash_seed: self.hash_seed,
             prefilter: prefilter.filter(|p| p.is_active()),
             cancel: &self.cancel,
@@ -696,8 +708,9 @@ pub fn dry_run(
     }
     output += &file_limits(&job.format);
     let mut summary = format!(
-        "dry run ({} join, {workers} workers): checked; nothing read but footers{}, nothing written\n",
+        "dry run ({} join{}, {workers} workers): checked; nothing read but footers{}, nothing written\n",
         job.join_type.name(),
+        if job.nulls_equal { ", nulls equal" } else { "" },
         if loaded.is_some() { " and the filter" } else { "" }
     );
     summary += &side(
@@ -724,6 +737,7 @@ pub fn dry_run(
     let plan_json = serde_json::json!({
         "dry_run": "join",
         "join_type": job.join_type.name(),
+        "nulls_equal": job.nulls_equal,
         "workers": workers,
         "left": side_json(&plan.left, &left_extent, &job.left.keys, &job.left.predicate),
         "right": side_json(&plan.right, &right_extent, &job.right.keys, &job.right.predicate),
@@ -974,7 +988,8 @@ fn run_stages(
         left::LeftSide::Spilled(spill) => {
             times.build_ms = t_build.elapsed().as_millis() as u64;
             let prefilter = RightPrefilter::new(key_ranges, filter.clone(), None, ctx.hash_seed)
-                .with_sbbf(sbbf.clone());
+                .with_sbbf(sbbf.clone())
+                .with_null_keys(ctx.null_keys_meet());
             let (w, strategy, (probe_ms, reduce_ms)) = reduce_side::run(&ctx, spill, &prefilter)?;
             times.probe_ms = probe_ms;
             times.reduce_ms = reduce_ms;
@@ -997,6 +1012,7 @@ fn run_stages(
     let report = JoinReport {
         created_by: crate::CREATED_BY,
         join_type: job.join_type,
+        nulls_equal: job.nulls_equal,
         workers,
         strategy,
         parts: written.parts.len(),
@@ -1077,6 +1093,7 @@ fn key_filter(
     .then(|| crate::plan::KeyFilter {
         key: key.clone(),
         filter: Arc::new(f.clone()),
+        keep_null: job.nulls_equal,
     })
 }
 

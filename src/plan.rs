@@ -298,15 +298,18 @@ pub struct KeyFilter {
     pub key: String,
     /// The filter of the other side's keys.
     pub filter: Arc<crate::bloom::BloomFilter>,
+    /// `--nulls-equal`: a null key may match (whether the other side has one is not known
+    /// yet), so it is kept.
+    pub keep_null: bool,
 }
 
 impl KeyFilter {
-    /// Whether no row holding `value` (a one-row array) can be joined: a null key, or one
-    /// the filter rules out. A value of a family the filter does not hold is left to the
-    /// checks after planning (kept).
+    /// Whether no row holding `value` (a one-row array) can be joined: a null key (but under
+    /// `--nulls-equal`), or one the filter rules out. A value of a family the filter does not
+    /// hold is left to the checks after planning (kept).
     fn rules_out(&self, value: &dyn arrow::array::Array) -> bool {
         if value.is_null(0) {
-            return true;
+            return !self.keep_null;
         }
         let Ok(family) = crate::key::KeyFamily::check(value.data_type(), "", &self.key) else {
             return false;

@@ -5,7 +5,10 @@
 //! [`Emitter`]. Reduce-side: one table per partition, built and probed by that partition's
 //! reducer. Every row arrives with the base hash of its key, computed once by the map stage;
 //! the table remixes it with its own salt ([`table_hash`]), so it never depends on the bits
-//! the partitioner used. Null keys never match.
+//! the partitioner used. Null keys never match, unless the join is `--nulls-equal`: then a
+//! key matches one that is not distinct from it (component by component, both null or both
+//! equal), and the map stage gives keys with nulls hashes of their own
+//! ([`crate::key::hash_null_rows`]).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -140,6 +143,8 @@ pub(crate) struct JoinShape {
     pub left_schema: SchemaRef,
     /// Number of key columns (the first columns of both sides' batches).
     pub key_arity: usize,
+    /// `--nulls-equal`: null key components match each other (SQL's `IS NOT DISTINCT FROM`).
+    pub nulls_equal: bool,
     /// The Parquet Bloom filters every part carries.
     pub blooms: crate::bloom::sbbf::WriteBlooms,
     /// How every part's files are written (codec, row groups, file limits).
@@ -241,16 +246,20 @@ pub(crate) struct JoinTable {
     next: Vec<u32>,
     /// Whether (and how) each entry holds its first row's key, compared in place.
     inline: Inline,
+    /// `--nulls-equal`: keys compare as SQL's `IS NOT DISTINCT FROM`, and left rows with a
+    /// null key are in the table.
+    nulls_equal: bool,
     /// One bit per left row: matched by some right row.
     matched: Vec<AtomicU64>,
 }
 
 impl JoinTable {
     /// Build from left batches (the `arity` key columns first) and the base hashes of their
-    /// keys (one vector per batch).
+    /// keys (one vector per batch); `nulls_equal`: see [`JoinShape::nulls_equal`].
     pub(crate) fn build(
         schema: &SchemaRef,
         arity: usize,
+        nulls_equal: bool,
         batches: Vec<RecordBatch>,
         hashes: Vec<Vec<u64>>,
     ) -> Result<JoinTable> {
@@ -266,7 +275,10 @@ impl JoinTable {
         }
         let key_cols = crate::key::leading_key_columns(&batch, arity);
         let keys = TupleKeys::try_new(&key_cols)?;
-        let nulls = crate::key::tuple_nulls(&key_cols);
+        // Under --nulls-equal a row with a null key is a key like any other (its hash is its
+        // null-aware one), but the entries cannot inline a null.
+        let nulls = crate::key::tuple_nulls(&key_cols).filter(|_| !nulls_equal);
+        let any_null = nulls_equal && keys.has_nulls();
         let mut heads: HashMap<u64, Head, BuildHasherDefault<IdHasher>> =
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut next = vec![NONE; n];
@@ -283,6 +295,7 @@ impl JoinTable {
             .pair_int()
             .filter(|(a, b)| (0..n).all(|i| is_null(i) || pack(a[i], b[i]).is_some()));
         let inline = match (ints, pair) {
+            _ if any_null => Inline::No,
             (Some(_), _) => Inline::Single,
             (None, Some(_)) => Inline::Pair,
             (None, None) => Inline::No,
@@ -320,6 +333,7 @@ impl JoinTable {
             heads,
             next,
             inline,
+            nulls_equal,
             matched: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         })
     }
@@ -364,6 +378,27 @@ impl JoinTable {
     ) {
         if head.first == NONE {
             return;
+        }
+        if self.nulls_equal {
+            // Rows compare as IS NOT DISTINCT FROM; an inlined table has no null key, so a
+            // right key with a null matches none of it.
+            if self.inline != Inline::No && rkeys.has_null_at(j) {
+                return;
+            }
+            if self.inline == Inline::No {
+                let mut i = head.first;
+                if self.keys.not_distinct_at(i as usize, rkeys, j) && !f(i) {
+                    return;
+                }
+                i = head.second;
+                while i != NONE {
+                    if self.keys.not_distinct_at(i as usize, rkeys, j) && !f(i) {
+                        return;
+                    }
+                    i = self.next[i as usize];
+                }
+                return;
+            }
         }
         // `Single` and `Pair` give `eq_at`'s answer from the entry (see `as_i64_at`; every
         // left pair fits `pack`, so a right pair that does not cannot equal one).
@@ -544,7 +579,9 @@ impl Emitter {
     ) -> Result<()> {
         let key_cols = crate::key::leading_key_columns(right, self.shape.key_arity);
         let rkeys = TupleKeys::try_new(&key_cols)?;
-        let nulls: Option<NullBuffer> = crate::key::tuple_nulls(&key_cols);
+        // Under --nulls-equal every right row is probed, a null key like any other.
+        let nulls: Option<NullBuffer> =
+            crate::key::tuple_nulls(&key_cols).filter(|_| !self.shape.nulls_equal);
         let jt = self.shape.join_type;
         // Passes: rows matched in an earlier pass, and whether this pass is the last (a
         // single pass is the last, with nothing matched before).
@@ -863,6 +900,62 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Under `--nulls-equal` the table finds, for every right key, exactly the left rows
+        /// not distinct from it (per component: both null, or both equal by value), in input
+        /// order: one- and two-column keys with nulls on both sides, integer columns of other
+        /// widths on the right (Int32 against Int64), the map stage's own hashes
+        /// (`hash_tuple_into`, then `hash_null_rows`), and tables with and without a null key
+        /// (inlined or not).
+        #[test]
+        fn nulls_equal_matches_are_the_not_distinct_left_rows(
+            left in proptest::collection::vec(
+                (proptest::option::weighted(0.7, -2i32..3), proptest::option::weighted(0.7, -1i32..2)), 0..30),
+            right in proptest::collection::vec(
+                (proptest::option::weighted(0.7, -3i32..4), proptest::option::weighted(0.7, -2i32..3)), 1..20),
+            pair in proptest::bool::ANY,
+            seed in proptest::num::u64::ANY,
+        ) {
+            let arity = if pair { 2 } else { 1 };
+            let lcols: Vec<ArrayRef> = vec![
+                Arc::new(Int64Array::from(left.iter().map(|p| p.0.map(i64::from)).collect::<Vec<_>>())),
+                Arc::new(Int64Array::from(left.iter().map(|p| p.1.map(i64::from)).collect::<Vec<_>>())),
+            ];
+            let rcols: Vec<ArrayRef> = vec![
+                Arc::new(arrow::array::Int32Array::from(right.iter().map(|p| p.0).collect::<Vec<_>>())),
+                Arc::new(arrow::array::Int32Array::from(right.iter().map(|p| p.1).collect::<Vec<_>>())),
+            ];
+            let hashes = |cols: &[ArrayRef]| {
+                let refs: Vec<&dyn Array> = cols[..arity].iter().map(|a| a.as_ref()).collect();
+                let mut h = Vec::new();
+                crate::key::hash_tuple_into(&refs, seed, &mut h).unwrap();
+                crate::key::hash_null_rows(&refs, seed, &mut h).unwrap();
+                h
+            };
+            let (lhashes, rhashes) = (hashes(&lcols), hashes(&rcols));
+            let schema = Arc::new(Schema::new(
+                (0..arity).map(|c| Field::new(format!("k{c}"), DataType::Int64, true)).collect::<Vec<_>>(),
+            ));
+            let batch = RecordBatch::try_new(schema.clone(), lcols[..arity].to_vec()).unwrap();
+            let table = JoinTable::build(&schema, arity, true, vec![batch], vec![lhashes]).unwrap();
+            let rrefs: Vec<&dyn Array> = rcols[..arity].iter().map(|a| a.as_ref()).collect();
+            let rkeys = TupleKeys::try_new(&rrefs).unwrap();
+            let mut heads = Vec::new();
+            table.heads_of(&rhashes, &mut heads);
+            for (j, head) in heads.iter().enumerate() {
+                let mut got = Vec::new();
+                table.for_each_match(head, &rkeys, j, |i| {
+                    got.push(i as usize);
+                    true
+                });
+                let key = |p: &(Option<i32>, Option<i32>)| if pair { *p } else { (p.0, None) };
+                let want: Vec<usize> = (0..left.len()).filter(|&i| key(&left[i]) == key(&right[j])).collect();
+                proptest::prop_assert_eq!(&got, &want, "right row {} {:?} ({:?})", j, right[j], table.inline);
+                proptest::prop_assert_eq!(table.has_match(head, &rkeys, j), !want.is_empty());
+            }
+        }
+    }
+
     /// A hash of `k`: equal keys get equal hashes; `buckets` > 0 makes distinct keys collide.
     fn collide(k: i64, buckets: u64) -> u64 {
         if buckets == 0 {
@@ -905,7 +998,7 @@ mod tests {
                 .collect::<Vec<_>>(),
         ));
         let batch = RecordBatch::try_new(schema.clone(), left.clone()).unwrap();
-        let table = JoinTable::build(&schema, arity, vec![batch], vec![lhashes]).unwrap();
+        let table = JoinTable::build(&schema, arity, false, vec![batch], vec![lhashes]).unwrap();
         let lcols: Vec<&dyn Array> = left.iter().map(|a| a.as_ref()).collect();
         let lkeys = TupleKeys::try_new(&lcols).unwrap();
         let lnulls = crate::key::tuple_nulls(&lcols);
@@ -969,6 +1062,7 @@ mod tests {
             ],
             left_schema: Arc::new(Schema::new(vec![field("lk"), field("lv")])),
             key_arity: 1,
+            nulls_equal: false,
             blooms: crate::bloom::sbbf::WriteBlooms::none(),
             format: crate::commit::FileFormat::new(parquet::basic::Compression::UNCOMPRESSED),
             partitioning: None,

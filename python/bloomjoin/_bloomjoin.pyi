@@ -94,6 +94,7 @@ def join(
     type: Literal[
         "inner", "left", "left-semi", "left-anti", "right", "right-semi", "right-anti", "full"
     ] = "inner",
+    nulls_equal: bool = False,
     select: Optional[str] = None,
     reducers: Optional[int] = None,
     workers: Optional[int] = None,

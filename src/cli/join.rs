@@ -48,6 +48,11 @@ pub struct JoinSpec {
     #[arg(long = "type", value_enum, default_value = "inner")]
     #[serde(rename = "type")]
     pub join_type: JoinType,
+    /// Null keys match each other, as SQL's `IS NOT DISTINCT FROM`, Spark's `<=>` and Polars'
+    /// `nulls_equal` (a composite key's components compared one by one): a left and a right
+    /// row whose keys are both null join [default: a null key matches nothing, as SQL's `=`].
+    #[arg(long)]
+    pub nulls_equal: bool,
     /// How to run the join: replicated (the whole left side in one hash table, probed by every
     /// worker; no shuffle) when the left side fits --memory-limit, else reduce-side (both
     /// sides partitioned by key through local disk).
@@ -167,6 +172,7 @@ impl Default for JoinSpec {
             right_key: String::new(),
             right_where: None,
             join_type: JoinType::Inner,
+            nulls_equal: false,
             strategy: Strategy::Auto,
             select: None,
             reducers: None,
@@ -288,6 +294,7 @@ impl JoinSpec {
                 hive_partitioning: !spec.no_hive_partitioning,
             },
             join_type: spec.join_type,
+            nulls_equal: spec.nulls_equal,
             strategy: spec.strategy,
             select: spec.select.as_deref().map(parse_select).transpose()?,
             workers,

@@ -178,7 +178,13 @@ fn one_pass(ctx: &Ctx, spill: &Spill, p: usize, name: &str, need: u64) -> Result
         hashes.push(h);
         Ok(())
     })?;
-    let table = JoinTable::build(&ctx.shape.left_schema, ctx.shape.key_arity, batches, hashes)?;
+    let table = JoinTable::build(
+        &ctx.shape.left_schema,
+        ctx.shape.key_arity,
+        ctx.shape.nulls_equal,
+        batches,
+        hashes,
+    )?;
     let mut e = Emitter::new(ctx.shape.clone(), &ctx.output.staging(), name, 0)?;
     spill.right.for_each(p, |b, h| e.probe(&table, &b, &h))?;
     e.emit_left(&table, 0..table.num_rows())?;
@@ -217,6 +223,7 @@ fn in_passes(ctx: &Ctx, spill: &Spill, p: usize, name: &str, limit: u64) -> Resu
         let table = JoinTable::build(
             &ctx.shape.left_schema,
             ctx.shape.key_arity,
+            ctx.shape.nulls_equal,
             std::mem::take(batches),
             std::mem::take(hashes),
         )?;

@@ -32,7 +32,9 @@ pub(crate) fn run(
     let build_bytes = rows.bytes;
     let table = Arc::new(build(ctx, rows)?);
     let keys = filter.as_ref().map(|_| Arc::clone(&table));
-    let prefilter = RightPrefilter::new(key_ranges, filter, keys, ctx.hash_seed).with_sbbf(sbbf);
+    let prefilter = RightPrefilter::new(key_ranges, filter, keys, ctx.hash_seed)
+        .with_sbbf(sbbf)
+        .with_null_keys(ctx.null_keys_meet());
     let t_probe = Instant::now();
     let written = probe(ctx, &table, &prefilter)?;
     let strategy = StrategyReport {
@@ -61,6 +63,7 @@ fn build(ctx: &Ctx, rows: InMemory) -> Result<JoinTable> {
         JoinTable::build(
             &ctx.shape.left_schema,
             ctx.shape.key_arity,
+            ctx.shape.nulls_equal,
             rows.batches,
             rows.hashes,
         )

@@ -55,6 +55,9 @@ pub struct SideReport {
     pub rows_dropped_by_where: u64,
     /// Rows dropped because their key is null and the join type does not keep them.
     pub rows_dropped_null_key: u64,
+    /// Rows handed to the join with a null key (in any column): those the join type keeps
+    /// unmatched and, under `--nulls-equal`, those that may match.
+    pub rows_null_key: u64,
     /// Rows the map stage handed to the join (built or probed under `replicated`, shuffled
     /// under `reduce-side`).
     pub rows_mapped: u64,
@@ -151,6 +154,8 @@ pub struct JoinReport {
     pub created_by: &'static str,
     /// The join type.
     pub join_type: JoinType,
+    /// `--nulls-equal`: null key components matched each other.
+    pub nulls_equal: bool,
     /// Map workers.
     pub workers: usize,
     /// The strategy and why.
@@ -198,8 +203,13 @@ impl JoinReport {
     pub fn summary(&self) -> String {
         let st = &self.strategy;
         let mut s = format!(
-            "joined ({} join, {} strategy, {} workers, {} parts) into {}\n",
+            "joined ({} join{}, {} strategy, {} workers, {} parts) into {}\n",
             self.join_type.name(),
+            if self.nulls_equal {
+                ", nulls equal"
+            } else {
+                ""
+            },
             st.used.name(),
             self.workers,
             self.parts,
@@ -218,7 +228,7 @@ impl JoinReport {
         }
         for (name, side) in [("left", &self.left), ("right", &self.right)] {
             s += &format!(
-                "  {name:<6} {} files{}{}, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped, {} to the join\n",
+                "  {name:<6} {} files{}{}, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped{}, {} to the join\n",
                 side.files,
                 crate::report::pruned_note(side.files_pruned_by_partition),
                 match side.files_pruned_by_partition_key {
@@ -230,6 +240,10 @@ impl JoinReport {
                 human_bytes(side.bytes_read),
                 side.rows_dropped_by_where,
                 side.rows_dropped_null_key,
+                match self.nulls_equal {
+                    true => format!(" ({} kept, --nulls-equal)", side.rows_null_key),
+                    false => String::new(),
+                },
                 side.rows_mapped
             );
         }

@@ -61,6 +61,10 @@ pub(crate) struct RightPrefilter {
     dropped_keys: Arc<AtomicU64>,
     /// Rows with a null key (in any column), which the key tiers drop before probing.
     dropped_null: Arc<AtomicU64>,
+    /// `--nulls-equal` with a left key that has a null: right keys with a null may match, so
+    /// every tier lets them through (but the exact keys tier, which has their null-aware
+    /// hashes), and keeps the row groups and files that may hold one.
+    null_keys_pass: bool,
 }
 
 /// The key tiers' verdict on a file whose rows all hold one key (its partition values).
@@ -161,7 +165,21 @@ impl RightPrefilter {
             dropped_bloom: Arc::default(),
             dropped_keys: Arc::default(),
             dropped_null: Arc::default(),
+            null_keys_pass: false,
         }
+    }
+
+    /// The same tiers letting right keys with a null through (see
+    /// [`RightPrefilter::null_keys_pass`]) when `pass`.
+    pub(crate) fn with_null_keys(mut self, pass: bool) -> Self {
+        self.null_keys_pass = pass;
+        self
+    }
+
+    /// Whether right keys with a null (in any column) pass the tiers: under `--nulls-equal`,
+    /// when some left key has a null.
+    pub(crate) fn null_keys_pass(&self) -> bool {
+        self.null_keys_pass
     }
 
     /// The same tiers with the right files' Parquet Bloom filters probed too.
@@ -242,7 +260,7 @@ impl RightPrefilter {
         let Some(tier) = &self.sbbf else {
             return kept;
         };
-        tier.row_groups(file, fp, kept, counters, decoded)
+        tier.row_groups(file, fp, kept, self.null_keys_pass, counters, decoded)
     }
 
     /// The row groups of `split` that the key columns' ranges keep (tier 1), each one skipped
@@ -258,7 +276,14 @@ impl RightPrefilter {
         let mut kept: Vec<usize> = split.row_groups.clone().collect();
         for (name, range) in key_names.iter().zip(&self.key_ranges) {
             let Some(range) = range else { continue };
-            kept = super::prune::row_groups_in_range(file, name, kept, *range, &mut skipped);
+            kept = super::prune::row_groups_in_range(
+                file,
+                name,
+                kept,
+                *range,
+                self.null_keys_pass,
+                &mut skipped,
+            );
         }
         kept
     }
@@ -317,12 +342,18 @@ impl RightPrefilter {
         let mut sorted: Vec<&(usize, arrow::array::ArrayRef)> = values.iter().collect();
         sorted.sort_by_key(|(k, _)| *k);
         let units: Vec<&dyn Array> = sorted.iter().map(|(_, v)| v.as_ref()).collect();
-        if units.iter().any(|u| u.is_null(0)) {
+        let null = units.iter().any(|u| u.is_null(0));
+        if null && !self.null_keys_pass {
             return Ok(Probe::Null);
         }
         let mut hashes = Vec::with_capacity(1);
         crate::key::hash_tuple_into(&units, self.hash_seed, &mut hashes)?;
-        if let Some(f) = &self.bloom {
+        if null {
+            // A null partition value under --nulls-equal: no Bloom filter holds it; the left
+            // keys' table (with its null-aware hashes) decides.
+            crate::key::hash_null_rows(&units, self.hash_seed, &mut hashes)?;
+        }
+        if let Some(f) = self.bloom.as_ref().filter(|_| !null) {
             if !bloom_pass(f, self.hash_seed, &units, &hashes)?.value(0) {
                 return Ok(Probe::Bloom);
             }
@@ -353,6 +384,7 @@ impl RightPrefilter {
         let bloom = self.bloom.clone();
         let keys = self.keys.clone();
         let seed = self.hash_seed;
+        let nulls_pass = self.null_keys_pass;
         let (dropped_bloom, dropped_keys, dropped_null) = (
             Arc::clone(&self.dropped_bloom),
             Arc::clone(&self.dropped_keys),
@@ -414,21 +446,32 @@ impl RightPrefilter {
                     }
                 };
                 crate::key::hash_tuple_into(&units, seed, &mut hashes).map_err(err)?;
+                let nulls = crate::key::tuple_nulls(&units).filter(|v| v.null_count() > 0);
+                if nulls.is_some() && nulls_pass {
+                    crate::key::hash_null_rows(&units, seed, &mut hashes).map_err(err)?;
+                }
                 let mut pass = match &bloom {
                     Some(f) => bloom_pass(f, seed, &units, &hashes).map_err(err)?,
                     None => BooleanBuffer::new_set(u),
                 };
                 // Rows with a null key never pass; they count as such, not as the filter's.
-                // (Runs are only taken over a column without nulls.)
+                // Under --nulls-equal with a left key that has a null they pass the Bloom
+                // filter, which holds no such key, on to the exact keys tier. (Runs are only
+                // taken over a column without nulls.)
                 let mut probed = n;
-                if let Some(v) = crate::key::tuple_nulls(&units) {
+                if let Some(v) = &nulls {
                     pass = &pass & v.inner();
                     probed = n - v.null_count();
-                    dropped_null.fetch_add((n - probed) as u64, Ordering::Relaxed);
+                    if !nulls_pass {
+                        dropped_null.fetch_add((n - probed) as u64, Ordering::Relaxed);
+                    }
                 }
                 let after_bloom = rows_in(&pass);
                 if bloom.is_some() {
                     dropped_bloom.fetch_add((probed - after_bloom) as u64, Ordering::Relaxed);
+                }
+                if let Some(v) = nulls.as_ref().filter(|_| nulls_pass) {
+                    pass = &pass | &!v.inner();
                 }
                 if let Some(t) = &keys {
                     // Only the Bloom filter's survivors (a few % of the rows) are looked up:
@@ -619,12 +662,14 @@ impl SbbfTier {
     }
 
     /// The row groups of `rgs` whose key column's SBBF may hold a left key (or that have no
-    /// usable SBBF); `decoded(rg)` is the compressed size of the columns a read decodes.
+    /// usable SBBF, or, with `keep_nulls`, may hold a null key: no SBBF holds nulls);
+    /// `decoded(rg)` is the compressed size of the columns a read decodes.
     fn row_groups(
         &self,
         file: &InputFile,
         fp: &FileProjection,
         rgs: Vec<usize>,
+        keep_nulls: bool,
         counters: &MapCounters,
         decoded: impl Fn(usize) -> u64,
     ) -> Vec<usize> {
@@ -645,6 +690,15 @@ impl SbbfTier {
             }
         };
         let mut keep = Vec::with_capacity(rgs.len());
+        let may_hold_null = |rg: usize| {
+            keep_nulls
+                && meta
+                    .row_group(rg)
+                    .column(leaf)
+                    .statistics()
+                    .and_then(|s| s.null_count_opt())
+                    != Some(0)
+        };
         let filters = crate::bloom::sbbf::read_column_chunks(meta, &rgs, leaf, &io, file.size);
         for (rg, filter) in rgs.into_iter().zip(filters) {
             match filter {
@@ -652,7 +706,7 @@ impl SbbfTier {
                 Ok(Some((filter, bytes))) => {
                     counters.sbbf_bytes.fetch_add(bytes, Ordering::Relaxed);
                     counters.sbbf_probed.fetch_add(1, Ordering::Relaxed);
-                    if self.keys.any_maybe(&filter, physical) == Some(false) {
+                    if self.keys.any_maybe(&filter, physical) == Some(false) && !may_hold_null(rg) {
                         counters.rg_skipped_sbbf.fetch_add(1, Ordering::Relaxed);
                         counters
                             .rows_skipped_sbbf

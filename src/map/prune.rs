@@ -61,7 +61,8 @@ fn values_i128(a: &dyn Array) -> Option<Vec<Option<i128>>> {
     })
 }
 
-/// The row groups of `rgs` in `file` whose key column `key_name` may hold a key in `range`;
+/// The row groups of `rgs` in `file` whose key column `key_name` may hold a key in `range`
+/// (or, with `keep_nulls`, a null: under `--nulls-equal` a null may match);
 /// `skipped(row_group)` is called for every other one. Row groups without usable statistics
 /// are kept.
 pub(crate) fn row_groups_in_range(
@@ -69,6 +70,7 @@ pub(crate) fn row_groups_in_range(
     key_name: &str,
     rgs: Vec<usize>,
     (lo, hi): KeyRange,
+    keep_nulls: bool,
     mut skipped: impl FnMut(usize),
 ) -> Vec<usize> {
     let meta = file.parquet();
@@ -87,12 +89,25 @@ pub(crate) fn row_groups_in_range(
     let (Some(mins), Some(maxs)) = (values_i128(mins.as_ref()), values_i128(maxs.as_ref())) else {
         return rgs;
     };
+    // Under --nulls-equal a row group whose null count is not known to be 0 may hold a
+    // null key.
+    let no_nulls: Option<Vec<bool>> = match keep_nulls {
+        false => None,
+        true => match conv.row_group_null_counts(groups.iter().copied()) {
+            Ok(c) => Some(
+                (0..rgs.len())
+                    .map(|n| c.is_valid(n) && c.value(n) == 0)
+                    .collect(),
+            ),
+            Err(_) => return rgs,
+        },
+    };
     let mut keep = Vec::new();
     for (n, rg) in rgs.into_iter().enumerate() {
         let disjoint = matches!(
             (mins.get(n), maxs.get(n)),
             (Some(Some(mn)), Some(Some(mx))) if *mx < lo || *mn > hi
-        );
+        ) && no_nulls.as_ref().is_none_or(|z| z[n]);
         if disjoint {
             skipped(rg);
         } else {
@@ -253,11 +268,23 @@ mod tests {
             2,
         );
         let mut skipped = Vec::new();
-        let kept = row_groups_in_range(&f, "k", vec![0, 1], (1_500_000_000, 2_500_000_000), |rg| {
-            skipped.push(rg)
-        });
+        let kept = row_groups_in_range(
+            &f,
+            "k",
+            vec![0, 1],
+            (1_500_000_000, 2_500_000_000),
+            false,
+            |rg| skipped.push(rg),
+        );
         assert_eq!((kept, skipped), (vec![], vec![0, 1]));
-        let kept = row_groups_in_range(&f, "k", vec![0, 1], (1_000_000_000, 1_000_000_000), |_| {});
+        let kept = row_groups_in_range(
+            &f,
+            "k",
+            vec![0, 1],
+            (1_000_000_000, 1_000_000_000),
+            false,
+            |_| {},
+        );
         assert_eq!(kept, vec![0]);
     }
 

@@ -54,6 +54,9 @@ pub(crate) struct MapCounters {
     pub rows_skipped_by_key: AtomicU64,
     dropped_where: AtomicU64,
     dropped_null: AtomicU64,
+    /// Rows handed on with a null key (in any column): those the join type keeps, and under
+    /// `--nulls-equal` those that may match.
+    null_keys: AtomicU64,
     mapped: AtomicU64,
 }
 
@@ -61,6 +64,11 @@ impl MapCounters {
     /// Rows handed on so far (past `--where` and, on the right, the prefilter).
     pub(crate) fn rows_mapped(&self) -> u64 {
         self.mapped.load(Ordering::Relaxed)
+    }
+
+    /// Of those, rows with a null key (in any column).
+    pub(crate) fn null_key_rows(&self) -> u64 {
+        self.null_keys.load(Ordering::Relaxed)
     }
 
     /// The side's report (`prefilter`: the right side's tiers, which count their own drops).
@@ -94,6 +102,7 @@ impl MapCounters {
             rows_dropped_by_where: g(&self.dropped_where),
             rows_dropped_null_key: g(&self.dropped_null)
                 + prefilter.map_or(0, |p| p.dropped_null()),
+            rows_null_key: g(&self.null_keys),
             rows_mapped: g(&self.mapped),
         }
     }
@@ -161,8 +170,12 @@ pub(crate) struct SideReader<'a> {
     pub counters: &'a MapCounters,
     /// Rows per decoded batch.
     pub batch_size: usize,
-    /// Whether rows with a null key go on (outer joins keep them).
+    /// Whether rows with a null key go on (outer joins keep them, and `--nulls-equal` joins
+    /// where they may match).
     pub keep_null_keys: bool,
+    /// `--nulls-equal`: a key with a null gets its null-aware hash
+    /// ([`key::hash_null_rows`]), the same on both sides for keys that are not distinct.
+    pub nulls_equal: bool,
     /// Seed of the base key hash every row carries.
     pub hash_seed: u64,
     /// Right side: the prefilter tiers.
@@ -181,12 +194,22 @@ impl SideReader<'_> {
         let mut one = Vec::with_capacity(1);
         for i in [0, batch.num_rows() - 1] {
             let row = batch.slice(i, 1);
-            key::hash_tuple_into(&self.side.key_columns(&row), self.hash_seed, &mut one)?;
+            self.hash_keys(&self.side.key_columns(&row), &mut one)?;
             if one[0] != hashes[i] {
                 return Err(Error::Internal(format!(
                     "{file}: carried key hash of row {i} does not match its key"
                 )));
             }
+        }
+        Ok(())
+    }
+
+    /// The base hashes of the rows of key columns `cols` into `out`: null-aware under
+    /// `--nulls-equal`.
+    fn hash_keys(&self, cols: &[&dyn arrow::array::Array], out: &mut Vec<u64>) -> Result<()> {
+        key::hash_tuple_into(cols, self.hash_seed, out)?;
+        if self.nulls_equal {
+            key::hash_null_rows(cols, self.hash_seed, out)?;
         }
         Ok(())
     }
@@ -216,11 +239,12 @@ impl SideReader<'_> {
         Ok(accs)
     }
 
-    /// The right side's prefilter when its key tiers run: they never let a null key through,
-    /// so not when the join keeps null keys.
+    /// The right side's prefilter when its key tiers run: they let a null key through only
+    /// under `--nulls-equal` ([`RightPrefilter::null_keys_pass`]), so otherwise not when the
+    /// join keeps null keys.
     fn key_tiers(&self) -> Option<&RightPrefilter> {
         self.prefilter
-            .filter(|p| p.has_key_tier() && !self.keep_null_keys)
+            .filter(|p| p.has_key_tier() && (!self.keep_null_keys || p.null_keys_pass()))
     }
 
     /// The key tiers, for a file whose key is all partition columns: its rows all hold one
@@ -394,6 +418,11 @@ impl SideReader<'_> {
             }
             let batch = conform(&batch?, fp, &side.schema, &file_name)?;
             let nulls = key::tuple_nulls(&side.key_columns(&batch));
+            if let Some(n) = nulls.as_ref().filter(|_| self.keep_null_keys) {
+                self.counters
+                    .null_keys
+                    .fetch_add(n.null_count() as u64, Ordering::Relaxed);
+            }
             let batch = match nulls.filter(|n| !self.keep_null_keys && n.null_count() > 0) {
                 None => batch,
                 Some(valid) => {
@@ -424,7 +453,7 @@ impl SideReader<'_> {
                     }
                     None => {
                         let mut h = Vec::with_capacity(batch.num_rows());
-                        key::hash_tuple_into(&side.key_columns(&batch), self.hash_seed, &mut h)?;
+                        self.hash_keys(&side.key_columns(&batch), &mut h)?;
                         h
                     }
                 },
