@@ -12,6 +12,7 @@ mod jobs_cli;
 mod join_cli;
 mod join_guards;
 mod key_types;
+mod nulls_equal_cli;
 mod partition_by_cli;
 mod reliability;
 mod sbbf_cli;

@@ -265,6 +265,25 @@ def test_join_bounds_its_files_and_row_groups_as_the_cli_does(tmp_path):
         assert all(md.row_group(g).num_rows <= 1500 for g in range(md.num_row_groups)), part
 
 
+def test_join_matches_null_keys_with_nulls_equal(tmp_path):
+    # The comments whose user is in the users table: with nulls_equal=True (SQL's IS NOT
+    # DISTINCT FROM) those without a user too, for some users have no Id; counted by pyarrow.
+    ids = set(pq.read_table(USERS, columns=["Id"]).column("Id").to_pylist())
+    assert None in ids
+    users_of = pq.read_table(COMMENTS, columns=["UserId"]).column("UserId").to_pylist()
+    options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                   type="right-semi", select="Id")
+    plain = bloomjoin.join(output=str(tmp_path / "plain"), **options)
+    assert plain["nulls_equal"] is False
+    assert plain["rows_out"] == sum(1 for u in users_of if u is not None and u in ids)
+    report = bloomjoin.join(output=str(tmp_path / "py"), nulls_equal=True, **options)
+    assert report["nulls_equal"] is True
+    assert report["rows_out"] == sum(1 for u in users_of if u in ids) > plain["rows_out"]
+    assert report["right"]["rows_null_key"] == users_of.count(None)
+    cli("join", "--output", tmp_path / "cli", "--nulls-equal", *kebab_args(options))
+    assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {
