@@ -275,12 +275,14 @@ def duckdb_sql(con, job):
     L = f"(SELECT * FROM {src(lf)}{lw})"
     R = f"(SELECT * FROM {src(rf)}{rw})"
     # A composite key (`a,b`) pairs its columns in order; a NULL in any of them never matches,
-    # in DuckDB as in bloomjoin.
+    # in DuckDB as in bloomjoin, but under `nulls-equal` (IS NOT DISTINCT FROM, column by
+    # column).
     lkeys = [k.strip() for k in j["left-key"].split(",")]
     rkeys = [k.strip() for k in j["right-key"].split(",")]
     if len(lkeys) != len(rkeys):
         die(f"left-key {j['left-key']!r} and right-key {j['right-key']!r} differ in length")
-    on = " AND ".join(f"l.{qi(a)} = r.{qi(b)}" for a, b in zip(lkeys, rkeys))
+    eq = "IS NOT DISTINCT FROM" if j.get("nulls-equal") else "="
+    on = " AND ".join(f"l.{qi(a)} {eq} r.{qi(b)}" for a, b in zip(lkeys, rkeys))
     cols = resolve_select(j, lcols, rcols)
     proj = ", ".join(f"{side}.{qi(name)} AS {qi(out)}" for side, name, out in cols)
     jt = j.get("type", "inner")

@@ -14,7 +14,8 @@
 # have different columns (unioned by name, as DuckDB's union_by_name), for every join type;
 # and sides in Hive partition directories, their values read as columns, for every join type,
 # with keys of file and partition columns and of partition columns alone;
-# and outputs written into Hive partition directories (--partition-by), read back by DuckDB.
+# and outputs written into Hive partition directories (--partition-by), read back by DuckDB;
+# and null keys matching each other (--nulls-equal) against DuckDB's IS NOT DISTINCT FROM.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -89,6 +90,15 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
     done
 done
 check "$OUT/files-by-size" jobs/users_comments.toml join.max-file-size=64KiB join.row-group-size=16KiB
+
+echo "== null keys matching each other (--nulls-equal, DuckDB's IS NOT DISTINCT FROM): every join type, both strategies, one and two key columns"
+for type in inner left left-semi left-anti right right-semi right-anti full; do
+    for strategy in replicated reduce-side; do
+        check "$OUT/nulls-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy" join.nulls-equal=true
+        check "$OUT/nulls-idname-$type-$strategy" jobs/users_comments_by_id_name.toml "join.type=$type" "join.strategy=$strategy" join.nulls-equal=true
+    done
+done
+check "$OUT/nulls-passes" jobs/users_comments_left.toml join.nulls-equal=true join.strategy=reduce-side join.reducers=2 join.memory-limit=16KiB
 
 echo "== composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the

@@ -41,7 +41,8 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            In a quarter of the joins the output's files and row groups are bounded
            (`--max-rows-per-file`, `--row-group-rows`, `--max-file-size`, `--row-group-size`):
            every file and row group must keep within the row limits and `_SUCCESS` name every
-           file ("pass (bounded files)").
+           file ("pass (bounded files)"). In a quarter of the joins null keys match each other
+           (`--nulls-equal`) against DuckDB's `IS NOT DISTINCT FROM` ("pass (nulls equal)").
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -1022,6 +1023,14 @@ def join_case(case, ctx):
     on = "l.lk = r.rk" + (" AND l.lk2 = r.rk2" if composite else "") + (" AND l.lpart = r.rpart" if pkey else "")
     if palone:
         on = "l.lpart = r.rpart"
+    # Sometimes null keys match each other (`--nulls-equal`), against DuckDB's
+    # IS NOT DISTINCT FROM (a generator of its own, as above).
+    nrng = random.Random(f"{ctx.seed}:join-nulls-equal:{case.index}")
+    nulls_equal = nrng.random() < 0.25
+    if nulls_equal:
+        join += ["--nulls-equal"]
+        on = on.replace(" = ", " IS NOT DISTINCT FROM ")
+        case.notes.append("nulls equal")
     lsel = ", ".join(f"l.{c}" for c in lnames)
     rsel = ", ".join(f"r.{c}" for c in rnames)
     if jt in ("left-semi", "left-anti"):
@@ -1137,6 +1146,8 @@ def join_case(case, ctx):
     # Counted apart, so that the summary shows the Bloom filters of the files, and files of
     # different columns, at work (a key of partition columns alone first: the newest
     # variation).
+    if nulls_equal:
+        return "pass (nulls equal)"
     if palone:
         # Ruled out while planned (a trained filter) or at the map stage.
         by_key = report["right"]["files_pruned_by_partition_key"] + report["right"]["files_skipped_by_partition_key"]
