@@ -137,7 +137,7 @@ def bench(workloads, runs):
         rows = [(e, t, rss[e] / 2**20) for e, t in times.items()] + [(e, t, None) for e, t in query_times.items()]
         med = {e: statistics.median(t) for e, t, _ in rows}
         base = med[wl["baseline"]]
-        peer = min(med[DUCKDB], med[POLARS]) if wl["suite"] in ("join", "hive") else None
+        peer = min(med[DUCKDB], med[POLARS]) if wl["suite"] in ("join", "hive", "nulls") else None
         for engine, t, mib in rows:
             results.append(
                 {
@@ -536,6 +536,66 @@ def partitioned_output(a, d, w, col, dirs):
     }
 
 
+# The nulls suite: lineitem and part with some keys nulled (copies written once into the work
+# directory), joined with null keys matching each other.
+JOIN_NULLS = "bloomjoin join --nulls-equal"
+
+
+def nulls_equal_workloads(a, d, w):
+    """Null keys that match (`--nulls-equal`) against DuckDB's IS NOT DISTINCT FROM and
+    Polars' nulls_equal=True: the green parts and the parts without a key (p_partkey nulled
+    in 1 part of 10,000) x lineitem (l_partkey nulled in the lines of 1 order of 50), a
+    right-semi join (the lines of those parts, and the lines without a part) and an inner one
+    (every null line meets every null part), the narrow projection. The copies are written
+    once by DuckDB into the work directory."""
+    B, W = a.bin, str(a.workers)
+    line, part = w("nulls-lineitem.parquet"), w("nulls-part.parquet")
+    if not (os.path.exists(line) and os.path.exists(part)):
+        run(duckdb_timed(
+            f"COPY (SELECT * REPLACE (CASE WHEN l_orderkey % 50 = 0 THEN NULL ELSE l_partkey END AS l_partkey) "
+            f"FROM '{d('lineitem')}') TO '{line}' (FORMAT parquet, COMPRESSION snappy)", a.workers))
+        run(duckdb_timed(
+            f"COPY (SELECT * REPLACE (CASE WHEN p_partkey % 10000 = 0 THEN NULL ELSE p_partkey END AS p_partkey) "
+            f"FROM '{d('part')}') TO '{part}' (FORMAT parquet, COMPRESSION snappy)", a.workers))
+    where = "p_name LIKE '%green%' OR p_partkey IS NULL"
+    out = []
+    for jt, cols in (("right-semi", NARROW["part-semi"]), ("inner", NARROW["part"])):
+        outs = {e: w(f"nulls-{jt}-{i}") for i, e in enumerate((JOIN_NULLS, DUCKDB, POLARS))}
+        join = [B, "join", "-q", "--left", part, "--left-key", "p_partkey", "--left-where", where,
+                "--right", line, "--right-key", "l_partkey", "--type", jt, "--nulls-equal",
+                "--select", cols, "--workers", W, "--overwrite", "--output", outs[JOIN_NULLS]]
+        if jt == "right-semi":
+            q = (f"SELECT {cols} FROM '{line}' l WHERE EXISTS (SELECT 1 FROM '{part}' p "
+                 f"WHERE ({where}) AND p.p_partkey IS NOT DISTINCT FROM l.l_partkey)")
+            how = "semi"
+        else:
+            q = (f"SELECT {cols} FROM '{line}' l JOIN (SELECT * FROM '{part}' WHERE {where}) p "
+                 f"ON p.p_partkey IS NOT DISTINCT FROM l.l_partkey")
+            how = "inner"
+        polars = polars_select(
+            "l=pl.scan_parquet(sys.argv[1])\n"
+            "p=pl.scan_parquet(sys.argv[2]).filter(pl.col('p_name').str.contains('green')|pl.col('p_partkey').is_null())\n"
+            f"j=l.join(p,left_on='l_partkey',right_on='p_partkey',how='{how}',nulls_equal=True,coalesce=False)\n"
+        ) + [line, part, outs[POLARS] + ".parquet", W, cols]
+        out.append({
+            "suite": "nulls",
+            "name": f"lineitem {jt} part (p_name LIKE '%green%' or no key), nulls equal [narrow]",
+            "baseline": DUCKDB,
+            "engines": [
+                (JOIN_NULLS, join),
+                (DUCKDB, duckdb_timed(f"COPY ({q}) TO '{outs[DUCKDB]}.parquet' (FORMAT parquet, COMPRESSION zstd)",
+                                      a.workers)),
+                (POLARS, polars),
+            ],
+            "outputs": {
+                JOIN_NULLS: outs[JOIN_NULLS] + "/part-*.parquet",
+                DUCKDB: outs[DUCKDB] + ".parquet",
+                POLARS: outs[POLARS] + ".parquet",
+            },
+        })
+    return out
+
+
 def goals(results):
     """The project's goals, each with the measured ratio."""
     med = {(r["workload"], r["engine"]): r for r in results}
@@ -549,6 +609,9 @@ def goals(results):
         m = lambda e: med[(wl, e)]["median_s"]
         has = lambda e: (wl, e) in med
         spark_note = lambda e: f" ({m(SPARK + QUERY_ALONE) / m(e):.1f}x against Spark's query alone)"
+        if suite == "nulls":
+            # No goal of its own: the figures say what --nulls-equal costs against the peers.
+            continue
         if suite == "s3":
             # Over an object store: the join within 0.8x the peer that reads the same store
             # (Polars), as on one machine; reading ahead against waiting request by request.
@@ -616,6 +679,8 @@ def markdown(meta, results, workloads, goal_list):
     title = f"TPC-H scale {meta['scale']}"
     if meta["suite"] == "hive":
         title = f"Hive partitions, {title}"
+    if meta["suite"] == "nulls":
+        title = f"Null keys that match (--nulls-equal), {title}"
     if meta["suite"] == "s3":
         title = f"Object store (S3 API, moto, {bench_s3.LAG_MS} ms a request), {title}"
     lines = [
@@ -632,11 +697,14 @@ def markdown(meta, results, workloads, goal_list):
     ]
     if meta["suite"] == "s3":
         lines += ["", bench_s3.__doc__.split("\n\n", 1)[1].strip()]
-    for suite in ("train", "join", "hive", "s3"):
+    if meta["suite"] == "nulls":
+        lines += ["", " ".join(nulls_equal_workloads.__doc__.split()) + " Every output's row count and "
+                  "checksums equal DuckDB's."]
+    for suite in ("train", "join", "hive", "s3", "nulls"):
         rows = [r for r in results if r["suite"] == suite]
         if not rows:
             continue
-        peer = suite in ("join", "hive")
+        peer = suite in ("join", "hive", "nulls")
         lines += [
             "",
             f"| workload | engine | median s | x {rows[0]['baseline']} |" + (" x min(DuckDB, Polars) |" if peer else "")
@@ -685,7 +753,8 @@ def markdown(meta, results, workloads, goal_list):
                 f"read, their day ruled out by the key tiers; {f['right_rows_read']} rows read, "
                 f"{wl['checked']['rows']} rows out (`--report` of the last run).",
             ]
-    lines += ["", "Goals:", ""]
+    if goal_list:
+        lines += ["", "Goals:", ""]
     lines += [
         f"- {'MET' if g['met'] else '**NOT MET**'}: {g['goal']}: {g['ratio']:.2f}x{g['note']}" for g in goal_list
     ]
@@ -764,7 +833,7 @@ def main():
     ap.add_argument("--data", required=True, help="TPC-H parquet directory")
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--suite", choices=["train", "join", "all", "hive", "s3"], default="all")
+    ap.add_argument("--suite", choices=["train", "join", "all", "hive", "s3", "nulls"], default="all")
     ap.add_argument("--moto-python", help="python of the venv with moto (the s3 suite)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
@@ -781,6 +850,8 @@ def main():
         workloads += train_workloads(a, d, w)
     if a.suite in ("join", "all"):
         workloads += join_workloads(a, d, w)
+    if a.suite == "nulls":
+        workloads += nulls_equal_workloads(a, d, w)
     if a.suite == "hive":
         workloads += hive_workloads(a, d, w)
         workloads += dpp_workloads(a, d, w)
@@ -814,8 +885,8 @@ def main():
     goal_list = goals(results)
     section = markdown(meta, results, workloads, goal_list)
     print(section)
-    # The hive and s3 suites have sections of their own and no chart.
-    own = a.suite if a.suite in ("hive", "s3") else None
+    # The hive, s3 and nulls suites have sections of their own and no chart.
+    own = a.suite if a.suite in ("hive", "s3", "nulls") else None
     key = f"{own}-sf{a.scale}" if own else f"sf{a.scale}"
     update_doc(a.doc, key, section)
     if not own:

@@ -2,7 +2,7 @@
 # The benchmark suite on TPC-H: train and join, bloomjoin next to a plain arrow-rs scan,
 # DuckDB, Polars and Spark (local[2]), engines alternating, medians of N runs, peak RSS, every
 # join output checked against DuckDB's (row count and per-column checksums).
-#   scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive|s3] [--bin PATH] [--skip-spark]
+#   scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive|s3|nulls] [--bin PATH] [--skip-spark]
 # The join suite runs each TPC-H join with a narrow projection and with `*`, bloomjoin with
 # both strategies, and prints each goal of issue 13 MET or NOT MET (wall time against DuckDB
 # and Polars, CPU seconds against Polars, peak RSS against DuckDB). The train suite trains
@@ -20,8 +20,10 @@
 # (not part of all; scripts/bench_s3.py) runs two joins and a train with their inputs on a local
 # S3 server (moto) that answers every request 20 ms late: bloomjoin reading ahead and without
 # (BLOOMJOIN_READ_AHEAD=0), bloomjoin on local copies, Polars on the same store, DuckDB on the
-# local copies (its own section, no chart). --skip-spark leaves Spark out (quick runs while
-# developing; the recorded runs include it).
+# local copies (its own section, no chart). The nulls suite (not part of all) joins copies of
+# lineitem and part with some keys nulled, null keys matching each other (--nulls-equal),
+# against DuckDB's IS NOT DISTINCT FROM and Polars' nulls_equal (its own section, no chart).
+# --skip-spark leaves Spark out (quick runs while developing; the recorded runs include it).
 # Sets up .cache/venv-bench and .cache/venv-spark (scripts/venv.sh), generates TPC-H once into
 # .cache/tpch/sfN, builds the release binary unless --bin is given. Writes the tables and goal
 # checks into docs/BENCHMARKS.md (between <!-- bench:begin sfN --> and <!-- bench:end sfN -->),
@@ -29,7 +31,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive|s3] [--bin PATH] [--skip-spark]" >&2
+    echo "usage: scripts/bench.sh [--scale 1|5|10] [--runs N] [--suite train|join|all|hive|s3|nulls] [--bin PATH] [--skip-spark]" >&2
     exit 2
 }
 SCALE=1 RUNS=3 SUITE=all BIN= EXTRA=()
@@ -72,4 +74,4 @@ fi
 
 "$PY" scripts/bench.py --bin "$BIN" --spark-python "$SPARK_PY" --data "$TPCH_DIR" --scale "$SCALE" \
     --suite "$SUITE" --runs "$RUNS" --work ".cache/bench-work/sf$SCALE" \
-    --json ".cache/bench-$(case $SUITE in hive | s3) echo "$SUITE-" ;; esac)sf$SCALE.json" --doc docs/BENCHMARKS.md --chart docs/bench.png "${EXTRA[@]}"
+    --json ".cache/bench-$(case $SUITE in hive | s3 | nulls) echo "$SUITE-" ;; esac)sf$SCALE.json" --doc docs/BENCHMARKS.md --chart docs/bench.png "${EXTRA[@]}"
