@@ -933,26 +933,15 @@ mod tests {
                 h
             };
             let (lhashes, rhashes) = (hashes(&lcols), hashes(&rcols));
-            let schema = Arc::new(Schema::new(
-                (0..arity).map(|c| Field::new(format!("k{c}"), DataType::Int64, true)).collect::<Vec<_>>(),
-            ));
-            let batch = RecordBatch::try_new(schema.clone(), lcols[..arity].to_vec()).unwrap();
-            let table = JoinTable::build(&schema, arity, true, vec![batch], vec![lhashes]).unwrap();
-            let rrefs: Vec<&dyn Array> = rcols[..arity].iter().map(|a| a.as_ref()).collect();
-            let rkeys = TupleKeys::try_new(&rrefs).unwrap();
-            let mut heads = Vec::new();
-            table.heads_of(&rhashes, &mut heads);
-            for (j, head) in heads.iter().enumerate() {
-                let mut got = Vec::new();
-                table.for_each_match(head, &rkeys, j, |i| {
-                    got.push(i as usize);
-                    true
-                });
-                let key = |p: &(Option<i32>, Option<i32>)| if pair { *p } else { (p.0, None) };
-                let want: Vec<usize> = (0..left.len()).filter(|&i| key(&left[i]) == key(&right[j])).collect();
-                proptest::prop_assert_eq!(&got, &want, "right row {} {:?} ({:?})", j, right[j], table.inline);
-                proptest::prop_assert_eq!(table.has_match(head, &rkeys, j), !want.is_empty());
-            }
+            let key = |p: &(Option<i32>, Option<i32>)| if pair { *p } else { (p.0, None) };
+            check_table(
+                lcols[..arity].to_vec(),
+                &rcols[..arity],
+                lhashes,
+                rhashes,
+                true,
+                |i, j| key(&left[i]) == key(&right[j]),
+            )?;
         }
     }
 
@@ -991,17 +980,37 @@ mod tests {
         rhashes: Vec<u64>,
     ) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
         use crate::key::TupleKeys;
-        let arity = left.len();
+        let lcols: Vec<&dyn Array> = left.iter().map(|a| a.as_ref()).collect();
+        let lkeys = TupleKeys::try_new(&lcols).unwrap();
+        let lnulls = crate::key::tuple_nulls(&lcols);
+        let rcols: Vec<&dyn Array> = right.iter().map(|a| a.as_ref()).collect();
+        let rkeys = TupleKeys::try_new(&rcols).unwrap();
+        check_table(left.clone(), &right, lhashes, rhashes, false, |i, j| {
+            !lnulls.as_ref().is_some_and(|n| n.is_null(i)) && lkeys.eq_at(i, &rkeys, j)
+        })
+    }
+
+    /// The table (`nulls_equal` or not) of the left key columns `left` (base hashes
+    /// `lhashes`) visits, for each right row `j`, exactly the left rows `i` of `want(i, j)`,
+    /// in input order, and `has_match` agrees.
+    fn check_table(
+        left: Vec<ArrayRef>,
+        right: &[ArrayRef],
+        lhashes: Vec<u64>,
+        rhashes: Vec<u64>,
+        nulls_equal: bool,
+        want: impl Fn(usize, usize) -> bool,
+    ) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
+        use crate::key::TupleKeys;
+        let (arity, n) = (left.len(), left[0].len());
         let schema = Arc::new(Schema::new(
             (0..arity)
                 .map(|c| Field::new(format!("k{c}"), DataType::Int64, true))
                 .collect::<Vec<_>>(),
         ));
-        let batch = RecordBatch::try_new(schema.clone(), left.clone()).unwrap();
-        let table = JoinTable::build(&schema, arity, false, vec![batch], vec![lhashes]).unwrap();
-        let lcols: Vec<&dyn Array> = left.iter().map(|a| a.as_ref()).collect();
-        let lkeys = TupleKeys::try_new(&lcols).unwrap();
-        let lnulls = crate::key::tuple_nulls(&lcols);
+        let batch = RecordBatch::try_new(schema.clone(), left).unwrap();
+        let table =
+            JoinTable::build(&schema, arity, nulls_equal, vec![batch], vec![lhashes]).unwrap();
         let rcols: Vec<&dyn Array> = right.iter().map(|a| a.as_ref()).collect();
         let rkeys = TupleKeys::try_new(&rcols).unwrap();
         let mut heads = Vec::new();
@@ -1012,11 +1021,7 @@ mod tests {
                 got.push(i as usize);
                 true
             });
-            let want: Vec<usize> = (0..left[0].len())
-                .filter(|&i| {
-                    !lnulls.as_ref().is_some_and(|n| n.is_null(i)) && lkeys.eq_at(i, &rkeys, j)
-                })
-                .collect();
+            let want: Vec<usize> = (0..n).filter(|&i| want(i, j)).collect();
             proptest::prop_assert_eq!(
                 &got,
                 &want,

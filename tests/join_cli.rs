@@ -174,7 +174,7 @@ fn train_at(d: &Path, fpp: &str) {
 }
 
 /// Every join type.
-const JOIN_TYPES: [&str; 8] = [
+pub(crate) const JOIN_TYPES: [&str; 8] = [
     "inner",
     "left",
     "left-semi",

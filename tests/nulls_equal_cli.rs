@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use arrow::array::*;
 
+use crate::join_cli::JOIN_TYPES;
 use crate::util::{read_rows, run_in, write_parquet, write_parquet_with};
 
 /// A left row: (id, a, b).
@@ -46,25 +47,32 @@ fn right_rows() -> Vec<RightRow> {
         .collect()
 }
 
+/// A side's columns, named `names`: the ids (Int64), `a` and `b` (strings).
+fn side<'a>(
+    names: [&'a str; 3],
+    ids: Vec<i64>,
+    a: ArrayRef,
+    b: Vec<Option<&str>>,
+) -> Vec<(&'a str, ArrayRef)> {
+    vec![
+        (names[0], Arc::new(Int64Array::from(ids)) as ArrayRef),
+        (names[1], a),
+        (names[2], Arc::new(StringArray::from(b))),
+    ]
+}
+
 fn write_sides(d: &Path) {
     let l = left_rows();
     let r = right_rows();
+    let la = Int32Array::from(l.iter().map(|x| x.1).collect::<Vec<_>>());
     write_parquet(
         &d.join("left/l.parquet"),
-        vec![
-            (
-                "lid",
-                Arc::new(Int64Array::from_iter_values(l.iter().map(|x| x.0))) as ArrayRef,
-            ),
-            (
-                "la",
-                Arc::new(Int32Array::from(l.iter().map(|x| x.1).collect::<Vec<_>>())),
-            ),
-            (
-                "lb",
-                Arc::new(StringArray::from(l.iter().map(|x| x.2).collect::<Vec<_>>())),
-            ),
-        ],
+        side(
+            ["lid", "la", "lb"],
+            l.iter().map(|x| x.0).collect(),
+            Arc::new(la),
+            l.iter().map(|x| x.2).collect(),
+        ),
         13,
     );
     // Row groups of 40 rows, some of them without a null `ra`, with statistics and Parquet
@@ -73,22 +81,15 @@ fn write_sides(d: &Path) {
         .set_max_row_group_row_count(Some(40))
         .set_bloom_filter_enabled(true)
         .build();
+    let ra = Int64Array::from(r.iter().map(|x| x.1).collect::<Vec<_>>());
     write_parquet_with(
         &d.join("right/r.parquet"),
-        vec![
-            (
-                "rid",
-                Arc::new(Int64Array::from_iter_values(r.iter().map(|x| x.0))) as ArrayRef,
-            ),
-            (
-                "ra",
-                Arc::new(Int64Array::from(r.iter().map(|x| x.1).collect::<Vec<_>>())),
-            ),
-            (
-                "rb",
-                Arc::new(StringArray::from(r.iter().map(|x| x.2).collect::<Vec<_>>())),
-            ),
-        ],
+        side(
+            ["rid", "ra", "rb"],
+            r.iter().map(|x| x.0).collect(),
+            Arc::new(ra),
+            r.iter().map(|x| x.2).collect(),
+        ),
         props,
     );
 }
@@ -152,17 +153,6 @@ fn reference(
     out.sort();
     out
 }
-
-const JOIN_TYPES: [&str; 8] = [
-    "inner",
-    "left",
-    "left-semi",
-    "left-anti",
-    "right",
-    "right-semi",
-    "right-anti",
-    "full",
-];
 
 /// Run the join of `jt` on `arity` key columns into `out` with `extra` options; its rows.
 fn join(d: &Path, out: &str, jt: &str, arity: usize, extra: &[&str]) -> Vec<String> {
@@ -449,9 +439,9 @@ fn a_job_file_and_the_dry_run_take_it() {
         read_rows(&d.join("from-job")).0,
         reference("right-semi", 1, true, |_| true)
     );
-    let plan = run_in(
-        d,
-        &[
+    // The inner join of the sides on `la = ra`, null keys equal, with `extra` options.
+    let inner = |extra: &[&str]| {
+        let mut args = vec![
             "join",
             "--left",
             "left",
@@ -462,52 +452,16 @@ fn a_job_file_and_the_dry_run_take_it() {
             "--right-key",
             "ra",
             "--nulls-equal",
-            "--output",
-            "x",
-            "--dry-run=json",
-        ],
-    )
-    .ok();
+        ];
+        args.extend_from_slice(extra);
+        run_in(d, &args).ok()
+    };
+    let plan = inner(&["--output", "x", "--dry-run=json"]);
     let plan: serde_json::Value = serde_json::from_str(&plan).unwrap();
     assert_eq!(plan["nulls_equal"], true, "{plan}");
-    let text = run_in(
-        d,
-        &[
-            "join",
-            "--left",
-            "left",
-            "--left-key",
-            "la",
-            "--right",
-            "right",
-            "--right-key",
-            "ra",
-            "--nulls-equal",
-            "--output",
-            "x",
-            "--dry-run",
-        ],
-    )
-    .ok();
+    let text = inner(&["--output", "x", "--dry-run"]);
     assert!(text.contains("inner join, nulls equal"), "{text}");
-    let summary = run_in(
-        d,
-        &[
-            "join",
-            "--left",
-            "left",
-            "--left-key",
-            "la",
-            "--right",
-            "right",
-            "--right-key",
-            "ra",
-            "--nulls-equal",
-            "--output",
-            "y",
-        ],
-    )
-    .ok();
+    let summary = inner(&["--output", "y"]);
     assert!(summary.contains("inner join, nulls equal"), "{summary}");
     assert!(summary.contains("kept, --nulls-equal"), "{summary}");
 }
