@@ -277,8 +277,9 @@ impl JoinTable {
         let keys = TupleKeys::try_new(&key_cols)?;
         // Under --nulls-equal a row with a null key is a key like any other (its hash is its
         // null-aware one), but the entries cannot inline a null.
-        let nulls = crate::key::tuple_nulls(&key_cols).filter(|_| !nulls_equal);
-        let any_null = nulls_equal && keys.has_nulls();
+        let all_nulls = crate::key::tuple_nulls(&key_cols);
+        let any_null = nulls_equal && all_nulls.as_ref().is_some_and(|v| v.null_count() > 0);
+        let nulls = all_nulls.filter(|_| !nulls_equal);
         let mut heads: HashMap<u64, Head, BuildHasherDefault<IdHasher>> =
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut next = vec![NONE; n];
@@ -379,43 +380,38 @@ impl JoinTable {
         if head.first == NONE {
             return;
         }
-        if self.nulls_equal {
-            // Rows compare as IS NOT DISTINCT FROM; an inlined table has no null key, so a
-            // right key with a null matches none of it.
-            if self.inline != Inline::No && rkeys.has_null_at(j) {
-                return;
-            }
-            if self.inline == Inline::No {
-                let mut i = head.first;
-                if self.keys.not_distinct_at(i as usize, rkeys, j) && !f(i) {
-                    return;
-                }
-                i = head.second;
-                while i != NONE {
-                    if self.keys.not_distinct_at(i as usize, rkeys, j) && !f(i) {
-                        return;
-                    }
-                    i = self.next[i as usize];
-                }
-                return;
-            }
+        // Under --nulls-equal an inlined table has no null key (see `build`), so a right key
+        // with a null matches none of it.
+        if self.nulls_equal && self.inline != Inline::No && rkeys.has_null_at(j) {
+            return;
         }
         // `Single` and `Pair` give `eq_at`'s answer from the entry (see `as_i64_at`; every
         // left pair fits `pack`, so a right pair that does not cannot equal one).
         let first = match self.inline {
             Inline::Single => rkeys.single_as_i64_at(j) == Some(head.key),
             Inline::Pair => rkeys.pair_as_i64_at(j).and_then(|(a, b)| pack(a, b)) == Some(head.key),
-            Inline::No => self.keys.eq_at(head.first as usize, rkeys, j),
+            Inline::No => self.key_eq(head.first, rkeys, j),
         };
         if first && !f(head.first) {
             return;
         }
         let mut i = head.second;
         while i != NONE {
-            if self.keys.eq_at(i as usize, rkeys, j) && !f(i) {
+            if self.key_eq(i, rkeys, j) && !f(i) {
                 return;
             }
             i = self.next[i as usize];
+        }
+    }
+
+    /// Whether left row `i`'s key matches right key `j`: equal, or under `--nulls-equal` not
+    /// distinct (SQL's `IS NOT DISTINCT FROM`, left rows with a null key being in the table).
+    #[inline]
+    fn key_eq(&self, i: u32, rkeys: &TupleKeys, j: usize) -> bool {
+        if self.nulls_equal {
+            self.keys.not_distinct_at(i as usize, rkeys, j)
+        } else {
+            self.keys.eq_at(i as usize, rkeys, j)
         }
     }
 

@@ -662,13 +662,6 @@ impl TupleKeys {
             .any(|n| n.as_ref().is_some_and(|n| n.is_null(j)))
     }
 
-    /// True when some row has a null component.
-    pub fn has_nulls(&self) -> bool {
-        self.nulls
-            .iter()
-            .any(|n| n.as_ref().is_some_and(|n| n.null_count() > 0))
-    }
-
     /// The keys of a one-column integer key (all widened to `i64`), else `None`.
     #[inline]
     pub fn single_int(&self) -> Option<&[i64]> {
