@@ -7,8 +7,8 @@
 
 use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::datatypes::{
-    ArrowPrimitiveType, DataType, Date32Type, Int16Type, Int32Type, Int64Type, Int8Type,
-    UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    ArrowNumericType, ArrowPrimitiveType, DataType, Date32Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
 
@@ -208,13 +208,43 @@ pub(crate) fn distinct_bound(files: &[std::sync::Arc<InputFile>], key_name: &str
     total
 }
 
-/// The range of the non-null keys of an integer key column, by value; `None` for other
-/// types and all-null columns.
+/// The range of the non-null keys of an integer key column, by value (timestamps in
+/// nanoseconds); `None` for other types and all-null columns. With arrow's min/max kernels:
+/// no copy of the keys (a 10M-key array was 320 MB of `Option<i128>`).
 pub(crate) fn key_range(col: &dyn Array) -> Option<KeyRange> {
-    values_i128(col)?
-        .into_iter()
-        .flatten()
-        .fold(None, |acc, x| union(acc, Some((x, x))))
+    fn range<T: ArrowNumericType>(a: &dyn Array, scale: i128) -> Option<KeyRange>
+    where
+        T::Native: Into<i128>,
+    {
+        let a = a.as_primitive::<T>();
+        let (lo, hi) = (arrow::compute::min(a)?, arrow::compute::max(a)?);
+        Some((lo.into() * scale, hi.into() * scale))
+    }
+    let unpacked: ArrayRef;
+    let a = match col.data_type() {
+        DataType::Dictionary(_, v) => {
+            unpacked = arrow::compute::cast(col, v).ok()?;
+            unpacked.as_ref()
+        }
+        _ => col,
+    };
+    match a.data_type() {
+        DataType::Int8 => range::<Int8Type>(a, 1),
+        DataType::Int16 => range::<Int16Type>(a, 1),
+        DataType::Int32 => range::<Int32Type>(a, 1),
+        DataType::Int64 => range::<Int64Type>(a, 1),
+        DataType::UInt8 => range::<UInt8Type>(a, 1),
+        DataType::UInt16 => range::<UInt16Type>(a, 1),
+        DataType::UInt32 => range::<UInt32Type>(a, 1),
+        DataType::UInt64 => range::<UInt64Type>(a, 1),
+        DataType::Date32 => range::<Date32Type>(a, 1),
+        // Instants in nanoseconds, whatever the unit: the order of the stored integers.
+        DataType::Timestamp(unit, _) => {
+            let raw = arrow::compute::cast(a, &DataType::Int64).ok()?;
+            range::<Int64Type>(raw.as_ref(), crate::key::unit_ns(unit) as i128)
+        }
+        _ => None,
+    }
 }
 
 /// The union of two key ranges.
