@@ -25,6 +25,8 @@ use crate::read::ahead::ReadAhead;
 use crate::read::{ReadOptions, SplitReader};
 use crate::store::Location;
 
+pub mod build;
+
 /// A validated train job: what [`run`] consumes. Build it with
 /// [`TrainSpec::to_job`](crate::cli::train::TrainSpec::to_job).
 #[derive(Debug, Clone)]
@@ -638,6 +640,39 @@ fn sbbf_physical(plan: &Plan, keys: &[FileKey], column: &str) -> Result<bloom::s
     )
 }
 
+/// The physical type an sbbf filter of the key `columns` (of `family`) hashes: `physical` of
+/// the one column, checked to hash that family by value; `None` for another layout. An error
+/// names `--layout` for a composite key, or a column whose keys its physical type cannot hash.
+fn sbbf_key(
+    layout: Layout,
+    columns: &[String],
+    family: KeyFamily,
+    physical: impl FnOnce(&str) -> Result<bloom::sbbf::Physical>,
+) -> Result<Option<bloom::sbbf::Physical>> {
+    if layout != Layout::Sbbf {
+        return Ok(None);
+    }
+    let [column] = columns else {
+        return Err(Error::param(
+            "--layout",
+            "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (split, blocked or classic)",
+        ));
+    };
+    let p = physical(column)?;
+    // A timestamp stored as INT64 (or INT96) holds instants that compare across units, which
+    // a hash of the stored integers cannot (audit, 2026-11-26: the message named neither the
+    // column nor the layout).
+    if p.family() != family {
+        return Err(Error::param(
+            "--layout",
+            format!(
+                "sbbf: column {column} holds {family} keys, which Parquet's Bloom filter cannot hash as the stored {p} values (a native layout can: split, blocked or classic)"
+            ),
+        ));
+    }
+    Ok(Some(p))
+}
+
 /// A train job's inputs planned and checked, before any row is read: what [`run`] and
 /// [`dry_run`] share.
 struct Planned {
@@ -668,43 +703,14 @@ fn plan_train(job: &TrainJob) -> Result<Planned> {
     let columns = &job.columns;
     let (families, file_keys) = check_inputs(&plan, columns, predicate)?;
     let family = KeyFamily::of_key(&families);
-    let physical = (job.layout == Layout::Sbbf)
-        .then(|| match columns.as_slice() {
-            [one] => sbbf_physical(&plan, &file_keys, one),
-            _ => Err(Error::param(
-                "--layout",
-                "sbbf: Parquet's Bloom filter hashes one column's values; a composite key needs a native layout (split, blocked or classic)",
-            )),
-        })
-        .transpose()?;
-    if let (Some(p), [column]) = (physical, columns.as_slice()) {
-        // A timestamp stored as INT64 (or INT96) holds instants that compare across
-        // units, which a hash of the stored integers cannot (audit, 2026-11-26: the
-        // message named neither the column nor the layout).
-        if p.family() != family {
-            return Err(Error::param(
-                "--layout",
-                format!(
-                    "sbbf: column {column} holds {family} keys, which Parquet's Bloom filter cannot hash as the stored {p} values (a native layout can: split, blocked or classic)"
-                ),
-            ));
-        }
-    }
+    let physical = sbbf_key(job.layout, columns, family, |one| {
+        sbbf_physical(&plan, &file_keys, one)
+    })?;
     // Spark's xxhash64 mode: the Spark type of each key column (Spark chains the columns'
     // hashes, each by its own type).
-    let mut spark_types = Vec::new();
-    let spark_keys = match (job.spark_keys, columns.as_slice()) {
-        (SparkKeyMode::Plain, _) => SparkKeys::Plain,
-        (SparkKeyMode::Xxhash64, [one]) => {
-            SparkKeys::Xxhash64(spark_type(&plan, &file_keys, 0, one)?)
-        }
-        (SparkKeyMode::Xxhash64, many) => {
-            for (i, c) in many.iter().enumerate() {
-                spark_types.push(spark_type(&plan, &file_keys, i, c)?);
-            }
-            SparkKeys::Xxhash64Tuple
-        }
-    };
+    let (spark_keys, spark_types) = spark_keys_for(job.spark_keys, columns, |i, c| {
+        spark_type(&plan, &file_keys, i, c)
+    })?;
     // The most distinct keys there can be, from the footers of every input (of every
     // shard, so that shards agree on the size they train into): the rows, and for
     // integer keys the ranges of the row groups' min/max statistics. A tuple: at most
@@ -952,7 +958,10 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             [key] if dictionaries && fk.keys.len() == 1 => Some(key),
             _ => None,
         };
-        let read_split = |i: usize, ahead: &ReadAhead<'_>, each: &mut dyn FnMut(Keys<'_>, &FileKey) -> Result<()>| -> Result<u64> {
+        let read_split = |i: usize,
+                          ahead: &ReadAhead<'_>,
+                          each: &mut dyn FnMut(Keys<'_>, &FileKey) -> Result<()>|
+         -> Result<u64> {
             let ahead = ahead.take(i);
             let s = &plan.splits[i];
             let file = plan.files[s.file].clone();
@@ -1015,42 +1024,19 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         // filter sized for every row, folded down to the keys counted in the same pass; other
         // layouts count first in a separate pass.
         let t_count = Instant::now();
-        let fold_start = match job.sizing {
-            Sizing::Fpp(fpp) if job.layout.sizes_by_folding() => {
-                fold_start(job.layout, rows_bound, fpp, seed, workers)?
-            }
-            _ => None,
-        };
-        let (params, mut sizing) = match (job.sizing, fold_start) {
-            (Sizing::Explicit(p), _) => (p, SizingReport::new("explicit", None, None)),
-            (_, Some(p)) => (
-                p,
-                SizingReport {
-                    bits_before_fold: Some(p.num_bits),
-                    ..SizingReport::new("folded", None, Some(fpp))
-                },
-            ),
-            (Sizing::Items { n, fpp }, None) => (
-                BloomParams::for_items(job.layout, n, fpp, seed)?,
-                SizingReport::new("expected-items", Some(n), Some(fpp)),
-            ),
-            (Sizing::Fpp(fpp), None) => {
-                // Any fixed 64-bit key hash serves the sketch; the native one is fastest.
-                let count_params = BloomParams {
-                    layout: Layout::Blocked,
-                    num_bits: crate::bloom::BLOCK_BITS,
-                    num_hashes: 1,
-                    seed,
-                    legacy_ints: false,
-                    physical: None,
-                    spark_keys: SparkKeys::Plain,
-                };
+        let (params, mut sizing) = start_sizing(
+            job.sizing,
+            job.layout,
+            rows_bound,
+            seed,
+            workers,
+            |count_params| {
+                let ahead = ReadAhead::new(&plan, ahead_ranges)?;
                 let bar = crate::progress::rows(
                     "count",
                     plan.splits.iter().map(|s| s.rows).sum(),
                     show_progress,
                 );
-                let ahead = ReadAhead::new(&plan, ahead_ranges)?;
                 let sketches = crate::map::run_splits(
                     &plan,
                     "count",
@@ -1064,7 +1050,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                             let rows = keys.passing_hashes(
                                 fk,
                                 predicate,
-                                (&count_params, &[]),
+                                (count_params, &[]),
                                 &mut counts,
                                 &mut scratch,
                                 &mut hashes,
@@ -1079,21 +1065,9 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     },
                 )?;
                 bar.finish_and_clear();
-                let mut all = Sketch::new();
-                for s in &sketches {
-                    all.merge(s);
-                }
-                let estimate = all.estimate() as u64;
-                let n = with_margin(estimate);
-                (
-                    BloomParams::for_items(job.layout, n, fpp, seed)?,
-                    SizingReport {
-                        estimated_distinct: Some(estimate),
-                        ..SizingReport::new("estimated-distinct", Some(n), Some(fpp))
-                    },
-                )
-            }
-        };
+                Ok(merged_estimate(&sketches))
+            },
+        )?;
         let params = BloomParams {
             spark_keys,
             ..params
@@ -1161,65 +1135,27 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         let mut filter = filters.swap_remove(0);
         filter.union_all(&filters, "partial")?;
         drop(filters);
-        // The bits counted once, for the fold and the report (counted again only if the fold
-        // changes them).
-        let mut stats = filter.bit_stats();
-        if folding {
-            // The distinct keys counted in the merged filter's bits, at most the keys inserted
-            // (not the footers' bound: `merge` bounds the OR of shards the same way, without
-            // the footers, so the merge of a training's shards folds to this filter's bytes).
-            let (estimate, n) = counted_distinct(&stats, filter.inserted());
-            if estimate as f64 > rows_bound as f64 * 1.05 {
-                // Only footers with wrong statistics get here; the filter is then smaller
-                // than the target needs, and the report's model_fpp says by how much.
-                eprintln!(
-                    "bloomjoin: warning: ~{estimate} distinct keys counted, more than the {rows_bound} the Parquet footers allow (wrong min/max statistics?); the filter may miss --fpp {fpp}"
-                );
-            }
-            if job.shard.is_none() {
-                let bits = filter.params().num_bits;
-                filter = fold_to_target(filter, n, fpp)?;
-                if filter.params().num_bits != bits {
-                    stats = filter.bit_stats();
-                }
-            }
-            sizing.estimated_distinct = Some(estimate);
-            sizing.items = Some(n);
-            sizing.bits_after_fold = Some(filter.params().num_bits);
-            sizing.model_fpp = Some(filter.params().model_fpp(n));
-        }
+        let (filter, stats) =
+            finish_sizing(filter, &mut sizing, fpp, rows_bound, job.shard.is_none())?;
         let params = *filter.params();
         times.reduce_ms = t_reduce.elapsed().as_millis() as u64;
 
         // Write.
         let t_write = Instant::now();
-        let key_type = |i: usize| file_keys[0].key_types[i].to_string();
-        let single = columns.len() == 1;
-        let meta = FilterMeta {
-            created_by: crate::CREATED_BY.to_string(),
-            column: single.then(|| columns[0].clone()),
-            key_type: single.then(|| key_type(0)),
-            key_columns: if single {
-                Vec::new()
-            } else {
-                columns
-                    .iter()
-                    .zip(&families)
-                    .enumerate()
-                    .map(|(i, (name, family))| codec::KeyColumn {
-                        name: name.clone(),
-                        family: *family,
-                        key_type: key_type(i),
-                        spark_type: spark_types.get(i).map(|t| t.to_string()).unwrap_or_default(),
-                    })
-                    .collect()
+        let meta = filter_meta(
+            columns,
+            &families,
+            &file_keys[0].key_types,
+            &spark_types,
+            FilterMeta {
+                predicate: predicate.map(|p| p.text().to_string()),
+                inputs: job.inputs.clone(),
+                shard: job.shard.map(|s| s.to_string()),
+                // Sized by folding: `merge` folds such partials and re-checks this target.
+                fpp: folding.then_some(fpp),
+                ..FilterMeta::default()
             },
-            predicate: predicate.map(|p| p.text().to_string()),
-            inputs: job.inputs.clone(),
-            shard: job.shard.map(|s| s.to_string()),
-            // Sized by folding: `merge` folds such partials and re-checks this target.
-            fpp: folding.then_some(fpp),
-        };
+        );
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
@@ -1260,6 +1196,178 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             crate::report::write_report(path, &report)?;
         }
         Ok(report)
+    })
+}
+
+/// The params of the filter the HyperLogLog count pass hashes with: any fixed 64-bit key
+/// hash serves the sketch, and the native one is fastest.
+fn count_params(seed: u64) -> BloomParams {
+    BloomParams {
+        layout: Layout::Blocked,
+        num_bits: crate::bloom::BLOCK_BITS,
+        num_hashes: 1,
+        seed,
+        legacy_ints: false,
+        physical: None,
+        spark_keys: SparkKeys::Plain,
+    }
+}
+
+/// The distinct-count estimate of the union of the keys the `sketches` saw.
+fn merged_estimate(sketches: &[Box<Sketch>]) -> u64 {
+    let mut all = Sketch::new();
+    for s in sketches {
+        all.merge(s);
+    }
+    all.estimate() as u64
+}
+
+/// The params a training inserts into, and how they were chosen: explicit, from
+/// `--expected-items`, or with `--fpp` alone either one pass into a filter sized for
+/// `rows_bound` keys and folded afterwards ([`finish_sizing`]: split, blocked and sbbf, when
+/// it fits in memory), or a first pass, `count`, that estimates the distinct keys with a
+/// HyperLogLog sketch of their hashes under the params it is given ([`merged_estimate`]).
+/// The params keep the plain Spark key mode; the caller sets its own.
+fn start_sizing(
+    sizing: Sizing,
+    layout: Layout,
+    rows_bound: u64,
+    seed: u64,
+    workers: usize,
+    count: impl FnOnce(&BloomParams) -> Result<u64>,
+) -> Result<(BloomParams, SizingReport)> {
+    Ok(match sizing {
+        Sizing::Explicit(p) => (p, SizingReport::new("explicit", None, None)),
+        Sizing::Items { n, fpp } => (
+            BloomParams::for_items(layout, n, fpp, seed)?,
+            SizingReport::new("expected-items", Some(n), Some(fpp)),
+        ),
+        Sizing::Fpp(fpp) => {
+            let start = if layout.sizes_by_folding() {
+                fold_start(layout, rows_bound, fpp, seed, workers)?
+            } else {
+                None
+            };
+            match start {
+                Some(p) => (
+                    p,
+                    SizingReport {
+                        bits_before_fold: Some(p.num_bits),
+                        ..SizingReport::new("folded", None, Some(fpp))
+                    },
+                ),
+                None => {
+                    let estimate = count(&count_params(seed))?;
+                    let n = with_margin(estimate);
+                    (
+                        BloomParams::for_items(layout, n, fpp, seed)?,
+                        SizingReport {
+                            estimated_distinct: Some(estimate),
+                            ..SizingReport::new("estimated-distinct", Some(n), Some(fpp))
+                        },
+                    )
+                }
+            }
+        }
+    })
+}
+
+/// After the partials are ORed into `filter`: for a filter sized by folding, count the
+/// distinct keys in its bits and (`fold`: not a shard, which `merge` folds instead) fold it to
+/// the smallest size that meets `fpp` for them, recording both in `sizing`. Returns the
+/// filter and its bit statistics (counted once, again only if the fold changed the bits).
+fn finish_sizing(
+    mut filter: BloomFilter,
+    sizing: &mut SizingReport,
+    fpp: f64,
+    rows_bound: u64,
+    fold: bool,
+) -> Result<(BloomFilter, bloom::BitStats)> {
+    let mut stats = filter.bit_stats();
+    if sizing.method != "folded" {
+        return Ok((filter, stats));
+    }
+    // The distinct keys counted in the merged filter's bits, at most the keys inserted (not
+    // the footers' bound: `merge` bounds the OR of shards the same way, without the footers,
+    // so the merge of a training's shards folds to this filter's bytes).
+    let (estimate, n) = counted_distinct(&stats, filter.inserted());
+    if estimate as f64 > rows_bound as f64 * 1.05 {
+        // Only footers with wrong statistics get here; the filter is then smaller than the
+        // target needs, and the report's model_fpp says by how much.
+        eprintln!(
+            "bloomjoin: warning: ~{estimate} distinct keys counted, more than the {rows_bound} the Parquet footers allow (wrong min/max statistics?); the filter may miss --fpp {fpp}"
+        );
+    }
+    if fold {
+        let bits = filter.params().num_bits;
+        filter = fold_to_target(filter, n, fpp)?;
+        if filter.params().num_bits != bits {
+            stats = filter.bit_stats();
+        }
+    }
+    sizing.estimated_distinct = Some(estimate);
+    sizing.items = Some(n);
+    sizing.bits_after_fold = Some(filter.params().num_bits);
+    sizing.model_fpp = Some(filter.params().model_fpp(n));
+    Ok((filter, stats))
+}
+
+/// The metadata of a filter of the key `columns` (names; "" for an unnamed one), with their
+/// `families`, Arrow `key_types` and Spark types (`--spark-keys xxhash64` on a composite
+/// key), over the rest of `meta` (predicate, inputs, shard, fpp).
+fn filter_meta(
+    columns: &[String],
+    families: &[KeyFamily],
+    key_types: &[arrow::datatypes::DataType],
+    spark_types: &[SparkType],
+    meta: FilterMeta,
+) -> FilterMeta {
+    let single = columns.len() == 1;
+    FilterMeta {
+        created_by: crate::CREATED_BY.to_string(),
+        column: single.then(|| columns[0].clone()).filter(|c| !c.is_empty()),
+        key_type: single.then(|| key_types[0].to_string()),
+        key_columns: if single {
+            Vec::new()
+        } else {
+            columns
+                .iter()
+                .zip(families)
+                .zip(key_types)
+                .enumerate()
+                .map(|(i, ((name, family), key_type))| codec::KeyColumn {
+                    name: name.clone(),
+                    family: *family,
+                    key_type: key_type.to_string(),
+                    spark_type: spark_types
+                        .get(i)
+                        .map(|t| t.to_string())
+                        .unwrap_or_default(),
+                })
+                .collect()
+        },
+        ..meta
+    }
+}
+
+/// What a Spark-layout filter inserts for the key `columns` in `mode`: the key itself, or
+/// `xxhash64` of it as its Spark type (`type_of(i, column)`: one column's, checked), or of
+/// a composite key's columns (their types returned beside).
+fn spark_keys_for(
+    mode: SparkKeyMode,
+    columns: &[String],
+    type_of: impl Fn(usize, &str) -> Result<SparkType>,
+) -> Result<(SparkKeys, Vec<SparkType>)> {
+    Ok(match (mode, columns) {
+        (SparkKeyMode::Plain, _) => (SparkKeys::Plain, Vec::new()),
+        (SparkKeyMode::Xxhash64, [one]) => (SparkKeys::Xxhash64(type_of(0, one)?), Vec::new()),
+        (SparkKeyMode::Xxhash64, many) => (
+            SparkKeys::Xxhash64Tuple,
+            many.iter()
+                .enumerate()
+                .map(|(i, c)| type_of(i, c))
+                .collect::<Result<_>>()?,
+        ),
     })
 }
 

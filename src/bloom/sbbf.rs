@@ -235,12 +235,52 @@ pub fn physical_of(
     key_top: usize,
     column: &str,
 ) -> Result<Physical> {
+    let schema = file.parquet().file_metadata().schema_descr();
+    let leaves = (0..schema.num_columns())
+        .filter(|i| schema.get_column_root_idx(*i) == key_top)
+        .map(|i| schema.column(i).physical_type());
+    physical_of_leaves(
+        file.schema().field(key_top).data_type(),
+        leaves,
+        &file.location.to_string(),
+        column,
+    )
+}
+
+/// The physical type an SBBF of an in-memory key array of type `dt` hashes: the one a Parquet
+/// writer stores it as (`parquet`'s Arrow schema conversion), so that the filter is the one
+/// `train --layout sbbf` builds over a file of the same keys. Errors as [`physical_of`]'s,
+/// naming `what` (the array) instead of a file.
+pub fn physical_of_arrow(
+    dt: &arrow::datatypes::DataType,
+    what: &str,
+    column: &str,
+) -> Result<Physical> {
+    let field = arrow::datatypes::Field::new(column, dt.clone(), true);
+    let descr = parquet::arrow::ArrowSchemaConverter::new()
+        .convert(&arrow::datatypes::Schema::new(vec![field]))
+        .map_err(|e| Error::Column {
+            file: what.to_string(),
+            column: column.to_string(),
+            reason: format!("type {dt} has no Parquet type: {e}"),
+        })?;
+    let leaves = descr.columns().iter().map(|c| c.physical_type());
+    physical_of_leaves(dt, leaves, what, column)
+}
+
+/// The physical type of a key column of Arrow type `dt` whose Parquet leaves have `leaves`
+/// physical types (one, unless nested): see [`physical_of`].
+fn physical_of_leaves(
+    dt: &arrow::datatypes::DataType,
+    mut leaves: impl Iterator<Item = parquet::basic::Type>,
+    file: &str,
+    column: &str,
+) -> Result<Physical> {
     let bad = |reason: String| Error::Column {
-        file: file.location.to_string(),
+        file: file.to_string(),
         column: column.to_string(),
         reason,
     };
-    let dt = file.schema().field(key_top).data_type();
     let value_type = match dt {
         arrow::datatypes::DataType::Dictionary(_, v) => v.as_ref(),
         t => t,
@@ -259,13 +299,9 @@ pub fn physical_of(
             "type {dt} cannot be an sbbf key: Parquet's filter hashes its stored form (a decimal's unscaled integer, a Date64's milliseconds), not the key by value; use another --layout"
         )));
     }
-    let schema = file.parquet().file_metadata().schema_descr();
-    let mut leaves =
-        (0..schema.num_columns()).filter(|i| schema.get_column_root_idx(*i) == key_top);
-    let (Some(leaf), None) = (leaves.next(), leaves.next()) else {
+    let (Some(t), None) = (leaves.next(), leaves.next()) else {
         return Err(bad("a nested column has no SBBF of its own".into()));
     };
-    let t = schema.column(leaf).physical_type();
     Physical::of(t).ok_or_else(|| {
         bad(format!(
             "physical type {t} is none of INT32, INT64, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY"

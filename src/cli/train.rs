@@ -141,15 +141,7 @@ impl TrainSpec {
             return Err(Error::param("--column", "is required"));
         }
         let columns = crate::cli::key_columns(&spec.column, "--column")?;
-        if columns.len() > 1 && spec.layout.is_spark() && spec.spark_keys == SparkKeyMode::Plain {
-            return Err(Error::param(
-                "--layout",
-                format!(
-                    "{}: a composite key (--column {}) needs a native layout (split, blocked or classic), or --spark-keys xxhash64; Spark's layouts hold one long or string per key",
-                    spec.layout, spec.column
-                ),
-            ));
-        }
+        check_composite_layout(spec.layout, spec.spark_keys, columns.len(), &spec.column)?;
         if spec.input.is_empty() {
             return Err(Error::param("--input", "is required"));
         }
@@ -159,57 +151,8 @@ impl TrainSpec {
                 NonZeroU64::new(r).ok_or_else(|| Error::param("--split-rows", "must be at least 1"))
             })
             .transpose()?;
-        if spec.bits.is_some() != spec.hashes.is_some() {
-            return Err(Error::param(
-                if spec.bits.is_some() {
-                    "--hashes"
-                } else {
-                    "--bits"
-                },
-                "--bits and --hashes go together",
-            ));
-        }
-        if spec.bits.is_some() && (spec.fpp.is_some() || spec.expected_items.is_some()) {
-            return Err(Error::param(
-                "--bits",
-                "cannot be combined with --fpp or --expected-items",
-            ));
-        }
         let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
-        spec.format.check_layout(spec.layout, "--format")?;
-        if spec.spark_keys == SparkKeyMode::Xxhash64 && !spec.layout.is_spark() {
-            return Err(Error::param(
-                "--spark-keys",
-                format!(
-                    "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
-                    spec.layout
-                ),
-            ));
-        }
-        let seed = spec.seed.for_layout(spec.layout)?;
-        if spec.num_bytes.is_some()
-            && (spec.bits.is_some() || spec.fpp.is_some() || spec.expected_items.is_some())
-        {
-            return Err(Error::param(
-                "--num-bytes",
-                "cannot be combined with --bits, --fpp or --expected-items",
-            ));
-        }
-        let fpp = spec.fpp.unwrap_or(0.01);
-        let sizing = match (spec.bits, spec.hashes, spec.num_bytes, spec.expected_items) {
-            (_, _, Some(b), _) => Sizing::Explicit(num_bytes_params(spec.layout, b, seed)?),
-            (Some(m), Some(k), None, _) => {
-                Sizing::Explicit(BloomParams::explicit(spec.layout, m, k, seed)?)
-            }
-            (_, _, None, items) => {
-                // Checks --fpp (and N) for the layout before anything is read.
-                BloomParams::for_items(spec.layout, items.unwrap_or(1), fpp, seed)?;
-                match items {
-                    Some(n) => Sizing::Items { n, fpp },
-                    None => Sizing::Fpp(fpp),
-                }
-            }
-        };
+        let (sizing, seed) = self.filter_spec().sizing()?;
         if shard.is_some() && matches!(sizing, Sizing::Fpp(_)) && !spec.layout.sizes_by_folding() {
             // Each shard would size itself for its own keys: shards of equal sizes would
             // then merge into a filter sized for a fraction of the keys, far over --fpp.
@@ -245,6 +188,168 @@ impl TrainSpec {
             hive_partitioning: !spec.no_hive_partitioning,
         })
     }
+}
+
+impl TrainSpec {
+    /// The options that say what filter to build, whatever its keys: what `train` shares
+    /// with [`BuildSpec`].
+    fn filter_spec(&self) -> BuildSpec {
+        BuildSpec {
+            column: None,
+            expected_items: self.expected_items,
+            fpp: self.fpp,
+            bits: self.bits,
+            hashes: self.hashes,
+            num_bytes: self.num_bytes,
+            seed: self.seed,
+            layout: self.layout,
+            spark_keys: self.spark_keys,
+            format: self.format,
+            workers: self.workers,
+        }
+    }
+}
+
+/// The options of a filter built from keys in memory (the Python package's `Filter.build`):
+/// `train`'s options that say what filter to build (sizing, layout, seed, Spark keys, format),
+/// without the inputs, `--where` and output. Checked into a
+/// [`BuildJob`](crate::train::build::BuildJob) by [`BuildSpec::to_job`].
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct BuildSpec {
+    /// The key column's name, recorded in the filter (several, comma-separated, for a
+    /// composite key); `None`: the names the keys carry (a struct's fields), if any.
+    pub column: Option<String>,
+    /// As `train --expected-items`.
+    pub expected_items: Option<u64>,
+    /// As `train --fpp` [default: 0.01].
+    pub fpp: Option<f64>,
+    /// As `train --bits`.
+    pub bits: Option<u64>,
+    /// As `train --hashes`.
+    pub hashes: Option<u32>,
+    /// As `train --num-bytes`.
+    pub num_bytes: Option<u64>,
+    /// As `train --seed`.
+    pub seed: Seed,
+    /// As `train --layout`.
+    pub layout: Layout,
+    /// As `train --spark-keys`.
+    pub spark_keys: SparkKeyMode,
+    /// As `train --format`: the format the filter is written in by default.
+    pub format: FileFormat,
+    /// As `train --workers`.
+    pub workers: Option<usize>,
+}
+
+impl Default for BuildSpec {
+    fn default() -> Self {
+        TrainSpec::default().filter_spec()
+    }
+}
+
+impl BuildSpec {
+    /// Check the filter's options as `train` checks them (named by `train`'s flags): bits and
+    /// hashes together and alone, one way of sizing, the format and Spark key mode for the
+    /// layout, the seed for the layout, and `fpp` (and the items) for the layout. Returns the
+    /// sizing and the seed.
+    fn sizing(&self) -> Result<(Sizing, u64)> {
+        let spec = self;
+        if spec.bits.is_some() != spec.hashes.is_some() {
+            return Err(Error::param(
+                if spec.bits.is_some() {
+                    "--hashes"
+                } else {
+                    "--bits"
+                },
+                "--bits and --hashes go together",
+            ));
+        }
+        if spec.bits.is_some() && (spec.fpp.is_some() || spec.expected_items.is_some()) {
+            return Err(Error::param(
+                "--bits",
+                "cannot be combined with --fpp or --expected-items",
+            ));
+        }
+        spec.format.check_layout(spec.layout, "--format")?;
+        if spec.spark_keys == SparkKeyMode::Xxhash64 && !spec.layout.is_spark() {
+            return Err(Error::param(
+                "--spark-keys",
+                format!(
+                    "xxhash64 needs --layout spark-v1 or spark-v2, not {} (Spark's might_contain probes Spark's filters)",
+                    spec.layout
+                ),
+            ));
+        }
+        let seed = spec.seed.for_layout(spec.layout)?;
+        if spec.num_bytes.is_some()
+            && (spec.bits.is_some() || spec.fpp.is_some() || spec.expected_items.is_some())
+        {
+            return Err(Error::param(
+                "--num-bytes",
+                "cannot be combined with --bits, --fpp or --expected-items",
+            ));
+        }
+        let fpp = spec.fpp.unwrap_or(0.01);
+        let sizing = match (spec.bits, spec.hashes, spec.num_bytes, spec.expected_items) {
+            (_, _, Some(b), _) => Sizing::Explicit(num_bytes_params(spec.layout, b, seed)?),
+            (Some(m), Some(k), None, _) => {
+                Sizing::Explicit(BloomParams::explicit(spec.layout, m, k, seed)?)
+            }
+            (_, _, None, items) => {
+                // Checks --fpp (and N) for the layout before anything is read.
+                BloomParams::for_items(spec.layout, items.unwrap_or(1), fpp, seed)?;
+                match items {
+                    Some(n) => Sizing::Items { n, fpp },
+                    None => Sizing::Fpp(fpp),
+                }
+            }
+        };
+        Ok((sizing, seed))
+    }
+
+    /// Check the options into a [`BuildJob`](crate::train::build::BuildJob), before any key is
+    /// seen (the key's arity is checked against the layout when the keys come).
+    pub fn to_job(&self) -> Result<crate::train::build::BuildJob> {
+        let (sizing, seed) = self.sizing()?;
+        let workers = match crate::cli::check_workers(self.workers)? {
+            Some(w) => w,
+            None => NonZeroUsize::new(crate::sys::default_workers()).unwrap_or(NonZeroUsize::MIN),
+        };
+        let columns = self
+            .column
+            .as_deref()
+            .map(|c| crate::cli::key_columns(c, "--column"))
+            .transpose()?;
+        Ok(crate::train::build::BuildJob {
+            columns,
+            sizing,
+            layout: self.layout,
+            seed,
+            spark_keys: self.spark_keys,
+            format: self.format,
+            workers,
+        })
+    }
+}
+
+/// Refuse a composite key (`columns`, as given: `column`) on a Spark layout in the plain key
+/// mode, whose filters hold one long or string per key.
+pub(crate) fn check_composite_layout(
+    layout: Layout,
+    spark_keys: SparkKeyMode,
+    columns: usize,
+    column: &str,
+) -> Result<()> {
+    if columns > 1 && layout.is_spark() && spark_keys == SparkKeyMode::Plain {
+        return Err(Error::param(
+            "--layout",
+            format!(
+                "{layout}: a composite key (--column {column}) needs a native layout (split, blocked or classic), or --spark-keys xxhash64; Spark's layouts hold one long or string per key",
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Parse `--shard i/N` (0 <= i < N).
