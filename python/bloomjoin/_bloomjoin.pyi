@@ -23,6 +23,23 @@ class Filter:
     def from_bytes(data: Union[bytes, bytearray]) -> Filter:
         """Decode a filter from bytes (bloomjoin's format or Spark's)."""
     @staticmethod
+    def build(
+        values: Any,
+        *,
+        column: Optional[Union[str, Sequence[str]]] = None,
+        fpp: Optional[float] = None,
+        expected_items: Optional[int] = None,
+        bits: Optional[int] = None,
+        hashes: Optional[int] = None,
+        num_bytes: Optional[int] = None,
+        seed: int = 0,
+        layout: Literal["split", "blocked", "classic", "spark-v1", "spark-v2", "sbbf"] = "split",
+        spark_keys: Literal["plain", "xxhash64"] = "plain",
+        format: FileFormat = "native",
+        workers: Optional[int] = None,
+    ) -> Filter:
+        """Build a filter from keys in memory (a struct array for a composite key), as ``train`` builds one over a Parquet file of them."""
+    @staticmethod
     def merge(filters: Iterable[Union[Filter, Location]]) -> Filter:
         """OR filters with the same layout, bits, hashes, seed and key family into one."""
     def contains(self, values: Any) -> Any:

@@ -16,16 +16,22 @@ use pyo3::types::{PyBytes, PyCapsule, PyCapsuleMethods, PyString};
 
 use crate::errors;
 
-/// The key arrays of a Python object: one array, or the chunks of a stream.
-pub fn import_keys(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
+/// The key arrays of a Python object: one array, or the chunks of a stream. `what` (the
+/// function: `contains()`, `build()`) begins the messages.
+pub fn import_keys(values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<ArrayRef>> {
     let py = values.py();
     if values.is_instance_of::<PyString>() || values.is_instance_of::<PyBytes>() {
+        let hint = if what == "contains()" {
+            " (use `key in filter`)"
+        } else {
+            " (a list of them is one)"
+        };
         return Err(errors::key_type(
             py,
-            "contains() takes an array of keys, not one str or bytes key (use `key in filter`)",
+            format!("{what} takes an array of keys, not one str or bytes key{hint}"),
         ));
     }
-    if let Some(arrays) = import_arrow(values)? {
+    if let Some(arrays) = import_arrow(values, what)? {
         return Ok(arrays);
     }
     let pyarrow = py.import("pyarrow")?;
@@ -35,17 +41,17 @@ pub fn import_keys(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
             errors::key_type(
                 py,
                 format!(
-                    "contains(): cannot read {} as an array of keys: {}",
+                    "{what}: cannot read {} as an array of keys: {}",
                     type_name(values),
                     one_line(&e.to_string())
                 ),
             )
         })?;
-    import_arrow(&converted)?.ok_or_else(|| {
+    import_arrow(&converted, what)?.ok_or_else(|| {
         errors::key_type(
             py,
             format!(
-                "contains(): pyarrow.array() returned {}, which has no Arrow interface",
+                "{what}: pyarrow.array() returned {}, which has no Arrow interface",
                 type_name(&converted)
             ),
         )
@@ -54,13 +60,13 @@ pub fn import_keys(values: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
 
 /// Import through `__arrow_c_array__` or `__arrow_c_stream__`; `None` when the object has
 /// neither.
-fn import_arrow(values: &Bound<'_, PyAny>) -> PyResult<Option<Vec<ArrayRef>>> {
+fn import_arrow(values: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Vec<ArrayRef>>> {
     let py = values.py();
     let bad = |e: PyErr| {
         errors::key_type(
             py,
             format!(
-                "contains(): cannot import {} through the Arrow C data interface: {}",
+                "{what}: cannot import {} through the Arrow C data interface: {}",
                 type_name(values),
                 one_line(&e.to_string())
             ),
@@ -113,6 +119,19 @@ pub fn is_polars_series(values: &Bound<'_, PyAny>) -> bool {
     let module = t.module().map(|m| m.to_string()).unwrap_or_default();
     let name = t.name().map(|n| n.to_string()).unwrap_or_default();
     (module == "polars" || module.starts_with("polars.")) && name == "Series"
+}
+
+/// The name of a Polars `Series`, when it has one (not empty).
+pub fn series_name(values: &Bound<'_, PyAny>) -> Option<String> {
+    if !is_polars_series(values) {
+        return None;
+    }
+    let name: String = values
+        .getattr(intern!(values.py(), "name"))
+        .ok()?
+        .extract()
+        .ok()?;
+    (!name.is_empty()).then_some(name)
 }
 
 /// `polars.Series(name, bools)` with the input series' name.

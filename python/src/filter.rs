@@ -7,7 +7,9 @@ use bloomjoin::bloom::codec::{self, FileFormat, FilterMeta};
 use bloomjoin::bloom::BloomFilter;
 use bloomjoin::cli::inspect::FilterInfo;
 use bloomjoin::cli::merge::merge_filters;
+use bloomjoin::cli::train::BuildSpec;
 use bloomjoin::store::Location;
+use bloomjoin::train::build::build;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -157,6 +159,59 @@ impl Filter {
         Filter::decoded(&data, "<bytes>").py_err(py)
     }
 
+    /// Build a filter from keys in memory: a pyarrow Array or ChunkedArray, a Polars Series,
+    /// a NumPy array or a list; a struct array (``pa.StructArray``,
+    /// ``pl.struct("a", "b")``) for a composite key, whose fields are its columns.
+    ///
+    /// Takes ``train``'s filter options as keywords: ``fpp`` (default 0.01),
+    /// ``expected_items``, ``bits`` and ``hashes``, ``num_bytes`` (sbbf), ``seed``,
+    /// ``layout``, ``spark_keys``, ``format`` and ``workers``; ``column`` names the key
+    /// column(s) recorded in the filter (default: a struct's field names, or the Series'
+    /// name). The keys are sized, hashed and inserted as ``train`` does it: the filter is the
+    /// one ``train`` builds over a Parquet file of the same keys in one row group, the same
+    /// for any chunking and worker count. Nulls are skipped. The GIL is released while it
+    /// builds; Ctrl-C cancels it.
+    ///
+    /// Raises KeyTypeError for values that cannot be keys (floats, nested types, one str),
+    /// UsageError for bad options.
+    #[staticmethod]
+    #[pyo3(signature = (values, **options))]
+    fn build(
+        py: Python<'_>,
+        values: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<Filter> {
+        let mut spec: BuildSpec = crate::jobs::spec_from_kwargs(py, "build", &[], options)?;
+        let job = spec.to_job().py_err(py)?;
+        let arrays = arrow_io::import_keys(values, "build()")?;
+        let single = arrays
+            .first()
+            .is_none_or(|a| !matches!(a.data_type(), arrow::datatypes::DataType::Struct(_)));
+        let job = match (&spec.column, single, arrow_io::series_name(values)) {
+            // A Series' name names its one key column.
+            (None, true, Some(name)) => {
+                spec.column = Some(name);
+                spec.to_job().py_err(py)?
+            }
+            _ => job,
+        };
+        // Keys that cannot be keys are a KeyTypeError, as in `contains`.
+        let built = crate::jobs::run_detached(py, move || Ok(build(&job, &arrays, "build()")))?
+            .map_err(|e| match e {
+                bloomjoin::Error::Column { .. } | bloomjoin::Error::Usage(_) => {
+                    errors::key_type(py, bloomjoin::error::one_line(&e))
+                }
+                e => errors::to_py(py, &e),
+            })?;
+        Ok(Filter {
+            filter: Arc::new(built.filter),
+            meta: built.meta,
+            format: built.format,
+            location: "<built>".into(),
+            file_bytes: None,
+        })
+    }
+
     /// OR filters into one (same layout, bits, hashes, seed and key family), like
     /// ``bloomjoin merge``. Items are Filters or locations to open.
     ///
@@ -224,7 +279,7 @@ impl Filter {
         py: Python<'py>,
         values: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let arrays = arrow_io::import_keys(values)?;
+        let arrays = arrow_io::import_keys(values, "contains()")?;
         let filter = &self.filter;
         let arity = self.meta.key_columns.len();
         let probed = py.detach(|| -> bloomjoin::Result<BooleanArray> {
@@ -273,7 +328,7 @@ impl Filter {
                     return Ok(false);
                 }
                 let one = PyList::new(py, [part])?;
-                columns.extend(arrow_io::import_keys(one.as_any())?);
+                columns.extend(arrow_io::import_keys(one.as_any(), "in")?);
             }
             let refs: Vec<&dyn arrow::array::Array> = columns.iter().map(|a| a.as_ref()).collect();
             let arity = self.meta.key_columns.len();
@@ -282,7 +337,7 @@ impl Filter {
             return Ok(bits.iter().any(|b| b));
         }
         let one = PyList::new(py, [key])?;
-        let arrays = arrow_io::import_keys(one.as_any())?;
+        let arrays = arrow_io::import_keys(one.as_any(), "in")?;
         let mut hit = false;
         for a in &arrays {
             let bits = probe(&self.filter, self.meta.key_columns.len(), a).map_err(in_err)?;
@@ -396,7 +451,8 @@ impl Filter {
         self.format.to_string()
     }
 
-    /// Where it was read from ("<bytes>" for from_bytes, "<merged>" for merge).
+    /// Where it was read from ("<bytes>" for from_bytes, "<merged>" for merge, "<built>" for
+    /// build).
     #[getter]
     fn location(&self) -> String {
         self.location.clone()

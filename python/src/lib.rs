@@ -29,7 +29,7 @@ fn _rust_probe_seconds(
     repeat: usize,
     slice: Option<usize>,
 ) -> PyResult<Vec<f64>> {
-    let arrays = arrow_io::import_keys(values)?;
+    let arrays = arrow_io::import_keys(values, "contains()")?;
     let f = filter.get().inner();
     py.detach(|| {
         let mut times = Vec::with_capacity(repeat);

@@ -15,7 +15,7 @@ STUB = Path(_bloomjoin.__file__).with_name("_bloomjoin.pyi")
 
 def test_help_describes_the_filter():
     text = pydoc.render_doc(bloomjoin.Filter, renderer=pydoc.plaintext)
-    for needle in ["Arrow C data", "contains(", "Polars", "from_bytes", "merge", "info(",
+    for needle in ["Arrow C data", "contains(", "build(", "Polars", "from_bytes", "merge", "info(",
                    "to_bytes", "write(", "num_bits", "key_family"]:
         assert needle in text, needle
     for fn in [bloomjoin.train, bloomjoin.join, bloomjoin.run_job]:
