@@ -19,8 +19,8 @@ README = ROOT / "python" / "README.md"
 ENGINES = ["polars", "duckdb", "pyspark"]
 
 
-def blocks() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+def blocks(readme: Path = README) -> list[str]:
+    text = readme.read_text(encoding="utf-8")
     return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
 
 
@@ -44,16 +44,16 @@ def engine(code: str) -> str | None:
     return None
 
 
-def run(tmp: Path, engines: set[str]) -> dict:
-    """Run the blocks without an engine and those of `engines`, in order, in one namespace;
-    `namespace["_ran"]` lists the engines whose blocks ran."""
+def run(tmp: Path, engines: set[str], readme: Path = README) -> dict:
+    """Run the blocks of `readme` without an engine and those of `engines`, in order, in one
+    namespace; `namespace["_ran"]` lists the engines whose blocks ran."""
     namespace: dict = {"__name__": "readme", "_ran": []}
     with in_workdir(tmp):
-        for i, code in enumerate(blocks()):
+        for i, code in enumerate(blocks(readme)):
             e = engine(code)
             if e is not None and e not in engines:
                 continue
-            exec(compile(code, f"{README}:block{i + 1}", "exec"), namespace)
+            exec(compile(code, f"{readme}:block{i + 1}", "exec"), namespace)
             if e:
                 namespace["_ran"].append(e)
     return namespace
