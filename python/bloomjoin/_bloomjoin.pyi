@@ -38,7 +38,7 @@ class Filter:
         format: FileFormat = "native",
         workers: Optional[int] = None,
     ) -> Filter:
-        """Build a filter from keys in memory (a struct array for a composite key), as ``train`` builds one over a Parquet file of them."""
+        """Build a filter from keys in memory (or a table's ``column`` fields), as ``train`` builds one over a Parquet file of them."""
     @staticmethod
     def merge(filters: Iterable[Union[Filter, Location]]) -> Filter:
         """OR filters with the same layout, bits, hashes, seed and key family into one."""

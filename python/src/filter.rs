@@ -160,14 +160,15 @@ impl Filter {
     }
 
     /// Build a filter from keys in memory: a pyarrow Array or ChunkedArray, a Polars Series,
-    /// a NumPy array or a list; a struct array (``pa.StructArray``,
-    /// ``pl.struct("a", "b")``) for a composite key, whose fields are its columns.
+    /// a NumPy array or a list; or a table (a pyarrow Table or RecordBatch, a Polars
+    /// DataFrame, a struct array such as ``pl.struct("a", "b")``) whose ``column`` fields make
+    /// the key, several for a composite key (``column=["a", "b"]`` or ``"a,b"``).
     ///
     /// Takes ``train``'s filter options as keywords: ``fpp`` (default 0.01),
     /// ``expected_items``, ``bits`` and ``hashes``, ``num_bytes`` (sbbf), ``seed``,
-    /// ``layout``, ``spark_keys``, ``format`` and ``workers``; ``column`` names the key
-    /// column(s) recorded in the filter (default: a struct's field names, or the Series'
-    /// name). The keys are sized, hashed and inserted as ``train`` does it: the filter is the
+    /// ``layout``, ``spark_keys``, ``format`` and ``workers``. ``column`` is recorded in the
+    /// filter as the key's name; without it, a table's key is all its columns, and an array's
+    /// name is the Series' name, if any. The keys are sized, hashed and inserted as ``train`` does it: the filter is the
     /// one ``train`` builds over a Parquet file of the same keys in one row group, the same
     /// for any chunking and worker count. Nulls are skipped. The GIL is released while it
     /// builds; Ctrl-C cancels it.

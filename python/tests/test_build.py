@@ -100,6 +100,20 @@ def test_a_composite_key_is_a_struct_of_its_columns(tmp_path):
     assert all((r["a"], r["b"]) in built for r in present.iter_rows(named=True))
 
 
+def test_column_picks_the_key_columns_of_a_table(tmp_path):
+    a = pa.array([None if i % 17 == 0 else i % 300 for i in range(N)], pa.int32())
+    table = pa.table({"a": a, "b": STRS, "other": INTS})
+    train = trained(tmp_path, table, "b,a", [])
+    for values in (table, table.to_batches()[0], pl.from_arrow(table)):
+        built = bloomjoin.Filter.build(values, column=["b", "a"])
+        same_filter(built, train, [pa.StructArray.from_arrays([STRS, a], names=["b", "a"])],
+                    metadata=isinstance(values, pa.lib._Tabular))
+    one = bloomjoin.Filter.build(table, column="b")
+    assert one.to_bytes() == bloomjoin.Filter.build(STRS, column="b").to_bytes()
+    with pytest.raises(UsageError, match=r'"c" is not a field of the keys \(they have a, b, other\)'):
+        bloomjoin.Filter.build(table, column="c")
+
+
 def test_the_bytes_do_not_depend_on_chunks_workers_or_container():
     whole = bloomjoin.Filter.build(INTS, column="k").to_bytes()
     parts = [INTS.slice(i, 997) for i in range(0, N, 997)]
@@ -158,7 +172,7 @@ def test_bad_keys_and_options_are_clear_errors():
         bloomjoin.Filter.build(INTS, bits=4096)
     with pytest.raises(UsageError, match=r"build\(\): unknown field `where`"):
         bloomjoin.Filter.build(INTS, where="k > 1")
-    with pytest.raises(UsageError, match="column: names 2 key columns, the keys have 1"):
+    with pytest.raises(UsageError, match="column: names 2 key columns, the keys are one array"):
         bloomjoin.Filter.build(INTS, column="a,b")
     with pytest.raises(UsageError, match="a composite key needs a native layout"):
         bloomjoin.Filter.build(pa.StructArray.from_arrays([INTS, STRS], names=["a", "b"]), layout="sbbf")

@@ -217,8 +217,9 @@ impl TrainSpec {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
 pub struct BuildSpec {
-    /// The key column's name, recorded in the filter (several, comma-separated, for a
-    /// composite key); `None`: the names the keys carry (a struct's fields), if any.
+    /// For one array of keys, the key column's name, recorded in the filter; for a struct
+    /// array (a table's rows), the fields that make the key, comma-separated for a composite
+    /// key. `None`: every field of a struct, or no name.
     pub column: Option<String>,
     /// As `train --expected-items`.
     pub expected_items: Option<u64>,

@@ -32,8 +32,8 @@ const SLICE_ROWS: usize = 1 << 16;
 /// A validated build: what [`build`] consumes.
 #[derive(Debug, Clone)]
 pub struct BuildJob {
-    /// The key column names to record (several: a composite key); `None`: a struct's field
-    /// names, or none.
+    /// For one array, the key column's name to record; for a struct (a table's rows), the
+    /// fields that make the key, in key order. `None`: every field of a struct, or no name.
     pub(crate) columns: Option<Vec<String>>,
     /// How to size the filter.
     pub(crate) sizing: Sizing,
@@ -186,23 +186,55 @@ pub fn build(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Built> {
             c.data_type()
         )));
     }
-    let per_chunk: Vec<Vec<ArrayRef>> = chunks.iter().map(key_columns).collect::<Result<_>>()?;
+    // The key columns: one array, named by `column`; or a struct's fields (a table's columns),
+    // all of them, or those `column` names.
+    let fields: Option<Vec<String>> = first
+        .as_struct_opt()
+        .map(|s| s.column_names().iter().map(|n| n.to_string()).collect());
+    let (names, pick): (Vec<String>, Option<Vec<usize>>) = match (&job.columns, fields) {
+        (Some(names), Some(fields)) => {
+            let pick = names
+                .iter()
+                .map(|n| {
+                    fields.iter().position(|f| f == n).ok_or_else(|| {
+                        Error::param(
+                            "column",
+                            format!(
+                                "{n:?} is not a field of the keys (they have {})",
+                                fields.join(", ")
+                            ),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            (names.clone(), Some(pick))
+        }
+        (Some(names), None) if names.len() != 1 => return Err(Error::param(
+            "column",
+            format!(
+                "names {} key columns, the keys are one array (a struct or a table holds several)",
+                names.len()
+            ),
+        )),
+        (Some(names), None) => (names.clone(), None),
+        (None, Some(fields)) => (fields, None),
+        (None, None) => (vec![String::new()], None),
+    };
+    let per_chunk: Vec<Vec<ArrayRef>> = chunks
+        .iter()
+        .map(|c| {
+            let columns = key_columns(c)?;
+            Ok(match &pick {
+                Some(pick) => pick.iter().map(|i| columns[*i].clone()).collect(),
+                None => columns,
+            })
+        })
+        .collect::<Result<_>>()?;
     let arity = per_chunk[0].len();
     if arity == 0 {
         return Err(Error::Usage(format!("{what}: a struct without fields")));
     }
     let types: Vec<DataType> = per_chunk[0].iter().map(|c| c.data_type().clone()).collect();
-    let names: Vec<String> = match (&job.columns, first.as_struct_opt()) {
-        (Some(names), _) if names.len() != arity => {
-            return Err(Error::param(
-                "column",
-                format!("names {} key columns, the keys have {arity}", names.len()),
-            ))
-        }
-        (Some(names), _) => names.clone(),
-        (None, Some(s)) => s.column_names().iter().map(|n| n.to_string()).collect(),
-        (None, None) => vec![String::new()],
-    };
     // How the key columns are named in messages: by name, else by position.
     let shown: Vec<String> = names
         .iter()
@@ -528,6 +560,37 @@ mod tests {
         }
     }
 
+    /// A table's rows (a struct of its columns): `column` picks the key's fields by name, in
+    /// its order, and the filter is the one of those columns alone.
+    #[test]
+    fn column_picks_a_tables_key_columns() {
+        let batch =
+            RecordBatch::try_from_iter([("a", ints(500)), ("b", strings(500)), ("c", ints(500))])
+                .unwrap();
+        let table: ArrayRef = Arc::new(StructArray::from(batch));
+        let pick = |column: &str| BuildSpec {
+            column: Some(column.into()),
+            ..BuildSpec::default()
+        };
+        let one = built(&pick("b"), std::slice::from_ref(&table));
+        let alone = built(&pick("b"), &[strings(500)]);
+        assert!(one.filter.word_slice() == alone.filter.word_slice());
+        assert_eq!(one.meta, alone.meta);
+        let pair = built(&pick("b,a"), std::slice::from_ref(&table));
+        let batch = RecordBatch::try_from_iter([("b", strings(500)), ("a", ints(500))]).unwrap();
+        let both: ArrayRef = Arc::new(StructArray::from(batch));
+        let by_struct = built(&BuildSpec::default(), &[both]);
+        assert!(pair.filter.word_slice() == by_struct.filter.word_slice());
+        assert_eq!(pair.meta, by_struct.meta);
+        let missing = build(&pick("d").to_job().unwrap(), &[table], "build()").unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .contains("\"d\" is not a field of the keys (they have a, b, c)"),
+            "{missing}"
+        );
+    }
+
     /// A null struct is a null key, whatever its fields hold.
     #[test]
     fn a_null_struct_is_a_null_key() {
@@ -563,7 +626,9 @@ mod tests {
         }
         .to_job()
         .unwrap();
-        assert!(err(&[ints(3)], &named).contains("column: names 2 key columns, the keys have 1"));
+        assert!(
+            err(&[ints(3)], &named).contains("column: names 2 key columns, the keys are one array")
+        );
         let batch = RecordBatch::try_from_iter([("a", ints(3)), ("b", strings(3))]).unwrap();
         let tuple: ArrayRef = Arc::new(StructArray::from(batch));
         let sbbf = BuildSpec {
