@@ -209,13 +209,15 @@ pub fn build(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Built> {
                 .collect::<Result<Vec<_>>>()?;
             (names.clone(), Some(pick))
         }
-        (Some(names), None) if names.len() != 1 => return Err(Error::param(
-            "column",
-            format!(
+        (Some(names), None) if names.len() != 1 => {
+            return Err(Error::param(
+                "column",
+                format!(
                 "names {} key columns, the keys are one array (a struct or a table holds several)",
                 names.len()
             ),
-        )),
+            ))
+        }
         (Some(names), None) => (names.clone(), None),
         (None, Some(fields)) => (fields, None),
         (None, None) => (vec![String::new()], None),
