@@ -98,6 +98,8 @@ pub struct JoinJob {
     /// `--nulls-equal`: null key components match each other (SQL's `IS NOT DISTINCT FROM`,
     /// Spark's `<=>`), rather than never matching.
     pub(crate) nulls_equal: bool,
+    /// `--coalesce-keys`: one output column per key pair, the left key or else the right one.
+    pub(crate) coalesce_keys: bool,
     /// The strategy asked for.
     pub(crate) strategy: Strategy,
     /// `--select`, parsed but not yet resolved against the inputs.
@@ -708,9 +710,10 @@ pub fn dry_run(
     }
     output += &file_limits(&job.format);
     let mut summary = format!(
-        "dry run ({} join{}, {workers} workers): checked; nothing read but footers{}, nothing written\n",
+        "dry run ({} join{}{}, {workers} workers): checked; nothing read but footers{}, nothing written\n",
         job.join_type.name(),
         if job.nulls_equal { ", nulls equal" } else { "" },
+        if job.coalesce_keys { ", keys coalesced" } else { "" },
         if loaded.is_some() { " and the filter" } else { "" }
     );
     summary += &side(
@@ -738,6 +741,7 @@ pub fn dry_run(
         "dry_run": "join",
         "join_type": job.join_type.name(),
         "nulls_equal": job.nulls_equal,
+        "coalesce_keys": job.coalesce_keys,
         "workers": workers,
         "left": side_json(&plan.left, &left_extent, &job.left.keys, &job.left.predicate),
         "right": side_json(&plan.right, &right_extent, &job.right.keys, &job.right.predicate),
@@ -1013,6 +1017,7 @@ fn run_stages(
         created_by: crate::CREATED_BY,
         join_type: job.join_type,
         nulls_equal: job.nulls_equal,
+        coalesce_keys: job.coalesce_keys,
         workers,
         strategy,
         parts: written.parts.len(),

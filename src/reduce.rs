@@ -128,6 +128,9 @@ pub struct OutColumn {
     pub side: Side,
     /// Index in the side's batch schema.
     pub index: usize,
+    /// `--coalesce-keys`: this (left) column is key `i`, and rows without a left side take
+    /// the right side's key `i` (column `i` of the right batches) instead.
+    pub coalesce: Option<usize>,
 }
 
 /// The static description of a join shared by every table and emitter.
@@ -169,7 +172,8 @@ impl JoinShape {
             .iter()
             .zip(self.out_schema.fields())
             .filter(|(c, _)| match c.side {
-                Side::Left => true,
+                // A coalesced key holds right keys where a right row has no left one.
+                Side::Left => c.coalesce.is_none() || right_keys_from_left,
                 Side::Right => right_keys_from_left && c.index < self.key_arity,
             })
             .map(|(_, f)| (f.name().clone(), left_rows))
@@ -697,14 +701,26 @@ impl Emitter {
             .out_columns
             .iter()
             .zip(self.shape.out_schema.fields())
-            .map(|(c, f)| match (c.side, right) {
-                (Side::Left, _) => take(table.batch.column(c.index).as_ref(), &li, None),
-                (Side::Right, Some(rb)) => match run_from {
-                    Some(s) => Ok(rb.column(c.index).slice(s as usize, n)),
-                    None => take(rb.column(c.index).as_ref(), &ri, None),
-                },
-                // Right columns of left-only rows are all null.
-                (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), n)),
+            .map(|(c, f)| {
+                let right_column = |rb: &RecordBatch, index: usize| match run_from {
+                    Some(s) => Ok(rb.column(index).slice(s as usize, n)),
+                    None => take(rb.column(index).as_ref(), &ri, None),
+                };
+                match (c.side, right) {
+                    (Side::Left, _) => {
+                        let l = take(table.batch.column(c.index).as_ref(), &li, None)?;
+                        match (c.coalesce, right) {
+                            (Some(i), Some(rb)) => {
+                                coalesce(&l, &right_column(rb, i)?, f.data_type())
+                            }
+                            (Some(_), None) => arrow::compute::cast(&l, f.data_type()),
+                            (None, _) => Ok(l),
+                        }
+                    }
+                    (Side::Right, Some(rb)) => right_column(rb, c.index),
+                    // Right columns of left-only rows are all null.
+                    (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), n)),
+                }
             })
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| Error::arrow("assembling output rows", e))?;
@@ -717,6 +733,22 @@ impl Emitter {
     pub(crate) fn finish(self) -> Result<Vec<WrittenPart>> {
         self.writer.finish()
     }
+}
+
+/// SQL's `COALESCE(left, right)` in type `to`: the left value where it is not null, else the
+/// right one (a coalesced key pair: a row without a left side takes the right key).
+fn coalesce(
+    left: &ArrayRef,
+    right: &ArrayRef,
+    to: &arrow::datatypes::DataType,
+) -> std::result::Result<ArrayRef, arrow::error::ArrowError> {
+    let left = arrow::compute::cast(left, to)?;
+    if left.logical_null_count() == 0 {
+        return Ok(left);
+    }
+    let right = arrow::compute::cast(right, to)?;
+    let has_left = arrow::compute::is_not_null(&left)?;
+    arrow::compute::kernels::zip::zip(&has_left, &left, &right)
 }
 
 /// A batch whose columns hold only the bytes their rows use: string and binary views keep
@@ -1047,18 +1079,22 @@ mod tests {
                 OutColumn {
                     side: Side::Left,
                     index: 0,
+                    coalesce: None,
                 },
                 OutColumn {
                     side: Side::Left,
                     index: 1,
+                    coalesce: None,
                 },
                 OutColumn {
                     side: Side::Right,
                     index: 0,
+                    coalesce: None,
                 },
                 OutColumn {
                     side: Side::Right,
                     index: 1,
+                    coalesce: None,
                 },
             ],
             left_schema: Arc::new(Schema::new(vec![field("lk"), field("lv")])),

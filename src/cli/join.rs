@@ -53,6 +53,13 @@ pub struct JoinSpec {
     /// row whose keys are both null join [default: a null key matches nothing, as SQL's `=`].
     #[arg(long)]
     pub nulls_equal: bool,
+    /// One output column per key pair, named after the left key, holding the left key where
+    /// the row has a left side and the right key where it does not (SQL's `COALESCE`, in the
+    /// keys' common type): DuckDB's and Spark's `USING`, Polars' `coalesce`. The keys come
+    /// first, then the other left and right columns; in --select, a bare key name (left or
+    /// right) is the coalesced key. For the join types that output both sides.
+    #[arg(long)]
+    pub coalesce_keys: bool,
     /// How to run the join: replicated (the whole left side in one hash table, probed by every
     /// worker; no shuffle) when the left side fits --memory-limit, else reduce-side (both
     /// sides partitioned by key through local disk).
@@ -173,6 +180,7 @@ impl Default for JoinSpec {
             right_where: None,
             join_type: JoinType::Inner,
             nulls_equal: false,
+            coalesce_keys: false,
             strategy: Strategy::Auto,
             select: None,
             reducers: None,
@@ -258,6 +266,17 @@ impl JoinSpec {
                 ),
             ));
         }
+        let jt = spec.join_type;
+        if spec.coalesce_keys && !(jt.outputs_left() && jt.outputs_right()) {
+            let side = if jt.outputs_left() { "left" } else { "right" };
+            return Err(Error::param(
+                "--coalesce-keys",
+                format!(
+                    "a {} join outputs the {side} columns only, whose keys are the {side} keys: there is nothing to coalesce (inner, left, right and full joins output both sides)",
+                    jt.name()
+                ),
+            ));
+        }
         let memory_limit = match &spec.memory_limit {
             Some(s) => parse_size(s, "--memory-limit")?,
             None => crate::sys::total_memory().map_or(4 << 30, |m| m / 2),
@@ -295,6 +314,7 @@ impl JoinSpec {
             },
             join_type: spec.join_type,
             nulls_equal: spec.nulls_equal,
+            coalesce_keys: spec.coalesce_keys,
             strategy: spec.strategy,
             select: spec.select.as_deref().map(parse_select).transpose()?,
             workers,

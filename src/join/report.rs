@@ -156,6 +156,8 @@ pub struct JoinReport {
     pub join_type: JoinType,
     /// `--nulls-equal`: null key components matched each other.
     pub nulls_equal: bool,
+    /// `--coalesce-keys`: each key pair is one output column.
+    pub coalesce_keys: bool,
     /// Map workers.
     pub workers: usize,
     /// The strategy and why.
@@ -203,10 +205,15 @@ impl JoinReport {
     pub fn summary(&self) -> String {
         let st = &self.strategy;
         let mut s = format!(
-            "joined ({} join{}, {} strategy, {} workers, {} parts) into {}\n",
+            "joined ({} join{}{}, {} strategy, {} workers, {} parts) into {}\n",
             self.join_type.name(),
             if self.nulls_equal {
                 ", nulls equal"
+            } else {
+                ""
+            },
+            if self.coalesce_keys {
+                ", keys coalesced"
             } else {
                 ""
             },

@@ -156,12 +156,15 @@ pub(crate) fn plan_join(
         first_schema(&left_plan, "left")?,
         first_schema(&right_plan, "right")?,
     );
-    let out = resolve_select(job.select.as_deref(), job.join_type, &ls, &rs)
+    let coalesce = job
+        .coalesce_keys
+        .then_some((job.left.keys.as_slice(), job.right.keys.as_slice()));
+    let out = resolve_select(job.select.as_deref(), job.join_type, &ls, &rs, coalesce)
         .map_err(|e| note_pruned(e, &[&left_plan, &right_plan]))?;
     let columns = |side: Side| -> Vec<String> {
         out.iter()
-            .filter(|o| o.0 == side)
-            .map(|o| o.1.clone())
+            .filter(|o| o.side == side)
+            .map(|o| o.column.clone())
             .collect()
     };
     let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
@@ -182,18 +185,37 @@ pub(crate) fn plan_join(
     }
     let mut out_fields = Vec::with_capacity(out.len());
     let mut out_columns = Vec::with_capacity(out.len());
-    for (side, src, name) in &out {
-        let schema = match side {
+    for o in &out {
+        let schema = match o.side {
             Side::Left => &left.schema,
             Side::Right => &right.schema,
         };
-        let index = schema.index_of(src).expect("planned");
-        out_fields.push(Field::new(
-            name,
-            schema.field(index).data_type().clone(),
-            true,
-        ));
-        out_columns.push(OutColumn { side: *side, index });
+        let index = schema.index_of(&o.column).expect("planned");
+        let mut data_type = schema.field(index).data_type().clone();
+        // A coalesced key pair: the left key (the first columns of both sides' batches), else
+        // the right one, in their common type.
+        let coalesce = match o.key {
+            Some(i) => {
+                let rt = right.schema.field(i).data_type();
+                data_type = common_type(&data_type, rt).ok_or_else(|| {
+                    Error::param(
+                        "--coalesce-keys",
+                        format!(
+                            "--left-key {} is {data_type} and --right-key {} is {rt}, which have no common type to coalesce them into: cast one side's key, or join without --coalesce-keys",
+                            job.left.keys[i], job.right.keys[i]
+                        ),
+                    )
+                })?;
+                Some(i)
+            }
+            None => None,
+        };
+        out_fields.push(Field::new(&o.name, data_type, true));
+        out_columns.push(OutColumn {
+            side: o.side,
+            index,
+            coalesce,
+        });
     }
     let out_schema = Schema::new(out_fields);
     let bloom_columns = match &job.bloom_columns {
@@ -209,11 +231,11 @@ pub(crate) fn plan_join(
         // The key columns as they appear in the output (under their output names).
         None => out
             .iter()
-            .filter(|(side, src, _)| match side {
-                Side::Left => job.left.keys.contains(src),
-                Side::Right => job.right.keys.contains(src),
+            .filter(|o| match o.side {
+                Side::Left => job.left.keys.contains(&o.column),
+                Side::Right => job.right.keys.contains(&o.column),
             })
-            .map(|(_, _, name)| name.clone())
+            .map(|o| o.name.clone())
             .filter(|name| {
                 out_schema
                     .field_with_name(name)
@@ -757,23 +779,55 @@ fn rename_hint(name: &str) -> Option<String> {
         .then(|| "to rename a column, write `column AS name`, with one AS".to_string())
 }
 
-/// Resolve `--select` against the sides' schemas (each the union of its files' columns):
-/// `(side, source column, output name)` per output column, in output order.
+/// One output column, as `--select` resolves it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Pick {
+    /// The side it comes from (a coalesced key: the left).
+    pub side: Side,
+    /// Its column on that side.
+    pub column: String,
+    /// Its output name.
+    pub name: String,
+    /// `--coalesce-keys`: the key pair this column coalesces (its left key, else its right
+    /// key).
+    pub key: Option<usize>,
+}
+
+/// Resolve `--select` against the sides' schemas (each the union of its files' columns): the
+/// output columns, in output order. With `coalesce` (`--coalesce-keys`: the left and the
+/// right key columns), each key pair is one column: named after the left key and first by
+/// default; in the list, a bare key name (left or right) is that column, under the name given.
 pub(crate) fn resolve_select(
     select: Option<&[ColumnRef]>,
     jt: JoinType,
     left: &Schema,
     right: &Schema,
-) -> Result<Vec<(Side, String, String)>> {
-    // (side, column, alias)
-    let mut picked: Vec<(Side, String, Option<String>)> = Vec::new();
+    coalesce: Option<(&[String], &[String])>,
+) -> Result<Vec<Pick>> {
+    // (side, column, alias, coalesced key)
+    let mut picked: Vec<(Side, String, Option<String>, Option<usize>)> = Vec::new();
+    let key_of = |name: &str| {
+        coalesce.and_then(|(lk, rk)| {
+            lk.iter()
+                .position(|k| k == name)
+                .or_else(|| rk.iter().position(|k| k == name))
+        })
+    };
+    let (left_keys, right_keys): (&[String], &[String]) = coalesce.unwrap_or((&[], &[]));
     match select {
         None => {
+            picked.extend(
+                left_keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| (Side::Left, k.clone(), None, Some(i))),
+            );
             if jt.outputs_left() {
                 picked.extend(
                     left.fields()
                         .iter()
-                        .map(|f| (Side::Left, f.name().clone(), None)),
+                        .filter(|f| !left_keys.contains(f.name()))
+                        .map(|f| (Side::Left, f.name().clone(), None, None)),
                 );
             }
             if jt.outputs_right() {
@@ -781,7 +835,8 @@ pub(crate) fn resolve_select(
                     right
                         .fields()
                         .iter()
-                        .map(|f| (Side::Right, f.name().clone(), None)),
+                        .filter(|f| !right_keys.contains(f.name()))
+                        .map(|f| (Side::Right, f.name().clone(), None, None)),
                 );
             }
         }
@@ -791,12 +846,20 @@ pub(crate) fn resolve_select(
                 let exists = |n: &str| match r.side {
                     Some(Side::Left) => left.index_of(n).is_ok(),
                     Some(Side::Right) => right.index_of(n).is_ok(),
-                    None => left.index_of(n).is_ok() || right.index_of(n).is_ok(),
+                    None => {
+                        left.index_of(n).is_ok() || right.index_of(n).is_ok() || key_of(n).is_some()
+                    }
                 };
                 let (name, alias) = match &r.literal {
                     Some(whole) if exists(whole) => (whole.as_str(), None),
                     _ => (r.name.as_str(), r.alias.clone()),
                 };
+                // A bare key name under --coalesce-keys: the coalesced key, named as written.
+                if let (None, Some(i)) = (r.side, key_of(name)) {
+                    let alias = alias.unwrap_or_else(|| name.to_string());
+                    picked.push((Side::Left, left_keys[i].clone(), Some(alias), Some(i)));
+                    continue;
+                }
                 let side = match r.side {
                     Some(s) => s,
                     None => {
@@ -859,42 +922,50 @@ pub(crate) fn resolve_select(
                         ),
                     ));
                 }
-                picked.push((side, name.to_string(), alias));
+                picked.push((side, name.to_string(), alias, None));
             }
         }
     }
     // Output names: the alias, else the bare name; where a left and a right column share a
     // name, the right one without an alias gets `_right` (again, until the name is free).
-    for (i, (side, name, alias)) in picked.iter().enumerate() {
-        if alias.is_none() && picked[..i].contains(&(*side, name.clone(), None)) {
+    for (i, (side, name, alias, _)) in picked.iter().enumerate() {
+        if alias.is_none() && picked[..i].contains(&(*side, name.clone(), None, None)) {
             return Err(Error::param(
                 "--select",
                 format!("column {name:?} is selected twice (name the second with `AS`)"),
             ));
         }
     }
-    let mut out: Vec<(Side, String, String)> = picked
+    let mut out: Vec<Pick> = picked
         .iter()
-        .map(|(s, n, a)| (*s, n.clone(), a.clone().unwrap_or_else(|| n.clone())))
+        .map(|(side, column, alias, key)| Pick {
+            side: *side,
+            column: column.clone(),
+            name: alias.clone().unwrap_or_else(|| column.clone()),
+            key: *key,
+        })
         .collect();
     for i in 0..out.len() {
-        if out[i].0 != Side::Right || picked[i].2.is_some() {
+        if out[i].side != Side::Right || picked[i].2.is_some() {
             continue;
         }
         while out
             .iter()
             .enumerate()
-            .any(|(j, o)| j != i && o.2 == out[i].2)
+            .any(|(j, o)| j != i && o.name == out[i].name)
         {
-            out[i].2.push_str("_right");
+            out[i].name.push_str("_right");
         }
     }
     // An alias is taken as given: one that another output column's name takes is refused.
-    for (i, (_, _, o)) in out.iter().enumerate() {
-        if out[..i].iter().any(|(_, _, p)| p == o) {
+    for (i, o) in out.iter().enumerate() {
+        if out[..i].iter().any(|p| p.name == o.name) {
             return Err(Error::param(
                 "--select",
-                format!("two output columns would be named {o:?}: rename one with `AS`"),
+                format!(
+                    "two output columns would be named {:?}: rename one with `AS`",
+                    o.name
+                ),
             ));
         }
     }
@@ -971,6 +1042,47 @@ mod tests {
     }
 
     #[test]
+    fn coalesced_keys_come_first_and_answer_to_either_key_name() {
+        let l = Schema::new(vec![
+            Field::new("x", DataType::Utf8, true),
+            Field::new("id", DataType::Int64, true),
+        ]);
+        let r = Schema::new(vec![
+            Field::new("uid", DataType::Int64, true),
+            Field::new("id", DataType::Utf8, true),
+            Field::new("x", DataType::Utf8, true),
+        ]);
+        let (lk, rk) = (vec!["id".to_string()], vec!["uid".to_string()]);
+        let resolve = |s: Option<&str>| {
+            let list = s.map(|s| crate::cli::join::parse_select(s).unwrap());
+            resolve_select(list.as_deref(), JoinType::Full, &l, &r, Some((&lk, &rk)))
+        };
+        let shown = |v: Vec<Pick>| {
+            v.into_iter()
+                .map(|p| match p.key {
+                    Some(i) => format!("{}=key{i}", p.name),
+                    None => format!("{}={:?}.{}", p.name, p.side, p.column),
+                })
+                .collect::<Vec<_>>()
+        };
+        // The key first, under the left key's name; the right's `id` (not a key) steps aside.
+        assert_eq!(
+            shown(resolve(None).unwrap()),
+            [
+                "id=key0",
+                "x=Left.x",
+                "id_right=Right.id",
+                "x_right=Right.x"
+            ]
+        );
+        assert_eq!(
+            shown(resolve(Some("uid, id AS k, left.id, right.uid")).unwrap()),
+            ["uid=key0", "k=key0", "id=Left.id", "uid_right=Right.uid"]
+        );
+        assert!(resolve(Some("id, uid AS id")).is_err());
+    }
+
+    #[test]
     fn select_resolves_names_and_suffixes() {
         let l = Schema::new(vec![
             Field::new("id", DataType::Int64, true),
@@ -983,10 +1095,9 @@ mod tests {
         let sel = |s: &str| -> Vec<ColumnRef> { crate::cli::join::parse_select(s).unwrap() };
         let resolve = |s: Option<&str>, jt| {
             let list = s.map(sel);
-            resolve_select(list.as_deref(), jt, &l, &r)
+            resolve_select(list.as_deref(), jt, &l, &r, None)
         };
-        let names =
-            |v: Vec<(Side, String, String)>| v.into_iter().map(|(_, _, n)| n).collect::<Vec<_>>();
+        let names = |v: Vec<Pick>| v.into_iter().map(|p| p.name).collect::<Vec<_>>();
         assert_eq!(
             names(resolve(None, JoinType::Inner).unwrap()),
             ["id", "x", "uid", "x_right"]
@@ -1058,7 +1169,7 @@ mod tests {
         ]);
         let list =
             crate::cli::join::parse_select("sold as new, left.sold as new AS s, id AS k").unwrap();
-        let got = resolve_select(Some(&list), JoinType::LeftSemi, &odd, &r).unwrap();
+        let got = resolve_select(Some(&list), JoinType::LeftSemi, &odd, &r, None).unwrap();
         assert_eq!(names(got), ["sold as new", "s", "k"]);
     }
 }
