@@ -2,6 +2,7 @@
 
 mod util;
 
+mod coalesce_keys_cli;
 mod composite_keys;
 mod dry_run_cli;
 mod filter_cli;

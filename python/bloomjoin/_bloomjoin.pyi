@@ -112,6 +112,7 @@ def join(
         "inner", "left", "left-semi", "left-anti", "right", "right-semi", "right-anti", "full"
     ] = "inner",
     nulls_equal: bool = False,
+    coalesce_keys: bool = False,
     select: Optional[str] = None,
     reducers: Optional[int] = None,
     workers: Optional[int] = None,

@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -281,6 +282,25 @@ def test_join_matches_null_keys_with_nulls_equal(tmp_path):
     assert report["rows_out"] == sum(1 for u in users_of if u in ids) > plain["rows_out"]
     assert report["right"]["rows_null_key"] == users_of.count(None)
     cli("join", "--output", tmp_path / "cli", "--nulls-equal", *kebab_args(options))
+    assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
+
+
+def test_join_coalesces_the_keys_like_a_using_join(tmp_path):
+    # A full join with coalesce_keys=True: one Id column, the user's Id or else the comment's
+    # UserId (SQL's COALESCE, DuckDB's USING), counted by pyarrow.
+    ids = pq.read_table(USERS, columns=["Id"]).column("Id").to_pylist()
+    users_of = pq.read_table(COMMENTS, columns=["UserId"]).column("UserId").to_pylist()
+    options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                   type="full", select="Id,Score")
+    report = bloomjoin.join(output=str(tmp_path / "py"), coalesce_keys=True, **options)
+    assert report["coalesce_keys"] is True and report["columns"] == ["Id", "Score"]
+    out = pq.read_table(tmp_path / "py")
+    assert out.schema.field("Id").type == pa.int64()
+    assert out.column("Id").null_count == ids.count(None) + users_of.count(None)
+    known = set(ids) - {None}
+    right_only = [u for u in users_of if u is not None and u not in known]
+    assert right_only and set(right_only) <= set(out.column("Id").to_pylist())
+    cli("join", "--output", tmp_path / "cli", "--coalesce-keys", *kebab_args(options))
     assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
 
 
