@@ -224,13 +224,22 @@ def parquet_source(files):
 
 
 def resolve_select(spec, left_cols, right_cols):
-    """bloomjoin's --select rules: (side, source name, output name) per output column."""
+    """bloomjoin's --select rules: (side, source name, output name) per output column. Under
+    `coalesce-keys` each key pair is one column, of side "c" and source its position: first
+    by default, and what a bare key name (left or right) selects."""
     jt = spec.get("type", "inner")
     outputs_right = jt not in ("left-semi", "left-anti")
     outputs_left = jt not in ("right-semi", "right-anti")
+    lkeys = [k.strip() for k in spec["left-key"].split(",")]
+    rkeys = [k.strip() for k in spec["right-key"].split(",")]
+    coalesce = bool(spec.get("coalesce-keys"))
     picked = []
     sel = spec.get("select")
     if sel is None:
+        if coalesce:
+            picked += [("c", i, k) for i, k in enumerate(lkeys)]
+            left_cols = [c for c in left_cols if c not in lkeys]
+            right_cols = [c for c in right_cols if c not in rkeys]
         if outputs_left:
             picked += [("l", c, None) for c in left_cols]
         if outputs_right:
@@ -244,7 +253,10 @@ def resolve_select(spec, left_cols, right_cols):
                 alias = words[-1]
                 head = item.rstrip()[: -len(words[-1])].rstrip()
                 item = head[: -len(words[-2])].rstrip()
-            if item.startswith("left."):
+            if coalesce and item in lkeys + rkeys:
+                i = lkeys.index(item) if item in lkeys else rkeys.index(item)
+                picked.append(("c", i, alias or item))
+            elif item.startswith("left."):
                 picked.append(("l", item[5:], alias))
             elif item.startswith("right."):
                 picked.append(("r", item[6:], alias))
@@ -284,7 +296,11 @@ def duckdb_sql(con, job):
     eq = "IS NOT DISTINCT FROM" if j.get("nulls-equal") else "="
     on = " AND ".join(f"l.{qi(a)} {eq} r.{qi(b)}" for a, b in zip(lkeys, rkeys))
     cols = resolve_select(j, lcols, rcols)
-    proj = ", ".join(f"{side}.{qi(name)} AS {qi(out)}" for side, name, out in cols)
+    # A coalesced key pair (`coalesce-keys`): the left key, else the right one.
+    proj = ", ".join(
+        f"COALESCE(l.{qi(lkeys[name])}, r.{qi(rkeys[name])}) AS {qi(out)}" if side == "c"
+        else f"{side}.{qi(name)} AS {qi(out)}"
+        for side, name, out in cols)
     jt = j.get("type", "inner")
     if jt in ("inner", "left", "right", "full"):
         kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]

@@ -15,7 +15,8 @@
 # and sides in Hive partition directories, their values read as columns, for every join type,
 # with keys of file and partition columns and of partition columns alone;
 # and outputs written into Hive partition directories (--partition-by), read back by DuckDB;
-# and null keys matching each other (--nulls-equal) against DuckDB's IS NOT DISTINCT FROM.
+# and null keys matching each other (--nulls-equal) against DuckDB's IS NOT DISTINCT FROM, and
+# key pairs as one column (--coalesce-keys) against DuckDB's COALESCE.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -99,6 +100,16 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
     done
 done
 check "$OUT/nulls-passes" jobs/users_comments_left.toml join.nulls-equal=true join.strategy=reduce-side join.reducers=2 join.memory-limit=16KiB
+
+echo "== key pairs as one column (--coalesce-keys, DuckDB's COALESCE(l.k, r.k)): the joins that output both sides, both strategies, one and two key columns"
+for type in inner left right full; do
+    for strategy in replicated reduce-side; do
+        check "$OUT/coalesce-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy" join.coalesce-keys=true
+        check "$OUT/coalesce-idname-$type-$strategy" jobs/users_comments_by_id_name.toml "join.type=$type" "join.strategy=$strategy" join.coalesce-keys=true
+    done
+done
+check "$OUT/coalesce-nulls" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true join.nulls-equal=true
+check "$OUT/coalesce-select" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true "join.select=UserId AS uid, Id, left.Id AS lid, DisplayName, Text"
 
 echo "== composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the

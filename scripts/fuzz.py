@@ -42,7 +42,10 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            (`--max-rows-per-file`, `--row-group-rows`, `--max-file-size`, `--row-group-size`):
            every file and row group must keep within the row limits and `_SUCCESS` name every
            file ("pass (bounded files)"). In a quarter of the joins null keys match each other
-           (`--nulls-equal`) against DuckDB's `IS NOT DISTINCT FROM` ("pass (nulls equal)").
+           (`--nulls-equal`) against DuckDB's `IS NOT DISTINCT FROM` ("pass (nulls equal)"); in a
+           fifth of the inner, left, right and full joins without a `--select`, each key pair
+           is one output column (`--coalesce-keys`) against DuckDB's `COALESCE(l.k, r.k)`
+           ("pass (keys coalesced)").
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -1033,6 +1036,11 @@ def join_case(case, ctx):
         case.notes.append("nulls equal")
     lsel = ", ".join(f"l.{c}" for c in lnames)
     rsel = ", ".join(f"r.{c}" for c in rnames)
+    # Sometimes each key pair is one column (`--coalesce-keys`) against DuckDB's
+    # COALESCE(l.k, r.k): the keys first, under the left keys' names, then the other left and
+    # right columns (a generator of its own, as above; not with a --select of its own).
+    krng = random.Random(f"{ctx.seed}:join-coalesce-keys:{case.index}")
+    coalesce = krng.random() < 0.2 and jt in ("inner", "left", "right", "full") and select is None
     if jt in ("left-semi", "left-anti"):
         neg = "NOT " if jt == "left-anti" else ""
         sql = f"SELECT {lsel} FROM {L} l WHERE {neg}EXISTS (SELECT 1 FROM {R} r WHERE {on})"
@@ -1041,6 +1049,17 @@ def join_case(case, ctx):
         neg = "NOT " if jt == "right-anti" else ""
         sql = f"SELECT {rsel} FROM {R} r WHERE {neg}EXISTS (SELECT 1 FROM {L} l WHERE {on})"
         names = rnames
+    elif coalesce:
+        join += ["--coalesce-keys"]
+        case.notes.append("keys coalesced")
+        lk_list, rk_list = lkeys.split(","), rkeys.split(",")
+        kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
+        lrest = [c for c in lnames if c not in lk_list]
+        rrest = [c for c in rnames if c not in rk_list]
+        cols = [f"COALESCE(l.{a}, r.{b}) AS {a}" for a, b in zip(lk_list, rk_list)]
+        cols += [f"l.{c}" for c in lrest] + [f"r.{c}" for c in rrest]
+        sql = f"SELECT {', '.join(cols)} FROM {L} l {kw} {R} r ON {on}"
+        names = lk_list + lrest + rrest
     else:
         kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
         sql = f"SELECT {lsel}, {rsel} FROM {L} l {kw} {R} r ON {on}"
@@ -1146,6 +1165,8 @@ def join_case(case, ctx):
     # Counted apart, so that the summary shows the Bloom filters of the files, and files of
     # different columns, at work (a key of partition columns alone first: the newest
     # variation).
+    if coalesce:
+        return "pass (keys coalesced)"
     if nulls_equal:
         return "pass (nulls equal)"
     if palone:
