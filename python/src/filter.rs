@@ -198,11 +198,20 @@ impl Filter {
         };
         // Keys that cannot be keys are a KeyTypeError, as in `contains`.
         let built = crate::jobs::run_detached(py, move || Ok(build(&job, &arrays, "build()")))?
-            .map_err(|e| match e {
-                bloomjoin::Error::Column { .. } | bloomjoin::Error::Usage(_) => {
-                    errors::key_type(py, bloomjoin::error::one_line(&e))
+            .map_err(|e| {
+                // Every message begins with the function, as the key checks' do.
+                let line = bloomjoin::error::one_line(&e);
+                let line = if line.starts_with("build()") {
+                    line
+                } else {
+                    format!("build(): {line}")
+                };
+                match e {
+                    bloomjoin::Error::Column { .. } | bloomjoin::Error::Usage(_) => {
+                        errors::key_type(py, line)
+                    }
+                    e => errors::new_err(py, errors::class_name(&e), line, e.exit_code()),
                 }
-                e => errors::to_py(py, &e),
             })?;
         Ok(Filter {
             filter: Arc::new(built.filter),
