@@ -3,8 +3,8 @@
 //!
 //! Protocol (plain renames, create-only and conditional puts, so on S3 too):
 //! 1. [`OutputDir::prepare`]: refuse a committed output (one with `_SUCCESS`) unless
-//!    `--overwrite`; list the location once, so that a missing bucket or a denied request
-//!    fails the job before any work.
+//!    `--overwrite` or `--append` ([`WriteMode`]); list the location once, so that a missing
+//!    bucket or a denied request fails the job before any work.
 //! 2. Tasks write `<output>/_temporary/<run-id>/part-NNNNN.parquet`.
 //! 3. When every task succeeded, the run takes the output's commit lease (`_lease`: an
 //!    exclusive file lock for local outputs, a create-only object renewed and taken over with
@@ -14,7 +14,11 @@
 //!    parts), renames each part to `part-NNNNN-<run-id>.parquet` (a rename never exposes a
 //!    half-written object), writes `_SUCCESS` create-only with the report, the run id and the
 //!    part names (the manifest), removes the parts that earlier runs left, and releases the
-//!    lease.
+//!    lease. Appending (`--append`), the run reads the committed manifest under the lease
+//!    instead of removing it, moves its parts in, and replaces `_SUCCESS` in one put with a
+//!    manifest of the committed parts and its own; the committed parts are not "left" by
+//!    earlier runs and stay. Until that put the old manifest stands: a failure moves this
+//!    run's parts out again, and a killed run's are removed by the next.
 //!
 //! A run removes only files whose names carry a bloomjoin run id: its own staging and parts,
 //! the final-name parts of earlier runs (a replaced output, a failed or killed run: under the
@@ -76,12 +80,25 @@ pub const TEMPORARY: &str = "_temporary";
 /// The commit lease.
 pub const LEASE: &str = "_lease";
 
+/// What a run does with an output that is already committed (one with `_SUCCESS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WriteMode {
+    /// Refuse it (the default).
+    #[default]
+    Create,
+    /// Replace it: its parts are removed once this run's are committed (`--overwrite`).
+    Overwrite,
+    /// Add to it: its parts stay, and the new `_SUCCESS` names them and this run's
+    /// (`--append`, Spark's `mode("append")`).
+    Append,
+}
+
 /// An output directory being written by one run.
 #[derive(Debug)]
 pub struct OutputDir {
     dir: Location,
     run_id: String,
-    overwrite: bool,
+    mode: WriteMode,
     /// The local directories that did not exist before this run (the output directory and
     /// its missing parents, deepest first): removed again when the run leaves them empty
     /// (failed or cancelled).
@@ -168,11 +185,11 @@ fn env_secs(name: &str, default: f64) -> Duration {
 }
 
 impl OutputDir {
-    /// Claim `dir` for a run: refuse a committed output (one with `_SUCCESS`) unless
-    /// `overwrite`, and a directory that holds files bloomjoin did not write, with or
-    /// without it (readers of the output would take them for part of it; see
+    /// Claim `dir` for a run: refuse a committed output (one with `_SUCCESS`) unless `mode`
+    /// replaces or appends to it, and a directory that holds files bloomjoin did not write,
+    /// whatever the mode (readers of the output would take them for part of it; see
     /// [`foreign_entries`]); fail now when the location cannot be listed (a missing bucket).
-    pub fn prepare(dir: Location, overwrite: bool) -> Result<OutputDir> {
+    pub fn prepare(dir: Location, mode: WriteMode) -> Result<OutputDir> {
         let mut created = Vec::new();
         dir.check_creatable()?;
         let foreign = if let Some(p) = dir.local_path() {
@@ -252,7 +269,7 @@ impl OutputDir {
                 ),
             });
         }
-        if !overwrite && dir.child(SUCCESS).exists()? {
+        if mode == WriteMode::Create && dir.child(SUCCESS).exists()? {
             return Err(Error::OutputExists {
                 location: dir.to_string(),
             });
@@ -260,7 +277,7 @@ impl OutputDir {
         Ok(OutputDir {
             dir,
             run_id: new_run_id(),
-            overwrite,
+            mode,
             created,
         })
     }
@@ -304,7 +321,11 @@ impl OutputDir {
                 let mut moved = Vec::new();
                 let r = self.try_commit(&mut lease, parts, marker, &mut moved);
                 match &r {
-                    Ok(()) => self.remove_stale(&moved),
+                    Ok(kept) => {
+                        let kept: Vec<Location> =
+                            kept.iter().map(|name| self.dir.descend(name)).collect();
+                        self.remove_stale(&[moved.as_slice(), kept.as_slice()].concat())
+                    }
                     Err(_) => {
                         for l in &moved {
                             let _ = l.delete();
@@ -313,7 +334,7 @@ impl OutputDir {
                     }
                 }
                 lease.release();
-                r
+                r.map(|_| ())
             }
             Err(e) => Err(e),
         };
@@ -321,26 +342,36 @@ impl OutputDir {
         r
     }
 
+    /// The commit under the lease; the parts of the committed output that stay (appended
+    /// to).
     fn try_commit(
         &self,
         lease: &mut Lease,
         parts: &[String],
         marker: Bytes,
         moved: &mut Vec<Location>,
-    ) -> Result<()> {
+    ) -> Result<Vec<String>> {
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
         let store = self.dir.store();
         let success = self.dir.child(SUCCESS);
+        // Appending: the committed parts, read under the lease (a run that committed while
+        // this one worked is appended to as well).
+        let mut kept = Vec::new();
         if success.exists()? {
-            if !self.overwrite {
+            match self.mode {
                 // Another run committed while this one worked.
-                return Err(Error::OutputExists {
-                    location: self.dir.to_string(),
-                });
+                WriteMode::Create => {
+                    return Err(Error::OutputExists {
+                        location: self.dir.to_string(),
+                    })
+                }
+                WriteMode::Overwrite => success.delete()?,
+                // The old `_SUCCESS` stays until the new one replaces it in one put: a
+                // failure before leaves the committed output as it was.
+                WriteMode::Append => kept = committed_parts(&self.dir)?,
             }
-            success.delete()?;
         }
         let mut names = Vec::with_capacity(parts.len());
         for name in parts {
@@ -359,13 +390,20 @@ impl OutputDir {
         }
         // Also proves that the lease is still this run's.
         lease.renew_now()?;
-        let manifest = manifest(&marker, &self.run_id, &names);
+        let all: Vec<String> = kept.iter().chain(&names).cloned().collect();
+        let manifest = manifest(&marker, &self.run_id, &all);
+        // Appending replaces `_SUCCESS` in one put (readers see the old manifest or the
+        // new); otherwise none is there, and a run that committed meanwhile wins.
+        let mode = match self.mode {
+            WriteMode::Append => PutMode::Overwrite,
+            _ => PutMode::Create,
+        };
         let opts = PutOptions {
-            mode: PutMode::Create,
+            mode,
             ..Default::default()
         };
         match block_on(store.put_opts(success.path(), PutPayload::from(manifest), opts)) {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(kept),
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.dir.to_string(),
             }),
@@ -1070,6 +1108,36 @@ fn manifest(marker: &[u8], run_id: &str, parts: &[String]) -> Bytes {
     v["run_id"] = serde_json::json!(run_id);
     v["parts"] = serde_json::json!(parts);
     Bytes::from(serde_json::to_vec_pretty(&v).expect("JSON serializes"))
+}
+
+/// The parts that the committed output in `dir` holds: those its `_SUCCESS` names. An error
+/// names `_SUCCESS` when it is not a bloomjoin manifest (nothing is appended to an output
+/// whose parts are not known).
+pub(crate) fn committed_parts(dir: &Location) -> Result<Vec<String>> {
+    let success = dir.child(SUCCESS);
+    let bytes = success.read_all()?;
+    let bad = |why: &str| {
+        Error::Location {
+        location: success.to_string(),
+        reason: format!("{why}: cannot append to an output whose parts it does not name (write to a new directory, or replace it with --overwrite)"),
+    }
+    };
+    let v: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|_| bad("not a bloomjoin manifest (JSON)"))?;
+    let parts = v["parts"].as_array().ok_or_else(|| bad("names no parts"))?;
+    parts
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .filter(|name| {
+                    let file = name.rsplit('/').next().unwrap_or_default();
+                    part_run_id(file).is_some()
+                        && !name.split('/').any(|c| c == ".." || c.is_empty())
+                })
+                .map(str::to_string)
+                .ok_or_else(|| bad(&format!("part {p} is not a bloomjoin part name")))
+        })
+        .collect()
 }
 
 fn rel(dir: &Location, p: &ObjPath) -> String {

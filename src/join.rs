@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::bloom::{codec, BloomFilter, Layout};
-use crate::commit::OutputDir;
+use crate::commit::{OutputDir, WriteMode};
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::key::KeyFamily;
@@ -115,6 +115,8 @@ pub struct JoinJob {
     pub(crate) report: Option<String>,
     /// Replace an existing output.
     pub(crate) overwrite: bool,
+    /// `--append`: add to a committed output.
+    pub(crate) append: bool,
     /// Rows per decoded batch.
     pub(crate) batch_size: NonZeroUsize,
     /// Rows per split (`None`: about four splits per worker).
@@ -180,6 +182,16 @@ pub(crate) struct ColumnRef {
 }
 
 impl JoinJob {
+    /// What the run does with a committed output: refuse it, replace it (`--overwrite`) or
+    /// add to it (`--append`).
+    pub(crate) fn write_mode(&self) -> WriteMode {
+        match (self.overwrite, self.append) {
+            (true, _) => WriteMode::Overwrite,
+            (false, true) => WriteMode::Append,
+            (false, false) => WriteMode::Create,
+        }
+    }
+
     /// The filter's location, if any.
     pub fn filter(&self) -> Option<&Location> {
         self.filter.as_ref()
@@ -493,8 +505,9 @@ pub fn check(job: &JoinJob) -> Result<()> {
     refuse_bad_locations(job, "")?;
     let workers = job.workers.get();
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
-    crate::plan::side::plan_join(job, &split, None)?;
-    OutputDir::prepare(job.output.clone(), job.overwrite).map(|_| ())
+    let plan = crate::plan::side::plan_join(job, &split, None)?;
+    OutputDir::prepare(job.output.clone(), job.write_mode())?;
+    check_append(job, &plan)
 }
 
 /// `--dry-run`: check and plan `job` as [`run`] would, in the same order, and describe the
@@ -513,13 +526,15 @@ pub fn dry_run(
         Some(f) if !filter_from_step => Some(codec::read(f)?),
         _ => None,
     };
-    OutputDir::prepare(job.output.clone(), job.overwrite)?;
-    let fresh = !job.overwrite || !job.output.child(crate::commit::SUCCESS).exists()?;
+    OutputDir::prepare(job.output.clone(), job.write_mode())?;
+    let fresh = job.write_mode() == WriteMode::Create
+        || !job.output.child(crate::commit::SUCCESS).exists()?;
     let workers = job.workers.get();
     let pool = crate::map::worker_pool(workers)?;
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan =
         pool.install(|| crate::plan::side::plan_join(job, &split, key_filter(job, &loaded)))?;
+    check_append(job, &plan)?;
     let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
     warnings.extend(plan.right.wide_decimals.iter().cloned());
     let reason = prefilter_off(job);
@@ -690,10 +705,10 @@ pub fn dry_run(
     let mut output = format!(
         "{} ({}): {} columns ({}), {}",
         job.output,
-        if fresh {
-            "new"
-        } else {
-            "replaces the committed output: --overwrite"
+        match (fresh, job.write_mode()) {
+            (true, _) => "new",
+            (false, WriteMode::Append) => "adds to the committed output: --append",
+            (false, _) => "replaces the committed output: --overwrite",
         },
         columns.len(),
         columns.join(", "),
@@ -823,13 +838,82 @@ fn refuse_bad_locations(job: &JoinJob, dashes: &str) -> Result<()> {
         .map_or(Ok(()), crate::report::check_report_path)
 }
 
+/// `--append` to a committed output: its `--partition-by` columns must be this join's, and
+/// its parts must hold this join's other columns, in order, of the same types. Readers take
+/// the parts for one table (Spark's append checks the table's schema the same way); a
+/// column of another type, or parts in other directories, would break them. Checked before
+/// any row is read, and again by nobody: the commit appends under its lease.
+fn check_append(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()> {
+    let success = job.output.child(crate::commit::SUCCESS);
+    if job.write_mode() != WriteMode::Append || !success.exists()? {
+        return Ok(());
+    }
+    let parts = crate::commit::committed_parts(&job.output)?;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&success.read_all()?).unwrap_or_default();
+    let theirs: Vec<String> = manifest["partition_by"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ours = job.partition_by.clone().unwrap_or_default();
+    let show = |names: &[String]| match names {
+        [] => "not partitioned".to_string(),
+        names => format!("partitioned by {}", names.join(", ")),
+    };
+    if theirs != ours {
+        return Err(Error::param(
+            "--append",
+            format!(
+                "{} is {}, and this join's output would be {}: append only an output of the same --partition-by (or write to a new directory)",
+                job.output,
+                show(&theirs),
+                show(&ours)
+            ),
+        ));
+    }
+    let Some(first) = parts.first() else {
+        return Ok(());
+    };
+    let file = crate::plan::InputFile::open(job.output.descend(first))?;
+    let columns = |fields: Vec<&arrow::datatypes::FieldRef>| -> Vec<String> {
+        fields
+            .into_iter()
+            .map(|f| format!("{} {}", f.name(), f.data_type()))
+            .collect()
+    };
+    let have = columns(file.schema().fields().iter().collect());
+    let want = columns(
+        plan.out_schema
+            .fields()
+            .iter()
+            .filter(|f| !ours.contains(f.name()))
+            .collect(),
+    );
+    if have != want {
+        return Err(Error::param(
+            "--append",
+            format!(
+                "the parts of {} hold the columns ({}), and this join writes ({}): append only the same columns, in the same order, of the same types (or write to a new directory)",
+                job.output,
+                have.join(", "),
+                want.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Run the join job: the stages of the diagram above, in order.
 pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let t0 = Instant::now();
     refuse_bad_locations(job, "--")?;
     // The broadcast: load the filter once.
     let mut loaded = job.filter.as_ref().map(codec::read).transpose()?;
-    let output_dir = OutputDir::prepare(job.output.clone(), job.overwrite)?;
+    let output_dir = OutputDir::prepare(job.output.clone(), job.write_mode())?;
     let workers = job.workers.get();
     let pool = crate::map::worker_pool(workers)?;
     let result = pool.install(|| run_stages(job, &mut loaded, &output_dir, show_progress, t0));
@@ -869,6 +953,7 @@ fn run_stages(
     let workers = job.workers.get();
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan = crate::plan::side::plan_join(job, &split, key_filter(job, loaded))?;
+    check_append(job, &plan)?;
     let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
     warnings.extend(plan.right.wide_decimals.iter().cloned());
     if job.filter.is_none() && job.spark_keys != crate::bloom::spark_keys::SparkKeyMode::Plain {

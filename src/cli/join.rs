@@ -85,6 +85,11 @@ pub struct JoinSpec {
     /// Replace an existing output.
     #[arg(long)]
     pub overwrite: bool,
+    /// Add to an existing output: its parts stay, this run's join them, and the new
+    /// `_SUCCESS` names them all (Spark's `mode("append")`). The output's columns and their
+    /// types, and its --partition-by columns, must be this join's.
+    #[arg(long, conflicts_with = "overwrite")]
+    pub append: bool,
     /// Rows per decoded batch.
     #[arg(long, default_value_t = 8192, value_name = "ROWS")]
     pub batch_size: usize,
@@ -188,6 +193,7 @@ impl Default for JoinSpec {
             output: String::new(),
             report: None,
             overwrite: false,
+            append: false,
             batch_size: 8192,
             split_rows: None,
             memory_limit: None,
@@ -266,6 +272,13 @@ impl JoinSpec {
                 ),
             ));
         }
+        if spec.append && spec.overwrite {
+            // clap refuses the pair on the command line; a job file or Python gets here.
+            return Err(Error::param(
+                "--append",
+                "adds to the output, --overwrite replaces it: give one",
+            ));
+        }
         let jt = spec.join_type;
         if spec.coalesce_keys && !(jt.outputs_left() && jt.outputs_right()) {
             let side = if jt.outputs_left() { "left" } else { "right" };
@@ -322,6 +335,7 @@ impl JoinSpec {
             output: Location::parse(&spec.output)?,
             report: spec.report.clone(),
             overwrite: spec.overwrite,
+            append: spec.append,
             batch_size,
             split_rows,
             memory_limit,
