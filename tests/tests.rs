@@ -2,6 +2,7 @@
 
 mod util;
 
+mod append_cli;
 mod coalesce_keys_cli;
 mod composite_keys;
 mod dry_run_cli;

@@ -118,6 +118,7 @@ def join(
     workers: Optional[int] = None,
     report: Optional[Location] = None,
     overwrite: bool = False,
+    append: bool = False,
     batch_size: int = 8192,
     split_rows: Optional[int] = None,
     memory_limit: Optional[str] = None,

@@ -304,6 +304,19 @@ def test_join_coalesces_the_keys_like_a_using_join(tmp_path):
     assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
 
 
+def test_join_appends_to_a_committed_output(tmp_path):
+    options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                   type="right-semi", select="Id,Score", output=str(tmp_path / "out"))
+    first = bloomjoin.join(left_where="Reputation > 1500", **options)
+    second = bloomjoin.join(left_where="Reputation <= 1500", append=True, **options)
+    out = pq.read_table(tmp_path / "out")
+    assert out.num_rows == first["rows_out"] + second["rows_out"]
+    manifest = json.loads((tmp_path / "out" / "_SUCCESS").read_text())
+    assert sorted(manifest["parts"]) == sorted(p.name for p in (tmp_path / "out").glob("*.parquet"))
+    with pytest.raises(bloomjoin.errors.UsageError, match="adds to the output, --overwrite replaces it"):
+        bloomjoin.join(append=True, overwrite=True, **options)
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {
