@@ -368,3 +368,49 @@ fn readme_append_example_is_true() {
     assert_eq!(manifest(&out), parts(&out));
     assert_eq!(file_rows(&out), total);
 }
+
+/// Two appends at once: the commit lease orders them, the second reads the first's manifest,
+/// and `_SUCCESS` names the parts of both.
+#[test]
+fn concurrent_appends_keep_both_runs() {
+    let dir = crate::util::readme_dir();
+    let d = dir.path();
+    let out = d.join("out");
+    join(d, "< 10", "out", &[]).ok();
+    let spawn = |reputation: &str| {
+        let left_where = format!("Reputation {reputation}");
+        std::process::Command::new(crate::util::bin())
+            .args([
+                "join",
+                "-q",
+                "--left",
+                "data/sample/users",
+                "--left-key",
+                "Id",
+                "--left-where",
+                &left_where,
+                "--right",
+                "data/sample/comments",
+                "--right-key",
+                "UserId",
+                "--type",
+                "right-semi",
+                "--select",
+                "Id,UserId,Score",
+                "--output",
+                "out",
+                "--append",
+            ])
+            .current_dir(d)
+            .env("BLOOMJOIN_FAULT", "commit:sleep-300")
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (spawn("> 1500"), spawn("BETWEEN 100 AND 1500"));
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    assert_eq!(manifest(&out), parts(&out));
+    assert_eq!(
+        read_rows(&out).0,
+        each_alone(d, &["< 10", "> 1500", "BETWEEN 100 AND 1500"], &[])
+    );
+}
