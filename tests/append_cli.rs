@@ -7,19 +7,17 @@ use std::path::Path;
 
 use crate::util::{files_below, read_rows, run_env, run_in};
 
-/// A right-semi join of the sample's comments on users whose reputation is in `reputation`
-/// (a `--left-where`), into `out`, with `extra` options.
-fn join(d: &Path, reputation: &str, out: &str, extra: &[&str]) -> crate::util::Run {
-    let left_where = format!("Reputation {reputation}");
-    let mut args = vec![
+/// The arguments of a right-semi join of the sample's comments on the users whose
+/// `Reputation` meets `reputation` (a `--left-where` condition, or `None`: every user), their
+/// `Id,UserId,Score` (or `select`) into `out`, with `extra` options.
+fn args(reputation: Option<&str>, select: &str, out: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
         "join",
         "-q",
         "--left",
         "data/sample/users",
         "--left-key",
         "Id",
-        "--left-where",
-        &left_where,
         "--right",
         "data/sample/comments",
         "--right-key",
@@ -27,12 +25,23 @@ fn join(d: &Path, reputation: &str, out: &str, extra: &[&str]) -> crate::util::R
         "--type",
         "right-semi",
         "--select",
-        "Id,UserId,Score",
+        select,
         "--output",
         out,
-    ];
-    args.extend_from_slice(extra);
-    run_in(d, &args)
+    ]
+    .map(String::from)
+    .to_vec();
+    if let Some(r) = reputation {
+        args.extend(["--left-where".to_string(), format!("Reputation {r}")]);
+    }
+    args.extend(extra.iter().map(|e| e.to_string()));
+    args
+}
+
+/// Run [`args`] of every output column in `d`.
+fn join(d: &Path, reputation: &str, out: &str, extra: &[&str]) -> crate::util::Run {
+    let args = args(Some(reputation), "Id,UserId,Score", out, extra);
+    run_in(d, &args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 /// The parts `_SUCCESS` names, sorted.
@@ -174,14 +183,8 @@ fn an_output_of_other_columns_or_partitions_is_refused_and_left_as_it_was() {
         assert!(!out.join("_temporary").exists());
     };
     // Another column list.
-    run_in(
-        d,
-        &[
-            "join", "-q", "--left", "data/sample/users", "--left-key", "Id", "--right",
-            "data/sample/comments", "--right-key", "UserId", "--type", "right-semi", "--select",
-            "Id,Score", "--output", "out", "--append",
-        ],
-    )
+    let other = args(None, "Id,Score", "out", &["--append"]);
+    run_in(d, &other.iter().map(String::as_str).collect::<Vec<_>>())
     .fails(
         2,
         &[
@@ -206,29 +209,13 @@ fn an_output_of_other_columns_or_partitions_is_refused_and_left_as_it_was() {
     run_in(d, &["run", "job.toml"]).fails(2, &["append", "overwrite"]);
     unchanged();
     // The dry run says what a run would do.
-    let plan = run_in(
-        d,
-        &[
-            "join",
-            "--left",
-            "data/sample/users",
-            "--left-key",
-            "Id",
-            "--right",
-            "data/sample/comments",
-            "--right-key",
-            "UserId",
-            "--type",
-            "right-semi",
-            "--select",
-            "Id,UserId,Score",
-            "--output",
-            "out",
-            "--append",
-            "--dry-run",
-        ],
-    )
-    .ok();
+    let dry = args(None, "Id,UserId,Score", "out", &["--append", "--dry-run"]);
+    let dry: Vec<&str> = dry
+        .iter()
+        .map(String::as_str)
+        .filter(|a| *a != "-q")
+        .collect();
+    let plan = run_in(d, &dry).ok();
     assert!(
         plan.contains("adds to the committed output: --append"),
         "{plan}"
@@ -245,35 +232,20 @@ fn a_failed_or_killed_append_leaves_the_committed_output_as_it_was() {
     let (before, success) = (parts(&out), std::fs::read(out.join("_SUCCESS")).unwrap());
     let rows = read_rows(&out).0;
     // An error after the parts are moved in, before `_SUCCESS`: they are moved out again.
-    let left_where = "Reputation BETWEEN 100 AND 1500";
-    let args = [
-        "join",
-        "-q",
-        "--left",
-        "data/sample/users",
-        "--left-key",
-        "Id",
-        "--left-where",
-        left_where,
-        "--right",
-        "data/sample/comments",
-        "--right-key",
-        "UserId",
-        "--type",
-        "right-semi",
-        "--select",
+    let args = args(
+        Some("BETWEEN 100 AND 1500"),
         "Id,UserId,Score",
-        "--output",
         "out",
-        "--append",
-    ];
+        &["--append"],
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let env = [("BLOOMJOIN_FAULT".to_string(), "commit:error".to_string())];
     run_env(d, &args, &env).fails(1, &["injected fault at commit"]);
     assert_eq!(parts(&out), before);
     assert_eq!(std::fs::read(out.join("_SUCCESS")).unwrap(), success);
     // Killed with the parts moved in: the old `_SUCCESS` still names the committed parts.
     let mut child = std::process::Command::new(crate::util::bin())
-        .args(args)
+        .args(&args)
         .current_dir(d)
         .env("BLOOMJOIN_FAULT", "commit:sleep-30000")
         .spawn()
@@ -311,28 +283,8 @@ fn appended_on_s3() {
     s3.python("s3.create_bucket(Bucket='lake')");
     let env = s3.env();
     for r in ["> 1500", "BETWEEN 100 AND 1500"] {
-        let left_where = format!("Reputation {r}");
-        let args = [
-            "join",
-            "-q",
-            "--left",
-            "data/sample/users",
-            "--left-key",
-            "Id",
-            "--left-where",
-            &left_where,
-            "--right",
-            "data/sample/comments",
-            "--right-key",
-            "UserId",
-            "--type",
-            "right-semi",
-            "--select",
-            "Id,UserId,Score",
-            "--output",
-            "s3://lake/out",
-            "--append",
-        ];
+        let args = args(Some(r), "Id,UserId,Score", "s3://lake/out", &["--append"]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         run_env(d, &args, &env).ok();
     }
     let keys = s3.keys("lake", "out/");
@@ -354,16 +306,21 @@ fn appended_on_s3() {
 
 #[test]
 fn readme_append_example_is_true() {
-    let block = crate::util::readme_block("- `--append` (job key");
-    let dir = crate::util::readme_dir();
+    let (dir, runs) = crate::util::run_readme_example("- `--append` (job key");
     let d = dir.path();
-    let mut total = 0;
-    for pair in block.chunks(2) {
-        let out = crate::util::run_readme_line(d, &pair[0]);
-        let (head, _) = pair[1].split_once(" rows, ").unwrap();
-        assert!(out.contains(&format!("{head} rows, ")), "{out}");
-        total += head.trim_start_matches("output ").parse::<i64>().unwrap();
-    }
+    // The two runs' rows, as their summaries say.
+    let total: i64 = runs
+        .iter()
+        .map(|(_, out)| {
+            let (_, after) = out.split_once("  output ").unwrap();
+            after
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse::<i64>()
+                .unwrap()
+        })
+        .sum();
     let out = d.join("out/daily");
     assert_eq!(manifest(&out), parts(&out));
     assert_eq!(file_rows(&out), total);
@@ -378,29 +335,13 @@ fn concurrent_appends_keep_both_runs() {
     let out = d.join("out");
     join(d, "< 10", "out", &[]).ok();
     let spawn = |reputation: &str| {
-        let left_where = format!("Reputation {reputation}");
         std::process::Command::new(crate::util::bin())
-            .args([
-                "join",
-                "-q",
-                "--left",
-                "data/sample/users",
-                "--left-key",
-                "Id",
-                "--left-where",
-                &left_where,
-                "--right",
-                "data/sample/comments",
-                "--right-key",
-                "UserId",
-                "--type",
-                "right-semi",
-                "--select",
+            .args(args(
+                Some(reputation),
                 "Id,UserId,Score",
-                "--output",
                 "out",
-                "--append",
-            ])
+                &["--append"],
+            ))
             .current_dir(d)
             .env("BLOOMJOIN_FAULT", "commit:sleep-300")
             .spawn()

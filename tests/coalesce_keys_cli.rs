@@ -125,18 +125,17 @@ fn keys(arity: usize) -> (&'static str, &'static str) {
     }
 }
 
-/// Run `join --coalesce-keys` of `jt` into `out` with `extra` options; its rows and columns.
-fn join(d: &Path, out: &str, jt: &str, arity: usize, extra: &[&str]) -> (Vec<String>, Vec<String>) {
-    let (lk, rk) = keys(arity);
-    let mut args = vec![
+/// The arguments of `join --coalesce-keys` of type `jt` on the left side's keys `lk` and the
+/// keys `rk` of the side in directory `right`, into `out`.
+fn args<'a>(jt: &'a str, lk: &'a str, right: &'a str, rk: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
         "join",
-        "-q",
         "--left",
         "left",
         "--left-key",
         lk,
         "--right",
-        "right",
+        right,
         "--right-key",
         rk,
         "--type",
@@ -144,7 +143,14 @@ fn join(d: &Path, out: &str, jt: &str, arity: usize, extra: &[&str]) -> (Vec<Str
         "--coalesce-keys",
         "--output",
         out,
-    ];
+    ]
+}
+
+/// Run `join --coalesce-keys` of `jt` into `out` with `extra` options; its rows and columns.
+fn join(d: &Path, out: &str, jt: &str, arity: usize, extra: &[&str]) -> (Vec<String>, Vec<String>) {
+    let (lk, rk) = keys(arity);
+    let mut args = args(jt, lk, "right", rk, out);
+    args.push("-q");
     args.extend_from_slice(extra);
     run_in(d, &args).ok();
     read_rows(&d.join(out))
@@ -192,28 +198,9 @@ fn the_default_columns_are_the_keys_then_the_other_columns_in_their_common_type(
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write_sides(d);
-    let run = run_in(
-        d,
-        &[
-            "join",
-            "--left",
-            "left",
-            "--left-key",
-            "k,s",
-            "--right",
-            "right",
-            "--right-key",
-            "rk,rs",
-            "--type",
-            "full",
-            "--coalesce-keys",
-            "--output",
-            "out",
-            "--report",
-            "r.json",
-        ],
-    )
-    .ok();
+    let mut full = args("full", "k,s", "right", "rk,rs", "out");
+    full.extend(["--report", "r.json"]);
+    let run = run_in(d, &full).ok();
     assert!(
         run.starts_with("joined (full join, keys coalesced, "),
         "{run}"
@@ -244,27 +231,9 @@ fn the_default_columns_are_the_keys_then_the_other_columns_in_their_common_type(
         "the default columns hold the reference's rows in its order"
     );
     // The dry run says so too.
-    let dry = run_in(
-        d,
-        &[
-            "join",
-            "--left",
-            "left",
-            "--left-key",
-            "k",
-            "--right",
-            "right",
-            "--right-key",
-            "rk",
-            "--type",
-            "right",
-            "--coalesce-keys",
-            "--output",
-            "dry",
-            "--dry-run=json",
-        ],
-    )
-    .ok();
+    let mut dry = args("right", "k", "right", "rk", "dry");
+    dry.push("--dry-run=json");
+    let dry = run_in(d, &dry).ok();
     let plan: serde_json::Value = serde_json::from_str(&dry).unwrap();
     assert_eq!(plan["coalesce_keys"], true);
 }
@@ -351,27 +320,7 @@ fn partition_by_the_coalesced_key_and_its_parquet_bloom_filter() {
     }
     // Without --partition-by, the coalesced key carries the parts' Parquet Bloom filters: a
     // key of the right side alone (13) is in one part's, a key of neither side in none.
-    run_in(
-        d,
-        &[
-            "join",
-            "-q",
-            "--left",
-            "left",
-            "--left-key",
-            "k",
-            "--right",
-            "right",
-            "--right-key",
-            "rk",
-            "--type",
-            "full",
-            "--coalesce-keys",
-            "--output",
-            "bf",
-        ],
-    )
-    .ok();
+    run_in(d, &args("full", "k", "right", "rk", "bf")).ok();
     let answers = |key: &str| -> Vec<String> {
         parts(&d.join("bf"))
             .iter()
@@ -409,24 +358,6 @@ fn refused_where_there_is_nothing_to_coalesce_or_no_common_type() {
         )],
         10,
     );
-    let base = |jt: &'static str, lk: &'static str, right: &'static str, rk: &'static str| {
-        vec![
-            "join",
-            "--left",
-            "left",
-            "--left-key",
-            lk,
-            "--right",
-            right,
-            "--right-key",
-            rk,
-            "--type",
-            jt,
-            "--coalesce-keys",
-            "--output",
-            "no",
-        ]
-    };
     for (jt, side) in [
         ("left-semi", "left"),
         ("left-anti", "left"),
@@ -435,9 +366,9 @@ fn refused_where_there_is_nothing_to_coalesce_or_no_common_type() {
     ] {
         let needle =
             format!("invalid --coalesce-keys: a {jt} join outputs the {side} columns only");
-        run_in(d, &base(jt, "k", "right", "rk")).fails(2, &[&needle]);
+        run_in(d, &args(jt, "k", "right", "rk", "no")).fails(2, &[&needle]);
     }
-    run_in(d, &base("full", "s", "bin", "b")).fails(
+    run_in(d, &args("full", "s", "bin", "b", "no")).fails(
         2,
         &["--left-key s is Utf8 and --right-key b is Binary, which have no common type"],
     );
@@ -446,13 +377,7 @@ fn refused_where_there_is_nothing_to_coalesce_or_no_common_type() {
 
 #[test]
 fn readme_coalesce_keys_example_is_true() {
-    let block = crate::util::readme_block("- `--coalesce-keys` (job key");
-    let dir = crate::util::readme_dir();
-    let mut lines = block.iter().map(String::as_str);
-    let cmd = lines.next().unwrap();
-    let out = crate::util::run_readme_line(dir.path(), cmd);
-    let (head, _) = lines.next().unwrap().split_once(" rows, ").unwrap();
-    assert!(out.contains(&format!("{head} rows, ")), "{out}");
+    let (dir, _) = crate::util::run_readme_example("- `--coalesce-keys` (job key");
     // 3,030 rows without an Id: the 10 users and 3,020 comments whose key is null.
     let (rows, names) = read_rows(&dir.path().join("out/users_comments_full"));
     assert_eq!(names, ["Id", "DisplayName", "Score"]);

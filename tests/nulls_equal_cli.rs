@@ -468,13 +468,8 @@ fn a_job_file_and_the_dry_run_take_it() {
 
 #[test]
 fn readme_nulls_equal_example_is_true() {
-    let block = crate::util::readme_block("- `--nulls-equal` (job key");
-    let dir = crate::util::readme_dir();
-    let mut lines = block.iter().map(String::as_str);
-    let cmd = lines.next().unwrap();
-    let out = crate::util::run_readme_line(dir.path(), cmd);
-    let (head, _) = lines.next().unwrap().split_once(" rows, ").unwrap();
-    assert!(out.contains(&format!("{head} rows, ")), "{out}");
+    let (dir, runs) = crate::util::run_readme_example("- `--nulls-equal` (job key");
+    let (cmd, out) = &runs[0];
     // 3,020 more rows than the same join without it.
     let plain = crate::util::run_readme_line(
         dir.path(),

@@ -495,6 +495,24 @@ pub fn readme_dir() -> tempfile::TempDir {
     dir
 }
 
+/// Run the README example after `item` in a [`readme_dir`]: each `$ bloomjoin ...` line,
+/// whose output must hold the `output N rows, ` of the line after it. The directory, and
+/// each command with its output.
+pub fn run_readme_example(item: &str) -> (tempfile::TempDir, Vec<(String, String)>) {
+    let block = readme_block(item);
+    let dir = readme_dir();
+    let mut runs = Vec::new();
+    for pair in block.chunks(2) {
+        let out = run_readme_line(dir.path(), &pair[0]);
+        let (head, _) = pair[1]
+            .split_once(" rows, ")
+            .expect("an `output N rows, ` line");
+        assert!(out.contains(&format!("{head} rows, ")), "{out}");
+        runs.push((pair[0].clone(), out));
+    }
+    (dir, runs)
+}
+
 /// Run a README line `$ bloomjoin ARGS` in `dir` (it must succeed); its output.
 pub fn run_readme_line(dir: &Path, line: &str) -> String {
     let cmd = line.strip_prefix("$ bloomjoin ").unwrap();
