@@ -480,5 +480,5 @@ fn readme_nulls_equal_example_is_true() {
         let (_, after) = s.split_once("  output ").unwrap();
         after.split_whitespace().next().unwrap().parse().unwrap()
     };
-    assert_eq!(rows(&out), rows(&plain) + 3020, "{out}\n{plain}");
+    assert_eq!(rows(out), rows(&plain) + 3020, "{out}\n{plain}");
 }
