@@ -370,7 +370,15 @@ impl OutputDir {
                 WriteMode::Overwrite => success.delete()?,
                 // The old `_SUCCESS` stays until the new one replaces it in one put: a
                 // failure before leaves the committed output as it was.
-                WriteMode::Append => kept = committed_parts(&self.dir)?,
+                // (Those still there: a manifest names no part that a person removed.)
+                WriteMode::Append => {
+                    let present: std::collections::HashSet<String> = list_below(&self.dir)?
+                        .iter()
+                        .map(|p| rel(&self.dir, p))
+                        .collect();
+                    kept = committed_parts(&self.dir)?;
+                    kept.retain(|name| present.contains(name));
+                }
             }
         }
         let mut names = Vec::with_capacity(parts.len());
@@ -1116,11 +1124,10 @@ fn manifest(marker: &[u8], run_id: &str, parts: &[String]) -> Bytes {
 pub(crate) fn committed_parts(dir: &Location) -> Result<Vec<String>> {
     let success = dir.child(SUCCESS);
     let bytes = success.read_all()?;
-    let bad = |why: &str| {
-        Error::Location {
+    const WHY: &str = "cannot append to an output whose parts it does not name (write to a new directory, or replace it with --overwrite)";
+    let bad = |what: &str| Error::Location {
         location: success.to_string(),
-        reason: format!("{why}: cannot append to an output whose parts it does not name (write to a new directory, or replace it with --overwrite)"),
-    }
+        reason: format!("{what}: {WHY}"),
     };
     let v: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|_| bad("not a bloomjoin manifest (JSON)"))?;

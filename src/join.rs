@@ -875,10 +875,19 @@ fn check_append(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()>
             ),
         ));
     }
-    let Some(first) = parts.first() else {
+    // The first part still there (a person may have removed some).
+    let mut first = None;
+    for name in &parts {
+        let part = job.output.descend(name);
+        if part.exists()? {
+            first = Some(part);
+            break;
+        }
+    }
+    let Some(first) = first else {
         return Ok(());
     };
-    let file = crate::plan::InputFile::open(job.output.descend(first))?;
+    let file = crate::plan::InputFile::open(first)?;
     let columns = |fields: Vec<&arrow::datatypes::FieldRef>| -> Vec<String> {
         fields
             .into_iter()

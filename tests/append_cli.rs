@@ -355,3 +355,26 @@ fn concurrent_appends_keep_both_runs() {
         each_alone(d, &["< 10", "> 1500", "BETWEEN 100 AND 1500"], &[])
     );
 }
+
+/// A part a person removed is not named again; a `_SUCCESS` that is not a bloomjoin manifest
+/// is refused before any row is read, naming it.
+#[test]
+fn the_manifest_names_what_is_there_and_must_be_ours() {
+    let dir = crate::util::readme_dir();
+    let d = dir.path();
+    let out = d.join("out");
+    join(d, "> 1500", "out", &["--workers", "2"]).ok();
+    let first = parts(&out);
+    assert_eq!(first.len(), 2);
+    std::fs::remove_file(out.join(&first[0])).unwrap();
+    join(d, "< 10", "out", &["--append"]).ok();
+    assert_eq!(manifest(&out), parts(&out));
+    assert!(!manifest(&out).contains(&first[0]));
+    std::fs::write(out.join("_SUCCESS"), "written by another tool\n").unwrap();
+    let before = parts(&out);
+    join(d, "< 10", "out", &["--append"]).fails(
+        2,
+        &["\"out/_SUCCESS\": not a bloomjoin manifest (JSON): cannot append to an output whose parts it does not name"],
+    );
+    assert_eq!(parts(&out), before);
+}
