@@ -36,7 +36,8 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 
 /// Run `f(acc, split_index)` for every split on `workers` threads; each worker starts from
 /// `init()`. Returns the accumulators of the workers that ran. `cancel` is set on failure and,
-/// when set by someone else (a failed reducer), stops the workers early without an error.
+/// when set by someone else (a failed reducer), stops the workers early without an error. A
+/// split's error names its `stage` and its file and row groups.
 pub fn run_splits<A: Send>(
     plan: &Plan,
     stage: &'static str,
@@ -45,7 +46,40 @@ pub fn run_splits<A: Send>(
     init: impl Fn() -> Result<A> + Sync,
     f: impl Fn(&mut A, usize) -> Result<()> + Sync,
 ) -> Result<Vec<A>> {
-    let n = plan.splits.len();
+    run_tasks(
+        plan.splits.len(),
+        workers,
+        cancel,
+        init,
+        |acc, i| crate::fault::hit("map").and_then(|()| f(acc, i)),
+        |i, e| {
+            let split = &plan.splits[i];
+            Error::Task {
+                stage,
+                task: format!(
+                    "{} row groups {}..{}",
+                    plan.files[split.file].location, split.row_groups.start, split.row_groups.end
+                ),
+                source: Box::new(e),
+            }
+        },
+    )
+}
+
+/// Run `f(acc, i)` for every task `i` in `0..n` on `workers` threads of the current rayon
+/// pool, each taking the next task when it is done with one; each worker starts from
+/// `init()`. Returns the accumulators of the workers that ran. A task that fails or panics
+/// sets `cancel` and stops the others; its error (other than a cancellation) is passed
+/// through `task_error(i, error)`. `cancel`, set by someone else, stops the workers early
+/// without an error; a requested cancellation ([`crate::cancel`]) stops them with one.
+pub(crate) fn run_tasks<A: Send>(
+    n: usize,
+    workers: usize,
+    cancel: &AtomicBool,
+    init: impl Fn() -> Result<A> + Sync,
+    f: impl Fn(&mut A, usize) -> Result<()> + Sync,
+    task_error: impl Fn(usize, Error) -> Error + Sync,
+) -> Result<Vec<A>> {
     let next = AtomicUsize::new(0);
     let accs: Mutex<Vec<A>> = Mutex::new(Vec::new());
     let first_err: Mutex<Option<Error>> = Mutex::new(None);
@@ -71,7 +105,7 @@ pub fn run_splits<A: Send>(
                     if i >= n {
                         break;
                     }
-                    let task = || crate::fault::hit("map").and_then(|()| f(&mut acc, i));
+                    let task = || f(&mut acc, i);
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task))
                         .unwrap_or_else(|p| {
                             Err(Error::Internal(format!(
@@ -83,17 +117,7 @@ pub fn run_splits<A: Send>(
                         if e.is_cancelled() {
                             return fail(e);
                         }
-                        let split = &plan.splits[i];
-                        return fail(Error::Task {
-                            stage,
-                            task: format!(
-                                "{} row groups {}..{}",
-                                plan.files[split.file].location,
-                                split.row_groups.start,
-                                split.row_groups.end
-                            ),
-                            source: Box::new(e),
-                        });
+                        return fail(task_error(i, e));
                     }
                 }
                 accs.lock().expect("accumulators").push(acc);

@@ -96,6 +96,17 @@ pub enum Sizing {
     Fpp(f64),
 }
 
+impl Sizing {
+    /// The target false-positive rate: the one asked for, or (explicit m and k) the default
+    /// 0.01 that the report's checks use.
+    pub fn fpp(&self) -> f64 {
+        match *self {
+            Sizing::Items { fpp, .. } | Sizing::Fpp(fpp) => fpp,
+            Sizing::Explicit(_) => 0.01,
+        }
+    }
+}
+
 /// `--shard i/N`: the i-th (0-based) of N deterministic slices of the splits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
@@ -921,10 +932,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
 pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     let t0 = Instant::now();
     let workers = job.workers.get();
-    let fpp = match job.sizing {
-        Sizing::Items { fpp, .. } | Sizing::Fpp(fpp) => fpp,
-        Sizing::Explicit(_) => 0.01,
-    };
+    let fpp = job.sizing.fpp();
     let seed = job.seed;
     let predicate = job.predicate.as_ref();
     let output = &job.output;
@@ -1123,18 +1131,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
 
         // Reduce: OR the partials, then fold.
         let t_reduce = Instant::now();
-        let mut total = Counts::default();
-        let mut filters = Vec::with_capacity(partials.len());
-        for (f, c) in partials {
-            filters.push(f);
-            total.add(&c);
-        }
-        if filters.is_empty() {
-            return Err(Error::Internal("no partial filters".into()));
-        }
-        let mut filter = filters.swap_remove(0);
-        filter.union_all(&filters, "partial")?;
-        drop(filters);
+        let (filter, total) = or_partials(partials)?;
         let (filter, stats) =
             finish_sizing(filter, &mut sizing, fpp, rows_bound, job.shard.is_none())?;
         let params = *filter.params();
@@ -1197,6 +1194,24 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         }
         Ok(report)
     })
+}
+
+/// The OR of the workers' partial filters (all of one params) and the sum of their counters.
+fn or_partials(
+    partials: impl IntoIterator<Item = (BloomFilter, Counts)>,
+) -> Result<(BloomFilter, Counts)> {
+    let mut total = Counts::default();
+    let mut filters = Vec::new();
+    for (f, c) in partials {
+        filters.push(f);
+        total.add(&c);
+    }
+    if filters.is_empty() {
+        return Err(Error::Internal("no partial filters".into()));
+    }
+    let mut filter = filters.swap_remove(0);
+    filter.union_all(&filters, "partial")?;
+    Ok((filter, total))
 }
 
 /// The params of the filter the HyperLogLog count pass hashes with: any fixed 64-bit key

@@ -10,14 +10,13 @@
 //! and worker count.
 
 use std::num::NonZeroUsize;
-use std::sync::Mutex;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions};
 use arrow::datatypes::{DataType, Field, Schema};
 
 use super::{
-    filter_meta, finish_sizing, merged_estimate, passing_hashes, sbbf_key, spark_keys_for,
-    start_sizing, trained_params, Counts, FileKey, Sizing, SizingReport, Sketch,
+    filter_meta, finish_sizing, merged_estimate, or_partials, passing_hashes, sbbf_key,
+    spark_keys_for, start_sizing, trained_params, Counts, FileKey, Sizing, SizingReport, Sketch,
 };
 use crate::bloom::codec::{FileFormat, FilterMeta};
 use crate::bloom::spark_keys::{SparkKeyMode, SparkType};
@@ -116,64 +115,35 @@ fn distinct_bound(columns: &[Vec<ArrayRef>], rows: u64) -> u64 {
     }
 }
 
-/// Run `work` over every slice in `units` on `workers` threads, each with its own state from
-/// `init` (slice `i` on thread `i % workers`); returns the states. Stops at the first error,
-/// or with [`Error::Cancelled`] once a cancellation is requested.
+/// Run `work` over every slice in `units` on the current pool's `workers` threads, each with
+/// its own state from `init` ([`crate::map::run_tasks`], the map stage's scheduler); returns
+/// the states. Stops at the first error, as it is, or on a requested cancellation.
 fn on_workers<S: Send>(
     units: &[RecordBatch],
     workers: usize,
     init: impl Fn() -> Result<S> + Sync,
     work: impl Fn(&mut S, &RecordBatch) -> Result<()> + Sync,
 ) -> Result<Vec<S>> {
-    let workers = workers.min(units.len()).max(1);
-    let failed = Mutex::new(None::<Error>);
-    let states = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let (init, work, failed) = (&init, &work, &failed);
-                scope.spawn(move || -> Option<S> {
-                    let run = || -> Result<S> {
-                        let mut state = init()?;
-                        for unit in units.iter().skip(w).step_by(workers) {
-                            if crate::cancel::requested() {
-                                return Err(Error::Cancelled);
-                            }
-                            if failed.lock().map(|f| f.is_some()).unwrap_or(true) {
-                                break;
-                            }
-                            work(&mut state, unit)?;
-                        }
-                        Ok(state)
-                    };
-                    match run() {
-                        Ok(s) => Some(s),
-                        Err(e) => {
-                            if let Ok(mut f) = failed.lock() {
-                                f.get_or_insert(e);
-                            }
-                            None
-                        }
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
-            .collect::<Vec<_>>()
-    });
-    if let Some(e) = failed.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    states
-        .into_iter()
-        .map(|s| s.ok_or_else(|| Error::Internal("a build worker panicked".into())))
-        .collect()
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    crate::map::run_tasks(
+        units.len(),
+        workers,
+        &cancel,
+        init,
+        |state, i| work(state, &units[i]),
+        |_, e| e,
+    )
 }
 
 /// Build a filter of the keys in `chunks` (one array per chunk, all of one type; a struct
-/// array for a composite key) as `train` trains one; `what` names the keys in errors.
+/// array for a composite key) as `train` trains one, on a pool of the job's workers; `what`
+/// names the keys in errors.
 pub fn build(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Built> {
+    crate::map::worker_pool(job.workers.get())?.install(|| build_in_pool(job, chunks, what))
+}
+
+/// [`build`], in the worker pool.
+fn build_in_pool(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Built> {
     let first = chunks.first().ok_or_else(|| {
         Error::Usage(format!(
             "{what}: no arrays, so no key type (give an empty array of the key's type)"
@@ -357,20 +327,9 @@ pub fn build(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Built> {
             Ok(())
         },
     )?;
-    let mut total = Counts::default();
-    let mut filters = Vec::with_capacity(partials.len());
-    for (f, c, _, _) in partials {
-        filters.push(f);
-        total.add(&c);
-    }
-    let mut filter = filters.swap_remove(0);
-    filter.union_all(&filters, "partial")?;
-    drop(filters);
+    let (filter, total) = or_partials(partials.into_iter().map(|(f, c, _, _)| (f, c)))?;
     let folding = sizing.method == "folded";
-    let fpp = match job.sizing {
-        Sizing::Items { fpp, .. } | Sizing::Fpp(fpp) => fpp,
-        Sizing::Explicit(_) => 0.01,
-    };
+    let fpp = job.sizing.fpp();
     let (filter, _) = finish_sizing(filter, &mut sizing, fpp, rows_bound, true)?;
     let meta = filter_meta(
         &names,
