@@ -229,7 +229,7 @@ impl JoinSpec {
             v.map(|v| NonZeroUsize::new(v).ok_or_else(|| Error::param(name, "must be at least 1")))
                 .transpose()
         };
-        let workers = crate::cli::check_workers(spec.workers)?;
+        let workers = crate::cli::workers(spec.workers)?;
         let reducers = nonzero(spec.reducers, "--reducers")?;
         if let Some(r) = reducers.filter(|r| r.get() > MAX_REDUCERS) {
             return Err(Error::param(
@@ -297,9 +297,6 @@ impl JoinSpec {
         let predicate = |w: &Option<String>, name: &str| {
             w.as_deref().map(|w| Predicate::parse(w, name)).transpose()
         };
-        let workers = workers.unwrap_or_else(|| {
-            NonZeroUsize::new(crate::sys::default_workers()).unwrap_or(NonZeroUsize::MIN)
-        });
         let reducers = reducers.unwrap_or(workers);
         if reducers.get() > MAX_REDUCERS {
             return Err(Error::param(

@@ -150,6 +150,14 @@ pub(crate) fn check_workers(workers: Option<usize>) -> Result<Option<std::num::N
         .transpose()
 }
 
+/// `--workers`, checked as [`check_workers`] checks it, or all cores when not given.
+pub(crate) fn workers(workers: Option<usize>) -> Result<std::num::NonZeroUsize> {
+    Ok(check_workers(workers)?.unwrap_or_else(|| {
+        std::num::NonZeroUsize::new(crate::sys::default_workers())
+            .unwrap_or(std::num::NonZeroUsize::MIN)
+    }))
+}
+
 /// The key columns of `--column`: one name, or several comma-separated (a composite key).
 /// Errors on an empty name or a column named twice.
 pub(crate) fn key_columns(spec: &str, option: &str) -> Result<Vec<String>> {

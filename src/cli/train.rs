@@ -131,10 +131,7 @@ impl TrainSpec {
     /// the shard and the output location. Job files call it for every step before running any.
     pub fn to_job(&self) -> Result<TrainJob> {
         let spec = self;
-        let workers = match crate::cli::check_workers(spec.workers)? {
-            Some(w) => w,
-            None => NonZeroUsize::new(crate::sys::default_workers()).unwrap_or(NonZeroUsize::MIN),
-        };
+        let workers = crate::cli::workers(spec.workers)?;
         let batch_size = NonZeroUsize::new(spec.batch_size)
             .ok_or_else(|| Error::param("--batch-size", "must be at least 1"))?;
         if spec.column.is_empty() {
@@ -313,10 +310,7 @@ impl BuildSpec {
     /// seen (the key's arity is checked against the layout when the keys come).
     pub fn to_job(&self) -> Result<crate::train::build::BuildJob> {
         let (sizing, seed) = self.sizing()?;
-        let workers = match crate::cli::check_workers(self.workers)? {
-            Some(w) => w,
-            None => NonZeroUsize::new(crate::sys::default_workers()).unwrap_or(NonZeroUsize::MIN),
-        };
+        let workers = crate::cli::workers(self.workers)?;
         let columns = self
             .column
             .as_deref()
