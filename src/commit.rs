@@ -376,7 +376,7 @@ impl OutputDir {
                         .iter()
                         .map(|p| rel(&self.dir, p))
                         .collect();
-                    kept = committed_parts(&self.dir)?;
+                    kept = committed(&self.dir)?.0;
                     kept.retain(|name| present.contains(name));
                 }
             }
@@ -1118,10 +1118,10 @@ fn manifest(marker: &[u8], run_id: &str, parts: &[String]) -> Bytes {
     Bytes::from(serde_json::to_vec_pretty(&v).expect("JSON serializes"))
 }
 
-/// The parts that the committed output in `dir` holds: those its `_SUCCESS` names. An error
-/// names `_SUCCESS` when it is not a bloomjoin manifest (nothing is appended to an output
-/// whose parts are not known).
-pub(crate) fn committed_parts(dir: &Location) -> Result<Vec<String>> {
+/// The committed output in `dir`: the parts its `_SUCCESS` names, and the whole manifest (the
+/// report of the run that wrote it). An error names `_SUCCESS` when it is not a bloomjoin
+/// manifest (nothing is appended to an output whose parts are not known).
+pub(crate) fn committed(dir: &Location) -> Result<(Vec<String>, serde_json::Value)> {
     let success = dir.child(SUCCESS);
     let bytes = success.read_all()?;
     const WHY: &str = "cannot append to an output whose parts it does not name (write to a new directory, or replace it with --overwrite)";
@@ -1132,7 +1132,7 @@ pub(crate) fn committed_parts(dir: &Location) -> Result<Vec<String>> {
     let v: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|_| bad("not a bloomjoin manifest (JSON)"))?;
     let parts = v["parts"].as_array().ok_or_else(|| bad("names no parts"))?;
-    parts
+    let parts = parts
         .iter()
         .map(|p| {
             p.as_str()
@@ -1144,7 +1144,8 @@ pub(crate) fn committed_parts(dir: &Location) -> Result<Vec<String>> {
                 .map(str::to_string)
                 .ok_or_else(|| bad(&format!("part {p} is not a bloomjoin part name")))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok((parts, v))
 }
 
 fn rel(dir: &Location, p: &ObjPath) -> String {

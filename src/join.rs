@@ -848,9 +848,7 @@ fn check_append(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()>
     if job.write_mode() != WriteMode::Append || !success.exists()? {
         return Ok(());
     }
-    let parts = crate::commit::committed_parts(&job.output)?;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&success.read_all()?).unwrap_or_default();
+    let (parts, manifest) = crate::commit::committed(&job.output)?;
     let theirs: Vec<String> = manifest["partition_by"]
         .as_array()
         .map(|a| {
