@@ -168,10 +168,10 @@ impl Filter {
     /// ``expected_items``, ``bits`` and ``hashes``, ``num_bytes`` (sbbf), ``seed``,
     /// ``layout``, ``spark_keys``, ``format`` and ``workers``. ``column`` is recorded in the
     /// filter as the key's name; without it, a table's key is all its columns, and an array's
-    /// name is the Series' name, if any. The keys are sized, hashed and inserted as ``train`` does it: the filter is the
-    /// one ``train`` builds over a Parquet file of the same keys in one row group, the same
-    /// for any chunking and worker count. Nulls are skipped. The GIL is released while it
-    /// builds; Ctrl-C cancels it.
+    /// name is the Series' name, if any. The keys are sized, hashed and inserted as ``train``
+    /// does it: the filter is the one ``train`` builds over a Parquet file of the same keys in
+    /// one row group, the same for any chunking and worker count. Nulls are skipped. The GIL
+    /// is released while it builds; Ctrl-C cancels it.
     ///
     /// Raises KeyTypeError for values that cannot be keys (floats, nested types, one str),
     /// UsageError for bad options.
@@ -183,19 +183,15 @@ impl Filter {
         options: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Filter> {
         let mut spec: BuildSpec = crate::jobs::spec_from_kwargs(py, "build", &[], options)?;
-        let job = spec.to_job().py_err(py)?;
         let arrays = arrow_io::import_keys(values, "build()")?;
         let single = arrays
             .first()
             .is_none_or(|a| !matches!(a.data_type(), arrow::datatypes::DataType::Struct(_)));
-        let job = match (&spec.column, single, arrow_io::series_name(values)) {
+        if spec.column.is_none() && single {
             // A Series' name names its one key column.
-            (None, true, Some(name)) => {
-                spec.column = Some(name);
-                spec.to_job().py_err(py)?
-            }
-            _ => job,
-        };
+            spec.column = arrow_io::series_name(values);
+        }
+        let job = spec.to_job().py_err(py)?;
         // Keys that cannot be keys are a KeyTypeError, as in `contains`.
         let built = crate::jobs::run_detached(py, move || Ok(build(&job, &arrays, "build()")))?
             .map_err(|e| {
