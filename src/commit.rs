@@ -3,7 +3,7 @@
 //!
 //! Protocol (plain renames, create-only and conditional puts, so on S3 too):
 //! 1. [`OutputDir::prepare`]: refuse a committed output (one with `_SUCCESS`) unless
-//!    `--overwrite` or `--append` ([`WriteMode`]); list the location once, so that a missing
+//!    `--overwrite`, `--append` or `--overwrite-partitions` ([`WriteMode`]); list the location once, so that a missing
 //!    bucket or a denied request fails the job before any work.
 //! 2. Tasks write `<output>/_temporary/<run-id>/part-NNNNN.parquet`.
 //! 3. When every task succeeded, the run takes the output's commit lease (`_lease`: an
@@ -18,7 +18,10 @@
 //!    instead of removing it, moves its parts in, and replaces `_SUCCESS` in one put with a
 //!    manifest of the committed parts and its own; the committed parts are not "left" by
 //!    earlier runs and stay. Until that put the old manifest stands: a failure moves this
-//!    run's parts out again, and a killed run's are removed by the next.
+//!    run's parts out again, and a killed run's are removed by the next. Replacing
+//!    partitions (`--overwrite-partitions`) commits as appending does, but the new manifest
+//!    names only the committed parts of the partition directories this run did not write;
+//!    those of the directories it wrote are no longer named, and removed after the put.
 //!
 //! A run removes only files whose names carry a bloomjoin run id: its own staging and parts,
 //! the final-name parts of earlier runs (a replaced output, a failed or killed run: under the
@@ -91,6 +94,46 @@ pub enum WriteMode {
     /// Add to it: its parts stay, and the new `_SUCCESS` names them and this run's
     /// (`--append`, Spark's `mode("append")`).
     Append,
+    /// Replace the partitions this run writes: the committed parts in the partition
+    /// directories that this run's parts are in are removed once this run's are committed,
+    /// and the others stay (`--overwrite-partitions`, Spark's dynamic
+    /// `partitionOverwriteMode`).
+    OverwritePartitions,
+}
+
+impl WriteMode {
+    /// True when the committed output's parts (some or all) stay in the new manifest.
+    pub(crate) fn keeps_parts(self) -> bool {
+        matches!(self, WriteMode::Append | WriteMode::OverwritePartitions)
+    }
+
+    /// The option that asks for this mode (none for [`WriteMode::Create`]).
+    pub(crate) fn flag(self) -> &'static str {
+        match self {
+            WriteMode::Create => "",
+            WriteMode::Overwrite => "--overwrite",
+            WriteMode::Append => "--append",
+            WriteMode::OverwritePartitions => "--overwrite-partitions",
+        }
+    }
+}
+
+/// What a commit did to the output that was committed before it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// Its parts that stay (named in the new manifest): all of them appending, those of the
+    /// partitions this run did not write replacing partitions, none otherwise.
+    pub parts_kept: usize,
+    /// Its partition directories that this run replaced (`--overwrite-partitions`).
+    pub partitions_replaced: usize,
+    /// Its partition directories that stay.
+    pub partitions_kept: usize,
+}
+
+/// The partition directories of a part's name relative to the output (`a=1/b=x` of
+/// `a=1/b=x/part-00000-<run-id>.parquet`; empty for a part at the top).
+fn partition_of(name: &str) -> &str {
+    name.rsplit_once('/').map_or("", |(dirs, _)| dirs)
 }
 
 /// An output directory being written by one run.
@@ -314,52 +357,77 @@ impl OutputDir {
     /// Under the output's commit lease: move the staged `parts` into place and write
     /// `_SUCCESS` with `marker` (a JSON object, the report; the run id and the part names are
     /// added to it), then remove what earlier runs left. On failure or cancellation, this
-    /// run's moved parts are removed again and nothing is committed.
-    pub fn commit(&self, parts: &[String], marker: Bytes) -> Result<()> {
+    /// run's moved parts are removed again and nothing is committed. What became of the
+    /// output committed before, when this run kept some of it (appending or replacing
+    /// partitions of a committed output).
+    pub fn commit(&self, parts: &[String], marker: Bytes) -> Result<Option<Committed>> {
         let r = match Lease::acquire(&self.dir, &self.run_id) {
             Ok(mut lease) => {
                 let mut moved = Vec::new();
                 let r = self.try_commit(&mut lease, parts, marker, &mut moved);
-                match &r {
+                let r = match r {
                     Ok(kept) => {
-                        let kept: Vec<Location> =
-                            kept.iter().map(|name| self.dir.descend(name)).collect();
-                        self.remove_stale(&[moved.as_slice(), kept.as_slice()].concat())
+                        let keep: Vec<Location> = kept
+                            .iter()
+                            .flat_map(|k| &k.0)
+                            .map(|name| self.dir.descend(name))
+                            .collect();
+                        self.remove_stale(&[moved.as_slice(), keep.as_slice()].concat());
+                        Ok(kept)
                     }
-                    Err(_) => {
+                    Err(e) => {
                         for l in &moved {
                             let _ = l.delete();
                         }
                         self.remove_empty_partition_dirs();
+                        Err(e)
                     }
-                }
+                };
                 lease.release();
-                r.map(|_| ())
+                r
             }
             Err(e) => Err(e),
         };
         self.cleanup_staging();
-        r
+        let Some((kept, before)) = r? else {
+            return Ok(None);
+        };
+        let dirs = |names: &[String]| -> std::collections::BTreeSet<String> {
+            names.iter().map(|n| partition_of(n).to_string()).collect()
+        };
+        let (kept_dirs, before_dirs) = (dirs(&kept), dirs(&before));
+        let partitions =
+            |d: &std::collections::BTreeSet<String>| d.iter().filter(|d| !d.is_empty()).count();
+        Ok(Some(Committed {
+            parts_kept: kept.len(),
+            partitions_replaced: match self.mode {
+                WriteMode::OverwritePartitions => partitions(&before_dirs) - partitions(&kept_dirs),
+                _ => 0,
+            },
+            partitions_kept: partitions(&kept_dirs),
+        }))
     }
 
-    /// The commit under the lease; the parts of the committed output that stay (appended
-    /// to).
+    /// The commit under the lease. When the mode keeps parts of a committed output: those
+    /// that stay (appended to, or in partitions this run did not write), and all its parts
+    /// (those still there).
     fn try_commit(
         &self,
         lease: &mut Lease,
         parts: &[String],
         marker: Bytes,
         moved: &mut Vec<Location>,
-    ) -> Result<Vec<String>> {
+    ) -> Result<Option<(Vec<String>, Vec<String>)>> {
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
         let store = self.dir.store();
         let success = self.dir.child(SUCCESS);
-        // Appending: the committed parts, read under the lease (a run that committed while
-        // this one worked is appended to as well).
-        let mut kept = Vec::new();
-        if success.exists()? {
+        // Appending or replacing partitions: the committed parts, read under the lease (a run
+        // that committed while this one worked is appended to as well).
+        let mut before = Vec::new();
+        let committed_before = success.exists()?;
+        if committed_before {
             match self.mode {
                 // Another run committed while this one worked.
                 WriteMode::Create => {
@@ -371,16 +439,27 @@ impl OutputDir {
                 // The old `_SUCCESS` stays until the new one replaces it in one put: a
                 // failure before leaves the committed output as it was.
                 // (Those still there: a manifest names no part that a person removed.)
-                WriteMode::Append => {
+                WriteMode::Append | WriteMode::OverwritePartitions => {
                     let present: std::collections::HashSet<String> = list_below(&self.dir)?
                         .iter()
                         .map(|p| rel(&self.dir, p))
                         .collect();
-                    kept = committed(&self.dir)?.0;
-                    kept.retain(|name| present.contains(name));
+                    before = committed(&self.dir, self.mode)?.0;
+                    before.retain(|name| present.contains(name));
                 }
             }
         }
+        // Replacing partitions: the committed parts in the directories this run writes go.
+        let written: std::collections::HashSet<&str> =
+            parts.iter().map(|name| partition_of(name)).collect();
+        let kept: Vec<String> = match self.mode {
+            WriteMode::OverwritePartitions => before
+                .iter()
+                .filter(|name| !written.contains(partition_of(name)))
+                .cloned()
+                .collect(),
+            _ => before.clone(),
+        };
         let mut names = Vec::with_capacity(parts.len());
         for name in parts {
             lease.renew()?;
@@ -400,18 +479,19 @@ impl OutputDir {
         lease.renew_now()?;
         let all: Vec<String> = kept.iter().chain(&names).cloned().collect();
         let manifest = manifest(&marker, &self.run_id, &all);
-        // Appending replaces `_SUCCESS` in one put (readers see the old manifest or the
-        // new); otherwise none is there, and a run that committed meanwhile wins.
-        let mode = match self.mode {
-            WriteMode::Append => PutMode::Overwrite,
-            _ => PutMode::Create,
+        // Keeping parts, the run replaces `_SUCCESS` in one put (readers see the old
+        // manifest or the new); otherwise none is there, and a run that committed meanwhile
+        // wins.
+        let mode = match self.mode.keeps_parts() && committed_before {
+            true => PutMode::Overwrite,
+            false => PutMode::Create,
         };
         let opts = PutOptions {
             mode,
             ..Default::default()
         };
         match block_on(store.put_opts(success.path(), PutPayload::from(manifest), opts)) {
-            Ok(_) => Ok(kept),
+            Ok(_) => Ok((self.mode.keeps_parts() && committed_before).then_some((kept, before))),
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.dir.to_string(),
             }),
@@ -1118,16 +1198,25 @@ fn manifest(marker: &[u8], run_id: &str, parts: &[String]) -> Bytes {
     Bytes::from(serde_json::to_vec_pretty(&v).expect("JSON serializes"))
 }
 
-/// The committed output in `dir`: the parts its `_SUCCESS` names, and the whole manifest (the
-/// report of the run that wrote it). An error names `_SUCCESS` when it is not a bloomjoin
-/// manifest (nothing is appended to an output whose parts are not known).
-pub(crate) fn committed(dir: &Location) -> Result<(Vec<String>, serde_json::Value)> {
+/// The committed output in `dir`, read to keep some of its parts (`mode`): the parts its
+/// `_SUCCESS` names, and the whole manifest (the report of the run that wrote it). An error
+/// names `_SUCCESS` when it is not a bloomjoin manifest (no part of an output is kept, or
+/// replaced, when its parts are not known).
+pub(crate) fn committed(
+    dir: &Location,
+    mode: WriteMode,
+) -> Result<(Vec<String>, serde_json::Value)> {
     let success = dir.child(SUCCESS);
     let bytes = success.read_all()?;
-    const WHY: &str = "cannot append to an output whose parts it does not name (write to a new directory, or replace it with --overwrite)";
-    let bad = |what: &str| Error::Location {
+    let why = match mode {
+        WriteMode::OverwritePartitions => "cannot replace the partitions of an output",
+        _ => "cannot append to an output",
+    };
+    let bad = |what: &str| {
+        Error::Location {
         location: success.to_string(),
-        reason: format!("{what}: {WHY}"),
+        reason: format!("{what}: {why} whose parts it does not name (write to a new directory, or replace it with --overwrite)"),
+    }
     };
     let v: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|_| bad("not a bloomjoin manifest (JSON)"))?;
@@ -1610,6 +1699,76 @@ mod tests {
         ] {
             assert!(!is_partitioned_part(&theirs), "{theirs}");
         }
+    }
+
+    /// `--overwrite-partitions` over nested partition directories: a committed part is
+    /// replaced when this run writes its whole directory path (`a=1/b=x`), not a parent's or
+    /// a sibling's; the replaced parts are removed, the others named again.
+    #[test]
+    fn overwrite_partitions_replaces_the_directories_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Location::parse(tmp.path().join("out").to_str().unwrap()).unwrap();
+        let run = |mode: WriteMode, names: &[&str]| -> (OutputDir, Option<Committed>) {
+            let out = OutputDir::prepare(dir.clone(), mode).unwrap();
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            for n in &names {
+                out.staged(n)
+                    .put(Bytes::from_static(b"PAR1"), false)
+                    .unwrap();
+            }
+            let c = out.commit(&names, Bytes::from_static(b"{}")).unwrap();
+            (out, c)
+        };
+        let (first, c) = run(
+            WriteMode::OverwritePartitions,
+            &[
+                "a=1/b=x/part-00000",
+                "a=1/b=y/part-00000",
+                "a=2/b=x/part-00000",
+                "a=2/b=x/part-00001",
+            ],
+        );
+        assert_eq!(c, None);
+        let (second, c) = run(
+            WriteMode::OverwritePartitions,
+            &["a=2/b=x/part-00000", "a=3/b=x/part-00000"],
+        );
+        assert_eq!(
+            c.unwrap(),
+            Committed {
+                parts_kept: 2,
+                partitions_replaced: 1,
+                partitions_kept: 2,
+            }
+        );
+        let mut want = vec![
+            first.final_name("a=1/b=x/part-00000"),
+            first.final_name("a=1/b=y/part-00000"),
+            second.final_name("a=2/b=x/part-00000"),
+            second.final_name("a=3/b=x/part-00000"),
+        ];
+        want.sort();
+        let mut named = committed(&dir, WriteMode::OverwritePartitions).unwrap().0;
+        named.sort();
+        assert_eq!(named, want);
+        let mut there: Vec<String> = list_below(&dir)
+            .unwrap()
+            .iter()
+            .map(|p| rel(&dir, p))
+            .filter(|r| r != SUCCESS)
+            .collect();
+        there.sort();
+        assert_eq!(there, want);
+        // Appending keeps every part, replacing nothing.
+        let (_, c) = run(WriteMode::Append, &["a=1/b=x/part-00000"]);
+        assert_eq!(
+            c.unwrap(),
+            Committed {
+                parts_kept: 4,
+                partitions_replaced: 0,
+                partitions_kept: 4,
+            }
+        );
     }
 
     #[test]

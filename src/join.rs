@@ -46,7 +46,9 @@ mod report;
 
 pub use crate::map::prefilter::FilterMismatch;
 pub use crate::reduce::{JoinType, OutColumn, Side};
-pub use report::{JoinReport, JoinTimes, PrefilterReport, SbbfReport, SideReport, StrategyReport};
+pub use report::{
+    JoinReport, JoinTimes, KeptReport, PrefilterReport, SbbfReport, SideReport, StrategyReport,
+};
 
 /// How the join runs on this machine.
 #[derive(
@@ -113,10 +115,9 @@ pub struct JoinJob {
     pub(crate) output: Location,
     /// Where to write the report JSON.
     pub(crate) report: Option<String>,
-    /// Replace an existing output.
-    pub(crate) overwrite: bool,
-    /// `--append`: add to a committed output.
-    pub(crate) append: bool,
+    /// What the run does with a committed output: refuse it, replace it (`--overwrite`), add
+    /// to it (`--append`) or replace the partitions it writes (`--overwrite-partitions`).
+    pub(crate) write_mode: WriteMode,
     /// Rows per decoded batch.
     pub(crate) batch_size: NonZeroUsize,
     /// Rows per split (`None`: about four splits per worker).
@@ -182,14 +183,9 @@ pub(crate) struct ColumnRef {
 }
 
 impl JoinJob {
-    /// What the run does with a committed output: refuse it, replace it (`--overwrite`) or
-    /// add to it (`--append`).
+    /// What the run does with a committed output.
     pub(crate) fn write_mode(&self) -> WriteMode {
-        match (self.overwrite, self.append) {
-            (true, _) => WriteMode::Overwrite,
-            (false, true) => WriteMode::Append,
-            (false, false) => WriteMode::Create,
-        }
+        self.write_mode
     }
 
     /// The filter's location, if any.
@@ -507,7 +503,7 @@ pub fn check(job: &JoinJob) -> Result<()> {
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan = crate::plan::side::plan_join(job, &split, None)?;
     OutputDir::prepare(job.output.clone(), job.write_mode())?;
-    check_append(job, &plan)
+    check_kept_parts(job, &plan)
 }
 
 /// `--dry-run`: check and plan `job` as [`run`] would, in the same order, and describe the
@@ -534,7 +530,7 @@ pub fn dry_run(
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan =
         pool.install(|| crate::plan::side::plan_join(job, &split, key_filter(job, &loaded)))?;
-    check_append(job, &plan)?;
+    check_kept_parts(job, &plan)?;
     let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
     warnings.extend(plan.right.wide_decimals.iter().cloned());
     let reason = prefilter_off(job);
@@ -708,6 +704,8 @@ pub fn dry_run(
         match (fresh, job.write_mode()) {
             (true, _) => "new",
             (false, WriteMode::Append) => "adds to the committed output: --append",
+            (false, WriteMode::OverwritePartitions) =>
+                "replaces the committed partitions it writes and keeps the others: --overwrite-partitions",
             (false, _) => "replaces the committed output: --overwrite",
         },
         columns.len(),
@@ -838,17 +836,20 @@ fn refuse_bad_locations(job: &JoinJob, dashes: &str) -> Result<()> {
         .map_or(Ok(()), crate::report::check_report_path)
 }
 
-/// `--append` to a committed output: its `--partition-by` columns must be this join's, and
-/// its parts must hold this join's other columns, in order, of the same types. Readers take
-/// the parts for one table (Spark's append checks the table's schema the same way); a
-/// column of another type, or parts in other directories, would break them. Checked before
-/// any row is read, and again by nobody: the commit appends under its lease.
-fn check_append(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()> {
+/// `--append` or `--overwrite-partitions` to a committed output: its `--partition-by`
+/// columns must be this join's, and its parts must hold this join's other columns, in order,
+/// of the same types. Readers take the parts that stay and this run's for one table (Spark's
+/// append checks the table's schema the same way); a column of another type, or parts in
+/// other directories, would break them. Checked before any row is read, and again by nobody:
+/// the commit keeps the parts under its lease.
+fn check_kept_parts(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()> {
+    let mode = job.write_mode();
     let success = job.output.child(crate::commit::SUCCESS);
-    if job.write_mode() != WriteMode::Append || !success.exists()? {
+    if !mode.keeps_parts() || !success.exists()? {
         return Ok(());
     }
-    let (parts, manifest) = crate::commit::committed(&job.output)?;
+    let flag = mode.flag();
+    let (parts, manifest) = crate::commit::committed(&job.output, mode)?;
     let theirs: Vec<String> = manifest["partition_by"]
         .as_array()
         .map(|a| {
@@ -864,9 +865,9 @@ fn check_append(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()>
     };
     if theirs != ours {
         return Err(Error::param(
-            "--append",
+            flag,
             format!(
-                "{} is {}, and this join's output would be {}: append only an output of the same --partition-by (or write to a new directory)",
+                "{} is {}, and this join's output would be {}: it must be partitioned by the same --partition-by (or write to a new directory)",
                 job.output,
                 show(&theirs),
                 show(&ours)
@@ -902,9 +903,9 @@ fn check_append(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()>
     );
     if have != want {
         return Err(Error::param(
-            "--append",
+            flag,
             format!(
-                "the parts of {} hold the columns ({}), and this join writes ({}): append only the same columns, in the same order, of the same types (or write to a new directory)",
+                "the parts of {} hold the columns ({}), and this join writes ({}): they must be the same columns, in the same order, of the same types (or write to a new directory)",
                 job.output,
                 have.join(", "),
                 want.join(", ")
@@ -938,7 +939,16 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
         report.prefilter.observed_fpp = (negatives > 0).then(|| fp as f64 / negatives as f64);
     }
     let marker = serde_json::to_vec_pretty(&report).expect("report serializes");
-    output_dir.commit(&parts, bytes::Bytes::from(marker))?;
+    let committed = output_dir.commit(&parts, bytes::Bytes::from(marker))?;
+    let mode = job.write_mode();
+    if let Some(committed) = committed {
+        report.kept = Some(KeptReport {
+            parts: committed.parts_kept,
+            partition_dirs: committed.partitions_kept,
+            partition_dirs_replaced: (mode == WriteMode::OverwritePartitions)
+                .then_some(committed.partitions_replaced),
+        });
+    }
     report.times.commit_ms = t_commit.elapsed().as_millis() as u64;
     report.times.total_ms = t0.elapsed().as_millis() as u64;
     report.peak_rss_bytes = crate::sys::peak_rss();
@@ -960,7 +970,7 @@ fn run_stages(
     let workers = job.workers.get();
     let split = |total: u64| SplitOptions::for_job(job.split_rows.map(|r| r.get()), total, workers);
     let plan = crate::plan::side::plan_join(job, &split, key_filter(job, loaded))?;
-    check_append(job, &plan)?;
+    check_kept_parts(job, &plan)?;
     let mut warnings: Vec<String> = plan.left.wide_decimals.clone();
     warnings.extend(plan.right.wide_decimals.iter().cloned());
     if job.filter.is_none() && job.spark_keys != crate::bloom::spark_keys::SparkKeyMode::Plain {
@@ -1119,6 +1129,7 @@ fn run_stages(
             .as_ref()
             .map(|_| crate::commit::partition::dirs_of(&written.parts)),
         partition_overflow_rows: plan.partitioning.as_ref().map(|_| written.overflow_rows),
+        kept: None,
         left: ctx.left_counters.report(&plan.left, None),
         right: ctx.right_counters.report(&plan.right, Some(&prefilter)),
         prefilter: PrefilterReport {

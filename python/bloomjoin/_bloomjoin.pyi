@@ -119,6 +119,7 @@ def join(
     report: Optional[Location] = None,
     overwrite: bool = False,
     append: bool = False,
+    overwrite_partitions: bool = False,
     batch_size: int = 8192,
     split_rows: Optional[int] = None,
     memory_limit: Optional[str] = None,

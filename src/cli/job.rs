@@ -594,7 +594,7 @@ output = "out/j"
         );
         assert_eq!(jn.filter.as_ref().unwrap().as_str(), "other.bjf");
         assert_eq!(jn.right.inputs, vec!["c2".to_string()]);
-        assert!(jn.overwrite);
+        assert_eq!(jn.write_mode(), crate::commit::WriteMode::Overwrite);
         assert_eq!(
             jn.bloom_columns,
             Some(vec!["Id".to_string(), "Text".to_string()])

@@ -7,7 +7,7 @@ use std::num::{NonZeroU64, NonZeroUsize};
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::spark_keys::SparkKeyMode;
-use crate::commit::{Codec, FileFormat};
+use crate::commit::{Codec, FileFormat, WriteMode};
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::join::{self, ColumnRef, FilterMismatch, JoinJob, JoinType, Side, SideJob, Strategy};
@@ -90,6 +90,12 @@ pub struct JoinSpec {
     /// types, and its --partition-by columns, must be this join's.
     #[arg(long, conflicts_with = "overwrite")]
     pub append: bool,
+    /// Replace the partitions this run writes and keep the others (Spark's dynamic
+    /// `partitionOverwriteMode`): with --partition-by, the committed parts in the partition
+    /// directories this run's rows reach are replaced, and the other directories stay. The
+    /// output's columns and their types, and its --partition-by columns, must be this join's.
+    #[arg(long, conflicts_with_all = ["overwrite", "append"])]
+    pub overwrite_partitions: bool,
     /// Rows per decoded batch.
     #[arg(long, default_value_t = 8192, value_name = "ROWS")]
     pub batch_size: usize,
@@ -194,6 +200,7 @@ impl Default for JoinSpec {
             report: None,
             overwrite: false,
             append: false,
+            overwrite_partitions: false,
             batch_size: 8192,
             split_rows: None,
             memory_limit: None,
@@ -272,11 +279,30 @@ impl JoinSpec {
                 ),
             ));
         }
+        // clap refuses these pairs on the command line; a job file or Python gets here.
         if spec.append && spec.overwrite {
-            // clap refuses the pair on the command line; a job file or Python gets here.
             return Err(Error::param(
                 "--append",
                 "adds to the output, --overwrite replaces it: give one",
+            ));
+        }
+        if spec.overwrite_partitions && (spec.overwrite || spec.append) {
+            return Err(Error::param(
+                "--overwrite-partitions",
+                format!(
+                    "replaces the partitions this run writes, {}: give one",
+                    if spec.overwrite {
+                        "--overwrite the whole output"
+                    } else {
+                        "--append adds to them"
+                    }
+                ),
+            ));
+        }
+        if spec.overwrite_partitions && spec.partition_by.is_none() {
+            return Err(Error::param(
+                "--overwrite-partitions",
+                "replaces the partition directories this run writes, and without --partition-by it writes none: give --partition-by, or replace the whole output with --overwrite",
             ));
         }
         let jt = spec.join_type;
@@ -331,8 +357,12 @@ impl JoinSpec {
             reducers,
             output: Location::parse(&spec.output)?,
             report: spec.report.clone(),
-            overwrite: spec.overwrite,
-            append: spec.append,
+            write_mode: match (spec.overwrite, spec.append, spec.overwrite_partitions) {
+                (true, _, _) => WriteMode::Overwrite,
+                (_, true, _) => WriteMode::Append,
+                (_, _, true) => WriteMode::OverwritePartitions,
+                _ => WriteMode::Create,
+            },
             batch_size,
             split_rows,
             memory_limit,

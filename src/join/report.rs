@@ -129,6 +129,19 @@ pub struct SbbfReport {
     pub unreadable: u64,
 }
 
+/// What a commit that keeps parts did to the committed output (`--append`,
+/// `--overwrite-partitions`).
+#[derive(Debug, Default, Serialize)]
+pub struct KeptReport {
+    /// Its parts named in the new manifest.
+    pub parts: usize,
+    /// Its partition directories that stay (0 when it is not partitioned).
+    pub partition_dirs: usize,
+    /// `--overwrite-partitions`: its partition directories replaced by this run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition_dirs_replaced: Option<usize>,
+}
+
 /// Time per stage, in milliseconds.
 #[derive(Debug, Default, Serialize)]
 pub struct JoinTimes {
@@ -177,6 +190,12 @@ pub struct JoinReport {
     /// so that each directory still has one part per task.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition_overflow_rows: Option<u64>,
+    /// What the commit did to the output committed before (`--append`,
+    /// `--overwrite-partitions`; absent otherwise, and in `_SUCCESS`, which is written
+    /// before the commit knows): its parts and partition directories kept, and its partition
+    /// directories replaced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<KeptReport>,
     /// Left side counters.
     pub left: SideReport,
     /// Right side counters.
@@ -312,6 +331,18 @@ impl JoinReport {
                     " ({n} rows held or spilled sorted by directory: more directories than a task keeps parts open)"
                 );
             }
+        }
+        if let Some(k) = &self.kept {
+            let dirs = |n: usize| format!("{n} director{}", if n == 1 { "y" } else { "ies" });
+            s += &match k.partition_dirs_replaced {
+                Some(r) => format!(
+                    "; replaced {} of the committed output, kept {} ({} parts)",
+                    dirs(r),
+                    dirs(k.partition_dirs),
+                    k.parts
+                ),
+                None => format!("; added to the committed output's {} parts", k.parts),
+            };
         }
         s += "\n";
         let t = &self.times;
