@@ -10,7 +10,12 @@ use crate::util::{files_below, read_rows, run_env, run_in};
 /// The arguments of a right-semi join of the sample's comments on the users whose
 /// `Reputation` meets `reputation` (a `--left-where` condition, or `None`: every user), their
 /// `Id,UserId,Score` (or `select`) into `out`, with `extra` options.
-fn args(reputation: Option<&str>, select: &str, out: &str, extra: &[&str]) -> Vec<String> {
+pub(crate) fn args(
+    reputation: Option<&str>,
+    select: &str,
+    out: &str,
+    extra: &[&str],
+) -> Vec<String> {
     let mut args: Vec<String> = [
         "join",
         "-q",
@@ -39,13 +44,13 @@ fn args(reputation: Option<&str>, select: &str, out: &str, extra: &[&str]) -> Ve
 }
 
 /// Run [`args`] of every output column in `d`.
-fn join(d: &Path, reputation: &str, out: &str, extra: &[&str]) -> crate::util::Run {
+pub(crate) fn join(d: &Path, reputation: &str, out: &str, extra: &[&str]) -> crate::util::Run {
     let args = args(Some(reputation), "Id,UserId,Score", out, extra);
     run_in(d, &args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 /// The parts `_SUCCESS` names, sorted.
-fn manifest(out: &Path) -> Vec<String> {
+pub(crate) fn manifest(out: &Path) -> Vec<String> {
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("_SUCCESS")).unwrap()).unwrap();
     let mut parts: Vec<String> = m["parts"]
@@ -59,7 +64,7 @@ fn manifest(out: &Path) -> Vec<String> {
 }
 
 /// The Parquet files below `out`, sorted (relative paths).
-fn parts(out: &Path) -> Vec<String> {
+pub(crate) fn parts(out: &Path) -> Vec<String> {
     files_below(out)
         .into_iter()
         .filter(|f| f.ends_with(".parquet"))
@@ -68,7 +73,7 @@ fn parts(out: &Path) -> Vec<String> {
 
 /// The rows of every Parquet file below `out` (by their footers: a partitioned output's
 /// files lack the partition columns).
-fn file_rows(out: &Path) -> i64 {
+pub(crate) fn file_rows(out: &Path) -> i64 {
     parts(out)
         .iter()
         .map(|f| {

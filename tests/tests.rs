@@ -15,6 +15,7 @@ mod join_cli;
 mod join_guards;
 mod key_types;
 mod nulls_equal_cli;
+mod overwrite_partitions_cli;
 mod partition_by_cli;
 mod reliability;
 mod sbbf_cli;

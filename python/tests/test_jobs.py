@@ -317,6 +317,34 @@ def test_join_appends_to_a_committed_output(tmp_path):
         bloomjoin.join(append=True, overwrite=True, **options)
 
 
+def test_join_overwrites_the_partitions_it_writes(tmp_path):
+    import pyarrow.dataset as ds
+
+    options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                   type="right-semi", select="Id,UserId,Score", partition_by="Score")
+
+    def rows(path):
+        t = ds.dataset(path, format="parquet", partitioning="hive").to_table()
+        return sorted(zip(*(t.column(c).to_pylist() for c in ["Id", "UserId", "Score"])))
+
+    first = dict(left_where="Reputation > 1500", **options)
+    second = dict(left_where="Reputation > 100", right_where="Score >= 100", **options)
+    bloomjoin.join(output=str(tmp_path / "out"), overwrite_partitions=True, **first)
+    report = bloomjoin.join(output=str(tmp_path / "out"), overwrite_partitions=True, **second)
+    bloomjoin.join(output=str(tmp_path / "a"), **first)
+    bloomjoin.join(output=str(tmp_path / "b"), **second)
+    new = rows(tmp_path / "b")
+    scores = {r[2] for r in new}
+    old = [r for r in rows(tmp_path / "a") if r[2] not in scores]
+    assert rows(tmp_path / "out") == sorted(old + new)
+    replaced = len(scores & {r[2] for r in rows(tmp_path / "a")})
+    assert report["kept"]["partition_dirs_replaced"] == replaced > 0
+    assert report["kept"]["partition_dirs"] == len({r[2] for r in old})
+    with pytest.raises(bloomjoin.errors.UsageError, match="without --partition-by it writes none"):
+        bloomjoin.join(output=str(tmp_path / "flat"), overwrite_partitions=True,
+                       **{k: v for k, v in first.items() if k != "partition_by"})
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {
