@@ -5,10 +5,14 @@ Used by scripts/ci-sample.sh and scripts/crosscheck.sh (with the venv of scripts
 
   bjcheck.py checksum DIR                       rows and checksum of the Parquet parts in DIR
   bjcheck.py expect JOB.toml [--update]         a job's output against jobs/expected/NAME.json
-  bjcheck.py duckdb JOB.toml [--set K=V]... [--output DIR] [--expected]
+  bjcheck.py duckdb JOB.toml [--set K=V]... [--output DIR] [--expected] [--earlier-set K=V]...
         run the job's join in DuckDB from the job file alone, compare the row multiset with
         bloomjoin's output exactly, and (--expected) DuckDB's count and checksum with the
-        checked-in expected result
+        checked-in expected result. With --earlier-set, the output was first written by the
+        job with those settings too (applied after the --set ones), then by the job, whose
+        join.append or join.overwrite-partitions says what became of the earlier rows: all
+        kept (UNION ALL), or kept in the partition directories the job wrote no row to. The
+        parts on disk must be the ones _SUCCESS names.
 
 The checksum of a table (an order-independent fingerprint of its row multiset):
 
@@ -363,12 +367,55 @@ def cmd_expect(args):
     return 0
 
 
+def earlier_rows(con, job, earlier_job, sql, names, pcols):
+    """The SQL of the rows the output holds after `earlier_job` wrote it and `job` (of SQL
+    `sql`) wrote it again, as `job`'s write mode says."""
+    earlier_sql, earlier_names = duckdb_sql(con, earlier_job)
+    if earlier_names != names:
+        die(f"the earlier run's columns {earlier_names} are not the job's {names}")
+    if pcols:
+        earlier_sql = partition_text(earlier_sql, names, pcols)
+    j = job["join"]
+    if j.get("append"):
+        return f"({earlier_sql}) UNION ALL ({sql})"
+    if j.get("overwrite-partitions"):
+        if not pcols:
+            die("overwrite-partitions without partition-by")
+        same = " AND ".join(f"e.{qi(c)} IS NOT DISTINCT FROM n.{qi(c)}" for c in pcols)
+        return (
+            f"(SELECT e.* FROM ({earlier_sql}) e WHERE NOT EXISTS (SELECT 1 FROM ({sql}) n WHERE {same}))"
+            f" UNION ALL ({sql})"
+        )
+    return sql
+
+
+def partition_text(sql, names, pcols):
+    """`sql` with the partition columns as their directories hold them: text, an empty
+    string as null (Hive's default partition, as Spark writes it)."""
+    return "SELECT " + ", ".join(
+        f"NULLIF(CAST({qi(n)} AS VARCHAR), '') AS {qi(n)}" if n in pcols else qi(n) for n in names
+    ) + f" FROM ({sql})"
+
+
+def manifest_mismatch(output, pcols):
+    """What differs between the parts `_SUCCESS` names and those on disk (None: nothing)."""
+    with open(os.path.join(output, "_SUCCESS")) as f:
+        named = sorted(os.path.normpath(p) for p in json.load(f)["parts"])
+    there = partitioned_parts(output) if pcols else sorted(
+        os.path.basename(p) for p in glob.glob(os.path.join(output, "part-*.parquet")))
+    if named != there:
+        return f"_SUCCESS names {len(named)} parts, {len(there)} on disk ({sorted(set(named) ^ set(there))[:3]})"
+    return None
+
+
 def cmd_duckdb(args):
-    sets, output, want_expected, job_path = [], None, False, None
+    sets, output, want_expected, job_path, earlier = [], None, False, None, []
     it = iter(args)
     for a in it:
         if a == "--set":
             sets.append(next(it))
+        elif a == "--earlier-set":
+            earlier.append(next(it))
         elif a == "--output":
             output = next(it)
         elif a == "--expected":
@@ -377,18 +424,20 @@ def cmd_duckdb(args):
             job_path = a
     job = load_job(job_path, sets)
     output = output or job["join"]["output"]
-    label = job_path + "".join(f" --set {s}" for s in sets)
+    label = job_path + "".join(f" --set {s}" for s in sets) + "".join(f" after --set {s}" for s in earlier)
     con = duckdb.connect()
     sql, names = duckdb_sql(con, job)
     failures = []
     pby = job["join"].get("partition-by")
+    pcols = [c.strip() for c in pby.split(",")] if pby else []
     if pby:
-        # The partition columns as their directories hold them: text, an empty string as
-        # null (Hive's default partition, as Spark writes it).
-        pcols = [c.strip() for c in pby.split(",")]
-        sql = "SELECT " + ", ".join(
-            f"NULLIF(CAST({qi(n)} AS VARCHAR), '') AS {qi(n)}" if n in pcols else qi(n) for n in names
-        ) + f" FROM ({sql})"
+        sql = partition_text(sql, names, pcols)
+    if earlier:
+        sql = earlier_rows(con, job, load_job(job_path, sets + earlier), sql, names, pcols)
+        wrong = manifest_mismatch(output, pcols)
+        if wrong:
+            failures.append(wrong)
+    if pby:
         theirs = con.sql(sql).to_arrow_table()
         ours, wrong = read_partitioned(con, output, names, pcols)
         failures += wrong

@@ -16,7 +16,8 @@
 # with keys of file and partition columns and of partition columns alone;
 # and outputs written into Hive partition directories (--partition-by), read back by DuckDB;
 # and null keys matching each other (--nulls-equal) against DuckDB's IS NOT DISTINCT FROM, and
-# key pairs as one column (--coalesce-keys) against DuckDB's COALESCE.
+# key pairs as one column (--coalesce-keys) against DuckDB's COALESCE; and a second run into a
+# committed output (--append, --overwrite-partitions) against both runs' rows in DuckDB.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -301,6 +302,60 @@ check "$OUT/pby-sample-location-reduce" jobs/users_comments_by_name.toml join.ty
 check "$OUT/pby-tpch-customer" "$OUT/tpch_customer.toml" join.type=full join.partition-by=o_orderpriority,o_orderstatus
 check "$OUT/pby-tpch-orders-date" "$OUT/tpch_customer.toml" join.select=o_orderkey,o_orderdate,c_name,o_totalprice \
     join.partition-by=o_orderdate join.strategy=reduce-side
+
+echo "== a second run into a committed output (--append, --overwrite-partitions): DuckDB's rows of both runs"
+# check_after OUT JOB EARLIER_SET... -- SET...: the job with the earlier settings writes OUT
+# (replacing it), then the job with SET (join.append or join.overwrite-partitions) writes it
+# again. DuckDB runs both joins and keeps the earlier rows as the mode says (all of them, or
+# those of the partition directories the second run wrote no row to); the parts on disk must
+# be the ones _SUCCESS names.
+check_after() {
+    local out=$1 job=$2
+    shift 2
+    local earlier=() sets=() args=() bj=()
+    while [ "$1" != "--" ]; do earlier+=("$1"); shift; done
+    shift
+    sets=("$@")
+    for s in "${sets[@]}"; do args+=(--set "$s"); bj+=(--set "$s"); done
+    local first=("${args[@]}")
+    for s in "${earlier[@]}"; do first+=(--set "$s"); bj+=(--earlier-set "$s"); done
+    if ! "$BIN" --quiet run "$job" "${first[@]}" --set join.overwrite=true --set join.append=false \
+        --set join.overwrite-partitions=false --set "join.output=$out" ||
+        ! "$BIN" --quiet run "$job" "${args[@]}" --set join.overwrite=false --set "join.output=$out"; then
+        echo "FAILED $job ${sets[*]} after ${earlier[*]}: bloomjoin run exited non-zero"
+        failed=$((failed + 1))
+        return
+    fi
+    if "$PY" scripts/bjcheck.py duckdb "$job" "${bj[@]}" --output "$out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
+}
+# The filter the job trains is the left side's: train.where follows join.left-where.
+for strategy in replicated reduce-side; do
+    check_after "$OUT/append-$strategy" jobs/users_comments_left.toml \
+        "join.left-where=Reputation > 1500" "train.where=Reputation > 1500" -- \
+        "join.left-where=Reputation BETWEEN 100 AND 1500" "train.where=Reputation BETWEEN 100 AND 1500" \
+        join.append=true "join.strategy=$strategy"
+    # Comments by score: the second run rewrites the directories of scores over 5 (and Hive's
+    # null directory, of users without such comments) from more users, and keeps the others.
+    check_after "$OUT/overwrite-partitions-$strategy" jobs/users_comments_left.toml \
+        "join.left-where=Reputation > 1500" "train.where=Reputation > 1500" "join.right-where=Score > 0" -- \
+        "join.left-where=Reputation > 100" "train.where=Reputation > 100" "join.right-where=Score > 5" \
+        join.partition-by=Score join.overwrite-partitions=true "join.strategy=$strategy"
+done
+check_after "$OUT/append-partitioned" jobs/users_comments_by_name.toml \
+    "join.left-where=Reputation > 1500" "train.where=Reputation > 1500" -- \
+    "join.left-where=Reputation BETWEEN 500 AND 1500" "train.where=Reputation BETWEEN 500 AND 1500" \
+    join.type=full join.partition-by=Location join.append=true
+check_after "$OUT/overwrite-partitions-two-levels" jobs/users_comments_by_name.toml \
+    "join.left-where=Reputation > 1500" "train.where=Reputation > 1500" -- \
+    "join.left-where=Reputation > 3000" "train.where=Reputation > 3000" \
+    join.type=full join.partition-by=Location,Score join.overwrite-partitions=true join.workers=2
+# A second run of no rows replaces nothing.
+check_after "$OUT/overwrite-partitions-none" jobs/users_comments.toml "join.right-where=Score >= 0" -- \
+    "join.right-where=Score > 100000" join.partition-by=Score join.overwrite-partitions=true
 
 echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
