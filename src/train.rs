@@ -39,16 +39,8 @@ pub struct TrainJob {
     pub(crate) columns: Vec<String>,
     /// `--where`, parsed.
     pub(crate) predicate: Option<Predicate>,
-    /// How to size the filter.
-    pub(crate) sizing: Sizing,
-    /// The bit layout.
-    pub(crate) layout: Layout,
-    /// The hash seed, checked for the layout.
-    pub(crate) seed: u64,
-    /// What a Spark-layout filter inserts for a key.
-    pub(crate) spark_keys: SparkKeyMode,
-    /// The output file format.
-    pub(crate) format: FileFormat,
+    /// What filter to build.
+    pub(crate) filter: FilterOptions,
     /// Worker threads.
     pub(crate) workers: NonZeroUsize,
     /// Where to write the filter.
@@ -77,6 +69,23 @@ impl TrainJob {
     pub fn inputs(&self) -> &[String] {
         &self.inputs
     }
+}
+
+/// What filter a training builds, whatever its keys and where they come from: the options
+/// `train` and the Python package's `Filter.build` share, checked together
+/// ([`crate::cli::train::BuildSpec`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct FilterOptions {
+    /// How to size the filter.
+    pub(crate) sizing: Sizing,
+    /// The bit layout.
+    pub(crate) layout: Layout,
+    /// The hash seed, checked for the layout.
+    pub(crate) seed: u64,
+    /// What a Spark-layout filter inserts for a key.
+    pub(crate) spark_keys: SparkKeyMode,
+    /// The format the filter is written in (by default, for `Filter.build`).
+    pub(crate) format: FileFormat,
 }
 
 /// How a train job sizes its filter.
@@ -714,12 +723,12 @@ fn plan_train(job: &TrainJob) -> Result<Planned> {
     let columns = &job.columns;
     let (families, file_keys) = check_inputs(&plan, columns, predicate)?;
     let family = KeyFamily::of_key(&families);
-    let physical = sbbf_key(job.layout, columns, family, |one| {
+    let physical = sbbf_key(job.filter.layout, columns, family, |one| {
         sbbf_physical(&plan, &file_keys, one)
     })?;
     // Spark's xxhash64 mode: the Spark type of each key column (Spark chains the columns'
     // hashes, each by its own type).
-    let (spark_keys, spark_types) = spark_keys_for(job.spark_keys, columns, |i, c| {
+    let (spark_keys, spark_types) = spark_keys_for(job.filter.spark_keys, columns, |i, c| {
         spark_type(&plan, &file_keys, i, c)
     })?;
     // The most distinct keys there can be, from the footers of every input (of every
@@ -812,7 +821,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
     };
     // The line, and the sizing as JSON: how, the parameters trained into (when known
     // before the keys are read), the fpp asked for.
-    let (sizing, sizing_json) = match job.sizing {
+    let (sizing, sizing_json) = match job.filter.sizing {
         Sizing::Explicit(p) => {
             let p = known(p)?;
             let json =
@@ -820,7 +829,12 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
             (format!("explicit: {}", shape(&p)), json)
         }
         Sizing::Items { n, fpp } => {
-            let p = known(BloomParams::for_items(job.layout, n, fpp, job.seed)?)?;
+            let p = known(BloomParams::for_items(
+                job.filter.layout,
+                n,
+                fpp,
+                job.filter.seed,
+            )?)?;
             let json = serde_json::json!({
                 "sizing": "expected_items", "expected_items": n, "fpp": fpp,
                 "params": p, "bytes": p.num_bytes(),
@@ -831,9 +845,10 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
             )
         }
         Sizing::Fpp(fpp) => match job
+            .filter
             .layout
             .sizes_by_folding()
-            .then(|| fold_start(job.layout, rows_bound, fpp, job.seed, workers))
+            .then(|| fold_start(job.filter.layout, rows_bound, fpp, job.filter.seed, workers))
             .transpose()?
             .flatten()
         {
@@ -851,11 +866,11 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
             None => {
                 let json = serde_json::json!({
                     "sizing": "count_then_train", "fpp": fpp, "max_distinct_keys": rows_bound,
-                    "layout": job.layout, "params": null,
+                    "layout": job.filter.layout, "params": null,
                 });
                 (format!(
                     "a first pass counts the distinct keys (at most {rows_bound}, the footers' bound), a second trains a {} filter sized for them at fpp {fpp}",
-                    job.layout
+                    job.filter.layout
                 ), json)
             }
         },
@@ -885,7 +900,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
         } else {
             "replaces the filter there: --overwrite"
         },
-        job.format.name()
+        job.filter.format.name()
     );
     if let Some(r) = &job.report {
         summary += &format!("  report {r} (written when the train runs)\n");
@@ -916,7 +931,7 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
         "output": {
             "location": job.output.to_string(),
             "replaces": !fresh,
-            "format": job.format.name(),
+            "format": job.filter.format.name(),
         },
         "report": job.report.as_ref().map(|r| r.to_string()),
         "warnings": [],
@@ -932,8 +947,8 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
 pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
     let t0 = Instant::now();
     let workers = job.workers.get();
-    let fpp = job.sizing.fpp();
-    let seed = job.seed;
+    let fpp = job.filter.sizing.fpp();
+    let seed = job.filter.seed;
     let predicate = job.predicate.as_ref();
     let output = &job.output;
     check_locations(job)?;
@@ -1033,8 +1048,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         // layouts count first in a separate pass.
         let t_count = Instant::now();
         let (params, mut sizing) = start_sizing(
-            job.sizing,
-            job.layout,
+            job.filter.sizing,
+            job.filter.layout,
             rows_bound,
             seed,
             workers,
@@ -1157,7 +1172,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             return Err(Error::Cancelled);
         }
         let filter = std::sync::Arc::new(filter);
-        let filter_bytes = codec::write_as(output, &filter, &meta, job.format, job.overwrite)?;
+        let filter_bytes =
+            codec::write_as(output, &filter, &meta, job.filter.format, job.overwrite)?;
         times.write_ms = t_write.elapsed().as_millis() as u64;
         times.total_ms = t0.elapsed().as_millis() as u64;
 
@@ -1181,7 +1197,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             row_groups_from_dictionary: total.dictionary_row_groups,
             sizing,
             params,
-            format: job.format,
+            format: job.filter.format,
             fill_ratio: stats.fill_ratio(),
             estimated_fpp: stats.estimated_fpp(),
             output: output.to_string(),

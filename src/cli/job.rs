@@ -586,7 +586,7 @@ output = "out/j"
         .unwrap();
         let (t, jn) = (j.train.unwrap(), j.join.unwrap());
         assert_eq!(jn.reducers.get(), 4);
-        assert_eq!(t.sizing, crate::train::Sizing::Fpp(0.001));
+        assert_eq!(t.filter.sizing, crate::train::Sizing::Fpp(0.001));
         assert_eq!(jn.join_type, crate::join::JoinType::LeftAnti);
         assert_eq!(
             t.predicate.as_ref().map(|p| p.text()),

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::seed::Seed;
 use crate::store::Location;
-use crate::train::{self, Shard, Sizing, TrainJob};
+use crate::train::{self, FilterOptions, Shard, Sizing, TrainJob};
 
 /// The train job's options, shared by the command line and job files.
 #[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
@@ -149,8 +149,11 @@ impl TrainSpec {
             })
             .transpose()?;
         let shard = spec.shard.as_deref().map(parse_shard).transpose()?;
-        let (sizing, seed) = self.filter_spec().sizing()?;
-        if shard.is_some() && matches!(sizing, Sizing::Fpp(_)) && !spec.layout.sizes_by_folding() {
+        let filter = self.filter_spec().filter_options()?;
+        if shard.is_some()
+            && matches!(filter.sizing, Sizing::Fpp(_))
+            && !spec.layout.sizes_by_folding()
+        {
             // Each shard would size itself for its own keys: shards of equal sizes would
             // then merge into a filter sized for a fraction of the keys, far over --fpp.
             return Err(Error::param(
@@ -170,11 +173,7 @@ impl TrainSpec {
                 .as_deref()
                 .map(|w| Predicate::parse(w, "--where"))
                 .transpose()?,
-            sizing,
-            layout: spec.layout,
-            seed,
-            spark_keys: spec.spark_keys,
-            format: spec.format,
+            filter,
             workers,
             output: Location::parse(&spec.output)?,
             report: spec.report.clone(),
@@ -249,9 +248,8 @@ impl Default for BuildSpec {
 impl BuildSpec {
     /// Check the filter's options as `train` checks them (named by `train`'s flags): bits and
     /// hashes together and alone, one way of sizing, the format and Spark key mode for the
-    /// layout, the seed for the layout, and `fpp` (and the items) for the layout. Returns the
-    /// sizing and the seed.
-    fn sizing(&self) -> Result<(Sizing, u64)> {
+    /// layout, the seed for the layout, and `fpp` (and the items) for the layout.
+    fn filter_options(&self) -> Result<FilterOptions> {
         let spec = self;
         if spec.bits.is_some() != spec.hashes.is_some() {
             return Err(Error::param(
@@ -303,13 +301,19 @@ impl BuildSpec {
                 }
             }
         };
-        Ok((sizing, seed))
+        Ok(FilterOptions {
+            sizing,
+            layout: spec.layout,
+            seed,
+            spark_keys: spec.spark_keys,
+            format: spec.format,
+        })
     }
 
     /// Check the options into a [`BuildJob`](crate::train::build::BuildJob), before any key is
     /// seen (the key's arity is checked against the layout when the keys come).
     pub fn to_job(&self) -> Result<crate::train::build::BuildJob> {
-        let (sizing, seed) = self.sizing()?;
+        let filter = self.filter_options()?;
         let workers = crate::cli::workers(self.workers)?;
         let columns = self
             .column
@@ -318,11 +322,7 @@ impl BuildSpec {
             .transpose()?;
         Ok(crate::train::build::BuildJob {
             columns,
-            sizing,
-            layout: self.layout,
-            seed,
-            spark_keys: self.spark_keys,
-            format: self.format,
+            filter,
             workers,
         })
     }
@@ -431,7 +431,7 @@ mod tests {
         .unwrap();
         assert_eq!(job.columns, ["a", "b"]);
         assert_eq!(job.predicate.as_ref().unwrap().text(), "Reputation > 10");
-        assert!(matches!(job.sizing, Sizing::Fpp(p) if p == 0.001));
+        assert!(matches!(job.filter.sizing, Sizing::Fpp(p) if p == 0.001));
         assert_eq!(job.shard, Some(Shard { index: 1, count: 4 }));
         assert_eq!(job.shard.unwrap().to_string(), "1/4");
         assert_eq!(job.workers.get(), 3);
@@ -443,7 +443,7 @@ mod tests {
             ..spec()
         };
         assert!(matches!(
-            items.to_job().unwrap().sizing,
+            items.to_job().unwrap().filter.sizing,
             Sizing::Items { n: 500, fpp } if fpp == 0.01
         ));
         let explicit = TrainSpec {
@@ -453,7 +453,7 @@ mod tests {
             ..spec()
         };
         assert!(matches!(
-            explicit.to_job().unwrap().sizing,
+            explicit.to_job().unwrap().filter.sizing,
             Sizing::Explicit(p) if p.num_bits == 4096 && p.num_hashes == 3
         ));
     }

@@ -16,11 +16,12 @@ use arrow::datatypes::{DataType, Field, Schema};
 
 use super::{
     filter_meta, finish_sizing, merged_estimate, or_partials, passing_hashes, sbbf_key,
-    spark_keys_for, start_sizing, trained_params, Counts, FileKey, Sizing, SizingReport, Sketch,
+    spark_keys_for, start_sizing, trained_params, Counts, FileKey, FilterOptions, SizingReport,
+    Sketch,
 };
 use crate::bloom::codec::{FileFormat, FilterMeta};
-use crate::bloom::spark_keys::{SparkKeyMode, SparkType};
-use crate::bloom::{BloomFilter, BloomParams, Layout};
+use crate::bloom::spark_keys::SparkType;
+use crate::bloom::{BloomFilter, BloomParams};
 use crate::error::{Error, Result};
 use crate::key::KeyFamily;
 use crate::plan::side::Source;
@@ -34,16 +35,8 @@ pub struct BuildJob {
     /// For one array, the key column's name to record; for a struct (a table's rows), the
     /// fields that make the key, in key order. `None`: every field of a struct, or no name.
     pub(crate) columns: Option<Vec<String>>,
-    /// How to size the filter.
-    pub(crate) sizing: Sizing,
-    /// The bit layout.
-    pub(crate) layout: Layout,
-    /// The hash seed, checked for the layout.
-    pub(crate) seed: u64,
-    /// What a Spark-layout filter inserts for a key.
-    pub(crate) spark_keys: SparkKeyMode,
-    /// The format the filter is written in by default.
-    pub(crate) format: FileFormat,
+    /// What filter to build.
+    pub(crate) filter: FilterOptions,
     /// Threads that hash and insert.
     pub(crate) workers: NonZeroUsize,
 }
@@ -217,18 +210,24 @@ fn build_in_pool(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Buil
             (true, _) => format!("field {i}"),
         })
         .collect();
-    crate::cli::train::check_composite_layout(job.layout, job.spark_keys, arity, &shown.join(","))?;
+    crate::cli::train::check_composite_layout(
+        job.filter.layout,
+        job.filter.spark_keys,
+        arity,
+        &shown.join(","),
+    )?;
     let families: Vec<KeyFamily> = types
         .iter()
         .zip(&shown)
         .map(|(t, c)| KeyFamily::check(t, what, c))
         .collect::<Result<_>>()?;
     let family = KeyFamily::of_key(&families);
-    let physical = sbbf_key(job.layout, &shown, family, |c| {
+    let physical = sbbf_key(job.filter.layout, &shown, family, |c| {
         crate::bloom::sbbf::physical_of_arrow(&types[0], what, c)
     })?;
-    let (spark_keys, spark_types) =
-        spark_keys_for(job.spark_keys, &shown, |i, c| SparkType::of(&types[i], c))?;
+    let (spark_keys, spark_types) = spark_keys_for(job.filter.spark_keys, &shown, |i, c| {
+        SparkType::of(&types[i], c)
+    })?;
 
     // The key columns of each chunk as one batch, cut into slices: the units of work.
     let rows: u64 = chunks.iter().map(|c| c.len() as u64).sum();
@@ -263,10 +262,10 @@ fn build_in_pool(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Buil
     let workers = job.workers.get();
 
     let (params, mut sizing) = start_sizing(
-        job.sizing,
-        job.layout,
+        job.filter.sizing,
+        job.filter.layout,
         rows_bound,
-        job.seed,
+        job.filter.seed,
         workers,
         |count_params| {
             let sketches = on_workers(
@@ -329,7 +328,7 @@ fn build_in_pool(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Buil
     )?;
     let (filter, total) = or_partials(partials.into_iter().map(|(f, c, _, _)| (f, c)))?;
     let folding = sizing.method == "folded";
-    let fpp = job.sizing.fpp();
+    let fpp = job.filter.sizing.fpp();
     let (filter, _) = finish_sizing(filter, &mut sizing, fpp, rows_bound, true)?;
     let meta = filter_meta(
         &names,
@@ -344,7 +343,7 @@ fn build_in_pool(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Buil
     Ok(Built {
         filter,
         meta,
-        format: job.format,
+        format: job.filter.format,
         sizing,
         rows,
         null_keys: total.nulls,
@@ -355,6 +354,8 @@ fn build_in_pool(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Buil
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bloom::spark_keys::SparkKeyMode;
+    use crate::bloom::Layout;
     use crate::cli::train::{BuildSpec, TrainSpec};
     use arrow::array::{Int32Array, Int64Array, StringArray, StructArray};
     use proptest::prelude::*;
