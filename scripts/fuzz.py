@@ -34,7 +34,10 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            as a user would (`hive_partitioning`, the directories' values as text) against its
            own join with those columns as text; `_SUCCESS` must list the parts and the columns,
            each part sit in exactly those directories, in order, and hold exactly the other
-           columns. Counted as "pass (partitioned output)"; a directory name over the file
+           columns. Counted as "pass (partitioned output)". In 30 % of those the same join
+           runs again into its committed output, with `--overwrite-partitions` (every earlier
+           part replaced, the same rows) or `--append` (every earlier part kept, each row
+           twice): "pass (partitioned output, run again ...)". A directory name over the file
            system's 255 bytes (a 300-character string) as "partition name too long" and a
            date outside the years 1 to 9999 as "refused (date without a directory name)",
            both exit 2 with nothing committed (bloomjoin exiting 0 on such a date fails).
@@ -379,11 +382,12 @@ def partitioned_sql(parts, pby):
     return f"read_parquet([{files}], hive_partitioning = true, hive_types = {{{types}}})"
 
 
-def check_partitioned_output(case, path, names, pby):
+def check_partitioned_output(case, path, names, pby, earlier_run=None):
     """The layout of an output partitioned by `pby`: `_SUCCESS` lists every part below
     `path` and the partition columns; each part sits in exactly the directories
-    `pby[0]=v/pby[1]=w/`, in that order, is named `part-NNNNN[-K]-<run id>.parquet` and holds
-    exactly the other output columns, in order. Returns the parts (none for no rows)."""
+    `pby[0]=v/pby[1]=w/`, in that order, is named `part-NNNNN[-K]-<run id>.parquet` (of the
+    run `_SUCCESS` names, or of `earlier_run`, whose parts an --append kept) and holds exactly
+    the other output columns, in order. Returns the parts (none for no rows)."""
     success = os.path.join(path, "_SUCCESS")
     if not os.path.exists(success):
         raise CaseFailed(f"exit 0 but no _SUCCESS in {path}")
@@ -410,7 +414,8 @@ def check_partitioned_output(case, path, names, pby):
         stray += [x for x in (os.path.normpath(os.path.join(r, y)) for y in files) if x not in files_needed]
         if stray:
             raise CaseFailed(f"the output holds {', '.join(sorted(stray)[:5])} beside its parts and _SUCCESS")
-    name = re.compile(r"part-\d{5}(-\d+)?-" + re.escape(str(manifest.get("run_id", ""))) + r"\.parquet")
+    runs = [str(manifest.get("run_id", ""))] + ([earlier_run] if earlier_run else [])
+    name = re.compile(r"part-\d{5}(-\d+)?-(" + "|".join(map(re.escape, runs)) + r")\.parquet")
     want = [c for c in names if c not in pby]
     for p, r in zip(parts, rel):
         *dirs, base = r.split(os.sep)
@@ -418,11 +423,38 @@ def check_partitioned_output(case, path, names, pby):
         if keys != pby or any(d.endswith("=") for d in dirs):
             raise CaseFailed(f"part {r} in directories of {keys}, expected {pby}")
         if not name.fullmatch(base):
-            raise CaseFailed(f"part {r}: not part-NNNNN[-K]-{manifest.get('run_id')}.parquet")
+            raise CaseFailed(f"part {r}: not part-NNNNN[-K]-{'|'.join(runs)}.parquet")
         got = pq.read_schema(p).names
         if got != want:
             raise CaseFailed(f"part {r} holds columns {got}, expected {want} (the output's but {pby})")
     return parts
+
+
+def run_again(case, con, join, out, names, pby, theirs, mode):
+    """Run `join` again into its committed output `out` (partitioned by `pby`; DuckDB's rows
+    `theirs`) with `mode`: `--overwrite-partitions` must replace every earlier part (the run
+    writes the directories the first one wrote) and leave the same rows; `--append` must keep
+    every earlier part and leave each row twice."""
+    before = set(output_parts(out))
+    with open(os.path.join(out, "_SUCCESS")) as f:
+        first_run = json.load(f)["run_id"]
+    code, _, err = case.run(join + [mode], check_ok=False)
+    if code != 0:
+        raise CaseFailed(f"the join again with {mode} into its own output: exit {code}: {err.strip()}")
+    parts = check_partitioned_output(case, out, names, pby, first_run if mode == "--append" else None)
+    if mode == "--overwrite-partitions":
+        stayed = before & set(parts)
+        if stayed:
+            raise CaseFailed(f"{mode} rewrote every directory, but {len(stayed)} earlier parts stay "
+                             f"(e.g. {os.path.relpath(sorted(stayed)[0], out)})")
+        want = theirs
+    else:
+        lost = before - set(parts)
+        if lost:
+            raise CaseFailed(f"{mode} lost {len(lost)} earlier parts (e.g. {os.path.relpath(sorted(lost)[0], out)})")
+        want = pa.concat_tables([theirs, theirs])
+    compare(case, read_partitioned(case, con, parts, names, pby), want, names)
+    case.notes.append(f"run again with {mode}: {len(parts)} parts")
 
 
 def read_partitioned(case, con, parts, names, pby):
@@ -1140,6 +1172,7 @@ def join_case(case, ctx):
             return "partition name too long" if long_name else "refused (date without a directory name)"
         raise CaseFailed(f"join exit {code} where DuckDB answers: {err.strip()}")
     out = os.path.join(case.dir, "out")
+    rerun = None
     if no_date_text:
         raise CaseFailed(f"--partition-by {','.join(pby)} has a date outside the years 1 to 9999, "
                          "which no directory name holds, but the join exited 0")
@@ -1151,6 +1184,14 @@ def join_case(case, ctx):
             compare(case, read_partitioned(case, con, parts, names, pby), theirs, names)
         if not parts:
             case.notes.append("partitioned output of no rows: no part")
+        # Sometimes the same join again into its committed output (a generator of its own, as
+        # above): with --overwrite-partitions it rewrites every directory it wrote, so no
+        # earlier part may stay and the rows must be the same (a rerun changes nothing); with
+        # --append every earlier part stays and each row is there twice.
+        rrng = random.Random(f"{ctx.seed}:join-rerun:{case.index}")
+        if theirs is not None and rrng.random() < 0.3:
+            rerun = rrng.choice(["--overwrite-partitions", "--append"])
+            run_again(case, con, join, out, names, pby, theirs, rerun)
     elif theirs is None:
         compare_in_duckdb(case, con, out, sql, n_theirs, names)
     else:
@@ -1165,6 +1206,8 @@ def join_case(case, ctx):
     # Counted apart, so that the summary shows the Bloom filters of the files, and files of
     # different columns, at work (a key of partition columns alone first: the newest
     # variation).
+    if rerun:
+        return f"pass (partitioned output, run again {rerun})"
     if coalesce:
         return "pass (keys coalesced)"
     if nulls_equal:
