@@ -107,6 +107,15 @@ impl WriteMode {
         matches!(self, WriteMode::Append | WriteMode::OverwritePartitions)
     }
 
+    /// The mode's name, as the dry run's JSON gives it: `create`, `overwrite`, `append` or
+    /// `overwrite-partitions`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            WriteMode::Create => "create",
+            m => m.flag().trim_start_matches("--"),
+        }
+    }
+
     /// The option that asks for this mode (none for [`WriteMode::Create`]).
     pub(crate) fn flag(self) -> &'static str {
         match self {

@@ -769,6 +769,7 @@ pub fn dry_run(
         "output": {
             "location": job.output.to_string(),
             "replaces": !fresh,
+            "write_mode": job.write_mode().name(),
             "columns": columns,
             "compression": codec_name(job.format.compression),
             "row_group_rows": job.format.row_group_rows,

@@ -357,6 +357,7 @@ fn json_dry_runs_plan_what_the_run_reads() {
     assert_eq!(join["sbbf"]["used"], false, "{plan}");
     assert_eq!(join["output"]["columns"].as_array().unwrap().len(), 9);
     assert_eq!(join["output"]["replaces"], false);
+    assert_eq!(join["output"]["write_mode"], "overwrite");
 
     run_in(d.path(), &["run", job, "--quiet"]).ok();
     let report = |name: &str| -> serde_json::Value {

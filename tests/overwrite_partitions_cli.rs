@@ -200,6 +200,14 @@ fn refused_before_any_row_is_read_and_the_output_left_as_it_was() {
         plan.contains("replaces the committed partitions it writes and keeps the others: --overwrite-partitions"),
         "{plan}"
     );
+    let json = ["--overwrite-partitions", "--dry-run=json"];
+    let plan: serde_json::Value =
+        serde_json::from_str(&run(d, "> 10", "Score >= 0", "out", &json).ok()).unwrap();
+    assert_eq!(
+        plan["output"]["write_mode"], "overwrite-partitions",
+        "{plan}"
+    );
+    assert_eq!(plan["output"]["replaces"], true, "{plan}");
     unchanged();
 }
 
