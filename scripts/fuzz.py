@@ -46,9 +46,10 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            every file and row group must keep within the row limits and `_SUCCESS` name every
            file ("pass (bounded files)"). In a quarter of the joins null keys match each other
            (`--nulls-equal`) against DuckDB's `IS NOT DISTINCT FROM` ("pass (nulls equal)"); in a
-           fifth of the inner, left, right and full joins without a `--select`, each key pair
-           is one output column (`--coalesce-keys`) against DuckDB's `COALESCE(l.k, r.k)`
-           ("pass (keys coalesced)").
+           fifth of the inner, left, right and full joins each key pair is one output column
+           (`--coalesce-keys`) against DuckDB's `COALESCE(l.k, r.k)`, a bare key name in a
+           `--select` being the coalesced key ("pass (keys coalesced)", "pass (keys
+           coalesced, --select)").
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -514,7 +515,16 @@ def check_output_blooms(case, con, path):
         cols = con.execute(
             "SELECT DISTINCT path_in_schema FROM parquet_metadata(?) WHERE bloom_filter_offset IS NOT NULL", [part]
         ).fetchall()
+        schema = pq.read_schema(part)
         for (col,) in cols:
+            # A decimal of over 38 digits (a coalesced pair of decimals of different scales:
+            # Decimal128(38, 0) and (38, 2) meet in Decimal256(40, 2)) is a DOUBLE to DuckDB,
+            # whose probe then hashes a double instead of the column's bytes (seed 2911404,
+            # join case 233): nothing to ask it.
+            t = schema.field(col).type if col in schema.names else None
+            if t is not None and pa.types.is_decimal(t) and t.precision > 38:
+                case.notes.append(f"output column {col} ({t}): no DuckDB probe (a DOUBLE to DuckDB)")
+                continue
             # Each value as DuckDB's text and type, cast back in the probe: through Python, a
             # date of +-infinity (day +-2^31 - 1) comes back as year 1 or 9999. Each with the
             # row group that holds it (from the file row number and the row groups' sizes): a
@@ -1070,9 +1080,11 @@ def join_case(case, ctx):
     rsel = ", ".join(f"r.{c}" for c in rnames)
     # Sometimes each key pair is one column (`--coalesce-keys`) against DuckDB's
     # COALESCE(l.k, r.k): the keys first, under the left keys' names, then the other left and
-    # right columns (a generator of its own, as above; not with a --select of its own).
+    # right columns; with a --select, a bare key name (the left's or the right's) is its
+    # pair's coalesced column, and `left.k` / `right.k` the sides' own (a generator of its
+    # own, as above).
     krng = random.Random(f"{ctx.seed}:join-coalesce-keys:{case.index}")
-    coalesce = krng.random() < 0.2 and jt in ("inner", "left", "right", "full") and select is None
+    coalesce = krng.random() < 0.2 and jt in ("inner", "left", "right", "full")
     if jt in ("left-semi", "left-anti"):
         neg = "NOT " if jt == "left-anti" else ""
         sql = f"SELECT {lsel} FROM {L} l WHERE {neg}EXISTS (SELECT 1 FROM {R} r WHERE {on})"
@@ -1088,10 +1100,24 @@ def join_case(case, ctx):
         kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
         lrest = [c for c in lnames if c not in lk_list]
         rrest = [c for c in rnames if c not in rk_list]
-        cols = [f"COALESCE(l.{a}, r.{b}) AS {a}" for a, b in zip(lk_list, rk_list)]
-        cols += [f"l.{c}" for c in lrest] + [f"r.{c}" for c in rrest]
-        sql = f"SELECT {', '.join(cols)} FROM {L} l {kw} {R} r ON {on}"
-        names = lk_list + lrest + rrest
+        if select is None:
+            cols = [f"COALESCE(l.{a}, r.{b}) AS {a}" for a, b in zip(lk_list, rk_list)]
+            cols += [f"l.{c}" for c in lrest] + [f"r.{c}" for c in rrest]
+            sql = f"SELECT {', '.join(cols)} FROM {L} l {kw} {R} r ON {on}"
+            names = lk_list + lrest + rrest
+        else:
+            # Every column of both sides and each pair coalesced (`__ckI`), for the --select
+            # below to pick from: a bare key name picks its pair's, under the name written.
+            pair = {k: i for ks in (lk_list, rk_list) for i, k in enumerate(ks)}
+            cols = [f"l.{c}" for c in lnames] + [f"r.{c}" for c in rnames]
+            cols += [f"COALESCE(l.{a}, r.{b}) AS __ck{i}" for i, (a, b) in enumerate(zip(lk_list, rk_list))]
+            sql = f"SELECT {', '.join(cols)} FROM {L} l {kw} {R} r ON {on}"
+            names = lnames + rnames + [f"__ck{i}" for i in range(len(lk_list))]
+            for i, c in enumerate(select):
+                if c in pair and not items[i].startswith(("left.", "right.")):
+                    aliases.setdefault(i, c)
+                    select[i] = f"__ck{pair[c]}"
+                    case.notes.append(f"--select {items[i]}: the coalesced key")
     else:
         kw = {"inner": "INNER JOIN", "left": "LEFT JOIN", "right": "RIGHT JOIN", "full": "FULL OUTER JOIN"}[jt]
         sql = f"SELECT {lsel}, {rsel} FROM {L} l {kw} {R} r ON {on}"
@@ -1209,7 +1235,7 @@ def join_case(case, ctx):
     if rerun:
         return f"pass (partitioned output, run again {rerun})"
     if coalesce:
-        return "pass (keys coalesced)"
+        return "pass (keys coalesced)" if select is None else "pass (keys coalesced, --select)"
     if nulls_equal:
         return "pass (nulls equal)"
     if palone:
