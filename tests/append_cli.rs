@@ -249,22 +249,7 @@ fn a_failed_or_killed_append_leaves_the_committed_output_as_it_was() {
     assert_eq!(parts(&out), before);
     assert_eq!(std::fs::read(out.join("_SUCCESS")).unwrap(), success);
     // Killed with the parts moved in: the old `_SUCCESS` still names the committed parts.
-    let mut child = std::process::Command::new(crate::util::bin())
-        .args(&args)
-        .current_dir(d)
-        .env("BLOOMJOIN_FAULT", "commit:sleep-30000")
-        .spawn()
-        .unwrap();
-    let t0 = std::time::Instant::now();
-    while parts(&out).len() == before.len() {
-        assert!(
-            t0.elapsed().as_secs() < 60,
-            "the job never reached its commit"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    crate::util::kill_in_commit(d, &args, || parts(&out).len() > before.len());
     assert_eq!(std::fs::read(out.join("_SUCCESS")).unwrap(), success);
     assert!(parts(&out).len() > before.len());
     // The next append removes the dead run's parts and keeps the committed ones.

@@ -241,22 +241,7 @@ fn a_failed_or_killed_run_leaves_the_committed_partitions_as_they_were() {
     assert_eq!(by_dir(&out), rows);
     // Killed with the parts moved in: the old `_SUCCESS` still names the committed parts,
     // which are all there.
-    let mut child = std::process::Command::new(crate::util::bin())
-        .args(&args)
-        .current_dir(d)
-        .env("BLOOMJOIN_FAULT", "commit:sleep-30000")
-        .spawn()
-        .unwrap();
-    let t0 = std::time::Instant::now();
-    while parts(&out).len() == before.len() {
-        assert!(
-            t0.elapsed().as_secs() < 60,
-            "the job never reached its commit"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    crate::util::kill_in_commit(d, &args, || parts(&out).len() > before.len());
     assert_eq!(std::fs::read(out.join("_SUCCESS")).unwrap(), success);
     let now = parts(&out);
     assert!(before.iter().all(|p| now.contains(p)));

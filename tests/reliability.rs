@@ -341,26 +341,12 @@ fn sigkill_during_commit_then_rerun() {
     fixture(d);
     train(d);
     let args = join_args("users.bjf", "users", "comments", "out");
-    let mut child = std::process::Command::new(crate::util::bin())
-        .args(&args)
-        .current_dir(d)
-        .env("BLOOMJOIN_FAULT", "commit:sleep-30000")
-        .spawn()
-        .unwrap();
-    // Wait until the parts are under their final names, then kill -9 before _SUCCESS.
-    let t0 = std::time::Instant::now();
-    while !files_below(&d.join("out"))
-        .iter()
-        .any(|f| f.starts_with("part-"))
-    {
-        assert!(
-            t0.elapsed().as_secs() < 60,
-            "the job never reached its commit"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // Once the parts are under their final names, kill -9 before _SUCCESS.
+    crate::util::kill_in_commit(d, &args, || {
+        files_below(&d.join("out"))
+            .iter()
+            .any(|f| f.starts_with("part-"))
+    });
     let files = files_below(&d.join("out"));
     assert!(!files.iter().any(|f| f == "_SUCCESS"), "{files:?}");
     // Whatever is under a final name is a whole Parquet file (renamed, never written there).

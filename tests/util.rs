@@ -206,6 +206,28 @@ pub fn read_rows(dir: &Path) -> (Vec<String>, Vec<String>) {
     (rows, names)
 }
 
+/// Run the binary with `args` in `dir`, its commit held 30 s after its parts are moved in
+/// (`BLOOMJOIN_FAULT=commit:sleep-30000`); once `reached()` says they are (within 60 s), kill
+/// it (SIGKILL) and wait for it.
+pub fn kill_in_commit(dir: &Path, args: &[&str], reached: impl Fn() -> bool) {
+    let mut child = std::process::Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("BLOOMJOIN_FAULT", "commit:sleep-30000")
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !reached() {
+        assert!(
+            t0.elapsed().as_secs() < 60,
+            "the job never reached its commit"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// Run the binary with `args` in `dir` and extra environment variables.
 pub fn run_env(dir: &Path, args: &[&str], env: &[(String, String)]) -> Run {
     Run::from(
