@@ -277,21 +277,30 @@ fn appended_on_s3() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         run_env(d, &args, &env).ok();
     }
+    let (remote, names) = downloaded(&s3, d);
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert_eq!(manifest(&remote), names);
+    assert_eq!(
+        read_rows(&remote).0,
+        each_alone(d, &["> 1500", "BETWEEN 100 AND 1500"], &[])
+    );
+}
+
+/// The output `s3://lake/out` downloaded into `d/remote`, and its Parquet objects' names
+/// below it, sorted.
+pub(crate) fn downloaded(
+    s3: &crate::util::S3Server,
+    d: &Path,
+) -> (std::path::PathBuf, Vec<String>) {
     let keys = s3.keys("lake", "out/");
     s3.download("lake", "out", &d.join("remote"));
-    let remote = d.join("remote");
     let mut names: Vec<String> = keys
         .iter()
         .filter(|k| k.ends_with(".parquet"))
         .map(|k| k.trim_start_matches("out/").to_string())
         .collect();
     names.sort();
-    assert_eq!(names.len(), 4, "{keys:?}");
-    assert_eq!(manifest(&remote), names);
-    assert_eq!(
-        read_rows(&remote).0,
-        each_alone(d, &["> 1500", "BETWEEN 100 AND 1500"], &[])
-    );
+    (d.join("remote"), names)
 }
 
 #[test]

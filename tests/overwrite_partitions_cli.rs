@@ -278,15 +278,7 @@ fn overwrite_partitions_on_s3() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         run_env(d, &args, &env).ok();
     }
-    let keys = s3.keys("lake", "out/");
-    s3.download("lake", "out", &d.join("remote"));
-    let remote = d.join("remote");
-    let mut names: Vec<String> = keys
-        .iter()
-        .filter(|k| k.ends_with(".parquet"))
-        .map(|k| k.trim_start_matches("out/").to_string())
-        .collect();
-    names.sort();
+    let (remote, names) = crate::append_cli::downloaded(&s3, d);
     assert_eq!(manifest(&remote), names);
     let mut want = alone(d, "> 1500", "Score >= 0");
     want.extend(alone(d, "> 100", "Score >= 100"));
