@@ -372,7 +372,7 @@ pub(crate) fn task<T>(stage: &'static str, task: &str, f: impl FnOnce() -> Resul
 
 /// The base key hash seed: the filter's own seed when the filter hashes natively (then its
 /// probe and the join share one hash per key), else a fixed one.
-fn hash_seed(filter: Option<&BloomFilter>) -> u64 {
+pub(crate) fn hash_seed(filter: Option<&BloomFilter>) -> u64 {
     match filter {
         Some(f) if f.params().layout.hashes_natively() => f.params().seed,
         _ => crate::shuffle::partition_hash(0),
@@ -412,43 +412,63 @@ fn check_filter_key(
         .as_ref()
         .map(|l| l.to_string())
         .unwrap_or_default();
-    let right = job.right.keys.join(",");
-    let arity = plan.right.arity();
+    check_key_of(
+        f,
+        meta,
+        &filter,
+        "--right-key",
+        &job.right.keys,
+        &plan.right,
+    )
+}
+
+/// Check that the filter `filter` was trained on a key like `side`'s (the `keys` of option
+/// `flag`): the same number of columns, each of the same family. One-line usage errors.
+pub(crate) fn check_key_of(
+    f: &BloomFilter,
+    meta: &codec::FilterMeta,
+    filter: &str,
+    flag: &str,
+    keys: &[String],
+    side: &SideInput,
+) -> Result<()> {
+    let key = keys.join(",");
+    let arity = side.arity();
     if f.family() == KeyFamily::Any && arity > 1 {
-        // Spark's format records no key: a composite key hashed as xxhash64 of the left key
-        // columns' Spark types (set by spark_keys_for_join), or nothing it can hold.
+        // Spark's format records no key: a composite key hashed as xxhash64 of the key
+        // columns' Spark types (set by spark_keys_of), or nothing it can hold.
         if f.spark_types().len() == arity {
             return Ok(());
         }
         return Err(Error::Usage(format!(
-            "the filter {filter} is in Spark's format, which holds one long or string per key: a composite key (--right-key {right}) needs a filter of Spark's xxhash64 of the columns, read with --spark-keys xxhash64"
+            "the filter {filter} is in Spark's format, which holds one long or string per key: a composite key ({flag} {key}) needs a filter of Spark's xxhash64 of the columns, read with --spark-keys xxhash64"
         )));
     }
     if f.family() == KeyFamily::Tuple || arity > 1 {
         let recorded = meta.key_columns_of(f.family());
         if f.family() != KeyFamily::Tuple || recorded.len() != arity {
             return Err(Error::Usage(format!(
-                "key arity mismatch: the filter {filter} holds keys of {} column(s), but --right-key {right} has {arity}",
+                "key arity mismatch: the filter {filter} holds keys of {} column(s), but {flag} {key} has {arity}",
                 if f.family() == KeyFamily::Tuple { recorded.len() } else { 1 },
             )));
         }
-        for (i, ((name, fam), rf)) in recorded.iter().zip(&plan.right.families).enumerate() {
+        for (i, ((name, fam), rf)) in recorded.iter().zip(&side.families).enumerate() {
             if fam != rf {
                 return Err(Error::Usage(format!(
-                    "key family mismatch: column {} of the filter {filter}'s key ({name}) holds {fam} keys, but --right-key column {} ({}) holds {rf} keys",
+                    "key family mismatch: column {} of the filter {filter}'s key ({name}) holds {fam} keys, but {flag} column {} ({}) holds {rf} keys",
                     i + 1,
                     i + 1,
-                    job.right.keys[i]
+                    keys[i]
                 )));
             }
         }
         return Ok(());
     }
-    if f.check_family(plan.right.family()).is_err() {
+    if f.check_family(side.family()).is_err() {
         return Err(Error::Usage(format!(
-            "key family mismatch: the filter {filter} holds {} keys, but --right-key {right} holds {} keys",
+            "key family mismatch: the filter {filter} holds {} keys, but {flag} {key} holds {} keys",
             f.family(),
-            plan.right.family()
+            side.family()
         )));
     }
     Ok(())
@@ -462,15 +482,29 @@ fn spark_keys_for_join(
     plan: &crate::plan::side::JoinPlan,
     f: &mut crate::bloom::BloomFilter,
 ) -> Result<()> {
-    use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
-    if job.spark_keys == SparkKeyMode::Plain {
-        return Ok(());
-    }
     let name = job
         .filter
         .as_ref()
         .map(|l| l.to_string())
         .unwrap_or_default();
+    spark_keys_of(job.spark_keys, &name, &job.left.keys, &plan.left, f)
+}
+
+/// Apply `mode` (`--spark-keys`) to the loaded filter `name`: a filter in Spark's format
+/// (which does not record it) holding `xxhash64` longs hashes keys as the Spark types of the
+/// `keys` of `side` (those it was trained on); a native filter records its mode, which must
+/// be the one asked for, if any.
+pub(crate) fn spark_keys_of(
+    mode: crate::bloom::spark_keys::SparkKeyMode,
+    name: &str,
+    keys: &[String],
+    side: &SideInput,
+    f: &mut crate::bloom::BloomFilter,
+) -> Result<()> {
+    use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
+    if mode == SparkKeyMode::Plain {
+        return Ok(());
+    }
     if f.family() != KeyFamily::Any {
         return match f.params().spark_keys {
             SparkKeys::Xxhash64(_) | SparkKeys::Xxhash64Tuple => Ok(()),
@@ -480,10 +514,10 @@ fn spark_keys_for_join(
             )),
         };
     }
-    // Spark's format records nothing: the left key columns' Spark types (what Spark's
+    // Spark's format records nothing: the key columns' Spark types (what Spark's
     // `xxhash64(a, b)` over the trained table hashed).
-    let types = (0..plan.left.arity())
-        .map(|i| SparkType::of(plan.left.schema.field(i).data_type(), &job.left.keys[i]))
+    let types = (0..side.arity())
+        .map(|i| SparkType::of(side.schema.field(i).data_type(), &keys[i]))
         .collect::<Result<Vec<_>>>()?;
     match types.as_slice() {
         [t] => f.set_spark_keys(SparkKeys::Xxhash64(*t)),

@@ -46,6 +46,7 @@ pub(crate) mod reduce;
 pub(crate) mod report;
 pub mod seed;
 pub(crate) mod shuffle;
+pub mod sieve;
 pub mod store;
 pub mod sys;
 pub mod train;

@@ -685,6 +685,20 @@ pub(crate) fn refuse_join_overlap(job: &crate::join::JoinJob, dashes: &str) -> R
     Ok(())
 }
 
+/// Refuse a `filter` job's output or report that overlaps its inputs or its filter, and a
+/// report inside its output (as a join's).
+pub(crate) fn refuse_filter_overlap(job: &crate::sieve::FilterJob) -> Result<()> {
+    let filter = [job.filter.as_str().to_string()];
+    let inputs: [(&str, &[String]); 2] = [("--input", &job.input.inputs), ("--filter", &filter)];
+    refuse_overlap(job.output.as_str(), "--output", &inputs)?;
+    if let Some(report) = &job.report {
+        refuse_overlap(report, "--report", &inputs)?;
+        refuse_report_in_output(report, &job.output, "--report", "--output")?;
+        crate::report::check_report_path(report)?;
+    }
+    Ok(())
+}
+
 /// Refuse a train's `--report` that would replace one of its inputs or the filter it writes.
 pub(crate) fn refuse_train_overlap(
     output: &Location,

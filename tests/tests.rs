@@ -7,6 +7,7 @@ mod coalesce_keys_cli;
 mod composite_keys;
 mod dry_run_cli;
 mod filter_cli;
+mod filter_job_cli;
 mod golden;
 mod hive_cli;
 mod int_keys;

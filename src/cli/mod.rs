@@ -2,6 +2,7 @@
 //! the help text) and a `run` function. `main.rs` only parses and maps errors to exit codes.
 
 pub mod datagen;
+pub mod filter;
 pub mod inspect;
 pub mod job;
 pub mod join;
@@ -34,6 +35,8 @@ pub enum Command {
     Train(train::Args),
     /// Join two Parquet inputs, prefiltering the right side with a Bloom filter.
     Join(join::Args),
+    /// Keep the rows of Parquet inputs whose key a trained filter may hold (a map-only job).
+    Filter(filter::Args),
     /// Show a filter's parameters, fill ratio and estimated false-positive rate.
     Inspect(inspect::Args),
     /// Probe keys against a filter: one key per line in, "maybe" or "no" per line out.
@@ -55,6 +58,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Train(args) => train::run(args, quiet),
         Command::Join(args) => join::run(args, quiet),
+        Command::Filter(args) => filter::run(args, quiet),
         Command::Inspect(args) => inspect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Merge(args) => merge::run(args, quiet),

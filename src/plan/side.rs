@@ -581,7 +581,7 @@ pub(crate) fn with_missing(schema: &Schema, wanted: &[FieldRef]) -> (Schema, Vec
 }
 
 /// Check every file of a planned side and work out what to decode from each.
-fn project_side(
+pub(crate) fn project_side(
     name: &'static str,
     plan: Plan,
     side: &SideJob,
