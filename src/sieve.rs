@@ -109,11 +109,8 @@ impl FilterReport {
             i.rows_dropped_null_key
         );
         s += &format!(
-            "  filter {} rows dropped by the filter, {} row groups ({} rows) skipped by Parquet Bloom filters of {} probed\n",
-            i.rows_dropped_by_filter,
-            i.row_groups_skipped_by_sbbf,
-            i.rows_skipped_by_sbbf,
-            i.row_groups_sbbf_probed
+            "  filter {} rows dropped by the filter\n",
+            i.rows_dropped_by_filter
         );
         s += &format!(
             "  output {} rows, {} (the filter's false positives among them, at its rate)\n",

@@ -335,3 +335,37 @@ fn readme_filter_example_is_true() {
         .0;
     assert_eq!(rows.len().to_string(), n);
 }
+
+/// Inputs, filter and output on S3 (moto): the rows of the local run, committed there.
+#[test]
+fn on_s3() {
+    let s3 = crate::util::S3Server::start();
+    let dir = trained();
+    let d = dir.path();
+    s3.python("s3.create_bucket(Bucket='lake')");
+    s3.upload_dir("lake", &d.join("data/sample/comments"), "comments");
+    s3.python(&format!(
+        "s3.upload_file({:?}, 'lake', 'users.bjf')",
+        d.join("users.bjf").to_str().unwrap()
+    ));
+    let args = [
+        "filter",
+        "-q",
+        "--filter",
+        "s3://lake/users.bjf",
+        "--input",
+        "s3://lake/comments/",
+        "--key",
+        "UserId",
+        "--select",
+        "Id,UserId,Score",
+        "--workers",
+        "2",
+        "--output",
+        "s3://lake/out",
+    ];
+    crate::util::run_env(d, &args, &s3.env()).ok();
+    let (remote, names) = crate::append_cli::downloaded(&s3, d);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_eq!(read_rows(&remote).0, probed_rows(d, |_| true));
+}
