@@ -8,13 +8,14 @@ are the command line's, byte for byte, and so are its jobs and their reports.
   ChunkedArray, a Polars Series, a NumPy array or a list through the Arrow C data
   interface; ``key in f``; ``f.info()``; ``f.to_bytes()`` / ``f.write(location)``;
   ``Filter.merge([...])``.
-- ``train(**options)``, ``join(**options)``, ``run_job(path, set=...)``: the command
-  line's jobs, keyword for keyword, returning their reports as dicts.
+- ``train(**options)``, ``join(**options)``, ``filter_rows(**options)`` (``bloomjoin
+  filter``), ``run_job(path, set=...)``: the command line's jobs, keyword for keyword,
+  returning their reports as dicts.
 - Errors are ``BloomjoinError`` subclasses (see ``bloomjoin.errors``) carrying the
   command line's one-line messages.
 """
 
-from ._bloomjoin import Filter, __version__, join, run_job, train
+from ._bloomjoin import Filter, __version__, filter_rows, join, run_job, train
 from .errors import (
     BloomjoinError,
     FilterFormatError,
@@ -30,6 +31,7 @@ __all__ = [
     "Filter",
     "train",
     "join",
+    "filter_rows",
     "run_job",
     "BloomjoinError",
     "UsageError",

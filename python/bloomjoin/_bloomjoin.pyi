@@ -133,6 +133,25 @@ def join(
     """Join two Parquet inputs like ``bloomjoin join``; returns the report (with
     ``dry_run=True``, the plan: ``{"plan": str, "warnings": list[str]}``)."""
 
+def filter_rows(
+    *,
+    filter: Location,
+    input: Union[Location, Sequence[Location]],
+    key: str,
+    output: Location,
+    where: Optional[str] = None,
+    select: Optional[str] = None,
+    overwrite: bool = False,
+    report: Optional[Location] = None,
+    workers: Optional[int] = None,
+    batch_size: int = 8192,
+    split_rows: Optional[int] = None,
+    no_hive_partitioning: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """Keep the rows whose key the filter may hold, like ``bloomjoin filter``; returns the
+    report."""
+
 def run_job(
     path: Location, set: Optional[Mapping[str, Any]] = None, dry_run: bool = False
 ) -> dict[str, dict[str, Any]]:

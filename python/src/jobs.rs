@@ -27,6 +27,7 @@ use crate::errors::{self, IntoPyResult};
 const TRAIN_REQUIRED: &[&str] = &["input", "column", "output"];
 /// The options `join` cannot do without.
 const JOIN_REQUIRED: &[&str] = &["left", "left-key", "right", "right-key", "output"];
+const FILTER_REQUIRED: &[&str] = &["filter", "input", "key", "output"];
 
 /// A Python value as JSON for a spec field; `None` leaves the option unset.
 fn to_json(py: Python<'_>, what: &str, key: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
@@ -337,6 +338,25 @@ pub fn join<'py>(
         return plan_dict(py, &d.summary, &d.warnings);
     }
     let report = run_detached(py, move || bloomjoin::join::run(&spec.to_job()?, false))?;
+    report_dict(py, &report)
+}
+
+/// Keep the rows of Parquet inputs whose key a trained filter may hold, like ``bloomjoin
+/// filter`` (Bloom filtering, a map-only job).
+///
+/// Takes the command line's options as keywords (``filter``, ``input``, ``key``, ``where``,
+/// ``select``, ``output``, ``overwrite``, ``workers``, ``compression``, ...; a str for
+/// ``input`` is one input) and returns the report as a dict. The GIL is released while the
+/// job runs; Ctrl-C cancels it and commits nothing.
+#[pyfunction]
+#[pyo3(signature = (**options))]
+pub fn filter_rows<'py>(
+    py: Python<'py>,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let spec: bloomjoin::cli::filter::Args =
+        spec_from_kwargs(py, "filter_rows", FILTER_REQUIRED, options)?;
+    let report = run_detached(py, move || bloomjoin::sieve::run(&spec.to_job()?, false))?;
     report_dict(py, &report)
 }
 

@@ -55,6 +55,7 @@ fn _bloomjoin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<filter::Filter>()?;
     m.add_function(wrap_pyfunction!(jobs::train, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::join, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::filter_rows, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::run_job, m)?)?;
     m.add_function(wrap_pyfunction!(_rust_probe_seconds, m)?)?;
     m.add("_PROBE_SLICE", filter::PROBE_SLICE)?;

@@ -345,6 +345,25 @@ def test_join_overwrites_the_partitions_it_writes(tmp_path):
                        **{k: v for k, v in first.items() if k != "partition_by"})
 
 
+def test_filter_rows_keeps_what_the_cli_keeps(tmp_path):
+    bloomjoin.train(input=[USERS], column="Id", where="Reputation > 1500",
+                    output=str(tmp_path / "users.bjf"))
+    options = dict(filter=str(tmp_path / "users.bjf"), input=COMMENTS, key="UserId",
+                   where="Score > 0", select=["Id", "UserId", "Score"], workers=2)
+    report = bloomjoin.filter_rows(output=str(tmp_path / "py"), **options)
+    cli("filter", *kebab_args({**options, "select": "Id,UserId,Score", "input": [COMMENTS]}),
+        "--output", tmp_path / "cli")
+    assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
+    assert report["rows_out"] == pq.read_table(tmp_path / "py").num_rows > 0
+    f = bloomjoin.Filter.open(tmp_path / "users.bjf")
+    kept = pq.read_table(tmp_path / "py")
+    assert all(f.contains(kept.column("UserId")).to_pylist())
+    with pytest.raises(bloomjoin.errors.InputError, match="no such column"):
+        bloomjoin.filter_rows(output=str(tmp_path / "bad"), **{**options, "key": "Nope"})
+    with pytest.raises(bloomjoin.errors.UsageError, match="filter_rows"):
+        bloomjoin.filter_rows(output=str(tmp_path / "bad"), **options, nope=1)
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {

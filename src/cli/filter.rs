@@ -1,6 +1,8 @@
 //! `bloomjoin filter`: keep the rows of Parquet inputs whose key a trained filter may hold
 //! (MapReduce Design Patterns' Bloom filtering; see [`crate::sieve`]).
 
+use serde::{Deserialize, Serialize};
+
 use crate::bloom::spark_keys::SparkKeyMode;
 use crate::commit::{Codec, FileFormat, WriteMode};
 use crate::error::{Error, Result};
@@ -9,8 +11,10 @@ use crate::join::SideJob;
 use crate::sieve::FilterJob;
 use crate::store::Location;
 
-/// Arguments of `filter`.
-#[derive(Debug, clap::Args)]
+/// Arguments of `filter`, from the command line or the Python package's `filter_rows`
+/// (kebab-case keys).
+#[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
 pub struct Args {
     /// The trained filter (a path or an object-store URL; bloomjoin's format or Spark's).
     #[arg(long, value_name = "LOC")]
@@ -24,6 +28,7 @@ pub struct Args {
     pub key: String,
     /// Keep only rows where this SQL condition holds too.
     #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
+    #[serde(rename = "where")]
     pub predicate: Option<String>,
     /// Output columns, comma-separated [default: every input column].
     #[arg(long, value_name = "COLS")]
@@ -64,9 +69,44 @@ pub struct Args {
     pub no_hive_partitioning: bool,
 }
 
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            filter: String::new(),
+            input: Vec::new(),
+            key: String::new(),
+            predicate: None,
+            select: None,
+            output: String::new(),
+            overwrite: false,
+            report: None,
+            spark_keys: SparkKeyMode::Plain,
+            compression: Codec::Zstd,
+            compression_level: None,
+            bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
+            workers: None,
+            batch_size: 8192,
+            split_rows: None,
+            no_hive_partitioning: false,
+        }
+    }
+}
+
 impl Args {
     /// Check the options into a [`FilterJob`] before anything is read.
     pub fn to_job(&self) -> Result<FilterJob> {
+        for (name, value) in [
+            ("--filter", &self.filter),
+            ("--key", &self.key),
+            ("--output", &self.output),
+        ] {
+            if value.is_empty() {
+                return Err(Error::param(name, "is required"));
+            }
+        }
+        if self.input.is_empty() {
+            return Err(Error::param("--input", "is required"));
+        }
         let keys = crate::cli::key_columns(&self.key, "--key")?;
         let select = self
             .select
