@@ -133,10 +133,10 @@ impl FilterReport {
 pub fn run(job: &FilterJob, show_progress: bool) -> Result<FilterReport> {
     let t0 = Instant::now();
     crate::plan::refuse_filter_overlap(job)?;
-    let (mut filter, meta) = codec::read(&job.filter)?;
+    let (filter, meta) = codec::read(&job.filter)?;
     let output = OutputDir::prepare(job.output.clone(), job.write_mode)?;
     let pool = crate::map::worker_pool(job.workers)?;
-    let result = pool.install(|| map(job, &mut filter, &meta, &output, show_progress, t0));
+    let result = pool.install(|| map(job, filter, &meta, &output, show_progress, t0));
     let (mut report, parts) = match result {
         Ok(r) => r,
         Err(e) => {
@@ -160,7 +160,7 @@ pub fn run(job: &FilterJob, show_progress: bool) -> Result<FilterReport> {
 /// report (but for the commit) and the parts' names.
 fn map(
     job: &FilterJob,
-    filter: &mut crate::bloom::BloomFilter,
+    mut filter: crate::bloom::BloomFilter,
     meta: &codec::FilterMeta,
     output: &OutputDir,
     show_progress: bool,
@@ -184,7 +184,14 @@ fn map(
                             "{c:?} is not a column of the input ({})",
                             match crate::error::did_you_mean(c, &all) {
                                 Some(hint) => hint,
-                                None => "its columns are given by its files".into(),
+                                None => format!(
+                                    "it has {}",
+                                    all.fields()
+                                        .iter()
+                                        .map(|f| f.name().as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ),
                             }
                         ),
                     ));
@@ -196,8 +203,8 @@ fn map(
     };
     let side = project_side("input", plan, &job.input, &columns)?;
     let name = job.filter.to_string();
-    crate::join::spark_keys_of(job.spark_keys, &name, &job.input.keys, &side, filter)?;
-    crate::join::check_key_of(filter, meta, &name, "--key", &job.input.keys, &side)?;
+    crate::join::spark_keys_of(job.spark_keys, &name, &job.input.keys, &side, &mut filter)?;
+    crate::join::check_key_of(&filter, meta, &name, "--key", &job.input.keys, &side)?;
     let out_schema: SchemaRef = Arc::new(Schema::new(
         columns
             .iter()
@@ -226,8 +233,8 @@ fn map(
         fpp: job.bloom_fpp,
         max_distinct: Vec::new(),
     };
-    let hash_seed = crate::join::hash_seed(Some(filter));
-    let filter = Arc::new(filter.clone());
+    let hash_seed = crate::join::hash_seed(Some(&filter));
+    let filter = Arc::new(filter);
     let prefilter = RightPrefilter::new(
         vec![None; side.arity()],
         Some(Arc::clone(&filter)),
