@@ -30,6 +30,21 @@ fn trained() -> tempfile::TempDir {
     dir
 }
 
+/// Run `filter` of the sample's comments by `users.bjf` on `UserId` in `d`, with `extra`.
+fn filter(d: &Path, extra: &[&str]) -> crate::util::Run {
+    let mut args = vec![
+        "filter",
+        "--filter",
+        "users.bjf",
+        "--input",
+        "data/sample/comments",
+        "--key",
+        "UserId",
+    ];
+    args.extend(extra);
+    run_in(d, &args)
+}
+
 /// The sample's comments as `(Id, UserId, Score)`, `UserId` null as `None`.
 fn comments(d: &Path) -> Vec<(i64, Option<i32>, i32)> {
     use arrow::array::{Array, AsArray};
@@ -99,26 +114,8 @@ fn keeps_exactly_the_rows_the_filter_may_hold_for_any_workers_and_splits() {
     let want = probed_rows(d, |_| true);
     // Every comment of a trained user is there (no false negatives), and some others (its
     // false positives) too.
-    let args = [
-        "join",
-        "-q",
-        "--left",
-        "data/sample/users",
-        "--left-key",
-        "Id",
-        "--left-where",
-        "Reputation > 1500",
-        "--right",
-        "data/sample/comments",
-        "--right-key",
-        "UserId",
-        "--type",
-        "right-semi",
-        "--select",
-        "Id,UserId,Score",
-        "--output",
-        "semi",
-    ];
+    let args = crate::append_cli::args(Some("> 1500"), "Id,UserId,Score", "semi", &[]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_in(d, &args).ok();
     let exact = read_rows(&d.join("semi")).0;
     assert!(exact.len() < want.len(), "{} {}", exact.len(), want.len());
@@ -146,13 +143,6 @@ fn keeps_exactly_the_rows_the_filter_may_hold_for_any_workers_and_splits() {
     {
         let out = format!("out-{i}");
         let mut args = vec![
-            "filter",
-            "--filter",
-            "users.bjf",
-            "--input",
-            "data/sample/comments",
-            "--key",
-            "UserId",
             "--select",
             "Id,UserId,Score",
             "--output",
@@ -161,7 +151,7 @@ fn keeps_exactly_the_rows_the_filter_may_hold_for_any_workers_and_splits() {
             "r.json",
         ];
         args.extend(extra.iter());
-        let summary = run_in(d, &args).ok();
+        let summary = filter(d, &args).ok();
         let (rows, names) = read_rows(&d.join(&out));
         assert_eq!(names, ["Id", "UserId", "Score"]);
         assert_eq!(rows, want, "{extra:?}");
@@ -186,24 +176,7 @@ fn keeps_exactly_the_rows_the_filter_may_hold_for_any_workers_and_splits() {
 fn where_and_every_column() {
     let dir = trained();
     let d = dir.path();
-    run_in(
-        d,
-        &[
-            "filter",
-            "-q",
-            "--filter",
-            "users.bjf",
-            "--input",
-            "data/sample/comments",
-            "--key",
-            "UserId",
-            "--where",
-            "Score >= 10",
-            "--output",
-            "all",
-        ],
-    )
-    .ok();
+    filter(d, &["-q", "--where", "Score >= 10", "--output", "all"]).ok();
     let names = read_rows(&d.join("all")).1;
     assert_eq!(
         names,
@@ -218,40 +191,20 @@ fn where_and_every_column() {
         ]
     );
     // The same rows as the narrow output's, their other columns too.
-    run_in(
-        d,
-        &[
-            "filter",
-            "-q",
-            "--filter",
-            "users.bjf",
-            "--input",
-            "data/sample/comments",
-            "--key",
-            "UserId",
-            "--where",
-            "Score >= 10",
-            "--select",
-            "Id,UserId,Score",
-            "--output",
-            "narrow",
-        ],
-    )
-    .ok();
-    assert_eq!(read_rows(&d.join("narrow")).0, probed_rows(d, |s| s >= 10));
-    let mut all = Vec::new();
-    for f in crate::util::files_below(&d.join("all")) {
-        if f.ends_with(".parquet") {
-            let file = std::fs::File::open(d.join("all").join(f)).unwrap();
-            let reader =
-                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                    .unwrap()
-                    .build()
-                    .unwrap();
-            all.extend(reader.map(|b| b.unwrap().num_rows()));
-        }
-    }
-    assert_eq!(all.iter().sum::<usize>(), probed_rows(d, |s| s >= 10).len());
+    let narrow = [
+        "-q",
+        "--where",
+        "Score >= 10",
+        "--select",
+        "Id,UserId,Score",
+    ];
+    filter(d, &[&narrow[..], &["--output", "narrow"]].concat()).ok();
+    let want = probed_rows(d, |s| s >= 10);
+    assert_eq!(read_rows(&d.join("narrow")).0, want);
+    assert_eq!(
+        crate::append_cli::file_rows(&d.join("all")),
+        want.len() as i64
+    );
 }
 
 #[test]
