@@ -363,6 +363,21 @@ impl OutputDir {
         format!("{name}-{}.parquet", self.run_id)
     }
 
+    /// Run `stages`, which stage this run's parts and return its report and their names, then
+    /// [`commit`](Self::commit) them with the report as `_SUCCESS`'s marker; when `stages`
+    /// fails, what it staged is removed. The report, what the commit kept of the output
+    /// committed before, and the commit's milliseconds.
+    pub(crate) fn stage_and_commit<R: serde::Serialize>(
+        &self,
+        stages: impl FnOnce() -> Result<(R, Vec<String>)>,
+    ) -> Result<(R, Option<Committed>, u64)> {
+        let (report, parts) = stages().inspect_err(|_| self.cleanup_staging())?;
+        let t_commit = Instant::now();
+        let marker = serde_json::to_vec_pretty(&report).expect("report serializes");
+        let committed = self.commit(&parts, Bytes::from(marker))?;
+        Ok((report, committed, t_commit.elapsed().as_millis() as u64))
+    }
+
     /// Under the output's commit lease: move the staged `parts` into place and write
     /// `_SUCCESS` with `marker` (a JSON object, the report; the run id and the part names are
     /// added to it), then remove what earlier runs left. On failure or cancellation, this
@@ -407,12 +422,10 @@ impl OutputDir {
         let (kept_dirs, before_dirs) = (dirs(&kept), dirs(&before));
         let partitions =
             |d: &std::collections::BTreeSet<String>| d.iter().filter(|d| !d.is_empty()).count();
+        // Appending keeps every directory: none is replaced.
         Ok(Some(Committed {
             parts_kept: kept.len(),
-            partitions_replaced: match self.mode {
-                WriteMode::OverwritePartitions => partitions(&before_dirs) - partitions(&kept_dirs),
-                _ => 0,
-            },
+            partitions_replaced: partitions(&before_dirs) - partitions(&kept_dirs),
             partitions_kept: partitions(&kept_dirs),
         }))
     }
@@ -436,6 +449,8 @@ impl OutputDir {
         // that committed while this one worked is appended to as well).
         let mut before = Vec::new();
         let committed_before = success.exists()?;
+        // This run keeps parts of a committed output: its `_SUCCESS` is replaced in one put.
+        let keeping = self.mode.keeps_parts() && committed_before;
         if committed_before {
             match self.mode {
                 // Another run committed while this one worked.
@@ -491,7 +506,7 @@ impl OutputDir {
         // Keeping parts, the run replaces `_SUCCESS` in one put (readers see the old
         // manifest or the new); otherwise none is there, and a run that committed meanwhile
         // wins.
-        let mode = match self.mode.keeps_parts() && committed_before {
+        let mode = match keeping {
             true => PutMode::Overwrite,
             false => PutMode::Create,
         };
@@ -500,7 +515,7 @@ impl OutputDir {
             ..Default::default()
         };
         match block_on(store.put_opts(success.path(), PutPayload::from(manifest), opts)) {
-            Ok(_) => Ok((self.mode.keeps_parts() && committed_before).then_some((kept, before))),
+            Ok(_) => Ok(keeping.then_some((kept, before))),
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.dir.to_string(),
             }),

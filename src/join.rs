@@ -959,32 +959,18 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let output_dir = OutputDir::prepare(job.output.clone(), job.write_mode())?;
     let workers = job.workers.get();
     let pool = crate::map::worker_pool(workers)?;
-    let result = pool.install(|| run_stages(job, &mut loaded, &output_dir, show_progress, t0));
-    let (mut report, parts) = match result {
-        Ok(r) => r,
-        Err(e) => {
-            output_dir.cleanup_staging();
-            return Err(e);
-        }
-    };
-    let t_commit = Instant::now();
-    if report.prefilter.used {
-        let fp = report.prefilter.false_positives;
-        let negatives = fp + report.right.rows_dropped_by_filter;
-        report.prefilter.observed_fpp = (negatives > 0).then(|| fp as f64 / negatives as f64);
-    }
-    let marker = serde_json::to_vec_pretty(&report).expect("report serializes");
-    let committed = output_dir.commit(&parts, bytes::Bytes::from(marker))?;
-    let mode = job.write_mode();
+    let (mut report, committed, commit_ms) = output_dir.stage_and_commit(|| {
+        pool.install(|| run_stages(job, &mut loaded, &output_dir, show_progress, t0))
+    })?;
     if let Some(committed) = committed {
         report.kept = Some(KeptReport {
             parts: committed.parts_kept,
             partition_dirs: committed.partitions_kept,
-            partition_dirs_replaced: (mode == WriteMode::OverwritePartitions)
+            partition_dirs_replaced: (job.write_mode() == WriteMode::OverwritePartitions)
                 .then_some(committed.partitions_replaced),
         });
     }
-    report.times.commit_ms = t_commit.elapsed().as_millis() as u64;
+    report.times.commit_ms = commit_ms;
     report.times.total_ms = t0.elapsed().as_millis() as u64;
     report.peak_rss_bytes = crate::sys::peak_rss();
     if let Some(path) = &job.report {
@@ -1150,7 +1136,7 @@ fn run_stages(
             "{unreadable} right row group(s) have a Parquet Bloom filter that cannot be read; they were read in full (first: {first})"
         ));
     }
-    let report = JoinReport {
+    let mut report = JoinReport {
         created_by: crate::CREATED_BY,
         join_type: job.join_type,
         nulls_equal: job.nulls_equal,
@@ -1203,6 +1189,11 @@ fn run_stages(
         peak_rss_bytes: None,
         warnings,
     };
+    if report.prefilter.used {
+        let fp = report.prefilter.false_positives;
+        let negatives = fp + report.right.rows_dropped_by_filter;
+        report.prefilter.observed_fpp = (negatives > 0).then(|| fp as f64 / negatives as f64);
+    }
     Ok((report, written.parts))
 }
 

@@ -136,18 +136,10 @@ pub fn run(job: &FilterJob, show_progress: bool) -> Result<FilterReport> {
     let (filter, meta) = codec::read(&job.filter)?;
     let output = OutputDir::prepare(job.output.clone(), job.write_mode)?;
     let pool = crate::map::worker_pool(job.workers)?;
-    let result = pool.install(|| map(job, filter, &meta, &output, show_progress, t0));
-    let (mut report, parts) = match result {
-        Ok(r) => r,
-        Err(e) => {
-            output.cleanup_staging();
-            return Err(e);
-        }
-    };
-    let t_commit = Instant::now();
-    let marker = serde_json::to_vec_pretty(&report).expect("report serializes");
-    output.commit(&parts, bytes::Bytes::from(marker))?;
-    report.commit_ms = t_commit.elapsed().as_millis() as u64;
+    let (mut report, _, commit_ms) = output.stage_and_commit(|| {
+        pool.install(|| map(job, filter, &meta, &output, show_progress, t0))
+    })?;
+    report.commit_ms = commit_ms;
     report.total_ms = t0.elapsed().as_millis() as u64;
     report.peak_rss_bytes = crate::sys::peak_rss();
     if let Some(path) = &job.report {
