@@ -677,12 +677,7 @@ pub(crate) fn refuse_join_overlap(job: &crate::join::JoinJob, dashes: &str) -> R
         (&flag("right"), &job.right.inputs),
         (&flag("filter"), &filter),
     ];
-    refuse_overlap(job.output().as_str(), &flag("output"), &inputs)?;
-    if let Some(report) = &job.report {
-        refuse_overlap(report, &flag("report"), &inputs)?;
-        refuse_report_in_output(report, job.output(), &flag("report"), &flag("output"))?;
-    }
-    Ok(())
+    refuse_output_overlap(job.output(), job.report.as_deref(), &inputs, dashes)
 }
 
 /// Refuse a `filter` job's output or report that overlaps its inputs or its filter, and a
@@ -690,11 +685,25 @@ pub(crate) fn refuse_join_overlap(job: &crate::join::JoinJob, dashes: &str) -> R
 pub(crate) fn refuse_filter_overlap(job: &crate::sieve::FilterJob) -> Result<()> {
     let filter = [job.filter.as_str().to_string()];
     let inputs: [(&str, &[String]); 2] = [("--input", &job.input.inputs), ("--filter", &filter)];
-    refuse_overlap(job.output.as_str(), "--output", &inputs)?;
-    if let Some(report) = &job.report {
-        refuse_overlap(report, "--report", &inputs)?;
-        refuse_report_in_output(report, &job.output, "--report", "--output")?;
-        crate::report::check_report_path(report)?;
+    refuse_output_overlap(&job.output, job.report.as_deref(), &inputs, "--")?;
+    job.report
+        .as_deref()
+        .map_or(Ok(()), crate::report::check_report_path)
+}
+
+/// Refuse an output directory (`output`, and its `report`) that overlaps one of the `inputs`
+/// (each with its option), and a report inside the output; options named with `dashes`.
+fn refuse_output_overlap(
+    output: &Location,
+    report: Option<&str>,
+    inputs: &[(&str, &[String])],
+    dashes: &str,
+) -> Result<()> {
+    let flag = |n: &str| format!("{dashes}{n}");
+    refuse_overlap(output.as_str(), &flag("output"), inputs)?;
+    if let Some(report) = report {
+        refuse_overlap(report, &flag("report"), inputs)?;
+        refuse_report_in_output(report, output, &flag("report"), &flag("output"))?;
     }
     Ok(())
 }
