@@ -13,6 +13,19 @@ Used by scripts/ci-sample.sh and scripts/crosscheck.sh (with the venv of scripts
         join.append or join.overwrite-partitions says what became of the earlier rows: all
         kept (UNION ALL), or kept in the partition directories the job wrote no row to. The
         parts on disk must be the ones _SUCCESS names.
+  bjcheck.py filter --input LOC... --key COLS [--where EXPR] [--select COLS]
+                    --train-input LOC... --train-column COLS [--train-where EXPR]
+                    --fpp P --output DIR
+        check the output of `bloomjoin filter` (those options) by a filter trained by `bloomjoin
+        train` (the --train-* ones, at --fpp) against DuckDB: DuckDB takes the trained key set
+        (the distinct non-null key tuples of the training rows) and the input rows that pass
+        --where, and the output must hold every such row whose key is in the set (no false
+        negatives, as multisets over the output's columns) and nothing but such rows and rows
+        of a non-null key outside the set (the filter's false positives), at most
+        3 x fpp x (input rows of a key outside the set) + 20 of those; its columns must be the
+        --select ones (default: every input column), the parts on disk the ones _SUCCESS names
+        and _SUCCESS's rows_out their rows. Repeat --input and --train-input for several
+        locations; a composite key is `a,b` (and --train-column `x,y`, paired in order).
 
 The checksum of a table (an order-independent fingerprint of its row multiset):
 
@@ -475,11 +488,130 @@ def cmd_duckdb(args):
     return 0
 
 
+def filter_args(args):
+    """The options of `bjcheck.py filter`, as a dict (lists for the repeatable ones)."""
+    opts = {"input": [], "train-input": []}
+    single = ("key", "where", "select", "train-column", "train-where", "fpp", "output")
+    it = iter(args)
+    for a in it:
+        name = a[2:] if a.startswith("--") else None
+        if name in ("input", "train-input"):
+            opts[name].append(next(it))
+        elif name in single:
+            opts[name] = next(it)
+        else:
+            die(f"filter: unknown argument {a!r}")
+    for name in ("input", "train-input"):
+        if not opts[name]:
+            die(f"filter: --{name} is required")
+    for name in ("key", "train-column", "fpp", "output"):
+        if name not in opts:
+            die(f"filter: --{name} is required")
+    return opts
+
+
+def names_of(text):
+    """A comma-separated list of column names (`a, b`)."""
+    return [c.strip() for c in text.split(",")]
+
+
+def cmd_filter(args):
+    o = filter_args(args)
+    output = o["output"]
+    keys, tkeys = names_of(o["key"]), names_of(o["train-column"])
+    if len(keys) != len(tkeys):
+        die(f"--key {o['key']!r} and --train-column {o['train-column']!r} differ in length")
+    fpp = float(o["fpp"])
+    label = f"filter {output} (--key {o['key']}" + "".join(
+        f" --{n} {o[n]!r}" for n in ("where", "select") if o.get(n)) + f"; trained on {o['train-column']}"
+    label += f" where {o['train-where']!r}, fpp {fpp})" if o.get("train-where") else f", fpp {fpp})"
+    con = duckdb.connect()
+    files, tfiles = expand(o["input"]), expand(o["train-input"])
+    cols = names_of(o["select"]) if o.get("select") else columns_of(con, files)
+    proj = ", ".join(f"i.{qi(c)}" for c in cols)
+    where = f" WHERE {o['where']}" if o.get("where") else ""
+    twhere = f"({o['train-where']}) AND " if o.get("train-where") else ""
+    # The input rows that pass --where (i), and the trained key set (k): the distinct key
+    # tuples of the training rows that pass train --where, none of their columns null (a
+    # null in any of them is a null key, which train skips).
+    con.execute(f"CREATE TEMP VIEW i AS SELECT * FROM {parquet_source(files)}{where}")
+    con.execute(
+        f"CREATE TEMP TABLE k AS SELECT DISTINCT {', '.join(qi(c) for c in tkeys)} "
+        f"FROM {parquet_source(tfiles)} WHERE {twhere}"
+        + " AND ".join(f"{qi(c)} IS NOT NULL" for c in tkeys))
+    in_set = "EXISTS (SELECT 1 FROM k WHERE " + " AND ".join(
+        f"k.{qi(t)} = i.{qi(c)}" for t, c in zip(tkeys, keys)) + ")"
+    not_null = " AND ".join(f"i.{qi(c)} IS NOT NULL" for c in keys)
+    # exact: the semi-join (the rows of a key in the set); outside: the rows of a non-null key
+    # outside it, the only ones a false positive may keep.
+    con.execute(f"CREATE TEMP TABLE exact AS SELECT {proj} FROM i WHERE {in_set}")
+    con.execute(f"CREATE TEMP TABLE outside AS SELECT {proj} FROM i WHERE {not_null} AND NOT {in_set}")
+    con.execute(f"CREATE TEMP TABLE passing AS SELECT {proj} FROM i")
+    failures = []
+    if not os.path.exists(os.path.join(output, "_SUCCESS")):
+        die(f"{output}: no _SUCCESS: the job did not complete", 1)
+    wrong = manifest_mismatch(output, [])
+    if wrong:
+        failures.append(wrong)
+    with open(os.path.join(output, "_SUCCESS")) as f:
+        success = json.load(f)
+    tables = []
+    for part in sorted(glob.glob(os.path.join(output, "part-*.parquet"))):
+        t = pq.read_table(part, partitioning=None)
+        if t.column_names != cols:
+            failures.append(f"{os.path.basename(part)}: columns {t.column_names}, not --select/the input's {cols}")
+            if sorted(t.column_names) != sorted(cols):
+                for f in failures:
+                    print(f"MISMATCH {label}: {f}")
+                return 1
+        tables.append(t.select(cols))  # the rows compare column by column, by name
+    ours = pa.concat_tables(tables) if tables else con.sql("SELECT * FROM exact LIMIT 0").to_arrow_table()
+    if success.get("rows_out") != ours.num_rows:
+        failures.append(f"_SUCCESS says rows_out {success.get('rows_out')}, its parts hold {ours.num_rows} rows")
+    con.register("ours", ours)
+
+    def count(sql):
+        return con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0]
+
+    n_exact, n_outside = count("SELECT * FROM exact"), count("SELECT * FROM outside")
+    not_input = count("SELECT * FROM ours EXCEPT ALL SELECT * FROM passing")
+    if not_input:
+        failures.append(f"{not_input} output rows are not input rows that pass --where")
+    null_keys = count(f"SELECT * FROM ours EXCEPT ALL SELECT {proj} FROM i WHERE {not_null}") - not_input
+    if null_keys:
+        failures.append(f"{null_keys} output rows have a null key")
+    missing = count("SELECT * FROM exact EXCEPT ALL SELECT * FROM ours")
+    if missing:
+        failures.append(f"{missing} rows of a trained key are missing from the output (false negatives)")
+    # The false positives: the output's rows beyond the semi-join's, each of a key outside the
+    # set, and few.
+    con.execute("CREATE TEMP TABLE extra AS SELECT * FROM ours EXCEPT ALL SELECT * FROM exact")
+    n_extra = count("SELECT * FROM extra")
+    in_set_extra = count("SELECT * FROM extra EXCEPT ALL SELECT * FROM outside")
+    if in_set_extra:
+        failures.append(f"{in_set_extra} output rows beyond the semi-join's are not rows of a key outside the set")
+    bound = 3 * fpp * n_outside + 20
+    if n_extra > bound:
+        failures.append(f"{n_extra} false-positive rows, over the bound 3 x {fpp} x {n_outside} + 20 = {bound:.0f}")
+    counts = (f"{ours.num_rows} rows out of {count('SELECT * FROM passing')} passing --where: {n_exact} of the"
+              f" semi-join with the {count('SELECT * FROM k')} trained keys, {n_extra} false positives (at most"
+              f" {bound:.0f}: {n_outside} rows have a key outside the set)")
+    if failures:
+        for f in failures:
+            print(f"MISMATCH {label}: {f}")
+        print(f"  ({counts})")
+        return 1
+    print(f"ok {label}: {counts}")
+    return 0
+
+
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("checksum", "expect", "duckdb"):
-        die("usage: bjcheck.py checksum DIR | expect JOB [--update] | duckdb JOB [--set K=V]... [--output DIR] [--expected]")
+    commands = {"checksum": cmd_checksum, "expect": cmd_expect, "duckdb": cmd_duckdb, "filter": cmd_filter}
+    if len(argv) < 2 or argv[1] not in commands:
+        die("usage: bjcheck.py checksum DIR | expect JOB [--update] | duckdb JOB [--set K=V]... [--output DIR] [--expected]"
+            " | filter --input LOC... --key COLS ... --train-input LOC... --train-column COLS ... --fpp P --output DIR")
     os.chdir(ROOT)
-    return {"checksum": cmd_checksum, "expect": cmd_expect, "duckdb": cmd_duckdb}[argv[1]](argv[2:])
+    return commands[argv[1]](argv[2:])
 
 
 if __name__ == "__main__":
