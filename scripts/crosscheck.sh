@@ -17,7 +17,12 @@
 # and outputs written into Hive partition directories (--partition-by), read back by DuckDB;
 # and null keys matching each other (--nulls-equal) against DuckDB's IS NOT DISTINCT FROM, and
 # key pairs as one column (--coalesce-keys) against DuckDB's COALESCE; and a second run into a
-# committed output (--append, --overwrite-partitions) against both runs' rows in DuckDB.
+# committed output (--append, --overwrite-partitions) against both runs' rows in DuckDB; and
+# the filter job (`bloomjoin filter`) against DuckDB's semi-join of the trained key set (every
+# row of a trained key kept, nothing but input rows that pass --where, the others of keys outside
+# the set and within a bound from the filter's fpp): integer, string and composite keys, a
+# --where and a --select, a filter in Spark's format, TPC-H, Hive partitions and files of
+# different columns.
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -356,6 +361,80 @@ check_after "$OUT/overwrite-partitions-two-levels" jobs/users_comments_by_name.t
 # A second run of no rows replaces nothing.
 check_after "$OUT/overwrite-partitions-none" jobs/users_comments.toml "join.right-where=Score >= 0" -- \
     "join.right-where=Score > 100000" join.partition-by=Score join.overwrite-partitions=true
+
+echo "== the filter job (map-only Bloom filtering): DuckDB's semi-join of the trained keys, and the false positives within a bound"
+# filter_check NAME FPP TRAIN_INPUT TRAIN_COLUMN TRAIN_WHERE INPUT KEY WHERE SELECT [OPTION]...:
+# train a filter on TRAIN_INPUT's TRAIN_COLUMN at FPP (the rows that pass TRAIN_WHERE), keep
+# INPUT's rows whose KEY it may hold with `filter` (WHERE and SELECT: none when empty; the
+# OPTIONs, those written `train:OPTION` given to train instead), then check them in DuckDB
+# (bjcheck.py filter): every row of a trained key is there, and nothing but input rows that
+# pass WHERE, the others (of keys outside the set) at most 3 x FPP of the candidates + 20.
+filter_check() {
+    local name=$1 fpp=$2 tin=$3 tcol=$4 twhere=$5 in=$6 key=$7 where=$8 select=$9
+    shift 9
+    local topts=() fopts=() args=()
+    for o in "$@"; do
+        case $o in
+        train:*) topts+=("${o#train:}") ;;
+        *) fopts+=("$o") ;;
+        esac
+    done
+    [ -z "$twhere" ] || { topts+=(--where "$twhere"); args+=(--train-where "$twhere"); }
+    [ -z "$where" ] || { fopts+=(--where "$where"); args+=(--where "$where"); }
+    [ -z "$select" ] || { fopts+=(--select "$select"); args+=(--select "$select"); }
+    if ! "$BIN" --quiet train --input "$tin" --column "$tcol" --fpp "$fpp" "${topts[@]}" \
+        --output "$OUT/$name.bjf" --overwrite ||
+        ! "$BIN" --quiet filter --filter "$OUT/$name.bjf" --input "$in" --key "$key" "${fopts[@]}" \
+            --output "$OUT/$name" --overwrite; then
+        echo "FAILED filter $name: bloomjoin exited non-zero"
+        failed=$((failed + 1))
+        return
+    fi
+    if "$PY" scripts/bjcheck.py filter --train-input "$tin" --train-column "$tcol" --fpp "$fpp" \
+        --input "$in" --key "$key" "${args[@]}" --output "$OUT/$name"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
+}
+SAMPLE=data/sample
+# The sample's comments of the users over 1500 reputation: an integer key (Int64 Id against
+# Int32 UserId, nulls among both), every column; then the README's upvoted ones (a --where
+# and a --select with the key), and a --select without the key; a string key; a composite
+# key; a filter of a high fpp (many false positives, against a bound that means something);
+# a filter in Spark's format. Workers, splits and batches vary.
+filter_check filter-sample 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" ""
+filter_check filter-sample-where-select 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId \
+    "Score > 0" "Id, UserId, Score, Text" --workers 3 --batch-size 100
+filter_check filter-sample-no-key 0.01 $SAMPLE/users Id "Reputation BETWEEN 100 AND 1500" $SAMPLE/comments UserId \
+    "" "Id,Score,CreationDate" --workers 1 --split-rows 1000
+filter_check filter-sample-name 0.05 $SAMPLE/users DisplayName "Reputation > 1000" $SAMPLE/comments UserDisplayName \
+    "" "" --workers 4 --split-rows 500 --batch-size 333
+filter_check filter-sample-id-name 0.01 $SAMPLE/users Id,DisplayName "Reputation > 1500" $SAMPLE/comments \
+    UserId,UserDisplayName "Score >= 0" "" --workers 2 --split-rows 1000 --batch-size 64
+filter_check filter-sample-fpp-0.3 0.3 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" "" \
+    --workers 1 --batch-size 4096
+filter_check filter-sample-spark 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" "" \
+    train:--layout=spark-v2 train:--format=spark --workers 2
+# TPC-H: lineitem by the partsupp pairs of a selective --where (a composite key of two
+# integers), and by the orders of a month (every column: Utf8View strings, decimals, dates).
+filter_check filter-tpch-partsupp 0.01 "$TPCH/partsupp.parquet" ps_partkey,ps_suppkey "ps_availqty < 500" \
+    "$TPCH/lineitem.parquet" l_partkey,l_suppkey "l_shipdate < DATE '1994-01-01'" \
+    l_orderkey,l_linenumber,l_partkey,l_suppkey,l_shipdate --workers 3
+filter_check filter-tpch-orders 0.01 "$TPCH/orders.parquet" o_orderkey \
+    "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'" "$TPCH/lineitem.parquet" l_orderkey \
+    "" "" --workers 2 --split-rows 5000
+# Hive partition directories (built above): the right side's rows by the left's keys, with
+# the partition columns in the output and the --where; a key of a partition column and a file
+# column, and one of a partition column alone. Files of different columns (unioned by name).
+filter_check filter-hive 0.01 "$HIVE/left" id "region IS NULL OR region <> 'US' AND v > 0.2" "$HIVE/right" rid \
+    "dt >= DATE '2024-01-02' AND (h = 7 OR w < 5)" "" --workers 3 --split-rows 100
+filter_check filter-hive-key 0.01 "$HIVE/left" dt,id "region IS NULL OR v > 0.5" "$HIVE/right" dt,rid "h <> 12" "" \
+    --workers 2 --split-rows 150
+filter_check filter-hive-dt 0.01 "$HIVE/left" dt "id < 15 AND dt = DATE '2024-01-02'" "$HIVE/right" dt "" \
+    "rid,h,dt" --workers 3 --split-rows 100
+filter_check filter-evolved 0.01 "$EVO/left" id "b > 3 OR a = 'x'" "$EVO/right" rid "u IS NULL OR u < 7" "" \
+    --workers 3 --split-rows 100
 
 echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
