@@ -1222,6 +1222,90 @@ fn manifest(marker: &[u8], run_id: &str, parts: &[String]) -> Bytes {
     Bytes::from(serde_json::to_vec_pretty(&v).expect("JSON serializes"))
 }
 
+/// `--append` or `--overwrite-partitions` to a committed output: its `--partition-by`
+/// columns must be this job's (`job`: `join` or `filter`), and its parts must hold its other columns, in order,
+/// of the same types. Readers take the parts that stay and this run's for one table (Spark's
+/// append checks the table's schema the same way); a column of another type, or parts in
+/// other directories, would break them. Checked before any row is read, and again by nobody:
+/// the commit keeps the parts under its lease.
+pub(crate) fn check_kept_parts(
+    output: &Location,
+    mode: WriteMode,
+    partition_by: &[String],
+    out_schema: &arrow::datatypes::Schema,
+    job: &str,
+) -> Result<()> {
+    let success = output.child(SUCCESS);
+    if !mode.keeps_parts() || !success.exists()? {
+        return Ok(());
+    }
+    let flag = mode.flag();
+    let (parts, manifest) = committed(output, mode)?;
+    let theirs: Vec<String> = manifest["partition_by"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ours = partition_by.to_vec();
+    let show = |names: &[String]| match names {
+        [] => "not partitioned".to_string(),
+        names => format!("partitioned by {}", names.join(", ")),
+    };
+    if theirs != ours {
+        return Err(Error::param(
+            flag,
+            format!(
+                "{} is {}, and this {job}'s output would be {}: it must be partitioned by the same --partition-by (or write to a new directory)",
+                output,
+                show(&theirs),
+                show(&ours)
+            ),
+        ));
+    }
+    // The first part still there (a person may have removed some).
+    let mut first = None;
+    for name in &parts {
+        let part = output.descend(name);
+        if part.exists()? {
+            first = Some(part);
+            break;
+        }
+    }
+    let Some(first) = first else {
+        return Ok(());
+    };
+    let file = crate::plan::InputFile::open(first)?;
+    let columns = |fields: Vec<&arrow::datatypes::FieldRef>| -> Vec<String> {
+        fields
+            .into_iter()
+            .map(|f| format!("{} {}", f.name(), f.data_type()))
+            .collect()
+    };
+    let have = columns(file.schema().fields().iter().collect());
+    let want = columns(
+        out_schema
+            .fields()
+            .iter()
+            .filter(|f| !ours.contains(f.name()))
+            .collect(),
+    );
+    if have != want {
+        return Err(Error::param(
+            flag,
+            format!(
+                "the parts of {} hold the columns ({}), and this {job} writes ({}): they must be the same columns, in the same order, of the same types (or write to a new directory)",
+                output,
+                have.join(", "),
+                want.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The committed output in `dir`, read to keep some of its parts (`mode`): the parts its
 /// `_SUCCESS` names, and the whole manifest (the report of the run that wrote it). An error
 /// names `_SUCCESS` when it is not a bloomjoin manifest (no part of an output is kept, or

@@ -646,56 +646,6 @@ pub fn dry_run(
     // left's) for the strategy's.
     let extent = |side: &SideInput| side.plan.extent(|i| &side.files[i].decode);
     let (left_extent, right_extent) = (extent(&plan.left), extent(&plan.right));
-    let side = |name: &str,
-                side: &SideInput,
-                extent: &crate::plan::Extent,
-                keys: &[String],
-                pred: &Option<Predicate>| {
-        let key = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| format!("{k} ({})", side.schema.field(i).data_type()))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut s = format!("  {name:<6} {extent}\n         key {key}");
-        if let Some(p) = pred {
-            s += &format!("; where {}", p.text());
-        }
-        if side.plan.files_pruned > 0 {
-            s += &format!(
-                "; {} file(s) not opened: their partition values fail the where",
-                side.plan.files_pruned
-            );
-        }
-        if side.plan.files_pruned_by_key > 0 {
-            s += &format!(
-                "; {} file(s) not opened: the filter rules out their partition key",
-                side.plan.files_pruned_by_key
-            );
-        }
-        s + "\n"
-    };
-    let side_json = |side: &SideInput,
-                     extent: &crate::plan::Extent,
-                     keys: &[String],
-                     pred: &Option<Predicate>| {
-        let mut v = serde_json::json!(extent);
-        let keys: Vec<serde_json::Value> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| {
-                serde_json::json!({
-                    "name": k,
-                    "type": side.schema.field(i).data_type().to_string(),
-                })
-            })
-            .collect();
-        v["keys"] = keys.into();
-        v["where"] = pred.as_ref().map(|p| p.text()).into();
-        v["files_pruned_by_partition"] = side.plan.files_pruned.into();
-        v["files_pruned_by_partition_key"] = side.plan.files_pruned_by_key.into();
-        v
-    };
     let strategy = match job.strategy {
         Strategy::Auto => format!(
             "auto: replicated if the left side after its where fits --memory-limit {} (its column chunks hold {} uncompressed), else reduce-side with at least {} partitions",
@@ -726,36 +676,15 @@ pub fn dry_run(
             job.sbbf_max_keys
         ),
     };
-    let columns: Vec<&str> = plan
-        .out_schema
-        .fields()
-        .iter()
-        .map(|f| f.name().as_str())
-        .collect();
-    let mut output = format!(
-        "{} ({}): {} columns ({}), {}",
-        job.output,
-        match (fresh, job.write_mode()) {
-            (true, _) => "new",
-            (false, WriteMode::Append) => "adds to the committed output: --append",
-            (false, WriteMode::OverwritePartitions) =>
-                "replaces the committed partitions it writes and keeps the others: --overwrite-partitions",
-            (false, _) => "replaces the committed output: --overwrite",
-        },
-        columns.len(),
-        columns.join(", "),
-        codec_name(job.format.compression)
-    );
-    if !plan.bloom_columns.is_empty() {
-        output += &format!(
-            ", Parquet Bloom filters on {}",
-            plan.bloom_columns.join(", ")
-        );
-    }
-    if let Some(p) = &plan.partitioning {
-        output += &format!(", partitioned by {}", p.names().join(", "));
-    }
-    output += &file_limits(&job.format);
+    let output = OutputPlan {
+        location: &job.output,
+        fresh,
+        mode: job.write_mode(),
+        schema: &plan.out_schema,
+        format: &job.format,
+        bloom_columns: &plan.bloom_columns,
+        partition_by: plan.partitioning.as_ref().map(|p| p.names()),
+    };
     let mut summary = format!(
         "dry run ({} join{}{}, {workers} workers): checked; nothing read but footers{}, nothing written\n",
         job.join_type.name(),
@@ -763,14 +692,14 @@ pub fn dry_run(
         if job.coalesce_keys { ", keys coalesced" } else { "" },
         if loaded.is_some() { " and the filter" } else { "" }
     );
-    summary += &side(
+    summary += &side_line(
         "left",
         &plan.left,
         &left_extent,
         &job.left.keys,
         &job.left.predicate,
     );
-    summary += &side(
+    summary += &side_line(
         "right",
         &plan.right,
         &right_extent,
@@ -780,7 +709,7 @@ pub fn dry_run(
     summary += &format!("  filter {filter_line}\n");
     summary += &format!("  sbbf   {sbbf}\n");
     summary += &format!("  plan   {strategy}\n");
-    summary += &format!("  output {output}\n");
+    summary += &format!("  output {}\n", output.line());
     if let Some(r) = &job.report {
         summary += &format!("  report {r} (written when the join runs)\n");
     }
@@ -800,19 +729,7 @@ pub fn dry_run(
             "left_bytes_uncompressed": left_extent.bytes_uncompressed,
             "reducers": job.reducers,
         },
-        "output": {
-            "location": job.output.to_string(),
-            "replaces": !fresh,
-            "write_mode": job.write_mode().name(),
-            "columns": columns,
-            "compression": codec_name(job.format.compression),
-            "row_group_rows": job.format.row_group_rows,
-            "row_group_size": job.format.row_group_bytes,
-            "max_rows_per_file": job.format.max_rows,
-            "max_file_size": job.format.max_bytes,
-            "bloom_columns": plan.bloom_columns,
-            "partition_by": plan.partitioning.as_ref().map(|p| p.names().to_vec()),
-        },
+        "output": output.json(),
         "report": job.report.as_ref().map(|r| r.to_string()),
         "warnings": warnings,
     });
@@ -821,6 +738,140 @@ pub fn dry_run(
         warnings,
         plan: plan_json,
     })
+}
+
+/// A side's lines of a dry run: what its splits read, its key and `--where`, and the files
+/// its partition values rule out.
+pub(crate) fn side_line(
+    name: &str,
+    side: &SideInput,
+    extent: &crate::plan::Extent,
+    keys: &[String],
+    pred: &Option<Predicate>,
+) -> String {
+    let key = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("{k} ({})", side.schema.field(i).data_type()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut s = format!("  {name:<6} {extent}\n         key {key}");
+    if let Some(p) = pred {
+        s += &format!("; where {}", p.text());
+    }
+    if side.plan.files_pruned > 0 {
+        s += &format!(
+            "; {} file(s) not opened: their partition values fail the where",
+            side.plan.files_pruned
+        );
+    }
+    if side.plan.files_pruned_by_key > 0 {
+        s += &format!(
+            "; {} file(s) not opened: the filter rules out their partition key",
+            side.plan.files_pruned_by_key
+        );
+    }
+    s + "\n"
+}
+
+/// A side in a dry run's JSON plan ([`side_line`]'s facts).
+pub(crate) fn side_json(
+    side: &SideInput,
+    extent: &crate::plan::Extent,
+    keys: &[String],
+    pred: &Option<Predicate>,
+) -> serde_json::Value {
+    let mut v = serde_json::json!(extent);
+    let keys: Vec<serde_json::Value> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            serde_json::json!({
+                "name": k,
+                "type": side.schema.field(i).data_type().to_string(),
+            })
+        })
+        .collect();
+    v["keys"] = keys.into();
+    v["where"] = pred.as_ref().map(|p| p.text()).into();
+    v["files_pruned_by_partition"] = side.plan.files_pruned.into();
+    v["files_pruned_by_partition_key"] = side.plan.files_pruned_by_key.into();
+    v
+}
+
+/// The output a dry run describes (a join's or a filter job's).
+pub(crate) struct OutputPlan<'a> {
+    /// The output directory.
+    pub location: &'a Location,
+    /// Whether no committed output is there for the run to replace or add to.
+    pub fresh: bool,
+    /// What the run does with a committed one.
+    pub mode: WriteMode,
+    /// The output columns.
+    pub schema: &'a arrow::datatypes::Schema,
+    /// The files' codec and limits.
+    pub format: &'a crate::commit::FileFormat,
+    /// Columns with Parquet Bloom filters.
+    pub bloom_columns: &'a [String],
+    /// `--partition-by`.
+    pub partition_by: Option<&'a [String]>,
+}
+
+impl OutputPlan<'_> {
+    fn columns(&self) -> Vec<&str> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect()
+    }
+
+    /// The dry run's `output` line.
+    pub(crate) fn line(&self) -> String {
+        let columns = self.columns();
+        let mut output = format!(
+            "{} ({}): {} columns ({}), {}",
+            self.location,
+            match (self.fresh, self.mode) {
+                (true, _) => "new",
+                (false, WriteMode::Append) => "adds to the committed output: --append",
+                (false, WriteMode::OverwritePartitions) =>
+                    "replaces the committed partitions it writes and keeps the others: --overwrite-partitions",
+                (false, _) => "replaces the committed output: --overwrite",
+            },
+            columns.len(),
+            columns.join(", "),
+            codec_name(self.format.compression)
+        );
+        if !self.bloom_columns.is_empty() {
+            output += &format!(
+                ", Parquet Bloom filters on {}",
+                self.bloom_columns.join(", ")
+            );
+        }
+        if let Some(p) = self.partition_by {
+            output += &format!(", partitioned by {}", p.join(", "));
+        }
+        output + &file_limits(self.format)
+    }
+
+    /// The dry run's `output` object.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        let f = self.format;
+        serde_json::json!({
+            "location": self.location.to_string(),
+            "replaces": !self.fresh,
+            "write_mode": self.mode.name(),
+            "columns": self.columns(),
+            "compression": codec_name(f.compression),
+            "row_group_rows": f.row_group_rows,
+            "row_group_size": f.row_group_bytes,
+            "max_rows_per_file": f.max_rows,
+            "max_file_size": f.max_bytes,
+            "bloom_columns": self.bloom_columns,
+            "partition_by": self.partition_by,
+        })
+    }
 }
 
 /// The row groups' and files' limits of `format` that are not the defaults, for the dry
@@ -871,83 +922,16 @@ fn refuse_bad_locations(job: &JoinJob, dashes: &str) -> Result<()> {
         .map_or(Ok(()), crate::report::check_report_path)
 }
 
-/// `--append` or `--overwrite-partitions` to a committed output: its `--partition-by`
-/// columns must be this join's, and its parts must hold this join's other columns, in order,
-/// of the same types. Readers take the parts that stay and this run's for one table (Spark's
-/// append checks the table's schema the same way); a column of another type, or parts in
-/// other directories, would break them. Checked before any row is read, and again by nobody:
-/// the commit keeps the parts under its lease.
+/// `--append` or `--overwrite-partitions` to a committed output: see
+/// [`crate::commit::check_kept_parts`].
 fn check_kept_parts(job: &JoinJob, plan: &crate::plan::side::JoinPlan) -> Result<()> {
-    let mode = job.write_mode();
-    let success = job.output.child(crate::commit::SUCCESS);
-    if !mode.keeps_parts() || !success.exists()? {
-        return Ok(());
-    }
-    let flag = mode.flag();
-    let (parts, manifest) = crate::commit::committed(&job.output, mode)?;
-    let theirs: Vec<String> = manifest["partition_by"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    let ours = job.partition_by.clone().unwrap_or_default();
-    let show = |names: &[String]| match names {
-        [] => "not partitioned".to_string(),
-        names => format!("partitioned by {}", names.join(", ")),
-    };
-    if theirs != ours {
-        return Err(Error::param(
-            flag,
-            format!(
-                "{} is {}, and this join's output would be {}: it must be partitioned by the same --partition-by (or write to a new directory)",
-                job.output,
-                show(&theirs),
-                show(&ours)
-            ),
-        ));
-    }
-    // The first part still there (a person may have removed some).
-    let mut first = None;
-    for name in &parts {
-        let part = job.output.descend(name);
-        if part.exists()? {
-            first = Some(part);
-            break;
-        }
-    }
-    let Some(first) = first else {
-        return Ok(());
-    };
-    let file = crate::plan::InputFile::open(first)?;
-    let columns = |fields: Vec<&arrow::datatypes::FieldRef>| -> Vec<String> {
-        fields
-            .into_iter()
-            .map(|f| format!("{} {}", f.name(), f.data_type()))
-            .collect()
-    };
-    let have = columns(file.schema().fields().iter().collect());
-    let want = columns(
-        plan.out_schema
-            .fields()
-            .iter()
-            .filter(|f| !ours.contains(f.name()))
-            .collect(),
-    );
-    if have != want {
-        return Err(Error::param(
-            flag,
-            format!(
-                "the parts of {} hold the columns ({}), and this join writes ({}): they must be the same columns, in the same order, of the same types (or write to a new directory)",
-                job.output,
-                have.join(", "),
-                want.join(", ")
-            ),
-        ));
-    }
-    Ok(())
+    crate::commit::check_kept_parts(
+        &job.output,
+        job.write_mode(),
+        job.partition_by.as_deref().unwrap_or_default(),
+        &plan.out_schema,
+        "join",
+    )
 }
 
 /// Run the join job: the stages of the diagram above, in order.
@@ -962,14 +946,7 @@ pub fn run(job: &JoinJob, show_progress: bool) -> Result<JoinReport> {
     let (mut report, committed, commit_ms) = output_dir.stage_and_commit(|| {
         pool.install(|| run_stages(job, &mut loaded, &output_dir, show_progress, t0))
     })?;
-    if let Some(committed) = committed {
-        report.kept = Some(KeptReport {
-            parts: committed.parts_kept,
-            partition_dirs: committed.partitions_kept,
-            partition_dirs_replaced: (job.write_mode() == WriteMode::OverwritePartitions)
-                .then_some(committed.partitions_replaced),
-        });
-    }
+    report.kept = committed.map(|c| KeptReport::of(c, job.write_mode()));
     report.times.commit_ms = commit_ms;
     report.times.total_ms = t0.elapsed().as_millis() as u64;
     report.peak_rss_bytes = crate::sys::peak_rss();

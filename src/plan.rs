@@ -682,10 +682,11 @@ pub(crate) fn refuse_join_overlap(job: &crate::join::JoinJob, dashes: &str) -> R
 
 /// Refuse a `filter` job's output or report that overlaps its inputs or its filter, and a
 /// report inside its output (as a join's).
-pub(crate) fn refuse_filter_overlap(job: &crate::sieve::FilterJob) -> Result<()> {
+pub(crate) fn refuse_filter_overlap(job: &crate::sieve::FilterJob, dashes: &str) -> Result<()> {
     let filter = [job.filter.as_str().to_string()];
-    let inputs: [(&str, &[String]); 2] = [("--input", &job.input.inputs), ("--filter", &filter)];
-    refuse_output_overlap(&job.output, job.report.as_deref(), &inputs, "--")?;
+    let (input, filter_flag) = (format!("{dashes}input"), format!("{dashes}filter"));
+    let inputs: [(&str, &[String]); 2] = [(&input, &job.input.inputs), (&filter_flag, &filter)];
+    refuse_output_overlap(&job.output, job.report.as_deref(), &inputs, dashes)?;
     job.report
         .as_deref()
         .map_or(Ok(()), crate::report::check_report_path)

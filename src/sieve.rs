@@ -4,25 +4,30 @@
 //! output is (`_SUCCESS`, atomically). It is the join's right side alone: the same reader,
 //! row filter and Parquet-Bloom-filter pruning, with no left side to check the survivors
 //! against, so a false positive is kept (at the filter's rate).
+//!
+//! `--invert` keeps the other rows: those whose key the filter rules out, and those with a
+//! null key, which no filter holds. The row filter then has nothing to skip (the rows kept
+//! are most of them, usually), so every row is decoded and the filter probed after.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::RecordBatch;
+use arrow::array::{BooleanArray, RecordBatch};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use serde::Serialize;
 
 use crate::bloom::codec;
 use crate::bloom::spark_keys::SparkKeyMode;
-use crate::bloom::BloomParams;
-use crate::commit::partition::PartSink;
+use crate::bloom::{BloomFilter, BloomParams};
+use crate::commit::partition::{OutputPartitioning, PartSink, PartitionedWriter};
 use crate::commit::{FileFormat, OutputDir, PartWriter, WriteMode};
 use crate::error::{Error, Result};
+use crate::join::KeptReport;
 use crate::join::SideJob;
 use crate::map::prefilter::RightPrefilter;
 use crate::map::task::{MapCounters, SideReader};
-use crate::plan::side::project_side;
+use crate::plan::side::{project_side, SideInput};
 use crate::plan::SplitOptions;
 use crate::report::human_bytes;
 use crate::store::Location;
@@ -40,8 +45,12 @@ pub struct FilterJob {
     pub(crate) spark_keys: SparkKeyMode,
     /// The output directory.
     pub(crate) output: Location,
+    /// `--invert`: keep the rows whose key the filter rules out (and null keys) instead.
+    pub(crate) invert: bool,
     /// What the run does with a committed output.
     pub(crate) write_mode: WriteMode,
+    /// `--partition-by`: the output's Hive partition columns.
+    pub(crate) partition_by: Option<Vec<String>>,
     /// The parts' codec and file limits.
     pub(crate) format: FileFormat,
     /// False-positive rate of the parts' Parquet Bloom filters on the key columns.
@@ -67,12 +76,24 @@ pub struct FilterReport {
     pub params: BloomParams,
     /// Map workers.
     pub workers: usize,
-    /// The input's counters, as a join's right side's.
+    /// `--invert`: the rows kept are those whose key the filter rules out, and null keys.
+    pub invert: bool,
+    /// The input's counters, as a join's right side's (with `--invert`,
+    /// `rows_dropped_by_filter` counts the rows whose key the filter may hold, and
+    /// `rows_null_key` the rows kept for their null key).
     pub input: crate::join::SideReport,
     /// The output directory.
     pub output: String,
     /// Its columns.
     pub columns: Vec<String>,
+    /// `--partition-by`: its Hive partition columns (the manifest's, for `--append`).
+    pub partition_by: Option<Vec<String>>,
+    /// Partition directories written (with `--partition-by`).
+    pub partition_dirs: Option<usize>,
+    /// What became of a committed output this run kept parts of (`--append`,
+    /// `--overwrite-partitions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<crate::join::KeptReport>,
     /// Parts (files) written.
     pub parts: usize,
     /// Rows written: those whose key the filter may hold.
@@ -108,15 +129,38 @@ impl FilterReport {
             i.rows_dropped_by_where,
             i.rows_dropped_null_key
         );
-        s += &format!(
-            "  filter {} rows dropped by the filter\n",
-            i.rows_dropped_by_filter
-        );
-        s += &format!(
-            "  output {} rows, {} (the filter's false positives among them, at its rate)\n",
-            self.rows_out,
-            human_bytes(self.bytes_out)
-        );
+        if self.invert {
+            s += &format!(
+                "  filter {} rows dropped: the filter may hold their key (--invert; the rows of its false positives among them, at its rate); {} rows kept for their null key\n",
+                i.rows_dropped_by_filter, i.rows_null_key
+            );
+            s += &format!(
+                "  output {} rows, {}",
+                self.rows_out,
+                human_bytes(self.bytes_out)
+            );
+        } else {
+            s += &format!(
+                "  filter {} rows dropped by the filter\n",
+                i.rows_dropped_by_filter
+            );
+            s += &format!(
+                "  output {} rows, {} (the filter's false positives among them, at its rate)",
+                self.rows_out,
+                human_bytes(self.bytes_out)
+            );
+        }
+        if let (Some(cols), Some(dirs)) = (&self.partition_by, self.partition_dirs) {
+            s += &format!(
+                ", in {dirs} partition director{} of {}",
+                if dirs == 1 { "y" } else { "ies" },
+                cols.join(", ")
+            );
+        }
+        if let Some(k) = &self.kept {
+            s += &k.summary();
+        }
+        s += "\n";
         s += &format!(
             "  time   {} ms (plan {}, map {}, commit {})",
             self.total_ms, self.plan_ms, self.map_ms, self.commit_ms
@@ -129,16 +173,17 @@ impl FilterReport {
 }
 
 /// Run the job: load the filter, plan the input, map every split through the filter into
-/// one part per worker, commit.
+/// one part per worker (or per worker and partition directory), commit.
 pub fn run(job: &FilterJob, show_progress: bool) -> Result<FilterReport> {
     let t0 = Instant::now();
-    crate::plan::refuse_filter_overlap(job)?;
+    crate::plan::refuse_filter_overlap(job, "--")?;
     let (filter, meta) = codec::read(&job.filter)?;
     let output = OutputDir::prepare(job.output.clone(), job.write_mode)?;
     let pool = crate::map::worker_pool(job.workers)?;
-    let (mut report, _, commit_ms) = output.stage_and_commit(|| {
+    let (mut report, committed, commit_ms) = output.stage_and_commit(|| {
         pool.install(|| map(job, filter, &meta, &output, show_progress, t0))
     })?;
+    report.kept = committed.map(|c| KeptReport::of(c, job.write_mode));
     report.commit_ms = commit_ms;
     report.total_ms = t0.elapsed().as_millis() as u64;
     report.peak_rss_bytes = crate::sys::peak_rss();
@@ -148,16 +193,38 @@ pub fn run(job: &FilterJob, show_progress: bool) -> Result<FilterReport> {
     Ok(report)
 }
 
-/// Plan the input, check the filter against its key, and write the staged parts; the
-/// report (but for the commit) and the parts' names.
-fn map(
+/// Check `job` as a job file's step, before any step runs (its filter may not be written
+/// yet): its locations, its input's columns and key, and its output.
+pub fn check(job: &FilterJob) -> Result<()> {
+    crate::plan::refuse_filter_overlap(job, "")?;
+    plan(job, None)?;
+    OutputDir::prepare(job.output.clone(), job.write_mode).map(|_| ())
+}
+
+/// The planned job: the input side and the output's shape.
+struct FilterPlan {
+    /// The input, its key columns first.
+    side: SideInput,
+    /// The output columns.
+    columns: Vec<String>,
+    /// Their schema.
+    out_schema: SchemaRef,
+    /// Where each output column is in the side's batches.
+    indices: Vec<usize>,
+    /// The Parquet Bloom filters the parts get.
+    blooms: crate::bloom::sbbf::WriteBlooms,
+    /// `--partition-by`.
+    partitioning: Option<Arc<OutputPartitioning>>,
+}
+
+/// Plan the input and the output, and check the filter (`None`: a job file's train step
+/// writes it, unread yet) against the key; then `--append` and `--overwrite-partitions`
+/// against the committed output. `dashes`: how errors name options (`--` on the command
+/// line, nothing in a job file).
+fn plan(
     job: &FilterJob,
-    mut filter: crate::bloom::BloomFilter,
-    meta: &codec::FilterMeta,
-    output: &OutputDir,
-    show_progress: bool,
-    t0: Instant,
-) -> Result<(FilterReport, Vec<String>)> {
+    filter: Option<(&mut BloomFilter, &codec::FilterMeta)>,
+) -> Result<FilterPlan> {
     let workers = job.workers;
     let plan = crate::plan::plan_with(&job.input.inputs, &job.input.input_options(), |t| {
         SplitOptions::for_job(job.split_rows, t, workers)
@@ -194,10 +261,12 @@ fn map(
         None => all.fields().iter().map(|f| f.name().clone()).collect(),
     };
     let side = project_side("input", plan, &job.input, &columns)?;
-    let name = job.filter.to_string();
-    crate::join::spark_keys_of(job.spark_keys, &name, &job.input.keys, &side, &mut filter)?;
-    crate::join::check_key_of(&filter, meta, &name, "--key", &job.input.keys, &side)?;
-    let out_schema: SchemaRef = Arc::new(Schema::new(
+    if let Some((filter, meta)) = filter {
+        let name = job.filter.to_string();
+        crate::join::spark_keys_of(job.spark_keys, &name, &job.input.keys, &side, filter)?;
+        crate::join::check_key_of(filter, meta, &name, "--key", &job.input.keys, &side)?;
+    }
+    let out_schema = Schema::new(
         columns
             .iter()
             .map(|c| {
@@ -205,34 +274,180 @@ fn map(
                 Field::new(c, f.data_type().clone(), true)
             })
             .collect::<Vec<_>>(),
-    ));
+    );
     let indices: Vec<usize> = columns
         .iter()
         .map(|c| side.schema.index_of(c).expect("planned"))
         .collect();
+    let partitioning = job
+        .partition_by
+        .as_deref()
+        .map(|names| OutputPartitioning::new(&out_schema, names))
+        .transpose()?;
+    let partition_by = job.partition_by.as_deref().unwrap_or_default();
+    crate::commit::check_kept_parts(
+        &job.output,
+        job.write_mode,
+        partition_by,
+        &out_schema,
+        "filter",
+    )?;
+    // The key columns in the files (a partition column's values are in the directory names).
     let blooms = crate::bloom::sbbf::WriteBlooms {
         columns: job
             .input
             .keys
             .iter()
             .filter(|k| {
-                out_schema
-                    .field_with_name(k)
-                    .is_ok_and(|f| !f.data_type().is_nested())
+                !partition_by.contains(k)
+                    && out_schema
+                        .field_with_name(k)
+                        .is_ok_and(|f| !f.data_type().is_nested())
             })
             .cloned()
             .collect(),
         fpp: job.bloom_fpp,
         max_distinct: Vec::new(),
     };
+    Ok(FilterPlan {
+        side,
+        columns,
+        out_schema: Arc::new(out_schema),
+        indices,
+        blooms,
+        partitioning: partitioning.map(Arc::new),
+    })
+}
+
+/// `--dry-run`: check and plan `job` as [`run`] would, and describe the plan instead of
+/// running it. Nothing is read but the inputs' footers and the filter (not even that when
+/// `filter_from_step`: a job file's train step writes it), and nothing is written.
+/// `dashes`: how errors name options (`--`, or nothing in a job file).
+pub fn dry_run(
+    job: &FilterJob,
+    dashes: &str,
+    filter_from_step: bool,
+) -> Result<crate::report::DryRun> {
+    use crate::report::human_bytes;
+    crate::plan::refuse_filter_overlap(job, dashes)?;
+    let mut loaded = match filter_from_step {
+        false => Some(codec::read(&job.filter)?),
+        true => None,
+    };
+    OutputDir::prepare(job.output.clone(), job.write_mode)?;
+    let fresh = job.write_mode == WriteMode::Create
+        || !job.output.child(crate::commit::SUCCESS).exists()?;
+    let pool = crate::map::worker_pool(job.workers)?;
+    let planned = pool.install(|| plan(job, loaded.as_mut().map(|(f, m)| (f, &*m))))?;
+    let side = &planned.side;
+    let warnings = side.wide_decimals.clone();
+    let name = job.filter.to_string();
+    let keeps = match job.invert {
+        false => "keeps the rows whose key it may hold (its false positives' rows too, at its rate)",
+        true => "--invert: keeps the rows whose key it rules out, and null keys (the rows of its false positives are dropped, at its rate)",
+    };
+    let (filter_line, filter_json) = match &loaded {
+        Some((f, _)) => {
+            let p = f.params();
+            (
+                format!(
+                    "{name}: {} layout, {}, k={}, {} keys; {keeps}",
+                    p.layout,
+                    human_bytes(p.num_bytes()),
+                    p.num_hashes,
+                    f.family()
+                ),
+                serde_json::json!({
+                    "location": name,
+                    "source": "file",
+                    "params": p,
+                    "bytes": p.num_bytes(),
+                    "key_family": f.family().to_string(),
+                }),
+            )
+        }
+        None => (
+            format!("{name}, written by the train step (read when the filter runs); {keeps}"),
+            serde_json::json!({"location": name, "source": "train_step"}),
+        ),
+    };
+    let extent = side.plan.extent(|i| &side.files[i].decode);
+    let output = crate::join::OutputPlan {
+        location: &job.output,
+        fresh,
+        mode: job.write_mode,
+        schema: &planned.out_schema,
+        format: &job.format,
+        bloom_columns: &planned.blooms.columns,
+        partition_by: job.partition_by.as_deref(),
+    };
+    let mut summary =
+        format!(
+        "dry run (filter{}, {} workers): checked; nothing read but footers{}, nothing written\n",
+        if job.invert { ", inverted" } else { "" },
+        job.workers,
+        if loaded.is_some() { " and the filter" } else { "" }
+    );
+    summary += &crate::join::side_line(
+        "input",
+        side,
+        &extent,
+        &job.input.keys,
+        &job.input.predicate,
+    );
+    summary += &format!("  filter {filter_line}\n");
+    summary += &format!("  output {}\n", output.line());
+    if let Some(r) = &job.report {
+        summary += &format!("  report {r} (written when the filter runs)\n");
+    }
+    let plan_json = serde_json::json!({
+        "dry_run": "filter",
+        "invert": job.invert,
+        "workers": job.workers,
+        "input": crate::join::side_json(side, &extent, &job.input.keys, &job.input.predicate),
+        "filter": filter_json,
+        "output": output.json(),
+        "report": job.report,
+        "warnings": warnings,
+    });
+    Ok(crate::report::DryRun {
+        summary,
+        warnings,
+        plan: plan_json,
+    })
+}
+
+/// Plan the input, check the filter against its key, and write the staged parts; the
+/// report (but for the commit) and the parts' names.
+fn map(
+    job: &FilterJob,
+    mut filter: BloomFilter,
+    meta: &codec::FilterMeta,
+    output: &OutputDir,
+    show_progress: bool,
+    t0: Instant,
+) -> Result<(FilterReport, Vec<String>)> {
+    let workers = job.workers;
+    let FilterPlan {
+        side,
+        columns,
+        out_schema,
+        indices,
+        blooms,
+        partitioning,
+    } = plan(job, Some((&mut filter, meta)))?;
     let hash_seed = crate::join::hash_seed(Some(&filter));
     let filter = Arc::new(filter);
+    // Kept rows are those the filter may hold: its probe is the row filter, and the rows it
+    // rules out are never decoded beyond their key. Inverted, every row is decoded and the
+    // probe comes after.
     let prefilter = RightPrefilter::new(
         vec![None; side.arity()],
-        Some(Arc::clone(&filter)),
+        Some(Arc::clone(&filter)).filter(|_| !job.invert),
         None,
         hash_seed,
     );
+    let dropped_inverted = AtomicU64::new(0);
     let plan_ms = t0.elapsed().as_millis() as u64;
     let t_map = Instant::now();
     let counters = MapCounters::default();
@@ -243,7 +458,7 @@ fn map(
         stage: "map",
         counters: &counters,
         batch_size: job.batch_size,
-        keep_null_keys: false,
+        keep_null_keys: job.invert,
         nulls_equal: false,
         hash_seed,
         prefilter: Some(&prefilter).filter(|p| p.is_active()),
@@ -252,15 +467,61 @@ fn map(
     };
     let next_part = AtomicUsize::new(0);
     let staging = output.staging();
+    let open_parts = match &partitioning {
+        Some(_) => crate::commit::partition::open_parts_per_task(
+            crate::sys::open_files_limit(),
+            workers,
+            0,
+        ),
+        None => crate::commit::partition::MAX_OPEN_PARTS,
+    };
     let sinks = reader.run(
         workers,
         || {
             let name = format!("part-{:05}", next_part.fetch_add(1, Ordering::Relaxed));
-            let writer =
-                PartWriter::create(&staging, &name, out_schema.clone(), &blooms, &job.format)?;
-            Ok(PartSink::One { writer })
+            Ok(match &partitioning {
+                None => PartSink::One {
+                    writer: PartWriter::create(
+                        &staging,
+                        &name,
+                        out_schema.clone(),
+                        &blooms,
+                        &job.format,
+                    )?,
+                },
+                Some(p) => PartSink::Partitioned(PartitionedWriter::new(
+                    staging.clone(),
+                    &name,
+                    &out_schema,
+                    Arc::clone(p),
+                    blooms.clone(),
+                    job.format,
+                    open_parts,
+                )?),
+            })
         },
-        |sink, batch: RecordBatch, _hashes| {
+        |sink, batch: RecordBatch, hashes| {
+            let batch = match job.invert {
+                false => batch,
+                true => {
+                    let keys = side.key_columns(&batch);
+                    let may_hold =
+                        crate::map::prefilter::bloom_pass(&filter, hash_seed, &keys, &hashes)?;
+                    // A null key is in no filter: its row is kept, whatever its placeholder
+                    // hash probes to.
+                    let keep = match crate::key::tuple_nulls(&keys) {
+                        Some(valid) => &!&may_hold | &!valid.inner(),
+                        None => !&may_hold,
+                    };
+                    let kept = keep.count_set_bits();
+                    dropped_inverted.fetch_add((batch.num_rows() - kept) as u64, Ordering::Relaxed);
+                    if kept == 0 {
+                        return Ok(());
+                    }
+                    arrow::compute::filter_record_batch(&batch, &BooleanArray::new(keep, None))
+                        .map_err(|e| Error::arrow("--invert", e))?
+                }
+            };
             let batch = batch
                 .project(&indices)
                 .map_err(|e| Error::arrow("projecting the output columns", e))?;
@@ -277,14 +538,24 @@ fn map(
         }
     }
     parts.sort();
+    let mut input = counters.report(&side, Some(&prefilter));
+    if job.invert {
+        input.rows_dropped_by_filter = dropped_inverted.load(Ordering::Relaxed);
+    }
     let report = FilterReport {
         created_by: crate::CREATED_BY,
-        filter: name,
+        filter: job.filter.to_string(),
         params: *filter.params(),
         workers,
-        input: counters.report(&side, Some(&prefilter)),
+        invert: job.invert,
+        input,
         output: job.output.to_string(),
         columns,
+        partition_by: job.partition_by.clone(),
+        partition_dirs: partitioning
+            .as_ref()
+            .map(|_| crate::commit::partition::dirs_of(&parts)),
+        kept: None,
         parts: parts.len(),
         rows_out,
         bytes_out,

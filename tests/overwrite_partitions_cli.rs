@@ -14,7 +14,7 @@ const BY: [&str; 2] = ["--partition-by", "Score"];
 
 /// The committed output's rows by partition directory (`Score=7`: the rows of its files,
 /// sorted), from the files below `out` that a reader would read.
-fn by_dir(out: &Path) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn by_dir(out: &Path) -> BTreeMap<String, Vec<String>> {
     let mut dirs = BTreeMap::new();
     for p in parts(out) {
         if p.starts_with('_') {

@@ -141,16 +141,21 @@ def filter_rows(
     output: Location,
     where: Optional[str] = None,
     select: Optional[str] = None,
+    invert: bool = False,
     overwrite: bool = False,
+    append: bool = False,
+    overwrite_partitions: bool = False,
+    partition_by: Optional[str] = None,
     report: Optional[Location] = None,
     workers: Optional[int] = None,
     batch_size: int = 8192,
     split_rows: Optional[int] = None,
     no_hive_partitioning: bool = False,
+    dry_run: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
-    """Keep the rows whose key the filter may hold, like ``bloomjoin filter``; returns the
-    report."""
+    """Keep the rows whose key the filter may hold (``invert=True``: the others), like
+    ``bloomjoin filter``; returns the report (with ``dry_run=True``, the plan)."""
 
 def run_job(
     path: Location, set: Optional[Mapping[str, Any]] = None, dry_run: bool = False

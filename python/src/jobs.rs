@@ -347,15 +347,22 @@ pub fn join<'py>(
 /// Takes the command line's options as keywords (``filter``, ``input``, ``key``, ``where``,
 /// ``select``, ``output``, ``overwrite``, ``workers``, ``compression``, ...; a str for
 /// ``input`` is one input) and returns the report as a dict. The GIL is released while the
-/// job runs; Ctrl-C cancels it and commits nothing.
+/// job runs; Ctrl-C cancels it and commits nothing. ``dry_run=True``: as for ``train``.
 #[pyfunction]
 #[pyo3(signature = (**options))]
 pub fn filter_rows<'py>(
     py: Python<'py>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let spec: bloomjoin::cli::filter::Args =
-        spec_from_kwargs(py, "filter_rows", FILTER_REQUIRED, options)?;
+    let (options, dry_run) = take_dry_run(py, "filter_rows", options)?;
+    let spec: bloomjoin::cli::filter::FilterSpec =
+        spec_from_kwargs(py, "filter_rows", FILTER_REQUIRED, options.as_ref())?;
+    if dry_run {
+        let d = run_detached(py, move || {
+            bloomjoin::sieve::dry_run(&spec.to_job()?, "--", false)
+        })?;
+        return plan_dict(py, &d.summary, &d.warnings);
+    }
     let report = run_detached(py, move || bloomjoin::sieve::run(&spec.to_job()?, false))?;
     report_dict(py, &report)
 }
@@ -458,6 +465,7 @@ pub fn run_job<'py>(
         match r {
             StepReport::Train(t) => out.set_item("train", report_dict(py, t)?)?,
             StepReport::Join(j) => out.set_item("join", report_dict(py, j)?)?,
+            StepReport::Filter(f) => out.set_item("filter", report_dict(py, f)?)?,
         }
     }
     Ok(out.into_any())

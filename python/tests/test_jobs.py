@@ -364,6 +364,34 @@ def test_filter_rows_keeps_what_the_cli_keeps(tmp_path):
         bloomjoin.filter_rows(output=str(tmp_path / "bad"), **options, nope=1)
 
 
+def test_filter_rows_invert_partitioned_and_dry_run(tmp_path):
+    bloomjoin.train(input=[USERS], column="Id", where="Reputation > 1500",
+                    output=str(tmp_path / "users.bjf"))
+    options = dict(filter=str(tmp_path / "users.bjf"), input=COMMENTS, key="UserId",
+                   select="Id,UserId,Score")
+    plan = bloomjoin.filter_rows(output=str(tmp_path / "inv"), invert=True,
+                                 partition_by="Score", dry_run=True, **options)
+    assert "--invert: keeps the rows whose key it rules out" in plan["plan"]
+    assert not (tmp_path / "inv").exists()
+    report = bloomjoin.filter_rows(output=str(tmp_path / "inv"), invert=True,
+                                   partition_by="Score", **options)
+    kept = bloomjoin.filter_rows(output=str(tmp_path / "kept"), **options)
+    assert report["invert"] is True and report["partition_by"] == ["Score"]
+    # Read back with its Hive partitions: with the rows kept, exactly the input's.
+    others = pq.read_table(tmp_path / "inv", partitioning="hive")
+    assert others.num_rows == report["rows_out"]
+    f = bloomjoin.Filter.open(tmp_path / "users.bjf")
+    users = others.column("UserId")
+    may = f.contains(users.drop_null()).to_pylist()
+    assert not any(may)
+    assert users.null_count == report["input"]["rows_null_key"] > 0
+    everything = pq.read_table(COMMENTS, columns=["Id"]).num_rows
+    assert report["rows_out"] + kept["rows_out"] == everything
+    with pytest.raises(bloomjoin.errors.UsageError, match="--partition-by"):
+        bloomjoin.filter_rows(output=str(tmp_path / "inv"), overwrite_partitions=True,
+                              **options)
+
+
 def test_run_job_runs_every_step_with_overrides(tmp_path):
     job = ROOT / "jobs" / "users_comments.toml"
     sets = {

@@ -4,21 +4,27 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::spark_keys::SparkKeyMode;
-use crate::commit::{Codec, FileFormat, WriteMode};
+use crate::commit::Codec;
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::join::SideJob;
 use crate::sieve::FilterJob;
 use crate::store::Location;
 
-/// Arguments of `filter`, from the command line or the Python package's `filter_rows`
-/// (kebab-case keys).
+/// The options of `filter`, from the command line, a job file's `[filter]` table or the
+/// Python package's `filter_rows` (kebab-case keys).
 #[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
-pub struct Args {
-    /// The trained filter (a path or an object-store URL; bloomjoin's format or Spark's).
+pub struct FilterSpec {
+    /// The trained filter (a path or an object-store URL; bloomjoin's format or Spark's). In
+    /// a job file, the train step's output by default.
     #[arg(long, value_name = "LOC")]
     pub filter: String,
+    /// Keep the other rows instead: those whose key the filter rules out (no key that was
+    /// trained), and those with a null key. A key the filter wrongly may hold (a false
+    /// positive, at its rate) loses its rows.
+    #[arg(long)]
+    pub invert: bool,
     /// Input Parquet files: paths, directories, globs or object-store URLs.
     #[arg(long, short, required = true, num_args = 1.., value_name = "LOC")]
     pub input: Vec<String>,
@@ -39,6 +45,18 @@ pub struct Args {
     /// Replace an existing output.
     #[arg(long)]
     pub overwrite: bool,
+    /// Add to an existing output, as `join --append`: its parts stay, this run's join them.
+    /// The output's columns, their types and its --partition-by must be this run's.
+    #[arg(long, conflicts_with = "overwrite")]
+    pub append: bool,
+    /// Replace the partition directories this run writes and keep the others, as `join
+    /// --overwrite-partitions` (needs --partition-by).
+    #[arg(long, conflicts_with_all = ["overwrite", "append"])]
+    pub overwrite_partitions: bool,
+    /// Write the output into Hive partition directories of these output columns,
+    /// comma-separated, as `join --partition-by`.
+    #[arg(long, value_name = "COLS")]
+    pub partition_by: Option<String>,
     /// Write the counters as JSON here (a path or an object-store URL).
     #[arg(long, value_name = "LOC")]
     pub report: Option<String>,
@@ -51,6 +69,18 @@ pub struct Args {
     /// Level of --compression (as `join --compression-level`).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub compression_level: Option<i32>,
+    /// The most rows of an output row group [default: 1048576].
+    #[arg(long, value_name = "N")]
+    pub row_group_rows: Option<usize>,
+    /// About the most encoded bytes of an output row group, e.g. 128MiB.
+    #[arg(long, value_name = "SIZE")]
+    pub row_group_size: Option<String>,
+    /// The most rows of an output file; a part's further rows go on in further files.
+    #[arg(long, value_name = "N")]
+    pub max_rows_per_file: Option<u64>,
+    /// About the most bytes of an output file, e.g. 256MiB.
+    #[arg(long, value_name = "SIZE")]
+    pub max_file_size: Option<String>,
     /// False-positive rate of the Parquet Bloom filters written on the output's key columns.
     #[arg(long, default_value_t = crate::bloom::sbbf::DEFAULT_FPP, value_name = "P")]
     pub bloom_fpp: f64,
@@ -69,20 +99,28 @@ pub struct Args {
     pub no_hive_partitioning: bool,
 }
 
-impl Default for Args {
+impl Default for FilterSpec {
     fn default() -> Self {
-        Args {
+        FilterSpec {
             filter: String::new(),
+            invert: false,
             input: Vec::new(),
             key: String::new(),
             predicate: None,
             select: None,
             output: String::new(),
             overwrite: false,
+            append: false,
+            overwrite_partitions: false,
+            partition_by: None,
             report: None,
             spark_keys: SparkKeyMode::Plain,
             compression: Codec::Zstd,
             compression_level: None,
+            row_group_rows: None,
+            row_group_size: None,
+            max_rows_per_file: None,
+            max_file_size: None,
             bloom_fpp: crate::bloom::sbbf::DEFAULT_FPP,
             workers: None,
             batch_size: 8192,
@@ -92,7 +130,7 @@ impl Default for Args {
     }
 }
 
-impl Args {
+impl FilterSpec {
     /// Check the options into a [`FilterJob`] before anything is read.
     pub fn to_job(&self) -> Result<FilterJob> {
         for (name, value) in [
@@ -119,6 +157,17 @@ impl Args {
         if self.split_rows == Some(0) {
             return Err(Error::param("--split-rows", "must be at least 1"));
         }
+        let partition_by = self
+            .partition_by
+            .as_deref()
+            .map(|list| crate::cli::key_columns(list, "--partition-by"))
+            .transpose()?;
+        let write_mode = crate::cli::write_mode(
+            self.overwrite,
+            self.append,
+            self.overwrite_partitions,
+            partition_by.is_some(),
+        )?;
         Ok(FilterJob {
             filter: Location::parse(&self.filter)?,
             input: SideJob {
@@ -134,11 +183,17 @@ impl Args {
             select,
             spark_keys: self.spark_keys,
             output: Location::parse(&self.output)?,
-            write_mode: match self.overwrite {
-                true => WriteMode::Overwrite,
-                false => WriteMode::Create,
-            },
-            format: FileFormat::new(self.compression.compression(self.compression_level)?),
+            invert: self.invert,
+            write_mode,
+            partition_by,
+            format: crate::cli::file_format(
+                self.compression,
+                self.compression_level,
+                self.row_group_rows,
+                self.row_group_size.as_deref(),
+                self.max_rows_per_file,
+                self.max_file_size.as_deref(),
+            )?,
             bloom_fpp: crate::bloom::sbbf::check_fpp(self.bloom_fpp, "--bloom-fpp")?,
             workers: crate::cli::workers(self.workers)?.get(),
             batch_size: self.batch_size,
@@ -148,9 +203,26 @@ impl Args {
     }
 }
 
+/// Arguments of `filter`: the job's options and how to run it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The job's options (also a job file's `[filter]` table).
+    #[command(flatten)]
+    pub spec: FilterSpec,
+    #[command(flatten)]
+    pub dry_run: crate::cli::DryRunArg,
+}
+
 /// Run `filter`.
 pub fn run(args: Args, quiet: bool) -> Result<()> {
-    let job = args.to_job()?;
+    let job = args.spec.to_job()?;
+    if let Some(format) = args.dry_run.format {
+        return crate::cli::print_dry_run(
+            &crate::sieve::dry_run(&job, "--", false)?,
+            format,
+            quiet,
+        );
+    }
     let report = crate::sieve::run(&job, !quiet)?;
     if !quiet {
         crate::cli::print(&report.summary())?;

@@ -21,7 +21,10 @@
 //! overwrite = true
 //! ```
 //!
-//! Keys are those of [`TrainSpec`] and [`JoinSpec`]; unknown keys and tables are errors naming
+//! A `[filter]` table (every option of `bloomjoin filter`; its `filter` defaults to the
+//! train step's output too) runs the map-only filter job after the others.
+//!
+//! Keys are those of [`TrainSpec`], [`JoinSpec`] and [`FilterSpec`]; unknown keys and tables are errors naming
 //! the file, the table and the key. `--set table.key=value` overrides a key (the value is
 //! TOML: `4`, `0.001`, `true`, `["a", "b"]`, or else taken as a string). Relative paths are
 //! used as they are, so they resolve against the working directory. Everything is checked
@@ -31,14 +34,17 @@ use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 
+use crate::cli::filter::FilterSpec;
 use crate::cli::join::JoinSpec;
 use crate::cli::train::TrainSpec;
 use crate::error::{Error, Result};
 use crate::join::JoinJob;
+use crate::sieve::FilterJob;
+use crate::store::Location;
 use crate::train::TrainJob;
 
 /// The tables a job file may have, in the order their steps run.
-pub const STEPS: [&str; 2] = ["train", "join"];
+pub const STEPS: [&str; 3] = ["train", "join", "filter"];
 
 /// A parsed, overridden and validated job file.
 #[derive(Debug, Clone)]
@@ -51,6 +57,8 @@ pub struct Job {
     pub train: Option<TrainJob>,
     /// The join step.
     pub join: Option<JoinJob>,
+    /// The filter step.
+    pub filter: Option<FilterJob>,
 }
 
 /// One step of a job, ready to run.
@@ -60,6 +68,8 @@ pub enum Step {
     Train(Box<TrainJob>),
     /// Join.
     Join(Box<JoinJob>),
+    /// Keep the rows a filter may hold (`bloomjoin filter`).
+    Filter(Box<FilterJob>),
 }
 
 impl Step {
@@ -68,6 +78,7 @@ impl Step {
         match self {
             Step::Train(_) => "train",
             Step::Join(_) => "join",
+            Step::Filter(_) => "filter",
         }
     }
 }
@@ -117,7 +128,7 @@ fn apply_set(path: &str, doc: &mut toml::Table, set: &str) -> Result<()> {
         .ok_or_else(|| bad("expected table.key=value, e.g. join.reducers=4".into()))?;
     if !STEPS.contains(&table) {
         return Err(bad(format!(
-            "unknown table [{table}] (a job has [train] and [join])"
+            "unknown table [{table}] (a job has [train], [join] and [filter])"
         )));
     }
     let Some(toml::Value::Table(t)) = doc.get_mut(table) else {
@@ -125,6 +136,7 @@ fn apply_set(path: &str, doc: &mut toml::Table, set: &str) -> Result<()> {
     };
     let check = |v: &toml::Value| match table {
         "train" => check_key::<TrainSpec>(key, v),
+        "filter" => check_key::<FilterSpec>(key, v),
         _ => check_key::<JoinSpec>(key, v),
     };
     // The value as TOML, else as a plain string, else as a one-element list (for `input`,
@@ -214,14 +226,14 @@ impl Job {
                 }
                 (other, _) => {
                     return Err(Error::Usage(format!(
-                        "{path}: unknown key `{other}` (a job file has `description`, [train] and [join])"
+                        "{path}: unknown key `{other}` (a job file has `description`, [train], [join] and [filter])"
                     )))
                 }
             }
         }
         if !STEPS.iter().any(|s| doc.contains_key(*s)) {
             return Err(Error::Usage(format!(
-                "{path}: no steps: add a [train] and/or a [join] table"
+                "{path}: no steps: add a [train], a [join] or a [filter] table"
             )));
         }
         for s in sets {
@@ -237,10 +249,12 @@ impl Job {
         };
         let mut train_table = take(&mut doc, "train");
         let mut join_table = take(&mut doc, "join");
+        let mut filter_table = take(&mut doc, "filter");
         // A string for a list of locations is one location, as with `--set` and in Python.
         for (table, keys) in [
             (&mut train_table, &["input"][..]),
             (&mut join_table, &["left", "right"][..]),
+            (&mut filter_table, &["input"][..]),
         ] {
             let Some(t) = table.as_mut() else { continue };
             for key in keys {
@@ -272,6 +286,23 @@ impl Job {
                 Ok(spec)
             })
             .transpose()?;
+        let filter_spec = filter_table
+            .map(|t| {
+                let mut required = vec!["input", "key", "output"];
+                // No `filter`: the [train] step's.
+                if train_spec.is_none() {
+                    required.insert(0, "filter");
+                }
+                require(path, "filter", &t, &required)?;
+                let mut spec = step_spec::<FilterSpec>(path, "filter", t)?;
+                if spec.filter.is_empty() {
+                    if let Some(tr) = &train_spec {
+                        spec.filter = tr.output.clone();
+                    }
+                }
+                Ok(spec)
+            })
+            .transpose()?;
         // Validation once, at the edge: every step, before any runs.
         let train = train_spec
             .map(|t| t.to_job().map_err(|e| in_step(path, "train", sets, e)))
@@ -279,11 +310,15 @@ impl Job {
         let join = join_spec
             .map(|j| j.to_job().map_err(|e| in_step(path, "join", sets, e)))
             .transpose()?;
+        let filter = filter_spec
+            .map(|f| f.to_job().map_err(|e| in_step(path, "filter", sets, e)))
+            .transpose()?;
         Ok(Job {
             path: path.to_string(),
             description,
             train,
             join,
+            filter,
         })
     }
 
@@ -295,6 +330,9 @@ impl Job {
         }
         if let Some(j) = &self.join {
             v.push(Step::Join(Box::new(j.clone())));
+        }
+        if let Some(f) = &self.filter {
+            v.push(Step::Filter(Box::new(f.clone())));
         }
         v
     }
@@ -374,6 +412,8 @@ pub enum StepReport {
     Train(Box<crate::train::TrainReport>),
     /// The join step's report.
     Join(Box<crate::join::JoinReport>),
+    /// The filter step's report.
+    Filter(Box<crate::sieve::FilterReport>),
 }
 
 impl StepReport {
@@ -382,26 +422,28 @@ impl StepReport {
         match self {
             StepReport::Train(r) => r.summary(),
             StepReport::Join(r) => r.summary(),
+            StepReport::Filter(r) => r.summary(),
         }
     }
 }
 
-/// Whether a join step's filter is the job's train step's output (compared by file name:
-/// the two may spell its location differently).
-fn written_by_train(job: &Job, join: &JoinJob) -> bool {
-    match (&join.filter, &job.train) {
+/// Whether a step's filter is the job's train step's output (compared by file name: the two
+/// may spell its location differently).
+fn written_by_train(job: &Job, filter: Option<&Location>) -> bool {
+    match (filter, &job.train) {
         (Some(f), Some(t)) => t.output().path().filename() == f.path().filename(),
         _ => false,
     }
 }
 
 /// A filter no step writes must be there before the train step writes its output (a
-/// missing one failed the join after the train step had run).
-fn filter_exists(job: &Job, join: &JoinJob) -> Result<()> {
-    match &join.filter {
-        Some(f) if !written_by_train(job, join) && !f.exists()? => Err(Error::Input {
+/// missing one failed the join after the train step had run). `what`: the step's filter, for
+/// the message.
+fn filter_exists(job: &Job, filter: Option<&Location>, what: &str) -> Result<()> {
+    match filter {
+        Some(f) if !written_by_train(job, filter) && !f.exists()? => Err(Error::Input {
             location: f.to_string(),
-            reason: "the join's filter does not exist, and no step of the job writes it".into(),
+            reason: format!("{what} does not exist, and no step of the job writes it"),
         }),
         _ => Ok(()),
     }
@@ -425,8 +467,14 @@ pub fn dry_run(job: &Job) -> Result<Vec<crate::report::DryRun>> {
         .map(|step| {
             match step {
                 Step::Train(t) => crate::train::dry_run(t),
-                Step::Join(j) => filter_exists(job, j)
-                    .and_then(|()| crate::join::dry_run(j, true, written_by_train(job, j))),
+                Step::Join(j) => filter_exists(job, j.filter.as_ref(), "the join's filter")
+                    .and_then(|()| {
+                        crate::join::dry_run(j, true, written_by_train(job, j.filter.as_ref()))
+                    }),
+                Step::Filter(f) => filter_exists(job, Some(&f.filter), "the filter step's filter")
+                    .and_then(|()| {
+                        crate::sieve::dry_run(f, "", written_by_train(job, Some(&f.filter)))
+                    }),
             }
             .map_err(|e| invalid(job, step, e))
         })
@@ -452,7 +500,10 @@ pub fn run(
             Step::Train(s) => {
                 crate::plan::refuse_train_overlap(s.output(), s.inputs(), s.report.as_deref(), "")
             }
-            Step::Join(j) => crate::join::check(j).and_then(|()| filter_exists(job, j)),
+            Step::Join(j) => crate::join::check(j)
+                .and_then(|()| filter_exists(job, j.filter.as_ref(), "the join's filter")),
+            Step::Filter(f) => crate::sieve::check(f)
+                .and_then(|()| filter_exists(job, Some(&f.filter), "the filter step's filter")),
         };
         r.map_err(|e| invalid(job, step, e))?;
     }
@@ -466,6 +517,9 @@ pub fn run(
             }
             Step::Join(s) => {
                 crate::join::run(s, show_progress).map(|r| StepReport::Join(Box::new(r)))
+            }
+            Step::Filter(s) => {
+                crate::sieve::run(s, show_progress).map(|r| StepReport::Filter(Box::new(r)))
             }
         };
         match r {

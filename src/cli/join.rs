@@ -7,7 +7,7 @@ use std::num::{NonZeroU64, NonZeroUsize};
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::spark_keys::SparkKeyMode;
-use crate::commit::{Codec, FileFormat, WriteMode};
+use crate::commit::Codec;
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::join::{self, ColumnRef, FilterMismatch, JoinJob, JoinType, Side, SideJob, Strategy};
@@ -279,32 +279,12 @@ impl JoinSpec {
                 ),
             ));
         }
-        // clap refuses these pairs on the command line; a job file or Python gets here.
-        if spec.append && spec.overwrite {
-            return Err(Error::param(
-                "--append",
-                "adds to the output, --overwrite replaces it: give one",
-            ));
-        }
-        if spec.overwrite_partitions && (spec.overwrite || spec.append) {
-            return Err(Error::param(
-                "--overwrite-partitions",
-                format!(
-                    "replaces the partitions this run writes, {}: give one",
-                    if spec.overwrite {
-                        "--overwrite the whole output"
-                    } else {
-                        "--append adds to them"
-                    }
-                ),
-            ));
-        }
-        if spec.overwrite_partitions && spec.partition_by.is_none() {
-            return Err(Error::param(
-                "--overwrite-partitions",
-                "replaces the partition directories this run writes, and without --partition-by it writes none: give --partition-by, or replace the whole output with --overwrite",
-            ));
-        }
+        let write_mode = crate::cli::write_mode(
+            spec.overwrite,
+            spec.append,
+            spec.overwrite_partitions,
+            spec.partition_by.is_some(),
+        )?;
         let jt = spec.join_type;
         if spec.coalesce_keys && !(jt.outputs_left() && jt.outputs_right()) {
             let side = if jt.outputs_left() { "left" } else { "right" };
@@ -357,12 +337,7 @@ impl JoinSpec {
             reducers,
             output: Location::parse(&spec.output)?,
             report: spec.report.clone(),
-            write_mode: match (spec.overwrite, spec.append, spec.overwrite_partitions) {
-                (true, _, _) => WriteMode::Overwrite,
-                (_, true, _) => WriteMode::Append,
-                (_, _, true) => WriteMode::OverwritePartitions,
-                _ => WriteMode::Create,
-            },
+            write_mode,
             batch_size,
             split_rows,
             memory_limit,
@@ -376,35 +351,17 @@ impl JoinSpec {
                 .as_deref()
                 .map(|list| crate::cli::key_columns(list, "--partition-by"))
                 .transpose()?,
-            format: self.file_format()?,
+            format: crate::cli::file_format(
+                spec.compression,
+                spec.compression_level,
+                spec.row_group_rows,
+                spec.row_group_size.as_deref(),
+                spec.max_rows_per_file,
+                spec.max_file_size.as_deref(),
+            )?,
             sbbf: !spec.no_sbbf,
             sbbf_max_keys: spec.sbbf_max_keys,
         })
-    }
-
-    /// `--compression`, `--compression-level`, the row groups' and the files' limits,
-    /// checked.
-    fn file_format(&self) -> Result<FileFormat> {
-        let size = |s: &Option<String>, name: &str| -> Result<Option<u64>> {
-            s.as_deref().map(|s| parse_size(s, name)).transpose()
-        };
-        let mut format = FileFormat::new(self.compression.compression(self.compression_level)?);
-        if let Some(n) = self.row_group_rows {
-            format.row_group_rows = NonZeroUsize::new(n)
-                .ok_or_else(|| Error::param("--row-group-rows", "must be at least 1"))?;
-        }
-        // parse_size gives at least 1 byte.
-        format.row_group_bytes = size(&self.row_group_size, "--row-group-size")?
-            .and_then(|b| NonZeroUsize::new(usize::try_from(b).unwrap_or(usize::MAX)));
-        format.max_rows = self
-            .max_rows_per_file
-            .map(|n| {
-                NonZeroU64::new(n)
-                    .ok_or_else(|| Error::param("--max-rows-per-file", "must be at least 1"))
-            })
-            .transpose()?;
-        format.max_bytes = size(&self.max_file_size, "--max-file-size")?.and_then(NonZeroU64::new);
-        Ok(format)
     }
 }
 

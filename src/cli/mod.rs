@@ -46,7 +46,7 @@ pub enum Command {
     Merge(merge::Args),
     /// Read one column and count it: the plain-scan baseline of the train benchmark.
     Scan(scan::Args),
-    /// Run a job file: its steps (train, then join) in order, stopping at the first failure.
+    /// Run a job file: its steps (train, join, filter) in order, stopping at the first failure.
     Run(run::Args),
     /// Write the deterministic StackOverflow-like sample tables (users, comments) as Parquet.
     Datagen(crate::datagen::DatagenSpec),
@@ -133,6 +133,82 @@ pub fn print(s: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(crate::error::Error::io("stdout", e)),
     }
+}
+
+/// What `--overwrite`, `--append` and `--overwrite-partitions` ask a job to do with a
+/// committed output (`partitioned`: whether it has a `--partition-by`). clap refuses the
+/// pairs on the command line; a job file or Python gets here.
+pub(crate) fn write_mode(
+    overwrite: bool,
+    append: bool,
+    overwrite_partitions: bool,
+    partitioned: bool,
+) -> Result<crate::commit::WriteMode> {
+    use crate::commit::WriteMode;
+    if append && overwrite {
+        return Err(Error::param(
+            "--append",
+            "adds to the output, --overwrite replaces it: give one",
+        ));
+    }
+    if overwrite_partitions && (overwrite || append) {
+        return Err(Error::param(
+            "--overwrite-partitions",
+            format!(
+                "replaces the partitions this run writes, {}: give one",
+                if overwrite {
+                    "--overwrite the whole output"
+                } else {
+                    "--append adds to them"
+                }
+            ),
+        ));
+    }
+    if overwrite_partitions && !partitioned {
+        return Err(Error::param(
+            "--overwrite-partitions",
+            "replaces the partition directories this run writes, and without --partition-by it writes none: give --partition-by, or replace the whole output with --overwrite",
+        ));
+    }
+    Ok(match (overwrite, append, overwrite_partitions) {
+        (true, _, _) => WriteMode::Overwrite,
+        (_, true, _) => WriteMode::Append,
+        (_, _, true) => WriteMode::OverwritePartitions,
+        _ => WriteMode::Create,
+    })
+}
+
+/// The output files' format from `--compression`, `--compression-level`,
+/// `--row-group-rows`, `--row-group-size`, `--max-rows-per-file` and `--max-file-size`,
+/// checked.
+pub(crate) fn file_format(
+    compression: crate::commit::Codec,
+    compression_level: Option<i32>,
+    row_group_rows: Option<usize>,
+    row_group_size: Option<&str>,
+    max_rows_per_file: Option<u64>,
+    max_file_size: Option<&str>,
+) -> Result<crate::commit::FileFormat> {
+    use std::num::{NonZeroU64, NonZeroUsize};
+    let size = |s: Option<&str>, name: &str| -> Result<Option<u64>> {
+        s.map(|s| join::parse_size(s, name)).transpose()
+    };
+    let mut format = crate::commit::FileFormat::new(compression.compression(compression_level)?);
+    if let Some(n) = row_group_rows {
+        format.row_group_rows = NonZeroUsize::new(n)
+            .ok_or_else(|| Error::param("--row-group-rows", "must be at least 1"))?;
+    }
+    // parse_size gives at least 1 byte.
+    format.row_group_bytes = size(row_group_size, "--row-group-size")?
+        .and_then(|b| NonZeroUsize::new(usize::try_from(b).unwrap_or(usize::MAX)));
+    format.max_rows = max_rows_per_file
+        .map(|n| {
+            NonZeroU64::new(n)
+                .ok_or_else(|| Error::param("--max-rows-per-file", "must be at least 1"))
+        })
+        .transpose()?;
+    format.max_bytes = size(max_file_size, "--max-file-size")?.and_then(NonZeroU64::new);
+    Ok(format)
 }
 
 /// The most worker threads a job may have. Each is a thread, and a train worker a partial

@@ -8,7 +8,7 @@ use crate::error::Result;
 /// Arguments of `run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The job file (TOML with `[train]` and/or `[join]` tables), e.g. jobs/users_comments.toml.
+    /// The job file (TOML with `[train]`, `[join]` and `[filter]` tables), e.g. jobs/users_comments.toml.
     pub job: String,
     /// Override a key of the job file, e.g. --set join.reducers=4 --set train.fpp=0.001
     /// (repeatable; the value is TOML, or else a string).
@@ -76,6 +76,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         let out = reports.last().map(|r| match r {
             StepReport::Join(j) => format!(", {} rows out in {}", j.rows_out, j.output),
             StepReport::Train(t) => format!(", filter {}", t.output),
+            StepReport::Filter(f) => format!(", {} rows out in {}", f.rows_out, f.output),
         });
         crate::cli::print(&format!(
             "\njob done: {} steps in {} ms{}\n",

@@ -142,6 +142,32 @@ pub struct KeptReport {
     pub partition_dirs_replaced: Option<usize>,
 }
 
+impl KeptReport {
+    /// What became of the committed output, for a summary's output line.
+    pub(crate) fn summary(&self) -> String {
+        let dirs = |n: usize| format!("{n} director{}", if n == 1 { "y" } else { "ies" });
+        match self.partition_dirs_replaced {
+            Some(r) => format!(
+                "; replaced {} of the committed output, kept {} ({} parts)",
+                dirs(r),
+                dirs(self.partition_dirs),
+                self.parts
+            ),
+            None => format!("; added to the committed output's {} parts", self.parts),
+        }
+    }
+
+    /// What a commit kept of the output committed before, for a run with `mode`.
+    pub(crate) fn of(committed: crate::commit::Committed, mode: crate::commit::WriteMode) -> Self {
+        KeptReport {
+            parts: committed.parts_kept,
+            partition_dirs: committed.partitions_kept,
+            partition_dirs_replaced: (mode == crate::commit::WriteMode::OverwritePartitions)
+                .then_some(committed.partitions_replaced),
+        }
+    }
+}
+
 /// Time per stage, in milliseconds.
 #[derive(Debug, Default, Serialize)]
 pub struct JoinTimes {
@@ -333,16 +359,7 @@ impl JoinReport {
             }
         }
         if let Some(k) = &self.kept {
-            let dirs = |n: usize| format!("{n} director{}", if n == 1 { "y" } else { "ies" });
-            s += &match k.partition_dirs_replaced {
-                Some(r) => format!(
-                    "; replaced {} of the committed output, kept {} ({} parts)",
-                    dirs(r),
-                    dirs(k.partition_dirs),
-                    k.parts
-                ),
-                None => format!("; added to the committed output's {} parts", k.parts),
-            };
+            s += &k.summary();
         }
         s += "\n";
         let t = &self.times;

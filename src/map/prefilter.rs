@@ -512,7 +512,7 @@ impl RightPrefilter {
 
 /// Which rows of the key columns `units` (with their base `hashes`, of `seed`) the Bloom
 /// filter `f` lets through.
-fn bloom_pass(
+pub(crate) fn bloom_pass(
     f: &BloomFilter,
     seed: u64,
     units: &[&dyn Array],
