@@ -13,7 +13,8 @@ Used by scripts/ci-sample.sh and scripts/crosscheck.sh (with the venv of scripts
         join.append or join.overwrite-partitions says what became of the earlier rows: all
         kept (UNION ALL), or kept in the partition directories the job wrote no row to. The
         parts on disk must be the ones _SUCCESS names.
-  bjcheck.py filter --input LOC... --key COLS [--where EXPR] [--select COLS]
+  bjcheck.py filter --input LOC... --key COLS [--where EXPR] [--select COLS] [--invert]
+                    [--partition-by COLS]
                     --train-input LOC... --train-column COLS [--train-where EXPR]
                     --fpp P --output DIR
         check the output of `bloomjoin filter` (those options) by a filter trained by `bloomjoin
@@ -25,7 +26,11 @@ Used by scripts/ci-sample.sh and scripts/crosscheck.sh (with the venv of scripts
         3 x fpp x (input rows of a key outside the set) + 20 of those; its columns must be the
         --select ones (default: every input column), the parts on disk the ones _SUCCESS names
         and _SUCCESS's rows_out their rows. Repeat --input and --train-input for several
-        locations; a composite key is `a,b` (and --train-column `x,y`, paired in order).
+        locations; a composite key is `a,b` (and --train-column `x,y`, paired in order). With
+        --invert the output must be the other rows: no row of a trained key, every row of a
+        null key, and every row of a key outside the set but for the false positives' (within
+        the same bound). With --partition-by the output is read back from its Hive partition
+        directories, those columns as text.
 
 The checksum of a table (an order-independent fingerprint of its row multiset):
 
@@ -491,11 +496,13 @@ def cmd_duckdb(args):
 def filter_args(args):
     """The options of `bjcheck.py filter`, as a dict (lists for the repeatable ones)."""
     opts = {"input": [], "train-input": []}
-    single = ("key", "where", "select", "train-column", "train-where", "fpp", "output")
+    single = ("key", "where", "select", "train-column", "train-where", "fpp", "output", "partition-by")
     it = iter(args)
     for a in it:
         name = a[2:] if a.startswith("--") else None
-        if name in ("input", "train-input"):
+        if name == "invert":
+            opts["invert"] = True
+        elif name in ("input", "train-input"):
             opts[name].append(next(it))
         elif name in single:
             opts[name] = next(it)
@@ -522,13 +529,17 @@ def cmd_filter(args):
     if len(keys) != len(tkeys):
         die(f"--key {o['key']!r} and --train-column {o['train-column']!r} differ in length")
     fpp = float(o["fpp"])
-    label = f"filter {output} (--key {o['key']}" + "".join(
+    label = f"filter {output} (--key {o['key']}" + (" --invert" if o.get("invert") else "") + "".join(
         f" --{n} {o[n]!r}" for n in ("where", "select") if o.get(n)) + f"; trained on {o['train-column']}"
     label += f" where {o['train-where']!r}, fpp {fpp})" if o.get("train-where") else f", fpp {fpp})"
     con = duckdb.connect()
     files, tfiles = expand(o["input"]), expand(o["train-input"])
     cols = names_of(o["select"]) if o.get("select") else columns_of(con, files)
-    proj = ", ".join(f"i.{qi(c)}" for c in cols)
+    # --partition-by: those columns as their directories hold them (text; an empty string as
+    # null), as the output is read back.
+    pcols = names_of(o["partition-by"]) if o.get("partition-by") else []
+    proj = ", ".join(
+        f"NULLIF(CAST(i.{qi(c)} AS VARCHAR), '') AS {qi(c)}" if c in pcols else f"i.{qi(c)}" for c in cols)
     where = f" WHERE {o['where']}" if o.get("where") else ""
     twhere = f"({o['train-where']}) AND " if o.get("train-where") else ""
     # The input rows that pass --where (i), and the trained key set (k): the distinct key
@@ -547,25 +558,32 @@ def cmd_filter(args):
     con.execute(f"CREATE TEMP TABLE exact AS SELECT {proj} FROM i WHERE {in_set}")
     con.execute(f"CREATE TEMP TABLE outside AS SELECT {proj} FROM i WHERE {not_null} AND NOT {in_set}")
     con.execute(f"CREATE TEMP TABLE passing AS SELECT {proj} FROM i")
+    con.execute(f"CREATE TEMP TABLE nulls AS SELECT {proj} FROM i WHERE NOT ({not_null})")
     failures = []
     if not os.path.exists(os.path.join(output, "_SUCCESS")):
         die(f"{output}: no _SUCCESS: the job did not complete", 1)
-    wrong = manifest_mismatch(output, [])
+    wrong = manifest_mismatch(output, pcols)
     if wrong:
         failures.append(wrong)
     with open(os.path.join(output, "_SUCCESS")) as f:
         success = json.load(f)
-    tables = []
-    for part in sorted(glob.glob(os.path.join(output, "part-*.parquet"))):
-        t = pq.read_table(part, partitioning=None)
-        if t.column_names != cols:
-            failures.append(f"{os.path.basename(part)}: columns {t.column_names}, not --select/the input's {cols}")
-            if sorted(t.column_names) != sorted(cols):
-                for f in failures:
-                    print(f"MISMATCH {label}: {f}")
-                return 1
-        tables.append(t.select(cols))  # the rows compare column by column, by name
-    ours = pa.concat_tables(tables) if tables else con.sql("SELECT * FROM exact LIMIT 0").to_arrow_table()
+    if pcols:
+        ours, wrong = read_partitioned(con, output, cols, pcols)
+        failures += wrong
+        if ours is None:
+            ours = con.sql("SELECT * FROM passing LIMIT 0").to_arrow_table()
+    else:
+        tables = []
+        for part in sorted(glob.glob(os.path.join(output, "part-*.parquet"))):
+            t = pq.read_table(part, partitioning=None)
+            if t.column_names != cols:
+                failures.append(f"{os.path.basename(part)}: columns {t.column_names}, not --select/the input's {cols}")
+                if sorted(t.column_names) != sorted(cols):
+                    for f in failures:
+                        print(f"MISMATCH {label}: {f}")
+                    return 1
+            tables.append(t.select(cols))  # the rows compare column by column, by name
+        ours = pa.concat_tables(tables) if tables else con.sql("SELECT * FROM exact LIMIT 0").to_arrow_table()
     if success.get("rows_out") != ours.num_rows:
         failures.append(f"_SUCCESS says rows_out {success.get('rows_out')}, its parts hold {ours.num_rows} rows")
     con.register("ours", ours)
@@ -577,25 +595,43 @@ def cmd_filter(args):
     not_input = count("SELECT * FROM ours EXCEPT ALL SELECT * FROM passing")
     if not_input:
         failures.append(f"{not_input} output rows are not input rows that pass --where")
-    null_keys = count(f"SELECT * FROM ours EXCEPT ALL SELECT {proj} FROM i WHERE {not_null}") - not_input
-    if null_keys:
-        failures.append(f"{null_keys} output rows have a null key")
-    missing = count("SELECT * FROM exact EXCEPT ALL SELECT * FROM ours")
-    if missing:
-        failures.append(f"{missing} rows of a trained key are missing from the output (false negatives)")
-    # The false positives: the output's rows beyond the semi-join's, each of a key outside the
-    # set, and few.
-    con.execute("CREATE TEMP TABLE extra AS SELECT * FROM ours EXCEPT ALL SELECT * FROM exact")
-    n_extra = count("SELECT * FROM extra")
-    in_set_extra = count("SELECT * FROM extra EXCEPT ALL SELECT * FROM outside")
-    if in_set_extra:
-        failures.append(f"{in_set_extra} output rows beyond the semi-join's are not rows of a key outside the set")
     bound = 3 * fpp * n_outside + 20
-    if n_extra > bound:
-        failures.append(f"{n_extra} false-positive rows, over the bound 3 x {fpp} x {n_outside} + 20 = {bound:.0f}")
-    counts = (f"{ours.num_rows} rows out of {count('SELECT * FROM passing')} passing --where: {n_exact} of the"
-              f" semi-join with the {count('SELECT * FROM k')} trained keys, {n_extra} false positives (at most"
-              f" {bound:.0f}: {n_outside} rows have a key outside the set)")
+    if o.get("invert"):
+        # --invert: the rows of a key outside the set and of a null key, but for the false
+        # positives' rows (few), and no row of a trained key.
+        wrong = count("SELECT * FROM ours EXCEPT ALL (SELECT * FROM outside UNION ALL SELECT * FROM nulls)") - not_input
+        if wrong:
+            failures.append(f"{wrong} output rows are rows of a trained key (--invert keeps the others)")
+        missing_nulls = count("SELECT * FROM nulls EXCEPT ALL SELECT * FROM ours")
+        if missing_nulls:
+            failures.append(f"{missing_nulls} rows of a null key are missing from the output (--invert keeps them)")
+        n_dropped = count("SELECT * FROM outside EXCEPT ALL SELECT * FROM ours")
+        if n_dropped > bound:
+            failures.append(f"{n_dropped} rows of a key outside the set dropped (false positives), over the bound"
+                            f" 3 x {fpp} x {n_outside} + 20 = {bound:.0f}")
+        counts = (f"{ours.num_rows} rows out of {count('SELECT * FROM passing')} passing --where: of the"
+                  f" {n_outside} rows of a key outside the {count('SELECT * FROM k')} trained keys, {n_dropped}"
+                  f" dropped as false positives (at most {bound:.0f}); {count('SELECT * FROM nulls')} of a null key;"
+                  f" {wrong} of the {n_exact} of a trained key kept")
+    else:
+        null_keys = count(f"SELECT * FROM ours EXCEPT ALL SELECT {proj} FROM i WHERE {not_null}") - not_input
+        if null_keys:
+            failures.append(f"{null_keys} output rows have a null key")
+        missing = count("SELECT * FROM exact EXCEPT ALL SELECT * FROM ours")
+        if missing:
+            failures.append(f"{missing} rows of a trained key are missing from the output (false negatives)")
+        # The false positives: the output's rows beyond the semi-join's, each of a key outside
+        # the set, and few.
+        con.execute("CREATE TEMP TABLE extra AS SELECT * FROM ours EXCEPT ALL SELECT * FROM exact")
+        n_extra = count("SELECT * FROM extra")
+        in_set_extra = count("SELECT * FROM extra EXCEPT ALL SELECT * FROM outside")
+        if in_set_extra:
+            failures.append(f"{in_set_extra} output rows beyond the semi-join's are not rows of a key outside the set")
+        if n_extra > bound:
+            failures.append(f"{n_extra} false-positive rows, over the bound 3 x {fpp} x {n_outside} + 20 = {bound:.0f}")
+        counts = (f"{ours.num_rows} rows out of {count('SELECT * FROM passing')} passing --where: {n_exact} of the"
+                  f" semi-join with the {count('SELECT * FROM k')} trained keys, {n_extra} false positives (at most"
+                  f" {bound:.0f}: {n_outside} rows have a key outside the set)")
     if failures:
         for f in failures:
             print(f"MISMATCH {label}: {f}")

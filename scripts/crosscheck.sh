@@ -376,6 +376,8 @@ filter_check() {
     for o in "$@"; do
         case $o in
         train:*) topts+=("${o#train:}") ;;
+        --invert) fopts+=("$o") && args+=(--invert) ;;
+        --partition-by=*) fopts+=("$o") && args+=(--partition-by "${o#--partition-by=}") ;;
         *) fopts+=("$o") ;;
         esac
     done
@@ -435,6 +437,22 @@ filter_check filter-hive-dt 0.01 "$HIVE/left" dt "id < 15 AND dt = DATE '2024-01
     "rid,h,dt" --workers 3 --split-rows 100
 filter_check filter-evolved 0.01 "$EVO/left" id "b > 3 OR a = 'x'" "$EVO/right" rid "u IS NULL OR u < 7" "" \
     --workers 3 --split-rows 100
+# --invert: the other rows (of keys outside the set, and null keys), but for the false
+# positives'; with a high fpp, where many are dropped; a composite key; Hive partitions.
+filter_check filter-invert-sample 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" "" \
+    --invert --workers 3 --split-rows 1000 --batch-size 100
+filter_check filter-invert-fpp-0.3 0.3 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId \
+    "Score > 0" "Id, UserId, Score" --invert --workers 1
+filter_check filter-invert-id-name 0.01 $SAMPLE/users Id,DisplayName "Reputation > 1500" $SAMPLE/comments \
+    UserId,UserDisplayName "" "" --invert --workers 2 --batch-size 64
+filter_check filter-invert-hive-key 0.01 "$HIVE/left" dt,id "region IS NULL OR v > 0.5" "$HIVE/right" dt,rid "h <> 12" "" \
+    --invert --workers 2 --split-rows 150
+# --partition-by: the output read back from its directories (a key column among them, and
+# a date and a string partition of the Hive input, nulls among them).
+filter_check filter-partitioned 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" \
+    "Id, UserId, Score" --partition-by=Score --workers 3
+filter_check filter-invert-partitioned 0.05 "$HIVE/left" id "v > 0.3" "$HIVE/right" rid "" "" \
+    --invert --partition-by=dt,rid --workers 2 --split-rows 100
 
 echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
