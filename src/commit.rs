@@ -127,6 +127,15 @@ impl WriteMode {
     }
 }
 
+/// The committed parts a commit kept (appending, or replacing partitions): those named in the
+/// new manifest, all those named in the old one that were there, and the output's listing
+/// under the lease, before this run's parts moved in (for [`OutputDir::remove_stale`]).
+struct KeptParts {
+    kept: Vec<String>,
+    before: Vec<String>,
+    listed: Vec<ObjPath>,
+}
+
 /// What a commit did to the output that was committed before it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Committed {
@@ -390,13 +399,14 @@ impl OutputDir {
                 let mut moved = Vec::new();
                 let r = self.try_commit(&mut lease, parts, marker, &mut moved);
                 let r = match r {
-                    Ok(kept) => {
+                    Ok(mut kept) => {
                         let keep: Vec<Location> = kept
                             .iter()
-                            .flat_map(|k| &k.0)
+                            .flat_map(|k| &k.kept)
                             .map(|name| self.dir.descend(name))
                             .collect();
-                        self.remove_stale(&[moved.as_slice(), keep.as_slice()].concat());
+                        let listed = kept.as_mut().map(|k| std::mem::take(&mut k.listed));
+                        self.remove_stale(&[moved.as_slice(), keep.as_slice()].concat(), listed);
                         Ok(kept)
                     }
                     Err(e) => {
@@ -413,7 +423,7 @@ impl OutputDir {
             Err(e) => Err(e),
         };
         self.cleanup_staging();
-        let Some((kept, before)) = r? else {
+        let Some(KeptParts { kept, before, .. }) = r? else {
             return Ok(None);
         };
         let dirs = |names: &[String]| -> std::collections::BTreeSet<String> {
@@ -439,7 +449,7 @@ impl OutputDir {
         parts: &[String],
         marker: Bytes,
         moved: &mut Vec<Location>,
-    ) -> Result<Option<(Vec<String>, Vec<String>)>> {
+    ) -> Result<Option<KeptParts>> {
         if crate::cancel::requested() {
             return Err(Error::Cancelled);
         }
@@ -448,6 +458,7 @@ impl OutputDir {
         // Appending or replacing partitions: the committed parts, read under the lease (a run
         // that committed while this one worked is appended to as well).
         let mut before = Vec::new();
+        let mut listed = Vec::new();
         let committed_before = success.exists()?;
         // This run keeps parts of a committed output: its `_SUCCESS` is replaced in one put.
         let keeping = self.mode.keeps_parts() && committed_before;
@@ -464,10 +475,9 @@ impl OutputDir {
                 // failure before leaves the committed output as it was.
                 // (Those still there: a manifest names no part that a person removed.)
                 WriteMode::Append | WriteMode::OverwritePartitions => {
-                    let present: std::collections::HashSet<String> = list_below(&self.dir)?
-                        .iter()
-                        .map(|p| rel(&self.dir, p))
-                        .collect();
+                    listed = list_below(&self.dir)?;
+                    let present: std::collections::HashSet<String> =
+                        listed.iter().map(|p| rel(&self.dir, p)).collect();
                     before = committed(&self.dir, self.mode)?.0;
                     before.retain(|name| present.contains(name));
                 }
@@ -515,7 +525,11 @@ impl OutputDir {
             ..Default::default()
         };
         match block_on(store.put_opts(success.path(), PutPayload::from(manifest), opts)) {
-            Ok(_) => Ok(keeping.then_some((kept, before))),
+            Ok(_) => Ok(keeping.then_some(KeptParts {
+                kept,
+                before,
+                listed,
+            })),
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.dir.to_string(),
             }),
@@ -526,11 +540,17 @@ impl OutputDir {
     /// After a commit: remove the final-name parts of earlier bloomjoin runs (none of them
     /// can be committing: this run holds the lease) and the staging of dead runs. Files
     /// without a bloomjoin run id in their name, and live runs' staging, stay.
-    fn remove_stale(&self, ours: &[Location]) {
+    fn remove_stale(&self, ours: &[Location], listed: Option<Vec<ObjPath>>) {
         let keep: std::collections::HashSet<&str> =
             ours.iter().map(|l| l.path().as_ref()).collect();
-        let Ok(paths) = list_below(&self.dir) else {
-            return;
+        // The listing the commit made under this lease, before this run's parts moved in
+        // (they are `ours`): nothing else can commit meanwhile, so it holds every stale part.
+        let paths = match listed {
+            Some(paths) => paths,
+            None => match list_below(&self.dir) {
+                Ok(paths) => paths,
+                Err(_) => return,
+            },
         };
         let mut dead_staging = Vec::new();
         for p in paths {
