@@ -219,8 +219,7 @@ struct FilterPlan {
 
 /// Plan the input and the output, and check the filter (`None`: a job file's train step
 /// writes it, unread yet) against the key; then `--append` and `--overwrite-partitions`
-/// against the committed output. `dashes`: how errors name options (`--` on the command
-/// line, nothing in a job file).
+/// against the committed output.
 fn plan(
     job: &FilterJob,
     filter: Option<(&mut BloomFilter, &codec::FilterMeta)>,

@@ -149,6 +149,7 @@ fn keeps_exactly_the_rows_the_filter_may_hold_for_any_workers_and_splits() {
             "7",
         ],
         &["--workers", "2", "--compression", "snappy"],
+        &["--max-rows-per-file", "1000", "--row-group-rows", "300"],
     ]
     .iter()
     .enumerate()
@@ -167,6 +168,19 @@ fn keeps_exactly_the_rows_the_filter_may_hold_for_any_workers_and_splits() {
         let (rows, names) = read_rows(&d.join(&out));
         assert_eq!(names, ["Id", "UserId", "Score"]);
         assert_eq!(rows, want, "{extra:?}");
+        // Bounded files: every file and row group within its limit, and _SUCCESS names them.
+        let parts = crate::append_cli::parts(&d.join(&out));
+        assert_eq!(crate::append_cli::manifest(&d.join(&out)), parts);
+        if extra.contains(&"--max-rows-per-file") {
+            assert!(parts.len() >= want.len() / 1000, "{parts:?}");
+            for p in &parts {
+                let f = std::fs::File::open(d.join(&out).join(p)).unwrap();
+                let meta = parquet::file::reader::SerializedFileReader::new(f).unwrap();
+                let meta = parquet::file::reader::FileReader::metadata(&meta);
+                assert!(meta.file_metadata().num_rows() <= 1000, "{p}");
+                assert!(meta.row_groups().iter().all(|g| g.num_rows() <= 300), "{p}");
+            }
+        }
         assert!(
             summary.contains(&format!("  output {} rows, ", want.len())),
             "{summary}"
