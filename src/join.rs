@@ -46,6 +46,7 @@ mod report;
 
 pub use crate::map::prefilter::FilterMismatch;
 pub use crate::reduce::{JoinType, OutColumn, Side};
+pub(crate) use report::partition_dirs_summary;
 pub use report::{
     JoinReport, JoinTimes, KeptReport, PrefilterReport, SbbfReport, SideReport, StrategyReport,
 };

@@ -151,11 +151,7 @@ impl FilterReport {
             );
         }
         if let (Some(cols), Some(dirs)) = (&self.partition_by, self.partition_dirs) {
-            s += &format!(
-                ", in {dirs} partition director{} of {}",
-                if dirs == 1 { "y" } else { "ies" },
-                cols.join(", ")
-            );
+            s += &crate::join::partition_dirs_summary(cols, dirs);
         }
         if let Some(k) = &self.kept {
             s += &k.summary();

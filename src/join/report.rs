@@ -142,6 +142,15 @@ pub struct KeptReport {
     pub partition_dirs_replaced: Option<usize>,
 }
 
+/// The output line's partition directories (`, in 3 partition directories of Score`).
+pub(crate) fn partition_dirs_summary(cols: &[String], dirs: usize) -> String {
+    format!(
+        ", in {dirs} partition director{} of {}",
+        if dirs == 1 { "y" } else { "ies" },
+        cols.join(", ")
+    )
+}
+
 impl KeptReport {
     /// What became of the committed output, for a summary's output line.
     pub(crate) fn summary(&self) -> String {
@@ -347,11 +356,7 @@ impl JoinReport {
             human_bytes(self.bytes_out)
         );
         if let (Some(cols), Some(dirs)) = (&self.partition_by, self.partition_dirs) {
-            s += &format!(
-                ", in {dirs} partition director{} of {}",
-                if dirs == 1 { "y" } else { "ies" },
-                cols.join(", ")
-            );
+            s += &partition_dirs_summary(cols, dirs);
             if let Some(n @ 1..) = self.partition_overflow_rows {
                 s += &format!(
                     " ({n} rows held or spilled sorted by directory: more directories than a task keeps parts open)"
