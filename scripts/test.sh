@@ -25,7 +25,7 @@ cargo test --locked --doc
 step "scripts/ci-sample.sh (every jobs/*.toml on data/sample against jobs/expected)"
 bash scripts/ci-sample.sh
 
-step "scripts/crosscheck.sh (bloomjoin's joins against DuckDB's)"
+step "scripts/crosscheck.sh (bloomjoin's joins and filter job against DuckDB's)"
 bash scripts/crosscheck.sh
 
 step "scripts/fuzz.sh --cases 400 --seed 12 --s3 (differential fuzzer: joins, --where and filter decoding against DuckDB; half the joins read from moto)"
