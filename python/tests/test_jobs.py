@@ -390,6 +390,30 @@ def test_filter_rows_invert_partitioned_and_dry_run(tmp_path):
     with pytest.raises(bloomjoin.errors.UsageError, match="--partition-by"):
         bloomjoin.filter_rows(output=str(tmp_path / "inv"), overwrite_partitions=True,
                               **options)
+    # A job file's [filter] step, on the train step's filter: the same rows, its report by
+    # step name.
+    job = tmp_path / "j.toml"
+    job.write_text(f"""
+[train]
+input = {USERS!r}
+column = "Id"
+where = "Reputation > 1500"
+output = {str(tmp_path / "job" / "users.bjf")!r}
+[filter]
+input = {COMMENTS!r}
+key = "UserId"
+select = "Id,UserId,Score"
+invert = true
+output = {str(tmp_path / "job" / "others")!r}
+""")
+    steps = bloomjoin.run_job(job, set={"filter.partition-by": "Score"})
+    assert list(steps) == ["train", "filter"]
+    assert steps["filter"]["rows_out"] == report["rows_out"]
+    def hive_rows(directory):
+        t = pq.read_table(directory, partitioning="hive")
+        return sorted(map(repr, t.select(sorted(t.column_names)).to_pylist()))
+    assert len(hive_rows(tmp_path / "inv")) == report["rows_out"]
+    assert hive_rows(tmp_path / "job" / "others") == hive_rows(tmp_path / "inv")
 
 
 def test_run_job_runs_every_step_with_overrides(tmp_path):
