@@ -49,7 +49,37 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            fifth of the inner, left, right and full joins each key pair is one output column
            (`--coalesce-keys`) against DuckDB's `COALESCE(l.k, r.k)`, a bare key name in a
            `--select` being the coalesced key ("pass (keys coalesced)", "pass (keys
-           coalesced, --select)").
+           coalesced, --select)"). In 30 % of the joins that pass (a generator of their own),
+           `bloomjoin filter` then runs the case's trained filter (f.bjf, whether or not the
+           join probed it) over the right side's local files and directories, with the right
+           key, the case's `--right-where`, `--spark-keys xxhash64` when the join had it, and
+           random workers, batch size, split rows and codec, in 40 % a `--select` of the right
+           columns, in 20 % a `--partition-by` drawn as the join's (none when a value's escaped
+           directory name could pass 255 bytes, or a date has no directory name), in half
+           `--invert`; then the same job with the other `--invert`. DuckDB classes each right
+           row passing the condition: a key in the trained set (the join reference's
+           equality, `=` even with `--nulls-equal`, against the left rows passing train's
+           `--where`), a non-null key outside it, a null key (any column null). As exact
+           multisets of the output columns (canonical as the join's): the output without
+           `--invert` holds every row of the first class, and beyond them only rows of the
+           second; with `--invert` every row of the third, and beyond them only rows of the
+           second; the two outputs together are exactly the rows passing the condition. The
+           false positives (second-class rows kept without `--invert`, dropped with it) are
+           at most 3 x fpp x the second class's rows + 20, or the rows of its 3 x fpp x K + 5
+           largest keys (of its K keys: a false positive takes all rows of its key, so the
+           per-row bound alone would fail on a few heavy keys), whichever is more; fpp is
+           train's `--fpp` (0.01 by default), and there is no bound (the case's notes say so)
+           for a filter sized by `--bits`/`--hashes` or for fewer `--expected-items` than the
+           keys it holds. When the output holds every key column (not as a directory), each
+           key's rows are all kept or all dropped. `_SUCCESS` must name exactly the parts (in
+           their directories, partitioned), each part hold the output columns, and rows_out
+           their rows; the first output's Bloom filters are probed as the join's. Counted as "pass
+           (filter)" or "pass (filter, inverted)" (by the first run's `--invert`, before every
+           other category). A value no Spark long holds, refused by the filter job (exit 2)
+           where the join never probed the filter (no `--filter`, or `--no-prefilter`), is
+           "pass (filter refused: spark long)". Not drawn for joins that refused or that
+           DuckDB cannot answer; a step whose reference DuckDB cannot answer is noted and the
+           case counts as its join.
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -1070,6 +1100,7 @@ def join_case(case, ctx):
         on = "l.lpart = r.rpart"
     # Sometimes null keys match each other (`--nulls-equal`), against DuckDB's
     # IS NOT DISTINCT FROM (a generator of its own, as above).
+    on_eq = on  # the key equality itself, for the filter step (whatever --nulls-equal does)
     nrng = random.Random(f"{ctx.seed}:join-nulls-equal:{case.index}")
     nulls_equal = nrng.random() < 0.25
     if nulls_equal:
@@ -1227,11 +1258,24 @@ def join_case(case, ctx):
         case.notes.append(f"{check_file_limits(case, out, limits)} files")
     with open(os.path.join(case.dir, "report.json")) as f:
         report = json.load(f)
+    # Sometimes the trained filter alone over the right side (`bloomjoin filter`), a map-only
+    # job against DuckDB's semi-join with the trained keys (a generator of its own, so that a
+    # seed's other draws stay what they were).
+    filtered = None
+    frng_step = random.Random(f"{ctx.seed}:join-filter:{case.index}")
+    if frng_step.random() < 0.3:
+        lsrc = f"(SELECT * FROM {files_sql(lf, mixed_files or unioned)}{' WHERE ' + train_where[1] if train_where else ''})"
+        filtered = filter_step(case, ctx, frng_step, con, argparse.Namespace(
+            train=train, trained=lsrc, right=R, lkeys=lkeys.split(","), rkeys=rkeys.split(","), on=on_eq,
+            rwhere=rwhere, rnames=rnames, spark_tuple=spark_tuple,
+            join_probed=("--filter" in join and "--no-prefilter" not in join)))
     skipped = report["right"]["row_groups_skipped_by_sbbf"]
     pruned = report["left"]["files_pruned_by_partition"] + report["right"]["files_pruned_by_partition"]
     # Counted apart, so that the summary shows the Bloom filters of the files, and files of
     # different columns, at work (a key of partition columns alone first: the newest
     # variation).
+    if filtered:
+        return filtered
     if rerun:
         return f"pass (partitioned output, run again {rerun})"
     if coalesce:
@@ -1253,6 +1297,235 @@ def join_case(case, ctx):
     if hive:
         return "pass (hive partitions, files skipped)" if pruned else "pass (hive partitions)"
     return "pass (files' columns differ)" if unioned else "pass"
+
+
+# ------------------------------------------------------------------- the join's filter step
+
+
+def trained_fpp(case, con, f):
+    """The trained filter's target false-positive rate (`train --fpp`, 0.01 by default), or
+    None when it has none it keeps to: sized by `--bits`/`--hashes`, or for fewer
+    `--expected-items` than the distinct keys it holds (the left rows passing train's
+    `--where` whose key has no null)."""
+    train = f.train
+    if "--bits" in train:
+        return None, "sized by --bits/--hashes"
+    fpp = float(train[train.index("--fpp") + 1]) if "--fpp" in train else 0.01
+    if "--expected-items" in train:
+        n = int(train[train.index("--expected-items") + 1])
+        keys = ", ".join(g.q(k) for k in f.lkeys)
+        nn = " AND ".join(f"{g.q(k)} IS NOT NULL" for k in f.lkeys)
+        distinct = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {keys} FROM {f.trained} WHERE {nn})").fetchall()[0][0]
+        if distinct > n:
+            return None, f"--expected-items {n}, under the {distinct} keys trained"
+    return fpp, None
+
+
+def check_filter_output(case, path, cols, pby):
+    """A filter job's committed output: `_SUCCESS` names exactly the parts below `path`
+    (and, partitioned, each sits in its directories, as `check_partitioned_output` checks);
+    each part holds the output columns `cols` (but `pby`), in order. Returns (parts, the
+    manifest)."""
+    if pby:
+        parts = check_partitioned_output(case, path, cols, pby)
+    else:
+        success = os.path.join(path, "_SUCCESS")
+        if not os.path.exists(success):
+            raise CaseFailed(f"filter exit 0 but no _SUCCESS in {path}")
+        with open(success) as fh:
+            manifest = json.load(fh)
+        if manifest.get("partition_by") is not None:
+            raise CaseFailed(f"filter: _SUCCESS partition_by {manifest.get('partition_by')!r}, expected none")
+        parts = output_parts(path)
+        rel = sorted(os.path.relpath(p, path) for p in parts)
+        listed = manifest.get("parts")
+        if not isinstance(listed, list) or sorted(listed) != rel:
+            raise CaseFailed(f"filter: _SUCCESS lists parts {listed!r}, the directory holds {rel}")
+        stray = sorted(set(os.listdir(path)) - set(rel) - {"_SUCCESS"})
+        if stray:
+            raise CaseFailed(f"filter: the output holds {', '.join(stray[:5])} beside its parts and _SUCCESS")
+        for p in parts:
+            got = pq.read_schema(p).names
+            if got != cols:
+                raise CaseFailed(f"filter: part {os.path.basename(p)} holds columns {got}, expected {cols}")
+    with open(os.path.join(path, "_SUCCESS")) as fh:
+        return parts, json.load(fh)
+
+
+def read_filter_output(case, con, path, cols, pby):
+    """The rows of a filter job's output `path` (checked by `check_filter_output`), as a
+    Counter of canonical row tuples; `_SUCCESS`'s rows_out must be their number."""
+    parts, manifest = check_filter_output(case, path, cols, pby)
+    ours = collections.Counter()
+    if pby:
+        for t in read_partitioned(case, con, parts, cols, pby):
+            ours.update(canon_table(t))
+    else:
+        for p in parts:
+            ours.update(canon_table(pq.read_table(p)))
+    n = sum(ours.values())
+    if manifest.get("rows_out") != n:
+        raise CaseFailed(f"filter: _SUCCESS says rows_out {manifest.get('rows_out')}, its parts hold {n} rows")
+    return ours
+
+
+def filter_step(case, ctx, rng, con, f):
+    """`bloomjoin filter` with the case's trained filter over its right side (the right key,
+    its `--right-where`, maybe a `--select`, `--partition-by`, codec, workers, batch size and
+    split rows), with `--invert` or not, and the same job with the other `--invert`; each
+    output against DuckDB's rows of the right side passing the condition, in three classes:
+    a key in the trained set (`f.on`, the join reference's equality, with a left row passing
+    train's `--where`), a key outside it (no column null), a null key (any column). Returns
+    the outcome, or None when DuckDB cannot say (noted)."""
+    invert = rng.random() < 0.5
+    cols = list(f.rnames)
+    select = None
+    if rng.random() < 0.4:
+        select = rng.sample(cols, rng.randint(1, len(cols)))
+        cols = select
+    keyq = [f"r.{g.q(k)}" for k in f.rkeys]
+    nn = " AND ".join(f"{k} IS NOT NULL" for k in keyq)
+    in_set = f"EXISTS (SELECT 1 FROM {f.trained} l WHERE {f.on})"
+    # Partition columns, as the join draws them (over 5,000 rows only of few directories).
+    pby = None
+    plain = f"SELECT {', '.join(f'r.{g.q(c)}' for c in cols)} FROM {f.right} r"
+    if rng.random() < 0.2:
+        drawn = partition_columns(rng, con, plain, cols)
+        if drawn and drawn[1]:
+            case.notes.append(f"filter: --partition-by {','.join(drawn[0])} not drawn (a date no directory name holds)")
+        elif drawn:
+            # Not a column whose directory name could pass the file system's 255 bytes (every
+            # byte of its text escaped as %XX): a documented refusal the join step covers.
+            longest = con.execute("SELECT " + ", ".join(
+                f"coalesce(max(strlen(CAST({g.q(c)} AS VARCHAR))), 0)" for c in drawn[0]) + f" FROM ({plain})").fetchall()[0]
+            if all(3 * n + len(c) + 1 <= 255 for c, n in zip(drawn[0], longest)):
+                pby = drawn[0]
+            else:
+                case.notes.append(f"filter: --partition-by {','.join(drawn[0])} not drawn (a value too long for a directory name)")
+    proj = [f"NULLIF(CAST(r.{g.q(c)} AS VARCHAR), '') AS {g.q(c)}" if pby and c in pby else f"r.{g.q(c)}" for c in cols]
+    ref_sql = (f"SELECT {', '.join(proj)}, CASE WHEN NOT ({nn}) THEN 0 WHEN {in_set} THEN 1 ELSE 2 END AS __class, "
+               f"{', '.join(f'{k} AS __key{i}' for i, k in enumerate(keyq))} FROM {f.right} r")
+    try:
+        ref = case.sql(con, ref_sql)
+        fpp, why = trained_fpp(case, con, f)
+    except duckdb.Error as e:
+        case.notes.append(f"filter step: DuckDB: {str(e).splitlines()[0]}")
+        return None
+    # Each right row passing --right-where: (output row, class, key), canonical.
+    rows = list(canon_table(ref).elements())
+    m = len(cols)
+    passing, exact, outside, nulls = (collections.Counter() for _ in range(4))
+    groups = collections.Counter()  # rows per key outside the set
+    for r in rows:
+        out, cls, key = r[:m], r[m], r[m + 1:]
+        passing[out] += 1
+        (nulls, exact, outside)[cls][out] += 1
+        if cls == 2:
+            groups[key] += 1
+    # The false positives: each a key outside the set, all of whose rows the filter keeps
+    # (drops, inverted). At most B = 3 x fpp x K + 5 of the K keys outside the set, so at most
+    # the rows of the B largest of them, or (the per-row bound) 3 x fpp x their rows + 20,
+    # whichever is more: rows come in groups of one key, which the per-row bound alone
+    # ignores.
+    n_outside = sum(outside.values())
+    if fpp is None:
+        bound = None
+        case.notes.append(f"filter: no bound on false positives ({why})")
+    else:
+        b_keys = int(3 * fpp * len(groups)) + 5
+        bound = max(3 * fpp * n_outside + 20, sum(n for _, n in groups.most_common(b_keys)))
+    # Per key, when the output holds every key column as itself (not a partition directory's
+    # text): a key's rows are all kept or all dropped.
+    kpos = [cols.index(k) for k in f.rkeys] if all(k in cols and not (pby and k in pby) for k in f.rkeys) else None
+
+    base = [ctx.bin, "--quiet", "filter", "--filter", "f.bjf", "--input", "right", "--key", ",".join(f.rkeys),
+            "--workers", str(rng.randint(1, 4))]
+    if f.spark_tuple:
+        base += ["--spark-keys", "xxhash64"]
+    if f.rwhere is not None:
+        base += ["--where", f.rwhere[0]]
+    if select is not None:
+        base += ["--select", ",".join(select)]
+    if rng.random() < 0.4:
+        base += ["--batch-size", str(rng.choice([1, 7, 100, 4096]))]
+    if rng.random() < 0.4:
+        base += ["--split-rows", str(rng.choice([1, 10, 1000]))]
+    if rng.random() < 0.3:
+        base += ["--compression", rng.choice(["snappy", "gzip", "lz4", "brotli", "none", "zstd"])]
+
+    def run(inv, out):
+        args = base + (["--invert"] if inv else []) + (["--partition-by", ",".join(pby)] if pby else []) + \
+               ["-o", out, "--report", out + ".json"]
+        code, _, err = case.run(args, check_ok=False)
+        if code == 2 and not f.join_probed and "does not fit a Spark filter" in err:
+            # The join did not probe the trained filter (no --filter, or --no-prefilter), so
+            # nothing checked the right key against it: a value no Spark long holds is a
+            # documented refusal.
+            case.notes.append(f"filter: {err.strip()}")
+            return None
+        if code != 0:
+            raise CaseFailed(f"filter{' --invert' if inv else ''} exit {code} where the join ran: {err.strip()}")
+        return read_filter_output(case, con, os.path.join(case.dir, out), cols, pby)
+
+    ours = run(invert, "fout")
+    if ours is None:
+        return "pass (filter refused: spark long)"
+    other = run(not invert, "fout2")
+    if other is None:
+        raise CaseFailed("filter: refused with the other --invert only")
+    show = lambda c: "; ".join(repr(r) for r in list(c.elements())[:3])
+    for got, inv in ((ours, invert), (other, not invert)):
+        what = "filter --invert" if inv else "filter"
+        stray = got - passing
+        if stray:
+            raise CaseFailed(f"{what}: {sum(stray.values())} output rows are no right rows passing its --where "
+                             f"(e.g. {show(stray)})")
+        if not inv:
+            missing = exact - got
+            if missing:
+                raise CaseFailed(f"{what}: {sum(missing.values())} rows of a trained key missing (false negatives; "
+                                 f"e.g. {show(missing)})")
+            extra = got - exact
+            wrong = extra - outside
+            if wrong:
+                raise CaseFailed(f"{what}: {sum(wrong.values())} output rows beyond the semi-join's are no rows of a "
+                                 f"non-null key outside the set (e.g. {show(wrong)})")
+            n_fp = sum(extra.values())
+        else:
+            wrong = got - (outside + nulls)
+            if wrong:
+                raise CaseFailed(f"{what}: {sum(wrong.values())} output rows are rows of a trained key (e.g. {show(wrong)})")
+            missing = nulls - got
+            if missing:
+                raise CaseFailed(f"{what}: {sum(missing.values())} rows of a null key missing (e.g. {show(missing)})")
+            n_fp = sum(outside.values()) + sum(nulls.values()) - sum(got.values())
+        if bound is not None and n_fp > bound:
+            raise CaseFailed(f"{what}: {n_fp} rows of a key outside the set {'dropped' if inv else 'kept'} (false "
+                             f"positives), over the bound {bound:.0f} (fpp {fpp}, {len(groups)} keys and {n_outside} "
+                             f"rows outside the set)")
+        if kpos is not None:
+            # Every key outside the set all kept or all dropped.
+            per_key = collections.Counter()
+            for r, n in got.items():
+                per_key[tuple(r[i] for i in kpos)] += n
+            want_key = collections.Counter()
+            for r, n in passing.items():
+                want_key[tuple(r[i] for i in kpos)] += n
+            split = [k for k, n in per_key.items() if n != want_key[k]]
+            if split:
+                raise CaseFailed(f"{what}: the rows of key {split[0]!r} are split: {per_key[split[0]]} of "
+                                 f"{want_key[split[0]]} kept")
+    if ours + other != passing:
+        raise CaseFailed(f"filter and filter --invert: {sum(ours.values())} + {sum(other.values())} rows, not the "
+                         f"{sum(passing.values())} right rows passing --where (each exactly once)")
+    probes = check_output_blooms(case, con, os.path.join(case.dir, "fout"))
+    kept = ours if not invert else other
+    case.notes.append(f"filter{' --invert' if invert else ''}: {sum(ours.values())} rows of {sum(passing.values())}; "
+                      f"{sum(exact.values())} of a trained key, {sum((kept - exact).values())} false positives of "
+                      f"{n_outside} rows outside the set (bound {'none' if bound is None else f'{bound:.0f}'}), "
+                      f"{sum(nulls.values())} of a null key; {probes} Bloom probes"
+                      + (f"; partitioned by {','.join(pby)}" if pby else ""))
+    return "pass (filter, inverted)" if invert else "pass (filter)"
 
 
 # ------------------------------------------------------------------------------ where kind
