@@ -21,8 +21,8 @@ use arrow::buffer::NullBuffer;
 use arrow::compute::{concat_batches, take};
 use arrow::datatypes::SchemaRef;
 
-use crate::commit::partition::{OutputPartitioning, PartSink, PartitionedWriter, WrittenPart};
-use crate::commit::{PartWriter, Staging};
+use crate::commit::partition::{OutputPartitioning, PartSink, WrittenPart};
+use crate::commit::Staging;
 use crate::error::{Error, Result};
 use crate::key::TupleKeys;
 
@@ -517,30 +517,16 @@ impl Emitter {
         name: &str,
         write_buffer: usize,
     ) -> Result<Self> {
-        let writer = match &shape.partitioning {
-            None => PartSink::One {
-                writer: PartWriter::create(
-                    staging,
-                    name,
-                    shape.out_schema.clone(),
-                    &shape.blooms,
-                    &shape.format,
-                )?
-                .with_write_buffer(write_buffer),
-            },
-            Some(p) => PartSink::Partitioned(
-                PartitionedWriter::new(
-                    staging.clone(),
-                    name,
-                    &shape.out_schema,
-                    Arc::clone(p),
-                    shape.blooms.clone(),
-                    shape.format,
-                    shape.open_parts,
-                )?
-                .with_write_buffer(write_buffer),
-            ),
-        };
+        let writer = PartSink::create(
+            staging,
+            name,
+            &shape.out_schema,
+            shape.partitioning.as_ref(),
+            &shape.blooms,
+            &shape.format,
+            shape.open_parts,
+        )?
+        .with_write_buffer(write_buffer);
         Ok(Emitter {
             shape,
             writer,

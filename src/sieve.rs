@@ -20,8 +20,8 @@ use serde::Serialize;
 use crate::bloom::codec;
 use crate::bloom::spark_keys::SparkKeyMode;
 use crate::bloom::{BloomFilter, BloomParams};
-use crate::commit::partition::{OutputPartitioning, PartSink, PartitionedWriter};
-use crate::commit::{FileFormat, OutputDir, PartWriter, WriteMode};
+use crate::commit::partition::{OutputPartitioning, PartSink};
+use crate::commit::{FileFormat, OutputDir, WriteMode};
 use crate::error::{Error, Result};
 use crate::join::KeptReport;
 use crate::join::SideJob;
@@ -474,26 +474,15 @@ fn map(
         workers,
         || {
             let name = format!("part-{:05}", next_part.fetch_add(1, Ordering::Relaxed));
-            Ok(match &partitioning {
-                None => PartSink::One {
-                    writer: PartWriter::create(
-                        &staging,
-                        &name,
-                        out_schema.clone(),
-                        &blooms,
-                        &job.format,
-                    )?,
-                },
-                Some(p) => PartSink::Partitioned(PartitionedWriter::new(
-                    staging.clone(),
-                    &name,
-                    &out_schema,
-                    Arc::clone(p),
-                    blooms.clone(),
-                    job.format,
-                    open_parts,
-                )?),
-            })
+            PartSink::create(
+                &staging,
+                &name,
+                &out_schema,
+                partitioning.as_ref(),
+                &blooms,
+                &job.format,
+                open_parts,
+            )
         },
         |sink, batch: RecordBatch, hashes| {
             let batch = match job.invert {

@@ -699,6 +699,44 @@ pub(crate) enum PartSink {
 }
 
 impl PartSink {
+    /// Task `name`'s sink in `staging` for rows of `out_schema`: one part, or with
+    /// `partitioning` a part per partition directory, keeping at most `open_parts` open.
+    pub(crate) fn create(
+        staging: &Staging,
+        name: &str,
+        out_schema: &SchemaRef,
+        partitioning: Option<&Arc<OutputPartitioning>>,
+        blooms: &WriteBlooms,
+        format: &FileFormat,
+        open_parts: usize,
+    ) -> Result<Self> {
+        Ok(match partitioning {
+            None => PartSink::One {
+                writer: PartWriter::create(staging, name, out_schema.clone(), blooms, format)?,
+            },
+            Some(p) => PartSink::Partitioned(PartitionedWriter::new(
+                staging.clone(),
+                name,
+                out_schema,
+                Arc::clone(p),
+                blooms.clone(),
+                *format,
+                open_parts,
+            )?),
+        })
+    }
+
+    /// Hold up to `bytes` of rows before encoding them ([`PartWriter::with_write_buffer`],
+    /// [`PartitionedWriter::with_write_buffer`]).
+    pub(crate) fn with_write_buffer(self, bytes: usize) -> Self {
+        match self {
+            PartSink::One { writer } => PartSink::One {
+                writer: writer.with_write_buffer(bytes),
+            },
+            PartSink::Partitioned(p) => PartSink::Partitioned(p.with_write_buffer(bytes)),
+        }
+    }
+
     /// Write a batch of output rows (the output schema's).
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match self {
