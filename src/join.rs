@@ -39,16 +39,18 @@ use crate::plan::SplitOptions;
 use crate::reduce::{Budget, JoinShape};
 use crate::store::Location;
 
+pub(crate) mod condition;
 mod left;
 mod reduce_side;
 mod replicated;
 mod report;
 
 pub use crate::map::prefilter::FilterMismatch;
-pub use crate::reduce::{JoinType, OutColumn, Side};
+pub use crate::reduce::{ConditionCounts, JoinType, OutColumn, Side};
 pub(crate) use report::partition_dirs_summary;
 pub use report::{
-    JoinReport, JoinTimes, KeptReport, PrefilterReport, SbbfReport, SideReport, StrategyReport,
+    JoinReport, JoinTimes, JoinWhereReport, KeptReport, PrefilterReport, SbbfReport, SideReport,
+    StrategyReport,
 };
 
 /// How the join runs on this machine.
@@ -98,6 +100,8 @@ pub struct JoinJob {
     pub(crate) right: SideJob,
     /// The join type.
     pub(crate) join_type: JoinType,
+    /// `--join-where`: a condition over both sides' columns that matching pairs must meet.
+    pub(crate) join_where: Option<Predicate>,
     /// `--nulls-equal`: null key components match each other (SQL's `IS NOT DISTINCT FROM`,
     /// Spark's `<=>`), rather than never matching.
     pub(crate) nulls_equal: bool,
@@ -244,6 +248,7 @@ impl<'a> Ctx<'a> {
                 left_schema: plan.left.schema.clone(),
                 key_arity: plan.left.arity(),
                 nulls_equal: job.nulls_equal,
+                condition: plan.condition.clone(),
                 blooms: crate::bloom::sbbf::WriteBlooms {
                     columns: plan.bloom_columns.clone(),
                     fpp: job.bloom_fpp,
@@ -338,6 +343,8 @@ struct Written {
     bytes_out: u64,
     /// Right rows with a non-null key that matched no left row.
     right_unmatched: u64,
+    /// `--join-where`'s counters.
+    condition: crate::reduce::ConditionCounts,
     /// Output rows that went through a task's partition overflow.
     overflow_rows: u64,
 }
@@ -707,6 +714,12 @@ pub fn dry_run(
         &job.right.keys,
         &job.right.predicate,
     );
+    if let Some(c) = &plan.condition {
+        summary += &format!(
+            "  on     the keys, and {:?} (--join-where) on each pair of matching keys\n",
+            c.text()
+        );
+    }
     summary += &format!("  filter {filter_line}\n");
     summary += &format!("  sbbf   {sbbf}\n");
     summary += &format!("  plan   {strategy}\n");
@@ -719,6 +732,7 @@ pub fn dry_run(
         "join_type": job.join_type.name(),
         "nulls_equal": job.nulls_equal,
         "coalesce_keys": job.coalesce_keys,
+        "join_where": plan.condition.as_ref().map(|c| c.text()),
         "workers": workers,
         "left": side_json(&plan.left, &left_extent, &job.left.keys, &job.left.predicate),
         "right": side_json(&plan.right, &right_extent, &job.right.keys, &job.right.predicate),
@@ -1129,6 +1143,10 @@ fn run_stages(
             .map(|_| crate::commit::partition::dirs_of(&written.parts)),
         partition_overflow_rows: plan.partitioning.as_ref().map(|_| written.overflow_rows),
         kept: None,
+        join_where: plan.condition.as_ref().map(|c| report::JoinWhereReport {
+            condition: c.text().to_string(),
+            counts: written.condition,
+        }),
         left: ctx.left_counters.report(&plan.left, None),
         right: ctx.right_counters.report(&plan.right, Some(&prefilter)),
         prefilter: PrefilterReport {

@@ -24,6 +24,7 @@ use arrow::datatypes::SchemaRef;
 use crate::commit::partition::{OutputPartitioning, PartSink, WrittenPart};
 use crate::commit::Staging;
 use crate::error::{Error, Result};
+use crate::join::condition::JoinCondition;
 use crate::key::TupleKeys;
 
 /// The join types (MapReduce Design Patterns' set).
@@ -148,6 +149,8 @@ pub(crate) struct JoinShape {
     pub key_arity: usize,
     /// `--nulls-equal`: null key components match each other (SQL's `IS NOT DISTINCT FROM`).
     pub nulls_equal: bool,
+    /// `--join-where`: the condition candidate pairs must also meet to match.
+    pub condition: Option<Arc<crate::join::condition::JoinCondition>>,
     /// The Parquet Bloom filters every part carries.
     pub blooms: crate::bloom::sbbf::WriteBlooms,
     /// How every part's files are written (codec, row groups, file limits).
@@ -446,6 +449,28 @@ impl JoinTable {
     }
 }
 
+/// `--join-where`'s candidate pairs of a right batch (left row, right row), in right-row
+/// order, and the first right row not yet decided.
+#[derive(Default)]
+struct Candidates {
+    left: Vec<u32>,
+    right: Vec<u32>,
+    /// The next right row to decide, whether it has a candidate so far, and whether one of
+    /// its candidates has passed.
+    next: usize,
+    had: bool,
+    found: bool,
+}
+
+impl Candidates {
+    /// Move on to the next right row.
+    fn advance(&mut self) {
+        self.next += 1;
+        self.had = false;
+        self.found = false;
+    }
+}
+
 /// Output rows flushed to the part once this many are pending.
 const FLUSH_ROWS: usize = 65_536;
 
@@ -455,6 +480,8 @@ pub(crate) struct Emitter {
     writer: PartSink,
     /// Right rows (non-null key) that matched no left row.
     pub right_unmatched: u64,
+    /// `--join-where`'s counters.
+    pub condition: ConditionCounts,
     left_idx: Vec<Option<u32>>,
     right_idx: Vec<u32>,
     /// Set when the left rows are joined in several passes (see [`Passes`]).
@@ -472,6 +499,9 @@ pub(crate) struct Emitter {
 pub(crate) struct Passes {
     /// One bit per right row of the partition: matched in some pass so far.
     matched: Vec<u64>,
+    /// Under `--join-where`, one bit per right row: its key matched a left row's in some
+    /// pass so far (the condition aside).
+    keyed: Vec<u64>,
     /// The partition's ordinal of the next right batch's first row.
     row: usize,
     /// This pass is the last.
@@ -483,6 +513,7 @@ impl Passes {
     pub(crate) fn new(right_rows: u64) -> Self {
         Passes {
             matched: vec![0; (right_rows as usize).div_ceil(64)],
+            keyed: Vec::new(),
             row: 0,
             last: false,
         }
@@ -491,17 +522,46 @@ impl Passes {
     /// Whether right row `g` matched in an earlier pass (or earlier in this one).
     #[inline]
     fn get(&self, g: usize) -> bool {
-        self.matched
-            .get(g / 64)
-            .is_some_and(|w| w & (1 << (g % 64)) != 0)
+        bit(&self.matched, g)
     }
 
     #[inline]
     fn set(&mut self, g: usize) {
-        if g / 64 >= self.matched.len() {
-            self.matched.resize(g / 64 + 1, 0);
-        }
-        self.matched[g / 64] |= 1 << (g % 64);
+        set_bit(&mut self.matched, g)
+    }
+}
+
+#[inline]
+fn bit(bits: &[u64], g: usize) -> bool {
+    bits.get(g / 64).is_some_and(|w| w & (1 << (g % 64)) != 0)
+}
+
+#[inline]
+fn set_bit(bits: &mut Vec<u64>, g: usize) {
+    if g / 64 >= bits.len() {
+        bits.resize(g / 64 + 1, 0);
+    }
+    bits[g / 64] |= 1 << (g % 64);
+}
+
+/// What `--join-where` did, summed over a join's tasks.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ConditionCounts {
+    /// Pairs of matching keys the condition was tested on.
+    pub pairs_tested: u64,
+    /// Of those, the pairs it held for (the matches).
+    pub pairs_passed: u64,
+    /// Right rows (non-null key) whose key matched some left row's, but with no pair the
+    /// condition held for: unmatched because of it.
+    pub right_rows_failed: u64,
+}
+
+impl ConditionCounts {
+    /// Add `other`'s counts.
+    pub(crate) fn add(&mut self, other: ConditionCounts) {
+        self.pairs_tested += other.pairs_tested;
+        self.pairs_passed += other.pairs_passed;
+        self.right_rows_failed += other.right_rows_failed;
     }
 }
 
@@ -531,6 +591,7 @@ impl Emitter {
             shape,
             writer,
             right_unmatched: 0,
+            condition: ConditionCounts::default(),
             left_idx: Vec::new(),
             right_idx: Vec::new(),
             passes: None,
@@ -563,6 +624,9 @@ impl Emitter {
         right: &RecordBatch,
         hashes: &[u64],
     ) -> Result<()> {
+        if let Some(condition) = self.shape.condition.clone() {
+            return self.probe_where(&condition, table, right, hashes);
+        }
         let key_cols = crate::key::leading_key_columns(right, self.shape.key_arity);
         let rkeys = TupleKeys::try_new(&key_cols)?;
         // Under --nulls-equal every right row is probed, a null key like any other.
@@ -645,6 +709,171 @@ impl Emitter {
         self.passes = passes;
         self.heads = heads;
         self.flush(table, Some(right))
+    }
+
+    /// [`Emitter::probe`] under `--join-where`: the pairs of matching keys are candidates,
+    /// gathered (up to [`FLUSH_ROWS`] at a time, in right-row order) and tested by the
+    /// condition in bulk; a right row is matched when one of its candidates passes, and only
+    /// passing pairs mark their left row. The rest is as without a condition.
+    fn probe_where(
+        &mut self,
+        condition: &JoinCondition,
+        table: &JoinTable,
+        right: &RecordBatch,
+        hashes: &[u64],
+    ) -> Result<()> {
+        let key_cols = crate::key::leading_key_columns(right, self.shape.key_arity);
+        let rkeys = TupleKeys::try_new(&key_cols)?;
+        let nulls: Option<NullBuffer> =
+            crate::key::tuple_nulls(&key_cols).filter(|_| !self.shape.nulls_equal);
+        let n = right.num_rows();
+        let mut heads = std::mem::take(&mut self.heads);
+        table.heads_of(&hashes[..n.min(hashes.len())], &mut heads);
+        let mut pending = Candidates::default();
+        let mut failed = None;
+        for (j, head) in heads.iter().enumerate() {
+            if nulls.as_ref().is_some_and(|v| v.is_null(j)) {
+                continue;
+            }
+            table.for_each_match(head, &rkeys, j, |i| {
+                pending.left.push(i);
+                pending.right.push(j as u32);
+                if pending.left.len() < FLUSH_ROWS {
+                    return true;
+                }
+                match self.settle(condition, table, right, nulls.as_ref(), &mut pending, None) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        self.settle(
+            condition,
+            table,
+            right,
+            nulls.as_ref(),
+            &mut pending,
+            Some(n),
+        )?;
+        if let Some(p) = self.passes.as_mut() {
+            p.row += n;
+        }
+        self.heads = heads;
+        self.flush(table, Some(right))
+    }
+
+    /// Test the candidate pairs gathered so far and write or mark what the passing ones
+    /// make; decide every right row before the last candidate's (all of them up to `end`,
+    /// the batch's row count, at its end).
+    fn settle(
+        &mut self,
+        condition: &JoinCondition,
+        table: &JoinTable,
+        right: &RecordBatch,
+        nulls: Option<&NullBuffer>,
+        pending: &mut Candidates,
+        end: Option<usize>,
+    ) -> Result<()> {
+        let jt = self.shape.join_type;
+        if !pending.left.is_empty() {
+            let li = UInt32Array::from(std::mem::take(&mut pending.left));
+            let ri = UInt32Array::from(std::mem::take(&mut pending.right));
+            let pass = condition.evaluate(&table.batch, &li, right, &ri)?;
+            self.condition.pairs_tested += li.len() as u64;
+            self.condition.pairs_passed += pass.true_count() as u64;
+            for (k, (&i, &j)) in li.values().iter().zip(ri.values()).enumerate() {
+                let j = j as usize;
+                while pending.next < j {
+                    self.decide(pending, nulls);
+                    pending.advance();
+                }
+                pending.had = true;
+                if !pass.value(k) {
+                    continue;
+                }
+                pending.found = true;
+                if jt.outputs_left() {
+                    table.mark(i);
+                }
+                if jt.outputs_pairs() {
+                    self.left_idx.push(Some(i));
+                    self.right_idx.push(j as u32);
+                    if self.left_idx.len() >= FLUSH_ROWS {
+                        self.flush(table, Some(right))?;
+                    }
+                }
+            }
+            // Give the allocations back.
+            pending.left = li
+                .into_parts()
+                .1
+                .into_inner()
+                .into_vec()
+                .unwrap_or_default();
+            pending.right = ri
+                .into_parts()
+                .1
+                .into_inner()
+                .into_vec()
+                .unwrap_or_default();
+            pending.left.clear();
+            pending.right.clear();
+        }
+        if let Some(end) = end {
+            while pending.next < end {
+                self.decide(pending, nulls);
+                pending.advance();
+                if self.left_idx.len() >= FLUSH_ROWS {
+                    self.flush(table, Some(right))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Right row `pending.next` of the batch has all its candidates tested. Write it alone
+    /// where the join type keeps it (unmatched for right, full and anti joins; matched for
+    /// right-semi), once over the passes, and count it: unmatched for its key, or for the
+    /// condition.
+    fn decide(&mut self, pending: &Candidates, nulls: Option<&NullBuffer>) {
+        let (j, had, found) = (pending.next, pending.had, pending.found);
+        let (before, had_before, last) = match self.passes.as_mut() {
+            None => (false, false, true),
+            Some(p) => {
+                let g = p.row + j;
+                let (before, had_before) = (p.get(g), bit(&p.keyed, g));
+                if found && !before {
+                    p.set(g);
+                }
+                if had && !had_before {
+                    set_bit(&mut p.keyed, g);
+                }
+                (before, had_before, p.last)
+            }
+        };
+        let unmatched = last && !found && !before;
+        if unmatched && nulls.is_none_or(|v| v.is_valid(j)) {
+            if had || had_before {
+                self.condition.right_rows_failed += 1;
+            } else {
+                self.right_unmatched += 1;
+            }
+        }
+        let jt = self.shape.join_type;
+        let write = match jt {
+            JoinType::RightSemi => found && !before,
+            _ => jt.keeps_right() && unmatched,
+        };
+        if write {
+            self.left_idx.push(None);
+            self.right_idx.push(j as u32);
+        }
     }
 
     /// Write the left rows of `rows` that the join type keeps once every right row has been
@@ -1086,6 +1315,7 @@ mod tests {
             left_schema: Arc::new(Schema::new(vec![field("lk"), field("lv")])),
             key_arity: 1,
             nulls_equal: false,
+            condition: None,
             blooms: crate::bloom::sbbf::WriteBlooms::none(),
             format: crate::commit::FileFormat::new(parquet::basic::Compression::UNCOMPRESSED),
             partitioning: None,

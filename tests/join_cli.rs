@@ -110,11 +110,24 @@ fn opt(v: Option<i64>) -> String {
 /// default columns (left Id, name, Reputation, then right Id_right, UserId, Text; one side's
 /// alone for semi and anti joins).
 pub fn reference(join_type: &str, min_rep: i64) -> Vec<String> {
+    reference_on(join_type, min_rep, false, |_, _| true)
+}
+
+/// [`reference`] with the keys compared as `--nulls-equal` does when `nulls_equal`, and a
+/// pair of equal keys matching only when `on` holds for it (`--join-where`).
+fn reference_on(
+    join_type: &str,
+    min_rep: i64,
+    nulls_equal: bool,
+    on: impl Fn(&User, &Comment) -> bool,
+) -> Vec<String> {
     let u: Vec<User> = users().into_iter().filter(|x| x.rep > min_rep).collect();
     let c = comments();
     let lrow = |x: &User| format!("{}|{}|{}", opt(x.id), x.name, x.rep);
     let rrow = |x: &Comment| format!("{}|{}|{}", x.id, opt(x.user.map(i64::from)), x.text);
-    let matches = |a: &User, b: &Comment| a.id.is_some() && a.id == b.user.map(i64::from);
+    let matches = |a: &User, b: &Comment| {
+        (a.id.is_some() || nulls_equal) && a.id == b.user.map(i64::from) && on(a, b)
+    };
     let mut out = Vec::new();
     let mut left_hit = vec![false; u.len()];
     for b in &c {
@@ -2548,4 +2561,197 @@ fn bounded_files_on_s3() {
     let keys = s3.keys("lake", "out/");
     let parts: Vec<&String> = keys.iter().filter(|k| k.ends_with(".parquet")).collect();
     assert_eq!(parts.len(), 2, "{keys:?}");
+}
+
+/// `--join-where`: pairs of equal keys match only where the condition holds, for every join
+/// type, under both strategies (reduce-side in passes too), any workers, splits and batches,
+/// with and without the prefilter; with `--nulls-equal`, a null in the condition is false.
+#[test]
+fn join_where_is_part_of_the_match_for_every_join_type_and_strategy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train_at(d, "0.2");
+    // A comment id above the user's reputation, but for the comments whose text starts with
+    // "c1" (the users of reputation 3000 and more keep no pair).
+    let cond = "right.Id > left.Reputation AND NOT Text LIKE 'c1%'";
+    let on = |a: &User, b: &Comment| b.id > a.rep && !b.text.starts_with("c1");
+    let configs: [&[&str]; 7] = [
+        &["--strategy", "replicated", "--workers", "1"],
+        &[
+            "--strategy",
+            "replicated",
+            "--workers",
+            "3",
+            "--split-rows",
+            "1",
+            "--batch-size",
+            "5",
+        ],
+        &["--strategy", "replicated", "--no-prefilter"],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--workers",
+            "2",
+            "--reducers",
+            "3",
+            "--batch-size",
+            "7",
+        ],
+        // The left side outgrows the budget: reduce-side.
+        &[
+            "--workers",
+            "2",
+            "--memory-limit",
+            "8KiB",
+            "--batch-size",
+            "10",
+            "--split-rows",
+            "30",
+        ],
+        &[
+            "--strategy",
+            "reduce-side",
+            "--no-prefilter",
+            "--workers",
+            "1",
+        ],
+        // A budget no partition fits: every partition joined in passes, a spilled batch of
+        // left rows at a time.
+        &[
+            "--strategy",
+            "reduce-side",
+            "--memory-limit",
+            "100",
+            "--reducers",
+            "2",
+            "--batch-size",
+            "10",
+        ],
+    ];
+    for jt in JOIN_TYPES {
+        let expected = reference_on(jt, 1500, false, on);
+        // The condition changes the result (it rules out some pairs of equal keys).
+        assert_ne!(expected, reference(jt, 1500), "{jt}");
+        for (i, extra) in configs.iter().enumerate() {
+            let out = format!("w-{jt}-{i}");
+            let json = format!("{out}.json");
+            let mut args = extra.to_vec();
+            args.extend(["--join-where", cond, "-q", "--report", &json]);
+            join(d, &out, jt, &args);
+            assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
+            let r = report(d, &json);
+            if i == 6 {
+                assert!(r["strategy"]["max_passes"].as_u64().unwrap() > 2, "{r}");
+            }
+            let w = &r["join_where"];
+            assert_eq!(w["condition"], cond);
+            // Every pair of matching keys is tested once, however the join runs; a right
+            // row whose pairs all fail is unmatched for the condition, not a false positive
+            // of the filter.
+            let count = |jt: &str, with: bool| match with {
+                true => reference_on(jt, 1500, false, on).len() as u64,
+                false => reference(jt, 1500).len() as u64,
+            };
+            assert_eq!(w["pairs_tested"], count("inner", false), "{jt} {extra:?}");
+            assert_eq!(w["pairs_passed"], count("inner", true), "{jt} {extra:?}");
+            assert_eq!(
+                w["right_rows_failed"],
+                count("right-semi", false) - count("right-semi", true),
+                "{jt} {extra:?}"
+            );
+            if jt == "inner" {
+                let plain = format!("p-{i}");
+                let mut args = extra.to_vec();
+                args.extend(["-q", "--report", &plain]);
+                join(d, &format!("{plain}-out"), jt, &args);
+                let p = report(d, &plain);
+                assert_eq!(r["prefilter"], p["prefilter"], "{extra:?}");
+                assert!(p.get("join_where").is_none());
+            }
+        }
+    }
+    // --nulls-equal: null ids meet, and `left.Id < right.Id` is null for them: no match.
+    for jt in ["inner", "left", "right-anti", "full"] {
+        let expected = reference_on(jt, 1500, true, |a, b| a.id.is_some_and(|id| id < b.id));
+        assert_ne!(expected, reference_on(jt, 1500, true, |_, _| true), "{jt}");
+        for (i, strategy) in ["replicated", "reduce-side"].iter().enumerate() {
+            let out = format!("n-{jt}-{i}");
+            let args = [
+                "--nulls-equal",
+                "--strategy",
+                strategy,
+                "--join-where",
+                "left.Id < right.Id",
+                "-q",
+            ];
+            join(d, &out, jt, &args);
+            assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {strategy}");
+        }
+    }
+}
+
+/// `--join-where` names what is wrong with it, in one line, before anything is written; the
+/// dry run shows it.
+#[test]
+fn join_where_errors_and_dry_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fixture(d);
+    train(d);
+    let with = |cond: &str, out: &str| {
+        let mut a = vec!["join", "--filter", "users.bjf"];
+        a.extend(SIDES);
+        a.extend(["--output", out, "--join-where", cond]);
+        run_in(d, &a)
+    };
+    with("Id > 3", "e1").fails(2, &["--join-where", "\"Id\" is on both sides", "left.Id"]);
+    with("left.Text > 'a'", "e2").fails(2, &["--join-where", "no left column \"Text\""]);
+    with("right.Reputation > 1", "e3").fails(2, &["--join-where", "no right column"]);
+    with("userid > 1", "e4").fails(2, &["--join-where", "either side", "UserId"]);
+    with("name > 3", "e5").fails(2, &["--join-where", "name"]);
+    with("right.Id >", "e6").fails(2, &["--join-where"]);
+    for o in ["e1", "e2", "e3", "e4", "e5", "e6"] {
+        assert!(!d.join(o).exists(), "{o}");
+    }
+    let mut a = vec!["join", "--filter", "users.bjf"];
+    a.extend(SIDES);
+    a.extend([
+        "--output",
+        "dry",
+        "--join-where",
+        "right.Id > left.Reputation",
+        "--dry-run=json",
+    ]);
+    let plan: serde_json::Value = serde_json::from_str(&run_in(d, &a).ok()).unwrap();
+    assert_eq!(plan["join_where"], "right.Id > left.Reputation");
+    a.pop();
+    a.push("--dry-run");
+    let text = run_in(d, &a).ok();
+    assert!(
+        text.contains("\"right.Id > left.Reputation\" (--join-where)"),
+        "{text}"
+    );
+    assert!(!d.join("dry").exists());
+}
+
+/// The README's `--join-where` example: 4,347 pairs (DuckDB's count of the same `ON`), each
+/// with a comment score above its user's up-votes.
+#[test]
+fn readme_join_where_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("- `--join-where EXPR` (job key");
+    let (rows, names) = read_rows(&dir.path().join("out/comments_over_upvotes"));
+    assert_eq!(rows.len(), 4347);
+    // UpVotes is the sixth column, Score the last (a comment's text may hold a `|`).
+    assert_eq!(names[5], "UpVotes");
+    assert_eq!(names.last().unwrap(), "Score");
+    for r in &rows {
+        let up = r.split('|').nth(5).unwrap();
+        let score = r.rsplit('|').next().unwrap();
+        assert!(
+            score.parse::<i64>().unwrap() > up.parse::<i64>().unwrap(),
+            "{r}"
+        );
+    }
 }

@@ -108,6 +108,7 @@ def join(
     filter: Optional[Location] = None,
     left_where: Optional[str] = None,
     right_where: Optional[str] = None,
+    join_where: Optional[str] = None,
     type: Literal[
         "inner", "left", "left-semi", "left-anti", "right", "right-semi", "right-anti", "full"
     ] = "inner",

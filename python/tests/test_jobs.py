@@ -304,6 +304,30 @@ def test_join_coalesces_the_keys_like_a_using_join(tmp_path):
     assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
 
 
+def test_join_where_is_part_of_the_match(tmp_path):
+    # join_where=: a left join keeps every user, with the comments that scored above the
+    # user's up-votes or with nulls; counted by pyarrow from the inputs.
+    users = pq.read_table(USERS, columns=["Id", "UpVotes"]).to_pylist()
+    comments = pq.read_table(COMMENTS, columns=["UserId", "Score"]).to_pylist()
+    scores: dict = {}
+    for c in comments:
+        scores.setdefault(c["UserId"], []).append(c["Score"])
+    passing = [sum(1 for s in scores.get(u["Id"], []) if s is not None and u["UpVotes"] is not None
+                   and s > u["UpVotes"]) if u["Id"] is not None else 0 for u in users]
+    want = sum(passing) + passing.count(0)
+    options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                   type="left", select="Id,UpVotes,Score",
+                   join_where="right.Score > left.UpVotes")
+    report = bloomjoin.join(output=str(tmp_path / "py"), **options)
+    assert report["rows_out"] == want
+    assert report["join_where"]["condition"] == "right.Score > left.UpVotes"
+    assert report["join_where"]["pairs_passed"] == sum(passing)
+    cli("join", "--output", tmp_path / "cli", *kebab_args(options))
+    assert read_rows(tmp_path / "py") == read_rows(tmp_path / "cli")
+    plan = bloomjoin.join(output=str(tmp_path / "dry"), dry_run=True, **options)
+    assert "--join-where" in plan["plan"]
+
+
 def test_join_appends_to_a_committed_output(tmp_path):
     options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                    type="right-semi", select="Id,Score", output=str(tmp_path / "out"))

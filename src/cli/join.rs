@@ -44,6 +44,12 @@ pub struct JoinSpec {
     /// Keep only right rows where this SQL condition holds.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub right_where: Option<String>,
+    /// A condition a left and a right row with matching keys must also meet to match, over
+    /// both sides' columns (`left.x`, `right.y`, or bare names only one side has), as SQL's
+    /// `ON l.k = r.k AND <condition>`: `right.ship_date >= left.order_date`. A pair it does
+    /// not hold for is no match: outer joins then keep the row with nulls, anti joins keep it.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub join_where: Option<String>,
     /// Join type.
     #[arg(long = "type", value_enum, default_value = "inner")]
     #[serde(rename = "type")]
@@ -189,6 +195,7 @@ impl Default for JoinSpec {
             right: Vec::new(),
             right_key: String::new(),
             right_where: None,
+            join_where: None,
             join_type: JoinType::Inner,
             nulls_equal: false,
             coalesce_keys: false,
@@ -328,6 +335,7 @@ impl JoinSpec {
                 predicate: predicate(&spec.right_where, "--right-where")?,
                 hive_partitioning: !spec.no_hive_partitioning,
             },
+            join_where: predicate(&spec.join_where, "--join-where")?,
             join_type: spec.join_type,
             nulls_equal: spec.nulls_equal,
             coalesce_keys: spec.coalesce_keys,

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::{Ctx, Side, Strategy, StrategyReport, Written};
 use crate::error::{Error, Result};
 use crate::map::prefilter::RightPrefilter;
-use crate::reduce::{Emitter, JoinTable, TABLE_BYTES_PER_ROW};
+use crate::reduce::{ConditionCounts, Emitter, JoinTable, TABLE_BYTES_PER_ROW};
 use crate::shuffle::{Partitioner, Spill};
 
 /// What one reducer wrote.
@@ -18,6 +18,7 @@ struct Reduced {
     /// The parts written.
     parts: Vec<crate::commit::partition::WrittenPart>,
     right_unmatched: u64,
+    condition: ConditionCounts,
     build_bytes: u64,
     /// Passes over the partition's right rows: 1, or more when its left rows were joined in
     /// chunks.
@@ -70,6 +71,7 @@ pub(crate) fn run(
     for r in reduced {
         written.add(r.parts);
         written.right_unmatched += r.right_unmatched;
+        written.condition.add(r.condition);
         build_bytes = build_bytes.max(r.build_bytes);
         passes = passes.max(r.passes);
         in_passes += usize::from(r.passes > 1);
@@ -193,10 +195,11 @@ fn one_pass(ctx: &Ctx, spill: &Spill, p: usize, name: &str, need: u64) -> Result
 
 /// Close a partition's part: what it wrote, with the bytes built and the passes made.
 fn finish(e: Emitter, build_bytes: u64, passes: u64) -> Result<Reduced> {
-    let right_unmatched = e.right_unmatched;
+    let (right_unmatched, condition) = (e.right_unmatched, e.condition);
     Ok(Reduced {
         parts: e.finish()?,
         right_unmatched,
+        condition,
         build_bytes,
         passes,
     })

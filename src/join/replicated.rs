@@ -16,7 +16,7 @@ use crate::commit::partition::WrittenPart;
 use crate::error::Result;
 use crate::map::prefilter::{RightPrefilter, SbbfTier};
 use crate::map::prune::KeyRange;
-use crate::reduce::{Emitter, JoinTable};
+use crate::reduce::{ConditionCounts, Emitter, JoinTable};
 
 /// The replicated strategy: build the table of the left side `rows`, then probe it with the
 /// right side through the prefilter's tiers (the table's keys the last, exact one). Returns
@@ -104,17 +104,18 @@ fn probe(ctx: &Ctx, table: &JoinTable, prefilter: &RightPrefilter) -> Result<Wri
             })
         })?;
     // The parts are closed at once: each writes its last buffered rows and its footer.
-    let finished: Vec<(u64, Vec<WrittenPart>)> = emitters
+    let finished: Vec<((u64, ConditionCounts), Vec<WrittenPart>)> = emitters
         .into_par_iter()
         .map(|(name, e)| {
-            let unmatched = e.right_unmatched;
+            let counts = (e.right_unmatched, e.condition);
             let parts = super::task("reduce", &name, || e.finish())?;
-            Ok((unmatched, parts))
+            Ok((counts, parts))
         })
         .collect::<Result<_>>()?;
     let mut written = Written::default();
-    for (unmatched, parts) in finished {
+    for ((unmatched, condition), parts) in finished {
         written.right_unmatched += unmatched;
+        written.condition.add(condition);
         written.add(parts);
     }
     Ok(written)

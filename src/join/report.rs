@@ -129,6 +129,16 @@ pub struct SbbfReport {
     pub unreadable: u64,
 }
 
+/// What `--join-where` did.
+#[derive(Debug, Serialize)]
+pub struct JoinWhereReport {
+    /// The condition as written.
+    pub condition: String,
+    /// Its counters.
+    #[serde(flatten)]
+    pub counts: crate::reduce::ConditionCounts,
+}
+
 /// What a commit that keeps parts did to the committed output (`--append`,
 /// `--overwrite-partitions`).
 #[derive(Debug, Default, Serialize)]
@@ -231,6 +241,9 @@ pub struct JoinReport {
     /// directories replaced.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept: Option<KeptReport>,
+    /// `--join-where`: the condition and what it did (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub join_where: Option<JoinWhereReport>,
     /// Left side counters.
     pub left: SideReport,
     /// Right side counters.
@@ -306,6 +319,15 @@ impl JoinReport {
                     false => String::new(),
                 },
                 side.rows_mapped
+            );
+        }
+        if let Some(w) = &self.join_where {
+            s += &format!(
+                "  on     {:?} held for {} of {} pairs of matching keys; {} right rows unmatched by it\n",
+                w.condition,
+                w.counts.pairs_passed,
+                w.counts.pairs_tested,
+                w.counts.right_rows_failed
             );
         }
         let p = &self.prefilter;

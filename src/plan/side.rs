@@ -99,6 +99,8 @@ pub(crate) struct JoinPlan {
     pub left: SideInput,
     /// The probe (prefiltered) side.
     pub right: SideInput,
+    /// `--join-where`, its columns located in the sides' batches.
+    pub condition: Option<Arc<crate::join::condition::JoinCondition>>,
     /// The output schema.
     pub out_schema: SchemaRef,
     /// Where each output column comes from.
@@ -161,10 +163,21 @@ pub(crate) fn plan_join(
         .then_some((job.left.keys.as_slice(), job.right.keys.as_slice()));
     let out = resolve_select(job.select.as_deref(), job.join_type, &ls, &rs, coalesce)
         .map_err(|e| note_pruned(e, &[&left_plan, &right_plan]))?;
+    // `--join-where`'s columns are handed on with the output's.
+    let needed = match &job.join_where {
+        Some(p) => crate::join::condition::resolve(p, &ls, &rs)?,
+        None => Vec::new(),
+    };
     let columns = |side: Side| -> Vec<String> {
         out.iter()
             .filter(|o| o.side == side)
             .map(|o| o.column.clone())
+            .chain(
+                needed
+                    .iter()
+                    .filter(|n| n.side == side)
+                    .map(|n| n.column.clone()),
+            )
             .collect()
     };
     let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
@@ -263,9 +276,18 @@ pub(crate) fn plan_join(
         }
         bloom_columns.retain(|c| !names.contains(c));
     }
+    let condition = job
+        .join_where
+        .clone()
+        .map(|p| {
+            crate::join::condition::JoinCondition::new(p, &needed, &left.schema, &right.schema)
+        })
+        .transpose()?
+        .map(Arc::new);
     Ok(JoinPlan {
         left,
         right,
+        condition,
         out_schema: Arc::new(out_schema),
         out_columns,
         bloom_columns,

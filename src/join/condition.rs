@@ -1,0 +1,277 @@
+//! `--join-where`: a condition over both sides' columns that a left and a right row with
+//! matching keys must also meet to match, as SQL's `ON l.k = r.k AND <condition>`.
+//!
+//! The keys still drive the join: the table finds the left rows whose key matches a right
+//! row's, and the condition is evaluated on those candidate pairs, in bulk (the pairs' columns
+//! taken into one batch, the `--where` evaluator run over it). A pair the condition does not
+//! hold for (false or null) is no match: for the outer, semi and anti joins it is as if the
+//! keys differed, so a row whose every pair fails is unmatched. The prefilters stay exact: a
+//! right row whose key is on no left row has no candidate pair, whatever the condition.
+//!
+//! The condition names columns `left.x` or `right.y`, or bare when exactly one side has the
+//! column. Its columns are handed on with the sides' batches (read, shuffled, held in the
+//! table) like the output columns.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow::compute::take;
+use arrow::datatypes::{Field, Schema, SchemaRef};
+
+use crate::error::{Error, Result};
+use crate::expr::Predicate;
+use crate::join::Side;
+
+/// The option's name, in errors.
+const OPTION: &str = "--join-where";
+
+/// A column the condition reads, resolved to its side (see [`resolve`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Needed {
+    /// The name as the condition writes it (`left.x`, `x`).
+    pub name: String,
+    /// The side that holds it.
+    pub side: Side,
+    /// The column's name on that side.
+    pub column: String,
+}
+
+/// Resolve the columns `predicate` reads against the sides' columns (`left` and `right`, the
+/// union of each side's files' columns): `left.x` and `right.y` name their side, a bare name
+/// the one side that has it. A column neither side has, or a bare name both sides have, is
+/// an error naming it.
+pub(crate) fn resolve(predicate: &Predicate, left: &Schema, right: &Schema) -> Result<Vec<Needed>> {
+    let has = |s: &Schema, c: &str| s.field_with_name(c).is_ok();
+    predicate
+        .columns()
+        .iter()
+        .map(|name| {
+            let qualified = [("left.", Side::Left, left), ("right.", Side::Right, right)]
+                .into_iter()
+                .find_map(|(p, side, s)| name.strip_prefix(p).map(|c| (side, s, c)));
+            let (side, column) = match qualified {
+                Some((side, schema, c)) => {
+                    if !has(schema, c) {
+                        let which = if side == Side::Left { "left" } else { "right" };
+                        return Err(Error::param(
+                            OPTION,
+                            format!("no {which} column {c:?} (in {name:?}){}", hint(c, schema)),
+                        ));
+                    }
+                    (side, c)
+                }
+                None => match (has(left, name), has(right, name)) {
+                    (true, false) => (Side::Left, name.as_str()),
+                    (false, true) => (Side::Right, name.as_str()),
+                    (true, true) => {
+                        return Err(Error::param(
+                            OPTION,
+                            format!(
+                            "column {name:?} is on both sides: write left.{name} or right.{name}"
+                        ),
+                        ))
+                    }
+                    (false, false) => {
+                        let h = crate::error::did_you_mean_in(
+                            name,
+                            left.fields()
+                                .iter()
+                                .chain(right.fields().iter())
+                                .map(|f| f.name().as_str()),
+                        );
+                        return Err(Error::param(
+                            OPTION,
+                            format!(
+                                "no column {name:?} on either side{}",
+                                h.map(|h| format!("; {h}")).unwrap_or_default()
+                            ),
+                        ));
+                    }
+                },
+            };
+            Ok(Needed {
+                name: name.clone(),
+                side,
+                column: column.to_string(),
+            })
+        })
+        .collect()
+}
+
+fn hint(column: &str, schema: &Schema) -> String {
+    crate::error::did_you_mean(column, schema)
+        .map(|h| format!("; {h}"))
+        .unwrap_or_default()
+}
+
+/// The condition, its columns located in the sides' batches.
+#[derive(Debug)]
+pub(crate) struct JoinCondition {
+    predicate: Predicate,
+    /// Each column the condition reads: its side and index in that side's batches.
+    columns: Vec<(Side, usize)>,
+    /// The batch the condition is evaluated on: its columns under the condition's names.
+    schema: SchemaRef,
+}
+
+impl JoinCondition {
+    /// The condition over the sides' batches (of schemas `left` and `right`, which hand on
+    /// every column of `needed`); checks that every operation is well typed.
+    pub(crate) fn new(
+        predicate: Predicate,
+        needed: &[Needed],
+        left: &Schema,
+        right: &Schema,
+    ) -> Result<Self> {
+        let mut columns = Vec::with_capacity(needed.len());
+        let mut fields = Vec::with_capacity(needed.len());
+        for n in needed {
+            let schema = match n.side {
+                Side::Left => left,
+                Side::Right => right,
+            };
+            let index = schema.index_of(&n.column).map_err(|_| {
+                Error::Internal(format!("{OPTION} column {:?} not handed on", n.name))
+            })?;
+            columns.push((n.side, index));
+            fields.push(Field::new(
+                &n.name,
+                schema.field(index).data_type().clone(),
+                true,
+            ));
+        }
+        let schema = Arc::new(Schema::new(fields));
+        // Types are checked on no rows: a comparison of a string with a number fails here.
+        predicate.evaluate(&RecordBatch::new_empty(schema.clone()))?;
+        Ok(JoinCondition {
+            predicate,
+            columns,
+            schema,
+        })
+    }
+
+    /// The condition as written.
+    pub(crate) fn text(&self) -> &str {
+        self.predicate.text()
+    }
+
+    /// Whether each pair (left row `li[k]` of `left`, right row `ri[k]` of `right`) meets
+    /// the condition (a null is false).
+    pub(crate) fn evaluate(
+        &self,
+        left: &RecordBatch,
+        li: &UInt32Array,
+        right: &RecordBatch,
+        ri: &UInt32Array,
+    ) -> Result<BooleanArray> {
+        let columns = self
+            .columns
+            .iter()
+            .map(|&(side, index)| match side {
+                Side::Left => take(left.column(index).as_ref(), li, None),
+                Side::Right => take(right.column(index).as_ref(), ri, None),
+            })
+            .collect::<std::result::Result<Vec<ArrayRef>, _>>()
+            .map_err(|e| Error::arrow("the --join-where columns of the candidate pairs", e))?;
+        let options = RecordBatchOptions::new().with_row_count(Some(li.len()));
+        let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
+            .map_err(|e| Error::arrow("the --join-where batch", e))?;
+        self.predicate.evaluate(&batch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Array, Int32Array, Int64Array, StringArray};
+    use arrow::datatypes::DataType;
+
+    fn schema(cols: &[(&str, DataType)]) -> Schema {
+        Schema::new(
+            cols.iter()
+                .map(|(n, t)| Field::new(*n, t.clone(), true))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn names_resolve_to_their_side_or_are_refused() {
+        let l = schema(&[("k", DataType::Int64), ("lo", DataType::Int32)]);
+        let r = schema(&[("k", DataType::Int64), ("v", DataType::Int64)]);
+        let p = Predicate::parse("v >= lo AND left.k = right.k", OPTION).unwrap();
+        let got = resolve(&p, &l, &r).unwrap();
+        let sides: Vec<_> = got
+            .iter()
+            .map(|n| (n.name.as_str(), n.side, n.column.as_str()))
+            .collect();
+        assert_eq!(
+            sides,
+            vec![
+                ("v", Side::Right, "v"),
+                ("lo", Side::Left, "lo"),
+                ("left.k", Side::Left, "k"),
+                ("right.k", Side::Right, "k"),
+            ]
+        );
+        let err = |text: &str| {
+            resolve(&Predicate::parse(text, OPTION).unwrap(), &l, &r)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("k > 1");
+        assert!(
+            e.contains("--join-where") && e.contains("both sides") && e.contains("left.k"),
+            "{e}"
+        );
+        let e = err("left.v > 1");
+        assert!(e.contains("no left column \"v\""), "{e}");
+        let e = err("vv > 1");
+        assert!(e.contains("no column \"vv\" on either side"), "{e}");
+    }
+
+    #[test]
+    fn pairs_pass_only_where_the_condition_is_true() {
+        let l = schema(&[("k", DataType::Int64), ("lo", DataType::Int32)]);
+        let r = schema(&[
+            ("k", DataType::Int64),
+            ("v", DataType::Int64),
+            ("s", DataType::Utf8),
+        ]);
+        let p = Predicate::parse("right.v >= left.lo", OPTION).unwrap();
+        let needed = resolve(&p, &l, &r).unwrap();
+        let c = JoinCondition::new(p, &needed, &l, &r).unwrap();
+        let lb = RecordBatch::try_new(
+            Arc::new(l.clone()),
+            vec![
+                Arc::new(Int64Array::from(vec![1, 1])),
+                Arc::new(Int32Array::from(vec![Some(5), None])),
+            ],
+        )
+        .unwrap();
+        let rb = RecordBatch::try_new(
+            Arc::new(r.clone()),
+            vec![
+                Arc::new(Int64Array::from(vec![1, 1])),
+                Arc::new(Int64Array::from(vec![4, 5])),
+                Arc::new(StringArray::from(vec!["a", "b"])),
+            ],
+        )
+        .unwrap();
+        let li = UInt32Array::from(vec![0, 0, 1, 1]);
+        let ri = UInt32Array::from(vec![0, 1, 0, 1]);
+        let got = c.evaluate(&lb, &li, &rb, &ri).unwrap();
+        assert_eq!(got.null_count(), 0);
+        // 4 >= 5, 5 >= 5, and a null `lo` fails both.
+        assert_eq!(
+            got.iter().collect::<Vec<_>>(),
+            vec![Some(false), Some(true), Some(false), Some(false)]
+        );
+        // A string meets a number: refused when the condition is built, before any row.
+        let p = Predicate::parse("right.s < left.lo", OPTION).unwrap();
+        let needed = resolve(&p, &l, &r).unwrap();
+        let e = JoinCondition::new(p, &needed, &l, &r)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--join-where"), "{e}");
+    }
+}
