@@ -20,6 +20,7 @@ const TESTED_JOBS: &[&str] = &[
     "users_comments_full",
     "users_comments_by_name",
     "users_comments_by_id_name",
+    "users_comments_over_upvotes",
 ];
 
 /// A temporary working directory with `data` linked to the repository's.
@@ -137,6 +138,11 @@ fn job_users_comments_by_name() {
 #[test]
 fn job_users_comments_by_id_name() {
     run_job("users_comments_by_id_name");
+}
+
+#[test]
+fn job_users_comments_over_upvotes() {
+    run_job("users_comments_over_upvotes");
 }
 
 #[test]
