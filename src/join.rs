@@ -714,6 +714,16 @@ pub fn dry_run(
         &job.right.keys,
         &job.right.predicate,
     );
+    let pushed = plan.pushed.clone().unwrap_or_default();
+    for (side, list) in [("left", &pushed.left), ("right", &pushed.right)] {
+        if !list.is_empty() {
+            let list: Vec<String> = list.iter().map(|p| format!("{p:?}")).collect();
+            summary += &format!(
+                "  on     {} (--join-where, on {side} columns alone) into the {side} side's where: a {side} row it fails can match nothing\n",
+                list.join(", ")
+            );
+        }
+    }
     if let Some(c) = &plan.condition {
         summary += &format!(
             "  on     the keys, and {:?} (--join-where) on each pair of matching keys\n",
@@ -732,7 +742,12 @@ pub fn dry_run(
         "join_type": job.join_type.name(),
         "nulls_equal": job.nulls_equal,
         "coalesce_keys": job.coalesce_keys,
-        "join_where": plan.condition.as_ref().map(|c| c.text()),
+        "join_where": job.join_where.as_ref().map(|w| serde_json::json!({
+            "condition": w.text(),
+            "pushed_to_left": pushed.left,
+            "pushed_to_right": pushed.right,
+            "on_pairs": plan.condition.as_ref().map(|c| c.text()),
+        })),
         "workers": workers,
         "left": side_json(&plan.left, &left_extent, &job.left.keys, &job.left.predicate),
         "right": side_json(&plan.right, &right_extent, &job.right.keys, &job.right.predicate),
@@ -1143,9 +1158,15 @@ fn run_stages(
             .map(|_| crate::commit::partition::dirs_of(&written.parts)),
         partition_overflow_rows: plan.partitioning.as_ref().map(|_| written.overflow_rows),
         kept: None,
-        join_where: plan.condition.as_ref().map(|c| report::JoinWhereReport {
-            condition: c.text().to_string(),
-            counts: written.condition,
+        join_where: job.join_where.as_ref().map(|w| {
+            let pushed = plan.pushed.clone().unwrap_or_default();
+            report::JoinWhereReport {
+                condition: w.text().to_string(),
+                pushed_to_left: pushed.left,
+                pushed_to_right: pushed.right,
+                on_pairs: plan.condition.as_ref().map(|c| c.text().to_string()),
+                counts: written.condition,
+            }
         }),
         left: ctx.left_counters.report(&plan.left, None),
         right: ctx.right_counters.report(&plan.right, Some(&prefilter)),

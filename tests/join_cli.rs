@@ -2572,10 +2572,6 @@ fn join_where_is_part_of_the_match_for_every_join_type_and_strategy() {
     let d = dir.path();
     fixture(d);
     train_at(d, "0.2");
-    // A comment id above the user's reputation, but for the comments whose text starts with
-    // "c1" (the users of reputation 3000 and more keep no pair).
-    let cond = "right.Id > left.Reputation AND NOT Text LIKE 'c1%'";
-    let on = |a: &User, b: &Comment| b.id > a.rep && !b.text.starts_with("c1");
     let configs: [&[&str]; 7] = [
         &["--strategy", "replicated", "--workers", "1"],
         &[
@@ -2630,45 +2626,108 @@ fn join_where_is_part_of_the_match_for_every_join_type_and_strategy() {
             "10",
         ],
     ];
-    for jt in JOIN_TYPES {
-        let expected = reference_on(jt, 1500, false, on);
-        // The condition changes the result (it rules out some pairs of equal keys).
-        assert_ne!(expected, reference(jt, 1500), "{jt}");
-        for (i, extra) in configs.iter().enumerate() {
-            let out = format!("w-{jt}-{i}");
-            let json = format!("{out}.json");
-            let mut args = extra.to_vec();
-            args.extend(["--join-where", cond, "-q", "--report", &json]);
-            join(d, &out, jt, &args);
-            assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
-            let r = report(d, &json);
-            if i == 6 {
-                assert!(r["strategy"]["max_passes"].as_u64().unwrap() > 2, "{r}");
-            }
-            let w = &r["join_where"];
-            assert_eq!(w["condition"], cond);
-            // Every pair of matching keys is tested once, however the join runs; a right
-            // row whose pairs all fail is unmatched for the condition, not a false positive
-            // of the filter.
-            let count = |jt: &str, with: bool| match with {
-                true => reference_on(jt, 1500, false, on).len() as u64,
-                false => reference(jt, 1500).len() as u64,
+    // A comment id above the user's reputation, and a conjunct on one side alone: the text
+    // of the comment (pushed into the right side's where where right rows are not all kept),
+    // or the user's reputation (into the left side's where, where left rows are not all
+    // kept). The users of reputation 3000 and more keep no pair.
+    struct Case {
+        cond: &'static str,
+        on: fn(&User, &Comment) -> bool,
+        /// The conjunct on one side, as the report prints it, its side, and what it keeps.
+        pushed: &'static str,
+        side: &'static str,
+        keeps: fn(&User, &Comment) -> bool,
+    }
+    let cases = [
+        Case {
+            cond: "right.Id > left.Reputation AND NOT Text LIKE 'c1%'",
+            on: |a, b| b.id > a.rep && !b.text.starts_with("c1"),
+            pushed: "NOT Text LIKE 'c1%'",
+            side: "right",
+            keeps: |_, b| !b.text.starts_with("c1"),
+        },
+        Case {
+            cond: "(left.Reputation < 3000) AND right.Id > left.Reputation",
+            on: |a, b| a.rep < 3000 && b.id > a.rep,
+            pushed: "left.Reputation < 3000",
+            side: "left",
+            keeps: |a, _| a.rep < 3000,
+        },
+    ];
+    for (c, case) in cases.iter().enumerate() {
+        for jt in JOIN_TYPES {
+            let expected = reference_on(jt, 1500, false, case.on);
+            // The condition changes the result (it rules out some pairs of equal keys).
+            assert_ne!(expected, reference(jt, 1500), "{jt}");
+            let pushed = match case.side {
+                "right" => !keeps_right(jt),
+                _ => !matches!(jt, "left" | "full" | "left-anti"),
             };
-            assert_eq!(w["pairs_tested"], count("inner", false), "{jt} {extra:?}");
-            assert_eq!(w["pairs_passed"], count("inner", true), "{jt} {extra:?}");
-            assert_eq!(
-                w["right_rows_failed"],
-                count("right-semi", false) - count("right-semi", true),
-                "{jt} {extra:?}"
-            );
-            if jt == "inner" {
-                let plain = format!("p-{i}");
+            for (i, extra) in configs.iter().enumerate() {
+                // The left pushdown under three configurations is enough.
+                if c == 1 && ![0, 3, 6].contains(&i) {
+                    continue;
+                }
+                let out = format!("w-{c}-{jt}-{i}");
+                let json = format!("{out}.json");
                 let mut args = extra.to_vec();
-                args.extend(["-q", "--report", &plain]);
-                join(d, &format!("{plain}-out"), jt, &args);
-                let p = report(d, &plain);
-                assert_eq!(r["prefilter"], p["prefilter"], "{extra:?}");
-                assert!(p.get("join_where").is_none());
+                args.extend(["--join-where", case.cond, "-q", "--report", &json]);
+                join(d, &out, jt, &args);
+                assert_eq!(read_rows(&d.join(&out)).0, expected, "{jt} {extra:?}");
+                let r = report(d, &json);
+                if i == 6 {
+                    assert!(r["strategy"]["max_passes"].as_u64().unwrap() > 2, "{r}");
+                }
+                let w = &r["join_where"];
+                assert_eq!(w["condition"], case.cond);
+                let (to, other) = match case.side {
+                    "right" => ("pushed_to_right", "pushed_to_left"),
+                    _ => ("pushed_to_left", "pushed_to_right"),
+                };
+                assert_eq!(w[other], serde_json::json!([]), "{jt}");
+                match pushed {
+                    true => assert_eq!(w[to], serde_json::json!([case.pushed]), "{jt}"),
+                    false => assert_eq!(w[to], serde_json::json!([]), "{jt}"),
+                }
+                // Every pair of matching keys (whose rows the pushed conjunct keeps) is tested
+                // once, however the join runs; a right row whose pairs all fail is unmatched
+                // for the condition, not a false positive of the filter.
+                let before = |a: &User, b: &Comment| !pushed || (case.keeps)(a, b);
+                let count = |jt: &str, on: &dyn Fn(&User, &Comment) -> bool| {
+                    reference_on(jt, 1500, false, on).len() as u64
+                };
+                assert_eq!(w["pairs_tested"], count("inner", &before), "{jt} {extra:?}");
+                assert_eq!(
+                    w["pairs_passed"],
+                    count("inner", &case.on),
+                    "{jt} {extra:?}"
+                );
+                assert_eq!(
+                    w["right_rows_failed"],
+                    count("right-semi", &before) - count("right-semi", &case.on),
+                    "{jt} {extra:?}"
+                );
+                if jt == "inner" && c == 0 {
+                    // The same as the pushed conjunct written as --right-where: the same
+                    // rows, prefilter counters and rows dropped by where.
+                    let plain = format!("p-{i}");
+                    let mut args = extra.to_vec();
+                    args.extend([
+                        "-q",
+                        "--report",
+                        &plain,
+                        "--right-where",
+                        case.pushed,
+                        "--join-where",
+                        "right.Id > left.Reputation",
+                    ]);
+                    join(d, &format!("{plain}-out"), jt, &args);
+                    assert_eq!(read_rows(&d.join(format!("{plain}-out"))).0, expected);
+                    let p = report(d, &plain);
+                    assert_eq!(r["prefilter"], p["prefilter"], "{extra:?}");
+                    assert_eq!(r["right"], p["right"], "{extra:?}");
+                    assert_eq!(p["join_where"]["pushed_to_right"], serde_json::json!([]));
+                }
             }
         }
     }
@@ -2710,7 +2769,10 @@ fn join_where_errors_and_dry_run() {
     with("left.Text > 'a'", "e2").fails(2, &["--join-where", "no left column \"Text\""]);
     with("right.Reputation > 1", "e3").fails(2, &["--join-where", "no right column"]);
     with("userid > 1", "e4").fails(2, &["--join-where", "either side", "UserId"]);
-    with("name > 3", "e5").fails(2, &["--join-where", "name"]);
+    // A conjunct on one side alone is checked before it joins that side's where.
+    let e = with("name > 3 AND right.Id > left.Reputation", "e5")
+        .fails(2, &["--join-where \"name > 3\"", "cannot compare"]);
+    assert!(!e.contains("--left-where"), "{e}");
     with("right.Id >", "e6").fails(2, &["--join-where"]);
     for o in ["e1", "e2", "e3", "e4", "e5", "e6"] {
         assert!(!d.join(o).exists(), "{o}");
@@ -2721,18 +2783,28 @@ fn join_where_errors_and_dry_run() {
         "--output",
         "dry",
         "--join-where",
-        "right.Id > left.Reputation",
+        "right.Id > left.Reputation AND (Text LIKE 'c%')",
         "--dry-run=json",
     ]);
     let plan: serde_json::Value = serde_json::from_str(&run_in(d, &a).ok()).unwrap();
-    assert_eq!(plan["join_where"], "right.Id > left.Reputation");
+    assert_eq!(
+        plan["join_where"],
+        serde_json::json!({
+            "condition": "right.Id > left.Reputation AND (Text LIKE 'c%')",
+            "pushed_to_left": [],
+            "pushed_to_right": ["Text LIKE 'c%'"],
+            "on_pairs": "right.Id > left.Reputation",
+        })
+    );
     a.pop();
     a.push("--dry-run");
     let text = run_in(d, &a).ok();
-    assert!(
-        text.contains("\"right.Id > left.Reputation\" (--join-where)"),
-        "{text}"
-    );
+    for line in [
+        "\"right.Id > left.Reputation\" (--join-where) on each pair of matching keys",
+        "\"Text LIKE 'c%'\" (--join-where, on right columns alone) into the right side's where",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
     assert!(!d.join("dry").exists());
 }
 

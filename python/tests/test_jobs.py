@@ -316,7 +316,7 @@ def test_join_where_is_part_of_the_match(tmp_path):
                    and s > u["UpVotes"]) if u["Id"] is not None else 0 for u in users]
     want = sum(passing) + passing.count(0)
     options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
-                   type="left", select="Id,UpVotes,Score",
+                   type="left", select="left.Id,UpVotes,Score",
                    join_where="right.Score > left.UpVotes")
     report = bloomjoin.join(output=str(tmp_path / "py"), **options)
     assert report["rows_out"] == want

@@ -135,6 +135,63 @@ impl Predicate {
         }
     }
 
+    /// [`Predicate::conjuncts`], each with its own text (as sqlparser prints it) rather
+    /// than the whole expression's.
+    pub(crate) fn split_and(&self) -> Vec<Predicate> {
+        let mut parts = self.conjuncts();
+        if parts.len() > 1 {
+            if let Some(texts) = parse::conjunct_texts(&self.text) {
+                if texts.len() == parts.len() {
+                    for (p, t) in parts.iter_mut().zip(texts) {
+                        p.text = t;
+                    }
+                }
+            }
+        }
+        parts
+    }
+
+    /// The predicate with every column `c` read as `rename(c)` instead.
+    pub(crate) fn renamed(&self, rename: impl Fn(&str) -> String) -> Predicate {
+        let nodes = self
+            .tree
+            .nodes
+            .iter()
+            .map(|n| match n {
+                parse::Node::Column(c) => parse::Node::Column(rename(c)),
+                other => other.clone(),
+            })
+            .collect();
+        let tree = parse::Tree { nodes };
+        Predicate {
+            columns: columns_of(&tree),
+            tree: Arc::new(tree),
+            sets: Arc::default(),
+            text: self.text.clone(),
+            context: self.context.clone(),
+        }
+    }
+
+    /// `self AND other`, its text `(self) AND (other)` and its context `self`'s.
+    pub(crate) fn and(&self, other: &Predicate) -> Predicate {
+        let mut nodes = self.tree.nodes.clone();
+        let offset = nodes.len();
+        let to: Vec<usize> = (0..other.tree.nodes.len()).map(|i| i + offset).collect();
+        nodes.extend(other.tree.nodes.iter().map(|n| n.remapped(&to)));
+        nodes.push(parse::Node::And(vec![
+            self.tree.root(),
+            other.tree.root() + offset,
+        ]));
+        let tree = parse::Tree { nodes };
+        Predicate {
+            columns: columns_of(&tree),
+            tree: Arc::new(tree),
+            sets: Arc::default(),
+            text: format!("({}) AND ({})", self.text, other.text),
+            context: self.context.clone(),
+        }
+    }
+
     /// The expression as the user wrote it.
     pub fn text(&self) -> &str {
         &self.text

@@ -81,7 +81,7 @@ impl Node {
 
 impl Node {
     /// The node with every child index `c` replaced by `to[c]`.
-    fn remapped(&self, to: &[usize]) -> Node {
+    pub(crate) fn remapped(&self, to: &[usize]) -> Node {
         let m = |c: &usize| to[*c];
         let all = |v: &[usize]| v.iter().map(m).collect();
         match self {
@@ -164,6 +164,32 @@ pub(crate) fn parse(text: &str) -> Result<Tree, String> {
         return Err(format!("unexpected {rest} after the expression"));
     }
     convert(ast)
+}
+
+/// The operands of `text`'s top-level `AND` (outer parentheses dropped), each as sqlparser
+/// prints it, in the order [`parse`] makes them the root's children; the whole text when its
+/// root is no `AND`. `None` when it does not parse.
+pub(crate) fn conjunct_texts(text: &str) -> Option<Vec<String>> {
+    let dialect = DuckDbDialect {};
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(4 * MAX_OPERATORS + 64)
+        .try_with_sql(text)
+        .ok()?;
+    let mut e = parser.parse_expr().ok()?;
+    while let ast::Expr::Nested(x) = e {
+        e = *x;
+    }
+    Some(match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => flatten(&BinaryOperator::And, *left, *right)
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+        _ => vec![text.to_string()],
+    })
 }
 
 /// Tokens that can add a level to sqlparser's tree: operators, keywords and `(`.

@@ -98,6 +98,86 @@ pub(crate) fn resolve(predicate: &Predicate, left: &Schema, right: &Schema) -> R
         .collect()
 }
 
+/// `--join-where` split for a join of type `join_type`: the conjuncts of its top-level `AND`
+/// that read one side's columns alone, where that side's rows are not all kept (a row the
+/// conjunct fails then has no passing pair, as if it were not there: SQL's predicate
+/// pushdown into the non-preserved side of an `ON`), go to that side's where, its columns
+/// renamed to the side's; the rest stay the condition on pairs.
+#[derive(Debug)]
+pub(crate) struct Split {
+    /// What stays a condition on pairs (`None`: nothing).
+    pub residual: Option<Predicate>,
+    /// Conjuncts for the left side's where, over its columns.
+    pub left: Vec<Predicate>,
+    /// Conjuncts for the right side's where, over its columns.
+    pub right: Vec<Predicate>,
+}
+
+/// The texts of the conjuncts a [`Split`] pushed into each side's where (for the summary,
+/// the dry run and the report).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Pushed {
+    /// Into the left side's.
+    pub left: Vec<String>,
+    /// Into the right side's.
+    pub right: Vec<String>,
+}
+
+impl Split {
+    /// Split `predicate` (see [`Split`]) against the sides' columns `left` and `right`.
+    pub(crate) fn new(
+        predicate: &Predicate,
+        join_type: crate::join::JoinType,
+        left: &Schema,
+        right: &Schema,
+    ) -> Result<Split> {
+        let mut split = Split {
+            residual: None,
+            left: Vec::new(),
+            right: Vec::new(),
+        };
+        let mut rest: Vec<Predicate> = Vec::new();
+        for c in predicate.split_and() {
+            let needed = resolve(&c, left, right)?;
+            let one_side = needed
+                .first()
+                .map(|n| n.side)
+                .filter(|s| needed.iter().all(|n| n.side == *s));
+            let pushed = match one_side {
+                Some(Side::Left) if !join_type.keeps_left() => Some(&mut split.left),
+                Some(Side::Right) if !join_type.keeps_right() => Some(&mut split.right),
+                _ => None,
+            };
+            match pushed {
+                Some(to) => {
+                    let p = c.renamed(|name| {
+                        needed
+                            .iter()
+                            .find(|n| n.name == name)
+                            .map_or_else(|| name.to_string(), |n| n.column.clone())
+                    });
+                    // Checked on its own, so that an error names it and not the side's
+                    // where it joins.
+                    let (schema, side) = match one_side {
+                        Some(Side::Left) => (left, "the left side"),
+                        _ => (right, "the right side"),
+                    };
+                    p.check(schema, side)?;
+                    to.push(p)
+                }
+                None => rest.push(c),
+            }
+        }
+        split.residual = match rest.len() {
+            0 => None,
+            // All of it: the condition as written.
+            n if n == predicate.conjuncts().len() => Some(predicate.clone()),
+            _ => rest.into_iter().reduce(|a, b| a.and(&b)),
+        };
+        Ok(split)
+    }
+}
+
 fn hint(column: &str, schema: &Schema) -> String {
     crate::error::did_you_mean(column, schema)
         .map(|h| format!("; {h}"))
@@ -273,5 +353,76 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("--join-where"), "{e}");
+    }
+
+    #[test]
+    fn one_sided_conjuncts_go_to_the_side_that_keeps_no_unmatched_row() {
+        use crate::join::JoinType;
+        let l = schema(&[("k", DataType::Int64), ("lo", DataType::Int32)]);
+        let r = schema(&[
+            ("k", DataType::Int64),
+            ("v", DataType::Int64),
+            ("s", DataType::Utf8),
+        ]);
+        let p = Predicate::parse(
+            "(v >= left.lo) AND right.s LIKE 'a%' AND (lo < 5 OR lo IS NULL) AND TRUE",
+            OPTION,
+        )
+        .unwrap();
+        let texts = |v: &[Predicate]| v.iter().map(|p| p.text().to_string()).collect::<Vec<_>>();
+        let split = |jt| Split::new(&p, jt, &l, &r).unwrap();
+        // Inner: both one-sided conjuncts pushed, renamed to the sides' columns.
+        let s = split(JoinType::Inner);
+        assert_eq!(texts(&s.right), ["right.s LIKE 'a%'"]);
+        assert_eq!(s.right[0].columns(), ["s"]);
+        assert_eq!(texts(&s.left), ["lo < 5 OR lo IS NULL"]);
+        assert_eq!(s.left[0].columns(), ["lo"]);
+        let residual = s.residual.unwrap();
+        assert_eq!(residual.text(), "(v >= left.lo) AND (true)");
+        assert_eq!(residual.columns(), ["v", "left.lo"]);
+        // A left join keeps every left row: the left conjunct stays on the pairs.
+        let s = split(JoinType::Left);
+        assert_eq!(texts(&s.right), ["right.s LIKE 'a%'"]);
+        assert!(s.left.is_empty());
+        assert_eq!(s.residual.unwrap().columns(), ["v", "left.lo", "lo"]);
+        // A full join keeps both: nothing moves, the condition stays as written.
+        let s = split(JoinType::Full);
+        assert!(s.left.is_empty() && s.right.is_empty());
+        assert_eq!(s.residual.unwrap().text(), p.text());
+        // Right-anti keeps every right row, not every left one.
+        let s = split(JoinType::RightAnti);
+        assert!(s.right.is_empty());
+        assert_eq!(texts(&s.left), ["lo < 5 OR lo IS NULL"]);
+        // Everything pushed: no condition on pairs is left.
+        let q = Predicate::parse("right.v > 1 AND left.lo < 2", OPTION).unwrap();
+        let s = Split::new(&q, JoinType::Inner, &l, &r).unwrap();
+        assert!(s.residual.is_none());
+        assert_eq!((s.left.len(), s.right.len()), (1, 1));
+    }
+
+    #[test]
+    fn and_of_two_predicates_holds_where_both_do() {
+        let schema = Arc::new(schema(&[("a", DataType::Int64), ("b", DataType::Int64)]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from(vec![Some(1), Some(2), Some(3), None])),
+                Arc::new(Int64Array::from(vec![Some(9), Some(1), Some(9), Some(9)])),
+            ],
+        )
+        .unwrap();
+        let a = Predicate::parse("a IN (1, 3) OR a IS NULL", "--left-where").unwrap();
+        let b = Predicate::parse("x > 5", OPTION).unwrap().renamed(|c| {
+            if c == "x" {
+                "b".into()
+            } else {
+                c.into()
+            }
+        });
+        let both = a.and(&b);
+        assert_eq!(both.text(), "(a IN (1, 3) OR a IS NULL) AND (x > 5)");
+        assert_eq!(both.columns(), ["a", "b"]);
+        let got: Vec<bool> = both.evaluate(&batch).unwrap().values().iter().collect();
+        assert_eq!(got, [true, false, true, true]);
     }
 }

@@ -134,9 +134,44 @@ pub struct SbbfReport {
 pub struct JoinWhereReport {
     /// The condition as written.
     pub condition: String,
+    /// Its conjuncts on one side's columns alone that went into that side's where (that
+    /// side's rows are not all kept, so a row they fail has no match anyway): they drop rows
+    /// as the side is read, counted in its `rows_dropped_by_where`.
+    pub pushed_to_left: Vec<String>,
+    /// The same, into the right side's where.
+    pub pushed_to_right: Vec<String>,
+    /// What stays a condition on the pairs of matching keys (`None`: nothing; the counters
+    /// below are then zero).
+    pub on_pairs: Option<String>,
     /// Its counters.
     #[serde(flatten)]
     pub counts: crate::reduce::ConditionCounts,
+}
+
+impl JoinWhereReport {
+    /// The summary's `on` lines.
+    fn summary(&self) -> String {
+        let mut s = String::new();
+        for (side, pushed) in [
+            ("left", &self.pushed_to_left),
+            ("right", &self.pushed_to_right),
+        ] {
+            if !pushed.is_empty() {
+                let list: Vec<String> = pushed.iter().map(|p| format!("{p:?}")).collect();
+                s += &format!(
+                    "  on     {} pushed into the {side} side's where (--join-where)\n",
+                    list.join(", ")
+                );
+            }
+        }
+        if let Some(c) = &self.on_pairs {
+            s += &format!(
+                "  on     {c:?} held for {} of {} pairs of matching keys; {} right rows unmatched by it\n",
+                self.counts.pairs_passed, self.counts.pairs_tested, self.counts.right_rows_failed
+            );
+        }
+        s
+    }
 }
 
 /// What a commit that keeps parts did to the committed output (`--append`,
@@ -322,13 +357,7 @@ impl JoinReport {
             );
         }
         if let Some(w) = &self.join_where {
-            s += &format!(
-                "  on     {:?} held for {} of {} pairs of matching keys; {} right rows unmatched by it\n",
-                w.condition,
-                w.counts.pairs_passed,
-                w.counts.pairs_tested,
-                w.counts.right_rows_failed
-            );
+            s += &w.summary();
         }
         let p = &self.prefilter;
         if p.used {

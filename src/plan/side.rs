@@ -99,8 +99,11 @@ pub(crate) struct JoinPlan {
     pub left: SideInput,
     /// The probe (prefiltered) side.
     pub right: SideInput,
-    /// `--join-where`, its columns located in the sides' batches.
+    /// What stays of `--join-where` a condition on pairs, its columns located in the
+    /// sides' batches.
     pub condition: Option<Arc<crate::join::condition::JoinCondition>>,
+    /// With `--join-where`: its conjuncts pushed into the sides' wheres.
+    pub pushed: Option<crate::join::condition::Pushed>,
     /// The output schema.
     pub out_schema: SchemaRef,
     /// Where each output column comes from.
@@ -163,11 +166,33 @@ pub(crate) fn plan_join(
         .then_some((job.left.keys.as_slice(), job.right.keys.as_slice()));
     let out = resolve_select(job.select.as_deref(), job.join_type, &ls, &rs, coalesce)
         .map_err(|e| note_pruned(e, &[&left_plan, &right_plan]))?;
-    // `--join-where`'s columns are handed on with the output's.
-    let needed = match &job.join_where {
+    // `--join-where`: its conjuncts on one side that does not keep every row go to that
+    // side's where; the rest stays a condition on pairs, whose columns are handed on with
+    // the output's.
+    let split = job
+        .join_where
+        .as_ref()
+        .map(|p| crate::join::condition::Split::new(p, job.join_type, &ls, &rs))
+        .transpose()?;
+    let residual = split.as_ref().and_then(|s| s.residual.clone());
+    let needed = match &residual {
         Some(p) => crate::join::condition::resolve(p, &ls, &rs)?,
         None => Vec::new(),
     };
+    let with_pushed = |side: &SideJob, pushed: Option<&Vec<Predicate>>| -> SideJob {
+        let mut side = side.clone();
+        for p in pushed.into_iter().flatten() {
+            side.predicate = Some(match &side.predicate {
+                Some(w) => w.and(p),
+                None => p.clone(),
+            });
+        }
+        side
+    };
+    let (left_job, right_job) = (
+        with_pushed(&job.left, split.as_ref().map(|s| &s.left)),
+        with_pushed(&job.right, split.as_ref().map(|s| &s.right)),
+    );
     let columns = |side: Side| -> Vec<String> {
         out.iter()
             .filter(|o| o.side == side)
@@ -180,8 +205,8 @@ pub(crate) fn plan_join(
             )
             .collect()
     };
-    let left = project_side("left", left_plan, &job.left, &columns(Side::Left))?;
-    let right = project_side("right", right_plan, &job.right, &columns(Side::Right))?;
+    let left = project_side("left", left_plan, &left_job, &columns(Side::Left))?;
+    let right = project_side("right", right_plan, &right_job, &columns(Side::Right))?;
     for (i, (lf, rf)) in left.families.iter().zip(&right.families).enumerate() {
         if let Some(e) = time_zone_mismatch(job, &left, &right, i) {
             return Err(e);
@@ -276,18 +301,21 @@ pub(crate) fn plan_join(
         }
         bloom_columns.retain(|c| !names.contains(c));
     }
-    let condition = job
-        .join_where
-        .clone()
+    let condition = residual
         .map(|p| {
             crate::join::condition::JoinCondition::new(p, &needed, &left.schema, &right.schema)
         })
         .transpose()?
         .map(Arc::new);
+    let pushed = split.map(|s| crate::join::condition::Pushed {
+        left: s.left.iter().map(|p| p.text().to_string()).collect(),
+        right: s.right.iter().map(|p| p.text().to_string()).collect(),
+    });
     Ok(JoinPlan {
         left,
         right,
         condition,
+        pushed,
         out_schema: Arc::new(out_schema),
         out_columns,
         bloom_columns,
