@@ -150,7 +150,7 @@ pub(crate) struct JoinShape {
     /// `--nulls-equal`: null key components match each other (SQL's `IS NOT DISTINCT FROM`).
     pub nulls_equal: bool,
     /// `--join-where`: the condition candidate pairs must also meet to match.
-    pub condition: Option<Arc<crate::join::condition::JoinCondition>>,
+    pub condition: Option<Arc<JoinCondition>>,
     /// The Parquet Bloom filters every part carries.
     pub blooms: crate::bloom::sbbf::WriteBlooms,
     /// How every part's files are written (codec, row groups, file limits).
@@ -469,6 +469,13 @@ impl Candidates {
         self.had = false;
         self.found = false;
     }
+}
+
+/// `a`'s buffer as an empty vector to fill again (a new one if the buffer is shared).
+fn emptied(a: UInt32Array) -> Vec<u32> {
+    let mut v = a.into_parts().1.into_inner().into_vec().unwrap_or_default();
+    v.clear();
+    v
 }
 
 /// Output rows flushed to the part once this many are pending.
@@ -809,21 +816,8 @@ impl Emitter {
                     }
                 }
             }
-            // Give the allocations back.
-            pending.left = li
-                .into_parts()
-                .1
-                .into_inner()
-                .into_vec()
-                .unwrap_or_default();
-            pending.right = ri
-                .into_parts()
-                .1
-                .into_inner()
-                .into_vec()
-                .unwrap_or_default();
-            pending.left.clear();
-            pending.right.clear();
+            // Keep the allocations for the next candidates.
+            (pending.left, pending.right) = (emptied(li), emptied(ri));
         }
         if let Some(end) = end {
             while pending.next < end {
