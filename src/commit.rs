@@ -148,6 +148,24 @@ pub struct Committed {
     pub partitions_kept: usize,
 }
 
+impl KeptParts {
+    /// The counts of what was kept and replaced.
+    fn counts(&self) -> Committed {
+        let dirs = |names: &[String]| -> std::collections::BTreeSet<String> {
+            names.iter().map(|n| partition_of(n).to_string()).collect()
+        };
+        let (kept_dirs, before_dirs) = (dirs(&self.kept), dirs(&self.before));
+        let partitions =
+            |d: &std::collections::BTreeSet<String>| d.iter().filter(|d| !d.is_empty()).count();
+        // Appending keeps every directory: none is replaced.
+        Committed {
+            parts_kept: self.kept.len(),
+            partitions_replaced: partitions(&before_dirs) - partitions(&kept_dirs),
+            partitions_kept: partitions(&kept_dirs),
+        }
+    }
+}
+
 /// The partition directories of a part's name relative to the output (`a=1/b=x` of
 /// `a=1/b=x/part-00000-<run-id>.parquet`; empty for a part at the top).
 fn partition_of(name: &str) -> &str {
@@ -423,21 +441,7 @@ impl OutputDir {
             Err(e) => Err(e),
         };
         self.cleanup_staging();
-        let Some(KeptParts { kept, before, .. }) = r? else {
-            return Ok(None);
-        };
-        let dirs = |names: &[String]| -> std::collections::BTreeSet<String> {
-            names.iter().map(|n| partition_of(n).to_string()).collect()
-        };
-        let (kept_dirs, before_dirs) = (dirs(&kept), dirs(&before));
-        let partitions =
-            |d: &std::collections::BTreeSet<String>| d.iter().filter(|d| !d.is_empty()).count();
-        // Appending keeps every directory: none is replaced.
-        Ok(Some(Committed {
-            parts_kept: kept.len(),
-            partitions_replaced: partitions(&before_dirs) - partitions(&kept_dirs),
-            partitions_kept: partitions(&kept_dirs),
-        }))
+        Ok(r?.map(|k| k.counts()))
     }
 
     /// The commit under the lease. When the mode keeps parts of a committed output: those
@@ -512,7 +516,17 @@ impl OutputDir {
         // Also proves that the lease is still this run's.
         lease.renew_now()?;
         let all: Vec<String> = kept.iter().chain(&names).cloned().collect();
-        let manifest = manifest(&marker, &self.run_id, &all);
+        let kept = KeptParts {
+            kept,
+            before,
+            listed,
+        };
+        // Keeping parts, the manifest says what stayed, as the report does.
+        let kept_json = keeping.then(|| {
+            serde_json::to_value(crate::join::KeptReport::of(kept.counts(), self.mode))
+                .expect("JSON serializes")
+        });
+        let manifest = manifest(&marker, &self.run_id, &all, kept_json);
         // Keeping parts, the run replaces `_SUCCESS` in one put (readers see the old
         // manifest or the new); otherwise none is there, and a run that committed meanwhile
         // wins.
@@ -525,11 +539,7 @@ impl OutputDir {
             ..Default::default()
         };
         match block_on(store.put_opts(success.path(), PutPayload::from(manifest), opts)) {
-            Ok(_) => Ok(keeping.then_some(KeptParts {
-                kept,
-                before,
-                listed,
-            })),
+            Ok(_) => Ok(keeping.then_some(kept)),
             Err(object_store::Error::AlreadyExists { .. }) => Err(Error::OutputExists {
                 location: self.dir.to_string(),
             }),
@@ -1231,11 +1241,19 @@ fn remove_dead_temporary_parts() {
 }
 
 /// The `_SUCCESS` body: the report object with `run_id` and `parts` added.
-fn manifest(marker: &[u8], run_id: &str, parts: &[String]) -> Bytes {
+fn manifest(
+    marker: &[u8],
+    run_id: &str,
+    parts: &[String],
+    kept: Option<serde_json::Value>,
+) -> Bytes {
     let mut v: serde_json::Value =
         serde_json::from_slice(marker).unwrap_or(serde_json::Value::Null);
     if !v.is_object() {
         v = serde_json::json!({ "report": v });
+    }
+    if let Some(kept) = kept {
+        v["kept"] = kept;
     }
     v["run_id"] = serde_json::json!(run_id);
     v["parts"] = serde_json::json!(parts);
@@ -1905,6 +1923,7 @@ mod tests {
             br#"{"rows_out": 3}"#,
             "abc",
             &["part-00000-abc.parquet".into()],
+            None,
         );
         let v: serde_json::Value = serde_json::from_slice(&m).unwrap();
         assert_eq!(v["rows_out"], 3);

@@ -323,6 +323,25 @@ fn readme_append_example_is_true() {
     let out = d.join("out/daily");
     assert_eq!(manifest(&out), parts(&out));
     assert_eq!(file_rows(&out), total);
+    // `_SUCCESS` counts what the second run kept: the first run's parts.
+    let success: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_SUCCESS")).unwrap()).unwrap();
+    let run_id = success["run_id"].as_str().unwrap();
+    let first: Vec<&str> = success["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .filter(|p| !p.contains(run_id))
+        .collect();
+    assert!(!first.is_empty());
+    assert_eq!(success["kept"]["parts"], first.len(), "{success}");
+    let dirs: std::collections::BTreeSet<&str> = first
+        .iter()
+        .filter_map(|p| p.rsplit_once('/').map(|(d, _)| d))
+        .collect();
+    assert_eq!(success["kept"]["partition_dirs"], dirs.len());
+    assert!(success["kept"].get("partition_dirs_replaced").is_none());
 }
 
 /// Two appends at once: the commit lease orders them, the second reads the first's manifest,

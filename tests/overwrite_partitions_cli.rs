@@ -95,6 +95,10 @@ fn replaced_partitions_hold_the_new_rows_and_the_others_stay() {
         report["kept"],
         serde_json::json!({"parts": kept_parts, "partition_dirs": kept, "partition_dirs_replaced": replaced})
     );
+    // `_SUCCESS` says it too.
+    let success: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_SUCCESS")).unwrap()).unwrap();
+    assert_eq!(success["kept"], report["kept"]);
     // Again: the same output (a rerun of a job that recomputes partitions changes nothing).
     let before = parts(&out);
     run(d, "> 100", "Score >= 100", "out", &op).ok();

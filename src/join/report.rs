@@ -271,9 +271,9 @@ pub struct JoinReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition_overflow_rows: Option<u64>,
     /// What the commit did to the output committed before (`--append`,
-    /// `--overwrite-partitions`; absent otherwise, and in `_SUCCESS`, which is written
-    /// before the commit knows): its parts and partition directories kept, and its partition
-    /// directories replaced.
+    /// `--overwrite-partitions` to a committed output; absent otherwise): its parts and
+    /// partition directories kept, and its partition directories replaced. `_SUCCESS` has it
+    /// too, counted under the commit's lease as the manifest is written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept: Option<KeptReport>,
     /// `--join-where`: the condition and what it did (absent without one).
