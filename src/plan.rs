@@ -327,6 +327,50 @@ impl KeyFilter {
 }
 
 impl Plan {
+    /// Drop the files whose Hive partition values fail `predicate` (see
+    /// [`hive::Partitions::may_pass`]) once planned: a `--join-where` conjunct pushed into the
+    /// side, known only once both sides' columns are. Their footers were read, but no row of
+    /// them will be. When every file fails, the first stays for the side's columns, with no
+    /// splits, as [`plan_with`] leaves it. Counted in [`Plan::files_pruned`].
+    pub(crate) fn prune_partitions(&mut self, predicate: &crate::expr::Predicate) -> Result<()> {
+        let Some(partitions) = self.partitions.take() else {
+            return Ok(());
+        };
+        let pass = match self.schema_only {
+            true => vec![true; self.files.len()],
+            false => partitions.may_pass(predicate)?,
+        };
+        if pass.iter().all(|p| *p) {
+            self.partitions = Some(partitions);
+            return Ok(());
+        }
+        let mut keep: Vec<usize> = (0..self.files.len()).filter(|i| pass[*i]).collect();
+        self.files_pruned += self.files.len() - keep.len();
+        self.schema_only = keep.is_empty();
+        if self.schema_only {
+            keep.push(0);
+        }
+        let mut index = vec![usize::MAX; self.files.len()];
+        for (to, &from) in keep.iter().enumerate() {
+            index[from] = to;
+        }
+        self.files = keep.iter().map(|&i| Arc::clone(&self.files[i])).collect();
+        let splits = std::mem::take(&mut self.splits);
+        self.splits = match self.schema_only {
+            true => Vec::new(),
+            false => splits
+                .into_iter()
+                .filter(|s| pass[s.file])
+                .map(|s| Split {
+                    file: index[s.file],
+                    ..s
+                })
+                .collect(),
+        };
+        self.partitions = Some(partitions.subset(&keep)?);
+        Ok(())
+    }
+
     /// Files read: all but the pruned ones.
     pub fn files_read(&self) -> usize {
         self.files.len() - usize::from(self.schema_only)

@@ -174,6 +174,43 @@ fn where_on_partition_columns_skips_files() {
             "{summary}"
         );
     }
+    // The same conditions in --join-where: its conjuncts on one side's columns alone go into
+    // that side's where, and those on partition columns alone skip the files (an inner join
+    // keeps no unmatched row). In a left join the left conjunct stays on the pairs: every
+    // left file is read, and its failing users come out with nulls.
+    let cond = "right.dt = DATE '2024-01-02' AND amt > 0.5 AND (region IS NULL OR region <> 'US')";
+    for (jt, left_files, rows) in [
+        (
+            "inner",
+            "left   3 files (and 1 skipped by their partition values)",
+            4,
+        ),
+        ("left", "left   4 files, ", 6),
+    ] {
+        let out = format!("jw-{jt}");
+        let summary = join(
+            d,
+            &out,
+            &[
+                "--type",
+                jt,
+                "--join-where",
+                cond,
+                "--select",
+                "id,region,amt,dt,h",
+            ],
+        );
+        assert!(
+            summary.contains("right  2 files (and 1 skipped by their partition values)"),
+            "{summary}"
+        );
+        assert!(summary.contains(left_files), "{summary}");
+        let (got, _) = read_rows(&d.join(&out));
+        assert_eq!(got.len(), rows, "{jt}: {got:?}");
+        if jt == "inner" {
+            assert_eq!(got, read_rows(&d.join("w-replicated")).0);
+        }
+    }
     // An OR with a file column decides nothing per file: every file is read.
     let summary = join(d, "or", &["--right-where", "h = 8 OR amt > 2"]);
     assert!(summary.contains("right  3 files, "), "{summary}");

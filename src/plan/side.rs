@@ -193,6 +193,17 @@ pub(crate) fn plan_join(
         with_pushed(&job.left, split.as_ref().map(|s| &s.left)),
         with_pushed(&job.right, split.as_ref().map(|s| &s.right)),
     );
+    // A pushed conjunct on partition columns alone rules out whole files, as the side's where
+    // does while it is planned.
+    let (mut left_plan, mut right_plan) = (left_plan, right_plan);
+    if let Some(s) = &split {
+        for p in &s.left {
+            left_plan.prune_partitions(p)?;
+        }
+        for p in &s.right {
+            right_plan.prune_partitions(p)?;
+        }
+    }
     let columns = |side: Side| -> Vec<String> {
         out.iter()
             .filter(|o| o.side == side)
@@ -205,8 +216,13 @@ pub(crate) fn plan_join(
             )
             .collect()
     };
-    let left = project_side("left", left_plan, &left_job, &columns(Side::Left))?;
-    let right = project_side("right", right_plan, &right_job, &columns(Side::Right))?;
+    // (A column only the files a pushed conjunct ruled out hold is not there.)
+    let skipped = |p: &Plan| p.files_pruned + p.files_pruned_by_key;
+    let (left_skipped, right_skipped) = (skipped(&left_plan), skipped(&right_plan));
+    let left = project_side("left", left_plan, &left_job, &columns(Side::Left))
+        .map_err(|e| note_skipped(e, left_skipped))?;
+    let right = project_side("right", right_plan, &right_job, &columns(Side::Right))
+        .map_err(|e| note_skipped(e, right_skipped))?;
     for (i, (lf, rf)) in left.families.iter().zip(&right.families).enumerate() {
         if let Some(e) = time_zone_mismatch(job, &left, &right, i) {
             return Err(e);
@@ -544,10 +560,17 @@ pub(crate) fn where_fields(plan: &Plan, predicate: &Predicate) -> Result<Vec<Fie
 /// `e`, an error for a column not found, with a note when `plans` skipped files by their
 /// partition values: a side's columns are those of the files it reads.
 pub(crate) fn note_pruned(e: Error, plans: &[&Plan]) -> Error {
-    let skipped: usize = plans
-        .iter()
-        .map(|p| p.files_pruned + p.files_pruned_by_key)
-        .sum();
+    note_skipped(
+        e,
+        plans
+            .iter()
+            .map(|p| p.files_pruned + p.files_pruned_by_key)
+            .sum(),
+    )
+}
+
+/// [`note_pruned`] for `skipped` files skipped.
+fn note_skipped(e: Error, skipped: usize) -> Error {
     if skipped == 0 {
         return e;
     }
