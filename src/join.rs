@@ -495,7 +495,7 @@ fn spark_keys_for_join(
         .as_ref()
         .map(|l| l.to_string())
         .unwrap_or_default();
-    spark_keys_of(job.spark_keys, &name, &job.left.keys, &plan.left, f)
+    spark_keys_of(job.spark_keys, &name, &job.left.keys, &plan.left, f, None)
 }
 
 /// Apply `mode` (`--spark-keys`) to the loaded filter `name`: a filter in Spark's format
@@ -508,12 +508,25 @@ pub(crate) fn spark_keys_of(
     keys: &[String],
     side: &SideInput,
     f: &mut crate::bloom::BloomFilter,
+    spark_type: Option<&str>,
 ) -> Result<()> {
     use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys, SparkType};
     if mode == SparkKeyMode::Plain {
-        return Ok(());
+        return match spark_type {
+            Some(_) => Err(Error::param(
+                "--spark-type",
+                "says how a filter in Spark's format hashed its keys with --spark-keys xxhash64, which is not given",
+            )),
+            None => Ok(()),
+        };
     }
     if f.family() != KeyFamily::Any {
+        if spark_type.is_some() {
+            return Err(Error::param(
+                "--spark-type",
+                format!("the filter {name} records its keys' types: leave --spark-type out"),
+            ));
+        }
         return match f.params().spark_keys {
             SparkKeys::Xxhash64(_) | SparkKeys::Xxhash64Tuple => Ok(()),
             SparkKeys::Plain => Err(Error::param(
@@ -522,11 +535,14 @@ pub(crate) fn spark_keys_of(
             )),
         };
     }
-    // Spark's format records nothing: the key columns' Spark types (what Spark's
-    // `xxhash64(a, b)` over the trained table hashed).
-    let types = (0..side.arity())
-        .map(|i| SparkType::of(side.schema.field(i).data_type(), &keys[i]))
-        .collect::<Result<Vec<_>>>()?;
+    // Spark's format records nothing: the types given, else the key columns' Spark types
+    // (what Spark's `xxhash64(a, b)` over the trained table hashed, when it is this side).
+    let types = match spark_type {
+        Some(text) => crate::bloom::spark_keys::parse_types(text, &side.families, "--key")?,
+        None => (0..side.arity())
+            .map(|i| SparkType::of(side.schema.field(i).data_type(), &keys[i]))
+            .collect::<Result<Vec<_>>>()?,
+    };
     match types.as_slice() {
         [t] => f.set_spark_keys(SparkKeys::Xxhash64(*t)),
         _ => f.set_spark_tuple(types),

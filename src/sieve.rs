@@ -18,7 +18,7 @@ use arrow::datatypes::{Field, Schema, SchemaRef};
 use serde::Serialize;
 
 use crate::bloom::codec;
-use crate::bloom::spark_keys::SparkKeyMode;
+use crate::bloom::spark_keys::{SparkKeyMode, SparkKeys};
 use crate::bloom::{BloomFilter, BloomParams};
 use crate::commit::partition::{OutputPartitioning, PartSink};
 use crate::commit::{FileFormat, OutputDir, WriteMode};
@@ -43,6 +43,9 @@ pub struct FilterJob {
     pub(crate) select: Option<Vec<String>>,
     /// How a filter in Spark's format hashed its keys.
     pub(crate) spark_keys: SparkKeyMode,
+    /// `--spark-type`: the Spark types a filter in Spark's format hashed its keys as
+    /// (`None`: the input key columns').
+    pub(crate) spark_type: Option<String>,
     /// The output directory.
     pub(crate) output: Location,
     /// `--invert`: keep the rows whose key the filter rules out (and null keys) instead.
@@ -78,6 +81,11 @@ pub struct FilterReport {
     pub workers: usize,
     /// `--invert`: the rows kept are those whose key the filter rules out, and null keys.
     pub invert: bool,
+    /// A filter in Spark's format, which records no key types, read with `--spark-keys
+    /// xxhash64`: the Spark types the input's keys were hashed as, and whence (`--spark-type`,
+    /// or `input`: the input key columns' own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spark_types: Option<SparkTypes>,
     /// The input's counters, as a join's right side's (with `--invert`,
     /// `rows_dropped_by_filter` counts the rows whose key the filter may hold, and
     /// `rows_null_key` the rows kept for their null key).
@@ -112,6 +120,16 @@ pub struct FilterReport {
     pub peak_rss_bytes: Option<u64>,
 }
 
+/// The Spark types keys were hashed as for a filter in Spark's format (see
+/// [`FilterReport::spark_types`]).
+#[derive(Debug, Serialize)]
+pub struct SparkTypes {
+    /// One per key column (`int`, `decimal(12,2)`, ...).
+    pub types: Vec<String>,
+    /// `--spark-type`, or `input`.
+    pub from: &'static str,
+}
+
 impl FilterReport {
     /// The human summary.
     pub fn summary(&self) -> String {
@@ -120,6 +138,20 @@ impl FilterReport {
             "filtered {} by {} ({} workers, {} parts)\n",
             self.output, self.filter, self.workers, self.parts
         );
+        if let Some(t) = &self.spark_types {
+            s += &format!(
+                "  keys   hashed as Spark's xxhash64 of {} ({}): the filter's format does not record the types it was trained on{}\n",
+                t.types.join(", "),
+                match t.from {
+                    "input" => "the input key's own",
+                    other => other,
+                },
+                match t.from {
+                    "input" => "; a filter of another type's keys (INT 7 and 7.00 of DECIMAL(12,2) hash differently) needs --spark-type",
+                    _ => "",
+                }
+            );
+        }
         s += &format!(
             "  input  {} files, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped\n",
             i.files,
@@ -258,7 +290,14 @@ fn plan(
     let side = project_side("input", plan, &job.input, &columns)?;
     if let Some((filter, meta)) = filter {
         let name = job.filter.to_string();
-        crate::join::spark_keys_of(job.spark_keys, &name, &job.input.keys, &side, filter)?;
+        crate::join::spark_keys_of(
+            job.spark_keys,
+            &name,
+            &job.input.keys,
+            &side,
+            filter,
+            job.spark_type.as_deref(),
+        )?;
         crate::join::check_key_of(filter, meta, &name, "--key", &job.input.keys, &side)?;
     }
     let out_schema = Schema::new(
@@ -532,6 +571,20 @@ fn map(
         params: *filter.params(),
         workers,
         invert: job.invert,
+        spark_types: (filter.family() == crate::key::KeyFamily::Any)
+            .then(|| match filter.params().spark_keys {
+                SparkKeys::Plain => None,
+                SparkKeys::Xxhash64(t) => Some(vec![t]),
+                SparkKeys::Xxhash64Tuple => Some(filter.spark_types().to_vec()),
+            })
+            .flatten()
+            .map(|types| SparkTypes {
+                types: types.iter().map(|t| t.to_string()).collect(),
+                from: match job.spark_type {
+                    Some(_) => "--spark-type",
+                    None => "input",
+                },
+            }),
         input,
         output: job.output.to_string(),
         columns,

@@ -567,3 +567,156 @@ fn spark_seed_as_java_int_gives_the_same_bytes_and_inspect_prints_it_signed() {
     }
     assert!(!d.join("x.bjf").exists());
 }
+
+/// Regression (found by the fuzzer, seed 101 case 186): a filter in Spark's format of
+/// `xxhash64` keys trained on a DECIMAL(12,2) column, applied by `filter` to an INT column.
+/// Spark's xxhash64 depends on the type (11 as INT and 11.00 as DECIMAL(12,2) hash
+/// differently) and that format records none, so `filter` hashed the INT keys as INT and
+/// silently dropped the row of key 11. `--spark-type` says the trained type, the keys are
+/// hashed as it (as `join` hashes them as its left key's), and the summary and the report
+/// say which types were used and whence.
+#[test]
+fn filter_of_a_spark_xxhash64_filter_hashes_keys_as_the_trained_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dec = Decimal128Array::from(vec![1100i128, 2500])
+        .with_precision_and_scale(12, 2)
+        .unwrap();
+    write_parquet(
+        &d.join("left.parquet"),
+        vec![("lk", Arc::new(dec) as ArrayRef)],
+        10,
+    );
+    write_parquet(
+        &d.join("right.parquet"),
+        vec![(
+            "rk",
+            Arc::new(Int32Array::from(vec![11, 12, 25, 26])) as ArrayRef,
+        )],
+        10,
+    );
+    run_in(
+        d,
+        &[
+            "train",
+            "-q",
+            "-i",
+            "left.parquet",
+            "-c",
+            "lk",
+            "-o",
+            "f.spark",
+            "--layout",
+            "spark-v1",
+            "--spark-keys",
+            "xxhash64",
+            "--format",
+            "spark",
+            "--bits",
+            "65536",
+            "--hashes",
+            "5",
+        ],
+    )
+    .ok();
+    let filter = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "filter",
+            "--filter",
+            "f.spark",
+            "--input",
+            "right.parquet",
+            "--key",
+            "rk",
+            "--spark-keys",
+            "xxhash64",
+            "-o",
+            out,
+            "--report",
+        ];
+        let report = format!("{out}.json");
+        a.push(&report);
+        a.extend_from_slice(extra);
+        let summary = run_in(d, &a).ok();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(&report)).unwrap()).unwrap();
+        (summary, r, read_rows(&d.join(out)).0)
+    };
+    let (summary, r, rows) = filter("typed", &["--spark-type", "decimal(12,2)"]);
+    // 11 and 25 are the trained keys (with a 64 Kib filter of two keys, no false positive).
+    assert_eq!(rows, ["11", "25"]);
+    assert_eq!(
+        r["spark_types"],
+        serde_json::json!({"types": ["decimal(12,2)"], "from": "--spark-type"})
+    );
+    assert!(
+        summary.contains("hashed as Spark's xxhash64 of decimal(12,2) (--spark-type)"),
+        "{summary}"
+    );
+    // Without it: hashed as the input's INT, which the summary says, with the way out.
+    let (summary, r, _) = filter("untyped", &[]);
+    assert_eq!(
+        r["spark_types"],
+        serde_json::json!({"types": ["int"], "from": "input"})
+    );
+    assert!(
+        summary.contains("xxhash64 of int (the input key's own)")
+            && summary.contains("--spark-type"),
+        "{summary}"
+    );
+    // The join hashes the right keys as the left key's type: the same rows.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--filter",
+            "f.spark",
+            "--spark-keys",
+            "xxhash64",
+            "--left",
+            "left.parquet",
+            "--left-key",
+            "lk",
+            "--right",
+            "right.parquet",
+            "--right-key",
+            "rk",
+            "--type",
+            "right-semi",
+            "--output",
+            "joined",
+        ],
+    )
+    .ok();
+    assert_eq!(read_rows(&d.join("joined")).0, ["11", "25"]);
+    // --spark-type where it means nothing, or of the wrong arity or family: refused.
+    let refuse = |extra: &[&str], needles: &[&str]| {
+        let mut a = vec![
+            "filter",
+            "--filter",
+            "f.spark",
+            "--input",
+            "right.parquet",
+            "--key",
+            "rk",
+            "-o",
+            "refused",
+        ];
+        a.extend_from_slice(extra);
+        run_in(d, &a).fails(2, needles);
+        assert!(!d.join("refused").exists());
+    };
+    refuse(
+        &["--spark-type", "int"],
+        &["--spark-type", "--spark-keys xxhash64"],
+    );
+    refuse(
+        &["--spark-keys", "xxhash64", "--spark-type", "int,int"],
+        &["--spark-type", "2 types for 1 key columns"],
+    );
+    refuse(
+        &["--spark-keys", "xxhash64", "--spark-type", "string"],
+        &["--spark-type", "does not hold integer keys"],
+    );
+}

@@ -118,6 +118,59 @@ impl fmt::Display for SparkType {
     }
 }
 
+/// The Spark types of a `--spark-type` list (`int,decimal(12,2)`: split at the commas outside
+/// parentheses), one per key column of `families` (said by option `what`); each must hold
+/// keys of its family.
+pub(crate) fn parse_types(
+    text: &str,
+    families: &[KeyFamily],
+    what: &str,
+) -> Result<Vec<SparkType>> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    if parts.len() != families.len() {
+        return Err(Error::param(
+            "--spark-type",
+            format!(
+                "{} types for {} key columns ({what})",
+                parts.len(),
+                families.len()
+            ),
+        ));
+    }
+    parts
+        .iter()
+        .zip(families)
+        .map(|(p, f)| {
+            let t: SparkType = p
+                .trim()
+                .parse()
+                .map_err(|e| Error::param("--spark-type", crate::error::one_line(&e)))?;
+            let holds =
+                t.family() == *f || (t == SparkType::Timestamp && *f == KeyFamily::TimestampTz);
+            if !holds {
+                return Err(Error::param(
+                    "--spark-type",
+                    format!("{t} does not hold {f} keys ({what})"),
+                ));
+            }
+            Ok(t)
+        })
+        .collect()
+}
+
 impl std::str::FromStr for SparkType {
     type Err = Error;
     /// The type's name as [`fmt::Display`] writes it (`int`, `bigint`, `decimal(p,s)`,

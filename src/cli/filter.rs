@@ -63,6 +63,13 @@ pub struct FilterSpec {
     /// How a filter in Spark's format hashed its keys (see `join --spark-keys`).
     #[arg(long, value_enum, default_value = "plain")]
     pub spark_keys: SparkKeyMode,
+    /// For a filter in Spark's format with --spark-keys xxhash64: the Spark type each key
+    /// column was hashed as when it was trained (Spark's xxhash64 depends on it: INT 7,
+    /// BIGINT 7 and 7.00 of DECIMAL(12,2) differ), comma-separated for a composite key
+    /// (`int,string`; `decimal(p,s)` keeps its comma); the input's keys are hashed as those
+    /// types [default: the input key columns' own Spark types]. Native filters record it.
+    #[arg(long, value_name = "int|bigint|decimal(p,s)|timestamp|string[,...]")]
+    pub spark_type: Option<String>,
     /// Codec of the output's pages.
     #[arg(long, value_enum, default_value = "zstd", value_name = "CODEC")]
     pub compression: Codec,
@@ -115,6 +122,7 @@ impl Default for FilterSpec {
             partition_by: None,
             report: None,
             spark_keys: SparkKeyMode::Plain,
+            spark_type: None,
             compression: Codec::Zstd,
             compression_level: None,
             row_group_rows: None,
@@ -182,6 +190,7 @@ impl FilterSpec {
             },
             select,
             spark_keys: self.spark_keys,
+            spark_type: self.spark_type.clone(),
             output: Location::parse(&self.output)?,
             invert: self.invert,
             write_mode,

@@ -64,8 +64,8 @@ pub struct Args {
     pub spark_type: Option<String>,
 }
 
-/// The Spark types of `--spark-type` (split at the commas outside parentheses), or by
-/// `families` (`--key-type`) when it is absent; each must hold keys of its family.
+/// The Spark types of `--spark-type`, or by `families` (`--key-type`) when it is absent;
+/// each must hold keys of its family.
 fn spark_types(args: &Args, families: &[KeyFamily]) -> Result<Vec<SparkType>> {
     let Some(text) = &args.spark_type else {
         return families
@@ -77,49 +77,7 @@ fn spark_types(args: &Args, families: &[KeyFamily]) -> Result<Vec<SparkType>> {
             })
             .collect();
     };
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    if parts.len() != families.len() {
-        return Err(Error::param(
-            "--spark-type",
-            format!(
-                "{} types for {} key columns (--key-type)",
-                parts.len(),
-                families.len()
-            ),
-        ));
-    }
-    parts
-        .iter()
-        .zip(families)
-        .map(|(p, f)| {
-            let t: SparkType = p
-                .trim()
-                .parse()
-                .map_err(|e| Error::param("--spark-type", crate::error::one_line(&e)))?;
-            let holds =
-                t.family() == *f || (t == SparkType::Timestamp && *f == KeyFamily::TimestampTz);
-            if !holds {
-                return Err(Error::param(
-                    "--spark-type",
-                    format!("{t} does not hold {f} keys (--key-type)"),
-                ));
-            }
-            Ok(t)
-        })
-        .collect()
+    crate::bloom::spark_keys::parse_types(text, families, "--key-type")
 }
 
 const BATCH: usize = 4096;
