@@ -32,6 +32,17 @@ Used by scripts/ci-sample.sh and scripts/crosscheck.sh (with the venv of scripts
         the same bound). With --partition-by the output is read back from its Hive partition
         directories, those columns as text.
 
+A job's `join-where` (bloomjoin's --join-where, also through --set join.join-where=EXPR) is
+part of DuckDB's join condition for every join type: `ON keys AND (EXPR)` for inner, left,
+right and full joins, `[NOT] EXISTS (... WHERE keys AND (EXPR))` for the semi and anti joins,
+so a pair for which it is false or NULL does not match (an outer join's row without a passing
+pair comes out once with nulls on the other side; right-anti keeps null-key rows). Its
+qualifiers become DuckDB's aliases: `left.COL` -> `l.COL`, `right.COL` -> `r.COL` (and
+`left."x y"` -> `l."x y"`), whole words outside 'string literals' and "quoted names"; a bare
+name is left to DuckDB, which resolves it to the one side that has it (case-insensitively,
+where bloomjoin is case-sensitive) or refuses it as ambiguous. The rest of the expression is
+passed as written (the `--where` language is DuckDB's SQL).
+
 The checksum of a table (an order-independent fingerprint of its row multiset):
 
   canonical value  NULL -> "\\N"; integers in decimal; decimals as their exact digits, with
@@ -298,6 +309,53 @@ def resolve_select(spec, left_cols, right_cols):
     return [(side, name, o) for (side, name, _), o in zip(picked, names)]
 
 
+def sides_to_aliases(expr):
+    """A `join-where` expression with its side qualifiers as the reference query's aliases:
+    `left.` -> `l.`, `right.` -> `r.` where `left` / `right` is a whole word (not after a `.`)
+    followed by `.` and a name or a "quoted name"; nothing inside 'string literals' ('' a
+    quote) or "quoted names" ("" a quote) changes."""
+    out, i, n = [], 0, len(expr)
+    while i < n:
+        c = expr[i]
+        if c in "'\"":
+            # A literal or quoted name runs to its closing quote; a doubled quote is one
+            # character of it. An unclosed one runs to the end (DuckDB will refuse it).
+            j = i + 1
+            while j < n:
+                if expr[j] == c:
+                    if j + 1 < n and expr[j + 1] == c:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(expr[i:j + 1])
+            i = j + 1
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < n and (expr[j].isalnum() or expr[j] in "_$"):
+                j += 1
+            word = expr[i:j]
+            after_dot = i > 0 and expr[i - 1] == "."
+            names_next = j + 1 < n and expr[j] == "." and (expr[j + 1].isalpha() or expr[j + 1] in '_"')
+            if word in ("left", "right") and names_next and not after_dot:
+                out.append("l." if word == "left" else "r.")
+                i = j + 1
+            else:
+                out.append(word)
+                i = j
+        elif c.isdigit():
+            # A number (`1e5`, `1_000`): its letters are no word.
+            j = i
+            while j < n and (expr[j].isalnum() or expr[j] in "_."):
+                j += 1
+            out.append(expr[i:j])
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def duckdb_sql(con, job):
     """The job's join as one DuckDB query, from the job file alone."""
     j = job["join"]
@@ -317,6 +375,13 @@ def duckdb_sql(con, job):
         die(f"left-key {j['left-key']!r} and right-key {j['right-key']!r} differ in length")
     eq = "IS NOT DISTINCT FROM" if j.get("nulls-equal") else "="
     on = " AND ".join(f"l.{qi(a)} {eq} r.{qi(b)}" for a, b in zip(lkeys, rkeys))
+    # `join-where`: part of the join condition (ON, or the EXISTS correlation), so that a pair
+    # it does not hold for (false or NULL) is no match, whatever the join type.
+    jw = j.get("join-where")
+    if jw is not None:
+        if not isinstance(jw, str) or not jw.strip():
+            die(f"join-where {jw!r} is not a condition")
+        on = f"{on} AND ({sides_to_aliases(jw)})"
     cols = resolve_select(j, lcols, rcols)
     # A coalesced key pair (`coalesce-keys`): the left key, else the right one.
     proj = ", ".join(

@@ -16,7 +16,9 @@
 # with keys of file and partition columns and of partition columns alone;
 # and outputs written into Hive partition directories (--partition-by), read back by DuckDB;
 # and null keys matching each other (--nulls-equal) against DuckDB's IS NOT DISTINCT FROM, and
-# key pairs as one column (--coalesce-keys) against DuckDB's COALESCE; and a second run into a
+# key pairs as one column (--coalesce-keys) against DuckDB's COALESCE; and an extra join
+# condition over both sides' columns (--join-where) in DuckDB's ON clause, every join type
+# (bjcheck.py: left./right. as DuckDB's aliases); and a second run into a
 # committed output (--append, --overwrite-partitions) against both runs' rows in DuckDB; and
 # the filter job (`bloomjoin filter`) against DuckDB's semi-join of the trained key set (every
 # row of a trained key kept, nothing but input rows that pass --where, the others of keys outside
@@ -211,6 +213,50 @@ for name in part orders customer; do
         done
     done
 done
+
+echo "== an extra join condition over both sides' columns (--join-where, DuckDB's ON keys AND cond): every join type, both strategies"
+# check_jw NAME JOB TYPE STRATEGY COND [K=V]...: the job with join.join-where=COND. DuckDB puts
+# COND in its ON clause (or the EXISTS correlation of a semi or anti join), left./right. as its
+# aliases l./r. The sample's users x comments (users_comments_left: Reputation > 1500 x
+# Score > 0 on Id = UserId, nulls and duplicate keys on both sides): timestamps of both sides
+# (CreationDate, a name on both, qualified), Int64 against Int32, strings that are null for
+# some pairs, bare names of one side, a condition of one side only (a pair failing it is no
+# match: an outer join pads the row, an anti join keeps it, which a --where would drop), a
+# conjunct of one side beside a comparison of both (bloomjoin moves it into that side's where
+# when the join keeps no unmatched row of that side: a right join's left one, a left join's
+# right one, a semi join's other side; never a full join's), OR over both sides; under
+# --nulls-equal; in passes (a partition over --memory-limit); a composite key. TPC-H: part x
+# lineitem, a decimal against an integer either way round; orders x orders of the same
+# customer (a self-join, every name on both sides), dates against dates and decimals against
+# decimals. The TPC-H ones fail if `<` is taken for `<=` (equal dates and quantities).
+check_jw() {
+    local name=$1 job=$2 type=$3 strategy=$4 cond=$5
+    shift 5
+    check "$OUT/jw-$name" "$job" "join.type=$type" "join.strategy=$strategy" "join.join-where=$cond" "$@"
+}
+UC=jobs/users_comments_left.toml
+check_jw inner-ts $UC inner replicated "left.CreationDate < right.CreationDate"
+check_jw left-ts $UC left reduce-side "left.CreationDate < right.CreationDate"
+check_jw right-int $UC right replicated "right.PostId < left.Reputation AND left.UpVotes > 1000"
+check_jw full-null-pairs $UC full reduce-side "right.UserDisplayName = left.DisplayName AND right.Score < 5"
+check_jw left-semi-bare $UC left-semi reduce-side "left.CreationDate < right.CreationDate AND Text LIKE '%Parquet%'"
+check_jw left-anti-left-only $UC left-anti replicated "left.Location IS NULL OR UpVotes > 2000"
+check_jw right-semi-or $UC right-semi replicated "right.Score > 2 OR left.Location IS NULL"
+check_jw right-anti-right-only $UC right-anti reduce-side "right.Score BETWEEN 2 AND 10"
+check_jw nulls-full $UC full replicated "right.Score >= 2 OR left.Location IS NOT NULL" join.nulls-equal=true
+check_jw nulls-right-anti $UC right-anti reduce-side "left.CreationDate < right.CreationDate" join.nulls-equal=true
+check_jw passes-full $UC full reduce-side "left.CreationDate < right.CreationDate" \
+    join.reducers=2 join.memory-limit=16KiB join.workers=2
+check_jw idname-left jobs/users_comments_by_id_name.toml left reduce-side "left.Reputation > right.PostId"
+check_jw tpch-part-left "$OUT/tpch_part.toml" left replicated \
+    "right.l_quantity < left.p_size AND right.l_shipdate < DATE '1995-01-01'"
+check_jw tpch-part-right-anti "$OUT/tpch_part.toml" right-anti reduce-side "left.p_size <= right.l_quantity"
+tpch_job orders_cust orders o_custkey "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-06-01'" orders o_custkey
+check_jw tpch-self-inner "$OUT/tpch_orders_cust.toml" inner replicated "left.o_orderdate < right.o_orderdate"
+check_jw tpch-self-left-anti "$OUT/tpch_orders_cust.toml" left-anti reduce-side \
+    "right.o_orderdate > left.o_orderdate AND right.o_orderdate < DATE '1995-07-01'"
+check_jw tpch-self-full "$OUT/tpch_orders_cust.toml" full reduce-side \
+    "left.o_orderdate < right.o_orderdate AND left.o_totalprice > right.o_totalprice" join.workers=3
 
 echo "== files of one side with different columns (a table that gained, lost and reordered columns): every join type, both strategies"
 # Each side's files are unioned by name, as DuckDB's union_by_name: an output or --where column
