@@ -80,6 +80,18 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            "pass (filter refused: spark long)". Not drawn for joins that refused or that
            DuckDB cannot answer; a step whose reference DuckDB cannot answer is noted and the
            case counts as its join.
+           In 30 % of the joins (a generator of their own) an extra join condition over both
+           sides' columns (`--join-where`), in DuckDB's ON clause (the EXISTS correlation of a
+           semi or anti join) after the keys, so that a pair it is false or NULL for does not
+           match: left against right columns of kinds both engines compare (numbers of any
+           width, signedness or decimal scale; strings of any string type; binary; dates and
+           timestamps of any unit; partition columns), mostly a column against its
+           counterpart (la and ra, ls and rs, lid and rid), under `=`, `<>`, `<`...,
+           BETWEEN and IN (a column of the other side among literals, maybe NULL), with
+           predicates of one side only (against literals, LIKE, IS [NOT] NULL) under AND,
+           OR and NOT; each column `left.x` / `right.x` or bare (the sides' names differ).
+           A refusal naming `--join-where` fails the case (DuckDB answered). Counted as
+           "pass (join-where)" (after the filter step's categories).
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
@@ -741,6 +753,159 @@ def hive_condition(rng, name, used):
     return f"{name} {rng.choice(['=', '<>', '<', '<=', '>', '>='])} {lit}"
 
 
+# ------------------------------------------------------------------- --join-where conditions
+
+# The kinds a --join-where draw compares column with column: numbers (integers of any width
+# and signedness, decimals) with numbers, strings with strings, binary with binary, dates and
+# timestamps with each other; each as both bloomjoin's `--where` language and DuckDB compare
+# them.
+JW_COMPATIBLE = {"num": {"num"}, "str": {"str"}, "bin": {"bin"}, "date": {"date", "ts"}, "ts": {"date", "ts"}}
+JW_OPS = ["=", "==", "<>", "!=", "<", "<=", ">", ">="]
+
+
+def jw_kind(key_type):
+    """A key column's --join-where kind, by its fuzz type name."""
+    if key_type.startswith("decimal:") or key_type in g.INT_TYPES:
+        return "num"
+    if key_type == "date32":
+        return "date"
+    if key_type.startswith("ts_"):
+        return "ts"
+    return "bin" if key_type in KEY_TYPES_BIN else "str"
+
+
+def jw_literal(rng, kind, pool):
+    """A literal of a kind, from the column's pool mostly: a Lit (bloomjoin's text, DuckDB's).
+    A pool of Lits (a partition column's values) gives one of them as it is."""
+    if pool and isinstance(pool[0], g.Lit):
+        if rng.random() < 0.7:
+            return rng.choice(pool)
+        pool = []
+    if kind == "num":
+        if pool and rng.random() < 0.7:
+            v = rng.choice(pool)
+            return g.Lit(format(v, "f") if isinstance(v, decimal.Decimal) else str(v))
+        return g.Lit(str(rng.randint(-30, 30)))
+    if kind == "str":
+        return g.str_lit(rng, pool)
+    if kind == "bin":
+        return g.bin_lit(rng, pool)
+    if kind == "date":
+        return g.date_lit(rng, pool)
+    # Timestamps: the pool holds whole seconds since the epoch (as the case's timestamp keys).
+    secs = rng.choice(pool) if pool and rng.random() < 0.7 else rng.randint(-(10**9), 10**9)
+    secs += rng.choice([0, 0, 1, -1])
+    day, sod = divmod(secs, 86400)
+    return g.Lit(f"TIMESTAMP '{g.date_text(day)} {sod // 3600:02d}:{sod // 60 % 60:02d}:{sod % 60:02d}'")
+
+
+def jw_ref(rng, cols, name):
+    """A column of the condition: bloomjoin's `left.x` / `right.x` or (the sides' names
+    differ) the bare name; DuckDB's `l.x` / `r.x`."""
+    side = cols[name][0]
+    bj = f"{side}.{g.q(name)}" if rng.random() < 0.6 else g.q(name)
+    return bj, f"{side[0]}.{g.q(name)}"
+
+
+def jw_predicate(rng, cols, keys):
+    """One predicate of a --join-where: (bloomjoin text, DuckDB text, whether it compares a
+    left column with a right one)."""
+    left = [n for n in cols if cols[n][0] == "left"]
+    right = [n for n in cols if cols[n][0] == "right"]
+    pairs = [(a, b) for a in left for b in right if cols[b][1] in JW_COMPATIBLE[cols[a][1]]]
+    # Mostly a column against its counterpart (la and ra, ls and rs, lid and rid): values of
+    # one pool, or ranges that overlap, so that the condition holds for some pairs and not
+    # for others. Not the key columns (`keys`), equal in every pair (but for null keys
+    # under --nulls-equal).
+    pairs += [(a, b) for a, b in pairs if a[1:] == b[1:] and a not in keys] * 3
+    r = rng.random()
+    if r < 0.45 and pairs:
+        # A left column against a right one, either way round.
+        a, b = rng.choice(pairs)
+        if rng.random() < 0.5:
+            a, b = b, a
+        (ab, ad), (bb, bd), op = jw_ref(rng, cols, a), jw_ref(rng, cols, b), rng.choice(JW_OPS)
+        return f"{ab} {op} {bb}", f"{ad} {op} {bd}", True
+    if r < 0.57 and pairs:
+        # x BETWEEN (a column of the other side) AND (a literal or another such column), or
+        # the bounds the other way round, all three of one kind.
+        a, b = rng.choice(pairs)
+        if rng.random() < 0.5:
+            a, b = b, a
+        others = [n for n in cols if cols[n][0] == cols[b][0] and cols[n][1] == cols[b][1]]
+        x, lo = jw_ref(rng, cols, a), jw_ref(rng, cols, b)
+        if rng.random() < 0.5:
+            c = rng.choice(others)
+            hi = jw_ref(rng, cols, c)
+        else:
+            lit = jw_literal(rng, cols[b][1], cols[b][2])
+            hi = (lit.bj, lit.dk)
+        if rng.random() < 0.5:
+            lo, hi = hi, lo
+        neg = "NOT " if rng.random() < 0.25 else ""
+        return f"{x[0]} {neg}BETWEEN {lo[0]} AND {hi[0]}", f"{x[1]} {neg}BETWEEN {lo[1]} AND {hi[1]}", True
+    if r < 0.65 and pairs:
+        # x IN (a column of the other side, literals of its kind, maybe NULL).
+        a, b = rng.choice(pairs)
+        if rng.random() < 0.5:
+            a, b = b, a
+        x = jw_ref(rng, cols, a)
+        items = [jw_ref(rng, cols, b)]
+        for _ in range(rng.randint(0, 3)):
+            lit = jw_literal(rng, cols[a][1], cols[a][2])
+            items.append((lit.bj, lit.dk))
+        if rng.random() < 0.2:
+            items.append(("NULL", "NULL"))
+        rng.shuffle(items)
+        neg = "NOT " if rng.random() < 0.3 else ""
+        return (f"{x[0]} {neg}IN ({', '.join(i[0] for i in items)})",
+                f"{x[1]} {neg}IN ({', '.join(i[1] for i in items)})", True)
+    name = rng.choice(list(cols))
+    kind, pool = cols[name][1], cols[name][2]
+    x = jw_ref(rng, cols, name)
+    if r < 0.85:
+        # One side's column against a literal (a LIKE for strings, sometimes).
+        if kind == "str" and rng.random() < 0.3:
+            pats = [p for p in pool if isinstance(p, str)]
+            t = f"{rng.choice(['LIKE', 'NOT LIKE'])} {g.sql_str(g.like_pattern(rng, pats, None))}"
+            return f"{x[0]} {t}", f"{x[1]} {t}", False
+        lit, op = jw_literal(rng, kind, pool), rng.choice(JW_OPS)
+        return f"{x[0]} {op} {lit.bj}", f"{x[1]} {op} {lit.dk}", False
+    t = f"IS {'NOT ' if rng.random() < 0.5 else ''}NULL"
+    return f"{x[0]} {t}", f"{x[1]} {t}", False
+
+
+def jw_condition(rng, cols, keys, depth=0):
+    """A --join-where: predicates under AND / OR / NOT; (bloomjoin text, DuckDB text, whether
+    it compares a left column with a right one somewhere)."""
+    r = rng.random()
+    if depth >= 2 or r < 0.55:
+        return jw_predicate(rng, cols, keys)
+    if r < 0.65:
+        bj, dk, cross = jw_condition(rng, cols, keys, depth + 1)
+        return f"NOT ({bj})", f"NOT ({dk})", cross
+    op = rng.choice(["AND", "OR"])
+    parts = [jw_condition(rng, cols, keys, depth + 1) for _ in range(rng.choice([2, 2, 2, 3]))]
+    return (f" {op} ".join(f"({p[0]})" for p in parts), f" {op} ".join(f"({p[1]})" for p in parts),
+            any(p[2] for p in parts))
+
+
+def join_where(rng, cols, keys):
+    """A random --join-where over the case's columns (`cols`: name -> (side, kind, pool); the
+    left key columns `keys`) that compares a left column with a right one: (bloomjoin text,
+    DuckDB text)."""
+    bj, dk, cross = jw_condition(rng, cols, keys)
+    for _ in range(10):
+        if cross:
+            break
+        # One side's alone (an outer join pads, an anti join keeps a row it fails): with a
+        # comparison of both sides, ANDed or ORed.
+        b2, d2, cross = jw_predicate(rng, cols, keys)
+        op = rng.choice(["AND", "OR"])
+        bj, dk = f"({b2}) {op} ({bj})", f"({d2}) {op} ({dk})"
+    return bj, dk
+
+
 def join_case(case, ctx):
     rng = case.rng
     family = rng.choice(["int", "int", "int", "date", "str", "str", "bin", "dec"])
@@ -811,6 +976,7 @@ def join_case(case, ctx):
     # type, dates, timestamps of any unit), with its own nulls; a row joins when both
     # components are equal.
     composite = rng.random() < 0.25
+    key2 = None  # (left type, right type, values) of a second key column
     if composite:
         fam2 = rng.choice(["int", "str", "date", "ts"])
         if fam2 == "int":
@@ -836,6 +1002,7 @@ def join_case(case, ctx):
         left = left.append_column("lk2", key_array(g.draw(rng, pool2, nl, g.null_frac(rng)), lt2))
         right = right.append_column("rk2", key_array(g.draw(rng, pool2 + extra2, nr, g.null_frac(rng)), rt2))
         case.notes.append(f"composite key: (lk {lt}, lk2 {lt2}) = (rk {rt}, rk2 {rt2})")
+        key2 = (lt2, rt2, pool2 + extra2)
     lkeys, rkeys = ("lk,lk2", "rk,rk2") if composite else ("lk", "rk")
     # Sometimes two or three more string columns on the right, from a generator of their own
     # (a seed's other draws stay what they were): a projection of three or more string
@@ -1107,6 +1274,36 @@ def join_case(case, ctx):
         join += ["--nulls-equal"]
         on = on.replace(" = ", " IS NOT DISTINCT FROM ")
         case.notes.append("nulls equal")
+    # Sometimes an extra join condition over both sides' columns (`--join-where`), in DuckDB's
+    # ON clause (and the EXISTS correlation of the semi and anti joins) after the keys (a
+    # generator of its own, as above): a pair it is false or NULL for does not match.
+    jrng = random.Random(f"{ctx.seed}:join-where:{case.index}")
+    jw = None
+    if jrng.random() < 0.3:
+        jw_cols = {}
+        side_cols = {
+            "left": {"lk": (jw_kind(lt), lpool), "lid": ("num", [0, 1, nl // 2, nl]), "la": ("num", apool),
+                     "ls": ("str", spool)},
+            "right": {"rk": (jw_kind(rt), rpool), "rid": ("num", [0, 1, nr // 2, nr]), "ra": ("num", apool),
+                      "rs": ("str", spool)},
+        }
+        if key2:
+            side_cols["left"]["lk2"] = (jw_kind(key2[0]), key2[2])
+            side_cols["right"]["rk2"] = (jw_kind(key2[1]), key2[2])
+        for c in wide:
+            side_cols["right"][c] = ("str", [])
+        for side, (pname, pkind, used) in hive.items():
+            lits = [g.Lit(lit) for _, lit in used if lit is not None]
+            # Every file's value null: both engines type the column as text.
+            side_cols[side][pname] = ({"int": "num"}.get(pkind, pkind) if lits else "str", lits)
+        for side, names_ in (("left", lnames), ("right", rnames)):
+            for c in names_:
+                if c in side_cols[side]:
+                    jw_cols[c] = (side,) + side_cols[side][c]
+        jw = join_where(jrng, jw_cols, lkeys.split(","))
+        join += ["--join-where", jw[0]]
+        on = f"{on} AND ({jw[1]})"
+        case.notes.append(f"--join-where {jw[0]}")
     lsel = ", ".join(f"l.{c}" for c in lnames)
     rsel = ", ".join(f"r.{c}" for c in rnames)
     # Sometimes each key pair is one column (`--coalesce-keys`) against DuckDB's
@@ -1212,6 +1409,9 @@ def join_case(case, ctx):
         case.notes.append(f"DuckDB: {str(e).splitlines()[0]}")
         return "duckdb can't say" if code == 0 else "both refused"
     if code != 0:
+        if jw and "--join-where" in err:
+            # The draw compares only kinds both engines compare, and DuckDB answered.
+            raise CaseFailed(f"join exit {code}: refused the --join-where DuckDB answers: {err.strip()}")
         if code == 2 and ('-where "' in err):
             return refused(case, err)
         if code == 2 and layout.startswith("spark") and "does not fit a Spark filter" in err:
@@ -1276,6 +1476,8 @@ def join_case(case, ctx):
     # variation).
     if filtered:
         return filtered
+    if jw:
+        return "pass (join-where)"
     if rerun:
         return f"pass (partitioned output, run again {rerun})"
     if coalesce:
@@ -1442,6 +1644,16 @@ def filter_step(case, ctx, rng, con, f):
             "--workers", str(rng.randint(1, 4))]
     if f.spark_tuple:
         base += ["--spark-keys", "xxhash64"]
+        if "--format" in f.train:
+            # Spark's format records no key types, and xxhash64 depends on them: say the
+            # trained columns' (read from a native twin of the filter, which records them),
+            # as a user of a Spark filter must (`--spark-type`).
+            twin = [a for a in f.train if a not in ("--format", "spark")]
+            twin[twin.index("-o") + 1] = "f-native.bjf"
+            case.run(twin)
+            _, shown, _ = case.run([ctx.bin, "inspect", "--json", "f-native.bjf"])
+            types = [c["spark_type"] for c in json.loads(shown)["metadata"]["key_columns"]]
+            base += ["--spark-type", ",".join(types)]
     if f.rwhere is not None:
         base += ["--where", f.rwhere[0]]
     if select is not None:
