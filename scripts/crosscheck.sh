@@ -248,6 +248,13 @@ check_jw nulls-right-anti $UC right-anti reduce-side "left.CreationDate < right.
 check_jw passes-full $UC full reduce-side "left.CreationDate < right.CreationDate" \
     join.reducers=2 join.memory-limit=16KiB join.workers=2
 check_jw idname-left jobs/users_comments_by_id_name.toml left reduce-side "left.Reputation > right.PostId"
+# Conjuncts on one side alone go into that side's where where the join keeps none of its
+# unmatched rows (both into an inner join's; the left one into a right join's; the right one
+# into a left join's), and stay on the pairs where it keeps them (the left one of a left join).
+check_jw push-inner $UC inner replicated \
+    "UpVotes > 100 AND right.Score >= 1 AND left.CreationDate < right.CreationDate"
+check_jw push-right $UC right reduce-side "left.UpVotes > 100 AND left.CreationDate < right.CreationDate"
+check_jw push-left $UC left replicated "Score >= 2 AND left.UpVotes > 100 AND left.CreationDate < right.CreationDate"
 check_jw tpch-part-left "$OUT/tpch_part.toml" left replicated \
     "right.l_quantity < left.p_size AND right.l_shipdate < DATE '1995-01-01'"
 check_jw tpch-part-right-anti "$OUT/tpch_part.toml" right-anti reduce-side "left.p_size <= right.l_quantity"
