@@ -40,6 +40,7 @@ use crate::reduce::{Budget, JoinShape};
 use crate::store::Location;
 
 pub(crate) mod condition;
+pub use condition::Pushed;
 mod left;
 mod reduce_side;
 mod replicated;
@@ -731,15 +732,7 @@ pub fn dry_run(
         &job.right.predicate,
     );
     let pushed = plan.pushed.clone().unwrap_or_default();
-    for (side, list) in [("left", &pushed.left), ("right", &pushed.right)] {
-        if !list.is_empty() {
-            let list: Vec<String> = list.iter().map(|p| format!("{p:?}")).collect();
-            summary += &format!(
-                "  on     {} (--join-where, on {side} columns alone) into the {side} side's where: a {side} row it fails can match nothing\n",
-                list.join(", ")
-            );
-        }
-    }
+    summary += &pushed.lines();
     if let Some(c) = &plan.condition {
         summary += &format!(
             "  on     the keys, and {:?} (--join-where) on each pair of matching keys\n",
@@ -1174,15 +1167,11 @@ fn run_stages(
             .map(|_| crate::commit::partition::dirs_of(&written.parts)),
         partition_overflow_rows: plan.partitioning.as_ref().map(|_| written.overflow_rows),
         kept: None,
-        join_where: job.join_where.as_ref().map(|w| {
-            let pushed = plan.pushed.clone().unwrap_or_default();
-            report::JoinWhereReport {
-                condition: w.text().to_string(),
-                pushed_to_left: pushed.left,
-                pushed_to_right: pushed.right,
-                on_pairs: plan.condition.as_ref().map(|c| c.text().to_string()),
-                counts: written.condition,
-            }
+        join_where: job.join_where.as_ref().map(|w| report::JoinWhereReport {
+            condition: w.text().to_string(),
+            pushed: plan.pushed.clone().unwrap_or_default(),
+            on_pairs: plan.condition.as_ref().map(|c| c.text().to_string()),
+            counts: written.condition,
         }),
         left: ctx.left_counters.report(&plan.left, None),
         right: ctx.right_counters.report(&plan.right, Some(&prefilter)),

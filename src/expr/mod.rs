@@ -120,16 +120,7 @@ impl Predicate {
         match &self.tree.nodes[root] {
             parse::Node::And(children) => children
                 .iter()
-                .map(|&c| {
-                    let tree = self.tree.subtree(c);
-                    Predicate {
-                        columns: columns_of(&tree),
-                        tree: Arc::new(tree),
-                        sets: Arc::default(),
-                        text: self.text.clone(),
-                        context: self.context.clone(),
-                    }
-                })
+                .map(|&c| self.with_tree(self.tree.subtree(c), self.text.clone()))
                 .collect(),
             _ => vec![self.clone()],
         }
@@ -162,12 +153,16 @@ impl Predicate {
                 other => other.clone(),
             })
             .collect();
-        let tree = parse::Tree { nodes };
+        self.with_tree(parse::Tree { nodes }, self.text.clone())
+    }
+
+    /// A predicate of `tree`, written `text`, in this one's context.
+    fn with_tree(&self, tree: parse::Tree, text: String) -> Predicate {
         Predicate {
             columns: columns_of(&tree),
             tree: Arc::new(tree),
             sets: Arc::default(),
-            text: self.text.clone(),
+            text,
             context: self.context.clone(),
         }
     }
@@ -182,14 +177,10 @@ impl Predicate {
             self.tree.root(),
             other.tree.root() + offset,
         ]));
-        let tree = parse::Tree { nodes };
-        Predicate {
-            columns: columns_of(&tree),
-            tree: Arc::new(tree),
-            sets: Arc::default(),
-            text: format!("({}) AND ({})", self.text, other.text),
-            context: self.context.clone(),
-        }
+        self.with_tree(
+            parse::Tree { nodes },
+            format!("({}) AND ({})", self.text, other.text),
+        )
     }
 
     /// The expression as the user wrote it.

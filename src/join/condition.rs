@@ -118,9 +118,28 @@ pub(crate) struct Split {
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Pushed {
     /// Into the left side's.
+    #[serde(rename = "pushed_to_left")]
     pub left: Vec<String>,
     /// Into the right side's.
+    #[serde(rename = "pushed_to_right")]
     pub right: Vec<String>,
+}
+
+impl Pushed {
+    /// The summary's and the dry run's lines: one per side that took conjuncts.
+    pub(crate) fn lines(&self) -> String {
+        let mut s = String::new();
+        for (side, list) in [("left", &self.left), ("right", &self.right)] {
+            if !list.is_empty() {
+                let list: Vec<String> = list.iter().map(|p| format!("{p:?}")).collect();
+                s += &format!(
+                    "  on     {} (--join-where, on {side} columns alone) into the {side} side's where: a {side} row it fails can match nothing\n",
+                    list.join(", ")
+                );
+            }
+        }
+        s
+    }
 }
 
 impl Split {

@@ -134,12 +134,12 @@ pub struct SbbfReport {
 pub struct JoinWhereReport {
     /// The condition as written.
     pub condition: String,
-    /// Its conjuncts on one side's columns alone that went into that side's where (that
-    /// side's rows are not all kept, so a row they fail has no match anyway): they drop rows
-    /// as the side is read, counted in its `rows_dropped_by_where`.
-    pub pushed_to_left: Vec<String>,
-    /// The same, into the right side's where.
-    pub pushed_to_right: Vec<String>,
+    /// Its conjuncts on one side's columns alone that went into that side's where
+    /// (`pushed_to_left`, `pushed_to_right`; that side's unmatched rows are not kept, so a
+    /// row they fail has no match anyway): they drop rows as the side is read, counted in
+    /// its `rows_dropped_by_where`.
+    #[serde(flatten)]
+    pub pushed: crate::join::condition::Pushed,
     /// What stays a condition on the pairs of matching keys (`None`: nothing; the counters
     /// below are then zero).
     pub on_pairs: Option<String>,
@@ -152,18 +152,7 @@ impl JoinWhereReport {
     /// The summary's `on` lines.
     fn summary(&self) -> String {
         let mut s = String::new();
-        for (side, pushed) in [
-            ("left", &self.pushed_to_left),
-            ("right", &self.pushed_to_right),
-        ] {
-            if !pushed.is_empty() {
-                let list: Vec<String> = pushed.iter().map(|p| format!("{p:?}")).collect();
-                s += &format!(
-                    "  on     {} pushed into the {side} side's where (--join-where)\n",
-                    list.join(", ")
-                );
-            }
-        }
+        s += &self.pushed.lines();
         if let Some(c) = &self.on_pairs {
             s += &format!(
                 "  on     {c:?} held for {} of {} pairs of matching keys; {} right rows unmatched by it\n",
