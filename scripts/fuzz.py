@@ -1652,7 +1652,15 @@ def filter_step(case, ctx, rng, con, f):
             twin[twin.index("-o") + 1] = "f-native.bjf"
             case.run(twin)
             _, shown, _ = case.run([ctx.bin, "inspect", "--json", "f-native.bjf"])
-            types = [c["spark_type"] for c in json.loads(shown)["metadata"]["key_columns"]]
+            shown = json.loads(shown)
+            if "key_columns" in shown["metadata"]:
+                # A composite key: each column's type.
+                types = [c["spark_type"] for c in shown["metadata"]["key_columns"]]
+            else:
+                # One column (a partition column's): `{"xxhash64": "int"}` or
+                # `{"xxhash64": {"decimal": [p, s]}}`.
+                t = shown["spark_keys"]["xxhash64"]
+                types = [f"decimal({t['decimal'][0]},{t['decimal'][1]})" if isinstance(t, dict) else t]
             base += ["--spark-type", ",".join(types)]
     if f.rwhere is not None:
         base += ["--where", f.rwhere[0]]
