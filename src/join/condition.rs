@@ -156,7 +156,9 @@ impl Split {
             right: Vec::new(),
         };
         let mut rest: Vec<Predicate> = Vec::new();
-        for c in predicate.split_and() {
+        let conjuncts = predicate.split_and();
+        let total = conjuncts.len();
+        for c in conjuncts {
             let needed = resolve(&c, left, right)?;
             let one_side = needed
                 .first()
@@ -190,7 +192,7 @@ impl Split {
         split.residual = match rest.len() {
             0 => None,
             // All of it: the condition as written.
-            n if n == predicate.conjuncts().len() => Some(predicate.clone()),
+            n if n == total => Some(predicate.clone()),
             _ => rest.into_iter().reduce(|a, b| a.and(&b)),
         };
         Ok(split)
