@@ -2808,11 +2808,39 @@ fn join_where_errors_and_dry_run() {
     assert!(!d.join("dry").exists());
 }
 
-/// The README's `--join-where` example: 4,347 pairs (DuckDB's count of the same `ON`), each
-/// with a comment score above its user's up-votes.
+/// The README's `--join-where` examples: 4,347 pairs (DuckDB's count of the same `ON`), each
+/// with a comment score above its user's up-votes; and 32,390 comments (DuckDB's count of
+/// `ON l.Id = r.UserId AND r.CreationDate < l.CreationDate + INTERVAL '30 days'`), each
+/// within 30 days of its user's creation.
 #[test]
 fn readme_join_where_example_is_true() {
     let (dir, _) = crate::util::run_readme_example("- `--join-where EXPR` (job key");
+    let (rows, names) = read_rows(&dir.path().join("out/first_month_comments"));
+    assert_eq!(rows.len(), 32390);
+    assert_eq!(names, ["Id", "DisplayName", "joined", "commented"]);
+    // Milliseconds since the epoch of `YYYY-MM-DD HH:MM:SS[.fff]` (days from the civil
+    // date by Howard Hinnant's algorithm).
+    let ms = |s: &str| -> i64 {
+        let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+        let mut n: Vec<i64> = whole
+            .split(['-', ' ', 'T', ':'])
+            .map(|x| x.parse().unwrap_or_else(|e| panic!("{s}: {e}")))
+            .collect();
+        n.push(format!("{frac:0<3}")[..3].parse().unwrap());
+        let (y, m, d) = (n[0] - i64::from(n[1] <= 2), n[1], n[2]);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+        let days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+        ((days * 24 + n[3]) * 60 + n[4]) * 60_000 + n[5] * 1000 + n[6]
+    };
+    assert_eq!(ms("1970-01-02T00:00:01.5"), 86_401_500);
+    assert_eq!(ms("2000-03-01 00:00:00"), 951_868_800_000);
+    for r in &rows {
+        let f: Vec<&str> = r.rsplitn(3, '|').collect();
+        let (joined, commented) = (ms(f[1]), ms(f[0]));
+        assert!(commented < joined + 30 * 86_400_000, "{r}");
+    }
     let (rows, names) = read_rows(&dir.path().join("out/comments_over_upvotes"));
     assert_eq!(rows.len(), 4347);
     // UpVotes is the sixth column, Score the last (a comment's text may hold a `|`).

@@ -457,8 +457,15 @@ fn where_errors_name_the_option_and_the_column() {
     );
     join("Reputation > 1500", "Id = 'x'").fails(2, &["--right-where", "column \"Id\""]);
     join("Reputation LIKE 'a%'", "Id > 0").fails(2, &["--left-where", "LIKE needs a string"]);
-    join("Reputation > 1500", "UserId + 1 > 0")
-        .fails(2, &["--right-where", "unsupported: operator +"]);
+    join("Reputation > 1500", "UserId + Text > 0").fails(
+        2,
+        &[
+            "--right-where",
+            "column \"Text\" is a string",
+            "arithmetic takes",
+        ],
+    );
+    join("Reputation / 2 > 1500", "Id > 0").fails(2, &["--left-where", "unsupported: operator /"]);
     join("name LIKE 'a!' ESCAPE '!'", "Id > 0")
         .fails(2, &["--left-where", "ends with its escape character"]);
     assert!(!d.join("out").exists());

@@ -29,8 +29,9 @@ use arrow::compute::{and_kleene, cast, is_not_null, is_null, not, or_kleene};
 use arrow::datatypes::*;
 use arrow::error::ArrowError;
 
+use super::arith;
 use super::lit::{self, Lit, Raw, DAY_NS};
-use super::parse::{CmpOp, Node, Tree};
+use super::parse::{ArithOp, CmpOp, Node, Tree};
 
 /// A value during evaluation.
 #[derive(Clone)]
@@ -176,11 +177,41 @@ impl<'a> Eval<'a, '_> {
         Ok(Arc::clone(col))
     }
 
+    /// An arithmetic operand.
+    fn operand(&self, v: Val) -> Result<arith::Operand, Reason> {
+        Ok(match v {
+            Val::Arr(a) => arith::Operand::Rows(a),
+            Val::Bool(b) => arith::Operand::Rows(Arc::new(b)),
+            Val::Lit(Lit::Interval(us)) => arith::Operand::Interval(*us),
+            Val::Lit(l) => match materialize(l)? {
+                Some(one) => arith::Operand::One(one),
+                None => arith::Operand::Null,
+            },
+        })
+    }
+
+    /// An arithmetic result as a value of every row.
+    fn arith_value(&self, v: arith::Value) -> Result<Val<'a>, Reason> {
+        static NULL: Lit = Lit::Null;
+        Ok(match v {
+            arith::Value::Rows(a) => Val::Arr(a),
+            arith::Value::One(one) => Val::Arr(arith::repeat(&one, self.rows())?),
+            arith::Value::Null => Val::Lit(&NULL),
+        })
+    }
+
     /// Describe node `i` for messages.
     fn describe(&self, i: usize) -> String {
         match &self.tree.nodes[i] {
             Node::Column(c) => format!("column {c:?}"),
             Node::Lit(l) => l.to_string(),
+            Node::Arith(op, ..) => match op {
+                ArithOp::Add => "a sum",
+                ArithOp::Sub => "a difference",
+                ArithOp::Mul => "a product",
+            }
+            .into(),
+            Node::Sign(..) => "a negation".into(),
             _ => "the condition".into(),
         }
     }
@@ -251,6 +282,18 @@ impl<'a> Eval<'a, '_> {
         let mut arg = || vals.next().expect("every child was evaluated");
         let b = match node {
             Node::Column(_) | Node::Lit(_) => unreachable!("leaves have no frame"),
+            Node::Arith(op, ..) => {
+                let (a, ai) = arg();
+                let (b, bi) = arg();
+                let what = (self.describe(ai), self.describe(bi));
+                let v = arith::binary(*op, self.operand(a)?, self.operand(b)?, (&what.0, &what.1))?;
+                return self.arith_value(v);
+            }
+            Node::Sign(_, negated) => {
+                let (a, ai) = arg();
+                let v = arith::sign(self.operand(a)?, *negated, &self.describe(ai))?;
+                return self.arith_value(v);
+            }
             Node::And(_) | Node::Or(_) => f.acc.expect("AND and OR have operands"),
             Node::InList(_, negated) => {
                 let acc = f.acc.expect("IN has a list");
@@ -531,6 +574,11 @@ fn materialize(l: &Lit) -> Result<Option<ArrayRef>, Reason> {
             .map_err(|_| format!("{l} is out of range"))?])),
         },
         Lit::Bool(b) => Arc::new(BooleanArray::from(vec![*b])),
+        Lit::Interval(_) => {
+            return Err(format!(
+                "{l} stands alone: an interval is added to or subtracted from a date or a timestamp"
+            ))
+        }
     }))
 }
 

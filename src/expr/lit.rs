@@ -43,6 +43,8 @@ pub(crate) enum Lit {
     Bool(bool),
     /// `NULL`.
     Null,
+    /// `INTERVAL '3 days'`, as microseconds (a fixed length: no months or years).
+    Interval(i64),
 }
 
 impl Lit {
@@ -55,6 +57,7 @@ impl Lit {
             Lit::Timestamp(_) => "a timestamp",
             Lit::Bool(_) => "a boolean",
             Lit::Null => "NULL",
+            Lit::Interval(_) => "an interval",
         }
     }
 }
@@ -90,6 +93,30 @@ impl fmt::Display for Lit {
             }
             Lit::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
             Lit::Null => f.write_str("NULL"),
+            Lit::Interval(us) => {
+                // In the largest units that divide it, as DuckDB prints intervals.
+                let sign = if *us < 0 { "-" } else { "" };
+                let mut left = us.unsigned_abs();
+                let mut parts = Vec::new();
+                for (name, per) in [
+                    ("day", 86_400_000_000u64),
+                    ("hour", 3_600_000_000),
+                    ("minute", 60_000_000),
+                    ("second", 1_000_000),
+                    ("microsecond", 1),
+                ] {
+                    let n = left / per;
+                    left %= per;
+                    if n > 0 {
+                        let s = if n == 1 { "" } else { "s" };
+                        parts.push(format!("{sign}{n} {name}{s}"));
+                    }
+                }
+                if parts.is_empty() {
+                    parts.push("0 microseconds".into());
+                }
+                write!(f, "INTERVAL '{}'", parts.join(" "))
+            }
         }
     }
 }
@@ -166,6 +193,83 @@ pub(crate) fn number(text: &str, negative: bool) -> Result<Lit, String> {
         mantissa,
         scale: frac.len() as u32,
     }))
+}
+
+/// Microseconds per unit of a fixed-length interval, by the names DuckDB reads (singular,
+/// plural and short).
+const INTERVAL_UNITS: &[(&[&str], i64)] = &[
+    (&["week", "weeks", "w"], 7 * 86_400_000_000),
+    (&["day", "days", "d"], 86_400_000_000),
+    (&["hour", "hours", "h", "hr", "hrs"], 3_600_000_000),
+    (&["minute", "minutes", "m", "min", "mins"], 60_000_000),
+    (&["second", "seconds", "s", "sec", "secs"], 1_000_000),
+    (
+        &["millisecond", "milliseconds", "ms", "msec", "msecs"],
+        1_000,
+    ),
+    (&["microsecond", "microseconds", "us", "usec", "usecs"], 1),
+];
+
+/// The length in microseconds of an interval's text: pairs of a number and a unit, `3 days`,
+/// `1 day 2 hours`, `-1.5 hours` (a fraction must come to whole microseconds).
+pub(crate) fn interval(text: &str) -> Result<i64, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let bad = |why: &str| format!("INTERVAL '{text}': {why}");
+    if words.is_empty() || !words.len().is_multiple_of(2) {
+        return Err(bad("write <number> <unit> pairs, e.g. '1 day 2 hours'"));
+    }
+    let mut total: i128 = 0;
+    for pair in words.chunks(2) {
+        let (n, unit) = (pair[0], pair[1].to_ascii_lowercase());
+        let per = match INTERVAL_UNITS
+            .iter()
+            .find(|(names, _)| names.contains(&unit.as_str()))
+        {
+            Some((_, per)) => *per,
+            None if [
+                "month", "months", "mon", "mons", "year", "years", "y", "yr", "yrs",
+            ]
+            .contains(&unit.as_str()) =>
+            {
+                return Err(bad(
+                    "months and years are unsupported (their length depends on the date); \
+                     use days",
+                ))
+            }
+            None => {
+                return Err(bad(&format!(
+                    "unknown unit {:?} (weeks, days, hours, minutes, seconds, milliseconds, \
+                     microseconds)",
+                    pair[1]
+                )))
+            }
+        };
+        let (digits, negative) = match n.strip_prefix('-') {
+            Some(d) => (d, true),
+            None => (n.strip_prefix('+').unwrap_or(n), false),
+        };
+        let d = match number(digits, negative) {
+            Ok(Lit::Num(d)) if !digits.starts_with(['-', '+']) => d,
+            _ => return Err(bad(&format!("{n:?} is not a number"))),
+        };
+        let us = d
+            .mantissa
+            .checked_mul(i256::from_i128(per as i128))
+            .ok_or_else(|| bad("too long"))?;
+        let div = pow10(d.scale).ok_or_else(|| bad("too many digits"))?;
+        if us.wrapping_rem(div) != i256::ZERO {
+            return Err(bad(&format!(
+                "{n} {} is no whole number of microseconds",
+                pair[1]
+            )));
+        }
+        let us = us
+            .wrapping_div(div)
+            .to_i128()
+            .ok_or_else(|| bad("too long"))?;
+        total = total.checked_add(us).ok_or_else(|| bad("too long"))?;
+    }
+    i64::try_from(total).map_err(|_| bad("too long"))
 }
 
 /// `10^e` as an `i256`, `None` when it does not fit.

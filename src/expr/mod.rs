@@ -3,9 +3,10 @@
 //!
 //! The language (the README's "`--where` expressions" section is the reference):
 //! `= <> != < <= > >=`, `AND`, `OR`, `NOT`, `[NOT] IN (...)`, `[NOT] BETWEEN`,
-//! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, parentheses; numbers,
-//! `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`, `TRUE`, `FALSE`,
-//! `NULL`; bare boolean columns. Comparisons are exact and follow DuckDB: integers of every
+//! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, parentheses, `+ - *`
+//! and signs; numbers, `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`,
+//! `INTERVAL '3 days'`, `TRUE`, `FALSE`, `NULL`; bare boolean columns. Arithmetic is exact
+//! (see `arith`): integers and decimals never wrap or round, dates take days and intervals. Comparisons are exact and follow DuckDB: integers of every
 //! width and signedness and decimals of every precision and scale compare by value, however
 //! large the literal; floats compare as floats (`-0.0 = 0`, NaN equals NaN and sorts above
 //! everything); dates meet timestamps of any unit as their midnight. SQL's three-valued
@@ -32,8 +33,12 @@
 //! let p = Predicate::parse("rep > 1500 AND loc LIKE 'O%'", "--where").unwrap();
 //! let keep = p.evaluate(&batch).unwrap();
 //! assert_eq!(keep.iter().collect::<Vec<_>>(), vec![Some(true), Some(false), Some(false)]);
+//! // Exact arithmetic: 2000 * 4611686018427387904 overflows an i64, not this.
+//! let p = Predicate::parse("rep * 4611686018427387904 > 9223372036854775807", "--where").unwrap();
+//! assert_eq!(p.evaluate(&batch).unwrap().true_count(), 2);
 //! ```
 
+mod arith;
 mod contains;
 mod eval;
 mod lit;

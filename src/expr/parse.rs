@@ -7,7 +7,7 @@
 //! is bounded by [`MAX_OPERATORS`] (counted on the tokens before parsing) and protected by
 //! its `recursive-protection` feature, which grows the stack on the heap when it runs low.
 
-use sqlparser::ast::{self, BinaryOperator, UnaryOperator, Value};
+use sqlparser::ast::{self, BinaryOperator, UnaryOperator, Value, ValueWithSpan};
 use sqlparser::dialect::DuckDbDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -46,11 +46,35 @@ impl CmpOp {
     }
 }
 
+/// Arithmetic operators. `/` and `%` are not among them: SQL engines differ on what they
+/// give (DuckDB's `/` of integers is a DOUBLE, Spark's of decimals rounds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+}
+
+impl ArithOp {
+    /// The operator as written.
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+        }
+    }
+}
+
 /// A node of the tree; children are indices of earlier nodes.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Node {
     Column(String),
     Lit(Lit),
+    /// `a + b`, `a - b`, `a * b`: a value, not a condition.
+    Arith(ArithOp, usize, usize),
+    /// `-a` (negated) or `+a` of an operand that is no literal number.
+    Sign(usize, bool),
     Cmp(CmpOp, usize, usize),
     And(Vec<usize>),
     Or(Vec<usize>),
@@ -71,9 +95,11 @@ impl Node {
     pub(crate) fn child(&self, i: usize) -> Option<usize> {
         match self {
             Node::Column(_) | Node::Lit(_) => None,
-            Node::Cmp(_, a, b) => [*a, *b].get(i).copied(),
+            Node::Cmp(_, a, b) | Node::Arith(_, a, b) => [*a, *b].get(i).copied(),
             Node::And(c) | Node::Or(c) | Node::InList(c, _) => c.get(i).copied(),
-            Node::Not(a) | Node::IsNull(a, _) | Node::Like(a, ..) => (i == 0).then_some(*a),
+            Node::Not(a) | Node::IsNull(a, _) | Node::Like(a, ..) | Node::Sign(a, _) => {
+                (i == 0).then_some(*a)
+            }
             Node::Between(a, lo, hi, _) => [*a, *lo, *hi].get(i).copied(),
         }
     }
@@ -87,6 +113,8 @@ impl Node {
         match self {
             Node::Column(_) | Node::Lit(_) => self.clone(),
             Node::Cmp(op, a, b) => Node::Cmp(*op, m(a), m(b)),
+            Node::Arith(op, a, b) => Node::Arith(*op, m(a), m(b)),
+            Node::Sign(a, negated) => Node::Sign(m(a), *negated),
             Node::And(c) => Node::And(all(c)),
             Node::Or(c) => Node::Or(all(c)),
             Node::Not(a) => Node::Not(m(a)),
@@ -216,6 +244,8 @@ enum Task {
 
 enum Make {
     Cmp(CmpOp),
+    Arith(ArithOp),
+    Sign(bool),
     And(usize),
     Or(usize),
     Not,
@@ -244,6 +274,11 @@ fn convert(root: ast::Expr) -> Result<Tree, String> {
                         let c = take(2);
                         Node::Cmp(op, c[0], c[1])
                     }
+                    Make::Arith(op) => {
+                        let c = take(2);
+                        Node::Arith(op, c[0], c[1])
+                    }
+                    Make::Sign(negated) => Node::Sign(take(1)[0], negated),
                     Make::And(k) => Node::And(take(k)),
                     Make::Or(k) => Node::Or(take(k)),
                     Make::Not => Node::Not(take(1)[0]),
@@ -316,7 +351,14 @@ fn visit(
         A::UnaryOp {
             op: UnaryOperator::Minus | UnaryOperator::Plus,
             ..
-        } => push(nodes, done, Node::Lit(signed(e)?)),
+        } => match signed(e)? {
+            Signed::Lit(l) => push(nodes, done, Node::Lit(l)),
+            Signed::Of(x, negated) => {
+                tasks.push(Task::Make(Make::Sign(negated)));
+                tasks.push(Task::Visit(x));
+            }
+        },
+        A::Interval(iv) => push(nodes, done, Node::Lit(interval(iv)?)),
         A::BinaryOp {
             left,
             op: op @ (BinaryOperator::And | BinaryOperator::Or),
@@ -329,6 +371,31 @@ fn visit(
                 Make::Or(operands.len())
             }));
             tasks.extend(operands.into_iter().rev().map(|e| Task::Visit(Box::new(e))));
+        }
+        A::BinaryOp {
+            left,
+            op: op @ (BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply),
+            right,
+        } => {
+            tasks.push(Task::Make(Make::Arith(match op {
+                BinaryOperator::Plus => ArithOp::Add,
+                BinaryOperator::Minus => ArithOp::Sub,
+                _ => ArithOp::Mul,
+            })));
+            tasks.push(Task::Visit(right));
+            tasks.push(Task::Visit(left));
+        }
+        A::BinaryOp {
+            op:
+                op @ (BinaryOperator::Divide
+                | BinaryOperator::Modulo
+                | BinaryOperator::DuckIntegerDivide),
+            ..
+        } => {
+            return Err(format!(
+                "unsupported: operator {op} (+, - and * are exact; for a ratio, multiply the \
+                 other side: a > 2 * b rather than a / b > 2)"
+            ))
         }
         A::BinaryOp { left, op, right } => {
             let op = match op {
@@ -499,8 +566,17 @@ fn typed(ts: ast::TypedString) -> Result<Lit, String> {
     }
 }
 
-/// A signed number: `-5`, `- -5`, `+(5)`; iterative over any chain of signs.
-fn signed(mut e: ast::Expr) -> Result<Lit, String> {
+/// What a chain of signs applies to.
+enum Signed {
+    /// A literal number, sign included: `-5`.
+    Lit(Lit),
+    /// Anything else, and whether the signs negate it: `-x`, `-(a + b)`.
+    Of(Box<ast::Expr>, bool),
+}
+
+/// A signed number: `-5`, `- -5`, `+(5)`; iterative over any chain of signs. The signs of
+/// anything but a literal are an operation on it.
+fn signed(mut e: ast::Expr) -> Result<Signed, String> {
     let mut negative = false;
     loop {
         match e {
@@ -516,10 +592,59 @@ fn signed(mut e: ast::Expr) -> Result<Lit, String> {
                 expr,
             }
             | ast::Expr::Nested(expr) => e = *expr,
-            ast::Expr::Value(v) => return value(v.value, negative),
-            _ => return Err("- and + apply only to numbers".into()),
+            ast::Expr::Value(v) => return value(v.value, negative).map(Signed::Lit),
+            other => return Ok(Signed::Of(Box::new(other), negative)),
         }
     }
+}
+
+/// An `INTERVAL` literal of a fixed length: `INTERVAL '3 days'`, `INTERVAL 3 DAY`,
+/// `INTERVAL '1 day 2 hours'`, `INTERVAL '1.5' HOUR`. Months and years are refused: their
+/// length depends on the date they are added to.
+fn interval(iv: ast::Interval) -> Result<Lit, String> {
+    let shown = iv.to_string();
+    if iv.last_field.is_some()
+        || iv.leading_precision.is_some()
+        || iv.fractional_seconds_precision.is_some()
+    {
+        return Err(format!(
+            "unsupported: {shown} (write INTERVAL '<n> <unit>', e.g. INTERVAL '90 minutes')"
+        ));
+    }
+    let text = match *iv.value {
+        ast::Expr::Value(v) => match v.value {
+            Value::SingleQuotedString(s) | Value::Number(s, _) => s,
+            _ => {
+                return Err(format!(
+                    "unsupported: {shown} (its value must be a literal)"
+                ))
+            }
+        },
+        ast::Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match *expr {
+            ast::Expr::Value(ValueWithSpan {
+                value: Value::Number(s, _),
+                ..
+            }) => format!("-{s}"),
+            _ => {
+                return Err(format!(
+                    "unsupported: {shown} (its value must be a literal)"
+                ))
+            }
+        },
+        _ => {
+            return Err(format!(
+                "unsupported: {shown} (its value must be a literal)"
+            ))
+        }
+    };
+    let text = match iv.leading_field {
+        Some(unit) => format!("{text} {unit}"),
+        None => text,
+    };
+    lit::interval(&text).map(Lit::Interval)
 }
 
 /// Name an unsupported construct without printing it: printing recurses on its depth.
@@ -595,7 +720,11 @@ mod tests {
         let t = tree("x = - - -5");
         assert_eq!(t.nodes[1], Node::Lit(lit::number("5", true).unwrap()));
         assert!(parse("x = -'a'").unwrap_err().contains("numbers"));
-        assert!(parse("x = -y").unwrap_err().contains("numbers"));
+        // The sign of anything but a literal number is an operation on it.
+        let t = tree("x = -y");
+        assert_eq!(t.nodes[2], Node::Sign(1, true));
+        let t = tree("x = - - (y + 1)");
+        assert!(matches!(t.nodes[4], Node::Sign(3, false)));
         assert!(parse("x = DATE '2020-13-01'")
             .unwrap_err()
             .contains("not a date"));
@@ -610,7 +739,9 @@ mod tests {
         assert!(parse("upper(s) = 'A'")
             .unwrap_err()
             .contains("function upper()"));
-        assert!(parse("x + 1 = 2").unwrap_err().contains("operator +"));
+        assert!(parse("x / 2 = 2").unwrap_err().contains("operator /"));
+        assert!(parse("x // 2 = 2").unwrap_err().contains("operator //"));
+        assert!(parse("x || 'a' = 'b'").unwrap_err().contains("operator ||"));
         assert!(parse("CAST(x AS INT) = 1").unwrap_err().contains("CAST"));
         assert!(parse("x IS TRUE").unwrap_err().contains("= TRUE"));
         assert!(parse("x LIKE 'a' ESCAPE 'ab'")
@@ -618,6 +749,47 @@ mod tests {
             .contains("single character"));
         assert!(parse("x LIKE y").unwrap_err().contains("string literal"));
         assert!(parse("x > 1 garbage").unwrap_err().contains("unexpected"));
+    }
+
+    #[test]
+    fn arithmetic_has_sql_precedence_and_intervals_their_length() {
+        // a + b * c - d: (a + (b * c)) - d.
+        let t = tree("a + b * c - d > 0");
+        assert!(matches!(t.nodes[3], Node::Arith(ArithOp::Mul, 1, 2)));
+        assert!(matches!(t.nodes[4], Node::Arith(ArithOp::Add, 0, 3)));
+        assert!(matches!(t.nodes[6], Node::Arith(ArithOp::Sub, 4, 5)));
+        let day = 86_400_000_000;
+        for (text, us) in [
+            ("INTERVAL '3 days'", 3 * day),
+            ("INTERVAL 3 DAY", 3 * day),
+            ("INTERVAL '3' DAYS", 3 * day),
+            ("INTERVAL '1 day 2 hours'", day + 7_200_000_000),
+            ("INTERVAL '-1.5 hours'", -5_400_000_000),
+            ("INTERVAL '2 weeks'", 14 * day),
+            ("INTERVAL '90 MINUTES'", 5_400_000_000),
+            ("INTERVAL '1 ms'", 1_000),
+            ("INTERVAL -2 SECOND", -2_000_000),
+        ] {
+            let t = tree(&format!("d + {text} > d"));
+            assert_eq!(t.nodes[1], Node::Lit(Lit::Interval(us)), "{text}");
+        }
+        assert_eq!(
+            Lit::Interval(day + 7_200_000_001).to_string(),
+            "INTERVAL '1 day 2 hours 1 microsecond'"
+        );
+        assert_eq!(Lit::Interval(-day).to_string(), "INTERVAL '-1 day'");
+        for (text, says) in [
+            ("INTERVAL '1 month'", "months and years"),
+            ("INTERVAL '2' YEAR", "months and years"),
+            ("INTERVAL '1 day 2'", "pairs"),
+            ("INTERVAL 'x days'", "not a number"),
+            ("INTERVAL '1e3 days'", "not a number"),
+            ("INTERVAL '1' DAY TO HOUR", "unsupported"),
+            ("INTERVAL '999999999999 weeks'", "too long"),
+        ] {
+            let e = parse(&format!("d + {text} > d")).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
     }
 
     #[test]

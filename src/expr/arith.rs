@@ -1,0 +1,362 @@
+//! Arithmetic of the `--where` language, exact as its comparisons are:
+//!
+//! - `+`, `-`, `*` and unary `-` of integers (any width and signedness), decimals (any
+//!   precision and scale) and exact number literals give a decimal wide enough for every
+//!   result (for `+` and `-`, one digit more than the wider operand's integer part and the
+//!   larger scale; for `*`, the sum of the precisions and of the scales). Nothing wraps or
+//!   rounds: a result needs over 76 digits before it is an error (DuckDB types `INTEGER +
+//!   INTEGER` as INTEGER and fails when a sum overflows it; the values it does give are these).
+//!   Up to 38 digits the work is done in 128-bit decimals, beyond in 256-bit ones.
+//! - A date plus or minus an integer is a date (days); a date minus a date is the integer
+//!   number of days between them. A date or a timestamp plus or minus an `INTERVAL` of fixed
+//!   length is a timestamp, in microseconds (a nanosecond timestamp stays in nanoseconds),
+//!   keeping the column's time zone. As in DuckDB.
+//! - Floats are refused: their arithmetic rounds at each step, by rules that differ between
+//!   engines, and comparisons here are exact.
+
+use std::sync::Arc;
+
+use arrow::array::{new_null_array, Array, ArrayRef, Datum, Scalar};
+use arrow::compute::kernels::numeric;
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{DataType, TimeUnit};
+
+use super::eval::Reason;
+use super::parse::ArithOp;
+
+/// An operand of an arithmetic operation.
+pub(super) enum Operand {
+    /// A column or a computed value: one value per row.
+    Rows(ArrayRef),
+    /// A literal, as a one-row array.
+    One(ArrayRef),
+    /// An `INTERVAL` literal, in microseconds.
+    Interval(i64),
+    /// `NULL`.
+    Null,
+}
+
+/// The result of an operation.
+pub(super) enum Value {
+    /// One value per row, or one for every row (`One`: both operands were literals).
+    Rows(ArrayRef),
+    One(ArrayRef),
+    /// NULL for every row.
+    Null,
+}
+
+/// What an operand is to arithmetic.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    /// An exact number: its precision and scale (integers have scale 0).
+    Num(u8, i8),
+    Date,
+    Ts(TimeUnit, Option<Arc<str>>),
+    Interval,
+}
+
+/// `(precision, scale)` of an exact number type; a negative scale is folded into the
+/// precision (the values are cast to scale 0).
+fn kind(t: &DataType) -> Option<Kind> {
+    use DataType::*;
+    Some(match t {
+        Int8 | UInt8 => Kind::Num(3, 0),
+        Int16 | UInt16 => Kind::Num(5, 0),
+        Int32 | UInt32 => Kind::Num(10, 0),
+        Int64 => Kind::Num(19, 0),
+        UInt64 => Kind::Num(20, 0),
+        Decimal32(p, s) | Decimal64(p, s) | Decimal128(p, s) | Decimal256(p, s) => {
+            if *s < 0 {
+                Kind::Num(p.saturating_add(s.unsigned_abs()), 0)
+            } else {
+                Kind::Num(*p, *s)
+            }
+        }
+        Date32 => Kind::Date,
+        Timestamp(u, tz) => Kind::Ts(*u, tz.clone()),
+        _ => return None,
+    })
+}
+
+fn operand_kind(o: &Operand, what: &str) -> Result<Option<Kind>, Reason> {
+    let t = match o {
+        Operand::Rows(a) | Operand::One(a) => a.data_type(),
+        Operand::Interval(_) => return Ok(Some(Kind::Interval)),
+        Operand::Null => return Ok(None),
+    };
+    match kind(t) {
+        Some(k) => Ok(Some(k)),
+        None if matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64) => {
+            Err(format!(
+                "{what} is a float ({t}): arithmetic takes integers, decimals, dates and \
+                 timestamps (it is exact, and float arithmetic rounds)"
+            ))
+        }
+        None if matches!(t, DataType::Date64) => Err(format!(
+            "{what} is a Date64: arithmetic takes Date32 dates (as Parquet stores them)"
+        )),
+        None => Err(format!(
+            "{what} is {}: arithmetic takes integers, decimals, dates and timestamps",
+            describe_type(t)
+        )),
+    }
+}
+
+fn describe_type(t: &DataType) -> String {
+    match t {
+        DataType::Boolean => "a boolean".into(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "a string".into(),
+        other => format!("of type {other}"),
+    }
+}
+
+fn strict() -> CastOptions<'static> {
+    CastOptions {
+        safe: false,
+        ..Default::default()
+    }
+}
+
+fn cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
+    if a.data_type() == to {
+        return Ok(Arc::clone(a));
+    }
+    cast_with_options(a, to, &strict()).map_err(|e| e.to_string())
+}
+
+/// The array of an operand with a value per row or one.
+#[derive(Clone)]
+struct Side {
+    array: ArrayRef,
+    one: bool,
+}
+
+impl Side {
+    fn map(&self, f: impl FnOnce(&ArrayRef) -> Result<ArrayRef, Reason>) -> Result<Side, Reason> {
+        Ok(Side {
+            array: f(&self.array)?,
+            one: self.one,
+        })
+    }
+
+    fn datum(&self) -> Box<dyn Datum + '_> {
+        if self.one {
+            Box::new(Scalar::new(&self.array))
+        } else {
+            Box::new(&self.array)
+        }
+    }
+}
+
+fn result(a: &Side, b: &Side, r: ArrayRef) -> Value {
+    if a.one && b.one {
+        Value::One(r)
+    } else {
+        Value::Rows(r)
+    }
+}
+
+/// `a op b`. `what` describes each operand for messages.
+pub(super) fn binary(
+    op: ArithOp,
+    a: Operand,
+    b: Operand,
+    what: (&str, &str),
+) -> Result<Value, Reason> {
+    let (ka, kb) = (operand_kind(&a, what.0)?, operand_kind(&b, what.1)?);
+    let sym = op.symbol();
+    let refuse = |ka: &Kind, kb: &Kind| {
+        Err(format!(
+            "cannot compute {} {sym} {}: {}",
+            what.0,
+            what.1,
+            why_not(op, ka, kb)
+        ))
+    };
+    let (Some(ka), Some(kb)) = (ka, kb) else {
+        // NULL and a value arithmetic takes: NULL, whatever the types would make of it.
+        return Ok(Value::Null);
+    };
+    let side = |o: Operand| match o {
+        Operand::Rows(a) => Some(Side {
+            array: a,
+            one: false,
+        }),
+        Operand::One(a) => Some(Side {
+            array: a,
+            one: true,
+        }),
+        _ => None,
+    };
+    match (op, &ka, &kb) {
+        (_, Kind::Num(p1, s1), Kind::Num(p2, s2)) => {
+            let (a, b) = (side(a).expect("a number"), side(b).expect("a number"));
+            numbers(op, (&a, *p1, *s1), (&b, *p2, *s2)).map(|r| result(&a, &b, r))
+        }
+        (ArithOp::Add | ArithOp::Sub, Kind::Date, Kind::Num(p, 0)) => {
+            let (d, n) = (side(a).expect("a date"), side(b).expect("a number"));
+            date_plus_days(op, &d, (&n, *p)).map(|r| result(&d, &n, r))
+        }
+        (ArithOp::Add, Kind::Num(p, 0), Kind::Date) => {
+            let (n, d) = (side(a).expect("a number"), side(b).expect("a date"));
+            date_plus_days(op, &d, (&n, *p)).map(|r| result(&d, &n, r))
+        }
+        (ArithOp::Sub, Kind::Date, Kind::Date) => {
+            let (a, b) = (side(a).expect("a date"), side(b).expect("a date"));
+            let days = |s: &Side| s.map(|x| cast(x, &DataType::Int32));
+            numbers(op, (&days(&a)?, 10, 0), (&days(&b)?, 10, 0)).map(|r| result(&a, &b, r))
+        }
+        (ArithOp::Add | ArithOp::Sub, Kind::Date | Kind::Ts(..), Kind::Interval) => {
+            let Operand::Interval(us) = b else {
+                unreachable!("an interval")
+            };
+            let t = side(a).expect("a date or timestamp");
+            let us = if op == ArithOp::Sub {
+                us.checked_neg().ok_or("the interval is too long")?
+            } else {
+                us
+            };
+            plus_interval(&t, &ka, us).map(|r| result(&t, &t, r))
+        }
+        (ArithOp::Add, Kind::Interval, Kind::Date | Kind::Ts(..)) => {
+            let Operand::Interval(us) = a else {
+                unreachable!("an interval")
+            };
+            let t = side(b).expect("a date or timestamp");
+            plus_interval(&t, &kb, us).map(|r| result(&t, &t, r))
+        }
+        _ => refuse(&ka, &kb),
+    }
+}
+
+/// Why `a op b` is refused, for operand kinds no rule of [`binary`] takes.
+fn why_not(op: ArithOp, a: &Kind, b: &Kind) -> &'static str {
+    use Kind::*;
+    match (op, a, b) {
+        (_, Interval, Interval) => "write one interval, e.g. INTERVAL '1 day 2 hours'",
+        (ArithOp::Mul, ..) => "only numbers multiply",
+        (_, Date, Num(..)) | (_, Num(..), Date) => {
+            "a date takes a whole number of days (or an INTERVAL), and a number is subtracted \
+             from a date, not a date from a number"
+        }
+        (_, Ts(..), Num(..)) | (_, Num(..), Ts(..)) => "a timestamp takes an INTERVAL",
+        (_, Interval, Num(..)) | (_, Num(..), Interval) => {
+            "an interval is added to or subtracted from a date or a timestamp"
+        }
+        (_, Interval, _) => "subtract the interval from the date or the timestamp instead",
+        _ => {
+            "dates and timestamps take INTERVALs, not each other (a date minus a date is a \
+              number of days)"
+        }
+    }
+}
+
+/// `-a` (or `+a`: the same value, checked to be a number).
+pub(super) fn sign(a: Operand, negated: bool, what: &str) -> Result<Value, Reason> {
+    let Some(k) = operand_kind(&a, what)? else {
+        return Ok(Value::Null);
+    };
+    let Kind::Num(p, s) = k else {
+        return Err(format!(
+            "cannot compute -{what}: only numbers have a sign{}",
+            if k == Kind::Interval {
+                " (subtract the interval instead)"
+            } else {
+                ""
+            }
+        ));
+    };
+    let (array, one) = match a {
+        Operand::Rows(a) => (a, false),
+        Operand::One(a) => (a, true),
+        _ => unreachable!("a number"),
+    };
+    let r = if negated {
+        let d = cast(&array, &decimal(p, s))?;
+        numeric::neg(&d).map_err(|e| e.to_string())?
+    } else {
+        array
+    };
+    Ok(if one { Value::One(r) } else { Value::Rows(r) })
+}
+
+/// The decimal type that holds `p` digits at scale `s` (128 bits up to 38, 256 beyond).
+fn decimal(p: u8, s: i8) -> DataType {
+    if p <= 38 {
+        DataType::Decimal128(38, s)
+    } else {
+        DataType::Decimal256(76, s)
+    }
+}
+
+/// Two exact numbers, as decimals of the width every result needs.
+fn numbers(
+    op: ArithOp,
+    (a, p1, s1): (&Side, u8, i8),
+    (b, p2, s2): (&Side, u8, i8),
+) -> Result<ArrayRef, Reason> {
+    let (p1, s1, p2, s2) = (p1 as i32, s1 as i32, p2 as i32, s2 as i32);
+    let (p, s) = match op {
+        ArithOp::Add | ArithOp::Sub => ((p1 - s1).max(p2 - s2) + s1.max(s2) + 1, s1.max(s2)),
+        ArithOp::Mul => (p1 + p2, s1 + s2),
+    };
+    if s > 76 {
+        return Err(format!(
+            "the result would have {s} digits after the point (at most 76)"
+        ));
+    }
+    let p = p.min(76) as u8;
+    let of = |x: &Side, sx: i32| x.map(|arr| cast(arr, &decimal(p, sx as i8)));
+    let (a, b) = (of(a, s1)?, of(b, s2)?);
+    let (a, b) = (a.datum(), b.datum());
+    match op {
+        ArithOp::Add => numeric::add(a.as_ref(), b.as_ref()),
+        ArithOp::Sub => numeric::sub(a.as_ref(), b.as_ref()),
+        ArithOp::Mul => numeric::mul(a.as_ref(), b.as_ref()),
+    }
+    .map_err(|e| format!("{e} (beyond 76 digits)"))
+}
+
+/// A date plus (or minus) a whole number of days: a date.
+fn date_plus_days(op: ArithOp, d: &Side, (n, p): (&Side, u8)) -> Result<ArrayRef, Reason> {
+    let days = d.map(|x| cast(x, &DataType::Int32))?;
+    let sum = numbers(op, (&days, 10, 0), (n, p, 0))?;
+    let days = cast(&sum, &DataType::Int32).map_err(|_| {
+        "a date plus that many days is out of the range of dates (Date32)".to_string()
+    })?;
+    cast(&days, &DataType::Date32)
+}
+
+/// A date or a timestamp plus `us` microseconds: a timestamp in microseconds (nanoseconds
+/// for a nanosecond one), in the column's time zone.
+fn plus_interval(t: &Side, k: &Kind, us: i64) -> Result<ArrayRef, Reason> {
+    let (unit, tz) = match k {
+        Kind::Ts(TimeUnit::Nanosecond, tz) => (TimeUnit::Nanosecond, tz.clone()),
+        Kind::Ts(_, tz) => (TimeUnit::Microsecond, tz.clone()),
+        _ => (TimeUnit::Microsecond, None),
+    };
+    let out = DataType::Timestamp(unit, tz);
+    let delta = match unit {
+        TimeUnit::Nanosecond => us
+            .checked_mul(1000)
+            .ok_or("the interval is too long for a nanosecond timestamp")?,
+        _ => us,
+    };
+    let range = |_| "the timestamp is out of range".to_string();
+    let ts = cast(&t.array, &out).map_err(range)?;
+    let raw = cast(&ts, &DataType::Int64)?;
+    let delta = arrow::array::Int64Array::from(vec![delta]);
+    let sum = numeric::add(&raw, &Scalar::new(&delta)).map_err(|_| {
+        "a timestamp plus that interval is out of the range of timestamps".to_string()
+    })?;
+    cast(&sum, &out)
+}
+
+/// `n` copies of a one-row value.
+pub(super) fn repeat(one: &ArrayRef, n: usize) -> Result<ArrayRef, Reason> {
+    if one.is_null(0) {
+        return Ok(new_null_array(one.data_type(), n));
+    }
+    let indices = arrow::array::UInt32Array::from(vec![0u32; n]);
+    arrow::compute::take(one.as_ref(), &indices, None).map_err(|e| e.to_string())
+}
