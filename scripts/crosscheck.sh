@@ -264,6 +264,24 @@ check_jw tpch-self-left-anti "$OUT/tpch_orders_cust.toml" left-anti reduce-side 
     "right.o_orderdate > left.o_orderdate AND right.o_orderdate < DATE '1995-07-01'"
 check_jw tpch-self-full "$OUT/tpch_orders_cust.toml" full reduce-side \
     "left.o_orderdate < right.o_orderdate AND left.o_totalprice > right.o_totalprice" join.workers=3
+# Exact arithmetic in the condition and in the sides' wheres (DuckDB computes the same values:
+# no sum here overflows the types it gives them): a window of an interval over millisecond
+# timestamps, integer ratios, a date minus a date and a date plus days, decimals times
+# decimals (TPC-H's discounted price), a pushed conjunct with arithmetic.
+check_jw arith-window $UC inner replicated \
+    "right.CreationDate BETWEEN left.CreationDate AND left.CreationDate + INTERVAL '30 days'"
+check_jw arith-ratio-left $UC left reduce-side "right.Score * 100 > left.UpVotes - 50"
+check_jw arith-passes-full $UC full reduce-side "right.Score - 1 < -left.UpVotes * 2 + 5 * right.Score" \
+    join.reducers=2 join.memory-limit=16KiB join.workers=2
+check_jw arith-push-right-semi $UC right-semi replicated \
+    "right.Score * 2 - 3 > 1 AND right.CreationDate - INTERVAL 1 DAY > left.CreationDate" \
+    "join.left-where=UpVotes + Reputation > 2000" "train.where=UpVotes + Reputation > 2000"
+check_jw arith-tpch-price "$OUT/tpch_part.toml" inner replicated \
+    "right.l_extendedprice * (1 - right.l_discount) > left.p_retailprice * 10"
+check_jw arith-tpch-days "$OUT/tpch_orders_cust.toml" left-anti reduce-side \
+    "right.o_orderdate - left.o_orderdate BETWEEN 1 AND 30"
+check_jw arith-tpch-date-plus "$OUT/tpch_orders_cust.toml" left replicated \
+    "right.o_orderdate < left.o_orderdate + 7 AND right.o_totalprice - left.o_totalprice > 100000.5"
 
 echo "== files of one side with different columns (a table that gained, lost and reordered columns): every join type, both strategies"
 # Each side's files are unioned by name, as DuckDB's union_by_name: an output or --where column
