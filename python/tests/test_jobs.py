@@ -328,6 +328,29 @@ def test_join_where_is_part_of_the_match(tmp_path):
     assert "--join-where" in plan["plan"]
 
 
+def test_join_where_computes_exactly(tmp_path):
+    # Arithmetic in join_where= and left_where=: an inner join of the comments that scored
+    # more than a tenth of their author's up-votes plus 5, of users whose up-votes and
+    # reputation sum past 2000; counted by pyarrow from the inputs.
+    users = pq.read_table(USERS, columns=["Id", "UpVotes", "Reputation"]).to_pylist()
+    comments = pq.read_table(COMMENTS, columns=["UserId", "Score"]).to_pylist()
+    ups = {}
+    for u in users:
+        if u["Id"] is not None and u["UpVotes"] + u["Reputation"] > 2000:
+            ups.setdefault(u["Id"], []).append(u["UpVotes"])
+    want = sum(1 for c in comments for up in ups.get(c["UserId"], []) if c["Score"] * 10 > up + 5)
+    assert want > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            left_where="UpVotes + Reputation > 2000",
+                            join_where="right.Score * 10 > left.UpVotes + 5",
+                            output=str(tmp_path / "out"))
+    assert report["rows_out"] == want
+    with pytest.raises(bloomjoin.BloomjoinError, match="operator /"):
+        bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                       join_where="right.Score / 2 > left.UpVotes", output=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
 def test_join_appends_to_a_committed_output(tmp_path):
     options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                    type="right-semi", select="Id,Score", output=str(tmp_path / "out"))
