@@ -1403,3 +1403,115 @@ fn failing_expressions_within_the_limit_fail_cleanly_on_a_worker() {
         assert!(!e.contains("too long"), "{e}");
     }
 }
+
+mod arithmetic_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A batch of an Int64 `a`, a UInt64 `b`, a Decimal128(20, 3) `d` and a Date32 `day`.
+    fn batch(rows: &[(Option<i64>, Option<u64>, Option<i64>, Option<i32>)]) -> RecordBatch {
+        let a: ArrayRef = Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.0)));
+        let b: ArrayRef = Arc::new(UInt64Array::from_iter(rows.iter().map(|r| r.1)));
+        let d = dec128(
+            &rows.iter().map(|r| r.2.map(i128::from)).collect::<Vec<_>>(),
+            20,
+            3,
+        );
+        let day: ArrayRef = Arc::new(Date32Array::from_iter(rows.iter().map(|r| r.3)));
+        let cols = vec![("a", a), ("b", b), ("d", d), ("day", day)];
+        RecordBatch::try_new(
+            Arc::new(Schema::new(
+                cols.iter().map(|(n, c)| field(n, c)).collect::<Vec<_>>(),
+            )),
+            cols.into_iter().map(|(_, c)| c).collect(),
+        )
+        .unwrap()
+    }
+
+    fn row() -> impl Strategy<Value = (Option<i64>, Option<u64>, Option<i64>, Option<i32>)> {
+        (
+            prop::option::weighted(0.9, any::<i64>()),
+            prop::option::weighted(0.9, any::<u64>()),
+            prop::option::weighted(0.9, -(10i64.pow(17))..10i64.pow(17)),
+            prop::option::weighted(0.9, 0i32..1_000_000),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Sums, differences and products of 64-bit integers and decimals, compared with a
+        /// threshold, are the exact values': computed here in 256-bit integers (scale 3). The
+        /// threshold is one row's exact value, or one unit of the last digit beside it, so
+        /// that the comparisons near it test the last digit of values of up to 45 digits.
+        #[test]
+        fn integer_and_decimal_arithmetic_is_exact(
+            rows in prop::collection::vec(row(), 1..40),
+            pick in any::<prop::sample::Index>(),
+            delta in -1i64..=1,
+            k in -1000i64..1000,
+        ) {
+            let batch = batch(&rows);
+            let big = |v: i128| i256::from_i128(v);
+            // The value at scale 3: a and b are integers, d is d / 1000.
+            let exact = |r: &(Option<i64>, Option<u64>, Option<i64>, Option<i32>)| {
+                let (a, b, d) = (r.0?, r.1?, r.2?);
+                let ab = big(a as i128) * big(b as i128) * big(1000);
+                Some(ab - big(d as i128) * big(k as i128) - big(a as i128) * big(1000))
+            };
+            let t = exact(&rows[pick.index(rows.len())]).unwrap_or(i256::ZERO)
+                + big(delta as i128);
+            // Times 1000, an integer literal (exact to 76 digits; one with a fraction and
+            // over 38 digits would be a DOUBLE, as in DuckDB).
+            let text = format!("(a * b - d * {k} + -a) * 1000 > {t}");
+            let got: Vec<usize> = rows_of(&text, &batch);
+            let want: Vec<usize> = rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| exact(r).is_some_and(|v| v > t))
+                .map(|(i, _)| i)
+                .collect();
+            prop_assert_eq!(got, want, "{}", text);
+        }
+
+        /// A date plus days, a date minus a date, and a date plus an interval agree with
+        /// day arithmetic on the day numbers, at a threshold on or beside a row's value.
+        #[test]
+        fn date_arithmetic_counts_days(
+            rows in prop::collection::vec(row(), 1..40),
+            pick in any::<prop::sample::Index>(),
+            delta in -1i32..=1,
+            n in -100_000i32..100_000,
+            hours in -100i64..100,
+        ) {
+            let batch = batch(&rows);
+            let days = |f: &dyn Fn(i32) -> bool| -> Vec<usize> {
+                rows.iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.3.is_some_and(f))
+                    .map(|(i, _)| i)
+                    .collect()
+            };
+            // A date on or beside the picked row's day plus n (years 1700 to 4700).
+            let at = rows[pick.index(rows.len())].3.unwrap_or(0) + n + delta;
+            let date = |d: i32| {
+                arrow::temporal_conversions::date32_to_datetime(d).unwrap().date().to_string()
+            };
+            prop_assert_eq!(rows_of(&format!("day + {n} > DATE '{}'", date(at)), &batch),
+                days(&|d| d + n > at));
+            prop_assert_eq!(rows_of(&format!("day - DATE '{}' <= {n}", date(at)), &batch),
+                days(&|d| d - at <= n));
+            // day + `hours` hours >= `at` 00:00, in hours since the epoch.
+            prop_assert_eq!(
+                rows_of(&format!("day + INTERVAL '{hours} hours' >= TIMESTAMP '{} 00:00:00'", date(at)), &batch),
+                days(&|d| i64::from(d) * 24 + hours >= i64::from(at) * 24)
+            );
+        }
+    }
+
+    fn rows_of(text: &str, batch: &RecordBatch) -> Vec<usize> {
+        let p = Predicate::parse(text, "--where").unwrap();
+        let keep = p.evaluate(batch).unwrap();
+        keep.values().set_indices().collect()
+    }
+}
