@@ -1408,8 +1408,11 @@ mod arithmetic_properties {
     use super::*;
     use proptest::prelude::*;
 
+    /// A row: `a`, `b`, `d` (unscaled) and `day`.
+    type Row = (Option<i64>, Option<u64>, Option<i64>, Option<i32>);
+
     /// A batch of an Int64 `a`, a UInt64 `b`, a Decimal128(20, 3) `d` and a Date32 `day`.
-    fn batch(rows: &[(Option<i64>, Option<u64>, Option<i64>, Option<i32>)]) -> RecordBatch {
+    fn batch(rows: &[Row]) -> RecordBatch {
         let a: ArrayRef = Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.0)));
         let b: ArrayRef = Arc::new(UInt64Array::from_iter(rows.iter().map(|r| r.1)));
         let d = dec128(
@@ -1428,7 +1431,7 @@ mod arithmetic_properties {
         .unwrap()
     }
 
-    fn row() -> impl Strategy<Value = (Option<i64>, Option<u64>, Option<i64>, Option<i32>)> {
+    fn row() -> impl Strategy<Value = Row> {
         (
             prop::option::weighted(0.9, any::<i64>()),
             prop::option::weighted(0.9, any::<u64>()),
@@ -1454,7 +1457,7 @@ mod arithmetic_properties {
             let batch = batch(&rows);
             let big = |v: i128| i256::from_i128(v);
             // The value at scale 3: a and b are integers, d is d / 1000.
-            let exact = |r: &(Option<i64>, Option<u64>, Option<i64>, Option<i32>)| {
+            let exact = |r: &Row| {
                 let (a, b, d) = (r.0?, r.1?, r.2?);
                 let ab = big(a as i128) * big(b as i128) * big(1000);
                 Some(ab - big(d as i128) * big(k as i128) - big(a as i128) * big(1000))
