@@ -624,69 +624,57 @@ impl Emitter {
     /// Probe the rows of `right` (key columns first, base hashes `hashes`) against `table`:
     /// mark the matched left rows and write the pairs (and, for right and full joins, the
     /// unmatched right rows); for right semi and anti joins, write the right rows with a
-    /// match, or without one, alone.
+    /// match, or without one, alone. Under `--join-where` a pair of matching keys matches
+    /// only when the condition holds for it ([`Emitter::probe_where`]).
     pub(crate) fn probe(
         &mut self,
         table: &JoinTable,
         right: &RecordBatch,
         hashes: &[u64],
     ) -> Result<()> {
-        if let Some(condition) = self.shape.condition.clone() {
-            return self.probe_where(&condition, table, right, hashes);
-        }
         let key_cols = crate::key::leading_key_columns(right, self.shape.key_arity);
         let rkeys = TupleKeys::try_new(&key_cols)?;
         // Under --nulls-equal every right row is probed, a null key like any other.
         let nulls: Option<NullBuffer> =
             crate::key::tuple_nulls(&key_cols).filter(|_| !self.shape.nulls_equal);
-        let jt = self.shape.join_type;
-        // Passes: rows matched in an earlier pass, and whether this pass is the last (a
-        // single pass is the last, with nothing matched before).
-        let mut passes = self.passes.take();
-        let base = passes.as_ref().map_or(0, |p| p.row);
-        let last = passes.as_ref().is_none_or(|p| p.last);
-        let mut earlier = |j: usize, found: bool| -> bool {
-            let Some(p) = passes.as_mut() else {
-                return false;
-            };
-            let before = p.get(base + j);
-            if found && !before {
-                p.set(base + j);
-            }
-            before
-        };
         let n = right.num_rows();
         let mut heads = std::mem::take(&mut self.heads);
         table.heads_of(&hashes[..n.min(hashes.len())], &mut heads);
-        if matches!(jt, JoinType::RightSemi | JoinType::RightAnti) {
-            // Right rows alone, each once: those with a match (semi: at the first) or without
-            // (anti, a null key among them: in the last pass). No left row is marked: no
-            // left row is written.
-            let want = jt == JoinType::RightSemi;
-            for (j, head) in heads.iter().enumerate() {
-                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
-                let found = valid && table.has_match(head, &rkeys, j);
-                let before = earlier(j, found);
-                if last && valid && !found && !before {
-                    self.right_unmatched += 1;
-                }
-                let write = if want {
-                    found && !before
-                } else {
-                    last && !found && !before
-                };
-                if write {
-                    self.left_idx.push(None);
-                    self.right_idx.push(j as u32);
-                }
+        let probed = match self.shape.condition.clone() {
+            Some(condition) => {
+                self.probe_where(&condition, table, right, &rkeys, nulls.as_ref(), &heads)
             }
-        } else {
-            let (pairs, keep_right) = (jt.outputs_pairs(), jt.keeps_right());
-            for (j, head) in heads.iter().enumerate() {
-                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(j));
-                let mut found = false;
-                if valid {
-                    table.for_each_match(head, &rkeys, j, |i| {
+            None => self.probe_keys(table, right, &rkeys, nulls.as_ref(), &heads),
+        };
+        self.heads = heads;
+        probed?;
+        if let Some(p) = self.passes.as_mut() {
+            p.row += n;
+        }
+        self.flush(table, Some(right))
+    }
+
+    /// [`Emitter::probe`] on the keys alone: a right row matches every left row of its key.
+    fn probe_keys(
+        &mut self,
+        table: &JoinTable,
+        right: &RecordBatch,
+        rkeys: &TupleKeys,
+        nulls: Option<&NullBuffer>,
+        heads: &[Head],
+    ) -> Result<()> {
+        let jt = self.shape.join_type;
+        // Right semi and anti joins write right rows alone and no left row: the first match
+        // decides, and no left row is marked.
+        let alone = matches!(jt, JoinType::RightSemi | JoinType::RightAnti);
+        let pairs = jt.outputs_pairs();
+        for (j, head) in heads.iter().enumerate() {
+            let mut found = false;
+            if nulls.is_none_or(|v| v.is_valid(j)) {
+                if alone {
+                    found = table.has_match(head, rkeys, j);
+                } else {
+                    table.for_each_match(head, rkeys, j, |i| {
                         found = true;
                         table.mark(i);
                         if pairs {
@@ -696,26 +684,13 @@ impl Emitter {
                         true
                     });
                 }
-                let before = earlier(j, found);
-                let unmatched = last && !found && !before;
-                if valid && unmatched {
-                    self.right_unmatched += 1;
-                }
-                if keep_right && unmatched {
-                    self.left_idx.push(None);
-                    self.right_idx.push(j as u32);
-                }
-                if self.left_idx.len() >= FLUSH_ROWS {
-                    self.flush(table, Some(right))?;
-                }
+            }
+            self.decide(j, found, found, nulls);
+            if self.left_idx.len() >= FLUSH_ROWS {
+                self.flush(table, Some(right))?;
             }
         }
-        if let Some(p) = passes.as_mut() {
-            p.row = base + n;
-        }
-        self.passes = passes;
-        self.heads = heads;
-        self.flush(table, Some(right))
+        Ok(())
     }
 
     /// [`Emitter::probe`] under `--join-where`: the pairs of matching keys are candidates,
@@ -727,28 +702,23 @@ impl Emitter {
         condition: &JoinCondition,
         table: &JoinTable,
         right: &RecordBatch,
-        hashes: &[u64],
+        rkeys: &TupleKeys,
+        nulls: Option<&NullBuffer>,
+        heads: &[Head],
     ) -> Result<()> {
-        let key_cols = crate::key::leading_key_columns(right, self.shape.key_arity);
-        let rkeys = TupleKeys::try_new(&key_cols)?;
-        let nulls: Option<NullBuffer> =
-            crate::key::tuple_nulls(&key_cols).filter(|_| !self.shape.nulls_equal);
-        let n = right.num_rows();
-        let mut heads = std::mem::take(&mut self.heads);
-        table.heads_of(&hashes[..n.min(hashes.len())], &mut heads);
         let mut pending = Candidates::default();
         let mut failed = None;
         for (j, head) in heads.iter().enumerate() {
-            if nulls.as_ref().is_some_and(|v| v.is_null(j)) {
+            if nulls.is_some_and(|v| v.is_null(j)) {
                 continue;
             }
-            table.for_each_match(head, &rkeys, j, |i| {
+            table.for_each_match(head, rkeys, j, |i| {
                 pending.left.push(i);
                 pending.right.push(j as u32);
                 if pending.left.len() < FLUSH_ROWS {
                     return true;
                 }
-                match self.settle(condition, table, right, nulls.as_ref(), &mut pending, None) {
+                match self.settle(condition, table, right, nulls, &mut pending, None) {
                     Ok(()) => true,
                     Err(e) => {
                         failed = Some(e);
@@ -764,15 +734,10 @@ impl Emitter {
             condition,
             table,
             right,
-            nulls.as_ref(),
+            nulls,
             &mut pending,
-            Some(n),
-        )?;
-        if let Some(p) = self.passes.as_mut() {
-            p.row += n;
-        }
-        self.heads = heads;
-        self.flush(table, Some(right))
+            Some(heads.len()),
+        )
     }
 
     /// Test the candidate pairs gathered so far and write or mark what the passing ones
@@ -797,7 +762,7 @@ impl Emitter {
             for (k, (&i, &j)) in li.values().iter().zip(ri.values()).enumerate() {
                 let j = j as usize;
                 while pending.next < j {
-                    self.decide(pending, nulls);
+                    self.decide(pending.next, pending.had, pending.found, nulls);
                     pending.advance();
                 }
                 pending.had = true;
@@ -821,7 +786,7 @@ impl Emitter {
         }
         if let Some(end) = end {
             while pending.next < end {
-                self.decide(pending, nulls);
+                self.decide(pending.next, pending.had, pending.found, nulls);
                 pending.advance();
                 if self.left_idx.len() >= FLUSH_ROWS {
                     self.flush(table, Some(right))?;
@@ -831,12 +796,13 @@ impl Emitter {
         Ok(())
     }
 
-    /// Right row `pending.next` of the batch has all its candidates tested. Write it alone
-    /// where the join type keeps it (unmatched for right, full and anti joins; matched for
-    /// right-semi), once over the passes, and count it: unmatched for its key, or for the
-    /// condition.
-    fn decide(&mut self, pending: &Candidates, nulls: Option<&NullBuffer>) {
-        let (j, had, found) = (pending.next, pending.had, pending.found);
+    /// Right row `j` of the batch is probed: `had` says whether its key met a left row's,
+    /// `found` whether it matched (a pair passed the condition; without one, the same as
+    /// `had`). Write it alone where the join type keeps it (unmatched for right, full and
+    /// right-anti joins; matched for right-semi), once over the passes, and count it when it
+    /// is unmatched: for its key, or for the condition.
+    #[inline]
+    fn decide(&mut self, j: usize, had: bool, found: bool, nulls: Option<&NullBuffer>) {
         let (before, had_before, last) = match self.passes.as_mut() {
             None => (false, false, true),
             Some(p) => {
@@ -845,7 +811,9 @@ impl Emitter {
                 if found && !before {
                     p.set(g);
                 }
-                if had && !had_before {
+                // Only a row whose pairs all failed needs the second bitmap (never set
+                // without a condition, where a pair is a match).
+                if had && !found && !had_before {
                     set_bit(&mut p.keyed, g);
                 }
                 (before, had_before, p.last)
