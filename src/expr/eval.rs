@@ -706,9 +706,18 @@ fn cmp_arrays(l: &ArrayRef, op: CmpOp, r: &ArrayRef) -> Result<Option<BooleanArr
         }
         _ if lt == rt => kernel_cmp(l, op, r)?,
         (Some(Exact::Num(a)), Some(Exact::Num(b))) => {
+            // At the larger scale; only the side of the smaller one is multiplied, and a value
+            // of it that leaves the 256-bit range (a product of 76 digits meeting a fraction)
+            // is beyond every value of the other side: its sign decides.
             let s = a.max(b);
-            let (x, y) = (to_i256(l, s - a)?, to_i256(r, s - b)?);
-            kernel_cmp(&x, op, &y)?
+            let (x, x_out) = to_i256(l, s - a)?;
+            let (y, y_out) = to_i256(r, s - b)?;
+            let cmp = kernel_cmp(&x, op, &y)?;
+            match (x_out, y_out) {
+                (Some(out), _) => beyond(cmp, &out, op),
+                (_, Some(out)) => beyond(cmp, &out, op.flip()),
+                (None, None) => cmp,
+            }
         }
         (Some(Exact::Time(a)), Some(Exact::Time(b))) => {
             let (x, y) = (to_ns(l, a)?, to_ns(r, b)?);
@@ -912,27 +921,57 @@ where
     }
 }
 
-/// Exact numbers as 256-bit integers at a common scale (`raw × 10^up`).
-fn to_i256(a: &ArrayRef, up: i32) -> Result<ArrayRef, Reason> {
-    fn typed<T>(a: &ArrayRef, up: i32) -> Result<ArrayRef, Reason>
+/// Exact numbers as 256-bit integers at a common scale (`raw × 10^up`), and, when some value
+/// leaves the 256-bit range at that scale, the sign of each value that does (`Some(true)`:
+/// above it); such a value is held as the range's end, for [`beyond`] to decide its row.
+fn to_i256(a: &ArrayRef, up: i32) -> Result<(ArrayRef, Option<Vec<Option<bool>>>), Reason> {
+    fn typed<T>(a: &ArrayRef, up: i32) -> Result<(ArrayRef, Option<Vec<Option<bool>>>), Reason>
     where
         T: ArrowPrimitiveType,
         T::Native: ExactNative,
     {
         let m = lit::pow10(up as u32).ok_or("the scales of the two sides differ too much")?;
-        let out: Decimal256Array = a
-            .as_primitive::<T>()
-            .try_unary::<_, Decimal256Type, _>(|v| {
-                v.to_i256().checked_mul(m).ok_or_else(|| {
-                    ArrowError::ComputeError(
-                        "a value is too large to compare exactly at the other side's scale".into(),
-                    )
-                })
+        let values = a.as_primitive::<T>();
+        let mut out_of_range: Option<Vec<Option<bool>>> = None;
+        let scaled: Decimal256Array = values.unary(|v| {
+            let v = v.to_i256();
+            v.checked_mul(m).unwrap_or(if v.is_negative() {
+                i256::MIN
+            } else {
+                i256::MAX
             })
-            .map_err(kernel)?;
-        Ok(Arc::new(out))
+        });
+        if up > 0 {
+            for (i, v) in values.iter().enumerate() {
+                if let Some(v) = v {
+                    if v.to_i256().checked_mul(m).is_none() {
+                        out_of_range.get_or_insert_with(|| vec![None; values.len()])[i] =
+                            Some(!v.to_i256().is_negative());
+                    }
+                }
+            }
+        }
+        Ok((Arc::new(scaled), out_of_range))
     }
     with_exact_type!(a.data_type(), typed(a, up))
+}
+
+/// `cmp` (of `x op y`) with the rows where `x` left the 256-bit range (`out[i]`: above it,
+/// or below) decided by that: such an `x` is above (below) every value `y` can hold. A row
+/// with a null stays null.
+fn beyond(cmp: BooleanArray, out: &[Option<bool>], op: CmpOp) -> BooleanArray {
+    let values: BooleanBuffer = (0..cmp.len())
+        .map(|i| match out[i] {
+            Some(above) if cmp.is_valid(i) => match op {
+                CmpOp::Eq => false,
+                CmpOp::NotEq => true,
+                CmpOp::Gt | CmpOp::GtEq => above,
+                CmpOp::Lt | CmpOp::LtEq => !above,
+            },
+            _ => cmp.value(i),
+        })
+        .collect();
+    BooleanArray::new(values, cmp.nulls().cloned())
 }
 
 /// A string literal met by a date or timestamp column `dt` of `unit_ns` nanoseconds, as
