@@ -921,11 +921,14 @@ where
     }
 }
 
+/// Values at a common scale, and the rows that left the 256-bit range (see [`to_i256`]).
+type Scaled = (ArrayRef, Option<Vec<Option<bool>>>);
+
 /// Exact numbers as 256-bit integers at a common scale (`raw × 10^up`), and, when some value
 /// leaves the 256-bit range at that scale, the sign of each value that does (`Some(true)`:
 /// above it); such a value is held as the range's end, for [`beyond`] to decide its row.
-fn to_i256(a: &ArrayRef, up: i32) -> Result<(ArrayRef, Option<Vec<Option<bool>>>), Reason> {
-    fn typed<T>(a: &ArrayRef, up: i32) -> Result<(ArrayRef, Option<Vec<Option<bool>>>), Reason>
+fn to_i256(a: &ArrayRef, up: i32) -> Result<Scaled, Reason> {
+    fn typed<T>(a: &ArrayRef, up: i32) -> Result<Scaled, Reason>
     where
         T: ArrowPrimitiveType,
         T::Native: ExactNative,
