@@ -10,6 +10,7 @@ import datetime
 import decimal
 import importlib
 import os
+import re
 import importlib.util
 import inspect
 
@@ -475,6 +476,11 @@ def str_lit(rng, pool):
 
 def bin_lit(rng, pool):
     v = rng.choice(pool) if pool and rng.random() < 0.7 else rng.choice(STRINGS).encode("utf-8")
+    return bytes_lit(v)
+
+
+def bytes_lit(v):
+    """The literal of a binary value: ASCII as itself, other bytes as \\xHH (DuckDB's VARCHAR to BLOB)."""
     out = []
     for byte in v:
         c = chr(byte)
@@ -544,6 +550,468 @@ def like_pattern(rng, pool, escape):
     return pat
 
 
+# ------------------------------------------------------------------------------ arithmetic
+
+# Conditions may compute, with SQL's precedence (`*` over `+` and `-`, all over comparisons):
+# numbers (integer and decimal columns, number literals without exponent) under `+`, `-`, `*`
+# and unary `-`, which bloomjoin computes exactly up to 76 digits; a date plus or minus days
+# (an integer column or literal: a date), a date minus a date (its days: an integer); a date or
+# a timestamp plus or minus an INTERVAL of days, hours, minutes, seconds, milliseconds or
+# microseconds (a timestamp). Floats, exponent literals, `/`, `%` and intervals of months or
+# years bloomjoin refuses: never drawn here (nor counted in MIXED).
+#
+# DuckDB's text computes exactly or fails, never rounds or wraps:
+# - DuckDB types `int32 + int32` as INTEGER and `int8 + 1` as TINYINT (the literal takes the
+#   column's type), and fails on their overflow where bloomjoin is exact. So every operand of
+#   a number's arithmetic (column or literal, integer or decimal of scale s) is cast to
+#   DECIMAL(38, s): DuckDB's decimal arithmetic is exact or fails (20,000 random `(a op b) op
+#   c` over such casts of DECIMAL(p, s) of 1 to 38 digits against Python's decimals: 14,138
+#   exact answers, 5,862 errors of a result over 38 digits, none wrong), and it compares
+#   decimals of any precision and scale exactly (`=`, `<`, IN and BETWEEN; DECIMAL(38,0)
+#   9007199254740993 against DECIMAL(38,20) 9007199254740992.5 included). Each operand at 38
+#   digits, not at its own type's: DuckDB multiplies two decimals of at most 18 digits in 64
+#   bits and fails past 2^63 (uint32 * uint32 as DECIMAL(10,0): "Overflow in multiplication
+#   of DECIMAL(18)"), where 38 digits hold the product. HUGEINT would hold hardly more (39
+#   digits) and meets a decimal as DECIMAL(38, s), losing integer digits. Where DuckDB fails
+#   (a value over 38 digits; a date out of its range), the case is "DuckDB can't say": fewer
+#   cases decided, never a wrong reference. Products whose scale passes 38, which DuckDB
+#   refuses whatever the rows, and results over bloomjoin's 76 digits (by the types'
+#   precision), are not drawn.
+# - DuckDB adds days to a date only as an INTEGER (no DATE + BIGINT): the days are cast to
+#   INTEGER.
+# - Dates and their results stay within the years 1 to 9999 give or take a few thousand
+#   years: the days added are columns whose values stay within +-10^6 (DAYS_MAX) and literals
+#   up to 10^6, and only date columns whose values are in the years 1..9999 compute. Out of
+#   that, the engines part ways where neither is wrong: bloomjoin fails the job ("a date plus
+#   that many days is out of the range of dates", "the timestamp is out of range") as soon as
+#   any row's result leaves Date32 or the timestamps, where DuckDB fails only for a row it
+#   evaluates (`a OR dt + 2147483647 > x` skips the rows where `a` holds: DuckDB answers,
+#   bloomjoin fails; seed 7, where 1081), and DuckDB's dates +-(2^31 - 1) are its infinities,
+#   which stay infinite under arithmetic (`infinity - 5` is infinity, and `-infinity -
+#   INTERVAL 519 HOUR` -infinity where bloomjoin fails, out of the timestamps' range; seed 7,
+#   join 275).
+# - DuckDB keeps nanoseconds in TIMESTAMP_NS + INTERVAL (checked: '2020-01-01
+#   00:00:00.123456789' + INTERVAL '1 day' is '2020-01-02 00:00:00.123456789', and
+#   TIMESTAMPTZ_NS alike) and fails where a result leaves its range (1677..2262): nanosecond
+#   columns take intervals too.
+# - DuckDB refuses to compare a TIMESTAMPTZ with a TIMESTAMP_NS (a binder error, whatever the
+#   rows): in DuckDB's text a timestamp column is cast to TIMESTAMP (TIMESTAMP_NS for
+#   nanoseconds), in the UTC session its UTC time, the same instant (a no-op without a zone).
+# - The partners of a date or timestamp result are DATE / TIMESTAMP literals, never bare
+#   strings (whose typing against an expression no one documents alike).
+
+ARITH_SHARE = 0.2  # of the predicates on a number, date or timestamp column (and of --join-where's)
+ATOM, PRODUCT, SUM = 3, 2, 1  # precedence: where an operand needs parentheses
+# Decimal digits of each integer type's range (bloomjoin's precision of its arithmetic).
+INT_DIGITS = {"int8": 3, "int16": 5, "int32": 10, "int64": 19, "uint8": 3, "uint16": 5, "uint32": 10, "uint64": 20}
+MAX_DIGITS = 76  # bloomjoin's exact arithmetic
+INTERVAL_UNITS = ["day", "hour", "minute", "second", "millisecond", "microsecond"]  # largest first
+CMP_OPS = ["=", "==", "<>", "!=", "<", "<=", ">", ">="]
+
+
+class Ex:
+    """An operand of arithmetic: bloomjoin's text, DuckDB's, its kind ('num', 'date', 'ts',
+    'interval'), for numbers its exact (precision, scale), its precedence and the names of
+    the columns it reads."""
+
+    def __init__(self, bj, dk, kind, ps=None, prec=ATOM, used=(), val=None):
+        self.bj, self.dk, self.kind, self.ps, self.prec, self.used = bj, dk, kind, ps, prec, set(used)
+        self.val = val  # a literal's value, where known (lit_from_text): to order BETWEEN's bounds
+
+
+class Operand:
+    """A column arithmetic may read: kind 'num' (`ps` its type's (precision, scale), `days`
+    whether it may count a date's days: an integer column whose values stay within
+    +-DAYS_MAX), 'date' or 'ts' (`unit` its unit); `refs(rng)` gives its (bloomjoin text,
+    DuckDB text), `lit(rng)` a Lit of its kind."""
+
+    def __init__(self, name, kind, refs, lit, ps=None, days=False, unit=None):
+        self.name, self.kind, self.refs, self.lit, self.ps, self.days = name, kind, refs, lit, ps, days
+        self.unit = unit
+
+
+DAYS_MAX = 10**6  # days added to a date: a date of the years 1..9999 stays a date, a timestamp
+MIN_DAY, MAX_DAY = -719162, 2932896  # 0001-01-01 and 9999-12-31, days since the epoch
+
+
+def days_ok(pool):
+    """Whether an integer column's values (its pool) may count days (see above)."""
+    return all(-DAYS_MAX <= v <= DAYS_MAX for v in pool if isinstance(v, int))
+
+
+def dates_ok(pool):
+    """Whether a date column's values (its pool of days) are in the years 1..9999 (or it is a
+    pool of literals, a partition column's)."""
+    return all(MIN_DAY <= v <= MAX_DAY for v in pool if isinstance(v, int))
+
+
+def where_operands(info, names):
+    """The Operands of the columns `names` of a `--where` table's `info`."""
+    ops = []
+    for n in names:
+        kind, extra, pool = info[n]
+        refs = lambda rng, n=n: (q(n), q(n))
+        lit = lambda rng, n=n: literal_for(rng, info, n)
+        if kind == "int":
+            ops.append(Operand(n, "num", refs, lit, (INT_DIGITS[extra], 0), days=days_ok(pool)))
+        elif kind == "decimal":
+            ops.append(Operand(n, "num", refs, lit, tuple(extra)))
+        elif kind == "date" and dates_ok(pool):
+            ops.append(Operand(n, kind, refs, lit))
+        elif kind == "ts":
+            ops.append(Operand(n, kind, refs, lit, unit=extra))
+    return ops
+
+
+def number_ps(text):
+    """(precision, scale) of a plain number literal: its digits (at least one), its fraction's."""
+    whole, _, frac = text.lstrip("+-").partition(".")
+    return max(len(whole.lstrip("0")) + len(frac), 1), len(frac)
+
+
+def plain_number(text):
+    """Whether a literal is a number without exponent (not a float)."""
+    t = text.lstrip("+-")
+    return t.count(".") <= 1 and any(c.isdigit() for c in t) and all(c.isdigit() or c == "." for c in t)
+
+
+def num_lit_ex(text):
+    """A number literal, DuckDB's cast to DECIMAL(38, its scale) (None over 38 digits)."""
+    p, s = number_ps(text)
+    if p > 38:
+        return None
+    return Ex(text, f"CAST({text} AS DECIMAL(38,{s}))", "num", (p, s))
+
+
+def col_ex(rng, op):
+    """A column; DuckDB's numbers as DECIMAL(38, scale), so that their arithmetic is exact,
+    and its timestamps without their zone (see above)."""
+    bj, dk = op.refs(rng)
+    if op.kind == "num":
+        dk = f"CAST({dk} AS DECIMAL(38,{op.ps[1]}))"
+    elif op.kind == "ts":
+        dk = f"CAST({dk} AS {'TIMESTAMP_NS' if op.unit == 'ns' else 'TIMESTAMP'})"
+    return Ex(bj, dk, op.kind, op.ps, ATOM, {op.name})
+
+
+def side(rng, e, need):
+    """An operand's texts, in parentheses where its precedence is below `need`, and sometimes
+    where it is not (they change nothing)."""
+    if e.prec < need or rng.random() < 0.1:
+        return f"({e.bj})", f"({e.dk})"
+    return e.bj, e.dk
+
+
+def binary(rng, op, a, b, kind, ps=None):
+    """a op b: a left operand in parentheses below the operator's precedence, a right one at
+    it too (a - (b - c), a * (b * c))."""
+    k = PRODUCT if op == "*" else SUM
+    abj, adk = side(rng, a, k)
+    bbj, bdk = side(rng, b, k + 1)
+    return Ex(f"{abj} {op} {bbj}", f"{adk} {op} {bdk}", kind, ps, k, a.used | b.used)
+
+
+def negate(rng, e):
+    """-e: a column or literal as it is (`-a`), anything else (and a negative literal, which
+    would read `--`, a comment) in parentheses."""
+    if e.prec == ATOM and not e.bj.startswith("-") and rng.random() < 0.7:
+        bj, dk = e.bj, e.dk
+    else:
+        bj, dk = f"({e.bj})", f"({e.dk})"
+    return Ex(f"-{bj}", f"-{dk}", "num", e.ps, ATOM, e.used)
+
+
+def num_ps(op, a, b):
+    """(precision, scale) of a op b as bloomjoin types it, or None if DuckDB refuses it for any
+    rows (a product's scale over 38) or it passes bloomjoin's 76 digits."""
+    (p1, s1), (p2, s2) = a.ps, b.ps
+    if op == "*":
+        p, s = p1 + p2, s1 + s2
+        if s > 38:
+            return None
+    else:
+        s = max(s1, s2)
+        p = max(p1 - s1, p2 - s2) + s + 1
+    return (p, s) if p <= MAX_DIGITS else None
+
+
+def num_lit(rng, ops):
+    """A number literal (no exponent) from a number column's values, or a small one."""
+    nums = [o for o in ops if o.kind == "num"]
+    for _ in range(5):
+        if nums and rng.random() < 0.75:
+            text = rng.choice(nums).lit(rng).bj
+        else:
+            text = str(rng.choice([0, 1, 2, 3, 7, 10, 100, -1, -3, rng.randint(-30, 30)]))
+            if rng.random() < 0.2:
+                text += rng.choice([".5", ".25", ".0", ".125"])
+        if plain_number(text):
+            e = num_lit_ex(text)
+            if e is not None:
+                return e
+    return num_lit_ex("2")
+
+
+def num_leaf(rng, ops, first=None):
+    if first is not None:
+        return col_ex(rng, first)
+    nums = [o for o in ops if o.kind == "num"]
+    if nums and rng.random() < 0.55:
+        return col_ex(rng, rng.choice(nums))
+    return num_lit(rng, ops)
+
+
+def num_ex(rng, ops, depth=0, first=None, need_op=False):
+    """A number: a column or literal, or (`need_op`: surely) arithmetic over them, reading the
+    number column `first` if given."""
+    r = rng.random()
+    if not need_op and (depth >= 2 or r < 0.5):
+        return num_leaf(rng, ops, first)
+    if r < 0.1 and first is None and any(o.kind == "date" for o in ops):
+        return date_diff(rng, ops, depth)
+    if r < 0.22:
+        return negate(rng, num_ex(rng, ops, depth + 1, first))
+    op = rng.choice(["+", "-", "*", "*"])
+    a = num_ex(rng, ops, depth + 1, first)
+    if op == "*" and rng.random() < 0.6:
+        # Mostly by a small factor: DuckDB's 38 digits overflow on a product of two columns
+        # of large values (can't say), where bloomjoin's 76 hold it.
+        b = num_lit_ex(str(rng.choice([0, 1, 2, 2, 3, 10, -1, -2, 100])))
+    else:
+        b = num_ex(rng, ops, depth + 1)
+    if rng.random() < 0.3:
+        a, b = b, a
+    for op in (op, "+", "-"):
+        ps = num_ps(op, a, b)
+        if ps:
+            return binary(rng, op, a, b, "num", ps)
+    # Over 76 digits either way: the operand holding `first`, negated.
+    return negate(rng, a if first is None or first.name in a.used else b)
+
+
+def days_ex(rng, ops):
+    """Days to add to a date: an integer column or literal within +-DAYS_MAX, DuckDB's as
+    INTEGER."""
+    ints = [o for o in ops if o.kind == "num" and o.days]
+    if ints and rng.random() < 0.5:
+        o = rng.choice(ints)
+        bj, dk = o.refs(rng)
+        return Ex(bj, f"CAST({dk} AS INTEGER)", "num", o.ps, ATOM, {o.name})
+    r = rng.random()
+    if r < 0.65:
+        v = rng.randint(-40, 40)
+    elif r < 0.85:
+        v = rng.choice([365, -365, 36524, -36524, DAYS_MAX, -DAYS_MAX])
+    else:
+        text = rng.choice(ints).lit(rng).bj if ints else "7"
+        v = int(text) if text.lstrip("-").isdigit() and abs(int(text)) <= DAYS_MAX else 7
+    return Ex(str(v), f"CAST({v} AS INTEGER)", "num", number_ps(str(v)), ATOM)
+
+
+def time_lit_ex(rng, ops, kind):
+    """A DATE (kind 'date') or TIMESTAMP literal from a column's values, never a bare string."""
+    srcs = [o for o in ops if o.kind == kind]
+    if srcs and rng.random() < 0.8:
+        lit = rng.choice(srcs).lit(rng)
+    else:
+        lit = date_lit(rng, []) if kind == "date" else ts_lit(rng, "us", [])
+    bj, dk = lit.bj, lit.dk
+    if bj.startswith("'"):
+        word = "DATE" if kind == "date" else "TIMESTAMP"
+        bj, dk = f"{word} {bj}", f"{word} {dk}"
+    return Ex(bj, dk, kind)
+
+
+def date_leaf(rng, ops, first=None):
+    if first is not None:
+        return col_ex(rng, first)
+    dates = [o for o in ops if o.kind == "date"]
+    if dates and rng.random() < 0.6:
+        return col_ex(rng, rng.choice(dates))
+    return time_lit_ex(rng, ops, "date")
+
+
+def date_ex(rng, ops, depth=0, first=None, need_op=False):
+    """A date: a date column or literal, or plus or minus days (d + n, n + d, d - n)."""
+    r = rng.random()
+    if not need_op and (depth >= 2 or r < 0.55):
+        return date_leaf(rng, ops, first)
+    base = date_ex(rng, ops, depth + 1, first)
+    n = days_ex(rng, ops)
+    form = rng.random()
+    if form < 0.45:
+        return binary(rng, "+", base, n, "date")
+    if form < 0.65:
+        return binary(rng, "+", n, base, "date")
+    return binary(rng, "-", base, n, "date")
+
+
+def date_diff(rng, ops, depth, first=None):
+    """d1 - d2: their days apart, an integer (DuckDB's BIGINT, as DECIMAL(38, 0) there)."""
+    a = date_ex(rng, ops, depth + 1, first)
+    b = date_ex(rng, ops, depth + 1)
+    if rng.random() < 0.3:
+        a, b = b, a
+    abj, adk = side(rng, a, SUM)
+    bbj, bdk = side(rng, b, SUM + 1)
+    return Ex(f"{abj} - {bbj}", f"CAST({adk} - {bdk} AS DECIMAL(38,0))", "num", (19, 0), SUM, a.used | b.used)
+
+
+def interval_lit(rng):
+    """An INTERVAL of days down to microseconds: `'3 days'`, `2 HOUR`, `'1 day 2 hours'`, and
+    rarely negative (`'-3 days'`). At most 300 days and 100 of a smaller unit: two of them keep
+    a nanosecond column's instants (of days within +-106,000) in its range (+-106,751 days);
+    past it bloomjoin fails the job and DuckDB the query (seed 100, where 1196)."""
+    unit = rng.choice(INTERVAL_UNITS)
+    n = rng.choice([0, 1, 1, 2, 3, 7, 24, 30, 59, 60, 90, 300, rng.randint(0, 300)])
+    form = rng.random()
+    if form < 0.4:
+        t = f"INTERVAL '{n} {unit}{'s' if n != 1 or rng.random() < 0.3 else ''}'"
+    elif form < 0.75:
+        t = f"INTERVAL {n} {unit.upper()}"
+    elif form < 0.92:
+        u1, u2 = sorted(rng.sample(INTERVAL_UNITS, 2), key=INTERVAL_UNITS.index)
+        t = f"INTERVAL '{n} {u1}s {rng.randint(0, 100)} {u2}s'"
+    else:
+        t = f"INTERVAL '-{n} {unit}s'"
+    return Ex(t, t, "interval")
+
+
+def ts_leaf(rng, ops, first=None):
+    if first is not None:
+        return col_ex(rng, first)
+    tss = [o for o in ops if o.kind == "ts"]
+    if tss and rng.random() < 0.6:
+        return col_ex(rng, rng.choice(tss))
+    return time_lit_ex(rng, ops, "ts")
+
+
+def ts_ex(rng, ops, depth=0, first=None, need_op=False):
+    """A timestamp: a timestamp column or literal, or a date or timestamp plus or minus an
+    INTERVAL (t + i, i + t, t - i). With a date `first`, over that date."""
+    dated = first is not None and first.kind == "date"
+    r = rng.random()
+    if not need_op and (depth >= 2 or r < 0.5):
+        return date_ex(rng, ops, depth, first) if dated else ts_leaf(rng, ops, first)
+    if dated or (first is None and rng.random() < 0.35):
+        base = date_ex(rng, ops, depth + 1, first)
+    else:
+        base = ts_ex(rng, ops, depth + 1, first)
+    iv = interval_lit(rng)
+    form = rng.random()
+    if form < 0.45:
+        return binary(rng, "+", base, iv, "ts")
+    if form < 0.65:
+        return binary(rng, "+", iv, base, "ts")
+    return binary(rng, "-", base, iv, "ts")
+
+
+def lit_from_text(kind, text):
+    """A literal Ex of a value as DuckDB's VARCHAR gives it (None if no literal says it: a
+    year outside 1..9999 or before Christ)."""
+    if kind == "num":
+        try:
+            v = decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            return None
+        e = num_lit_ex(format(v, "f"))
+        if e is not None:
+            e.val = v
+        return e
+    if kind == "date":
+        if re.fullmatch(r"\d{4}-\d\d-\d\d", text):
+            return Ex(f"DATE '{text}'", f"DATE '{text}'", "date", val=text)
+        return None
+    text = re.sub(r"\+00(:00)?$", "", text)  # a TIMESTAMPTZ in UTC
+    m = re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.(\d+))?", text)
+    if not m:
+        return None
+    word = "TIMESTAMP_NS" if m.group(1) and len(m.group(1).rstrip("0")) > 6 else "TIMESTAMP"
+    return Ex(f"TIMESTAMP '{text}'", f"{word} '{text}'", "ts", val=text)
+
+
+def cmp_lit(rng, ops, a, values=None):
+    """A literal to compare `a` with: one of its values on some rows (`values`, when given and
+    it has some), else from the columns' values."""
+    if values is not None and rng.random() < 0.85:
+        got = [x for x in (lit_from_text(a.kind, t) for t in values(a.dk)) if x is not None]
+        if got:
+            return rng.choice(got)
+    if a.kind == "num":
+        return num_lit(rng, ops)
+    return time_lit_ex(rng, ops, rng.choice(["date", "ts"]) if rng.random() < 0.3 else a.kind)
+
+
+def arith_predicate(rng, ops, first, values=None):
+    """A predicate computing over the columns `ops` (Operands), reading `first`: (bloomjoin
+    text, DuckDB text, the names of the columns read). `values(dk)`, when given, lists the
+    values (DuckDB's VARCHAR) a DuckDB expression takes on some rows: literals cut those rows."""
+    if first.kind == "num":
+        a = num_ex(rng, ops, first=first, need_op=True)
+    elif first.kind == "date":
+        r = rng.random()
+        if r < 0.4:
+            a = date_ex(rng, ops, first=first, need_op=True)
+        elif r < 0.75:
+            a = ts_ex(rng, ops, first=first, need_op=True)
+        else:
+            a = date_diff(rng, ops, 0, first)
+    else:
+        a = ts_ex(rng, ops, first=first, need_op=True)
+    fam = {"num"} if a.kind == "num" else {"date", "ts"}
+    cols = [o for o in ops if o.kind in fam]
+
+    def partner(arith=0.25):
+        """A literal, a column or (`arith` of the time) more arithmetic over a column, of a's
+        family. Literals cutting a's values (`values`) the more often."""
+        r = rng.random()
+        if r < 1 - arith:
+            if r < (0.6 if values is not None else 0.45) or not cols:
+                return cmp_lit(rng, ops, a, values)
+            return col_ex(rng, rng.choice(cols))
+        f = rng.choice(cols) if cols else None
+        if a.kind == "num":
+            return num_ex(rng, ops, first=f, need_op=True)
+        if f is not None and f.kind == "date" and rng.random() < 0.4:
+            return date_ex(rng, ops, first=f, need_op=True)
+        return ts_ex(rng, ops, first=f, need_op=True)
+
+    form = rng.random()
+    if form < 0.55:
+        b = partner()
+        x, y = (a, b) if rng.random() < 0.75 else (b, a)
+        op = rng.choice(CMP_OPS)
+        if values is not None and b.val is None and rng.random() < 0.7:
+            # Two computed values are seldom equal: mostly an order, which cuts pairs.
+            op = rng.choice(["<", "<=", ">", ">="])
+        (xb, xd), (yb, yd) = side(rng, x, 0), side(rng, y, 0)
+        return f"{xb} {op} {yb}", f"{xd} {op} {yd}", x.used | y.used
+    if form < 0.75:
+        lo, hi = partner(), partner()
+        if lo.val is not None and hi.val is not None and type(lo.val) is type(hi.val) and lo.val > hi.val and rng.random() < 0.85:
+            lo, hi = hi, lo  # values of a: mostly a range that holds some
+        x = a
+        if rng.random() < 0.3:
+            # A plain operand between bounds one of which computes.
+            x, lo = partner(arith=0), a
+            if rng.random() < 0.5:
+                lo, hi = hi, lo
+        neg = "NOT " if rng.random() < 0.25 else ""
+        return (f"{x.bj} {neg}BETWEEN {lo.bj} AND {hi.bj}", f"{x.dk} {neg}BETWEEN {lo.dk} AND {hi.dk}",
+                x.used | lo.used | hi.used)
+    if form < 0.93:
+        items = [partner(arith=0.1) if rng.random() < 0.3 else cmp_lit(rng, ops, a, values)
+                 for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.2:
+            items.insert(rng.randint(0, len(items)), Ex("NULL", "NULL", a.kind))
+        neg = "NOT " if rng.random() < 0.3 else ""
+        used = set(a.used).union(*(i.used for i in items))
+        return (f"{a.bj} {neg}IN ({', '.join(i.bj for i in items)})",
+                f"{a.dk} {neg}IN ({', '.join(i.dk for i in items)})", used)
+    t = f"IS {'NOT ' if rng.random() < 0.5 else ''}NULL"
+    return f"{a.bj} {t}", f"{a.dk} {t}", a.used
+
+
 # How many predicates of mismatched types the conditions generated so far hold: a refusal of
 # a condition without any is a failure.
 MIXED = [0]
@@ -554,6 +1022,14 @@ def predicate(rng, info, names):
     name = rng.choice(names)
     kind = info[name][0]
     col = q(name)
+    if kind in ("int", "decimal", "date", "ts") and rng.random() < ARITH_SHARE:
+        # Arithmetic over the column and others of its family (numbers; dates and timestamps),
+        # unless it may not compute (a date column of far days: see where_operands).
+        ops = where_operands(info, names)
+        first = [o for o in ops if o.name == name]
+        if first:
+            bj, dk, _ = arith_predicate(rng, ops, first[0])
+            return bj, dk
     r = rng.random()
     if kind in ("str",) and r < 0.25:
         esc = rng.choice([None, None, "!", "\\", "#", ""]) if rng.random() < 0.6 else None
