@@ -822,13 +822,18 @@ def time_lit_ex(rng, ops, kind):
     return Ex(bj, dk, kind)
 
 
-def date_leaf(rng, ops, first=None):
+def time_leaf(rng, ops, kind, first=None):
+    """A date or timestamp (`kind`) operand: `first`, else a column of that kind or a literal."""
     if first is not None:
         return col_ex(rng, first)
-    dates = [o for o in ops if o.kind == "date"]
-    if dates and rng.random() < 0.6:
-        return col_ex(rng, rng.choice(dates))
-    return time_lit_ex(rng, ops, "date")
+    same = [o for o in ops if o.kind == kind]
+    if same and rng.random() < 0.6:
+        return col_ex(rng, rng.choice(same))
+    return time_lit_ex(rng, ops, kind)
+
+
+def date_leaf(rng, ops, first=None):
+    return time_leaf(rng, ops, "date", first)
 
 
 def date_ex(rng, ops, depth=0, first=None, need_op=False):
@@ -878,12 +883,7 @@ def interval_lit(rng):
 
 
 def ts_leaf(rng, ops, first=None):
-    if first is not None:
-        return col_ex(rng, first)
-    tss = [o for o in ops if o.kind == "ts"]
-    if tss and rng.random() < 0.6:
-        return col_ex(rng, rng.choice(tss))
-    return time_lit_ex(rng, ops, "ts")
+    return time_leaf(rng, ops, "ts", first)
 
 
 def ts_ex(rng, ops, depth=0, first=None, need_op=False):
