@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{new_null_array, Array, ArrayRef, Datum, Scalar};
+use arrow::array::{Array, ArrayRef, Datum, Scalar};
 use arrow::compute::kernels::numeric;
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, TimeUnit};
@@ -350,13 +350,4 @@ fn plus_interval(t: &Side, k: &Kind, us: i64) -> Result<ArrayRef, Reason> {
         "a timestamp plus that interval is out of the range of timestamps".to_string()
     })?;
     cast(&sum, &out)
-}
-
-/// `n` copies of a one-row value.
-pub(super) fn repeat(one: &ArrayRef, n: usize) -> Result<ArrayRef, Reason> {
-    if one.is_null(0) {
-        return Ok(new_null_array(one.data_type(), n));
-    }
-    let indices = arrow::array::UInt32Array::from(vec![0u32; n]);
-    arrow::compute::take(one.as_ref(), &indices, None).map_err(|e| e.to_string())
 }

@@ -195,7 +195,9 @@ impl<'a> Eval<'a, '_> {
         static NULL: Lit = Lit::Null;
         Ok(match v {
             arith::Value::Rows(a) => Val::Arr(a),
-            arith::Value::One(one) => Val::Arr(arith::repeat(&one, self.rows())?),
+            arith::Value::One(one) => {
+                Val::Arr(crate::plan::hive::repeat(&one, self.rows()).map_err(|e| e.to_string())?)
+            }
             arith::Value::Null => Val::Lit(&NULL),
         })
     }
@@ -936,24 +938,27 @@ fn to_i256(a: &ArrayRef, up: i32) -> Result<Scaled, Reason> {
         let m = lit::pow10(up as u32).ok_or("the scales of the two sides differ too much")?;
         let values = a.as_primitive::<T>();
         let mut out_of_range: Option<Vec<Option<bool>>> = None;
-        let scaled: Decimal256Array = values.unary(|v| {
-            let v = v.to_i256();
-            v.checked_mul(m).unwrap_or(if v.is_negative() {
-                i256::MIN
-            } else {
-                i256::MAX
-            })
-        });
-        if up > 0 {
-            for (i, v) in values.iter().enumerate() {
-                if let Some(v) = v {
-                    if v.to_i256().checked_mul(m).is_none() {
+        // One pass: each value scaled once, and the valid ones that leave the range noted.
+        let scaled: Vec<i256> = values
+            .values()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let v = v.to_i256();
+                v.checked_mul(m).unwrap_or_else(|| {
+                    if values.is_valid(i) {
                         out_of_range.get_or_insert_with(|| vec![None; values.len()])[i] =
-                            Some(!v.to_i256().is_negative());
+                            Some(!v.is_negative());
                     }
-                }
-            }
-        }
+                    if v.is_negative() {
+                        i256::MIN
+                    } else {
+                        i256::MAX
+                    }
+                })
+            })
+            .collect();
+        let scaled = Decimal256Array::new(scaled.into(), values.nulls().cloned());
         Ok((Arc::new(scaled), out_of_range))
     }
     with_exact_type!(a.data_type(), typed(a, up))

@@ -611,15 +611,12 @@ fn interval(iv: ast::Interval) -> Result<Lit, String> {
             "unsupported: {shown} (write INTERVAL '<n> <unit>', e.g. INTERVAL '90 minutes')"
         ));
     }
+    let not_literal = || format!("unsupported: {shown} (its value must be a literal)");
     let text = match *iv.value {
-        ast::Expr::Value(v) => match v.value {
-            Value::SingleQuotedString(s) | Value::Number(s, _) => s,
-            _ => {
-                return Err(format!(
-                    "unsupported: {shown} (its value must be a literal)"
-                ))
-            }
-        },
+        ast::Expr::Value(ValueWithSpan {
+            value: Value::SingleQuotedString(s) | Value::Number(s, _),
+            ..
+        }) => s,
         ast::Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
@@ -628,17 +625,9 @@ fn interval(iv: ast::Interval) -> Result<Lit, String> {
                 value: Value::Number(s, _),
                 ..
             }) => format!("-{s}"),
-            _ => {
-                return Err(format!(
-                    "unsupported: {shown} (its value must be a literal)"
-                ))
-            }
+            _ => return Err(not_literal()),
         },
-        _ => {
-            return Err(format!(
-                "unsupported: {shown} (its value must be a literal)"
-            ))
-        }
+        _ => return Err(not_literal()),
     };
     let text = match iv.leading_field {
         Some(unit) => format!("{text} {unit}"),
