@@ -842,13 +842,18 @@ def date_ex(rng, ops, depth=0, first=None, need_op=False):
     if not need_op and (depth >= 2 or r < 0.55):
         return date_leaf(rng, ops, first)
     base = date_ex(rng, ops, depth + 1, first)
-    n = days_ex(rng, ops)
+    return plus_or_minus(rng, base, days_ex(rng, ops), "date")
+
+
+def plus_or_minus(rng, base, delta, kind):
+    """base + delta, delta + base or base - delta, a `kind` (a date plus days, a date or a
+    timestamp plus an interval)."""
     form = rng.random()
     if form < 0.45:
-        return binary(rng, "+", base, n, "date")
+        return binary(rng, "+", base, delta, kind)
     if form < 0.65:
-        return binary(rng, "+", n, base, "date")
-    return binary(rng, "-", base, n, "date")
+        return binary(rng, "+", delta, base, kind)
+    return binary(rng, "-", base, delta, kind)
 
 
 def date_diff(rng, ops, depth, first=None):
@@ -897,13 +902,7 @@ def ts_ex(rng, ops, depth=0, first=None, need_op=False):
         base = date_ex(rng, ops, depth + 1, first)
     else:
         base = ts_ex(rng, ops, depth + 1, first)
-    iv = interval_lit(rng)
-    form = rng.random()
-    if form < 0.45:
-        return binary(rng, "+", base, iv, "ts")
-    if form < 0.65:
-        return binary(rng, "+", iv, base, "ts")
-    return binary(rng, "-", base, iv, "ts")
+    return plus_or_minus(rng, base, interval_lit(rng), "ts")
 
 
 def lit_from_text(kind, text):
