@@ -2813,6 +2813,20 @@ fn join_where_errors_and_dry_run() {
 /// `ON l.Id = r.UserId AND r.CreationDate < l.CreationDate + INTERVAL '30 days'`), each
 /// within 30 days of its user's creation.
 #[test]
+fn readme_functions_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("Deutschland in any case (165 rows");
+    let (rows, names) = read_rows(&dir.path().join("out/first_year_comments"));
+    assert_eq!(rows.len(), 165);
+    assert_eq!(names, ["Id", "Location", "joined", "commented"]);
+    for r in &rows {
+        let f: Vec<&str> = r.rsplitn(3, '|').collect();
+        let (location, joined, commented) = (f[2], f[1], f[0]);
+        assert!(location.to_lowercase().contains("deutschland"), "{r}");
+        assert_eq!(joined[..4], commented[..4], "{r}");
+    }
+}
+
+#[test]
 fn readme_join_where_example_is_true() {
     let (dir, _) = crate::util::run_readme_example("- `--join-where EXPR` (job key");
     let (rows, names) = read_rows(&dir.path().join("out/first_month_comments"));

@@ -468,6 +468,26 @@ fn where_errors_name_the_option_and_the_column() {
     join("Reputation / 2 > 1500", "Id > 0").fails(2, &["--left-where", "unsupported: operator /"]);
     join("name LIKE 'a!' ESCAPE '!'", "Id > 0")
         .fails(2, &["--left-where", "ends with its escape character"]);
+    join("abs(name) > 1", "Id > 0").fails(
+        2,
+        &[
+            "--left-where",
+            "abs() takes a number, column \"name\" is a string",
+        ],
+    );
+    join("Reputation > 1", "CAST(UserId AS VARCHAR) = '1'")
+        .fails(2, &["--right-where", "unsupported: CAST to VARCHAR"]);
+    join("Reputation > 1", "year(Text) = 2020").fails(
+        2,
+        &[
+            "--right-where",
+            "year() takes a date or a timestamp, column \"Text\"",
+        ],
+    );
+    join("coalesce(name, Reputation) = 'x'", "Id > 0")
+        .fails(2, &["--left-where", "coalesce() takes values of one kind"]);
+    join("soundex(name) = 'x'", "Id > 0")
+        .fails(2, &["--left-where", "unsupported: function soundex()"]);
     assert!(!d.join("out").exists());
 }
 

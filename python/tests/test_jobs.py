@@ -351,6 +351,33 @@ def test_join_where_computes_exactly(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
+def test_join_where_takes_functions(tmp_path):
+    # Functions in join_where= and left_where=: the comments written in the same year and
+    # ISO week as their author joined, by users whose location, lowercased, holds an "e";
+    # counted by pyarrow and Python's datetime from the inputs. Python's str.lower() agrees
+    # with DuckDB's lower() on the sample's places.
+    users = pq.read_table(USERS, columns=["Id", "Location", "CreationDate"]).to_pylist()
+    comments = pq.read_table(COMMENTS, columns=["UserId", "CreationDate"]).to_pylist()
+    joined = {}
+    for u in users:
+        if u["Id"] is not None and "e" in (u["Location"] or "").lower():
+            joined.setdefault(u["Id"], []).append(u["CreationDate"])
+    week = lambda t: t.isocalendar()[:2]
+    want = sum(1 for c in comments for j in joined.get(c["UserId"], [])
+               if c["CreationDate"] is not None and week(c["CreationDate"]) == week(j))
+    assert want > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            left_where="lower(coalesce(Location, '')) LIKE '%e%'",
+                            join_where="isoyear(right.CreationDate) = isoyear(left.CreationDate)"
+                                       " AND week(right.CreationDate) = week(left.CreationDate)",
+                            output=str(tmp_path / "out"))
+    assert report["rows_out"] == want
+    with pytest.raises(bloomjoin.BloomjoinError, match="unsupported: CAST to INTEGER"):
+        bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                       join_where="CAST(right.Score AS INTEGER) > 2", output=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
 def test_join_appends_to_a_committed_output(tmp_path):
     options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                    type="right-semi", select="Id,Score", output=str(tmp_path / "out"))

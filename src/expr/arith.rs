@@ -78,6 +78,14 @@ fn kind(t: &DataType) -> Option<Kind> {
     })
 }
 
+/// The precision and scale of an exact number type (integers have scale 0).
+pub(super) fn number(t: &DataType) -> Option<(u8, i8)> {
+    match kind(t)? {
+        Kind::Num(p, s) => Some((p, s)),
+        _ => None,
+    }
+}
+
 fn operand_kind(o: &Operand, what: &str) -> Result<Option<Kind>, Reason> {
     let t = match o {
         Operand::Rows(a) | Operand::One(a) => a.data_type(),
@@ -117,7 +125,7 @@ fn strict() -> CastOptions<'static> {
     }
 }
 
-fn cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
+pub(super) fn cast(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
     if a.data_type() == to {
         return Ok(Arc::clone(a));
     }
@@ -281,7 +289,7 @@ pub(super) fn sign(a: Operand, negated: bool, what: &str) -> Result<Value, Reaso
 }
 
 /// The decimal type that holds `p` digits at scale `s` (128 bits up to 38, 256 beyond).
-fn decimal(p: u8, s: i8) -> DataType {
+pub(super) fn decimal(p: u8, s: i8) -> DataType {
     if p <= 38 {
         DataType::Decimal128(38, s)
     } else {

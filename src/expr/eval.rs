@@ -30,6 +30,7 @@ use arrow::datatypes::*;
 use arrow::error::ArrowError;
 
 use super::arith;
+use super::func::{self, Func};
 use super::lit::{self, Lit, Raw, DAY_NS};
 use super::parse::{ArithOp, CmpOp, Node, Tree};
 
@@ -202,6 +203,21 @@ impl<'a> Eval<'a, '_> {
         })
     }
 
+    /// Which rows of `v` are not NULL.
+    fn valid(&self, v: &Val) -> BooleanBuffer {
+        let n = self.rows();
+        let nulls = match v {
+            Val::Arr(a) => a.logical_nulls(),
+            Val::Bool(b) => b.nulls().cloned(),
+            Val::Lit(Lit::Null) => return BooleanBuffer::new_unset(n),
+            Val::Lit(_) => None,
+        };
+        match nulls {
+            Some(nulls) => nulls.inner().clone(),
+            None => BooleanBuffer::new_set(n),
+        }
+    }
+
     /// Describe node `i` for messages.
     fn describe(&self, i: usize) -> String {
         match &self.tree.nodes[i] {
@@ -214,6 +230,10 @@ impl<'a> Eval<'a, '_> {
             }
             .into(),
             Node::Sign(..) => "a negation".into(),
+            Node::Func(f, _) => match f {
+                Func::Date(_) | Func::Timestamp => f.name().to_string(),
+                f => format!("{}()", f.name()),
+            },
             _ => "the condition".into(),
         }
     }
@@ -295,6 +315,22 @@ impl<'a> Eval<'a, '_> {
                 let (a, ai) = arg();
                 let v = arith::sign(self.operand(a)?, *negated, &self.describe(ai))?;
                 return self.arith_value(v);
+            }
+            Node::Func(func, _) => {
+                let mut args = Vec::new();
+                for (v, i) in vals {
+                    args.push((self.operand(v)?, self.describe(i)));
+                }
+                return self.arith_value(func::call(*func, args)?);
+            }
+            Node::Distinct(.., not) => {
+                let (a, ai) = arg();
+                let (b, bi) = arg();
+                let eq = self.compare(CmpOp::Eq, (&a, ai), (&b, bi))?;
+                // Not distinct: both NULL, or neither and equal.
+                let (va, vb) = (self.valid(&a), self.valid(&b));
+                let same = &(&(&va & &vb) & eq.values()) | &(&!&va & &!&vb);
+                BooleanArray::new(if *not { same } else { !&same }, None)
             }
             Node::And(_) | Node::Or(_) => f.acc.expect("AND and OR have operands"),
             Node::InList(_, negated) => {
@@ -500,11 +536,13 @@ impl<'a> Eval<'a, '_> {
 }
 
 /// Lowercase as DuckDB's `lower` does: each character by Unicode's simple lowercase mapping
-/// (one character to one; Rust's full mapping differs only for 'İ', which becomes 'i').
-fn lowercase(s: &str) -> String {
+/// (one character to one; Rust's full mapping differs only for 'İ', which becomes 'i'), of
+/// Unicode 15.1 (see [`func::newer_case`]).
+pub(super) fn lowercase(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             '\u{130}' => 'i',
+            c if func::newer_case(c) => c,
             c => c.to_lowercase().next().unwrap_or(c),
         })
         .collect()

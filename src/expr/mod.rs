@@ -3,8 +3,10 @@
 //!
 //! The language (the README's "`--where` expressions" section is the reference):
 //! `= <> != < <= > >=`, `AND`, `OR`, `NOT`, `[NOT] IN (...)`, `[NOT] BETWEEN`,
-//! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, parentheses, `+ - *`
-//! and signs; numbers, `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`,
+//! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, `IS [NOT] DISTINCT
+//! FROM`, parentheses, `+ - *` and signs; the functions `lower`, `upper`, `length`, `abs`,
+//! `coalesce`, `CAST(x AS DATE | TIMESTAMP)` and the parts of dates and timestamps (`year`,
+//! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...; see `func`); numbers, `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`,
 //! `INTERVAL '3 days'`, `TRUE`, `FALSE`, `NULL`; bare boolean columns. Arithmetic is exact
 //! (see `arith`): integers and decimals never wrap or round, dates take days and intervals. Comparisons are exact and follow DuckDB: integers of every
 //! width and signedness and decimals of every precision and scale compare by value, however
@@ -36,11 +38,15 @@
 //! // Exact arithmetic: 2000 * 4611686018427387904 overflows an i64, not this.
 //! let p = Predicate::parse("rep * 4611686018427387904 > 9223372036854775807", "--where").unwrap();
 //! assert_eq!(p.evaluate(&batch).unwrap().true_count(), 2);
+//! // Functions, as DuckDB's: NULL is not distinct from NULL.
+//! let p = Predicate::parse("lower(loc) IS NOT DISTINCT FROM 'oslo' OR abs(rep) IS NULL", "--where").unwrap();
+//! assert_eq!(p.evaluate(&batch).unwrap().true_count(), 3);
 //! ```
 
 mod arith;
 mod contains;
 mod eval;
+mod func;
 mod lit;
 mod parse;
 
@@ -300,6 +306,7 @@ impl Predicate {
     fn describe_root(&self) -> String {
         match &self.tree.nodes[self.tree.root()] {
             parse::Node::Column(c) => format!("column {c:?}"),
+            parse::Node::Func(f, _) => format!("{}()", f.name()),
             _ => "the expression".into(),
         }
     }

@@ -13,6 +13,7 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, Tokenizer};
 
+use super::func::{Func, Part};
 use super::lit::{self, Lit};
 
 /// The most operators, keywords and opening parentheses one expression may have. It bounds
@@ -88,6 +89,10 @@ pub(crate) enum Node {
     /// `a [NOT] [I]LIKE p [ESCAPE e]`: the pattern in Arrow's syntax, negated,
     /// case-insensitive.
     Like(usize, String, bool, bool),
+    /// `a IS [NOT] DISTINCT FROM b` (`NOT`: true).
+    Distinct(usize, usize, bool),
+    /// A function of its arguments: a value, not a condition.
+    Func(Func, Vec<usize>),
 }
 
 impl Node {
@@ -95,8 +100,10 @@ impl Node {
     pub(crate) fn child(&self, i: usize) -> Option<usize> {
         match self {
             Node::Column(_) | Node::Lit(_) => None,
-            Node::Cmp(_, a, b) | Node::Arith(_, a, b) => [*a, *b].get(i).copied(),
-            Node::And(c) | Node::Or(c) | Node::InList(c, _) => c.get(i).copied(),
+            Node::Cmp(_, a, b) | Node::Arith(_, a, b) | Node::Distinct(a, b, _) => {
+                [*a, *b].get(i).copied()
+            }
+            Node::And(c) | Node::Or(c) | Node::InList(c, _) | Node::Func(_, c) => c.get(i).copied(),
             Node::Not(a) | Node::IsNull(a, _) | Node::Like(a, ..) | Node::Sign(a, _) => {
                 (i == 0).then_some(*a)
             }
@@ -122,6 +129,8 @@ impl Node {
             Node::InList(c, neg) => Node::InList(all(c), *neg),
             Node::Between(a, lo, hi, neg) => Node::Between(m(a), m(lo), m(hi), *neg),
             Node::Like(a, p, neg, ci) => Node::Like(m(a), p.clone(), *neg, *ci),
+            Node::Distinct(a, b, not) => Node::Distinct(m(a), m(b), *not),
+            Node::Func(f, c) => Node::Func(*f, all(c)),
         }
     }
 }
@@ -253,6 +262,8 @@ enum Make {
     InList(usize, bool),
     Between(bool),
     Like(String, bool, bool),
+    Distinct(bool),
+    Func(Func, usize),
 }
 
 /// Convert sqlparser's tree, iteratively, consuming it.
@@ -294,6 +305,11 @@ fn convert(root: ast::Expr) -> Result<Tree, String> {
                         Node::Between(c[0], c[1], c[2], neg)
                     }
                     Make::Like(p, neg, ci) => Node::Like(take(1)[0], p, neg, ci),
+                    Make::Distinct(not) => {
+                        let c = take(2);
+                        Node::Distinct(c[0], c[1], not)
+                    }
+                    Make::Func(f, k) => Node::Func(f, take(k)),
                 };
                 push(&mut nodes, &mut done, node);
             }
@@ -456,6 +472,52 @@ fn visit(
             pattern,
             escape_char,
         } => like(expr, *pattern, escape_char, negated, true, tasks)?,
+        A::IsDistinctFrom(a, b) => {
+            tasks.push(Task::Make(Make::Distinct(false)));
+            tasks.push(Task::Visit(b));
+            tasks.push(Task::Visit(a));
+        }
+        A::IsNotDistinctFrom(a, b) => {
+            tasks.push(Task::Make(Make::Distinct(true)));
+            tasks.push(Task::Visit(b));
+            tasks.push(Task::Visit(a));
+        }
+        A::Cast {
+            kind,
+            expr,
+            data_type,
+            format: None,
+        } => {
+            let try_ = matches!(kind, ast::CastKind::TryCast | ast::CastKind::SafeCast);
+            let f = match data_type {
+                ast::DataType::Date => Func::Date(try_),
+                ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => Func::Timestamp,
+                other => {
+                    return Err(format!(
+                        "unsupported: CAST to {other} (CAST takes DATE and TIMESTAMP; \
+                         comparisons need no cast between numbers of any type)"
+                    ))
+                }
+            };
+            match literal_text(&expr) {
+                Some(s) => push(nodes, done, Node::Lit(cast_literal(f, s, try_)?)),
+                None => {
+                    tasks.push(Task::Make(Make::Func(f, 1)));
+                    tasks.push(Task::Visit(expr));
+                }
+            }
+        }
+        A::Extract { field, expr, .. } => {
+            let name = field.to_string();
+            let p = Part::named(&name).ok_or_else(|| unsupported_part(&name))?;
+            tasks.push(Task::Make(Make::Func(Func::Part(p), 1)));
+            tasks.push(Task::Visit(expr));
+        }
+        A::Function(f) => {
+            let (func, args) = function(f)?;
+            tasks.push(Task::Make(Make::Func(func, args.len())));
+            tasks.extend(args.into_iter().rev().map(|e| Task::Visit(Box::new(e))));
+        }
         other => return Err(unsupported(&other)),
     }
     Ok(())
@@ -494,6 +556,20 @@ fn like(
     tasks.push(Task::Make(Make::Like(pattern, negated, ci)));
     tasks.push(Task::Visit(expr));
     Ok(())
+}
+
+/// The text of a string literal, through parentheses, without taking it.
+fn literal_text(mut e: &ast::Expr) -> Option<&str> {
+    loop {
+        match e {
+            ast::Expr::Nested(x) => e = x,
+            ast::Expr::Value(ValueWithSpan {
+                value: Value::SingleQuotedString(s),
+                ..
+            }) => return Some(s),
+            _ => return None,
+        }
+    }
 }
 
 /// The string of a (possibly parenthesized) string literal.
@@ -636,19 +712,133 @@ fn interval(iv: ast::Interval) -> Result<Lit, String> {
     lit::interval(&text).map(Lit::Interval)
 }
 
+/// The parts `EXTRACT` and `date_part` take, for messages.
+const PARTS: &str = "year, quarter, month, week, day, hour, minute, second, dayofweek (dow), \
+                     isodow, dayofyear (doy), isoyear";
+
+fn unsupported_part(name: &str) -> String {
+    format!("unsupported: date part {name} (the parts are {PARTS})")
+}
+
+/// The functions of the language, for messages.
+const FUNCTIONS: &str = "lower, upper, length, abs, coalesce, year, quarter, month, week, day, \
+                         hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
+                         and CAST to DATE or TIMESTAMP";
+
+/// A function call: the function and its arguments.
+fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
+    let name = match f.name.0.as_slice() {
+        [ast::ObjectNamePart::Identifier(id)] => id.value.to_ascii_lowercase(),
+        _ => return Err(format!("unsupported: function {}()", f.name)),
+    };
+    let plain = f.parameters == ast::FunctionArguments::None
+        && f.filter.is_none()
+        && f.null_treatment.is_none()
+        && f.over.is_none()
+        && f.within_group.is_empty()
+        && !f.uses_odbc_syntax;
+    let list = match f.args {
+        ast::FunctionArguments::List(l)
+            if plain && l.duplicate_treatment.is_none() && l.clauses.is_empty() =>
+        {
+            l.args
+        }
+        ast::FunctionArguments::None if plain => Vec::new(),
+        _ => return Err(format!("unsupported: this form of {name}()")),
+    };
+    let mut args = Vec::with_capacity(list.len());
+    for a in list {
+        match a {
+            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e),
+            _ => return Err(format!("unsupported: this argument of {name}()")),
+        }
+    }
+    let (func, arity) = match name.as_str() {
+        "lower" | "lcase" => (Func::Lower, Some(1)),
+        "upper" | "ucase" => (Func::Upper, Some(1)),
+        "length" | "len" | "char_length" | "character_length" => (Func::Length, Some(1)),
+        "abs" => (Func::Abs, Some(1)),
+        "coalesce" => (Func::Coalesce, None),
+        "date_part" | "datepart" => {
+            if args.len() != 2 {
+                return Err(format!("{name}() takes 2 arguments: date_part('year', x)"));
+            }
+            let part = string_literal(args.remove(0)).ok_or_else(|| {
+                format!("{name}() takes the part as a string literal: date_part('year', x)")
+            })?;
+            let p = Part::named(&part).ok_or_else(|| unsupported_part(&part))?;
+            return Ok((Func::Part(p), args));
+        }
+        other => match Part::named(other).filter(|_| {
+            // year(), month(), ... but not the abbreviations.
+            matches!(
+                other,
+                "year"
+                    | "quarter"
+                    | "month"
+                    | "week"
+                    | "weekofyear"
+                    | "day"
+                    | "hour"
+                    | "minute"
+                    | "second"
+                    | "dayofweek"
+                    | "isodow"
+                    | "dayofyear"
+                    | "dayofmonth"
+                    | "weekday"
+                    | "isoyear"
+            )
+        }) {
+            Some(p) => (Func::Part(p), Some(1)),
+            None => {
+                return Err(format!(
+                    "unsupported: function {other}() (the functions are {FUNCTIONS})"
+                ))
+            }
+        },
+    };
+    match arity {
+        Some(n) if args.len() != n => Err(format!(
+            "{name}() takes {n} argument{}, not {}",
+            if n == 1 { "" } else { "s" },
+            args.len()
+        )),
+        None if args.is_empty() => Err(format!("{name}() takes at least one argument")),
+        _ => Ok((func, args)),
+    }
+}
+
+/// `CAST('text' AS DATE | TIMESTAMP)`: the literal (NULL for a `TRY_CAST` of bad text). A
+/// date takes a timestamp's text too, and keeps its day, as DuckDB's cast does.
+fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
+    let r = match f {
+        Func::Date(_) => lit::strict_date(text).map(Lit::Date).or_else(|e| {
+            lit::strict_timestamp(text).map_err(|_| e).and_then(|ns| {
+                i32::try_from(ns.div_euclid(lit::DAY_NS))
+                    .map(Lit::Date)
+                    .map_err(|_| format!("{text:?} is out of the range of dates"))
+            })
+        }),
+        _ => lit::strict_timestamp(text).map(Lit::Timestamp),
+    };
+    match r {
+        Err(_) if try_ => Ok(Lit::Null),
+        r => r,
+    }
+}
+
 /// Name an unsupported construct without printing it: printing recurses on its depth.
 fn unsupported(e: &ast::Expr) -> String {
     use ast::Expr as A;
     let what = match e {
-        A::Function(f) => format!("function {}()", f.name),
         A::UnaryOp { op, .. } => format!("operator {op}"),
-        A::Cast { .. } => "CAST".into(),
+        A::Cast { .. } => "CAST with FORMAT".into(),
         A::Case { .. } => "CASE".into(),
         A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => "subquery".into(),
         A::IsTrue(_) | A::IsNotTrue(_) | A::IsFalse(_) | A::IsNotFalse(_) => {
             "IS [NOT] TRUE/FALSE (compare with = TRUE instead)".into()
         }
-        A::IsDistinctFrom(..) | A::IsNotDistinctFrom(..) => "IS [NOT] DISTINCT FROM".into(),
         A::Like { any: true, .. } | A::ILike { any: true, .. } => "LIKE ANY".into(),
         A::SimilarTo { .. } | A::RLike { .. } => "SIMILAR TO / REGEXP".into(),
         A::TypedString(t) => format!("literal type {}", t.data_type),
@@ -725,13 +915,15 @@ mod tests {
 
     #[test]
     fn unsupported_constructs_are_named() {
-        assert!(parse("upper(s) = 'A'")
+        assert!(parse("upper2(s) = 'A'")
             .unwrap_err()
-            .contains("function upper()"));
+            .contains("function upper2()"));
         assert!(parse("x / 2 = 2").unwrap_err().contains("operator /"));
         assert!(parse("x // 2 = 2").unwrap_err().contains("operator //"));
         assert!(parse("x || 'a' = 'b'").unwrap_err().contains("operator ||"));
-        assert!(parse("CAST(x AS INT) = 1").unwrap_err().contains("CAST"));
+        assert!(parse("CAST(x AS INT) = 1")
+            .unwrap_err()
+            .contains("CAST to INT"));
         assert!(parse("x IS TRUE").unwrap_err().contains("= TRUE"));
         assert!(parse("x LIKE 'a' ESCAPE 'ab'")
             .unwrap_err()

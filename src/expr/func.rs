@@ -1,0 +1,776 @@
+//! Functions of the `--where` language: `lower`, `upper`, `length`, `abs`, `coalesce`,
+//! `CAST(x AS DATE)`, `CAST(x AS TIMESTAMP)` and the parts of dates and timestamps (`year`,
+//! `month`, `EXTRACT(HOUR FROM ts)`, ...). Each follows DuckDB's function of that name
+//! (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'`), and is exact as the rest of the
+//! language is:
+//!
+//! - `abs` of an integer or a decimal is its exact value (DuckDB's `abs(-128::TINYINT)`
+//!   fails; this is 128).
+//! - `CAST(ts AS DATE)` is the day of the instant, floored: DuckDB first truncates a
+//!   nanosecond timestamp to microseconds toward zero, so a nanosecond before a midnight before
+//!   1970 is the next day there. `CAST(ts AS TIMESTAMP)` keeps nanoseconds (DuckDB truncates
+//!   them to microseconds).
+//! - Parts are computed from the stored instant in UTC, whatever the column's time zone, as
+//!   DuckDB does with `TimeZone = 'UTC'`; years are astronomical (0 is 1 BC), over the
+//!   whole range of Date32.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    cast::AsArray, Array, ArrayRef, Date32Array, Int64Array, LargeStringArray, PrimitiveArray,
+};
+use arrow::compute::kernels::{cmp, numeric, zip::zip};
+use arrow::compute::{is_not_null, nullif};
+use arrow::datatypes::*;
+
+use super::arith::{self, Operand, Value};
+use super::eval::Reason;
+use super::lit::DAY_NS;
+
+/// A function of the language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Func {
+    Lower,
+    Upper,
+    Length,
+    Abs,
+    Coalesce,
+    /// `CAST(x AS DATE)`; `TRY_CAST` (true) gives NULL where the date is out of range.
+    Date(bool),
+    /// `CAST(x AS TIMESTAMP)`.
+    Timestamp,
+    /// A part of a date or a timestamp, as a BIGINT.
+    Part(Part),
+}
+
+/// A part of a date or a timestamp (`EXTRACT(part FROM x)`, `date_part('part', x)`, `part(x)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Year,
+    Quarter,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    /// Day of the week, Sunday 0 to Saturday 6.
+    Dow,
+    /// ISO day of the week, Monday 1 to Sunday 7.
+    Isodow,
+    /// Day of the year, 1 to 366.
+    Doy,
+    /// ISO 8601 week, 1 to 53 (weeks start on Monday; week 1 holds the year's first Thursday).
+    Week,
+    /// The year of the ISO week.
+    IsoYear,
+}
+
+impl Part {
+    /// The part a name stands for (`year`, `dow`, `dayofweek`, ...), in any case.
+    pub(crate) fn named(name: &str) -> Option<Part> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "year" | "years" | "y" | "yr" | "yrs" | "yyyy" => Part::Year,
+            "quarter" | "quarters" => Part::Quarter,
+            "month" | "months" | "mon" | "mons" => Part::Month,
+            "day" | "days" | "d" | "dayofmonth" => Part::Day,
+            "hour" | "hours" | "h" | "hr" | "hrs" => Part::Hour,
+            "minute" | "minutes" | "m" | "min" | "mins" => Part::Minute,
+            "second" | "seconds" | "s" | "sec" | "secs" => Part::Second,
+            "dow" | "dayofweek" | "weekday" => Part::Dow,
+            "isodow" => Part::Isodow,
+            "doy" | "dayofyear" => Part::Doy,
+            "week" | "weeks" | "w" | "weekofyear" => Part::Week,
+            "isoyear" => Part::IsoYear,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Part::Year => "year",
+            Part::Quarter => "quarter",
+            Part::Month => "month",
+            Part::Day => "day",
+            Part::Hour => "hour",
+            Part::Minute => "minute",
+            Part::Second => "second",
+            Part::Dow => "dayofweek",
+            Part::Isodow => "isodow",
+            Part::Doy => "dayofyear",
+            Part::Week => "week",
+            Part::IsoYear => "isoyear",
+        }
+    }
+
+    /// This part of the instant `days` days and `ns` nanoseconds (`0 <= ns < DAY_NS`) after
+    /// the epoch.
+    fn of(self, days: i64, ns: i64) -> i64 {
+        let (y, m, d) = civil(days);
+        match self {
+            Part::Year => y,
+            Part::Quarter => (m - 1) / 3 + 1,
+            Part::Month => m,
+            Part::Day => d,
+            Part::Hour => ns / 3_600_000_000_000,
+            Part::Minute => ns / 60_000_000_000 % 60,
+            Part::Second => ns / 1_000_000_000 % 60,
+            // 1970-01-01 was a Thursday.
+            Part::Dow => (days + 4).rem_euclid(7),
+            Part::Isodow => (days + 3).rem_euclid(7) + 1,
+            Part::Doy => days - days_from_civil(y, 1, 1) + 1,
+            Part::Week | Part::IsoYear => {
+                // The week's Thursday decides its year.
+                let thursday = days - (days + 3).rem_euclid(7) + 3;
+                let year = civil(thursday).0;
+                match self {
+                    Part::Week => (thursday - days_from_civil(year, 1, 1)) / 7 + 1,
+                    _ => year,
+                }
+            }
+        }
+    }
+}
+
+impl Func {
+    /// The function's name, as messages show it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Func::Lower => "lower",
+            Func::Upper => "upper",
+            Func::Length => "length",
+            Func::Abs => "abs",
+            Func::Coalesce => "coalesce",
+            Func::Date(_) => "CAST AS DATE",
+            Func::Timestamp => "CAST AS TIMESTAMP",
+            Func::Part(p) => p.name(),
+        }
+    }
+}
+
+/// The year, month and day of `days` after 1970-01-01 in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`), exact for any `i64` a Date32 or a timestamp holds.
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Days from 1970-01-01 to the date `y-m-d` (`days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Whether Unicode gave `c` a case mapping after version 15.1, the one DuckDB 2.0's tables
+/// (utf8proc) follow, while Rust's follow a later one: DuckDB leaves these characters as they
+/// are, and so do `lower`, `upper` and `ILIKE` here. (The Latin letters U+019B, U+0264 and
+/// those added at U+A7CB..U+A7DC, Cyrillic U+1C89..U+1C8A, Garay, and Beria Erfe; the
+/// crosscheck compares every character with the installed DuckDB.)
+pub(super) fn newer_case(c: char) -> bool {
+    matches!(
+        c,
+        '\u{19B}'
+            | '\u{264}'
+            | '\u{1C89}'..='\u{1C8A}'
+            | '\u{A7CB}'..='\u{A7CF}'
+            | '\u{A7D2}'..='\u{A7D5}'
+            | '\u{A7DA}'..='\u{A7DC}'
+            | '\u{10D50}'..='\u{10D65}'
+            | '\u{10D70}'..='\u{10D85}'
+            | '\u{16EA0}'..='\u{16EB8}'
+            | '\u{16EBB}'..='\u{16ED3}'
+    )
+}
+
+/// Uppercase as DuckDB's `upper` does: each character to one character. Where Unicode's
+/// full mapping gives several, DuckDB keeps the character, except 'ß' (to 'ẞ') and the Greek
+/// letters with a ypogegrammeni, which become their title case forms (ᾀ to ᾈ).
+pub(super) fn uppercase(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if newer_case(c) {
+                return c;
+            }
+            let mut up = c.to_uppercase();
+            match (up.next(), up.next()) {
+                (Some(u), None) => u,
+                _ => match c {
+                    'ß' => 'ẞ',
+                    '\u{1F80}'..='\u{1F87}' | '\u{1F90}'..='\u{1F97}' | '\u{1FA0}'..='\u{1FA7}' => {
+                        char::from_u32(c as u32 + 8).unwrap_or(c)
+                    }
+                    '\u{1FB3}' => '\u{1FBC}',
+                    '\u{1FC3}' => '\u{1FCC}',
+                    '\u{1FF3}' => '\u{1FFC}',
+                    _ => c,
+                },
+            }
+        })
+        .collect()
+}
+
+/// One argument: its value and how messages name it.
+pub(super) type Arg = (Operand, String);
+
+/// `f(args)`.
+pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
+    if f == Func::Coalesce {
+        return coalesce(args);
+    }
+    let (a, what) = args.pop().expect("one argument");
+    let (array, one) = match a {
+        Operand::Rows(a) => (a, false),
+        Operand::One(a) => (a, true),
+        Operand::Null => return Ok(Value::Null),
+        Operand::Interval(_) => {
+            return Err(format!(
+                "{}() does not take {what} (an interval stands alone: it is added to or \
+                 subtracted from a date or a timestamp)",
+                f.name()
+            ))
+        }
+    };
+    if array.data_type() == &DataType::Null {
+        return Ok(Value::Null);
+    }
+    let r = match f {
+        Func::Lower | Func::Upper | Func::Length => string(f, &array, &what)?,
+        Func::Abs => abs(&array, &what)?,
+        Func::Date(try_) => to_date(&array, try_, &what)?,
+        Func::Timestamp => to_timestamp(&array, &what)?,
+        Func::Part(p) => part(p, &array, &what)?,
+        Func::Coalesce => unreachable!("handled above"),
+    };
+    Ok(if one { Value::One(r) } else { Value::Rows(r) })
+}
+
+fn string(f: Func, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+    fn apply<'x>(f: Func, values: impl Iterator<Item = Option<&'x str>>) -> ArrayRef {
+        match f {
+            Func::Length => Arc::new(
+                values
+                    .map(|v| v.map(|s| s.chars().count() as i64))
+                    .collect::<Int64Array>(),
+            ),
+            Func::Lower => Arc::new(
+                values
+                    .map(|v| v.map(super::eval::lowercase))
+                    .collect::<LargeStringArray>(),
+            ),
+            _ => Arc::new(
+                values
+                    .map(|v| v.map(uppercase))
+                    .collect::<LargeStringArray>(),
+            ),
+        }
+    }
+    Ok(match a.data_type() {
+        DataType::Utf8 => apply(f, a.as_string::<i32>().iter()),
+        DataType::LargeUtf8 => apply(f, a.as_string::<i64>().iter()),
+        DataType::Utf8View => apply(f, a.as_string_view().iter()),
+        other => {
+            return Err(format!(
+                "{}() takes a string, {what} is {}",
+                f.name(),
+                describe(other)
+            ))
+        }
+    })
+}
+
+fn describe(t: &DataType) -> String {
+    match t {
+        DataType::Boolean => "a boolean".into(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "a string".into(),
+        DataType::Date32 | DataType::Date64 => "a date".into(),
+        DataType::Timestamp(..) => format!("a timestamp ({t})"),
+        DataType::Decimal256(76, _) => "a number".into(),
+        other => format!("of type {other}"),
+    }
+}
+
+fn abs(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+    let t = a.data_type();
+    match t {
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+            return Ok(Arc::clone(a))
+        }
+        DataType::Float16 => {
+            let f = arith::cast(a, &DataType::Float32)?;
+            return Ok(Arc::new(
+                f.as_primitive::<Float32Type>()
+                    .unary::<_, Float32Type>(f32::abs),
+            ));
+        }
+        DataType::Float32 => {
+            return Ok(Arc::new(
+                a.as_primitive::<Float32Type>()
+                    .unary::<_, Float32Type>(f32::abs),
+            ) as ArrayRef)
+        }
+        DataType::Float64 => {
+            return Ok(Arc::new(
+                a.as_primitive::<Float64Type>()
+                    .unary::<_, Float64Type>(f64::abs),
+            ) as ArrayRef)
+        }
+        _ => {}
+    }
+    let Some((p, s)) = arith::number(t) else {
+        return Err(format!("abs() takes a number, {what} is {}", describe(t)));
+    };
+    // The exact value, in a decimal that holds it and its negation.
+    let d = arith::cast(a, &arith::decimal(p, s))?;
+    let neg = numeric::neg(&d).map_err(|e| e.to_string())?;
+    let zero = arith::cast(
+        &(Arc::new(Int64Array::from(vec![0])) as ArrayRef),
+        d.data_type(),
+    )?;
+    let negative = cmp::lt(&d, &arrow::array::Scalar::new(&zero)).map_err(|e| e.to_string())?;
+    zip(&negative, &neg, &d).map_err(|e| e.to_string())
+}
+
+/// Nanoseconds per raw unit of a date or timestamp type.
+fn unit_ns(t: &DataType) -> Option<i64> {
+    Some(match t {
+        DataType::Date32 => DAY_NS as i64,
+        DataType::Date64 => 1_000_000,
+        DataType::Timestamp(u, _) => match u {
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Microsecond => 1_000,
+            TimeUnit::Nanosecond => 1,
+        },
+        _ => return None,
+    })
+}
+
+/// The raw values of a date or timestamp array, as `i64`.
+fn raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
+    let r = match a.data_type() {
+        DataType::Date32 => {
+            arith::cast(a, &DataType::Int32).and_then(|x| arith::cast(&x, &DataType::Int64))?
+        }
+        _ => arith::cast(a, &DataType::Int64)?,
+    };
+    Ok(r.as_primitive::<Int64Type>().clone())
+}
+
+/// Split raw values of `per` nanoseconds into whole days and the nanoseconds into the day.
+fn days_and_ns(v: i64, per: i64) -> (i64, i64) {
+    if per >= DAY_NS as i64 {
+        return (v * (per / DAY_NS as i64), 0);
+    }
+    let per_day = DAY_NS as i64 / per;
+    (v.div_euclid(per_day), v.rem_euclid(per_day) * per)
+}
+
+fn time_of(f: &str, a: &ArrayRef, what: &str) -> Result<(Int64Array, i64), Reason> {
+    match unit_ns(a.data_type()) {
+        Some(per) => Ok((raw(a)?, per)),
+        None => Err(format!(
+            "{f}() takes a date or a timestamp, {what} is {}",
+            describe(a.data_type())
+        )),
+    }
+}
+
+fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
+    if a.data_type() == &DataType::Date32 {
+        return Ok(Arc::clone(a));
+    }
+    let (raw, per) = time_of("CAST AS DATE", a, what).map_err(|e| {
+        e.replace(
+            "CAST AS DATE() takes a date or a timestamp",
+            "CAST(... AS DATE) takes a date, a timestamp or a string literal",
+        )
+    })?;
+    let mut out = Vec::with_capacity(raw.len());
+    for v in raw.iter() {
+        out.push(match v {
+            None => None,
+            Some(v) => match i32::try_from(days_and_ns(v, per).0) {
+                Ok(d) => Some(d),
+                Err(_) if try_ => None,
+                Err(_) => {
+                    return Err(format!(
+                        "{what} has a date out of the range of dates (Date32)"
+                    ))
+                }
+            },
+        });
+    }
+    Ok(Arc::new(Date32Array::from(out)))
+}
+
+fn to_timestamp(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+    let t = a.data_type();
+    Ok(match t {
+        DataType::Date32 | DataType::Date64 => {
+            let (raw, per) = time_of("CAST AS TIMESTAMP", a, what)?;
+            let per_us = per / 1000;
+            let us: Result<PrimitiveArray<TimestampMicrosecondType>, _> = raw.try_unary(|v| {
+                v.checked_mul(per_us).ok_or_else(|| {
+                    arrow::error::ArrowError::ComputeError(format!(
+                        "{what} has a date out of the range of timestamps"
+                    ))
+                })
+            });
+            Arc::new(us.map_err(|e| e.to_string().replace("Compute error: ", ""))?)
+        }
+        // The same instants, without the time zone.
+        DataType::Timestamp(u, Some(_)) => {
+            let raw = raw(a)?;
+            let values = raw.values().clone();
+            let nulls = raw.nulls().cloned();
+            match u {
+                TimeUnit::Second => {
+                    Arc::new(PrimitiveArray::<TimestampSecondType>::new(values, nulls)) as ArrayRef
+                }
+                TimeUnit::Millisecond => Arc::new(PrimitiveArray::<TimestampMillisecondType>::new(
+                    values, nulls,
+                )),
+                TimeUnit::Microsecond => Arc::new(PrimitiveArray::<TimestampMicrosecondType>::new(
+                    values, nulls,
+                )),
+                TimeUnit::Nanosecond => Arc::new(PrimitiveArray::<TimestampNanosecondType>::new(
+                    values, nulls,
+                )),
+            }
+        }
+        DataType::Timestamp(_, None) => Arc::clone(a),
+        other => {
+            return Err(format!(
+            "CAST(... AS TIMESTAMP) takes a date, a timestamp or a string literal, {what} is {}",
+            describe(other)
+        ))
+        }
+    })
+}
+
+fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+    let (raw, per) = time_of(p.name(), a, what)?;
+    Ok(Arc::new(raw.unary::<_, Int64Type>(|v| {
+        let (days, ns) = days_and_ns(v, per);
+        p.of(days, ns)
+    })))
+}
+
+/// What a value is to `coalesce`: values of one class share a type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Exact,
+    Float,
+    String,
+    Binary,
+    Time,
+    Bool,
+}
+
+fn class(t: &DataType) -> Option<Class> {
+    use DataType::*;
+    Some(match t {
+        Float16 | Float32 | Float64 => Class::Float,
+        Utf8 | LargeUtf8 | Utf8View => Class::String,
+        Binary | LargeBinary | BinaryView | FixedSizeBinary(_) => Class::Binary,
+        Date32 | Date64 | Timestamp(..) => Class::Time,
+        Boolean => Class::Bool,
+        t if arith::number(t).is_some() => Class::Exact,
+        _ => return None,
+    })
+}
+
+/// `coalesce(a, b, ...)`: each row's first non-NULL value. The values share a type, as
+/// DuckDB binds them: exact numbers a decimal wide enough for each (any float makes them
+/// floats, a DOUBLE among them DOUBLEs), strings a string, dates a date, dates and
+/// timestamps a timestamp of the finest unit among them.
+fn coalesce(args: Vec<Arg>) -> Result<Value, Reason> {
+    // NULLs never give a value.
+    let args: Vec<(ArrayRef, bool, String)> = args
+        .into_iter()
+        .filter_map(|(o, what)| match o {
+            Operand::Rows(a) if a.data_type() != &DataType::Null => Some(Ok((a, false, what))),
+            Operand::One(a) => Some(Ok((a, true, what))),
+            Operand::Interval(_) => Some(Err(format!(
+                "coalesce() does not take {what} (an interval stands alone)"
+            ))),
+            _ => None,
+        })
+        .collect::<Result<_, Reason>>()?;
+    if args.is_empty() {
+        return Ok(Value::Null);
+    }
+    let to = common_type(&args)?;
+    let mut acc: Option<(ArrayRef, bool)> = None;
+    for (a, one, _) in &args {
+        acc = Some(match acc {
+            None => (convert(a, &to)?, *one),
+            // A literal that is not NULL decides every row.
+            Some((x, true)) if x.is_valid(0) => (x, true),
+            Some((_, true)) => (convert(a, &to)?, *one),
+            Some((x, false)) => {
+                let has = is_not_null(&x).map_err(|e| e.to_string())?;
+                if has.true_count() == has.len() {
+                    (x, false)
+                } else {
+                    (fill(&x, &has, a, *one, &to)?, false)
+                }
+            }
+        });
+    }
+    let (r, one) = acc.expect("at least one argument");
+    Ok(if one { Value::One(r) } else { Value::Rows(r) })
+}
+
+/// `x` where `has` is true, else `a` (one value for every row when `one`), as `to`. Only
+/// the rows that take `a` are converted, so a value out of the range of `to` fails only
+/// where it is the answer, as in DuckDB.
+fn fill(
+    x: &ArrayRef,
+    has: &arrow::array::BooleanArray,
+    a: &ArrayRef,
+    one: bool,
+    to: &DataType,
+) -> Result<ArrayRef, Reason> {
+    let e = |e: arrow::error::ArrowError| e.to_string();
+    if one {
+        let a = convert(a, to)?;
+        return zip(has, x, &arrow::array::Scalar::new(&a)).map_err(e);
+    }
+    let a = convert(&nullif(a, has).map_err(e)?, to)?;
+    zip(has, x, &a).map_err(e)
+}
+
+fn common_type(args: &[(ArrayRef, bool, String)]) -> Result<DataType, Reason> {
+    let first = args[0].0.data_type();
+    if args.iter().all(|(a, ..)| a.data_type() == first) {
+        return Ok(first.clone());
+    }
+    let mut classes = Vec::with_capacity(args.len());
+    for (a, _, what) in args {
+        let c = class(a.data_type()).ok_or_else(|| {
+            format!(
+                "coalesce() does not take {what} ({})",
+                describe(a.data_type())
+            )
+        })?;
+        classes.push(c);
+    }
+    let c0 = classes[0];
+    for (c, (a, _, what)) in classes.iter().zip(args) {
+        let same = *c == c0
+            || matches!(
+                (c0, c),
+                (Class::Exact | Class::Float, Class::Exact | Class::Float)
+            );
+        if !same {
+            return Err(format!(
+                "coalesce() takes values of one kind: {} is {}, {what} is {}",
+                args[0].2,
+                describe(first),
+                describe(a.data_type())
+            ));
+        }
+    }
+    let types = || args.iter().map(|(a, ..)| a.data_type());
+    Ok(match c0 {
+        Class::Exact | Class::Float if classes.contains(&Class::Float) => {
+            if types().any(|t| t == &DataType::Float64) {
+                DataType::Float64
+            } else {
+                DataType::Float32
+            }
+        }
+        Class::Exact | Class::Float => {
+            let (mut int, mut scale) = (0i32, 0i32);
+            for (a, one, _) in args {
+                let (p, s) = if *one {
+                    literal_digits(a)
+                } else {
+                    arith::number(a.data_type())
+                }
+                .expect("an exact number");
+                int = int.max(p as i32 - s as i32);
+                scale = scale.max(s as i32);
+            }
+            // Computed values declare more digits than they hold (`i64 + 1` is typed from
+            // the literal's 76): past 76, a value that does not fit fails where it is taken.
+            arith::decimal((int + scale).min(76) as u8, scale as i8)
+        }
+        Class::String => DataType::LargeUtf8,
+        Class::Binary => DataType::LargeBinary,
+        Class::Bool => DataType::Boolean,
+        Class::Time => {
+            // A literal counts in microseconds unless it has digits below them, as DuckDB
+            // types `TIMESTAMP '...'` (so a TIMESTAMP literal does not take a millisecond
+            // column to nanoseconds, where 9999-12-31 does not fit).
+            let finest = args
+                .iter()
+                .filter(|(a, ..)| {
+                    matches!(a.data_type(), DataType::Timestamp(..) | DataType::Date64)
+                })
+                .filter_map(|(a, one, _)| {
+                    let per = unit_ns(a.data_type())?;
+                    let whole_us = |a: &ArrayRef| {
+                        a.as_primitive::<TimestampNanosecondType>().value(0) % 1000 == 0
+                    };
+                    Some(if *one && per == 1 && a.is_valid(0) && whole_us(a) {
+                        1000
+                    } else {
+                        per
+                    })
+                })
+                .min();
+            match finest {
+                None => DataType::Date32,
+                Some(per) => DataType::Timestamp(
+                    match per {
+                        1 => TimeUnit::Nanosecond,
+                        1_000 => TimeUnit::Microsecond,
+                        1_000_000 => TimeUnit::Millisecond,
+                        _ => TimeUnit::Second,
+                    },
+                    None,
+                ),
+            }
+        }
+    })
+}
+
+/// The precision and scale of an exact number: a literal's (a one-row 76-digit decimal) by
+/// its value, so that `coalesce(dec, 7)` needs the decimal's digits, not 76.
+fn literal_digits(a: &ArrayRef) -> Option<(u8, i8)> {
+    match a.data_type() {
+        DataType::Decimal256(_, s) if a.len() == 1 && a.is_valid(0) => {
+            let v = a.as_primitive::<Decimal256Type>().value(0);
+            let digits = v.wrapping_abs().to_string().trim_start_matches('-').len();
+            let p = digits.max(*s as usize + 1).min(76) as u8;
+            Some((p, *s))
+        }
+        t => arith::number(t),
+    }
+}
+
+/// `a` as a value of `to` (a type [`common_type`] chose for it): exactly, or an error.
+fn convert(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
+    if a.data_type() == to {
+        return Ok(Arc::clone(a));
+    }
+    let DataType::Timestamp(unit, None) = to else {
+        return arith::cast(a, to);
+    };
+    // Instants, without a time zone: scale the raw values (no cast, which would read a
+    // zone's wall clock).
+    let per = unit_ns(a.data_type()).expect("a date or a timestamp");
+    let to_per = unit_ns(to).expect("a timestamp");
+    let raw = raw(a)?;
+    // To a finer unit, or (a literal of whole microseconds) a coarser one, exactly.
+    let scaled: Result<Int64Array, _> = raw.try_unary(|v| {
+        let r = if per >= to_per {
+            v.checked_mul(per / to_per)
+        } else {
+            Some(v / (to_per / per))
+        };
+        r.ok_or_else(|| {
+            arrow::error::ArrowError::ComputeError(format!(
+                "coalesce() takes a value out of the range of {to}"
+            ))
+        })
+    });
+    let scaled = scaled.map_err(|e| e.to_string().replace("Compute error: ", ""))?;
+    let (values, nulls) = (scaled.values().clone(), scaled.nulls().cloned());
+    Ok(match unit {
+        TimeUnit::Second => {
+            Arc::new(PrimitiveArray::<TimestampSecondType>::new(values, nulls)) as ArrayRef
+        }
+        TimeUnit::Millisecond => Arc::new(PrimitiveArray::<TimestampMillisecondType>::new(
+            values, nulls,
+        )),
+        TimeUnit::Microsecond => Arc::new(PrimitiveArray::<TimestampMicrosecondType>::new(
+            values, nulls,
+        )),
+        TimeUnit::Nanosecond => Arc::new(PrimitiveArray::<TimestampNanosecondType>::new(
+            values, nulls,
+        )),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trips_over_the_range_of_date32() {
+        for days in (-2_147_483_648i64..=2_147_483_647)
+            .step_by(9_999_991)
+            .chain([-1, 0, 1, -719_468, 11_016])
+        {
+            let (y, m, d) = civil(days);
+            assert!((1..=12).contains(&m) && (1..=31).contains(&d), "{days}");
+            assert_eq!(days_from_civil(y, m, d), days, "{days}");
+        }
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(-1), (1969, 12, 31));
+        assert_eq!(civil(18_321), (2020, 2, 29));
+        // DuckDB: year(DATE '0001-01-01' - 1) = 0, year(DATE '-5877641-06-25') = -5877641.
+        assert_eq!(civil(days_from_civil(1, 1, 1) - 1), (0, 12, 31));
+        assert_eq!(civil(-2_147_483_648).0, -5_877_641);
+        assert_eq!(civil(2_147_483_647).0, 5_881_580);
+    }
+
+    #[test]
+    fn parts_follow_duckdb() {
+        // 2024-01-07 was a Sunday: dayofweek 0, isodow 7.
+        let d = days_from_civil(2024, 1, 7);
+        assert_eq!(Part::Dow.of(d, 0), 0);
+        assert_eq!(Part::Isodow.of(d, 0), 7);
+        assert_eq!(Part::Doy.of(days_from_civil(2024, 12, 31), 0), 366);
+        assert_eq!(Part::Quarter.of(days_from_civil(2024, 12, 31), 0), 4);
+        // DuckDB: week(DATE '2021-01-01') = 53 of isoyear 2020, week(DATE '2024-12-30') = 1
+        // of isoyear 2025.
+        let (a, b) = (days_from_civil(2021, 1, 1), days_from_civil(2024, 12, 30));
+        assert_eq!((Part::Week.of(a, 0), Part::IsoYear.of(a, 0)), (53, 2020));
+        assert_eq!((Part::Week.of(b, 0), Part::IsoYear.of(b, 0)), (1, 2025));
+        let ns = ((10 * 60 + 11) * 60 + 12) * 1_000_000_000 + 500_000_000;
+        assert_eq!(Part::Hour.of(d, ns), 10);
+        assert_eq!(Part::Minute.of(d, ns), 11);
+        assert_eq!(Part::Second.of(d, ns), 12);
+        // A nanosecond before the epoch is 1969-12-31 23:59:59.
+        let (days, ns) = days_and_ns(-1, 1);
+        assert_eq!(
+            (days, Part::Hour.of(days, ns), Part::Second.of(days, ns)),
+            (-1, 23, 59)
+        );
+    }
+
+    #[test]
+    fn upper_and_lower_map_one_character_to_one_as_duckdb() {
+        assert_eq!(uppercase("straße ᾀ ﬀ ǆ σς"), "STRAẞE ᾈ ﬀ Ǆ ΣΣ");
+        assert_eq!(
+            uppercase("\u{1FB3}\u{1FC3}\u{1FF3}ŉ"),
+            "\u{1FBC}\u{1FCC}\u{1FFC}ŉ"
+        );
+        assert_eq!(
+            super::super::eval::lowercase("İSTANBUL ǅ Σ"),
+            "istanbul ǆ σ"
+        );
+        // Mappings Unicode added after 15.1 (Garay), which DuckDB 2.0 does not have.
+        assert_eq!(uppercase("\u{10D70}\u{A7CD}"), "\u{10D70}\u{A7CD}");
+        assert_eq!(
+            super::super::eval::lowercase("\u{10D50}\u{A7CC}"),
+            "\u{10D50}\u{A7CC}"
+        );
+    }
+}
