@@ -95,7 +95,10 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            OR and NOT; each column `left.x` / `right.x` or bare (the sides' names differ).
            A fifth of the predicates compute (the where kind's arithmetic, over both sides:
            `right.ra - left.la <= 3`, `right.rid > left.lid * 2`, `left.lk + INTERVAL '7
-           days' >= right.rk2`). Literals come mostly from a DuckDB sample of 64 key-matching
+           days' >= right.rk2`), and 15 % call functions (the where kind's, over both sides,
+           a generator of their own: `lower(left.ls) = lower(right.rs)`, `year(left.lk) + 1
+           >= year(right.rk)`, `coalesce(right.ra, 0) * 2 > left.la`); so do 15 % of the
+           sides' `--where` predicates. Literals come mostly from a DuckDB sample of 64 key-matching
            pairs (values the pairs hold, values an expression takes on them), columns mostly
            from those that vary over it, and a predicate or condition true (or false) on
            every sampled pair is mostly drawn again: 19 in 20 of the conditions on two pairs
@@ -110,6 +113,13 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            exact or an overflow error), a date plus or minus days or minus a date, a date or
            timestamp plus or minus an INTERVAL of days to microseconds, compared with
            literals, columns or more arithmetic (see fuzz_gen's arithmetic section);
+           and 15 % of all its predicates call functions (a generator of their own, so that
+           a seed's other draws stay what they were): lower, upper, length, abs, coalesce,
+           CAST / TRY_CAST / `::` to DATE and TIMESTAMP, the parts of dates and timestamps
+           (`year(x)`, `EXTRACT(week FROM x)`, `date_part('dow', x)`) and IS [NOT] DISTINCT
+           FROM, nested, over arithmetic and under it, their literals mostly values the call
+           takes on the table's rows (DuckDB computes them), and a twentieth of them calls
+           bloomjoin refuses (counted as mismatched types; see fuzz_gen's functions section);
            the row ids a left-semi join keeps (the condition as `--left-where` or as
            `--right-where`, so both the map-side filter and row-group pruning run) against
            DuckDB's `SELECT rid ... WHERE`. A condition DuckDB refuses or cannot evaluate
@@ -133,6 +143,9 @@ copies. The last line counts the passing joins that read S3.
 FUZZ_BIG_ANSWER (environment, default 200000): join answers of more rows are compared inside
 DuckDB (`EXCEPT ALL` both ways over our output files) rather than as Python tuples; 0
 compares every answer that way.
+
+The last line counts the cases whose conditions call functions, and those with a
+--join-where that does.
 
 --no-u64-meets-signed: never let a UInt64 key meet a signed key in join cases (for builds
 before integer keys by value, issue 12 defect 1): the generator still draws such pairs and
@@ -190,6 +203,8 @@ class Case:
         self.notes = []  # what the generator chose
         self.skipped_u64 = 0  # a UInt64 key meeting a signed key, replaced
         self.s3 = False  # the join read its sides from S3 (--s3)
+        self.funcs = 0  # predicates calling functions in its conditions (fuzz_gen's functions)
+        self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -868,6 +883,29 @@ class PairSample:
         return 0 < nulls < rows
 
 
+class TableSample:
+    """The values DuckDB expressions take on a table's rows, for the literals of predicates
+    calling functions (fuzz_gen.func_predicate): `values(dk, raw=False)` as PairSample's, over
+    the table in memory as DuckDB's Parquet reader types it. DuckDB starts on the first call."""
+
+    def __init__(self, table):
+        self.table, self.con, self.cache = table, None, {}
+
+    def values(self, dk, raw=False):
+        if (dk, raw) not in self.cache:
+            if self.con is None:
+                self.con = duck()
+                self.con.register("t", as_duckdb_parquet_types(self.table))
+            v = dk if raw else f"CAST(({dk}) AS VARCHAR)"
+            try:
+                # In a fixed order (the draws from them must not depend on DuckDB's).
+                rows = self.con.execute(f"SELECT DISTINCT {v} AS v FROM t WHERE v IS NOT NULL ORDER BY v LIMIT 200").fetchall()
+                self.cache[dk, raw] = [x for (x,) in rows]
+            except (duckdb.Error, UnicodeDecodeError):
+                self.cache[dk, raw] = []
+        return self.cache[dk, raw]
+
+
 def jw_lit(rng, cols, name, sample):
     """A literal of column `name`'s kind: mostly one of the values the sampled pairs hold in
     it, else from its pool (jw_literal)."""
@@ -928,6 +966,40 @@ def jw_arith(rng, cols, keys, sample):
     return bj, dk, len({cols[n][0] for n in used}) == 2
 
 
+def jw_func_operands(cols, sample):
+    """The columns of a --join-where draw as g.Operands for functions (g.func_operands):
+    jw_operands' and the strings, binary and far dates ('xdate')."""
+    ops = jw_operands(cols, sample)
+    have = {o.name for o in ops}
+    for name, (side, kind, pool, t) in cols.items():
+        if name in have or kind not in ("str", "bin", "date"):
+            continue
+        refs = lambda rng, name=name: jw_ref(rng, cols, name)
+        lit = lambda rng, name=name: jw_lit(rng, cols, name, sample)
+        ops.append(g.Operand(name, "xdate" if kind == "date" else kind, refs, lit))
+    for o in ops:
+        o.pool = cols[o.name][2]
+        o.inf = o.kind == "xdate" and g.has_infinity(o.pool)
+    return ops
+
+
+def jw_func(rng, cols, keys, sample):
+    """A predicate calling functions over columns of both sides (g.func_predicate): (bloomjoin
+    text, DuckDB text, whether it reads both sides), or None without columns. Chosen as
+    jw_arith chooses."""
+    ops = jw_func_operands(cols, sample)
+    if not ops:
+        return None
+    firsts = ops + [o for o in ops if o.name not in keys and o.name[1:] not in {k[1:] for k in keys}] * 2
+    if sample is not None and rng.random() < 0.8:
+        firsts = [o for o in firsts if sample.varied(f"{cols[o.name][0][0]}.{g.q(o.name)}")] or firsts
+    first = rng.choice(firsts)
+    mine = cols[first.name][0]
+    ops = ops + [o for o in ops if cols[o.name][0] != mine] * 2
+    bj, dk, used = g.func_predicate(rng, ops, first, sample.values if sample is not None else None)
+    return bj, dk, len({cols[n][0] for n in used}) == 2
+
+
 def jw_ref(rng, cols, name):
     """A column of the condition: bloomjoin's `left.x` / `right.x` or (the sides' names
     differ) the bare name; DuckDB's `l.x` / `r.x`."""
@@ -936,11 +1008,28 @@ def jw_ref(rng, cols, name):
     return bj, f"{side[0]}.{g.q(name)}"
 
 
-def jw_predicate(rng, cols, keys, sample=None):
+def jw_predicate(rng, cols, keys, sample=None, frng=None):
     """One predicate of a --join-where: (bloomjoin text, DuckDB text, whether it compares a
     left column with a right one). `sample`, a PairSample or None, gives literals values the
     key-matching pairs hold, and with it a predicate true (or false) on every sampled pair is
-    mostly drawn again, up to twice: in an AND or an OR it would decide nothing."""
+    mostly drawn again, up to twice: in an AND or an OR it would decide nothing. `frng`, when
+    given, draws (g.FUNC_SHARE of the time) a predicate calling functions instead (jw_func),
+    from itself: `rng` still draws the predicate it would have."""
+    got = jw_predicate_plain(rng, cols, keys, sample)
+    if frng is None or frng.random() >= g.FUNC_SHARE:
+        return got
+    for _ in range(3):
+        f = jw_func(frng, cols, keys, sample)
+        if f is None:
+            return got
+        if sample is None or not sample.pairs or frng.random() < 0.25 or sample.cuts(f[1]):
+            break
+    g.FUNCS[0] += 1
+    return f
+
+
+def jw_predicate_plain(rng, cols, keys, sample=None):
+    """One predicate without functions (the generator's before they came), as jw_predicate."""
     for _ in range(2):
         got = jw_predicate_once(rng, cols, keys, sample)
         if sample is None or not sample.pairs or rng.random() < 0.25 or sample.cuts(got[1]):
@@ -1035,34 +1124,34 @@ def jw_predicate_once(rng, cols, keys, sample):
     return f"{x[0]} {t}", f"{x[1]} {t}", False
 
 
-def jw_condition(rng, cols, keys, sample=None, depth=0):
+def jw_condition(rng, cols, keys, sample=None, depth=0, frng=None):
     """A --join-where: predicates under AND / OR / NOT; (bloomjoin text, DuckDB text, whether
     it compares a left column with a right one somewhere)."""
     r = rng.random()
     if depth >= 2 or r < 0.55:
-        return jw_predicate(rng, cols, keys, sample)
+        return jw_predicate(rng, cols, keys, sample, frng)
     if r < 0.65:
-        bj, dk, cross = jw_condition(rng, cols, keys, sample, depth + 1)
+        bj, dk, cross = jw_condition(rng, cols, keys, sample, depth + 1, frng)
         return f"NOT ({bj})", f"NOT ({dk})", cross
     op = rng.choice(["AND", "OR"])
-    parts = [jw_condition(rng, cols, keys, sample, depth + 1) for _ in range(rng.choice([2, 2, 2, 3]))]
+    parts = [jw_condition(rng, cols, keys, sample, depth + 1, frng) for _ in range(rng.choice([2, 2, 2, 3]))]
     return (f" {op} ".join(f"({p[0]})" for p in parts), f" {op} ".join(f"({p[1]})" for p in parts),
             any(p[2] for p in parts))
 
 
-def join_where(rng, cols, keys, sample=None):
+def join_where(rng, cols, keys, sample=None, frng=None):
     """A random --join-where over the case's columns (`cols`: name -> (side, kind, pool, type);
     the left key columns `keys`; `sample` a PairSample or None) that compares a left column
     with a right one: (bloomjoin text, DuckDB text). With a sample, one true (or false) on
     every sampled pair is mostly drawn again, up to three times: it changes no answer."""
     for _ in range(3):
-        bj, dk, cross = jw_condition(rng, cols, keys, sample)
+        bj, dk, cross = jw_condition(rng, cols, keys, sample, frng=frng)
         for _ in range(10):
             if cross:
                 break
             # One side's alone (an outer join pads, an anti join keeps a row it fails): with a
             # comparison of both sides, ANDed or ORed.
-            b2, d2, cross = jw_predicate(rng, cols, keys, sample)
+            b2, d2, cross = jw_predicate(rng, cols, keys, sample, frng)
             op = rng.choice(["AND", "OR"])
             bj, dk = f"({b2}) {op} ({bj})", f"({d2}) {op} ({dk})"
         if sample is None or not sample.pairs or rng.random() < 0.15 or sample.cuts(dk):
@@ -1242,8 +1331,13 @@ def join_case(case, ctx):
     lcols = [c for c in linfo if linfo[c][0] != "dec"]
     rcols = [c for c in rinfo if rinfo[c][0] != "dec"]
     g.MIXED[0] = 0
-    lwhere = g.condition(rng, linfo, lcols) if r < 0.6 else None
-    rwhere = g.condition(rng, rinfo, rcols) if rng.random() < 0.3 else None
+    # Functions in the sides' conditions: a generator of their own (fuzz_gen's functions), their
+    # literals from the values on the side's rows.
+    frng = random.Random(f"{ctx.seed}:join-func:{case.index}")
+    g.FUNCS[0] = 0
+    lwhere = g.condition(rng, linfo, lcols, frng=frng, values=TableSample(left).values) if r < 0.6 else None
+    rwhere = g.condition(rng, rinfo, rcols, frng=frng, values=TableSample(right).values) if rng.random() < 0.3 else None
+    case.funcs += g.FUNCS[0]
     # A condition on a side's partition column, alone or ANDed to the side's (it then prunes
     # files), or ORed to it (it then prunes none).
     for side in hive:
@@ -1479,7 +1573,12 @@ def join_case(case, ctx):
             for c in names_:
                 if c in side_cols[side]:
                     jw_cols[c] = (side,) + side_cols[side][c]
-        jw = join_where(jrng, jw_cols, lkeys.split(","), sample)
+        # Functions in its predicates: a generator of their own (fuzz_gen's functions).
+        g.FUNCS[0] = 0
+        jw = join_where(jrng, jw_cols, lkeys.split(","), sample,
+                        random.Random(f"{ctx.seed}:join-where-func:{case.index}"))
+        case.funcs += g.FUNCS[0]
+        case.jw_funcs = g.FUNCS[0]
         join += ["--join-where", jw[0]]
         on = f"{on} AND ({jw[1]})"
         case.notes.append(f"--join-where {jw[0]}")
@@ -1982,7 +2081,12 @@ def where_case(case, ctx):
         # Focus on a few columns, so that column-to-column comparisons meet often.
         names = rng.sample(names, rng.randint(1, 4))
     g.MIXED[0] = 0
-    bj, dk = g.condition(rng, info, names)
+    # Functions in a share of the predicates: a generator of their own (fuzz_gen's functions),
+    # their literals from the values DuckDB computes on the table's rows.
+    g.FUNCS[0] = 0
+    bj, dk = g.condition(rng, info, names, frng=random.Random(f"{ctx.seed}:where-func:{case.index}"),
+                         values=TableSample(table).values)
+    case.funcs = g.FUNCS[0]
     case.notes.append(f"condition: {bj}")
 
     con = duck()
@@ -2225,6 +2329,8 @@ def run_case(job):
         r.update(outcome="FAILED", error=str(e), notes=case.notes, log=case.log, dir=case.dir)
     r["skipped_u64"] = case.skipped_u64
     r["s3"] = case.s3
+    r["funcs"] = case.funcs
+    r["jw_funcs"] = case.jw_funcs
     return r
 
 
@@ -2270,6 +2376,7 @@ def run_all(args, s3_port):
     failures = []
     skipped_u64 = 0
     on_s3 = 0
+    funcs = collections.Counter()  # cases whose conditions call functions, and how they ended
     start = time.monotonic()
     if args.jobs > 1:
         pool = multiprocessing.get_context("fork").Pool(args.jobs)
@@ -2284,6 +2391,10 @@ def run_all(args, s3_port):
         counts[kind][r["outcome"]] += 1
         skipped_u64 += r["skipped_u64"]
         on_s3 += r["s3"] and r["outcome"].startswith("pass")
+        if r["funcs"]:
+            funcs["cases"] += 1
+            funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
+            funcs["jw"] += r["jw_funcs"] > 0
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
@@ -2316,6 +2427,9 @@ def run_all(args, s3_port):
     skipped = f"; {skipped_u64} UInt64-meets-signed key pairs replaced (--no-u64-meets-signed)" if skipped_u64 else ""
     if args.s3:
         skipped += f"; {on_s3} passing joins read their sides from S3"
+    if funcs["cases"]:
+        jw = f", {funcs['jw']} in a --join-where" if funcs["jw"] else ""
+        skipped += f"; {funcs['cases']} cases called functions ({funcs['pass']} passed{jw})"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

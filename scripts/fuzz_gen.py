@@ -611,12 +611,18 @@ CMP_OPS = ["=", "==", "<>", "!=", "<", "<=", ">", ">="]
 
 class Ex:
     """An operand of arithmetic: bloomjoin's text, DuckDB's, its kind ('num', 'date', 'ts',
-    'interval'), for numbers its exact (precision, scale), its precedence and the names of
-    the columns it reads."""
+    'interval'; and of functions 'float', 'str', 'bin', 'bool', 'xdate'), for numbers its
+    exact (precision, scale), its precedence and the names of the columns it reads."""
 
-    def __init__(self, bj, dk, kind, ps=None, prec=ATOM, used=(), val=None):
+    def __init__(self, bj, dk, kind, ps=None, prec=ATOM, used=(), val=None, bjps=None):
         self.bj, self.dk, self.kind, self.ps, self.prec, self.used = bj, dk, kind, ps, prec, set(used)
         self.val = val  # a literal's value, where known (lit_from_text): to order BETWEEN's bounds
+        # A number's (precision, scale) as bloomjoin types it (`ps` bounds its values): a
+        # column's type, a literal's digits, and a computed value a decimal of 38 or 76 digits
+        # (arith::decimal). coalesce() types its arguments by it (see the functions' section).
+        self.bjps = bjps if bjps is not None else ps
+        self.mirror = None  # functions: the same call on another column (func_partner)
+        self.hint = None  # functions: literal texts its values are likely to meet
 
 
 class Operand:
@@ -680,7 +686,8 @@ def num_lit_ex(text):
     p, s = number_ps(text)
     if p > 38:
         return None
-    return Ex(text, f"CAST({text} AS DECIMAL(38,{s}))", "num", (p, s))
+    # bloomjoin types a literal by its digits, as DuckDB.
+    return Ex(text, f"CAST({text} AS DECIMAL(38,{s}))", "num", (p, s), bjps=(p, s))
 
 
 def col_ex(rng, op):
@@ -708,7 +715,10 @@ def binary(rng, op, a, b, kind, ps=None):
     k = PRODUCT if op == "*" else SUM
     abj, adk = side(rng, a, k)
     bbj, bdk = side(rng, b, k + 1)
-    return Ex(f"{abj} {op} {bbj}", f"{adk} {op} {bdk}", kind, ps, k, a.used | b.used)
+    bjps = None
+    if kind == "num" and a.kind == "num" and b.kind == "num":
+        bjps = computed_width(op, a.bjps or (MAX_DIGITS, a.ps[1]), b.bjps or (MAX_DIGITS, b.ps[1]))
+    return Ex(f"{abj} {op} {bbj}", f"{adk} {op} {bdk}", kind, ps, k, a.used | b.used, bjps=bjps)
 
 
 def negate(rng, e):
@@ -718,7 +728,24 @@ def negate(rng, e):
         bj, dk = e.bj, e.dk
     else:
         bj, dk = f"({e.bj})", f"({e.dk})"
-    return Ex(f"-{bj}", f"-{dk}", "num", e.ps, ATOM, e.used)
+    p, s = e.bjps or (MAX_DIGITS, e.ps[1])
+    return Ex(f"-{bj}", f"-{dk}", "num", e.ps, ATOM, e.used, bjps=(decimal_width(p), s))
+
+
+def decimal_width(p):
+    """The precision of the decimal bloomjoin computes `p` digits in (arith::decimal)."""
+    return 38 if p <= 38 else MAX_DIGITS
+
+
+def computed_width(op, a, b):
+    """(precision, scale) of the decimal bloomjoin's `a op b` is, by its operands' types
+    (arith::numbers: the precision at most 76, then 38 or 76)."""
+    (p1, s1), (p2, s2) = a, b
+    if op == "*":
+        p, s = p1 + p2, s1 + s2
+    else:
+        p, s = max(p1 - s1, p2 - s2) + max(s1, s2) + 1, max(s1, s2)
+    return decimal_width(min(p, MAX_DIGITS)), s
 
 
 def num_ps(op, a, b):
@@ -864,7 +891,8 @@ def date_diff(rng, ops, depth, first=None):
         a, b = b, a
     abj, adk = side(rng, a, SUM)
     bbj, bdk = side(rng, b, SUM + 1)
-    return Ex(f"{abj} - {bbj}", f"CAST({adk} - {bdk} AS DECIMAL(38,0))", "num", (19, 0), SUM, a.used | b.used)
+    return Ex(f"{abj} - {bbj}", f"CAST({adk} - {bdk} AS DECIMAL(38,0))", "num", (19, 0), SUM, a.used | b.used,
+              bjps=(38, 0))
 
 
 def interval_lit(rng):
@@ -1011,13 +1039,690 @@ def arith_predicate(rng, ops, first, values=None):
     return f"{a.bj} {t}", f"{a.dk} {t}", a.used
 
 
+# ------------------------------------------------------------------------------ functions
+
+# Conditions may call functions (FUNC_SHARE of the predicates, in `where` conditions and in
+# --join-where's): lower, upper and length of strings; abs of numbers and floats; coalesce of
+# one kind; CAST / TRY_CAST / `::` to DATE and to TIMESTAMP of dates and timestamps (and of
+# string literals); the parts of dates and timestamps (`year(x)`, `EXTRACT(week FROM x)`,
+# `date_part('dow', x)`); and `IS [NOT] DISTINCT FROM` over any comparable pair. Calls nest
+# (`length(lower(s))`, `year(coalesce(d, DATE '2020-01-01'))`), take arithmetic (`abs(a - b)`,
+# `CAST(ts + INTERVAL '3 hours' AS DATE)`) and compute on (`year(d) + 1`, `coalesce(a, 0) * 2`,
+# `CAST(ts AS DATE) + 3`), under comparisons, IN, BETWEEN, LIKE / ILIKE, IS [NOT] NULL and IS
+# [NOT] DISTINCT FROM with literals (mostly values the expression takes on some rows: `values`),
+# columns, or the same call on another column (`lower(left.ls) = lower(right.rs)`).
+#
+# Where DuckDB's function of the same name is not exact, its text says it exactly (checked in
+# DuckDB 2.0.1 with TimeZone 'UTC'):
+# - abs: of a number's DECIMAL(38, s) text, as arithmetic's operands (DuckDB's abs of a
+#   TINYINT -128 fails: "Overflow on abs").
+# - coalesce of numbers: DuckDB types coalesce(DECIMAL(38,0), DECIMAL(38,20)) as DECIMAL(38,0)
+#   and so rounds the second's values (coalesce(NULL, 1.5) gives 2): its text casts every
+#   argument to DECIMAL(38, S), S the largest scale, which keeps every value or fails on one
+#   over 38 digits ("DuckDB can't say"), never rounds. Arguments whose integer digits and S
+#   pass 38 are mostly left out. bloomjoin types coalesce's numbers by their types (`bjps`):
+#   one whose integer digits and scale pass 76 it refuses, so it is never drawn.
+# - coalesce with floats: the arguments as they are (a FLOAT, DOUBLE, integer or decimal
+#   column, a float literal), DuckDB's FLOAT or DOUBLE as ours; binary only of columns (a
+#   string literal is no binary to bloomjoin, which refuses coalesce(b, 'x')).
+# - A nanosecond timestamp: DuckDB truncates TIMESTAMP_NS toward zero to microseconds in
+#   CAST(x AS DATE), in every part (year(TIMESTAMP_NS '1969-12-31 23:59:59.999999999') is
+#   1970) and in CAST(x AS TIMESTAMP); bloomjoin floors the instant and keeps nanoseconds. So
+#   DuckDB's text floors it first, exactly: make_timestamp((epoch_ns(x) - ((epoch_ns(x) %
+#   1000) + 1000) % 1000) // 1000) (checked against Python on 20,000 instants of 1677..2262),
+#   and CAST(x AS TIMESTAMP) of a TIMESTAMP_NS is x itself; a string literal with digits below
+#   the microsecond is CAST(... AS TIMESTAMP_NS).
+# - Parts: DuckDB's date_part with the part's full name whatever the name bloomjoin's text uses
+#   (DuckDB has no `yyyy`, no dow() or doy() functions). DuckDB's infinite dates (days +-(2^31
+#   - 1), which some join keys hold) have NULL parts where bloomjoin gives the year 5,881,580:
+#   no part, CAST AS TIMESTAMP or date-and-timestamp coalesce of such a column ('xdate': only
+#   CAST AS DATE, coalesce with dates, comparisons with dates). Dates outside the years 1..9999
+#   ('xdate' too) get no CAST AS TIMESTAMP or coalesce with timestamps: bloomjoin converts a
+#   whole column and fails the job on a date no timestamp holds, DuckDB only on a row it
+#   reaches. Timestamps are those arithmetic takes (see above), within DuckDB's range.
+# - EXTRACT takes the names both parsers read (year(s), month(s), dow, doy, ...; not `y`,
+#   `mon`, `weekofyear`, which bloomjoin's parser does not take as EXTRACT fields).
+
+FUNC_SHARE = 0.15  # of the predicates of `where` conditions and of --join-where's
+BAD_CALL_SHARE = 0.05  # of the `where` kind's function predicates: a call bloomjoin refuses
+
+# DuckDB's part name: (names both take as functions, names both take in EXTRACT, in date_part)
+PARTS = {
+    "year": (["year"], ["year", "years"], ["year", "years", "y", "yr", "yrs"]),
+    "quarter": (["quarter"], ["quarter"], ["quarter", "quarters"]),
+    "month": (["month"], ["month", "months"], ["month", "months", "mon", "mons"]),
+    "week": (["week", "weekofyear"], ["week", "weeks"], ["week", "weeks", "w", "weekofyear"]),
+    "day": (["day", "dayofmonth"], ["day", "days"], ["day", "days", "d", "dayofmonth"]),
+    "hour": (["hour"], ["hour", "hours"], ["hour", "hours", "h", "hr", "hrs"]),
+    "minute": (["minute"], ["minute", "minutes"], ["minute", "minutes", "m", "min", "mins"]),
+    "second": (["second"], ["second", "seconds"], ["second", "seconds", "s", "sec", "secs"]),
+    "dayofweek": (["dayofweek", "weekday"], ["dayofweek", "dow"], ["dayofweek", "dow", "weekday"]),
+    "isodow": (["isodow"], ["isodow"], ["isodow"]),
+    "dayofyear": (["dayofyear"], ["dayofyear", "doy"], ["dayofyear", "doy"]),
+    "isoyear": (["isoyear"], ["isoyear"], ["isoyear"]),
+}
+# Values each part often takes, for literals where no values are known.
+PART_VALUES = {
+    "year": [1, 1677, 1899, 1969, 1970, 1971, 2000, 2020, 2024, 2262, 9999],
+    "quarter": [1, 2, 3, 4], "month": [1, 2, 6, 11, 12], "week": [1, 2, 26, 52, 53],
+    "day": [1, 2, 15, 28, 29, 30, 31], "hour": [0, 1, 12, 23], "minute": [0, 1, 30, 59],
+    "second": [0, 1, 30, 59], "dayofweek": [0, 1, 3, 6], "isodow": [1, 4, 6, 7],
+    "dayofyear": [1, 2, 59, 60, 365, 366], "isoyear": [1969, 1970, 2020, 2021, 2025],
+}
+INFINITE_DAYS = {2**31 - 1, -(2**31) + 1}  # DuckDB's DATE 'infinity' and '-infinity'
+
+
+def has_infinity(pool):
+    return any(v in INFINITE_DAYS for v in pool if isinstance(v, int) and not isinstance(v, bool))
+
+
+def func_operands(info, names):
+    """The Operands of the columns `names` of a condition's `info` that functions read:
+    arithmetic's (where_operands) and floats, strings, binary, booleans and dates of far days
+    ('xdate'); each with its pool of values."""
+    ops = where_operands(info, names)
+    have = {o.name for o in ops}
+    for n in names:
+        kind, extra, pool = info[n]
+        if n in have or kind not in ("float", "str", "bin", "bool", "date"):
+            continue
+        refs = lambda rng, n=n: (q(n), q(n))
+        lit = lambda rng, n=n: literal_for(rng, info, n)
+        ops.append(Operand(n, "xdate" if kind == "date" else kind, refs, lit))
+    for o in ops:
+        o.pool = info[o.name][2]
+        o.inf = o.kind == "xdate" and has_infinity(o.pool)
+    return ops
+
+
+# What a function of a column of each kind may give: the kinds of its result.
+RESULTS = {"str": ["str", "str", "num"], "num": ["num"], "float": ["float"], "date": ["date", "ts", "num", "num"],
+           "xdate": ["xdate", "num", "num"], "ts": ["date", "ts", "num", "num"], "bool": ["bool"], "bin": ["bin"]}
+# How often a `where` function predicate reads a column of each kind (out of those present).
+KIND_WEIGHT = {"num": 4, "str": 4, "ts": 3, "date": 2, "xdate": 2, "float": 2, "bool": 1, "bin": 1}
+# Which kinds compare with which (the partners of a function's value).
+FUNC_COMPATIBLE = {"num": {"num"}, "float": {"float"}, "str": {"str"}, "bin": {"bin"}, "bool": {"bool"},
+                   "date": {"date", "ts"}, "ts": {"date", "ts"}, "xdate": {"xdate", "date"}}
+# Which kinds compare as plain columns (IS [NOT] DISTINCT FROM without a function), as `=`.
+PLAIN_COMPATIBLE = {"num": {"num", "float"}, "float": {"num", "float"}, "str": {"str"}, "bin": {"bin"},
+                    "bool": {"bool"}, "date": {"date", "ts", "xdate"}, "ts": {"date", "ts"}, "xdate": {"xdate", "date"}}
+
+
+def ns_text(e):
+    """Whether DuckDB's text of a timestamp may be a TIMESTAMP_NS (its column's or literal's
+    word says so; flooring a TIMESTAMP too is harmless)."""
+    return e.kind == "ts" and "TIMESTAMP_NS" in e.dk
+
+
+def floor_us(dk):
+    """DuckDB's text of a timestamp floored to microseconds, exactly (a TIMESTAMP)."""
+    n = f"epoch_ns({dk})"
+    return f"make_timestamp(({n} - ((({n} % 1000) + 1000) % 1000)) // 1000)"
+
+
+def arg(e):
+    """An operand's text as a `::` cast's (in parentheses unless a column or literal)."""
+    return e.bj if e.prec == ATOM and not e.bj.startswith("-") and "(" not in e.bj else f"({e.bj})"
+
+
+def of(ops, *kinds):
+    return [o for o in ops if o.kind in kinds]
+
+
+def can_part(o):
+    return o.kind in ("date", "ts") or (o.kind == "xdate" and not o.inf)
+
+
+def fx_leaf(rng, ops, kind, depth, first=None):
+    """An operand of `kind` without a call at its top: `first`, a column, a literal, or
+    arithmetic (numbers, dates, timestamps)."""
+    if kind == "num":
+        return num_ex(rng, ops, depth + 1, first)
+    if kind == "date" and (first is None or first.kind == "date"):
+        return date_ex(rng, ops, depth + 1, first)
+    if kind == "ts" and (first is None or first.kind in ("date", "ts")):
+        if first is not None and first.kind == "date" and rng.random() < 0.5:
+            return date_ex(rng, ops, depth + 1, first)
+        return ts_ex(rng, ops, depth + 1, first)
+    if first is not None:
+        return col_ex(rng, first)
+    same = of(ops, kind)
+    if same and rng.random() < 0.8:
+        return col_ex(rng, rng.choice(same))
+    return func_lit(rng, ops, Ex("", "", kind), None)
+
+
+def fx(rng, ops, kind, depth=0, first=None, need_fn=False):
+    """An operand of `kind` reading `first` (an Operand, or None): a call (surely with
+    `need_fn`), or at depth a plain operand."""
+    if not need_fn and (depth >= 2 or rng.random() < 0.65):
+        return fx_leaf(rng, ops, kind, depth, first)
+    makers = [m for m in MAKERS[kind] if m[1](ops, first)]
+    if not makers:
+        return fx_leaf(rng, ops, kind, depth, first)
+    return rng.choice(makers)[0](rng, ops, depth, first)
+
+
+def call_ex(bj, dk, kind, used, ps=None, bjps=None):
+    return Ex(bj, dk, kind, ps, ATOM, used, bjps=bjps)
+
+
+def mk_case(rng, ops, depth, first, name=None, x=None):
+    """lower(s) / upper(s) (lcase, ucase)."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    name = name or rng.choice(["lower", "upper"])
+    word = {"lower": "lcase", "upper": "ucase"}[name] if rng.random() < 0.1 else name
+    e = call_ex(f"{word}({x.bj})", f"{name}({x.dk})", "str", x.used)
+    e.mirror = lambda rng, o: mk_case(rng, ops, depth, o, name, col_ex(rng, o))
+    return e
+
+
+def mk_length(rng, ops, depth, first, x=None):
+    """length(s) (len, char_length, character_length): characters, BIGINT."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first if first is not None and first.kind == "str" else None)
+    word = rng.choice(["length"] * 5 + ["len", "char_length", "character_length"])
+    e = call_ex(f"{word}({x.bj})", f"CAST(length({x.dk}) AS DECIMAL(38,0))", "num", x.used, (19, 0))
+    e.hint = ["0", "1", "2", "3", "4", "6", "40", "300"]
+    e.mirror = lambda rng, o: mk_length(rng, ops, depth, o, col_ex(rng, o))
+    return e
+
+
+def mk_abs(rng, ops, depth, first, x=None):
+    """abs(x) of a number: DuckDB's of its DECIMAL(38, s) text (see above)."""
+    if x is None:
+        x = fx(rng, ops, "num", depth + 1, first)
+    p, s = x.bjps or (MAX_DIGITS, x.ps[1])
+    e = call_ex(f"abs({x.bj})", f"abs({x.dk})", "num", x.used, x.ps, (decimal_width(p), s))
+    e.mirror = lambda rng, o: mk_abs(rng, ops, depth, o, col_ex(rng, o))
+    return e
+
+
+def mk_abs_float(rng, ops, depth, first, x=None):
+    if x is None:
+        x = fx(rng, ops, "float", depth + 1, first)
+    e = call_ex(f"abs({x.bj})", f"abs({x.dk})", "float", x.used)
+    e.mirror = lambda rng, o: mk_abs_float(rng, ops, depth, o, col_ex(rng, o))
+    return e
+
+
+def coalesce_ex(args, kind, dk_args=None, ps=None, bjps=None):
+    used = set().union(*(a.used for a in args))
+    dks = dk_args or [a.dk for a in args]
+    return call_ex(f"coalesce({', '.join(a.bj for a in args)})", f"coalesce({', '.join(dks)})", kind, used, ps, bjps)
+
+
+def null_ex(kind):
+    return Ex("NULL", "NULL", kind)
+
+
+def mk_coalesce(rng, ops, depth, first, kind=None):
+    """coalesce(a, b, ...) of one kind, `first` in one of them (mostly the first)."""
+    kind = kind or ("date" if first.kind == "date" and rng.random() < 0.5 else first.kind)
+    if kind == "num":
+        return coalesce_num(rng, ops, depth, first)
+    if kind == "float":
+        return coalesce_float(rng, ops, depth, first)
+    head = fx(rng, ops, kind, depth + 1, first)
+    same = of(ops, *({"xdate": ["xdate", "date"], "ts": ["ts", "date"]}.get(kind, [kind])))
+    ns = ns_text(head)
+    if kind in ("date", "ts"):
+        # Nanoseconds only with nanoseconds: bloomjoin converts every argument to the finest
+        # unit and fails the job on a date or timestamp outside 1677..2262 (the years 1..9999
+        # of the other columns), DuckDB only on a row it reaches.
+        same = [o for o in same if (o.kind == "ts" and o.unit == "ns") == ns]
+    rest = []
+    for _ in range(rng.randint(1, 2)):
+        r = rng.random()
+        if r < 0.15 or (kind == "bin" and r < 0.5):
+            rest.append(null_ex(kind))
+        elif kind == "bin" or r < 0.55:
+            # Another column (binary: only columns, and NULL).
+            rest.append(col_ex(rng, rng.choice(same)) if same else null_ex(kind))
+        elif ns:
+            # A value of the nanosecond column's.
+            lit = first.lit(rng) if first is not None and first.kind == "ts" else None
+            if lit is None or not lit.bj.startswith(("'", "TIMESTAMP")):
+                rest.append(null_ex(kind))
+            else:
+                rest.append(Ex(*(t if t.startswith("TIMESTAMP") else f"TIMESTAMP {t}" for t in (lit.bj, lit.dk)), "ts"))
+        else:
+            lit = func_lit(rng, ops, Ex("", "", kind), None, cast=False)
+            # Nor a literal with digits below the microsecond (a nanosecond value: the same).
+            rest.append(null_ex(kind) if "TIMESTAMP_NS" in lit.dk else lit)
+    args = [head] + rest
+    if rng.random() < 0.25:
+        rng.shuffle(args)
+    # Dates with timestamps: a timestamp (DuckDB's of the finest unit, as bloomjoin's).
+    out = "ts" if kind in ("date", "ts") and any(a.kind == "ts" for a in args) else kind
+    return coalesce_ex(args, out)
+
+
+def coalesce_num(rng, ops, depth, first):
+    """coalesce of exact numbers, DuckDB's arguments cast to DECIMAL(38, S) (see above)."""
+    args = [fx(rng, ops, "num", depth + 1, first)]
+    for _ in range(rng.randint(1, 2)):
+        r = rng.random()
+        if r < 0.1:
+            args.append(null_ex("num"))
+        elif r < 0.55:
+            args.append(num_lit(rng, ops))
+        else:
+            args.append(fx(rng, ops, "num", depth + 1))
+    if rng.random() < 0.25:
+        rng.shuffle(args)
+
+    def digits(xs, by):
+        vals = [getattr(a, by) or (MAX_DIGITS, a.ps[1]) for a in xs if a.bj != "NULL"]
+        if not vals:
+            return 0, 0
+        return max(p - s for p, s in vals), max(s for _, s in vals)
+
+    keep = [a for a in args]
+    # bloomjoin's type of them all within 76 digits; DuckDB's values mostly within 38.
+    while len(keep) > 1:
+        i, s = digits(keep, "bjps")
+        vi, vs = digits(keep, "ps")
+        if i + s <= MAX_DIGITS and (vi + vs <= 38 or rng.random() < 0.2):
+            break
+        drop = [a for a in keep if first is None or first.name not in a.used] or keep[1:]
+        keep.remove(max(drop, key=lambda a: (a.bjps or (MAX_DIGITS, 0))[1]))
+    i, s = digits(keep, "bjps")
+    if i + s > MAX_DIGITS:
+        return keep[0] if first is None or first.name in keep[0].used else fx_leaf(rng, ops, "num", depth, first)
+    vi, vs = digits(keep, "ps")
+    dks = [a.dk if a.bj == "NULL" else f"CAST({a.dk} AS DECIMAL(38,{vs}))" for a in keep]
+    return coalesce_ex(keep, "num", dks, (min(vi + vs, MAX_DIGITS) or 1, vs), (decimal_width(i + s), s))
+
+
+def coalesce_float(rng, ops, depth, first):
+    """coalesce with a float: floats, integer and decimal columns and literals as they are."""
+    args = [fx(rng, ops, "float", depth + 1, first)]
+    for _ in range(rng.randint(1, 2)):
+        r = rng.random()
+        nums = of(ops, "num")
+        if r < 0.1:
+            args.append(null_ex("float"))
+        elif r < 0.45 and of(ops, "float"):
+            args.append(col_ex(rng, rng.choice(of(ops, "float"))))
+        elif r < 0.7 and nums:
+            o = rng.choice(nums)
+            bj, dk = o.refs(rng)
+            args.append(Ex(bj, dk, "num", o.ps, ATOM, {o.name}))
+        else:
+            args.append(func_lit(rng, ops, Ex("", "", "float"), None))
+    if rng.random() < 0.25:
+        rng.shuffle(args)
+    return coalesce_ex(args, "float")
+
+
+def mk_cast_date(rng, ops, depth, first, x=None, form=None):
+    """CAST(x AS DATE), x::DATE, TRY_CAST(x AS DATE) of a date or a timestamp."""
+    if x is None:
+        if first is not None and first.kind == "xdate":
+            x = col_ex(rng, first)
+        else:
+            k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
+            x = fx(rng, ops, k, depth + 1, first)
+    form = form or rng.choice(["cast", "cast", "colons", "try"])
+    bj = {"cast": f"CAST({x.bj} AS DATE)", "colons": f"{arg(x)}::DATE", "try": f"TRY_CAST({x.bj} AS DATE)"}[form]
+    src = floor_us(x.dk) if ns_text(x) else x.dk
+    e = call_ex(bj, f"CAST({src} AS DATE)", "xdate" if x.kind == "xdate" else "date", x.used)
+    e.mirror = lambda rng, o: mk_cast_date(rng, ops, depth, o, col_ex(rng, o), form)
+    return e
+
+
+def mk_cast_ts(rng, ops, depth, first, x=None, form=None):
+    """CAST(x AS TIMESTAMP) (x::TIMESTAMP, TRY_CAST) of a date or a timestamp: DuckDB's of a
+    TIMESTAMP_NS is the value itself."""
+    if x is None:
+        k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
+        x = fx(rng, ops, k, depth + 1, first)
+    form = form or rng.choice(["cast", "cast", "colons", "try"])
+    bj = {"cast": f"CAST({x.bj} AS TIMESTAMP)", "colons": f"{arg(x)}::TIMESTAMP",
+          "try": f"TRY_CAST({x.bj} AS TIMESTAMP)"}[form]
+    dk = x.dk if ns_text(x) else f"CAST({x.dk} AS TIMESTAMP)"
+    e = call_ex(bj, dk, "ts", x.used)
+    e.mirror = lambda rng, o: mk_cast_ts(rng, ops, depth, o, col_ex(rng, o), form)
+    return e
+
+
+def mk_part(rng, ops, depth, first, x=None, part=None, form=None, name=None):
+    """A part of a date or timestamp, a BIGINT: year(x), EXTRACT(year FROM x) or
+    date_part('year', x), under any name both engines read; DuckDB's by its full name."""
+    if x is None:
+        if first is not None and first.kind == "xdate":
+            x = col_ex(rng, first)
+        else:
+            k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
+            x = fx(rng, ops, k, depth + 1, first)
+    part = part or rng.choice(list(PARTS))
+    form = form or rng.choice(["fn", "fn", "extract", "date_part"])
+    fns, extracts, parts = PARTS[part]
+    name = name or rng.choice({"fn": fns, "extract": extracts, "date_part": parts}[form])
+    if form == "fn":
+        bj = f"{name}({x.bj})"
+    elif form == "extract":
+        bj = f"EXTRACT({name if rng.random() < 0.7 else name.upper()} FROM {x.bj})"
+    else:
+        bj = f"date_part('{name if rng.random() < 0.8 else name.upper()}', {x.bj})"
+    src = floor_us(x.dk) if ns_text(x) else x.dk
+    e = call_ex(bj, f"CAST(date_part('{part}', {src}) AS DECIMAL(38,0))", "num", x.used, (19, 0))
+    e.hint = [str(v) for v in PART_VALUES[part]]
+    e.mirror = lambda rng, o: mk_part(rng, ops, depth, o, col_ex(rng, o), part, form, name)
+    return e
+
+
+# For each result kind: (maker, whether it can read `first` (None: any operand) given the ops).
+MAKERS = {
+    "str": [(mk_case, lambda ops, f: (f is None and of(ops, "str")) or (f is not None and f.kind == "str")),
+            (mk_coalesce, lambda ops, f: f is not None and f.kind == "str")],
+    "num": [(mk_length, lambda ops, f: (f is None and of(ops, "str")) or (f is not None and f.kind == "str")),
+            (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+            (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
+            (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
+    "float": [(mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
+              (mk_coalesce, lambda ops, f: f is not None and f.kind == "float")],
+    "date": [(mk_cast_date, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+             (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date")],
+    "xdate": [(mk_cast_date, lambda ops, f: f is not None and f.kind == "xdate"),
+              (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
+    "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
+    "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool")],
+    "bin": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bin")],
+}
+
+
+def float_text(v):
+    if v != v or v in (float("inf"), float("-inf")):
+        return None
+    return "-0.0" if v == 0 and str(v).startswith("-") else repr(v)
+
+
+def func_lit(rng, ops, a, values, cast=True):
+    """A literal to compare `a` with: mostly one of the values it takes on some rows
+    (`values`), else from the columns' pools or `a`'s hints. Dates and timestamps sometimes as
+    a CAST of a string (`CAST('2020-01-01 10:00:00' AS DATE)`)."""
+    kind = a.kind
+    if values is not None and a.dk and rng.random() < 0.85:
+        if kind in ("str", "bin", "float"):
+            got = [v for v in values(a.dk, raw=True) if v is not None]
+            if kind == "str":
+                got = [Ex(sql_str(v), sql_str(v), "str") for v in got if isinstance(v, str)]
+            elif kind == "bin":
+                got = [Ex(bytes_lit(bytes(v)).bj, bytes_lit(bytes(v)).dk, "bin") for v in got if isinstance(v, (bytes, bytearray))]
+            else:
+                got = [Ex(t, t, "float") for t in (float_text(v) for v in got if isinstance(v, float)) if t]
+        elif kind in ("num", "date", "xdate", "ts"):
+            got = [x for x in (lit_from_text({"xdate": "date"}.get(kind, kind), t) for t in values(a.dk)) if x is not None]
+        else:
+            got = []
+        if got:
+            return rng.choice(got)
+    if kind == "num":
+        if a.hint and rng.random() < 0.6:
+            return num_lit_ex(rng.choice(a.hint))
+        return num_lit(rng, ops)
+    if kind == "float":
+        srcs = of(ops, "float")
+        t = rng.choice(srcs).lit(rng).bj if srcs and rng.random() < 0.7 else rng.choice(["0", "1.5", "-1", "0.1", "1e300"])
+        return Ex(t, t, "float")
+    if kind in ("str", "bin"):
+        srcs = of(ops, kind)
+        if srcs:
+            lit = rng.choice(srcs).lit(rng)
+        else:
+            lit = str_lit(rng, []) if kind == "str" else bin_lit(rng, [])
+        bj, dk = lit.bj, lit.dk
+        if kind == "str" and rng.random() < 0.3:
+            # As lower() or upper() may give it (Python's mapping: a hint only).
+            bj = dk = rng.choice([bj.lower(), bj.upper()])
+        return Ex(bj, dk, kind)
+    if kind == "bool":
+        t = rng.choice(["TRUE", "FALSE"])
+        return Ex(t, t, "bool")
+    k = "date" if kind == "xdate" else kind
+    if cast and rng.random() < 0.2:
+        return cast_lit(rng, ops, k)
+    if kind == "xdate":
+        srcs = of(ops, "xdate", "date")
+        lit = rng.choice(srcs).lit(rng) if srcs else date_lit(rng, [])
+        bj, dk = lit.bj, lit.dk
+        if bj.startswith("'"):
+            bj, dk = f"DATE {bj}", f"DATE {dk}"
+        return Ex(bj, dk, "date")
+    return time_lit_ex(rng, ops, k)
+
+
+def cast_lit(rng, ops, kind):
+    """CAST('text' AS DATE | TIMESTAMP) (or TRY_CAST, or `::`), the text a date's or a
+    timestamp's; a TRY_CAST of text that is no date now and then (NULL)."""
+    t = time_lit_ex(rng, ops, rng.choice(["date", "ts"]))
+    text = t.bj.split("'")[1]
+    if rng.random() < 0.1:
+        text = rng.choice(["2021-02-30", "x", "2020-13-01", ""])
+        form = "try"
+    else:
+        form = rng.choice(["cast", "cast", "colons", "try"])
+    word = "DATE" if kind == "date" else "TIMESTAMP"
+    bj = {"cast": f"CAST('{text}' AS {word})", "colons": f"'{text}'::{word}", "try": f"TRY_CAST('{text}' AS {word})"}[form]
+    dword = word
+    frac = text.partition(".")[2]
+    if kind == "ts" and len(frac.rstrip("0")) > 6:
+        dword = "TIMESTAMP_NS"
+    dk = f"{'TRY_CAST' if form == 'try' else 'CAST'}('{text}' AS {dword})"
+    return Ex(bj, dk, kind)
+
+
+def func_partner(rng, ops, a, values, fn=0.3, first=None):
+    """What `a` compares with: a literal (mostly one of its values), a column of a kind it
+    compares with, or (`fn` of the time) a call: mostly the same one on another column of
+    `first`'s kind (`lower(left.ls) = lower(right.rs)`), else another of a kind it compares with."""
+    cols = [o for o in ops if o.kind in FUNC_COMPATIBLE[a.kind]]
+    if rng.random() >= fn or not cols:
+        if not cols or rng.random() < (0.75 if values is not None else 0.55):
+            return func_lit(rng, ops, a, values)
+        return col_ex(rng, rng.choice(cols))
+    if a.mirror is not None and first is not None and rng.random() < 0.7:
+        same = [o for o in ops if o.kind == first.kind and o.name != first.name]
+        if same:
+            return a.mirror(rng, rng.choice(same))
+    if a.kind == "num":
+        # A number: arithmetic, or a call on any column that gives one (a length, a part).
+        if rng.random() < 0.3:
+            return num_ex(rng, ops, first=rng.choice(cols), need_op=True)
+        srcs = [o for o in ops if o.kind in ("num", "str", "date", "ts") or (o.kind == "xdate" and not o.inf)]
+        return fx(rng, ops, "num", 1, rng.choice(srcs), need_fn=True)
+    o = rng.choice(cols)
+    if o.kind == "xdate" or a.kind == "xdate":
+        return mk_cast_date(rng, ops, 1, o if o.kind in ("xdate", "date") else None)
+    kind = rng.choice(["date", "ts"]) if a.kind in ("date", "ts") else a.kind
+    return fx(rng, ops, kind, 1, o, need_fn=True)
+
+
+def compose(rng, ops, a, first):
+    """Arithmetic over a call's value, now and then: `year(d) + 1`, `coalesce(a, 0) * 2`,
+    `CAST(ts AS DATE) + 3`, `CAST(d AS TIMESTAMP) - INTERVAL '1 hour'`."""
+    r = rng.random()
+    if a.kind == "num" and r < 0.3:
+        if rng.random() < 0.5:
+            b = num_lit_ex(str(rng.choice([0, 1, 2, 3, 10, -1, 100, 1970])))
+        else:
+            b = num_ex(rng, ops, 1)
+        op = rng.choice(["+", "-", "*"])
+        if op == "*" and b.prec != ATOM:
+            op = "+"
+        x, y = (a, b) if rng.random() < 0.7 else (b, a)
+        ps = num_ps(op, x, y)
+        if ps:
+            return binary(rng, op, x, y, "num", ps)
+        return a
+    if a.kind == "date" and r < 0.15:
+        return plus_or_minus(rng, a, days_ex(rng, ops), "date")
+    if a.kind in ("date", "ts") and r < 0.3:
+        return plus_or_minus(rng, a, interval_lit(rng), "ts")
+    return a
+
+
+def distinct_plain(rng, ops, first):
+    """`x IS [NOT] DISTINCT FROM y` of plain columns and literals, both engines' texts as
+    they are (the comparison's rules are `=`'s)."""
+    def ref(o):
+        # A timestamp as col_ex gives it to DuckDB (a zoned nanosecond column would not
+        # compare with a TIMESTAMP_NS literal there).
+        if o.kind == "ts":
+            e = col_ex(rng, o)
+            return e.bj, e.dk
+        return o.refs(rng)
+
+    neg = "NOT " if rng.random() < 0.5 else ""
+    x = ref(first)
+    r = rng.random()
+    cols = [o for o in ops if o.kind in PLAIN_COMPATIBLE[first.kind]]
+    used = {first.name}
+    if r < 0.2:
+        y = ("NULL", "NULL")
+    elif r < 0.5 and cols:
+        o = rng.choice(cols)
+        y = ref(o)
+        used.add(o.name)
+    else:
+        lit = first.lit(rng)
+        y = (lit.bj, lit.dk)
+    if rng.random() < 0.3:
+        x, y = y, x
+    return f"{x[0]} IS {neg}DISTINCT FROM {y[0]}", f"{x[1]} IS {neg}DISTINCT FROM {y[1]}", used
+
+
+def like_pat(rng, a, values, ops):
+    base = [v for v in values(a.dk, raw=True) if isinstance(v, str)] if values is not None else []
+    if not base or rng.random() < 0.2:
+        base = [p for o in of(ops, "str") for p in (o.pool or []) if isinstance(p, str)]
+    esc = rng.choice([None, None, None, "!", "\\"])
+    return like_pattern(rng, base, esc), esc
+
+
+def func_predicate(rng, ops, first, values=None):
+    """A predicate calling functions, reading the column `first` (an Operand of `ops`):
+    (bloomjoin text, DuckDB text, the names of the columns read). `values(dk, raw=False)`, when
+    given, lists the values a DuckDB expression takes on some rows (DuckDB's VARCHAR, or
+    Python's with `raw`): literals cut them."""
+    if rng.random() < 0.15:
+        return distinct_plain(rng, ops, first)
+    kinds = [k for k in RESULTS[first.kind] if k != "num" or first.kind != "xdate" or not first.inf]
+    a = fx(rng, ops, rng.choice(kinds), 0, first, need_fn=True)
+    a = compose(rng, ops, a, first)
+    if a.kind == "bool":
+        r = rng.random()
+        if r < 0.3:
+            return a.bj, a.dk, a.used
+        if r < 0.5:
+            return f"NOT {a.bj}", f"NOT {a.dk}", a.used
+    r = rng.random()
+    if a.kind == "str" and r < 0.2:
+        pat, esc = like_pat(rng, a, values, ops)
+        op = rng.choice(["LIKE", "NOT LIKE", "ILIKE", "NOT ILIKE", "LIKE"])
+        t = f"{op} {sql_str(pat)}" + (f" ESCAPE {sql_str(esc)}" if esc else "")
+        return f"{a.bj} {t}", f"{a.dk} {t}", a.used
+    r = rng.random()
+    if r < 0.4:
+        b = func_partner(rng, ops, a, values, first=first)
+        x, y = (a, b) if rng.random() < 0.75 else (b, a)
+        op = rng.choice(CMP_OPS)
+        if a.kind == "bool":
+            op = rng.choice(["=", "<>", "!="])
+        (xb, xd), (yb, yd) = side(rng, x, 0), side(rng, y, 0)
+        return f"{xb} {op} {yb}", f"{xd} {op} {yd}", x.used | y.used
+    if r < 0.6:
+        neg = "NOT " if rng.random() < 0.5 else ""
+        b = null_ex(a.kind) if rng.random() < 0.2 else func_partner(rng, ops, a, values, first=first)
+        x, y = (a, b) if rng.random() < 0.7 else (b, a)
+        (xb, xd), (yb, yd) = side(rng, x, 0), side(rng, y, 0)
+        return f"{xb} IS {neg}DISTINCT FROM {yb}", f"{xd} IS {neg}DISTINCT FROM {yd}", x.used | y.used
+    if r < 0.73 and a.kind != "bool":
+        lo, hi = func_partner(rng, ops, a, values, fn=0.15), func_partner(rng, ops, a, values, fn=0.15)
+        if lo.val is not None and hi.val is not None and type(lo.val) is type(hi.val) and lo.val > hi.val and rng.random() < 0.85:
+            lo, hi = hi, lo
+        neg = "NOT " if rng.random() < 0.25 else ""
+        (xb, xd), (lb, ld), (hb, hd) = side(rng, a, SUM), side(rng, lo, SUM), side(rng, hi, SUM)
+        return (f"{xb} {neg}BETWEEN {lb} AND {hb}", f"{xd} {neg}BETWEEN {ld} AND {hd}", a.used | lo.used | hi.used)
+    if r < 0.92:
+        items = [func_partner(rng, ops, a, values, fn=0.1) if rng.random() < 0.3 else func_lit(rng, ops, a, values)
+                 for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.2:
+            items.insert(rng.randint(0, len(items)), null_ex(a.kind))
+        neg = "NOT " if rng.random() < 0.3 else ""
+        used = set(a.used).union(*(i.used for i in items))
+        return (f"{a.bj} {neg}IN ({', '.join(i.bj for i in items)})",
+                f"{a.dk} {neg}IN ({', '.join(i.dk for i in items)})", used)
+    t = f"IS {'NOT ' if rng.random() < 0.5 else ''}NULL"
+    return f"{a.bj} {t}", f"{a.dk} {t}", a.used
+
+
+def bad_call(rng, info, names):
+    """A call bloomjoin refuses (exit 2, one line; counted in MIXED): a function of the wrong
+    kind of argument, the wrong number of arguments, an unknown function, a CAST to another
+    type, a part it does not know: (bloomjoin text, DuckDB text), the same."""
+    kinds = {n: info[n][0] for n in names}
+
+    def pick(*ks):
+        got = [n for n in names if kinds[n] in ks]
+        return q(rng.choice(got)) if got else None
+
+    num, s, t, any_ = pick("int", "decimal"), pick("str"), pick("date", "ts"), q(rng.choice(names))
+    forms = [f"length({any_}, 1) = 1", "coalesce() IS NULL", f"frobnicate({any_}) = 1",
+             f"CAST({any_} AS INTEGER) = 1", f"CAST({any_} AS VARCHAR) = 'a'", "upper() = 'A'",
+             f"abs({any_}, 2) = 1", f"date_part('epoch', {t or any_}) = 0", f"date_part({any_}) = 0",
+             f"lower({any_}, {any_}) = 'a'", f"EXTRACT(epoch FROM {t or any_}) = 0"]
+    if num:
+        forms += [f"lower({num}) = 'a'", f"year({num}) = 2020", f"CAST({num} AS DATE) IS NULL"]
+    if s:
+        forms += [f"abs({s}) = 1", f"year({s}) = 2020", f"coalesce({s}, 1) = 1", f"TRY_CAST({s} AS DATE) IS NULL"]
+    if "b" in names and kinds["b"] == "bin":
+        forms += ["coalesce(b, 'x') = 'x'"]
+    t = rng.choice(forms)
+    return t, t
+
+
 # How many predicates of mismatched types the conditions generated so far hold: a refusal of
 # a condition without any is a failure.
 MIXED = [0]
 
 
-def predicate(rng, info, names):
-    """One predicate over the columns `names` of `info`: (bloomjoin text, DuckDB text)."""
+# How many function predicates the conditions generated so far hold (for the summary).
+FUNCS = [0]
+
+
+def predicate(rng, info, names, frng=None, values=None):
+    """One predicate over the columns `names` of `info`: (bloomjoin text, DuckDB text).
+
+    `frng`, when given, draws (FUNC_SHARE of the time) a predicate calling functions instead
+    (func_predicate; `values` as there), from itself: `rng` still draws the predicate it
+    would have, so that a seed's other draws stay what they were."""
+    if frng is None or frng.random() >= FUNC_SHARE:
+        return plain_predicate(rng, info, names)
+    mixed = MIXED[0]
+    plain = plain_predicate(rng, info, names)
+    ops = func_operands(info, names)
+    if not ops:
+        return plain
+    MIXED[0] = mixed  # the plain predicate is not used
+    FUNCS[0] += 1
+    if frng.random() < BAD_CALL_SHARE:
+        MIXED[0] += 1
+        return bad_call(frng, info, names)
+    # A kind of column first (the integers would outnumber the rest), then a column of it.
+    kinds = sorted({o.kind for o in ops})
+    kind = frng.choice([k for k in kinds for _ in range(KIND_WEIGHT[k])])
+    first = frng.choice([o for o in ops if o.kind == kind])
+    bj, dk, _ = func_predicate(frng, ops, first, values)
+    return bj, dk
+
+
+def plain_predicate(rng, info, names):
+    """One predicate without functions (the generator's before they came)."""
     name = rng.choice(names)
     kind = info[name][0]
     col = q(name)
@@ -1082,17 +1787,18 @@ def predicate(rng, info, names):
     return f"{col} {op} {lit.bj}", f"{col} {op} {lit.dk}"
 
 
-def condition(rng, info, names, depth=0):
-    """A random condition: predicates under AND / OR / NOT, with parentheses."""
+def condition(rng, info, names, depth=0, frng=None, values=None):
+    """A random condition: predicates under AND / OR / NOT, with parentheses. `frng` and
+    `values`: see predicate (without `frng`, no functions)."""
     r = rng.random()
     if depth >= 3 or r < 0.45:
-        bj, dk = predicate(rng, info, names)
+        bj, dk = predicate(rng, info, names, frng, values)
         return bj, dk
     if r < 0.55:
-        bj, dk = condition(rng, info, names, depth + 1)
+        bj, dk = condition(rng, info, names, depth + 1, frng, values)
         return f"NOT ({bj})", f"NOT ({dk})"
     op = rng.choice(["AND", "OR"])
-    parts = [condition(rng, info, names, depth + 1) for _ in range(rng.randint(2, 3))]
+    parts = [condition(rng, info, names, depth + 1, frng, values) for _ in range(rng.randint(2, 3))]
     return (
         "(" + f" {op} ".join(f"({p[0]})" for p in parts) + ")",
         "(" + f" {op} ".join(f"({p[1]})" for p in parts) + ")",
