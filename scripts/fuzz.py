@@ -953,6 +953,12 @@ def jw_arith(rng, cols, keys, sample):
     ops = jw_operands(cols, sample)
     if not ops:
         return None
+    return jw_draw(rng, cols, keys, sample, ops, g.arith_predicate)
+
+
+def jw_draw(rng, cols, keys, sample, ops, make):
+    """make(rng, ops, first, values) of a first operand mostly no key and varied over the
+    sampled pairs: (bloomjoin text, DuckDB text, whether it reads both sides)."""
     # Mostly not a key (la, ra, lid, rid), whose values differ between the sides, and mostly
     # a column whose values differ between the sampled pairs.
     firsts = ops + [o for o in ops if o.name not in keys and o.name[1:] not in {k[1:] for k in keys}] * 2
@@ -962,7 +968,7 @@ def jw_arith(rng, cols, keys, sample):
     # The other side's columns weigh three times as much: comparisons across the sides.
     mine = cols[first.name][0]
     ops = ops + [o for o in ops if cols[o.name][0] != mine] * 2
-    bj, dk, used = g.arith_predicate(rng, ops, first, sample.values if sample is not None else None)
+    bj, dk, used = make(rng, ops, first, sample.values if sample is not None else None)
     return bj, dk, len({cols[n][0] for n in used}) == 2
 
 
@@ -990,14 +996,7 @@ def jw_func(rng, cols, keys, sample):
     ops = jw_func_operands(cols, sample)
     if not ops:
         return None
-    firsts = ops + [o for o in ops if o.name not in keys and o.name[1:] not in {k[1:] for k in keys}] * 2
-    if sample is not None and rng.random() < 0.8:
-        firsts = [o for o in firsts if sample.varied(f"{cols[o.name][0][0]}.{g.q(o.name)}")] or firsts
-    first = rng.choice(firsts)
-    mine = cols[first.name][0]
-    ops = ops + [o for o in ops if cols[o.name][0] != mine] * 2
-    bj, dk, used = g.func_predicate(rng, ops, first, sample.values if sample is not None else None)
-    return bj, dk, len({cols[n][0] for n in used}) == 2
+    return jw_draw(rng, cols, keys, sample, ops, g.func_predicate)
 
 
 def jw_ref(rng, cols, name):

@@ -1357,14 +1357,19 @@ def coalesce_float(rng, ops, depth, first):
     return coalesce_ex(args, "float")
 
 
+def time_arg(rng, ops, depth, first):
+    """A date or timestamp argument: `first` itself when it is a far date ('xdate'), else an
+    expression of `first`'s kind (or of a kind the operands have)."""
+    if first is not None and first.kind == "xdate":
+        return col_ex(rng, first)
+    k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
+    return fx(rng, ops, k, depth + 1, first)
+
+
 def mk_cast_date(rng, ops, depth, first, x=None, form=None):
     """CAST(x AS DATE), x::DATE, TRY_CAST(x AS DATE) of a date or a timestamp."""
     if x is None:
-        if first is not None and first.kind == "xdate":
-            x = col_ex(rng, first)
-        else:
-            k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
-            x = fx(rng, ops, k, depth + 1, first)
+        x = time_arg(rng, ops, depth, first)
     form = form or rng.choice(["cast", "cast", "colons", "try"])
     bj = {"cast": f"CAST({x.bj} AS DATE)", "colons": f"{arg(x)}::DATE", "try": f"TRY_CAST({x.bj} AS DATE)"}[form]
     src = floor_us(x.dk) if ns_text(x) else x.dk
@@ -1392,11 +1397,7 @@ def mk_part(rng, ops, depth, first, x=None, part=None, form=None, name=None):
     """A part of a date or timestamp, a BIGINT: year(x), EXTRACT(year FROM x) or
     date_part('year', x), under any name both engines read; DuckDB's by its full name."""
     if x is None:
-        if first is not None and first.kind == "xdate":
-            x = col_ex(rng, first)
-        else:
-            k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
-            x = fx(rng, ops, k, depth + 1, first)
+        x = time_arg(rng, ops, depth, first)
     part = part or rng.choice(list(PARTS))
     form = form or rng.choice(["fn", "fn", "extract", "date_part"])
     fns, extracts, parts = PARTS[part]

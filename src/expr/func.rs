@@ -431,25 +431,7 @@ fn to_timestamp(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
             Arc::new(us.map_err(|e| e.to_string().replace("Compute error: ", ""))?)
         }
         // The same instants, without the time zone.
-        DataType::Timestamp(u, Some(_)) => {
-            let raw = raw(a)?;
-            let values = raw.values().clone();
-            let nulls = raw.nulls().cloned();
-            match u {
-                TimeUnit::Second => {
-                    Arc::new(PrimitiveArray::<TimestampSecondType>::new(values, nulls)) as ArrayRef
-                }
-                TimeUnit::Millisecond => Arc::new(PrimitiveArray::<TimestampMillisecondType>::new(
-                    values, nulls,
-                )),
-                TimeUnit::Microsecond => Arc::new(PrimitiveArray::<TimestampMicrosecondType>::new(
-                    values, nulls,
-                )),
-                TimeUnit::Nanosecond => Arc::new(PrimitiveArray::<TimestampNanosecondType>::new(
-                    values, nulls,
-                )),
-            }
-        }
+        DataType::Timestamp(u, Some(_)) => timestamps(*u, &raw(a)?),
         DataType::Timestamp(_, None) => Arc::clone(a),
         other => {
             return Err(format!(
@@ -690,11 +672,14 @@ fn convert(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
         })
     });
     let scaled = scaled.map_err(|e| e.to_string().replace("Compute error: ", ""))?;
-    let (values, nulls) = (scaled.values().clone(), scaled.nulls().cloned());
-    Ok(match unit {
-        TimeUnit::Second => {
-            Arc::new(PrimitiveArray::<TimestampSecondType>::new(values, nulls)) as ArrayRef
-        }
+    Ok(timestamps(*unit, &scaled))
+}
+
+/// Raw values as zone-less timestamps of `unit`.
+fn timestamps(unit: TimeUnit, raw: &Int64Array) -> ArrayRef {
+    let (values, nulls) = (raw.values().clone(), raw.nulls().cloned());
+    match unit {
+        TimeUnit::Second => Arc::new(PrimitiveArray::<TimestampSecondType>::new(values, nulls)),
         TimeUnit::Millisecond => Arc::new(PrimitiveArray::<TimestampMillisecondType>::new(
             values, nulls,
         )),
@@ -704,7 +689,7 @@ fn convert(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
         TimeUnit::Nanosecond => Arc::new(PrimitiveArray::<TimestampNanosecondType>::new(
             values, nulls,
         )),
-    })
+    }
 }
 
 #[cfg(test)]
