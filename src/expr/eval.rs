@@ -30,7 +30,7 @@ use arrow::datatypes::*;
 use arrow::error::ArrowError;
 
 use super::arith;
-use super::func::{self, Func};
+use super::func;
 use super::lit::{self, Lit, Raw, DAY_NS};
 use super::parse::{ArithOp, CmpOp, Node, Tree};
 
@@ -230,10 +230,7 @@ impl<'a> Eval<'a, '_> {
             }
             .into(),
             Node::Sign(..) => "a negation".into(),
-            Node::Func(f, _) => match f {
-                Func::Date(_) | Func::Timestamp => f.name().to_string(),
-                f => format!("{}()", f.name()),
-            },
+            Node::Func(f, _) => f.shown(),
             _ => "the condition".into(),
         }
     }
@@ -428,7 +425,7 @@ impl<'a> Eval<'a, '_> {
         // lowercasing only on ASCII: it runs when the pattern and every value are ASCII.
         let (arr, pattern, ci) = match (ci, pattern.is_ascii()) {
             (true, ascii) => match lowercased(&arr, ascii)? {
-                Some(lower) => (lower, lowercase(pattern), false),
+                Some(lower) => (lower, func::lowercase(pattern), false),
                 None => (arr, pattern.to_string(), true),
             },
             (false, _) => (arr, pattern.to_string(), false),
@@ -535,41 +532,21 @@ impl<'a> Eval<'a, '_> {
     }
 }
 
-/// Lowercase as DuckDB's `lower` does: each character by Unicode's simple lowercase mapping
-/// (one character to one; Rust's full mapping differs only for 'İ', which becomes 'i'), of
-/// Unicode 15.1 (see [`func::newer_case`]).
-pub(super) fn lowercase(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{130}' => 'i',
-            c if func::newer_case(c) => c,
-            c => c.to_lowercase().next().unwrap_or(c),
-        })
-        .collect()
-}
-
 /// The strings of `arr` lowercased, or `None` when they are all ASCII and `pattern_ascii`
 /// (then ASCII case folding is the same thing and cheaper).
 fn lowercased(arr: &ArrayRef, pattern_ascii: bool) -> Result<Option<ArrayRef>, Reason> {
-    fn typed<'x>(
-        values: impl Iterator<Item = Option<&'x str>> + Clone,
-        pattern_ascii: bool,
-    ) -> Option<ArrayRef> {
-        if pattern_ascii && values.clone().all(|v| v.is_none_or(str::is_ascii)) {
-            return None;
-        }
-        Some(Arc::new(
-            values
-                .map(|v| v.map(lowercase))
-                .collect::<arrow::array::LargeStringArray>(),
-        ))
+    let values = || {
+        func::str_values(arr)
+            .ok_or_else(|| format!("ILIKE needs a string, not {}", arr.data_type()))
+    };
+    if pattern_ascii && values()?.all(|v| v.is_none_or(str::is_ascii)) {
+        return Ok(None);
     }
-    Ok(match arr.data_type() {
-        DataType::Utf8 => typed(arr.as_string::<i32>().iter(), pattern_ascii),
-        DataType::LargeUtf8 => typed(arr.as_string::<i64>().iter(), pattern_ascii),
-        DataType::Utf8View => typed(arr.as_string_view().iter(), pattern_ascii),
-        other => return Err(format!("ILIKE needs a string, not {other}")),
-    })
+    Ok(Some(Arc::new(
+        values()?
+            .map(|v| v.map(func::lowercase))
+            .collect::<arrow::array::LargeStringArray>(),
+    )))
 }
 
 fn kernel(e: ArrowError) -> Reason {
@@ -624,14 +601,14 @@ fn materialize(l: &Lit) -> Result<Option<ArrayRef>, Reason> {
 
 /// How the raw values of an exact type map to values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Exact {
+pub(super) enum Exact {
     /// `raw × 10^-scale`: integers (scale 0) and decimals.
     Num(i32),
     /// `raw × ns` nanoseconds since the epoch: dates and timestamps.
     Time(i128),
 }
 
-fn exact_kind(t: &DataType) -> Option<Exact> {
+pub(super) fn exact_kind(t: &DataType) -> Option<Exact> {
     use DataType::*;
     Some(match t {
         Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => Exact::Num(0),

@@ -132,18 +132,19 @@ impl Part {
 }
 
 impl Func {
-    /// The function's name, as messages show it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
+    /// The call as messages show it: `lower()`, `CAST(... AS DATE)`.
+    pub(crate) fn shown(self) -> String {
+        let name = match self {
             Func::Lower => "lower",
             Func::Upper => "upper",
             Func::Length => "length",
             Func::Abs => "abs",
             Func::Coalesce => "coalesce",
-            Func::Date(_) => "CAST AS DATE",
-            Func::Timestamp => "CAST AS TIMESTAMP",
+            Func::Date(_) => return "CAST(... AS DATE)".into(),
+            Func::Timestamp => return "CAST(... AS TIMESTAMP)".into(),
             Func::Part(p) => p.name(),
-        }
+        };
+        format!("{name}()")
     }
 }
 
@@ -194,6 +195,19 @@ pub(super) fn newer_case(c: char) -> bool {
     )
 }
 
+/// Lowercase as DuckDB's `lower` does: each character by Unicode's simple lowercase mapping
+/// (one character to one; Rust's full mapping differs only for 'İ', which becomes 'i'), of
+/// Unicode 15.1 (see [`newer_case`]).
+pub(super) fn lowercase(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{130}' => 'i',
+            c if newer_case(c) => c,
+            c => c.to_lowercase().next().unwrap_or(c),
+        })
+        .collect()
+}
+
 /// Uppercase as DuckDB's `upper` does: each character to one character. Where Unicode's
 /// full mapping gives several, DuckDB keeps the character, except 'ß' (to 'ẞ') and the Greek
 /// letters with a ypogegrammeni, which become their title case forms (ᾀ to ᾈ).
@@ -236,9 +250,9 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Operand::Null => return Ok(Value::Null),
         Operand::Interval(_) => {
             return Err(format!(
-                "{}() does not take {what} (an interval stands alone: it is added to or \
+                "{} does not take {what} (an interval stands alone: it is added to or \
                  subtracted from a date or a timestamp)",
-                f.name()
+                f.shown()
             ))
         }
     };
@@ -256,37 +270,40 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
 }
 
+/// The values of a string array of any of arrow's layouts; `None` for other types.
+pub(super) fn str_values(a: &ArrayRef) -> Option<Box<dyn Iterator<Item = Option<&str>> + '_>> {
+    Some(match a.data_type() {
+        DataType::Utf8 => Box::new(a.as_string::<i32>().iter()),
+        DataType::LargeUtf8 => Box::new(a.as_string::<i64>().iter()),
+        DataType::Utf8View => Box::new(a.as_string_view().iter()),
+        _ => return None,
+    })
+}
+
 fn string(f: Func, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
-    fn apply<'x>(f: Func, values: impl Iterator<Item = Option<&'x str>>) -> ArrayRef {
-        match f {
-            Func::Length => Arc::new(
-                values
-                    .map(|v| v.map(|s| s.chars().count() as i64))
-                    .collect::<Int64Array>(),
-            ),
-            Func::Lower => Arc::new(
-                values
-                    .map(|v| v.map(super::eval::lowercase))
-                    .collect::<LargeStringArray>(),
-            ),
-            _ => Arc::new(
-                values
-                    .map(|v| v.map(uppercase))
-                    .collect::<LargeStringArray>(),
-            ),
-        }
-    }
-    Ok(match a.data_type() {
-        DataType::Utf8 => apply(f, a.as_string::<i32>().iter()),
-        DataType::LargeUtf8 => apply(f, a.as_string::<i64>().iter()),
-        DataType::Utf8View => apply(f, a.as_string_view().iter()),
-        other => {
-            return Err(format!(
-                "{}() takes a string, {what} is {}",
-                f.name(),
-                describe(other)
-            ))
-        }
+    let values = str_values(a).ok_or_else(|| {
+        format!(
+            "{} takes a string, {what} is {}",
+            f.shown(),
+            describe(a.data_type())
+        )
+    })?;
+    Ok(match f {
+        Func::Length => Arc::new(
+            values
+                .map(|v| v.map(|s| s.chars().count() as i64))
+                .collect::<Int64Array>(),
+        ),
+        Func::Lower => Arc::new(
+            values
+                .map(|v| v.map(lowercase))
+                .collect::<LargeStringArray>(),
+        ),
+        _ => Arc::new(
+            values
+                .map(|v| v.map(uppercase))
+                .collect::<LargeStringArray>(),
+        ),
     })
 }
 
@@ -342,19 +359,12 @@ fn abs(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     zip(&negative, &neg, &d).map_err(|e| e.to_string())
 }
 
-/// Nanoseconds per raw unit of a date or timestamp type.
+/// Nanoseconds per raw unit of a date or timestamp type (the comparisons' table).
 fn unit_ns(t: &DataType) -> Option<i64> {
-    Some(match t {
-        DataType::Date32 => DAY_NS as i64,
-        DataType::Date64 => 1_000_000,
-        DataType::Timestamp(u, _) => match u {
-            TimeUnit::Second => 1_000_000_000,
-            TimeUnit::Millisecond => 1_000_000,
-            TimeUnit::Microsecond => 1_000,
-            TimeUnit::Nanosecond => 1,
-        },
-        _ => return None,
-    })
+    match super::eval::exact_kind(t)? {
+        super::eval::Exact::Time(ns) => Some(ns as i64),
+        super::eval::Exact::Num(_) => None,
+    }
 }
 
 /// The raw values of a date or timestamp array, as `i64`.
@@ -377,13 +387,12 @@ fn days_and_ns(v: i64, per: i64) -> (i64, i64) {
     (v.div_euclid(per_day), v.rem_euclid(per_day) * per)
 }
 
-fn time_of(f: &str, a: &ArrayRef, what: &str) -> Result<(Int64Array, i64), Reason> {
+/// The raw values of a date or timestamp and nanoseconds per unit, or the error
+/// "`takes`, `what` is ...".
+fn time_of(a: &ArrayRef, takes: &str, what: &str) -> Result<(Int64Array, i64), Reason> {
     match unit_ns(a.data_type()) {
         Some(per) => Ok((raw(a)?, per)),
-        None => Err(format!(
-            "{f}() takes a date or a timestamp, {what} is {}",
-            describe(a.data_type())
-        )),
+        None => Err(format!("{takes}, {what} is {}", describe(a.data_type()))),
     }
 }
 
@@ -391,12 +400,8 @@ fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     if a.data_type() == &DataType::Date32 {
         return Ok(Arc::clone(a));
     }
-    let (raw, per) = time_of("CAST AS DATE", a, what).map_err(|e| {
-        e.replace(
-            "CAST AS DATE() takes a date or a timestamp",
-            "CAST(... AS DATE) takes a date, a timestamp or a string literal",
-        )
-    })?;
+    let takes = "CAST(... AS DATE) takes a date, a timestamp or a string literal";
+    let (raw, per) = time_of(a, takes, what)?;
     let mut out = Vec::with_capacity(raw.len());
     for v in raw.iter() {
         out.push(match v {
@@ -415,35 +420,31 @@ fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     Ok(Arc::new(Date32Array::from(out)))
 }
 
+/// `CAST(... AS TIMESTAMP)`: a date's midnight in microseconds, a timestamp's instant
+/// without its time zone.
 fn to_timestamp(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
-    let t = a.data_type();
-    Ok(match t {
-        DataType::Date32 | DataType::Date64 => {
-            let (raw, per) = time_of("CAST AS TIMESTAMP", a, what)?;
-            let per_us = per / 1000;
-            let us: Result<PrimitiveArray<TimestampMicrosecondType>, _> = raw.try_unary(|v| {
-                v.checked_mul(per_us).ok_or_else(|| {
-                    arrow::error::ArrowError::ComputeError(format!(
-                        "{what} has a date out of the range of timestamps"
-                    ))
-                })
-            });
-            Arc::new(us.map_err(|e| e.to_string().replace("Compute error: ", ""))?)
-        }
-        // The same instants, without the time zone.
-        DataType::Timestamp(u, Some(_)) => timestamps(*u, &raw(a)?),
-        DataType::Timestamp(_, None) => Arc::clone(a),
+    let unit = match a.data_type() {
+        DataType::Timestamp(_, None) => return Ok(Arc::clone(a)),
+        DataType::Date32 | DataType::Date64 => TimeUnit::Microsecond,
+        DataType::Timestamp(u, _) => *u,
         other => {
             return Err(format!(
             "CAST(... AS TIMESTAMP) takes a date, a timestamp or a string literal, {what} is {}",
             describe(other)
         ))
         }
+    };
+    rescale(a, unit, &|| {
+        format!("{what} has a date out of the range of timestamps")
     })
 }
 
 fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
-    let (raw, per) = time_of(p.name(), a, what)?;
+    let (raw, per) = time_of(
+        a,
+        &format!("{}() takes a date or a timestamp", p.name()),
+        what,
+    )?;
     Ok(Arc::new(raw.unary::<_, Int64Type>(|v| {
         let (days, ns) = days_and_ns(v, per);
         p.of(days, ns)
@@ -647,32 +648,35 @@ fn literal_digits(a: &ArrayRef) -> Option<(u8, i8)> {
 
 /// `a` as a value of `to` (a type [`common_type`] chose for it): exactly, or an error.
 fn convert(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
-    if a.data_type() == to {
-        return Ok(Arc::clone(a));
+    match to {
+        _ if a.data_type() == to => Ok(Arc::clone(a)),
+        DataType::Timestamp(unit, None) => rescale(a, *unit, &|| {
+            format!("coalesce() takes a value out of the range of {to}")
+        }),
+        _ => arith::cast(a, to),
     }
-    let DataType::Timestamp(unit, None) = to else {
-        return arith::cast(a, to);
-    };
-    // Instants, without a time zone: scale the raw values (no cast, which would read a
-    // zone's wall clock).
+}
+
+/// The instants of a date or timestamp array as zone-less timestamps of `unit`: the raw
+/// values scaled (no cast, which would read a zone's wall clock), to a finer unit, or (a
+/// literal of whole microseconds) a coarser one, exactly; `out_of_range` says why not.
+fn rescale(
+    a: &ArrayRef,
+    unit: TimeUnit,
+    out_of_range: &dyn Fn() -> String,
+) -> Result<ArrayRef, Reason> {
     let per = unit_ns(a.data_type()).expect("a date or a timestamp");
-    let to_per = unit_ns(to).expect("a timestamp");
-    let raw = raw(a)?;
-    // To a finer unit, or (a literal of whole microseconds) a coarser one, exactly.
-    let scaled: Result<Int64Array, _> = raw.try_unary(|v| {
+    let to_per = unit_ns(&DataType::Timestamp(unit, None)).expect("a timestamp");
+    let scaled: Result<Int64Array, _> = raw(a)?.try_unary(|v| {
         let r = if per >= to_per {
             v.checked_mul(per / to_per)
         } else {
             Some(v / (to_per / per))
         };
-        r.ok_or_else(|| {
-            arrow::error::ArrowError::ComputeError(format!(
-                "coalesce() takes a value out of the range of {to}"
-            ))
-        })
+        r.ok_or_else(|| arrow::error::ArrowError::ComputeError(out_of_range()))
     });
     let scaled = scaled.map_err(|e| e.to_string().replace("Compute error: ", ""))?;
-    Ok(timestamps(*unit, &scaled))
+    Ok(timestamps(unit, &scaled))
 }
 
 /// Raw values as zone-less timestamps of `unit`.
@@ -747,15 +751,9 @@ mod tests {
             uppercase("\u{1FB3}\u{1FC3}\u{1FF3}ŉ"),
             "\u{1FBC}\u{1FCC}\u{1FFC}ŉ"
         );
-        assert_eq!(
-            super::super::eval::lowercase("İSTANBUL ǅ Σ"),
-            "istanbul ǆ σ"
-        );
+        assert_eq!(lowercase("İSTANBUL ǅ Σ"), "istanbul ǆ σ");
         // Mappings Unicode added after 15.1 (Garay), which DuckDB 2.0 does not have.
         assert_eq!(uppercase("\u{10D70}\u{A7CD}"), "\u{10D70}\u{A7CD}");
-        assert_eq!(
-            super::super::eval::lowercase("\u{10D50}\u{A7CC}"),
-            "\u{10D50}\u{A7CC}"
-        );
+        assert_eq!(lowercase("\u{10D50}\u{A7CC}"), "\u{10D50}\u{A7CC}");
     }
 }

@@ -306,7 +306,7 @@ impl Predicate {
     fn describe_root(&self) -> String {
         match &self.tree.nodes[self.tree.root()] {
             parse::Node::Column(c) => format!("column {c:?}"),
-            parse::Node::Func(f, _) => format!("{}()", f.name()),
+            parse::Node::Func(f, _) => f.shown(),
             _ => "the expression".into(),
         }
     }
