@@ -1026,11 +1026,17 @@ def arith_predicate(rng, ops, first, values=None):
         neg = "NOT " if rng.random() < 0.25 else ""
         return (f"{x.bj} {neg}BETWEEN {lo.bj} AND {hi.bj}", f"{x.dk} {neg}BETWEEN {lo.dk} AND {hi.dk}",
                 x.used | lo.used | hi.used)
-    if form < 0.93:
-        items = [partner(arith=0.1) if rng.random() < 0.3 else cmp_lit(rng, ops, a, values)
-                 for _ in range(rng.randint(1, 4))]
+    return in_or_null(rng, a, form < 0.93,
+                      lambda: partner(arith=0.1) if rng.random() < 0.3 else cmp_lit(rng, ops, a, values))
+
+
+def in_or_null(rng, a, in_list, item):
+    """`a [NOT] IN (items...)` of 1 to 4 item() and maybe NULL (in_list), else `a IS [NOT]
+    NULL`: (bloomjoin text, DuckDB text, the columns used)."""
+    if in_list:
+        items = [item() for _ in range(rng.randint(1, 4))]
         if rng.random() < 0.2:
-            items.insert(rng.randint(0, len(items)), Ex("NULL", "NULL", a.kind))
+            items.insert(rng.randint(0, len(items)), null_ex(a.kind))
         neg = "NOT " if rng.random() < 0.3 else ""
         used = set(a.used).union(*(i.used for i in items))
         return (f"{a.bj} {neg}IN ({', '.join(i.bj for i in items)})",
@@ -1649,17 +1655,9 @@ def func_predicate(rng, ops, first, values=None):
         neg = "NOT " if rng.random() < 0.25 else ""
         (xb, xd), (lb, ld), (hb, hd) = side(rng, a, SUM), side(rng, lo, SUM), side(rng, hi, SUM)
         return (f"{xb} {neg}BETWEEN {lb} AND {hb}", f"{xd} {neg}BETWEEN {ld} AND {hd}", a.used | lo.used | hi.used)
-    if r < 0.92:
-        items = [func_partner(rng, ops, a, values, fn=0.1) if rng.random() < 0.3 else func_lit(rng, ops, a, values)
-                 for _ in range(rng.randint(1, 4))]
-        if rng.random() < 0.2:
-            items.insert(rng.randint(0, len(items)), null_ex(a.kind))
-        neg = "NOT " if rng.random() < 0.3 else ""
-        used = set(a.used).union(*(i.used for i in items))
-        return (f"{a.bj} {neg}IN ({', '.join(i.bj for i in items)})",
-                f"{a.dk} {neg}IN ({', '.join(i.dk for i in items)})", used)
-    t = f"IS {'NOT ' if rng.random() < 0.5 else ''}NULL"
-    return f"{a.bj} {t}", f"{a.dk} {t}", a.used
+    return in_or_null(rng, a, r < 0.92,
+                      lambda: func_partner(rng, ops, a, values, fn=0.1) if rng.random() < 0.3
+                      else func_lit(rng, ops, a, values))
 
 
 def bad_call(rng, info, names):
