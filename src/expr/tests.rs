@@ -548,15 +548,7 @@ const ARITH_EXACT: &[(&str, &[usize])] = &[
 
 #[test]
 fn arithmetic_agrees_with_duckdb_and_is_exact_where_duckdb_overflows() {
-    let t = table();
-    let mut wrong = Vec::new();
-    for (text, want) in ARITH_DUCKDB.iter().chain(ARITH_EXACT) {
-        let got = rows(text, &t);
-        if got != *want {
-            wrong.push(format!("{text}: got {got:?}, want {want:?}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_rows(&table(), &[ARITH_DUCKDB, ARITH_EXACT]);
 }
 
 #[test]
@@ -632,6 +624,18 @@ fn passing(p: &Predicate, batch: &RecordBatch) -> Vec<usize> {
     keep.values().set_indices().collect()
 }
 
+/// Every expression of `tables` gives its rows on `batch`; the failures are listed together.
+fn assert_rows(batch: &RecordBatch, tables: &[&[(&str, &[usize])]]) {
+    let mut wrong = Vec::new();
+    for (text, want) in tables.iter().copied().flatten() {
+        let got = rows(text, batch);
+        if got != *want {
+            wrong.push(format!("{text}: got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 fn rows(text: &str, batch: &RecordBatch) -> Vec<usize> {
     let p = Predicate::parse(text, "--where").unwrap_or_else(|e| panic!("{text}: {e}"));
     passing(&p, batch)
@@ -639,15 +643,7 @@ fn rows(text: &str, batch: &RecordBatch) -> Vec<usize> {
 
 #[test]
 fn comparisons_agree_with_duckdb() {
-    let t = table();
-    let mut wrong = Vec::new();
-    for (text, want) in DUCKDB.iter().chain(EXACT) {
-        let got = rows(text, &t);
-        if got != *want {
-            wrong.push(format!("{text}: got {got:?}, want {want:?}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_rows(&table(), &[DUCKDB, EXACT]);
 }
 
 /// `t` with column `name` cast to `to` (which holds the same values).
@@ -1671,15 +1667,7 @@ const FUNC_EXACT: &[(&str, &[usize])] = &[
 
 #[test]
 fn functions_agree_with_duckdb_and_are_exact_where_duckdb_is_not() {
-    let t = table();
-    let mut wrong = Vec::new();
-    for (text, want) in FUNC_DUCKDB.iter().chain(FUNC_EXACT) {
-        let got = rows(text, &t);
-        if got != *want {
-            wrong.push(format!("{text}: got {got:?}, want {want:?}"));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_rows(&table(), &[FUNC_DUCKDB, FUNC_EXACT]);
 }
 
 #[test]
