@@ -24,7 +24,7 @@ use arrow::array::{
 };
 use arrow::buffer::{BooleanBuffer, NullBuffer};
 use arrow::compute::kernels::cmp;
-use arrow::compute::kernels::comparison::{ilike, like, nilike, nlike};
+use arrow::compute::kernels::comparison::{like, nlike};
 use arrow::compute::{and_kleene, cast, is_not_null, is_null, not, or_kleene};
 use arrow::datatypes::*;
 use arrow::error::ArrowError;
@@ -420,17 +420,18 @@ impl<'a> Eval<'a, '_> {
                 ))
             }
         }
-        // ILIKE is LIKE on lowercased text, as in DuckDB. Arrow's `ilike` folds case by
-        // Unicode simple case folding (so 'ς' ILIKE 'Σ' would hold), which agrees with
-        // lowercasing only on ASCII: it runs when the pattern and every value are ASCII.
-        let (arr, pattern, ci) = match (ci, pattern.is_ascii()) {
-            (true, ascii) => match lowercased(&arr, ascii)? {
-                Some(lower) => (lower, func::lowercase(pattern), false),
-                None => (arr, pattern.to_string(), true),
+        // ILIKE is LIKE on lowercased text, as in DuckDB. (Arrow's `ilike` folds case by
+        // Unicode simple case folding, so 'ς' ILIKE 'Σ' would hold; and lowercasing into one
+        // buffer, ASCII values by their bytes, then LIKE, is faster than it even on ASCII,
+        // since LIKE's `%lit%` search below then runs.)
+        let (arr, pattern) = match ci {
+            true => match func::case_mapped(&arr, func::Case::Lower) {
+                Some(lower) => (lower?, func::lowercase(pattern)),
+                None => return Err(format!("ILIKE needs a string, not {}", arr.data_type())),
             },
-            (false, _) => (arr, pattern.to_string(), false),
+            false => (arr, pattern.to_string()),
         };
-        if let Some(lit) = super::contains::contains_literal(&pattern).filter(|_| !ci) {
+        if let Some(lit) = super::contains::contains_literal(&pattern) {
             if let Some(r) = super::contains::like_contains(&arr, lit, negated) {
                 return Ok(r);
             }
@@ -441,11 +442,9 @@ impl<'a> Eval<'a, '_> {
         )
         .map_err(kernel)?;
         let pat = Scalar::new(pat);
-        match (negated, ci) {
-            (false, false) => like(&arr, &pat),
-            (true, false) => nlike(&arr, &pat),
-            (false, true) => ilike(&arr, &pat),
-            (true, true) => nilike(&arr, &pat),
+        match negated {
+            false => like(&arr, &pat),
+            true => nlike(&arr, &pat),
         }
         .map_err(kernel)
     }
@@ -530,23 +529,6 @@ impl<'a> Eval<'a, '_> {
             }
         }
     }
-}
-
-/// The strings of `arr` lowercased, or `None` when they are all ASCII and `pattern_ascii`
-/// (then ASCII case folding is the same thing and cheaper).
-fn lowercased(arr: &ArrayRef, pattern_ascii: bool) -> Result<Option<ArrayRef>, Reason> {
-    let values = || {
-        func::str_values(arr)
-            .ok_or_else(|| format!("ILIKE needs a string, not {}", arr.data_type()))
-    };
-    if pattern_ascii && values()?.all(|v| v.is_none_or(str::is_ascii)) {
-        return Ok(None);
-    }
-    Ok(Some(Arc::new(
-        values()?
-            .map(|v| v.map(func::lowercase))
-            .collect::<arrow::array::LargeStringArray>(),
-    )))
 }
 
 fn kernel(e: ArrowError) -> Reason {

@@ -1,6 +1,6 @@
 //! Functions of the `--where` language: `lower`, `upper`, `length`, `abs`, `coalesce`,
-//! `CAST(x AS DATE)`, `CAST(x AS TIMESTAMP)` and the parts of dates and timestamps (`year`,
-//! `month`, `EXTRACT(HOUR FROM ts)`, ...). Each follows DuckDB's function of that name
+//! `CAST(x AS DATE)`, `CAST(x AS TIMESTAMP)`, the parts of dates and timestamps (`year`,
+//! `month`, `EXTRACT(HOUR FROM ts)`, ...) and `date_trunc`. Each follows DuckDB's function of that name
 //! (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'`), and is exact as the rest of the
 //! language is:
 //!
@@ -9,7 +9,7 @@
 //! - `CAST(ts AS DATE)` is the day of the instant, floored: DuckDB first truncates a
 //!   nanosecond timestamp to microseconds toward zero, so a nanosecond before a midnight before
 //!   1970 is the next day there. `CAST(ts AS TIMESTAMP)` keeps nanoseconds (DuckDB truncates
-//!   them to microseconds).
+//!   them to microseconds). `date_trunc` of a nanosecond timestamp floors the instant too.
 //! - Parts are computed from the stored instant in UTC, whatever the column's time zone, as
 //!   DuckDB does with `TimeZone = 'UTC'`; years are astronomical (0 is 1 BC), over the
 //!   whole range of Date32.
@@ -17,8 +17,10 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    cast::AsArray, Array, ArrayRef, Date32Array, Int64Array, LargeStringArray, PrimitiveArray,
+    cast::AsArray, Array, ArrayRef, Date32Array, GenericStringArray, Int64Array, LargeStringArray,
+    OffsetSizeTrait, PrimitiveArray,
 };
+use arrow::buffer::{Buffer, OffsetBuffer};
 use arrow::compute::kernels::{cmp, numeric, zip::zip};
 use arrow::compute::{is_not_null, nullif};
 use arrow::datatypes::*;
@@ -41,6 +43,89 @@ pub(crate) enum Func {
     Timestamp,
     /// A part of a date or a timestamp, as a BIGINT.
     Part(Part),
+    /// `date_trunc('unit', x)`: the instant truncated to the start of its unit.
+    Trunc(Trunc),
+}
+
+/// A unit `date_trunc` truncates to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trunc {
+    Millennium,
+    Century,
+    Decade,
+    Year,
+    Quarter,
+    Month,
+    /// The ISO week's Monday.
+    Week,
+    /// The Monday of the ISO year's first week.
+    IsoYear,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Millisecond,
+    Microsecond,
+}
+
+impl Trunc {
+    /// The unit a name stands for, in any case: the names of DuckDB's date parts.
+    pub(crate) fn named(name: &str) -> Option<Trunc> {
+        Some(match Part::named(name) {
+            Some(Part::Year) => Trunc::Year,
+            Some(Part::Quarter) => Trunc::Quarter,
+            Some(Part::Month) => Trunc::Month,
+            Some(Part::Week) => Trunc::Week,
+            Some(Part::IsoYear) => Trunc::IsoYear,
+            Some(Part::Day) => Trunc::Day,
+            Some(Part::Hour) => Trunc::Hour,
+            Some(Part::Minute) => Trunc::Minute,
+            Some(Part::Second) => Trunc::Second,
+            Some(Part::Dow | Part::Isodow | Part::Doy) => return None,
+            None => match name.to_ascii_lowercase().as_str() {
+                "millennium" | "millennia" | "millenium" | "mil" | "mils" => Trunc::Millennium,
+                "century" | "centuries" | "cent" | "c" => Trunc::Century,
+                "decade" | "decades" | "dec" | "decs" => Trunc::Decade,
+                "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond"
+                | "mseconds" => Trunc::Millisecond,
+                "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond"
+                | "useconds" => Trunc::Microsecond,
+                _ => return None,
+            },
+        })
+    }
+
+    /// The start of the unit that holds the instant `days` days and `ns` nanoseconds
+    /// (`0 <= ns < DAY_NS`) after the epoch, as days and nanoseconds. Decades, centuries and
+    /// millennia start at years that are multiples of 10, 100 and 1000, counted from year 0
+    /// toward it (as DuckDB's: year -4, 5 BC, is in the decade of year 0, and 2000 starts a
+    /// century).
+    fn of(self, days: i64, ns: i64) -> (i64, i64) {
+        let (y, m, _) = civil(days);
+        let first = |y: i64, m: i64| (days_from_civil(y, m, 1), 0);
+        let within = |unit: i64| (days, ns - ns % unit);
+        match self {
+            Trunc::Millennium => first(y - y % 1000, 1),
+            Trunc::Century => first(y - y % 100, 1),
+            Trunc::Decade => first(y - y % 10, 1),
+            Trunc::Year => first(y, 1),
+            Trunc::Quarter => first(y, (m - 1) / 3 * 3 + 1),
+            Trunc::Month => first(y, m),
+            Trunc::Week => (days - (days + 3).rem_euclid(7), 0),
+            Trunc::IsoYear => {
+                // Week 1 holds January 4th.
+                let year = Part::IsoYear.of(days, 0);
+                let jan4 = days_from_civil(year, 1, 4);
+                (jan4 - (jan4 + 3).rem_euclid(7), 0)
+            }
+            Trunc::Day => (days, 0),
+            Trunc::Hour => within(3_600_000_000_000),
+            Trunc::Minute => within(60_000_000_000),
+            Trunc::Second => within(1_000_000_000),
+            Trunc::Millisecond => within(1_000_000),
+            Trunc::Microsecond => within(1_000),
+        }
+    }
 }
 
 /// A part of a date or a timestamp (`EXTRACT(part FROM x)`, `date_part('part', x)`, `part(x)`).
@@ -143,6 +228,7 @@ impl Func {
             Func::Date(_) => return "CAST(... AS DATE)".into(),
             Func::Timestamp => return "CAST(... AS TIMESTAMP)".into(),
             Func::Part(p) => p.name(),
+            Func::Trunc(_) => "date_trunc",
         };
         format!("{name}()")
     }
@@ -195,44 +281,132 @@ pub(super) fn newer_case(c: char) -> bool {
     )
 }
 
-/// Lowercase as DuckDB's `lower` does: each character by Unicode's simple lowercase mapping
-/// (one character to one; Rust's full mapping differs only for 'İ', which becomes 'i'), of
-/// Unicode 15.1 (see [`newer_case`]).
-pub(super) fn lowercase(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{130}' => 'i',
-            c if newer_case(c) => c,
-            c => c.to_lowercase().next().unwrap_or(c),
-        })
-        .collect()
+/// A case mapping: `lower` or `upper`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Case {
+    Lower,
+    Upper,
 }
 
-/// Uppercase as DuckDB's `upper` does: each character to one character. Where Unicode's
-/// full mapping gives several, DuckDB keeps the character, except 'ß' (to 'ẞ') and the Greek
+/// One character lowercased as DuckDB's `lower` does: by Unicode's simple lowercase mapping
+/// (one character to one; Rust's full mapping differs only for 'İ', which becomes 'i'), of
+/// Unicode 15.1 (see [`newer_case`]).
+fn lower_char(c: char) -> char {
+    match c {
+        '\u{130}' => 'i',
+        c if newer_case(c) => c,
+        c => c.to_lowercase().next().unwrap_or(c),
+    }
+}
+
+/// One character uppercased as DuckDB's `upper` does: to one character. Where Unicode's full
+/// mapping gives several, DuckDB keeps the character, except 'ß' (to 'ẞ') and the Greek
 /// letters with a ypogegrammeni, which become their title case forms (ᾀ to ᾈ).
-pub(super) fn uppercase(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if newer_case(c) {
-                return c;
+fn upper_char(c: char) -> char {
+    if newer_case(c) {
+        return c;
+    }
+    let mut up = c.to_uppercase();
+    match (up.next(), up.next()) {
+        (Some(u), None) => u,
+        _ => match c {
+            'ß' => 'ẞ',
+            '\u{1F80}'..='\u{1F87}' | '\u{1F90}'..='\u{1F97}' | '\u{1FA0}'..='\u{1FA7}' => {
+                char::from_u32(c as u32 + 8).unwrap_or(c)
             }
-            let mut up = c.to_uppercase();
-            match (up.next(), up.next()) {
-                (Some(u), None) => u,
-                _ => match c {
-                    'ß' => 'ẞ',
-                    '\u{1F80}'..='\u{1F87}' | '\u{1F90}'..='\u{1F97}' | '\u{1FA0}'..='\u{1FA7}' => {
-                        char::from_u32(c as u32 + 8).unwrap_or(c)
-                    }
-                    '\u{1FB3}' => '\u{1FBC}',
-                    '\u{1FC3}' => '\u{1FCC}',
-                    '\u{1FF3}' => '\u{1FFC}',
-                    _ => c,
-                },
+            '\u{1FB3}' => '\u{1FBC}',
+            '\u{1FC3}' => '\u{1FCC}',
+            '\u{1FF3}' => '\u{1FFC}',
+            _ => c,
+        },
+    }
+}
+
+/// Appends `s` case-mapped to `out`: runs of ASCII by their bytes (most text, and no
+/// character decoding), each other character by its mapping.
+fn push_mapped(out: &mut String, mut s: &str, case: Case) {
+    while !s.is_empty() {
+        let ascii = s.bytes().position(|b| !b.is_ascii()).unwrap_or(s.len());
+        let start = out.len();
+        out.push_str(&s[..ascii]);
+        match case {
+            Case::Lower => out[start..].make_ascii_lowercase(),
+            Case::Upper => out[start..].make_ascii_uppercase(),
+        }
+        s = &s[ascii..];
+        let mut chars = s.chars();
+        if let Some(c) = chars.next() {
+            out.push(match case {
+                Case::Lower => lower_char(c),
+                Case::Upper => upper_char(c),
+            });
+        }
+        s = chars.as_str();
+    }
+}
+
+/// `s` lowercased as DuckDB's `lower` does (see [`lower_char`]).
+pub(super) fn lowercase(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_mapped(&mut out, s, Case::Lower);
+    out
+}
+
+/// `s` uppercased as DuckDB's `upper` does (see [`upper_char`]).
+#[cfg(test)]
+fn uppercase(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_mapped(&mut out, s, Case::Upper);
+    out
+}
+
+/// The strings of `a` (any of arrow's string layouts) case-mapped, as one `LargeUtf8` array
+/// whose values are written into a single buffer: no allocation per value. `None` for other
+/// types.
+pub(super) fn case_mapped(a: &ArrayRef, case: Case) -> Option<Result<ArrayRef, Reason>> {
+    // One loop per layout (no iterator behind a pointer: the values are short).
+    fn map<'a>(
+        values: impl Iterator<Item = Option<&'a str>>,
+        a: &ArrayRef,
+        case: Case,
+    ) -> Result<ArrayRef, Reason> {
+        let mut out = String::with_capacity(str_bytes(a));
+        let mut offsets = Vec::with_capacity(a.len() + 1);
+        offsets.push(0i64);
+        for v in values {
+            if let Some(s) = v {
+                push_mapped(&mut out, s, case);
             }
-        })
-        .collect()
+            offsets.push(out.len() as i64);
+        }
+        LargeStringArray::try_new(
+            OffsetBuffer::new(offsets.into()),
+            Buffer::from_vec(out.into_bytes()),
+            a.logical_nulls(),
+        )
+        .map(|r| Arc::new(r) as ArrayRef)
+        .map_err(|e| e.to_string())
+    }
+    Some(match a.data_type() {
+        DataType::Utf8 => map(a.as_string::<i32>().iter(), a, case),
+        DataType::LargeUtf8 => map(a.as_string::<i64>().iter(), a, case),
+        DataType::Utf8View => map(a.as_string_view().iter(), a, case),
+        _ => return None,
+    })
+}
+
+/// The bytes the values of a string array hold (0 for other types).
+fn str_bytes(a: &ArrayRef) -> usize {
+    fn span<O: OffsetSizeTrait>(a: &GenericStringArray<O>) -> usize {
+        let o = a.value_offsets();
+        (o[o.len() - 1] - o[0]).as_usize()
+    }
+    match a.data_type() {
+        DataType::Utf8 => span(a.as_string::<i32>()),
+        DataType::LargeUtf8 => span(a.as_string::<i64>()),
+        DataType::Utf8View => a.as_string_view().lengths().map(|n| n as usize).sum(),
+        _ => 0,
+    }
 }
 
 /// One argument: its value and how messages name it.
@@ -265,6 +439,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Date(try_) => to_date(&array, try_, &what)?,
         Func::Timestamp => to_timestamp(&array, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
+        Func::Trunc(t) => trunc(t, &array, &what)?,
         Func::Coalesce => unreachable!("handled above"),
     };
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
@@ -294,16 +469,8 @@ fn string(f: Func, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
                 .map(|v| v.map(|s| s.chars().count() as i64))
                 .collect::<Int64Array>(),
         ),
-        Func::Lower => Arc::new(
-            values
-                .map(|v| v.map(lowercase))
-                .collect::<LargeStringArray>(),
-        ),
-        _ => Arc::new(
-            values
-                .map(|v| v.map(uppercase))
-                .collect::<LargeStringArray>(),
-        ),
+        Func::Lower => case_mapped(a, Case::Lower).expect("a string array")?,
+        _ => case_mapped(a, Case::Upper).expect("a string array")?,
     })
 }
 
@@ -449,6 +616,37 @@ fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
         let (days, ns) = days_and_ns(v, per);
         p.of(days, ns)
     })))
+}
+
+/// `date_trunc`: a timestamp keeps its time zone (the truncation is computed in UTC) and its
+/// unit, but nanoseconds become microseconds; a date becomes a timestamp of microseconds, as
+/// in DuckDB.
+fn trunc(t: Trunc, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+    let takes = "date_trunc() takes a date or a timestamp";
+    let (raw, per) = time_of(a, takes, what)?;
+    // Every unit starts on a whole microsecond: nanoseconds become microseconds (exact, and
+    // a truncation before 1677 stays in range), coarser units stay.
+    let (unit, zone, to_per) = match a.data_type() {
+        DataType::Timestamp(unit @ (TimeUnit::Second | TimeUnit::Millisecond), zone) => {
+            (*unit, zone.clone(), per)
+        }
+        DataType::Timestamp(_, zone) => (TimeUnit::Microsecond, zone.clone(), 1_000),
+        _ => (TimeUnit::Microsecond, None, 1_000),
+    };
+    let out_of_range = || {
+        arrow::error::ArrowError::ComputeError(format!(
+            "{what} has a date whose date_trunc() is out of the range of timestamps"
+        ))
+    };
+    let out: Result<Int64Array, _> = raw.try_unary(|v| {
+        let (days, ns) = days_and_ns(v, per);
+        let (days, ns) = t.of(days, ns);
+        days.checked_mul(DAY_NS as i64 / to_per)
+            .and_then(|d| d.checked_add(ns / to_per))
+            .ok_or_else(out_of_range)
+    });
+    let out = out.map_err(|e| e.to_string().replace("Compute error: ", ""))?;
+    Ok(timestamps(unit, zone, &out))
 }
 
 /// What a value is to `coalesce`: values of one class share a type.
@@ -676,23 +874,22 @@ fn rescale(
         r.ok_or_else(|| arrow::error::ArrowError::ComputeError(out_of_range()))
     });
     let scaled = scaled.map_err(|e| e.to_string().replace("Compute error: ", ""))?;
-    Ok(timestamps(unit, &scaled))
+    Ok(timestamps(unit, None, &scaled))
 }
 
-/// Raw values as zone-less timestamps of `unit`.
-fn timestamps(unit: TimeUnit, raw: &Int64Array) -> ArrayRef {
-    let (values, nulls) = (raw.values().clone(), raw.nulls().cloned());
+/// Raw values as timestamps of `unit` in `zone` (none: zone-less).
+fn timestamps(unit: TimeUnit, zone: Option<Arc<str>>, raw: &Int64Array) -> ArrayRef {
+    fn of<T: ArrowTimestampType>(raw: &Int64Array, zone: Option<Arc<str>>) -> ArrayRef {
+        Arc::new(
+            PrimitiveArray::<T>::new(raw.values().clone(), raw.nulls().cloned())
+                .with_timezone_opt(zone),
+        )
+    }
     match unit {
-        TimeUnit::Second => Arc::new(PrimitiveArray::<TimestampSecondType>::new(values, nulls)),
-        TimeUnit::Millisecond => Arc::new(PrimitiveArray::<TimestampMillisecondType>::new(
-            values, nulls,
-        )),
-        TimeUnit::Microsecond => Arc::new(PrimitiveArray::<TimestampMicrosecondType>::new(
-            values, nulls,
-        )),
-        TimeUnit::Nanosecond => Arc::new(PrimitiveArray::<TimestampNanosecondType>::new(
-            values, nulls,
-        )),
+        TimeUnit::Second => of::<TimestampSecondType>(raw, zone),
+        TimeUnit::Millisecond => of::<TimestampMillisecondType>(raw, zone),
+        TimeUnit::Microsecond => of::<TimestampMicrosecondType>(raw, zone),
+        TimeUnit::Nanosecond => of::<TimestampNanosecondType>(raw, zone),
     }
 }
 
@@ -745,6 +942,66 @@ mod tests {
     }
 
     #[test]
+    fn date_trunc_gives_the_start_of_the_unit_that_holds_the_instant() {
+        use Trunc::*;
+        let units = [
+            Millennium,
+            Century,
+            Decade,
+            Year,
+            Quarter,
+            Month,
+            Week,
+            IsoYear,
+            Day,
+            Hour,
+            Minute,
+            Second,
+            Millisecond,
+            Microsecond,
+        ];
+        for days in (-2_147_483_648i64..=2_147_483_647)
+            .step_by(7_777_777)
+            .chain(-800..800)
+        {
+            for ns in [0, 1, 999, 1_000, 59_999_999_999, DAY_NS as i64 - 1] {
+                let (y, m, d) = civil(days);
+                for t in units {
+                    let (d2, n2) = t.of(days, ns);
+                    // Not after the instant (but decades, centuries and millennia before
+                    // year 0 are counted toward it, as DuckDB's), and the start of its own
+                    // unit.
+                    let toward_0 = y < 0 && matches!(t, Millennium | Century | Decade);
+                    assert!(toward_0 || (d2, n2) <= (days, ns), "{t:?} of {days} {ns}");
+                    assert_eq!(t.of(d2, n2), (d2, n2), "{t:?} of {days} {ns}");
+                    let (y2, m2, d2c) = civil(d2);
+                    let want = match t {
+                        Millennium => (y / 1000 * 1000, 1, 1, 0),
+                        Century => (y / 100 * 100, 1, 1, 0),
+                        Decade => (y / 10 * 10, 1, 1, 0),
+                        Year => (y, 1, 1, 0),
+                        Quarter => (y, (m - 1) / 3 * 3 + 1, 1, 0),
+                        Month => (y, m, 1, 0),
+                        Day => (y, m, d, 0),
+                        Hour => (y, m, d, ns / 3_600_000_000_000 * 3_600_000_000_000),
+                        Microsecond => (y, m, d, ns / 1_000 * 1_000),
+                        Week | IsoYear => {
+                            // A Monday, within the week or the ISO year of the instant.
+                            assert_eq!((Part::Isodow.of(d2, 0), n2), (1, 0), "{t:?}");
+                            let same = if t == Week { Part::Week } else { Part::IsoYear };
+                            assert_eq!(same.of(d2, 0), same.of(days, 0), "{t:?} of {days}");
+                            assert!(days - d2 < if t == Week { 7 } else { 371 });
+                            continue;
+                        }
+                        _ => continue,
+                    };
+                    assert_eq!((y2, m2, d2c, n2), want, "{t:?} of {days} {ns}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn upper_and_lower_map_one_character_to_one_as_duckdb() {
         assert_eq!(uppercase("straße ᾀ ﬀ ǆ σς"), "STRAẞE ᾈ ﬀ Ǆ ΣΣ");
         assert_eq!(
@@ -755,5 +1012,61 @@ mod tests {
         // Mappings Unicode added after 15.1 (Garay), which DuckDB 2.0 does not have.
         assert_eq!(uppercase("\u{10D70}\u{A7CD}"), "\u{10D70}\u{A7CD}");
         assert_eq!(lowercase("\u{10D50}\u{A7CC}"), "\u{10D50}\u{A7CC}");
+    }
+
+    #[test]
+    fn case_mapped_keeps_nulls_and_takes_every_layout() {
+        let values = [
+            Some("Ab"),
+            None,
+            Some("a longer value than twelve bytes, ÄÖ"),
+            Some(""),
+            Some("İ ß"),
+        ];
+        let want_lower = [
+            Some("ab"),
+            None,
+            Some("a longer value than twelve bytes, äö"),
+            Some(""),
+            Some("i ß"),
+        ];
+        let want_upper = [
+            Some("AB"),
+            None,
+            Some("A LONGER VALUE THAN TWELVE BYTES, ÄÖ"),
+            Some(""),
+            Some("İ ẞ"),
+        ];
+        let utf8: ArrayRef = Arc::new(arrow::array::StringArray::from(values.to_vec()));
+        let arrays: [ArrayRef; 4] = [
+            Arc::clone(&utf8),
+            Arc::new(LargeStringArray::from(values.to_vec())),
+            Arc::new(arrow::array::StringViewArray::from(values.to_vec())),
+            // A slice: its offsets do not start at 0.
+            utf8.slice(1, 4),
+        ];
+        for a in arrays {
+            let skip = values.len() - a.len();
+            for (case, want) in [(Case::Lower, &want_lower), (Case::Upper, &want_upper)] {
+                let got = case_mapped(&a, case).unwrap().unwrap();
+                let got: Vec<_> = got.as_string::<i64>().iter().collect();
+                assert_eq!(got, want[skip..], "{case:?} of {}", a.data_type());
+            }
+        }
+        assert!(case_mapped(
+            &(Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+            Case::Lower
+        )
+        .is_none());
+    }
+
+    proptest::proptest! {
+        // Runs of ASCII are mapped by their bytes, the rest by character: the same as mapping
+        // every character.
+        #[test]
+        fn mapping_by_runs_is_mapping_by_characters(s in "[a-zA-Z0-9 ]{0,6}(\\PC{0,3}[a-zA-Z ]{0,6}){0,4}") {
+            proptest::prop_assert_eq!(lowercase(&s), s.chars().map(lower_char).collect::<String>());
+            proptest::prop_assert_eq!(uppercase(&s), s.chars().map(upper_char).collect::<String>());
+        }
     }
 }

@@ -13,7 +13,7 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use super::func::{Func, Part};
+use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
 
 /// The most operators, keywords and opening parentheses one expression may have. It bounds
@@ -716,6 +716,10 @@ fn interval(iv: ast::Interval) -> Result<Lit, String> {
 const PARTS: &str = "year, quarter, month, week, day, hour, minute, second, dayofweek (dow), \
                      isodow, dayofyear (doy), isoyear";
 
+/// The units `date_trunc` takes, for messages.
+const TRUNC_UNITS: &str = "millennium, century, decade, year, quarter, month, week, isoyear, \
+                           day, hour, minute, second, millisecond, microsecond";
+
 fn unsupported_part(name: &str) -> String {
     format!("unsupported: date part {name} (the parts are {PARTS})")
 }
@@ -723,7 +727,7 @@ fn unsupported_part(name: &str) -> String {
 /// The functions of the language, for messages.
 const FUNCTIONS: &str = "lower, upper, length, abs, coalesce, year, quarter, month, week, day, \
                          hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
-                         and CAST to DATE or TIMESTAMP";
+                         date_trunc, and CAST to DATE or TIMESTAMP";
 
 /// A function call: the function and its arguments.
 fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
@@ -768,6 +772,20 @@ fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
             })?;
             let p = Part::named(&part).ok_or_else(|| unsupported_part(&part))?;
             return Ok((Func::Part(p), args));
+        }
+        "date_trunc" | "datetrunc" => {
+            if args.len() != 2 {
+                return Err(format!(
+                    "{name}() takes 2 arguments: date_trunc('month', x)"
+                ));
+            }
+            let unit = string_literal(args.remove(0)).ok_or_else(|| {
+                format!("{name}() takes the unit as a string literal: date_trunc('month', x)")
+            })?;
+            let t = Trunc::named(&unit).ok_or_else(|| {
+                format!("unsupported: {name}() to {unit} (the units are {TRUNC_UNITS})")
+            })?;
+            return Ok((Func::Trunc(t), args));
         }
         other => match Part::named(other).filter(|_| {
             // year(), month(), ... but not the abbreviations.

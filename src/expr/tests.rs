@@ -1122,6 +1122,11 @@ fn ilike_lowercases_both_sides_as_duckdb_does() {
         ("ABC", "a_c", true),
         ("ABC", "%B%", true),
         ("ABC", "%d%", false),
+        // ASCII values, patterns that are not: lowercased alike (DuckDB 2.0, the same).
+        ("k", "\u{212A}", true),
+        ("istanbul", "İSTANBUL", true),
+        ("xsy", "X_Y", true),
+        ("abc", "%B_", true),
     ];
     for view in [false, true] {
         let hay: Vec<&str> = pairs.iter().map(|p| p.0).collect();
@@ -1609,6 +1614,56 @@ const FUNC_DUCKDB: &[(&str, &[usize])] = &[
     ("isoyear(d32) = 2019", &[]),
     ("weekofyear(ts_us) = 1", &[0, 1, 2, 3, 4, 6, 7]),
     ("EXTRACT(ISOYEAR FROM d32) = 1970", &[0, 1]),
+    ("date_trunc('month', d32) = DATE '2020-01-01'", &[2, 3, 5]),
+    (
+        "date_trunc('year', d32) < TIMESTAMP '1970-01-01 00:00:00'",
+        &[1, 7],
+    ),
+    ("date_trunc('day', ts_us) = d32", &[0, 1, 2, 7]),
+    (
+        "date_trunc('hour', ts_us) = TIMESTAMP '2020-01-01 12:00:00'",
+        &[6],
+    ),
+    ("date_trunc('week', d32) = DATE '2019-12-30'", &[2, 3, 5]),
+    (
+        "date_trunc('week', ts_ms) = TIMESTAMP '1969-12-29 00:00:00'",
+        &[0, 1],
+    ),
+    ("date_trunc('isoyear', d32) = DATE '2019-12-30'", &[2, 3, 5]),
+    (
+        "date_trunc('quarter', ts_tz) = TIMESTAMP '2020-01-01 00:00:00'",
+        &[2, 3, 4, 6],
+    ),
+    (
+        "date_trunc('millisecond', ts_ms) = ts_ms",
+        &[0, 1, 2, 3, 5, 6, 7],
+    ),
+    ("date_trunc('millisecond', ts_us) < ts_us", &[1, 3]),
+    ("date_trunc('minute', ts_us) = ts_us", &[0, 2, 4, 6, 7]),
+    ("date_trunc('decade', d32) = DATE '2020-01-01'", &[2, 3, 5]),
+    ("date_trunc('century', d32) = DATE '1900-01-01'", &[0, 1]),
+    (
+        "date_trunc('millennium', ts_us) = TIMESTAMP '1000-01-01 00:00:00'",
+        &[0, 1],
+    ),
+    (
+        "date_trunc('month', ts_ms) = TIMESTAMP '9999-12-01 00:00:00'",
+        &[7],
+    ),
+    (
+        "date_trunc('day', ts_tz) = date_trunc('day', ts_us)",
+        &[0, 1, 2, 3, 4, 6],
+    ),
+    (
+        "date_trunc('year', d32) = date_trunc('year', ts_ms)",
+        &[0, 1, 2, 3, 5],
+    ),
+    ("date_trunc('MONTH', d32) IS NULL", &[4]),
+    (
+        "datetrunc('yr', ts_us) = TIMESTAMP '2020-01-01 00:00:00'",
+        &[2, 3, 4, 6],
+    ),
+    ("year(date_trunc('week', d32)) = 2019", &[2, 3, 5]),
 ];
 
 /// `coalesce` converts a later argument only where it is the answer: d32 holds 9999-12-31,
@@ -1651,7 +1706,7 @@ fn coalesce_converts_only_the_values_it_takes() {
 
 /// Functions where DuckDB fails or rounds, with the exact answers: `abs` of an integer type's
 /// minimum overflows in DuckDB; `CAST(ts_ns AS DATE)` of -1 ns is 1969-12-31 (DuckDB first
-/// truncates to microseconds toward zero, and gives 1970-01-01).
+/// truncates to microseconds toward zero, and gives 1970-01-01), and so is its `date_trunc`.
 const FUNC_EXACT: &[(&str, &[usize])] = &[
     ("abs(i8) = 128", &[0]),
     ("abs(i8) > 50", &[0, 4, 7]),
@@ -1662,6 +1717,24 @@ const FUNC_EXACT: &[(&str, &[usize])] = &[
     (
         "CAST(ts_ns AS TIMESTAMP) < TIMESTAMP '1970-01-01 00:00:00'",
         &[1, 7],
+    ),
+    // date_trunc of ns timestamps floors the instant (DuckDB first truncates -1 ns to 0 µs
+    // toward zero, and finds none of rows 1 before 1970; it also rounds to microseconds).
+    (
+        "date_trunc('second', ts_ns) = TIMESTAMP '1969-12-31 23:59:59'",
+        &[1],
+    ),
+    (
+        "date_trunc('day', ts_ns) = TIMESTAMP '1969-12-31 00:00:00'",
+        &[1],
+    ),
+    (
+        "date_trunc('microsecond', ts_ns) < TIMESTAMP '1970-01-01 00:00:00'",
+        &[1, 7],
+    ),
+    (
+        "date_trunc('microsecond', ts_ns) = TIMESTAMP '1969-12-31 23:59:59.999999'",
+        &[1],
     ),
 ];
 
@@ -1716,7 +1789,8 @@ fn functions_give_the_same_rows_on_every_type_holding_the_same_values() {
         ),
         (
             "ts_us",
-            "year(ts_us) = 1969 OR CAST(ts_us AS DATE) = DATE '2020-01-01' OR hour(ts_us) = 12",
+            "year(ts_us) = 1969 OR CAST(ts_us AS DATE) = DATE '2020-01-01' OR hour(ts_us) = 12 \
+             OR date_trunc('hour', ts_us) = TIMESTAMP '2020-01-01 12:00:00'",
             &[
                 DataType::Timestamp(TimeUnit::Nanosecond, None),
                 DataType::Timestamp(TimeUnit::Microsecond, Some("+05:00".into())),
@@ -1725,7 +1799,8 @@ fn functions_give_the_same_rows_on_every_type_holding_the_same_values() {
         (
             // Not as nanoseconds: 0001-01-01 is out of their range.
             "ts_us",
-            "coalesce(ts_us, d32) < TIMESTAMP '1970-01-01 00:00:00' OR week(ts_us) = 53",
+            "coalesce(ts_us, d32) < TIMESTAMP '1970-01-01 00:00:00' OR week(ts_us) = 53 \
+             OR date_trunc('millennium', ts_us) = TIMESTAMP '1000-01-01 00:00:00'",
             &[DataType::Timestamp(
                 TimeUnit::Microsecond,
                 Some("+05:00".into()),
@@ -1792,6 +1867,20 @@ fn function_refusals_name_the_function_and_the_operand_in_one_line() {
         ("lower(s)", "lower() is LargeUtf8, not a boolean"),
         ("i8 IS DISTINCT FROM s", "cannot compare column \"i8\""),
         ("year(d32) = 'x'", "cannot compare year()"),
+        (
+            "date_trunc('month', s) = d32",
+            "date_trunc() takes a date or a timestamp, column \"s\" is a string",
+        ),
+        (
+            "date_trunc('month') = d32",
+            "date_trunc() takes 2 arguments",
+        ),
+        ("date_trunc(s, d32) = d32", "the unit as a string literal"),
+        (
+            "date_trunc('dow', d32) = d32",
+            "date_trunc() to dow (the units are millennium",
+        ),
+        ("date_trunc('epoch', d32) = d32", "date_trunc() to epoch"),
     ] {
         let e = Predicate::parse(text, "--where")
             .and_then(|p| p.evaluate(&t))
