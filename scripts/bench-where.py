@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""What a function costs in a `--where`: TPC-H lineitem, one condition at a time.
+
+For each condition, `bloomjoin train --input lineitem.parquet --column l_orderkey --where COND`
+as a whole process (wall, user CPU and peak RSS by /usr/bin/time), next to
+the baseline written without the function (the same rows or the same column read), and
+DuckDB's `SELECT count(*) FROM lineitem WHERE COND` timed in this process on 2 threads.
+Engines alternate, RUNS rounds, medians. The rows passing (the train report's
+`rows_passing_where`) must equal DuckDB's count, or the script fails.
+
+A second table runs the same case mappings on a copy of `l_comment` with one non-ASCII
+character per value (written once into the work directory), where the per-character Unicode
+path runs instead of the ASCII one.
+
+    scripts/bench-where.sh [SCALE] [RUNS]      (sets up the venv, the data and the binary)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+
+# (name, condition, baseline condition): the baseline reads the same columns without the
+# function.
+CASES = [
+    ("lower LIKE", "lower(l_comment) LIKE '%green%'", "l_comment LIKE '%green%'"),
+    ("ILIKE", "l_comment ILIKE '%green%'", "l_comment LIKE '%green%'"),
+    ("upper =", "upper(l_shipmode) = 'AIR'", "l_shipmode = 'AIR'"),
+    ("lower = lower", "lower(l_comment) = lower(l_comment)", "l_comment = l_comment"),
+    ("length", "length(l_comment) > 40", "l_comment IS NOT NULL"),
+    ("IS NOT DISTINCT FROM", "l_shipmode IS NOT DISTINCT FROM 'AIR'", "l_shipmode = 'AIR'"),
+    (
+        "year",
+        "year(l_shipdate) = 1995",
+        "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'",
+    ),
+]
+
+# The same on a column whose every value holds one non-ASCII character ('é' replaces the
+# first 'e'; values without one get ' é' at the end).
+UNICODE_CASES = [
+    ("lower LIKE (Unicode)", "lower(c) LIKE '%green%'", "c LIKE '%green%'"),
+    ("ILIKE (Unicode)", "c ILIKE '%GREEN%'", "c LIKE '%green%'"),
+    ("upper = (Unicode)", "upper(c) = c", "c = c"),
+    ("length (Unicode)", "length(c) > 40", "c IS NOT NULL"),
+]
+
+
+def child(cmd: list[str], tmp: str) -> tuple[float, float, float]:
+    """Runs cmd; its wall seconds, and its user CPU seconds and peak RSS in MiB by /usr/bin/time."""
+    t = Path(tmp) / "time"
+    start = time.perf_counter()
+    if subprocess.run(["/usr/bin/time", "-f", "%U %M", "-o", str(t), *cmd]).returncode:
+        sys.exit(f"failed: {' '.join(cmd)}")
+    wall = time.perf_counter() - start
+    user, rss = t.read_text().split()[-2:]
+    return wall, float(user), int(rss) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--tpch", required=True, help="the TPC-H directory (lineitem.parquet)")
+    ap.add_argument("--runs", type=int, default=5)
+    a = ap.parse_args()
+    lineitem = str(Path(a.tpch) / "lineitem.parquet")
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    with tempfile.TemporaryDirectory() as w:
+        uni = str(Path(w) / "unicode.parquet")
+        con.execute(
+            f"""COPY (SELECT l_orderkey, CASE WHEN position('e' IN l_comment) > 0
+                  THEN regexp_replace(l_comment, 'e', 'é') ELSE l_comment || ' é' END AS c
+                  FROM '{lineitem}') TO '{uni}' (FORMAT parquet, COMPRESSION snappy)"""
+        )
+        out, report = str(Path(w) / "f.bf"), str(Path(w) / "r.json")
+        for title, path, cases in (
+            ("TPC-H lineitem (ASCII)", lineitem, CASES),
+            ("l_comment with one non-ASCII character a value", uni, UNICODE_CASES),
+        ):
+            conds = list(dict.fromkeys(c for _, f, b in cases for c in (f, b)))
+            times: dict[str, list[tuple[float, float, float]]] = {c: [] for c in conds}
+            duck: dict[str, list[float]] = {c: [] for c in conds}
+            rows: dict[str, int] = {}
+            for _ in range(a.runs):
+                for c in conds:
+                    times[c].append(
+                        child(
+                            [a.bin, "train", "-q", "--input", path, "--column", "l_orderkey",
+                             "--where", c, "--output", out, "--overwrite", "--report", report],
+                            w,
+                        )
+                    )
+                    got = json.loads(Path(report).read_text())["rows_passing_where"]
+                    t = time.perf_counter()
+                    want = con.execute(f"SELECT count(*) FROM '{path}' WHERE {c}").fetchone()[0]
+                    duck[c].append(time.perf_counter() - t)
+                    if got != want:
+                        sys.exit(f"{c}: bloomjoin passes {got} rows, DuckDB {want}")
+                    rows[c] = got
+            med = {c: [statistics.median(x[i] for x in times[c]) for i in range(3)] for c in conds}
+            dmed = {c: statistics.median(duck[c]) for c in conds}
+            print(f"\n{title}: medians of {a.runs} runs\n")
+            print("| condition | wall | user | peak RSS | rows | baseline wall | ratio | DuckDB |")
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            for _, f, b in cases:
+                (wf, uf, rf), (wb, _, _) = med[f], med[b]
+                print(
+                    f"| `{f}` | {wf:.3f} s | {uf:.2f} s | {rf:.0f} MiB | {rows[f]:,} | "
+                    f"{wb:.3f} s | {wf / wb:.2f}x | {dmed[f]:.3f} s |"
+                )
+
+
+if __name__ == "__main__":
+    main()
