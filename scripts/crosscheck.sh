@@ -286,7 +286,8 @@ check_jw arith-tpch-date-plus "$OUT/tpch_orders_cust.toml" left replicated \
 # and upper() with Unicode names and places and null pairs, NULL-safe equality (pairs of two
 # NULL names match), parts of millisecond timestamps, CAST to DATE with a date difference,
 # coalesce with literals, abs of a difference, pushed conjuncts and a train.where with
-# functions; on TPC-H, parts of Date32 columns and abs of decimals.
+# functions; date_trunc of timestamps (months, weeks against days); on TPC-H, parts of Date32
+# columns, abs of decimals, and date_trunc of Date32 with an ILIKE on ASCII values.
 check_jw fn-lower-full $UC full reduce-side "lower(right.UserDisplayName) = lower(left.DisplayName)"
 check_jw fn-distinct-left $UC left replicated "right.UserDisplayName IS NOT DISTINCT FROM left.DisplayName"
 check_jw fn-distinct-right-anti $UC right-anti reduce-side \
@@ -304,6 +305,10 @@ check_jw fn-tpch-parts "$OUT/tpch_orders.toml" inner replicated \
     "dayofweek(right.l_shipdate) IN (0, 6) AND EXTRACT(MONTH FROM right.l_receiptdate) <> month(left.o_orderdate)"
 check_jw fn-tpch-abs-left "$OUT/tpch_part.toml" left reduce-side \
     "abs(right.l_extendedprice - left.p_retailprice * right.l_quantity) < 1 AND isodow(right.l_shipdate) < 6"
+check_jw fn-trunc-left $UC left reduce-side \
+    "date_trunc('month', right.CreationDate) = date_trunc('month', left.CreationDate) OR date_trunc('week', right.CreationDate) = date_trunc('day', left.CreationDate)"
+check_jw fn-tpch-trunc-right-anti "$OUT/tpch_orders.toml" right-anti replicated \
+    "date_trunc('quarter', right.l_shipdate) = date_trunc('quarter', left.o_orderdate) AND right.l_shipinstruct ILIKE '%Deliver%'"
 
 echo "== files of one side with different columns (a table that gained, lost and reordered columns): every join type, both strategies"
 # Each side's files are unioned by name, as DuckDB's union_by_name: an output or --where column
@@ -580,6 +585,44 @@ if "$BIN" --quiet train --input "$CASES/chars.parquet" --column id --workers 2 \
         passed=$((passed + 1))
     else
         echo "FAILED case: $got of 1112063 characters map as DuckDB's upper/lower/length"
+        failed=$((failed + 1))
+    fi
+else
+    echo "FAILED case: bloomjoin train exited non-zero"
+    failed=$((failed + 1))
+fi
+
+echo "== date_trunc() of 200,000 dates, timestamps and nanosecond timestamps, every unit, against DuckDB's"
+# Random days of the years 1..9999, microseconds of the same years, and nanoseconds of
+# 1824..2116 (the first 200 rows: -100..99 ns, around the epoch), each with DuckDB's
+# date_trunc to every unit. DuckDB first truncates nanoseconds toward zero; bloomjoin floors
+# the instant, so DuckDB's is computed on the instant floored to microseconds. The script
+# prints the condition bloomjoin must find true on every row.
+TRUNC_WHERE=$("$PY" - "$CASES/trunc.parquet" <<'PYEOF'
+import sys, duckdb
+units = ["millennium", "century", "decade", "year", "quarter", "month", "week", "isoyear", "day",
+         "hour", "minute", "second", "millisecond", "microsecond"]
+con = duckdb.connect()
+con.execute("SET TimeZone = 'UTC'")
+floor = "make_timestamp((epoch_ns(ns) - (((epoch_ns(ns) % 1000) + 1000) % 1000)) // 1000)"
+cols = ", ".join(f"date_trunc('{u}', d) AS d_{u}, date_trunc('{u}', ts) AS ts_{u}, "
+                 f"date_trunc('{u}', {floor}) AS ns_{u}" for u in units)
+con.execute(f"""COPY (SELECT id, d, ts, ns, {cols} FROM (
+    SELECT i AS id, DATE '0001-01-01' + (hash(i) % 3652059)::INTEGER AS d,
+        make_timestamp((hash(i * 7) % 315537897600000000)::BIGINT - 62135596800000000) AS ts,
+        make_timestamp_ns(CASE WHEN i < 200 THEN i - 100
+            ELSE (hash(i * 13) >> 1)::BIGINT - 4611686018427387904 END) AS ns
+    FROM range(0, 200000) t(i))) TO '{sys.argv[1]}' (FORMAT parquet)""")
+print(" AND ".join(f"date_trunc('{u}', {c}) = {c}_{u}" for u in units for c in ("d", "ts", "ns")))
+PYEOF
+)
+if "$BIN" --quiet train --input "$CASES/trunc.parquet" --column id --workers 2 \
+    --where "$TRUNC_WHERE" --output "$CASES/t.bjf" --report "$CASES/r.json"; then
+    got=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows_passing_where"])' "$CASES/r.json")
+    if [ "$got" = 200000 ]; then
+        passed=$((passed + 1))
+    else
+        echo "FAILED case: $got of 200000 rows have DuckDB's date_trunc for every unit"
         failed=$((failed + 1))
     fi
 else
