@@ -1051,7 +1051,8 @@ def in_or_null(rng, a, in_list, item):
 # --join-where's): lower, upper and length of strings; abs of numbers and floats; coalesce of
 # one kind; CAST / TRY_CAST / `::` to DATE and to TIMESTAMP of dates and timestamps (and of
 # string literals); the parts of dates and timestamps (`year(x)`, `EXTRACT(week FROM x)`,
-# `date_part('dow', x)`); and `IS [NOT] DISTINCT FROM` over any comparable pair. Calls nest
+# `date_part('dow', x)`); `date_trunc('unit', x)` of dates and timestamps; and `IS [NOT]
+# DISTINCT FROM` over any comparable pair. Calls nest
 # (`length(lower(s))`, `year(coalesce(d, DATE '2020-01-01'))`), take arithmetic (`abs(a - b)`,
 # `CAST(ts + INTERVAL '3 hours' AS DATE)`) and compute on (`year(d) + 1`, `coalesce(a, 0) * 2`,
 # `CAST(ts AS DATE) + 3`), under comparisons, IN, BETWEEN, LIKE / ILIKE, IS [NOT] NULL and IS
@@ -1421,6 +1422,34 @@ def mk_part(rng, ops, depth, first, x=None, part=None, form=None, name=None):
     return e
 
 
+# date_trunc's units: DuckDB's name and the names both engines take (bloomjoin's text draws one).
+TRUNC_UNITS = {
+    "millennium": ["millennium", "millennia", "mil"], "century": ["century", "centuries", "cent"],
+    "decade": ["decade", "decades", "dec"], "year": ["year", "years", "y", "yr"],
+    "quarter": ["quarter", "quarters"], "month": ["month", "months", "mon"], "week": ["week", "weeks", "w"],
+    "isoyear": ["isoyear"], "day": ["day", "days", "d"], "hour": ["hour", "hours", "h"],
+    "minute": ["minute", "minutes", "min"], "second": ["second", "seconds", "s"],
+    "millisecond": ["millisecond", "milliseconds", "ms"], "microsecond": ["microsecond", "microseconds", "us"],
+}
+
+
+def mk_trunc(rng, ops, depth, first, x=None, unit=None, name=None):
+    """date_trunc('unit', x) of a date or a timestamp (not of far dates: bloomjoin gives a
+    timestamp of microseconds, as DuckDB does, and fails the job on a date none holds): a
+    timestamp. DuckDB's of a TIMESTAMP_NS is of the instant floored to microseconds (see
+    above: DuckDB truncates toward zero, and rounds to microseconds in date_trunc's)."""
+    if x is None:
+        k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
+        x = fx(rng, ops, k, depth + 1, first)
+    unit = unit or rng.choice(list(TRUNC_UNITS))
+    name = name or rng.choice(TRUNC_UNITS[unit])
+    shown = name if rng.random() < 0.8 else name.upper()
+    src = floor_us(x.dk) if ns_text(x) else x.dk
+    e = call_ex(f"date_trunc('{shown}', {x.bj})", f"date_trunc('{unit}', {src})", "ts", x.used)
+    e.mirror = lambda rng, o: mk_trunc(rng, ops, depth, o, col_ex(rng, o), unit, name)
+    return e
+
+
 # For each result kind: (maker, whether it can read `first` (None: any operand) given the ops).
 MAKERS = {
     "str": [(mk_case, lambda ops, f: (f is None and of(ops, "str")) or (f is not None and f.kind == "str")),
@@ -1436,6 +1465,7 @@ MAKERS = {
     "xdate": [(mk_cast_date, lambda ops, f: f is not None and f.kind == "xdate"),
               (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
     "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool")],
     "bin": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bin")],
@@ -1674,11 +1704,14 @@ def bad_call(rng, info, names):
     forms = [f"length({any_}, 1) = 1", "coalesce() IS NULL", f"frobnicate({any_}) = 1",
              f"CAST({any_} AS INTEGER) = 1", f"CAST({any_} AS VARCHAR) = 'a'", "upper() = 'A'",
              f"abs({any_}, 2) = 1", f"date_part('epoch', {t or any_}) = 0", f"date_part({any_}) = 0",
-             f"lower({any_}, {any_}) = 'a'", f"EXTRACT(epoch FROM {t or any_}) = 0"]
+             f"lower({any_}, {any_}) = 'a'", f"EXTRACT(epoch FROM {t or any_}) = 0",
+             f"date_trunc('dow', {t or any_}) IS NULL", f"date_trunc({t or any_}) IS NULL",
+             f"date_trunc({any_}, {t or any_}) IS NULL"]
     if num:
         forms += [f"lower({num}) = 'a'", f"year({num}) = 2020", f"CAST({num} AS DATE) IS NULL"]
     if s:
-        forms += [f"abs({s}) = 1", f"year({s}) = 2020", f"coalesce({s}, 1) = 1", f"TRY_CAST({s} AS DATE) IS NULL"]
+        forms += [f"abs({s}) = 1", f"year({s}) = 2020", f"coalesce({s}, 1) = 1", f"TRY_CAST({s} AS DATE) IS NULL",
+                  f"date_trunc('month', {s}) IS NULL"]
     if "b" in names and kinds["b"] == "bin":
         forms += ["coalesce(b, 'x') = 'x'"]
     t = rng.choice(forms)
