@@ -372,6 +372,13 @@ def test_join_where_takes_functions(tmp_path):
                                        " AND week(right.CreationDate) = week(left.CreationDate)",
                             output=str(tmp_path / "out"))
     assert report["rows_out"] == want
+    # The same pairs: an ISO week is its Monday, date_trunc('week', ...).
+    monday = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            left_where="lower(coalesce(Location, '')) LIKE '%e%'",
+                            join_where="date_trunc('week', right.CreationDate)"
+                                       " = date_trunc('WEEK', left.CreationDate)",
+                            output=str(tmp_path / "monday"))
+    assert monday["rows_out"] == want
     with pytest.raises(bloomjoin.BloomjoinError, match="unsupported: CAST to INTEGER"):
         bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                        join_where="CAST(right.Score AS INTEGER) > 2", output=str(tmp_path / "bad"))
