@@ -9,16 +9,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE=${1:-1}
 RUNS=${2:-5}
-PY=$(bash scripts/venv.sh bench)
-T=.cache/tpch/sf$SCALE
-if [ ! -f "$T/.done" ]; then
-    rm -rf "$T"
-    "$(dirname "$PY")/tpchgen-cli" parquet -s "$SCALE" -o "$T"
-    touch "$T/.done"
-fi
-B=${BLOOMJOIN:-}
-if [ -z "$B" ]; then
-    cargo build --release --locked -q
-    B=target/release/bloomjoin
-fi
+source scripts/bench-env.sh
 exec "$PY" scripts/bench-where.py --bin "$B" --tpch "$T" --runs "$RUNS"

@@ -366,18 +366,16 @@ def test_join_where_takes_functions(tmp_path):
     want = sum(1 for c in comments for j in joined.get(c["UserId"], [])
                if c["CreationDate"] is not None and week(c["CreationDate"]) == week(j))
     assert want > 0
-    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
-                            left_where="lower(coalesce(Location, '')) LIKE '%e%'",
-                            join_where="isoyear(right.CreationDate) = isoyear(left.CreationDate)"
+    sides = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                 left_where="lower(coalesce(Location, '')) LIKE '%e%'")
+    report = bloomjoin.join(join_where="isoyear(right.CreationDate) = isoyear(left.CreationDate)"
                                        " AND week(right.CreationDate) = week(left.CreationDate)",
-                            output=str(tmp_path / "out"))
+                            output=str(tmp_path / "out"), **sides)
     assert report["rows_out"] == want
     # The same pairs: an ISO week is its Monday, date_trunc('week', ...).
-    monday = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
-                            left_where="lower(coalesce(Location, '')) LIKE '%e%'",
-                            join_where="date_trunc('week', right.CreationDate)"
+    monday = bloomjoin.join(join_where="date_trunc('week', right.CreationDate)"
                                        " = date_trunc('WEEK', left.CreationDate)",
-                            output=str(tmp_path / "monday"))
+                            output=str(tmp_path / "monday"), **sides)
     assert monday["rows_out"] == want
     with pytest.raises(bloomjoin.BloomjoinError, match="unsupported: CAST to INTEGER"):
         bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
