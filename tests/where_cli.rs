@@ -488,7 +488,11 @@ fn where_errors_name_the_option_and_the_column() {
         .fails(2, &["--left-where", "coalesce() takes values of one kind"]);
     join("soundex(name) = 'x'", "Id > 0")
         .fails(2, &["--left-where", "unsupported: function soundex()"]);
-    join("Reputation > 1", "date_trunc('fortnight', CreationDate) IS NULL").fails(
+    join(
+        "Reputation > 1",
+        "date_trunc('fortnight', CreationDate) IS NULL",
+    )
+    .fails(
         2,
         &[
             "--right-where",
