@@ -1,8 +1,8 @@
 //! Functions of the `--where` language: `lower`, `upper`, `length`, `abs`, `coalesce`,
 //! `CAST(x AS DATE)`, `CAST(x AS TIMESTAMP)`, the parts of dates and timestamps (`year`,
-//! `month`, `EXTRACT(HOUR FROM ts)`, ...) and `date_trunc`. Each follows DuckDB's function of that name
-//! (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'`), and is exact as the rest of the
-//! language is:
+//! `month`, `EXTRACT(HOUR FROM ts)`, ...) and `date_trunc`. Each follows DuckDB's function of
+//! that name (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'`), and is exact as the
+//! rest of the language is:
 //!
 //! - `abs` of an integer or a decimal is its exact value (DuckDB's `abs(-128::TINYINT)`
 //!   fails; this is 128).
@@ -364,7 +364,7 @@ fn uppercase(s: &str) -> String {
 /// whose values are written into a single buffer: no allocation per value. `None` for other
 /// types.
 pub(super) fn case_mapped(a: &ArrayRef, case: Case) -> Option<Result<ArrayRef, Reason>> {
-    // One loop per layout (no iterator behind a pointer: the values are short).
+    // One loop per layout.
     fn map<'a>(
         values: impl Iterator<Item = Option<&'a str>>,
         a: &ArrayRef,
