@@ -364,35 +364,25 @@ fn uppercase(s: &str) -> String {
 /// whose values are written into a single buffer: no allocation per value. `None` for other
 /// types.
 pub(super) fn case_mapped(a: &ArrayRef, case: Case) -> Option<Result<ArrayRef, Reason>> {
-    // One loop per layout.
-    fn map<'a>(
-        values: impl Iterator<Item = Option<&'a str>>,
-        a: &ArrayRef,
-        case: Case,
-    ) -> Result<ArrayRef, Reason> {
-        let mut out = String::with_capacity(str_bytes(a));
-        let mut offsets = Vec::with_capacity(a.len() + 1);
-        offsets.push(0i64);
-        for v in values {
-            if let Some(s) = v {
-                push_mapped(&mut out, s, case);
-            }
-            offsets.push(out.len() as i64);
+    let values = str_values(a)?;
+    let mut out = String::with_capacity(str_bytes(a));
+    let mut offsets = Vec::with_capacity(a.len() + 1);
+    offsets.push(0i64);
+    for v in values {
+        if let Some(s) = v {
+            push_mapped(&mut out, s, case);
         }
+        offsets.push(out.len() as i64);
+    }
+    Some(
         LargeStringArray::try_new(
             OffsetBuffer::new(offsets.into()),
             Buffer::from_vec(out.into_bytes()),
             a.logical_nulls(),
         )
         .map(|r| Arc::new(r) as ArrayRef)
-        .map_err(|e| e.to_string())
-    }
-    Some(match a.data_type() {
-        DataType::Utf8 => map(a.as_string::<i32>().iter(), a, case),
-        DataType::LargeUtf8 => map(a.as_string::<i64>().iter(), a, case),
-        DataType::Utf8View => map(a.as_string_view().iter(), a, case),
-        _ => return None,
-    })
+        .map_err(|e| e.to_string()),
+    )
 }
 
 /// The bytes the values of a string array hold (0 for other types).
@@ -456,22 +446,23 @@ pub(super) fn str_values(a: &ArrayRef) -> Option<Box<dyn Iterator<Item = Option<
 }
 
 fn string(f: Func, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
-    let values = str_values(a).ok_or_else(|| {
+    let not_string = || {
         format!(
             "{} takes a string, {what} is {}",
             f.shown(),
             describe(a.data_type())
         )
-    })?;
-    Ok(match f {
-        Func::Length => Arc::new(
-            values
+    };
+    match f {
+        Func::Length => Ok(Arc::new(
+            str_values(a)
+                .ok_or_else(not_string)?
                 .map(|v| v.map(|s| s.chars().count() as i64))
                 .collect::<Int64Array>(),
-        ),
-        Func::Lower => case_mapped(a, Case::Lower).expect("a string array")?,
-        _ => case_mapped(a, Case::Upper).expect("a string array")?,
-    })
+        )),
+        Func::Lower => case_mapped(a, Case::Lower).ok_or_else(not_string)?,
+        _ => case_mapped(a, Case::Upper).ok_or_else(not_string)?,
+    }
 }
 
 fn describe(t: &DataType) -> String {
@@ -633,19 +624,14 @@ fn trunc(t: Trunc, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
         DataType::Timestamp(_, zone) => (TimeUnit::Microsecond, zone.clone(), 1_000),
         _ => (TimeUnit::Microsecond, None, 1_000),
     };
-    let out_of_range = || {
-        arrow::error::ArrowError::ComputeError(format!(
-            "{what} has a date whose date_trunc() is out of the range of timestamps"
-        ))
-    };
-    let out: Result<Int64Array, _> = raw.try_unary(|v| {
+    let out_of_range =
+        || format!("{what} has a date whose date_trunc() is out of the range of timestamps");
+    let out = checked_unary(&raw, &out_of_range, |v| {
         let (days, ns) = days_and_ns(v, per);
         let (days, ns) = t.of(days, ns);
         days.checked_mul(DAY_NS as i64 / to_per)
             .and_then(|d| d.checked_add(ns / to_per))
-            .ok_or_else(out_of_range)
-    });
-    let out = out.map_err(|e| e.to_string().replace("Compute error: ", ""))?;
+    })?;
     Ok(timestamps(unit, zone, &out))
 }
 
@@ -865,16 +851,24 @@ fn rescale(
 ) -> Result<ArrayRef, Reason> {
     let per = unit_ns(a.data_type()).expect("a date or a timestamp");
     let to_per = unit_ns(&DataType::Timestamp(unit, None)).expect("a timestamp");
-    let scaled: Result<Int64Array, _> = raw(a)?.try_unary(|v| {
-        let r = if per >= to_per {
+    let scaled = checked_unary(&raw(a)?, out_of_range, |v| {
+        if per >= to_per {
             v.checked_mul(per / to_per)
         } else {
             Some(v / (to_per / per))
-        };
-        r.ok_or_else(|| arrow::error::ArrowError::ComputeError(out_of_range()))
-    });
-    let scaled = scaled.map_err(|e| e.to_string().replace("Compute error: ", ""))?;
+        }
+    })?;
     Ok(timestamps(unit, None, &scaled))
+}
+
+/// `f` of each raw value, or the error `out_of_range()` where it gives `None`.
+fn checked_unary(
+    raw: &Int64Array,
+    out_of_range: &dyn Fn() -> String,
+    f: impl Fn(i64) -> Option<i64>,
+) -> Result<Int64Array, Reason> {
+    raw.try_unary(|v| f(v).ok_or(()))
+        .map_err(|()| out_of_range())
 }
 
 /// Raw values as timestamps of `unit` in `zone` (none: zone-less).
