@@ -566,6 +566,25 @@ else
     failed=$((failed + 1))
 fi
 
+# every_row_passes FILE WHERE N WHAT: `train --where WHERE` over FILE (its key column `id`)
+# must pass all its N rows, each holding DuckDB's answers beside the values they are of.
+every_row_passes() {
+    local file=$1 where=$2 n=$3 what=$4 got
+    if "$BIN" --quiet train --input "$file" --column id --workers 2 --where "$where" \
+        --output "$CASES/x.bjf" --overwrite --report "$CASES/r.json"; then
+        got=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows_passing_where"])' "$CASES/r.json")
+        if [ "$got" = "$n" ]; then
+            passed=$((passed + 1))
+        else
+            echo "FAILED case: $got of $n $what"
+            failed=$((failed + 1))
+        fi
+    else
+        echo "FAILED case: bloomjoin train exited non-zero"
+        failed=$((failed + 1))
+    fi
+}
+
 echo "== lower(), upper() and length() of every Unicode character against DuckDB's"
 # DuckDB maps each character to one (upper('ß') is 'ẞ', lower('İ') is 'i'): a table of every
 # scalar value with DuckDB's answers, and bloomjoin must pass every row.
@@ -578,19 +597,8 @@ con.execute("""COPY (SELECT i AS id, chr(i::INTEGER) AS c, upper(chr(i::INTEGER)
     lower(chr(i::INTEGER)) AS l, length(chr(i::INTEGER)) AS n
     FROM range(1, 1114112) t(i) WHERE i < 55296 OR i > 57343) TO '%s' (FORMAT parquet)""" % sys.argv[1])
 PYEOF
-if "$BIN" --quiet train --input "$CASES/chars.parquet" --column id --workers 2 \
-    --where "upper(c) = u AND lower(c) = l AND length(c) = n" --output "$CASES/x.bjf" --report "$CASES/r.json"; then
-    got=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows_passing_where"])' "$CASES/r.json")
-    if [ "$got" = 1112063 ]; then
-        passed=$((passed + 1))
-    else
-        echo "FAILED case: $got of 1112063 characters map as DuckDB's upper/lower/length"
-        failed=$((failed + 1))
-    fi
-else
-    echo "FAILED case: bloomjoin train exited non-zero"
-    failed=$((failed + 1))
-fi
+every_row_passes "$CASES/chars.parquet" "upper(c) = u AND lower(c) = l AND length(c) = n" 1112063 \
+    "characters map as DuckDB's upper/lower/length"
 
 echo "== date_trunc() of 200,000 dates, timestamps and nanosecond timestamps, every unit, against DuckDB's"
 # Random days of the years 1..9999, microseconds of the same years, and nanoseconds of
@@ -616,19 +624,7 @@ con.execute(f"""COPY (SELECT id, d, ts, ns, {cols} FROM (
 print(" AND ".join(f"date_trunc('{u}', {c}) = {c}_{u}" for u in units for c in ("d", "ts", "ns")))
 PYEOF
 )
-if "$BIN" --quiet train --input "$CASES/trunc.parquet" --column id --workers 2 \
-    --where "$TRUNC_WHERE" --output "$CASES/t.bjf" --report "$CASES/r.json"; then
-    got=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows_passing_where"])' "$CASES/r.json")
-    if [ "$got" = 200000 ]; then
-        passed=$((passed + 1))
-    else
-        echo "FAILED case: $got of 200000 rows have DuckDB's date_trunc for every unit"
-        failed=$((failed + 1))
-    fi
-else
-    echo "FAILED case: bloomjoin train exited non-zero"
-    failed=$((failed + 1))
-fi
+every_row_passes "$CASES/trunc.parquet" "$TRUNC_WHERE" 200000 "rows have DuckDB's date_trunc for every unit"
 
 echo
 echo "crosscheck: $passed passed, $failed failed"
