@@ -28,6 +28,7 @@ use arrow::datatypes::*;
 use super::arith::{self, Operand, Value};
 use super::eval::Reason;
 use super::lit::DAY_NS;
+use super::text::Text;
 
 /// A function of the language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +46,8 @@ pub(crate) enum Func {
     Part(Part),
     /// `date_trunc('unit', x)`: the instant truncated to the start of its unit.
     Trunc(Trunc),
+    /// A string function (`substr`, `trim`, `||`, ...: see `text`).
+    Text(Text),
 }
 
 /// A unit `date_trunc` truncates to.
@@ -229,6 +232,8 @@ impl Func {
             Func::Timestamp => return "CAST(... AS TIMESTAMP)".into(),
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
+            Func::Text(Text::Pipe) => return "||".into(),
+            Func::Text(t) => t.name(),
         };
         format!("{name}()")
     }
@@ -404,8 +409,10 @@ pub(super) type Arg = (Operand, String);
 
 /// `f(args)`.
 pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
-    if f == Func::Coalesce {
-        return coalesce(args);
+    match f {
+        Func::Coalesce => return coalesce(args),
+        Func::Text(t) => return super::text::call(t, args),
+        _ => {}
     }
     let (a, what) = args.pop().expect("one argument");
     let (array, one) = match a {
@@ -430,7 +437,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Timestamp => to_timestamp(&array, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
-        Func::Coalesce => unreachable!("handled above"),
+        Func::Coalesce | Func::Text(_) => unreachable!("handled above"),
     };
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
 }

@@ -15,6 +15,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
+use super::text::{Side, Text};
 
 /// The most operators, keywords and opening parentheses one expression may have. It bounds
 /// the depth of every tree the parser builds (a chain `a OR b OR ...` is as deep as it is
@@ -402,6 +403,59 @@ fn visit(
             tasks.push(Task::Visit(left));
         }
         A::BinaryOp {
+            left,
+            op: BinaryOperator::StringConcat,
+            right,
+        } => {
+            tasks.push(Task::Make(Make::Func(Func::Text(Text::Pipe), 2)));
+            tasks.push(Task::Visit(right));
+            tasks.push(Task::Visit(left));
+        }
+        A::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => {
+            // SUBSTRING(s FOR n) starts at the first character.
+            let from = substring_from
+                .unwrap_or_else(|| Box::new(A::value(Value::Number("1".to_string(), false))));
+            let args: Vec<Box<ast::Expr>> = [Some(expr), Some(from), substring_for]
+                .into_iter()
+                .flatten()
+                .collect();
+            tasks.push(Task::Make(Make::Func(Func::Text(Text::Substr), args.len())));
+            tasks.extend(args.into_iter().rev().map(Task::Visit));
+        }
+        A::Trim {
+            trim_where,
+            trim_what,
+            expr,
+            trim_characters,
+        } => {
+            let side = match trim_where {
+                None | Some(ast::TrimWhereField::Both) => Side::Both,
+                Some(ast::TrimWhereField::Leading) => Side::Leading,
+                Some(ast::TrimWhereField::Trailing) => Side::Trailing,
+            };
+            let mut chars = trim_characters.unwrap_or_default();
+            if chars.len() > 1 || (trim_what.is_some() && !chars.is_empty()) {
+                return Err("trim() takes 1 or 2 arguments: trim(s[, characters])".into());
+            }
+            let what = trim_what.or_else(|| chars.pop().map(Box::new));
+            let args: Vec<Box<ast::Expr>> = [Some(expr), what].into_iter().flatten().collect();
+            tasks.push(Task::Make(Make::Func(
+                Func::Text(Text::Trim(side)),
+                args.len(),
+            )));
+            tasks.extend(args.into_iter().rev().map(Task::Visit));
+        }
+        A::Position { expr, r#in } => {
+            tasks.push(Task::Make(Make::Func(Func::Text(Text::Strpos), 2)));
+            tasks.push(Task::Visit(expr));
+            tasks.push(Task::Visit(r#in));
+        }
+        A::BinaryOp {
             op:
                 op @ (BinaryOperator::Divide
                 | BinaryOperator::Modulo
@@ -725,9 +779,11 @@ fn unsupported_part(name: &str) -> String {
 }
 
 /// The functions of the language, for messages.
-const FUNCTIONS: &str = "lower, upper, length, abs, coalesce, year, quarter, month, week, day, \
-                         hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
-                         date_trunc, and CAST to DATE or TIMESTAMP";
+const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains, strpos, \
+                         substr, left, right, trim, ltrim, rtrim, replace, concat, abs, \
+                         coalesce, year, quarter, month, week, day, hour, minute, second, \
+                         dayofweek, isodow, dayofyear, isoyear, date_part, date_trunc, and CAST \
+                         to DATE or TIMESTAMP";
 
 /// A function call: the function and its arguments.
 fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
@@ -756,6 +812,22 @@ fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
             ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => args.push(e),
             _ => return Err(format!("unsupported: this argument of {name}()")),
         }
+    }
+    if let Some((t, min, max)) = Text::named(&name) {
+        return match args.len() {
+            n if n < min && max == usize::MAX => {
+                Err(format!("{name}() takes at least {min} argument"))
+            }
+            n if n < min || n > max => Err(format!(
+                "{name}() takes {}, not {n}",
+                if min == max {
+                    format!("{min} arguments")
+                } else {
+                    format!("{min} or {max} arguments")
+                }
+            )),
+            _ => Ok((Func::Text(t), args)),
+        };
     }
     let (func, arity) = match name.as_str() {
         "lower" | "lcase" => (Func::Lower, Some(1)),
@@ -938,7 +1010,7 @@ mod tests {
             .contains("function upper2()"));
         assert!(parse("x / 2 = 2").unwrap_err().contains("operator /"));
         assert!(parse("x // 2 = 2").unwrap_err().contains("operator //"));
-        assert!(parse("x || 'a' = 'b'").unwrap_err().contains("operator ||"));
+        assert!(parse("x % 2 = 1").unwrap_err().contains("operator %"));
         assert!(parse("CAST(x AS INT) = 1")
             .unwrap_err()
             .contains("CAST to INT"));

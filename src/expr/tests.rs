@@ -1743,6 +1743,135 @@ fn functions_agree_with_duckdb_and_are_exact_where_duckdb_is_not() {
     assert_rows(&table(), &[FUNC_DUCKDB, FUNC_EXACT]);
 }
 
+/// String functions, with DuckDB 2.0's answers over the oracle's `s`, `ls` and `i8`.
+const TEXT_DUCKDB: &[(&str, &[usize])] = &[
+    ("starts_with(s, 'a')", &[0, 1, 4]),
+    ("prefix(ls, s)", &[0, 1, 3]),
+    ("ends_with(s, 'b')", &[0, 1]),
+    ("suffix(ls, 'e')", &[2, 7]),
+    ("contains(s, 'b')", &[0, 1, 4]),
+    ("contains(ls, s)", &[0, 1, 3]),
+    ("contains(s, '')", &[0, 1, 2, 3, 4, 6, 7]),
+    ("NOT contains(s, 'c')", &[0, 1, 2, 3, 6, 7]),
+    ("strpos(s, 'b') = 3", &[0, 1]),
+    ("strpos(ls, 'o') > 2", &[7]),
+    ("instr(s, ls) = 1", &[0, 1, 3]),
+    ("position('C' IN s) = 2", &[7]),
+    ("substr(s, 2) = 'bc'", &[4]),
+    ("substr(ls, 2, 2) = 'co'", &[7]),
+    ("substring(s, 0, 2) = 'a'", &[0, 1, 4]),
+    ("substr(s, -1) = 'b'", &[0, 1]),
+    ("substr(ls, i8, 2) = 'a'", &[]),
+    ("substr(s, 2, i8) = ''", &[2, 3]),
+    ("SUBSTRING(ls FROM 2 FOR 1) = '%'", &[0]),
+    ("left(s, 1) = 'a'", &[0, 1, 4]),
+    ("right(ls, 2) = 'le'", &[7]),
+    ("left(s, -1) = 'a%'", &[0]),
+    ("right(s, i8) = ''", &[0, 2, 3]),
+    ("left(ls, i8) = ls", &[3, 4, 7]),
+    ("trim(s, 'a') = 'bc'", &[4]),
+    ("ltrim(ls, 'ae') = ''", &[2, 3]),
+    ("rtrim(s, 'bE') = 'ÉCOL'", &[7]),
+    ("TRIM(LEADING 'a' FROM s) = '%b'", &[0]),
+    ("replace(s, 'a', 'x') = 'x%b'", &[0]),
+    ("replace(ls, s, '') = ''", &[0, 1, 3]),
+    ("length(replace(s, '', 'z')) = 3", &[0, 1, 4, 6]),
+    ("concat(s, ls) = 'a%ba%b'", &[0]),
+    ("concat(s, NULL, ls) = 'x'", &[5]),
+    ("s || ls = 'abcabd'", &[4]),
+    ("(s || ls) IS NULL", &[5, 6]),
+    ("concat(s, '-') = '-'", &[3, 5]),
+    ("length(s || 'é') = 2", &[2]),
+    ("upper(left(ls, 1)) = 'É'", &[7]),
+];
+
+#[test]
+fn string_functions_agree_with_duckdb_on_every_string_layout() {
+    let t = table();
+    assert_rows(&t, &[TEXT_DUCKDB]);
+    let dict = |k: DataType, v: DataType| DataType::Dictionary(Box::new(k), Box::new(v));
+    for (name, to) in [
+        ("s", DataType::LargeUtf8),
+        ("s", DataType::Utf8View),
+        ("s", dict(DataType::Int32, DataType::Utf8)),
+        ("ls", DataType::Utf8),
+        ("ls", DataType::Utf8View),
+        ("i8", DataType::Int64),
+        ("i8", DataType::Decimal128(10, 0)),
+    ] {
+        let v = recast(&t, name, &to);
+        for (text, want) in TEXT_DUCKDB {
+            assert_eq!(rows(text, &v), *want, "{name} as {to}: {text}");
+        }
+    }
+    // A slice whose offsets do not start at 0.
+    let sliced = t.slice(2, 6);
+    for (text, want) in TEXT_DUCKDB {
+        let want: Vec<usize> = want.iter().filter(|&&i| i >= 2).map(|i| i - 2).collect();
+        assert_eq!(rows(text, &sliced), want, "sliced: {text}");
+    }
+}
+
+#[test]
+fn string_function_refusals_name_the_argument_in_one_line() {
+    let t = table();
+    for (text, says) in [
+        (
+            "substr(s, 1.5) = 'a'",
+            "substr() takes an integer start, 1.5 is a number with a fraction",
+        ),
+        (
+            "substr(s, 1, f64) = 'a'",
+            "substr() takes an integer length, column \"f64\"",
+        ),
+        (
+            "left(s, 'a') = 'a'",
+            "left() takes an integer count, 'a' is a string",
+        ),
+        (
+            "concat(s, 1) = 'a'",
+            "concat() takes a string, 1 is a number (values are not cast to text)",
+        ),
+        (
+            "s || i8 = 'a'",
+            "|| takes a string, column \"i8\" is a number",
+        ),
+        (
+            "starts_with(d32, 'a')",
+            "starts_with() takes a string, column \"d32\" is a date",
+        ),
+        (
+            "trim(s, INTERVAL '1 day') = 'a'",
+            "trim() does not take INTERVAL '1 day'",
+        ),
+        (
+            "contains(NULL, 1)",
+            "contains() takes a string, 1 is a number",
+        ),
+    ] {
+        let p = Predicate::parse(text, "--where").unwrap_or_else(|e| panic!("{text}: {e}"));
+        let e = p.evaluate(&t).unwrap_err().to_string();
+        assert!(e.contains(says), "{text}: {e}");
+        assert!(!e.contains('\n'), "{text}: {e}");
+    }
+    for (text, says) in [
+        ("left(s) = 'a'", "left() takes 2 arguments, not 1"),
+        (
+            "substr(s, 1, 2, 3) = 'a'",
+            "substr() takes 2 or 3 arguments, not 4",
+        ),
+        ("concat() = ''", "concat() takes at least 1 argument"),
+        ("trim(s, 'a', 'b') = ''", "trim() takes 1 or 2 arguments"),
+        (
+            "reverse(s) = ''",
+            "the functions are lower, upper, length, starts_with",
+        ),
+    ] {
+        let e = Predicate::parse(text, "--where").unwrap_err().to_string();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}
+
 #[test]
 fn casts_of_string_literals_read_them_as_typed_literals() {
     let t = table();

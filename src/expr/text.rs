@@ -1,0 +1,560 @@
+//! String functions of the `--where` language, as DuckDB 2.0's: `starts_with` (`prefix`),
+//! `ends_with` (`suffix`), `contains`, `strpos` (`instr`, `position(p IN s)`), `substr`
+//! (`substring`, `SUBSTRING(s FROM a FOR b)`), `left`, `right`, `trim`, `ltrim`, `rtrim`
+//! (`TRIM([BOTH | LEADING | TRAILING] [c FROM] s)`), `replace`, `concat` and `||`.
+//!
+//! - Positions and lengths count characters (Unicode code points) from 1. `substr` takes a
+//!   start of 0 or below as DuckDB does: `substr('hello', 0, 2)` is `'h'` (the start is one
+//!   character before the first), a negative start counts from the end, and a negative length
+//!   takes the characters before the start. `left` and `right` of a negative count drop that
+//!   many characters from the other end. DuckDB refuses a start or a length beyond ±2^32;
+//!   here every integer counts as it is.
+//! - `trim` without characters removes space separators (Unicode's category Zs: the space,
+//!   the no-break space, the ideographic space, ...), not tabs or line breaks, as DuckDB's.
+//!   With characters, it removes any of them.
+//! - A NULL argument gives NULL, except in `concat`, which skips NULLs (and gives `''` when
+//!   every argument is NULL), as DuckDB's.
+//! - The arguments are strings, and integers for positions and counts. DuckDB casts other
+//!   values to text for `||` and `concat`; here they are refused with the argument named.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use arrow::array::{
+    cast::AsArray, Array, ArrayRef, BooleanArray, Decimal256Array, Int64Array, LargeStringBuilder,
+    StringArray,
+};
+use arrow::datatypes::{i256, DataType, Decimal256Type};
+
+use super::arith::{self, Operand, Value};
+use super::eval::Reason;
+use super::func::Arg;
+
+/// A string function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Text {
+    StartsWith,
+    EndsWith,
+    Contains,
+    /// `strpos(s, p)`: the position of the first `p` in `s`, 0 when there is none.
+    Strpos,
+    /// `substr(s, start[, length])`.
+    Substr,
+    Left,
+    Right,
+    Trim(Side),
+    Replace,
+    /// `concat(...)`: NULLs are skipped.
+    Concat,
+    /// `a || b`: NULL gives NULL.
+    Pipe,
+}
+
+/// The ends `trim` works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Both,
+    Leading,
+    Trailing,
+}
+
+/// What an argument must be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Str,
+    Int,
+}
+
+impl Text {
+    /// The name messages use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Text::StartsWith => "starts_with",
+            Text::EndsWith => "ends_with",
+            Text::Contains => "contains",
+            Text::Strpos => "strpos",
+            Text::Substr => "substr",
+            Text::Left => "left",
+            Text::Right => "right",
+            Text::Trim(Side::Both) => "trim",
+            Text::Trim(Side::Leading) => "ltrim",
+            Text::Trim(Side::Trailing) => "rtrim",
+            Text::Replace => "replace",
+            Text::Concat => "concat",
+            Text::Pipe => "||",
+        }
+    }
+
+    /// The function a name calls, in lower case, and the counts of arguments it takes.
+    pub(crate) fn named(name: &str) -> Option<(Text, usize, usize)> {
+        Some(match name {
+            "starts_with" | "prefix" => (Text::StartsWith, 2, 2),
+            "ends_with" | "suffix" => (Text::EndsWith, 2, 2),
+            "contains" => (Text::Contains, 2, 2),
+            "strpos" | "instr" => (Text::Strpos, 2, 2),
+            "substr" | "substring" => (Text::Substr, 2, 3),
+            "left" => (Text::Left, 2, 2),
+            "right" => (Text::Right, 2, 2),
+            "trim" => (Text::Trim(Side::Both), 1, 2),
+            "ltrim" => (Text::Trim(Side::Leading), 1, 2),
+            "rtrim" => (Text::Trim(Side::Trailing), 1, 2),
+            "replace" => (Text::Replace, 3, 3),
+            "concat" => (Text::Concat, 1, usize::MAX),
+            _ => return None,
+        })
+    }
+
+    fn role(self, arg: usize) -> Role {
+        match (self, arg) {
+            (Text::Substr | Text::Left | Text::Right, 1..) => Role::Int,
+            _ => Role::Str,
+        }
+    }
+
+    /// The argument as messages describe what it must be.
+    fn wants(self, role: Role, arg: usize) -> &'static str {
+        match (self, role, arg) {
+            (Text::Substr, Role::Int, 1) => "an integer start",
+            (Text::Substr, Role::Int, _) => "an integer length",
+            (_, Role::Int, _) => "an integer count",
+            _ => "a string",
+        }
+    }
+}
+
+/// A string argument: one value per row, or one for every row.
+struct Strs<'a> {
+    col: StrCol<'a>,
+    one: bool,
+}
+
+enum StrCol<'a> {
+    Utf8(&'a StringArray),
+    Large(&'a arrow::array::LargeStringArray),
+    View(&'a arrow::array::StringViewArray),
+}
+
+impl<'a> Strs<'a> {
+    fn new(a: &'a ArrayRef, one: bool) -> Option<Strs<'a>> {
+        let col = match a.data_type() {
+            DataType::Utf8 => StrCol::Utf8(a.as_string::<i32>()),
+            DataType::LargeUtf8 => StrCol::Large(a.as_string::<i64>()),
+            DataType::Utf8View => StrCol::View(a.as_string_view()),
+            _ => return None,
+        };
+        Some(Strs { col, one })
+    }
+
+    fn get(&self, i: usize) -> Option<&'a str> {
+        let i = if self.one { 0 } else { i };
+        match self.col {
+            StrCol::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
+            StrCol::Large(a) => a.is_valid(i).then(|| a.value(i)),
+            StrCol::View(a) => a.is_valid(i).then(|| a.value(i)),
+        }
+    }
+}
+
+/// An integer argument, as 256-bit values (every integer type and literal fits, and sums of
+/// two do not overflow).
+struct Ints {
+    values: Decimal256Array,
+    one: bool,
+}
+
+impl Ints {
+    fn get(&self, i: usize) -> Option<i256> {
+        let i = if self.one { 0 } else { i };
+        self.values.is_valid(i).then(|| self.values.value(i))
+    }
+}
+
+/// `f(args)`.
+pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
+    let name = t.name();
+    let shown = if t == Text::Pipe {
+        "||".to_string()
+    } else {
+        format!("{name}()")
+    };
+    // Check every argument's type first: a NULL does not excuse a wrong type elsewhere.
+    let mut null = false;
+    let mut kept: Vec<(ArrayRef, bool, Role)> = Vec::with_capacity(args.len());
+    for (i, (o, what)) in args.into_iter().enumerate() {
+        let role = t.role(i);
+        let (a, one) = match o {
+            Operand::Rows(a) => (a, false),
+            Operand::One(a) => (a, true),
+            Operand::Null => {
+                null = true;
+                continue;
+            }
+            Operand::Interval(_) => {
+                return Err(format!(
+                    "{shown} does not take {what} (an interval stands alone: it is added to or \
+                     subtracted from a date or a timestamp)"
+                ))
+            }
+        };
+        let t_ = a.data_type();
+        if t_ == &DataType::Null {
+            null = true;
+            continue;
+        }
+        let fits = match role {
+            Role::Str => matches!(
+                t_,
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            ),
+            Role::Int => matches!(arith::number(t_), Some((_, 0))),
+        };
+        if !fits {
+            let is = match arith::number(t_) {
+                Some((_, s)) if s != 0 => "a number with a fraction".to_string(),
+                Some(_) => "a number".to_string(),
+                None => match t_ {
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                        "a string".to_string()
+                    }
+                    DataType::Boolean => "a boolean".to_string(),
+                    DataType::Date32 | DataType::Date64 => "a date".to_string(),
+                    DataType::Timestamp(..) => "a timestamp".to_string(),
+                    other => format!("of type {other}"),
+                },
+            };
+            let cast = if matches!(t, Text::Concat | Text::Pipe) {
+                " (values are not cast to text)"
+            } else {
+                ""
+            };
+            return Err(format!(
+                "{shown} takes {}, {what} is {is}{cast}",
+                t.wants(role, i)
+            ));
+        }
+        kept.push((a, one, role));
+    }
+    if t == Text::Concat {
+        if kept.is_empty() {
+            return Ok(Value::One(Arc::new(StringArray::from(vec![""]))));
+        }
+    } else if null {
+        return Ok(Value::Null);
+    }
+    let one = kept.iter().all(|(_, one, _)| *one);
+    let n = kept
+        .iter()
+        .find(|(_, one, _)| !*one)
+        .map_or(1, |(a, ..)| a.len());
+    let mut strs = Vec::new();
+    let mut ints = Vec::new();
+    for (a, o, role) in &kept {
+        match role {
+            Role::Str => strs.push(Strs::new(a, *o).expect("checked to be a string")),
+            Role::Int => {
+                let values = arith::cast(a, &DataType::Decimal256(76, 0))?;
+                ints.push(Ints {
+                    values: values.as_primitive::<Decimal256Type>().clone(),
+                    one: *o,
+                });
+            }
+        }
+    }
+    let r = eval(t, n, &strs, &ints, &kept)?;
+    Ok(if one { Value::One(r) } else { Value::Rows(r) })
+}
+
+fn eval(
+    t: Text,
+    n: usize,
+    strs: &[Strs],
+    ints: &[Ints],
+    kept: &[(ArrayRef, bool, Role)],
+) -> Result<ArrayRef, Reason> {
+    let s = &strs[0];
+    Ok(match t {
+        Text::StartsWith | Text::EndsWith | Text::Contains => {
+            let p = &strs[1];
+            if t == Text::Contains && !s.one && p.one {
+                if let Some(needle) = p.get(0).filter(|x| !x.is_empty()) {
+                    if let Some(r) = super::contains::like_contains(&kept[0].0, needle, false) {
+                        return Ok(Arc::new(r));
+                    }
+                }
+            }
+            let test = |h: &str, p: &str| match t {
+                Text::StartsWith => h.starts_with(p),
+                Text::EndsWith => h.ends_with(p),
+                _ => h.contains(p),
+            };
+            Arc::new(
+                (0..n)
+                    .map(|i| Some(test(s.get(i)?, p.get(i)?)))
+                    .collect::<BooleanArray>(),
+            )
+        }
+        Text::Strpos => {
+            let p = &strs[1];
+            Arc::new(
+                (0..n)
+                    .map(|i| Some(strpos(s.get(i)?, p.get(i)?)))
+                    .collect::<Int64Array>(),
+            )
+        }
+        Text::Substr | Text::Left | Text::Right => strings(n, |i, out| {
+            let (Some(v), Some(k)) = (s.get(i), ints[0].get(i)) else {
+                return Ok(false);
+            };
+            let len = match ints.get(1) {
+                Some(l) => match l.get(i) {
+                    Some(l) => Some(l),
+                    None => return Ok(false),
+                },
+                None => None,
+            };
+            out.push_str(cut(v, t, k, len));
+            Ok(true)
+        })?,
+        Text::Trim(side) => strings(n, |i, out| {
+            let Some(v) = s.get(i) else {
+                return Ok(false);
+            };
+            let set = match strs.get(1) {
+                Some(c) => match c.get(i) {
+                    Some(c) => Some(c),
+                    None => return Ok(false),
+                },
+                None => None,
+            };
+            out.push_str(trim(v, set, side));
+            Ok(true)
+        })?,
+        Text::Replace => strings(n, |i, out| {
+            let (Some(v), Some(from), Some(to)) = (s.get(i), strs[1].get(i), strs[2].get(i)) else {
+                return Ok(false);
+            };
+            if from.is_empty() {
+                out.push_str(v);
+                return Ok(true);
+            }
+            let mut last = 0;
+            for (at, _) in v.match_indices(from) {
+                out.push_str(&v[last..at]);
+                out.push_str(to);
+                last = at + from.len();
+            }
+            out.push_str(&v[last..]);
+            Ok(true)
+        })?,
+        Text::Concat | Text::Pipe => strings(n, |i, out| {
+            if t == Text::Pipe && strs.iter().any(|s| s.get(i).is_none()) {
+                return Ok(false);
+            }
+            for v in strs.iter().filter_map(|s| s.get(i)) {
+                out.push_str(v);
+            }
+            Ok(true)
+        })?,
+    })
+}
+
+/// A string value being written: [`strings`] hands one to each row.
+struct Out<'b>(&'b mut LargeStringBuilder);
+
+impl Out<'_> {
+    fn push_str(&mut self, s: &str) {
+        // Writing into the builder cannot fail.
+        let _ = self.0.write_str(s);
+    }
+}
+
+/// A `LargeUtf8` array of `n` rows, each written by `row` into one buffer (`false`: NULL).
+fn strings(
+    n: usize,
+    mut row: impl FnMut(usize, &mut Out) -> Result<bool, Reason>,
+) -> Result<ArrayRef, Reason> {
+    let mut b = LargeStringBuilder::with_capacity(n, n * 8);
+    for i in 0..n {
+        if row(i, &mut Out(&mut b))? {
+            b.append_value("");
+        } else {
+            b.append_null();
+        }
+    }
+    Ok(Arc::new(b.finish()))
+}
+
+/// The 1-based character position of the first `p` in `h`; 0 when there is none, 1 when `p`
+/// is empty.
+fn strpos(h: &str, p: &str) -> i64 {
+    match h.find(p) {
+        None => 0,
+        Some(at) if h.is_ascii() => at as i64 + 1,
+        Some(at) => h[..at].chars().count() as i64 + 1,
+    }
+}
+
+/// `substr(s, k[, len])`, `left(s, k)` or `right(s, k)`, as DuckDB counts.
+fn cut(s: &str, t: Text, k: i256, len: Option<i256>) -> &str {
+    let ascii = s.is_ascii();
+    let n = if ascii { s.len() } else { s.chars().count() };
+    let end = i256::from_i128(n as i128);
+    // Sums of two values of at most 76 digits do not overflow 256 bits.
+    let add = |a: i256, b: i256| a.wrapping_add(b);
+    let zero = i256::ZERO;
+    // The characters [from, to), counted from 0; clamped to `s` below.
+    let (from, to) = match t {
+        Text::Substr => {
+            // The start as a 0-based index: 0 is one before the first character.
+            let v = if k > zero {
+                k.wrapping_sub(i256::ONE)
+            } else if k < zero {
+                add(end, k)
+            } else {
+                i256::MINUS_ONE
+            };
+            match len {
+                None => (v, end),
+                Some(l) if l >= zero => (v, add(v, l)),
+                Some(l) => (add(v, l), v),
+            }
+        }
+        Text::Left if k >= zero => (zero, k),
+        Text::Left => (zero, add(end, k)),
+        Text::Right if k >= zero => (end.wrapping_sub(k), end),
+        _ => (k.wrapping_neg(), end),
+    };
+    let clamp = |v: i256| -> usize {
+        if v <= zero {
+            0
+        } else if v >= end {
+            n
+        } else {
+            v.as_i128() as usize
+        }
+    };
+    let (a, b) = (clamp(from), clamp(to));
+    if b <= a {
+        return "";
+    }
+    if ascii {
+        return &s[a..b];
+    }
+    let mut at = s.char_indices().map(|(at, _)| at).chain([s.len()]);
+    let first = at.nth(a).unwrap_or(s.len());
+    let last = at.nth(b - a - 1).unwrap_or(s.len());
+    &s[first..last]
+}
+
+/// Whether `c` is a space separator (Unicode's general category Zs), what `trim` removes
+/// when given no characters.
+pub(super) fn space_separator(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
+    )
+}
+
+/// `s` without the characters of `set` (space separators when `None`) at `side`.
+fn trim<'s>(s: &'s str, set: Option<&str>, side: Side) -> &'s str {
+    let strip = |c: char| match set {
+        None => space_separator(c),
+        Some(set) => set.contains(c),
+    };
+    match side {
+        Side::Both => s.trim_matches(strip),
+        Side::Leading => s.trim_start_matches(strip),
+        Side::Trailing => s.trim_end_matches(strip),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: i128) -> i256 {
+        i256::from_i128(v)
+    }
+
+    #[test]
+    fn cut_counts_as_duckdb() {
+        // DuckDB 2.0's answers.
+        for (k, len, want) in [
+            (0, Some(2), "h"),
+            (-2, None, "lo"),
+            (-3, Some(2), "ll"),
+            (2, Some(-1), "h"),
+            (3, Some(-2), "he"),
+            (10, None, ""),
+            (0, None, "hello"),
+            (-10, Some(3), ""),
+            (-10, Some(8), "hel"),
+            (-10, None, "hello"),
+            (1, Some(0), ""),
+            (-1, Some(-2), "ll"),
+            (0, Some(-1), ""),
+        ] {
+            assert_eq!(
+                cut("hello", Text::Substr, int(k), len.map(int)),
+                want,
+                "substr('hello', {k}, {len:?})"
+            );
+        }
+        assert_eq!(cut("héllo", Text::Substr, int(2), Some(int(2))), "él");
+        for (t, k, want) in [
+            (Text::Left, -2, "hel"),
+            (Text::Left, 2, "he"),
+            (Text::Right, -2, "llo"),
+            (Text::Right, 2, "lo"),
+            (Text::Left, 0, ""),
+            (Text::Right, 10, "hello"),
+            (Text::Left, -10, ""),
+            (Text::Left, i64::MIN as i128, ""),
+            (Text::Right, i64::MIN as i128, ""),
+        ] {
+            assert_eq!(cut("hello", t, int(k), None), want, "{t:?}('hello', {k})");
+        }
+        assert_eq!(cut("hé", Text::Left, int(1), None), "h");
+        // Exact past DuckDB's ±2^32 (it refuses these).
+        let big = i256::from_i128(1 << 100);
+        assert_eq!(cut("hello", Text::Substr, big, None), "");
+        assert_eq!(
+            cut("hello", Text::Substr, big, Some(big.wrapping_neg())),
+            "hello"
+        );
+        assert_eq!(
+            cut("hello", Text::Substr, big, Some(int(3).wrapping_sub(big))),
+            "llo"
+        );
+        assert_eq!(cut("hello", Text::Left, big, None), "hello");
+    }
+
+    #[test]
+    fn trim_removes_space_separators_or_the_given_characters() {
+        assert_eq!(trim("  a b  ", None, Side::Both), "a b");
+        assert_eq!(trim("\t a \n", None, Side::Both), "\t a \n");
+        assert_eq!(trim("\u{3000}\u{A0}a\u{202F}", None, Side::Both), "a");
+        assert_eq!(trim("  a  ", None, Side::Leading), "a  ");
+        assert_eq!(trim("  a  ", None, Side::Trailing), "  a");
+        assert_eq!(trim("xyaxy", Some("yx"), Side::Both), "a");
+        assert_eq!(trim("aaa", Some(""), Side::Both), "aaa");
+        assert_eq!(trim("ééaé", Some("é"), Side::Both), "a");
+        // Every Zs character, and no other in the first planes' spaces and controls.
+        let zs: Vec<char> = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| space_separator(c))
+            .collect();
+        assert_eq!(zs.len(), 17);
+        assert!(zs.iter().all(|c| c.is_whitespace()));
+    }
+
+    #[test]
+    fn strpos_counts_characters() {
+        assert_eq!(strpos("hello", "l"), 3);
+        assert_eq!(strpos("héllo", "l"), 3);
+        assert_eq!(strpos("hello", ""), 1);
+        assert_eq!(strpos("", ""), 1);
+        assert_eq!(strpos("abc", "abcd"), 0);
+    }
+}
