@@ -2826,6 +2826,20 @@ fn readme_functions_example_is_true() {
     }
 }
 
+/// The README's string functions example: 248 comments (DuckDB's count of the same query),
+/// each by a user in "Москва, Россия", the one location whose part after its comma is Россия.
+#[test]
+fn readme_string_functions_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("after its comma is Россия (248");
+    let (rows, names) = read_rows(&dir.path().join("out/thanks_from_russia"));
+    assert_eq!(rows.len(), 248);
+    assert_eq!(names, ["Id", "Location", "comment"]);
+    for r in &rows {
+        let f: Vec<&str> = r.split('|').collect();
+        assert_eq!(f[1], "Москва, Россия", "{r}");
+    }
+}
+
 #[test]
 fn readme_join_where_example_is_true() {
     let (dir, _) = crate::util::run_readme_example("- `--join-where EXPR` (job key");
