@@ -287,7 +287,8 @@ check_jw arith-tpch-date-plus "$OUT/tpch_orders_cust.toml" left replicated \
 # NULL names match), parts of millisecond timestamps, CAST to DATE with a date difference,
 # coalesce with literals, abs of a difference, pushed conjuncts and a train.where with
 # functions; date_trunc of timestamps (months, weeks against days); on TPC-H, parts of Date32
-# columns, abs of decimals, and date_trunc of Date32 with an ILIKE on ASCII values.
+# columns, abs of decimals, and date_trunc of Date32 with an ILIKE on ASCII values; string
+# functions (prefixes cut with left(), contains, trim, substr, ||, strpos) on both.
 check_jw fn-lower-full $UC full reduce-side "lower(right.UserDisplayName) = lower(left.DisplayName)"
 check_jw fn-distinct-left $UC left replicated "right.UserDisplayName IS NOT DISTINCT FROM left.DisplayName"
 check_jw fn-distinct-right-anti $UC right-anti reduce-side \
@@ -309,6 +310,10 @@ check_jw fn-trunc-left $UC left reduce-side \
     "date_trunc('month', right.CreationDate) = date_trunc('month', left.CreationDate) OR date_trunc('week', right.CreationDate) = date_trunc('day', left.CreationDate)"
 check_jw fn-tpch-trunc-right-anti "$OUT/tpch_orders.toml" right-anti replicated \
     "date_trunc('quarter', right.l_shipdate) = date_trunc('quarter', left.o_orderdate) AND right.l_shipinstruct ILIKE '%Deliver%'"
+check_jw fn-text-full $UC full reduce-side \
+    "starts_with(lower(right.UserDisplayName), lower(left(left.DisplayName, 3))) AND (contains(right.Text, 'e') OR trim(left.Location) || '!' = substr(right.Text, -4))"
+check_jw fn-tpch-text-left-anti "$OUT/tpch_part.toml" left-anti replicated \
+    "strpos(left.p_name, substr(right.l_shipmode, 1, 2)) > 0 OR ends_with(right.l_comment, right(left.p_brand, 1))"
 
 echo "== files of one side with different columns (a table that gained, lost and reordered columns): every join type, both strategies"
 # Each side's files are unioned by name, as DuckDB's union_by_name: an output or --where column
@@ -585,7 +590,7 @@ every_row_passes() {
     fi
 }
 
-echo "== lower(), upper() and length() of every Unicode character against DuckDB's"
+echo "== lower(), upper(), length() and trim() of every Unicode character against DuckDB's"
 # DuckDB maps each character to one (upper('ß') is 'ẞ', lower('İ') is 'i'): a table of every
 # scalar value with DuckDB's answers, and bloomjoin must pass every row.
 CASES=$OUT/case
@@ -594,11 +599,11 @@ mkdir -p "$CASES"
 import sys, duckdb
 con = duckdb.connect()
 con.execute("""COPY (SELECT i AS id, chr(i::INTEGER) AS c, upper(chr(i::INTEGER)) AS u,
-    lower(chr(i::INTEGER)) AS l, length(chr(i::INTEGER)) AS n
+    lower(chr(i::INTEGER)) AS l, length(chr(i::INTEGER)) AS n, trim(chr(i::INTEGER)) AS t
     FROM range(1, 1114112) t(i) WHERE i < 55296 OR i > 57343) TO '%s' (FORMAT parquet)""" % sys.argv[1])
 PYEOF
-every_row_passes "$CASES/chars.parquet" "upper(c) = u AND lower(c) = l AND length(c) = n" 1112063 \
-    "characters map as DuckDB's upper/lower/length"
+every_row_passes "$CASES/chars.parquet" "upper(c) = u AND lower(c) = l AND length(c) = n AND trim(c) = t" \
+    1112063 "characters map as DuckDB's upper/lower/length/trim"
 
 echo "== date_trunc() of 200,000 dates, timestamps and nanosecond timestamps, every unit, against DuckDB's"
 # Random days of the years 1..9999, microseconds of the same years, and nanoseconds of
@@ -625,6 +630,45 @@ print(" AND ".join(f"date_trunc('{u}', {c}) = {c}_{u}" for u in units for c in (
 PYEOF
 )
 every_row_passes "$CASES/trunc.parquet" "$TRUNC_WHERE" 200000 "rows have DuckDB's date_trunc for every unit"
+
+echo "== string functions of 200,000 random strings, needles and positions against DuckDB's"
+# Strings of 0 to 8 characters over ASCII letters, 'é', '€', a tab and space separators; needles
+# of 0 to 2; positions and counts of -10..10; NULLs in every column. DuckDB computes every
+# call (each SQL form too); the script prints the condition bloomjoin must find true on every row.
+STR_WHERE=$("$PY" - "$CASES/strings.parquet" 200000 <<'PYEOF'
+import random, sys, duckdb, pyarrow as pa
+rng = random.Random(7)
+n = int(sys.argv[2])
+alpha = "abxAB é€\t\u3000\u00a0"
+def word(k):
+    return "".join(rng.choice(alpha) for _ in range(rng.randrange(k)))
+def maybe(v, p):
+    return None if rng.random() < p else v
+t = pa.table({
+    "id": list(range(n)),
+    "s": [maybe(word(9), 0.05) for _ in range(n)],
+    "p": [maybe(word(3), 0.04) for _ in range(n)],
+    "a": [maybe(rng.randint(-10, 10), 0.03) for _ in range(n)],
+    "b": [maybe(rng.randint(-10, 10), 0.03) for _ in range(n)],
+})
+con = duckdb.connect()
+con.register("t", t)
+calls = [
+    "starts_with(s, p)", "ends_with(s, p)", "contains(s, p)", "contains(s, 'a')", "strpos(s, p)",
+    "substr(s, a)", "substr(s, a, b)", "left(s, a)", "right(s, a)", "trim(s)", "ltrim(s)",
+    "rtrim(s)", "trim(s, p)", "ltrim(s, p)", "rtrim(s, p)", "replace(s, p, 'Z')",
+    "replace(s, 'a', p)", "concat(s, p, s)", "s || p", "position(p IN s)",
+    "SUBSTRING(s FROM a FOR b)", "SUBSTRING(s FROM a)", "TRIM(LEADING p FROM s)",
+    "TRIM(TRAILING ' é' FROM s)", "TRIM(BOTH p FROM s)", "prefix(s, p)", "suffix(s, p)",
+    "instr(s, p)", "substring(s, b, a)", "upper(substr(trim(s), 2, 3)) || lower(p) || 'é'",
+    "length(replace(s, p, ''))", "concat(NULL, p)", "left(s || s, b)",
+]
+cols = ", ".join(f"{c} AS r{i}" for i, c in enumerate(calls))
+con.execute(f"COPY (SELECT *, {cols} FROM t) TO '{sys.argv[1]}' (FORMAT parquet)")
+print(" AND ".join(f"{c} IS NOT DISTINCT FROM r{i}" for i, c in enumerate(calls)))
+PYEOF
+)
+every_row_passes "$CASES/strings.parquet" "$STR_WHERE" 200000 "rows have DuckDB's string functions"
 
 echo
 echo "crosscheck: $passed passed, $failed failed"
