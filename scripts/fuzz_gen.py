@@ -1048,7 +1048,11 @@ def in_or_null(rng, a, in_list, item):
 # ------------------------------------------------------------------------------ functions
 
 # Conditions may call functions (FUNC_SHARE of the predicates, in `where` conditions and in
-# --join-where's): lower, upper and length of strings; abs of numbers and floats; coalesce of
+# --join-where's): lower, upper and length of strings; the string functions substr (substring,
+# SUBSTRING(s FROM a FOR b), left, right, with small integer literals: DuckDB refuses starts and
+# lengths beyond +-2^32), trim (ltrim, rtrim, TRIM(LEADING c FROM s)), replace, concat and ||,
+# strpos (instr, position(p IN s)), and the booleans starts_with (prefix), ends_with (suffix)
+# and contains, their needles mostly pieces of the columns' values; abs of numbers and floats; coalesce of
 # one kind; CAST / TRY_CAST / `::` to DATE and to TIMESTAMP of dates and timestamps (and of
 # string literals); the parts of dates and timestamps (`year(x)`, `EXTRACT(week FROM x)`,
 # `date_part('dow', x)`); `date_trunc('unit', x)` of dates and timestamps; and `IS [NOT]
@@ -1143,7 +1147,7 @@ def func_operands(info, names):
 
 
 # What a function of a column of each kind may give: the kinds of its result.
-RESULTS = {"str": ["str", "str", "num"], "num": ["num"], "float": ["float"], "date": ["date", "ts", "num", "num"],
+RESULTS = {"str": ["str", "str", "num", "bool"], "num": ["num"], "float": ["float"], "date": ["date", "ts", "num", "num"],
            "xdate": ["xdate", "num", "num"], "ts": ["date", "ts", "num", "num"], "bool": ["bool"], "bin": ["bin"]}
 # How often a `where` function predicate reads a column of each kind (out of those present).
 KIND_WEIGHT = {"num": 4, "str": 4, "ts": 3, "date": 2, "xdate": 2, "float": 2, "bool": 1, "bin": 1}
@@ -1450,11 +1454,139 @@ def mk_trunc(rng, ops, depth, first, x=None, unit=None, name=None):
     return e
 
 
+def str_piece(rng, ops, longest=3):
+    """A short string literal for the string functions: mostly a piece of a value of a string
+    column's pool (so that it occurs), else a character or ''."""
+    pool = [v for o in of(ops, "str") for v in (o.pool or []) if isinstance(v, str)]
+    if pool and rng.random() < 0.75:
+        v = rng.choice(pool)
+        i = rng.randrange(len(v) + 1)
+        v = v[i:i + rng.randrange(longest + 1)]
+    else:
+        v = rng.choice(["", " ", "a", "é", "\u3000", "ab", "%", "_"])
+    return Ex(sql_str(v), sql_str(v), "str")
+
+
+def str_arg(rng, ops, depth, first=None):
+    """A string operand: `first`, a call or column, or a short literal."""
+    if first is None and rng.random() < 0.35:
+        return str_piece(rng, ops)
+    return fx(rng, ops, "str", depth + 1, first)
+
+
+def small_int(rng):
+    """A start, length or count: small (DuckDB refuses beyond +-2^32, bloomjoin counts on)."""
+    return num_lit_ex(str(rng.choice([0, 1, 1, 2, 2, 3, 4, 5, 8, 40, -1, -2, -3, -5, -40])))
+
+
+def mk_substr(rng, ops, depth, first, x=None, form=None, a=None, b=None):
+    """substr/substring(s, a[, b]), SUBSTRING(s FROM a [FOR b]), left(s, a), right(s, a), with
+    small integer literals: characters of a string, as DuckDB counts them (a start of 0 or
+    below, negative lengths)."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    form = form or rng.choice(["substr", "substring", "from", "from_for", "substr3", "left", "right"])
+    a = a or small_int(rng)
+    b = b or small_int(rng)
+    bj = {"substr": f"substr({x.bj}, {a.bj})", "substring": f"substring({x.bj}, {a.bj}, {b.bj})",
+          "substr3": f"substr({x.bj}, {a.bj}, {b.bj})", "from": f"SUBSTRING({x.bj} FROM {a.bj})",
+          "from_for": f"SUBSTRING({x.bj} FROM {a.bj} FOR {b.bj})", "left": f"left({x.bj}, {a.bj})",
+          "right": f"right({x.bj}, {a.bj})"}[form]
+    fn = {"left": "left", "right": "right"}.get(form, "substr")
+    dk = f"{fn}({x.dk}, {a.bj})" if form in ("substr", "from", "left", "right") else f"substr({x.dk}, {a.bj}, {b.bj})"
+    e = call_ex(bj, dk, "str", x.used)
+    e.mirror = lambda rng, o: mk_substr(rng, ops, depth, o, col_ex(rng, o), form, a, b)
+    return e
+
+
+def mk_trim(rng, ops, depth, first, x=None, form=None, chars=None):
+    """trim/ltrim/rtrim(s[, chars]) and TRIM([BOTH | LEADING | TRAILING] chars FROM s): space
+    separators or the given characters off the ends."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    form = form or rng.choice(["trim", "ltrim", "rtrim", "trim2", "ltrim2", "rtrim2", "both", "leading", "trailing"])
+    chars = chars or str_piece(rng, ops)
+    name = form.rstrip("2")
+    if form in ("both", "leading", "trailing"):
+        bj = f"TRIM({form.upper()} {chars.bj} FROM {x.bj})"
+        dk = f"{dict(both='trim', leading='ltrim', trailing='rtrim')[form]}({x.dk}, {chars.dk})"
+    elif form.endswith("2"):
+        bj, dk = f"{name}({x.bj}, {chars.bj})", f"{name}({x.dk}, {chars.dk})"
+    else:
+        bj, dk = f"{name}({x.bj})", f"{name}({x.dk})"
+    e = call_ex(bj, dk, "str", x.used)
+    e.mirror = lambda rng, o: mk_trim(rng, ops, depth, o, col_ex(rng, o), form, chars)
+    return e
+
+
+def mk_replace(rng, ops, depth, first, x=None, frm=None, to=None):
+    """replace(s, from, to): every `from` (none when empty) replaced."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    frm = frm or str_piece(rng, ops, 2)
+    to = to or str_piece(rng, ops, 2)
+    e = call_ex(f"replace({x.bj}, {frm.bj}, {to.bj})", f"replace({x.dk}, {frm.dk}, {to.dk})", "str", x.used)
+    e.mirror = lambda rng, o: mk_replace(rng, ops, depth, o, col_ex(rng, o), frm, to)
+    return e
+
+
+def mk_concat(rng, ops, depth, first, x=None, rest=None, pipe=None):
+    """concat(a, b, ...) (NULLs skipped) or a || b (NULL gives NULL), of strings."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    if rest is None:
+        rest = [null_ex("str") if rng.random() < 0.1 else str_arg(rng, ops, depth + 1)
+                for _ in range(rng.choice([1, 1, 2]))]
+    pipe = rng.random() < 0.5 if pipe is None else pipe
+    args = [x] + rest
+    if rng.random() < 0.3:
+        args = args[1:] + args[:1]
+    if pipe:
+        bj = "(" + " || ".join(a.bj for a in args) + ")"
+        dk = "(" + " || ".join(a.dk for a in args) + ")"
+    else:
+        bj = "concat(" + ", ".join(a.bj for a in args) + ")"
+        dk = "concat(" + ", ".join(a.dk for a in args) + ")"
+    e = call_ex(bj, dk, "str", set().union(*(a.used for a in args)))
+    e.mirror = lambda rng, o: mk_concat(rng, ops, depth, o, col_ex(rng, o), rest, pipe)
+    return e
+
+
+def mk_strpos(rng, ops, depth, first, x=None, p=None, form=None):
+    """strpos(s, p) (instr, position(p IN s)): the character position of the first p, 0 when
+    none, BIGINT."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first if first is not None and first.kind == "str" else None)
+    p = p or str_arg(rng, ops, depth + 1)
+    form = form or rng.choice(["strpos", "instr", "position"])
+    bj = f"position({p.bj} IN {x.bj})" if form == "position" else f"{form}({x.bj}, {p.bj})"
+    e = call_ex(bj, f"CAST(strpos({x.dk}, {p.dk}) AS DECIMAL(38,0))", "num", x.used | p.used, (19, 0))
+    e.hint = ["0", "1", "2", "3", "5"]
+    e.mirror = lambda rng, o: mk_strpos(rng, ops, depth, o, col_ex(rng, o), p, form)
+    return e
+
+
+def mk_affix(rng, ops, depth, first, x=None, p=None, name=None):
+    """starts_with (prefix), ends_with (suffix), contains: a boolean."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first if first is not None and first.kind == "str" else None)
+    p = p or str_arg(rng, ops, depth + 1)
+    name = name or rng.choice(["starts_with", "prefix", "ends_with", "suffix", "contains"])
+    dname = {"prefix": "starts_with", "suffix": "ends_with"}.get(name, name)
+    e = call_ex(f"{name}({x.bj}, {p.bj})", f"{dname}({x.dk}, {p.dk})", "bool", x.used | p.used)
+    e.mirror = lambda rng, o: mk_affix(rng, ops, depth, o, col_ex(rng, o), p, name)
+    return e
+
+
+def reads_str(ops, f):
+    return (f is None and of(ops, "str")) or (f is not None and f.kind == "str")
+
+
 # For each result kind: (maker, whether it can read `first` (None: any operand) given the ops).
 MAKERS = {
-    "str": [(mk_case, lambda ops, f: (f is None and of(ops, "str")) or (f is not None and f.kind == "str")),
-            (mk_coalesce, lambda ops, f: f is not None and f.kind == "str")],
-    "num": [(mk_length, lambda ops, f: (f is None and of(ops, "str")) or (f is not None and f.kind == "str")),
+    "str": [(mk_case, reads_str), (mk_substr, reads_str), (mk_trim, reads_str), (mk_replace, reads_str),
+            (mk_concat, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str")],
+    "num": [(mk_length, reads_str), (mk_strpos, reads_str),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
             (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
@@ -1467,7 +1599,7 @@ MAKERS = {
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
-    "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool")],
+    "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool"), (mk_affix, reads_str)],
     "bin": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bin")],
 }
 
@@ -1706,12 +1838,16 @@ def bad_call(rng, info, names):
              f"abs({any_}, 2) = 1", f"date_part('epoch', {t or any_}) = 0", f"date_part({any_}) = 0",
              f"lower({any_}, {any_}) = 'a'", f"EXTRACT(epoch FROM {t or any_}) = 0",
              f"date_trunc('dow', {t or any_}) IS NULL", f"date_trunc({t or any_}) IS NULL",
-             f"date_trunc({any_}, {t or any_}) IS NULL"]
+             f"date_trunc({any_}, {t or any_}) IS NULL", f"left({any_}) = 'a'",
+             f"substr({any_}, 1, 2, 3) = 'a'", "concat() = 'a'", f"trim({any_}, 'a', 'b') = 'a'",
+             f"reverse({any_}) = 'a'"]
     if num:
-        forms += [f"lower({num}) = 'a'", f"year({num}) = 2020", f"CAST({num} AS DATE) IS NULL"]
+        forms += [f"lower({num}) = 'a'", f"year({num}) = 2020", f"CAST({num} AS DATE) IS NULL",
+                  f"starts_with({num}, 'a')", f"concat({num}, 'a') = 'a'", f"trim({num}) = 'a'"]
     if s:
         forms += [f"abs({s}) = 1", f"year({s}) = 2020", f"coalesce({s}, 1) = 1", f"TRY_CAST({s} AS DATE) IS NULL",
-                  f"date_trunc('month', {s}) IS NULL"]
+                  f"date_trunc('month', {s}) IS NULL", f"substr({s}, 1.5) = 'a'", f"left({s}, {s}) = 'a'",
+                  f"{s} || 1 = 'a'", f"strpos({s}, 1) = 1"]
     if "b" in names and kinds["b"] == "bin":
         forms += ["coalesce(b, 'x') = 'x'"]
     t = rng.choice(forms)
