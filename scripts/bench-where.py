@@ -37,6 +37,14 @@ CASES = [
     ("lower = lower", "lower(l_comment) = lower(l_comment)", "l_comment = l_comment"),
     ("length", "length(l_comment) > 40", "l_comment IS NOT NULL"),
     ("IS NOT DISTINCT FROM", "l_shipmode IS NOT DISTINCT FROM 'AIR'", "l_shipmode = 'AIR'"),
+    ("starts_with", "starts_with(l_comment, 'ly')", "l_comment LIKE 'ly%'"),
+    ("contains", "contains(l_comment, 'green')", "l_comment LIKE '%green%'"),
+    ("substr =", "substr(l_shipmode, 1, 3) = 'AIR'", "l_shipmode LIKE 'AIR%'"),
+    ("left =", "left(l_comment, 2) = 'ly'", "l_comment LIKE 'ly%'"),
+    ("strpos", "strpos(l_comment, 'green') > 0", "l_comment LIKE '%green%'"),
+    ("trim =", "trim(l_comment) = l_comment", "l_comment = l_comment"),
+    ("replace LIKE", "replace(l_comment, 'green', 'blue') LIKE '%blue%'", "l_comment LIKE '%green%'"),
+    ("|| =", "l_shipmode || l_shipinstruct = 'AIRNONE'", "l_shipmode = 'AIR' AND l_shipinstruct = 'NONE'"),
     (
         "year",
         "year(l_shipdate) = 1995",
@@ -51,6 +59,8 @@ UNICODE_CASES = [
     ("ILIKE (Unicode)", "c ILIKE '%GREEN%'", "c LIKE '%green%'"),
     ("upper = (Unicode)", "upper(c) = c", "c = c"),
     ("length (Unicode)", "length(c) > 40", "c IS NOT NULL"),
+    ("substr = (Unicode)", "substr(c, 2, 4) = 'ly é'", "c LIKE '_ly é%'"),
+    ("strpos (Unicode)", "strpos(c, 'green') > 0", "c LIKE '%green%'"),
 ]
 
 

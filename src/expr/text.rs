@@ -25,6 +25,7 @@ use arrow::array::{
     StringArray,
 };
 use arrow::datatypes::{i256, DataType, Decimal256Type};
+use memchr::memmem::Finder;
 
 use super::arith::{self, Operand, Value};
 use super::eval::Reason;
@@ -295,9 +296,18 @@ fn eval(
         }
         Text::Strpos => {
             let p = &strs[1];
+            // A literal needle's searcher is built once, not per value.
+            let finder = literal(p).map(|q| Finder::new(q.as_bytes()));
             Arc::new(
                 (0..n)
-                    .map(|i| Some(strpos(s.get(i)?, p.get(i)?)))
+                    .map(|i| {
+                        let (h, q) = (s.get(i)?, p.get(i)?);
+                        let at = match &finder {
+                            Some(f) => f.find(h.as_bytes()),
+                            None => h.find(q),
+                        };
+                        Some(position(h, at))
+                    })
                     .collect::<Int64Array>(),
             )
         }
@@ -329,23 +339,24 @@ fn eval(
             out.push_str(trim(v, set, side));
             Ok(true)
         })?,
-        Text::Replace => strings(n, |i, out| {
-            let (Some(v), Some(from), Some(to)) = (s.get(i), strs[1].get(i), strs[2].get(i)) else {
-                return Ok(false);
-            };
-            if from.is_empty() {
-                out.push_str(v);
-                return Ok(true);
-            }
-            let mut last = 0;
-            for (at, _) in v.match_indices(from) {
-                out.push_str(&v[last..at]);
-                out.push_str(to);
-                last = at + from.len();
-            }
-            out.push_str(&v[last..]);
-            Ok(true)
-        })?,
+        Text::Replace => {
+            let finder = literal(&strs[1]).map(|q| Finder::new(q.as_bytes()));
+            strings(n, |i, out| {
+                let (Some(v), Some(from), Some(to)) = (s.get(i), strs[1].get(i), strs[2].get(i))
+                else {
+                    return Ok(false);
+                };
+                if from.is_empty() {
+                    out.push_str(v);
+                    return Ok(true);
+                }
+                match &finder {
+                    Some(f) => splice(out, v, from.len(), to, f.find_iter(v.as_bytes())),
+                    None => splice(out, v, from.len(), to, v.match_indices(from).map(|m| m.0)),
+                }
+                Ok(true)
+            })?
+        }
         Text::Concat | Text::Pipe => strings(n, |i, out| {
             if t == Text::Pipe && strs.iter().any(|s| s.get(i).is_none()) {
                 return Ok(false);
@@ -384,24 +395,73 @@ fn strings(
     Ok(Arc::new(b.finish()))
 }
 
-/// The 1-based character position of the first `p` in `h`; 0 when there is none, 1 when `p`
-/// is empty.
-fn strpos(h: &str, p: &str) -> i64 {
-    match h.find(p) {
+/// `v` with the `len` bytes at each of `found` (matches left to right, without overlaps; a
+/// match of UTF-8 in UTF-8 starts and ends on characters) replaced by `to`.
+fn splice(out: &mut Out, v: &str, len: usize, to: &str, found: impl Iterator<Item = usize>) {
+    let mut last = 0;
+    for at in found {
+        out.push_str(&v[last..at]);
+        out.push_str(to);
+        last = at + len;
+    }
+    out.push_str(&v[last..]);
+}
+
+/// The value of a string argument that is one literal for every row (not NULL).
+fn literal<'a>(a: &Strs<'a>) -> Option<&'a str> {
+    a.one.then(|| a.get(0)).flatten()
+}
+
+/// The 1-based character position of a match at byte `at` of `h`; 0 for none.
+fn position(h: &str, at: Option<usize>) -> i64 {
+    match at {
         None => 0,
-        Some(at) if h.is_ascii() => at as i64 + 1,
+        Some(at) if h.as_bytes()[..at].is_ascii() => at as i64 + 1,
         Some(at) => h[..at].chars().count() as i64 + 1,
     }
 }
 
+/// The 1-based character position of the first `p` in `h`; 0 when there is none, 1 when `p`
+/// is empty.
+#[cfg(test)]
+fn strpos(h: &str, p: &str) -> i64 {
+    position(h, h.find(p))
+}
+
 /// `substr(s, k[, len])`, `left(s, k)` or `right(s, k)`, as DuckDB counts.
 fn cut(s: &str, t: Text, k: i256, len: Option<i256>) -> &str {
+    let zero = i256::ZERO;
+    // Ranges counted from the start need no count of the characters: `left(s, 2)` reads two.
+    let whole = i256::from_i128(s.len() as i128);
+    let from_start = match (t, len) {
+        (Text::Left, _) if k >= zero => Some((zero, k)),
+        (Text::Substr, None) if k > zero => Some((k.wrapping_sub(i256::ONE), whole)),
+        (Text::Substr, Some(l)) if k > zero && l >= zero => {
+            let v = k.wrapping_sub(i256::ONE);
+            Some((v, v.wrapping_add(l)))
+        }
+        _ => None,
+    };
+    if let Some((a, b)) = from_start {
+        // A character index past the bytes is past the end.
+        let at = |v: i256| v.min(whole).as_i128() as usize;
+        let (a, b) = (at(a), at(b));
+        if b <= a {
+            return "";
+        }
+        if s.as_bytes()[..b].is_ascii() {
+            return &s[a..b];
+        }
+        let mut at = s.char_indices().map(|(at, _)| at).chain([s.len()]);
+        let first = at.nth(a).unwrap_or(s.len());
+        let last = at.nth(b - a - 1).unwrap_or(s.len());
+        return &s[first..last];
+    }
     let ascii = s.is_ascii();
     let n = if ascii { s.len() } else { s.chars().count() };
     let end = i256::from_i128(n as i128);
     // Sums of two values of at most 76 digits do not overflow 256 bits.
     let add = |a: i256, b: i256| a.wrapping_add(b);
-    let zero = i256::ZERO;
     // The characters [from, to), counted from 0; clamped to `s` below.
     let (from, to) = match t {
         Text::Substr => {
@@ -547,6 +607,50 @@ mod tests {
             .collect();
         assert_eq!(zs.len(), 17);
         assert!(zs.iter().all(|c| c.is_whitespace()));
+    }
+
+    /// DuckDB's model over a vector of characters: the 0-based range, clamped.
+    fn model(s: &str, t: Text, k: i128, len: Option<i128>) -> String {
+        let c: Vec<char> = s.chars().collect();
+        let n = c.len() as i128;
+        let (from, to) = match t {
+            Text::Substr => {
+                let v = if k > 0 {
+                    k - 1
+                } else if k < 0 {
+                    n + k
+                } else {
+                    -1
+                };
+                match len {
+                    None => (v, n),
+                    Some(l) if l >= 0 => (v, v + l),
+                    Some(l) => (v + l, v),
+                }
+            }
+            Text::Left if k >= 0 => (0, k),
+            Text::Left => (0, n + k),
+            Text::Right if k >= 0 => (n - k, n),
+            _ => (-k, n),
+        };
+        let (a, b) = (from.clamp(0, n) as usize, to.clamp(0, n) as usize);
+        if b <= a {
+            return String::new();
+        }
+        c[a..b].iter().collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn cut_is_the_model_on_any_string(
+            s in "[ab é€\u{3000}]{0,12}",
+            t in proptest::sample::select(vec![Text::Substr, Text::Left, Text::Right]),
+            k in -15i128..15,
+            len in proptest::option::of(-15i128..15),
+        ) {
+            let len = if t == Text::Substr { len } else { None };
+            proptest::prop_assert_eq!(cut(&s, t, int(k), len.map(int)), model(&s, t, k, len));
+        }
     }
 
     #[test]
