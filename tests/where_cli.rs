@@ -506,6 +506,22 @@ fn where_errors_name_the_option_and_the_column() {
             "date_trunc() takes a date or a timestamp, column \"Text\" is a string",
         ],
     );
+    join("substr(name, 1.5) = 'x'", "Id > 0").fails(
+        2,
+        &[
+            "--left-where",
+            "substr() takes an integer start, 1.5 is a number with a fraction",
+        ],
+    );
+    join("Reputation > 1", "Text || Id = 'x'").fails(
+        2,
+        &[
+            "--right-where",
+            "|| takes a string, column \"Id\" is a number (values are not cast to text)",
+        ],
+    );
+    join("Reputation > 1", "trim(Text, 'a', 'b') = 'x'")
+        .fails(2, &["--right-where", "trim() takes 1 or 2 arguments"]);
     assert!(!d.join("out").exists());
 }
 

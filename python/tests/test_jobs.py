@@ -383,6 +383,33 @@ def test_join_where_takes_functions(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
+def test_join_where_takes_string_functions(tmp_path):
+    # The comments that hold their author's first two characters, by users whose location
+    # has a part after a comma: counted in Python from the inputs (code points, as
+    # left() counts them; no case mapping involved).
+    users = pq.read_table(USERS, columns=["Id", "DisplayName", "Location"]).to_pylist()
+    comments = pq.read_table(COMMENTS, columns=["UserId", "Text"]).to_pylist()
+    heads = {}
+    for u in users:
+        loc = u["Location"]
+        if (u["Id"] is not None and u["DisplayName"] is not None and loc is not None
+                and "," in loc and loc.split(",", 1)[1].strip(" ")):
+            heads.setdefault(u["Id"], []).append(u["DisplayName"][:2])
+    want = sum(1 for c in comments for h in heads.get(c["UserId"], [])
+               if c["Text"] is not None and h in c["Text"])
+    assert want > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            left_where="strpos(Location, ',') > 0 AND "
+                                       "trim(substr(Location, strpos(Location, ',') + 1)) <> ''",
+                            join_where="contains(right.Text, left(left.DisplayName, 2))",
+                            output=str(tmp_path / "out"))
+    assert report["rows_out"] == want
+    with pytest.raises(bloomjoin.BloomjoinError, match="values are not cast to text"):
+        bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                       join_where="right.Text || left.Id = 'x'", output=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
 def test_join_appends_to_a_committed_output(tmp_path):
     options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                    type="right-semi", select="Id,Score", output=str(tmp_path / "out"))
