@@ -48,6 +48,9 @@ pub(crate) enum Func {
     Trunc(Trunc),
     /// A string function (`substr`, `trim`, `||`, ...: see `text`).
     Text(Text),
+    /// `CASE WHEN c THEN v ... [ELSE e] END`: the arguments are the conditions and values in
+    /// turn, then the `ELSE` value when there is one (true).
+    Case(bool),
 }
 
 /// A unit `date_trunc` truncates to.
@@ -233,6 +236,7 @@ impl Func {
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
             Func::Text(Text::Pipe) => return "||".into(),
+            Func::Case(_) => return "CASE".into(),
             Func::Text(t) => t.name(),
         };
         format!("{name}()")
@@ -412,6 +416,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
     match f {
         Func::Coalesce => return coalesce(args),
         Func::Text(t) => return super::text::call(t, args),
+        Func::Case(has_else) => return case(args, has_else),
         _ => {}
     }
     let (a, what) = args.pop().expect("one argument");
@@ -437,7 +442,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Timestamp => to_timestamp(&array, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
-        Func::Coalesce | Func::Text(_) => unreachable!("handled above"),
+        Func::Coalesce | Func::Text(_) | Func::Case(_) => unreachable!("handled above"),
     };
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
 }
@@ -686,7 +691,7 @@ fn coalesce(args: Vec<Arg>) -> Result<Value, Reason> {
     if args.is_empty() {
         return Ok(Value::Null);
     }
-    let to = common_type(&args)?;
+    let to = common_type(&args, "coalesce()")?;
     let mut acc: Option<(ArrayRef, bool)> = None;
     for (a, one, _) in &args {
         acc = Some(match acc {
@@ -708,6 +713,103 @@ fn coalesce(args: Vec<Arg>) -> Result<Value, Reason> {
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
 }
 
+/// `CASE WHEN c1 THEN v1 [WHEN c2 THEN v2 ...] [ELSE e] END`: each row's value of the first
+/// condition that is TRUE (NULL is not), else `e`, else NULL. The values share a type as
+/// `coalesce`'s do, and a value is converted to it only on the rows that take it.
+fn case(args: Vec<Arg>, has_else: bool) -> Result<Value, Reason> {
+    let branches = (args.len() - usize::from(has_else)) / 2;
+    // Every row count is one batch's; literals are one row.
+    let n = args.iter().find_map(|(o, _)| match o {
+        Operand::Rows(a) => Some(a.len()),
+        _ => None,
+    });
+    let one = n.is_none();
+    let n = n.unwrap_or(1);
+    let widen = |a: &ArrayRef, lit: bool| -> Result<ArrayRef, Reason> {
+        if lit && n != 1 {
+            crate::plan::hive::repeat(a, n).map_err(|e| e.to_string())
+        } else {
+            Ok(Arc::clone(a))
+        }
+    };
+    let mut conds = Vec::with_capacity(branches);
+    let mut values = Vec::with_capacity(branches + 1);
+    for (i, (o, what)) in args.into_iter().enumerate() {
+        let is_cond = i < 2 * branches && i % 2 == 0;
+        let (a, lit) = match o {
+            Operand::Rows(a) => (a, false),
+            Operand::One(a) => (a, true),
+            Operand::Null => {
+                if is_cond {
+                    conds.push(None);
+                } else {
+                    values.push(None);
+                }
+                continue;
+            }
+            Operand::Interval(_) => {
+                return Err(format!(
+                    "CASE does not take {what} (an interval stands alone: it is added to or \
+                     subtracted from a date or a timestamp)"
+                ))
+            }
+        };
+        if is_cond {
+            match a.data_type() {
+                DataType::Boolean => conds.push(Some(widen(&a, lit)?)),
+                DataType::Null => conds.push(None),
+                t => {
+                    return Err(format!(
+                        "CASE takes a condition after WHEN, {what} is {}",
+                        describe(t)
+                    ))
+                }
+            }
+        } else if a.data_type() == &DataType::Null {
+            values.push(None);
+        } else {
+            values.push(Some((a, lit, what)));
+        }
+    }
+    let typed: Vec<(ArrayRef, bool, String)> = values.iter().flatten().cloned().collect();
+    if typed.is_empty() {
+        return Ok(Value::Null);
+    }
+    let to = common_type(&typed, "CASE")?;
+    let mut acc = arrow::array::new_null_array(&to, n);
+    // The rows a condition before has taken.
+    let mut taken = arrow::buffer::BooleanBuffer::new_unset(n);
+    for (i, value) in values.iter().enumerate() {
+        let take = match conds.get(i) {
+            Some(Some(c)) => {
+                let c = c.as_boolean();
+                let t = match c.nulls() {
+                    Some(v) => c.values() & v.inner(),
+                    None => c.values().clone(),
+                };
+                let take = &t & &!&taken;
+                taken = &taken | &t;
+                take
+            }
+            // A NULL condition is never true.
+            Some(None) => continue,
+            // ELSE: every row not taken.
+            None => !&taken,
+        };
+        if let Some((v, lit, _)) = value {
+            if take.count_set_bits() > 0 {
+                let keep = arrow::array::BooleanArray::new(!&take, None);
+                acc = fill(&acc, &keep, v, *lit, &to)?;
+            }
+        }
+    }
+    Ok(if one {
+        Value::One(acc)
+    } else {
+        Value::Rows(acc)
+    })
+}
+
 /// `x` where `has` is true, else `a` (one value for every row when `one`), as `to`. Only
 /// the rows that take `a` are converted, so a value out of the range of `to` fails only
 /// where it is the answer, as in DuckDB.
@@ -727,19 +829,15 @@ fn fill(
     zip(has, x, &a).map_err(e)
 }
 
-fn common_type(args: &[(ArrayRef, bool, String)]) -> Result<DataType, Reason> {
+fn common_type(args: &[(ArrayRef, bool, String)], name: &str) -> Result<DataType, Reason> {
     let first = args[0].0.data_type();
     if args.iter().all(|(a, ..)| a.data_type() == first) {
         return Ok(first.clone());
     }
     let mut classes = Vec::with_capacity(args.len());
     for (a, _, what) in args {
-        let c = class(a.data_type()).ok_or_else(|| {
-            format!(
-                "coalesce() does not take {what} ({})",
-                describe(a.data_type())
-            )
-        })?;
+        let c = class(a.data_type())
+            .ok_or_else(|| format!("{name} does not take {what} ({})", describe(a.data_type())))?;
         classes.push(c);
     }
     let c0 = classes[0];
@@ -751,7 +849,7 @@ fn common_type(args: &[(ArrayRef, bool, String)]) -> Result<DataType, Reason> {
             );
         if !same {
             return Err(format!(
-                "coalesce() takes values of one kind: {} is {}, {what} is {}",
+                "{name} takes values of one kind: {} is {}, {what} is {}",
                 args[0].2,
                 describe(first),
                 describe(a.data_type())

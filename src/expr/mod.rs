@@ -8,7 +8,8 @@
 //! `coalesce`, `CAST(x AS DATE | TIMESTAMP)`, the parts of dates and timestamps (`year`,
 //! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...) and `date_trunc('month', x)` (see
 //! `func`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
-//! `left`, `right`, `trim`, `ltrim`, `rtrim`, `replace`, `concat` and `||` (see `text`); numbers, `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`,
+//! `left`, `right`, `trim`, `ltrim`, `rtrim`, `replace`, `concat` and `||` (see `text`);
+//! `CASE WHEN ... THEN ... [ELSE ...] END` and `CASE x WHEN ...`; numbers, `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`,
 //! `INTERVAL '3 days'`, `TRUE`, `FALSE`, `NULL`; bare boolean columns. Arithmetic is exact
 //! (see `arith`): integers and decimals never wrap or round, dates take days and intervals. Comparisons are exact and follow DuckDB: integers of every
 //! width and signedness and decimals of every precision and scale compare by value, however

@@ -450,6 +450,30 @@ fn visit(
             )));
             tasks.extend(args.into_iter().rev().map(Task::Visit));
         }
+        A::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            // CASE x WHEN a THEN ...: WHEN x = a.
+            let mut args = Vec::with_capacity(2 * conditions.len() + 1);
+            for w in conditions {
+                args.push(match &operand {
+                    Some(x) => A::BinaryOp {
+                        left: x.clone(),
+                        op: BinaryOperator::Eq,
+                        right: Box::new(w.condition),
+                    },
+                    None => w.condition,
+                });
+                args.push(w.result);
+            }
+            let has_else = else_result.is_some();
+            args.extend(else_result.map(|e| *e));
+            tasks.push(Task::Make(Make::Func(Func::Case(has_else), args.len())));
+            tasks.extend(args.into_iter().rev().map(|e| Task::Visit(Box::new(e))));
+        }
         A::Position { expr, r#in } => {
             tasks.push(Task::Make(Make::Func(Func::Text(Text::Strpos), 2)));
             tasks.push(Task::Visit(expr));

@@ -1872,6 +1872,99 @@ fn string_function_refusals_name_the_argument_in_one_line() {
     }
 }
 
+/// `CASE`, with DuckDB 2.0's answers over the oracle's `s`, `ls`, `i8`, `dec` and `d32`.
+const CASE_DUCKDB: &[(&str, &[usize])] = &[
+    (
+        "CASE WHEN i8 > 0 THEN 'pos' WHEN i8 < 0 THEN 'neg' ELSE 'zero' END = 'neg'",
+        &[0, 1],
+    ),
+    (
+        "CASE WHEN i8 > 0 THEN 'pos' WHEN i8 < 0 THEN 'neg' ELSE 'zero' END = 'zero'",
+        &[2, 5],
+    ),
+    (
+        "CASE WHEN i8 > 0 THEN 'pos' WHEN i8 < 0 THEN 'neg' END IS NULL",
+        &[2, 5],
+    ),
+    (
+        "CASE i8 WHEN 5 THEN TRUE WHEN 100 THEN TRUE ELSE FALSE END",
+        &[6, 7],
+    ),
+    (
+        "CASE i8 WHEN NULL THEN 1 ELSE 2 END = 2",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    ("CASE WHEN s LIKE 'a%' THEN ls ELSE s END = 'a%b'", &[0]),
+    ("CASE WHEN s LIKE 'a%' THEN ls ELSE s END IS NULL", &[5]),
+    ("CASE WHEN dec > 1 THEN dec ELSE i8 END > 1.5", &[4, 6, 7]),
+    ("CASE WHEN dec > 1 THEN dec ELSE i8 END = -1", &[1]),
+    (
+        "CASE WHEN NULL THEN 1 WHEN i8 = 1 THEN 2 ELSE 3 END = 3",
+        &[0, 1, 2, 4, 5, 6, 7],
+    ),
+    ("CASE WHEN TRUE THEN i8 END = 5", &[6]),
+    (
+        "CASE WHEN i8 IS NULL THEN DATE '2020-01-01' ELSE d32 END = DATE '2020-01-01'",
+        &[2, 5],
+    ),
+    (
+        "CASE WHEN length(s) > 2 THEN upper(s) ELSE lower(ls) END = 'ABC'",
+        &[4],
+    ),
+    ("(CASE WHEN i8 > 10 THEN i8 ELSE 0 END) + 1 > 50", &[4, 7]),
+    ("CASE WHEN i8 > 0 THEN i8 > 50 ELSE s = '' END", &[4, 7]),
+    (
+        "NOT CASE WHEN i8 > 0 THEN i8 > 50 ELSE s = '' END",
+        &[0, 1, 2, 3, 6],
+    ),
+    (
+        "CASE WHEN i8 > 0 THEN NULL ELSE 'x' END = 'x'",
+        &[0, 1, 2, 5],
+    ),
+    ("CASE WHEN i8 > 0 THEN 1 END IS NULL", &[0, 1, 2, 5]),
+];
+
+#[test]
+fn case_agrees_with_duckdb_on_every_layout() {
+    let t = table();
+    assert_rows(&t, &[CASE_DUCKDB]);
+    for (name, to) in [
+        ("s", DataType::Utf8View),
+        ("ls", DataType::Utf8),
+        ("i8", DataType::Int64),
+        ("dec", DataType::Decimal256(40, 2)),
+        ("d32", DataType::Date64),
+    ] {
+        let v = recast(&t, name, &to);
+        for (text, want) in CASE_DUCKDB {
+            assert_eq!(rows(text, &v), *want, "{name} as {to}: {text}");
+        }
+    }
+    let sliced = t.slice(3, 5);
+    for (text, want) in CASE_DUCKDB {
+        let want: Vec<usize> = want.iter().filter(|&&i| i >= 3).map(|i| i - 3).collect();
+        assert_eq!(rows(text, &sliced), want, "sliced: {text}");
+    }
+    for (text, says) in [
+        (
+            "CASE WHEN s THEN 1 END = 1",
+            "CASE takes a condition after WHEN, column \"s\" is a string",
+        ),
+        (
+            "CASE WHEN i8 > 0 THEN 'a' ELSE 1 END = 1",
+            "CASE takes values of one kind",
+        ),
+        (
+            "CASE WHEN i8 > 0 THEN INTERVAL '1 day' END IS NULL",
+            "CASE does not take INTERVAL",
+        ),
+    ] {
+        let p = Predicate::parse(text, "--where").unwrap_or_else(|e| panic!("{text}: {e}"));
+        let e = p.evaluate(&t).unwrap_err().to_string();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}
+
 #[test]
 fn casts_of_string_literals_read_them_as_typed_literals() {
     let t = table();
