@@ -288,7 +288,8 @@ check_jw arith-tpch-date-plus "$OUT/tpch_orders_cust.toml" left replicated \
 # coalesce with literals, abs of a difference, pushed conjuncts and a train.where with
 # functions; date_trunc of timestamps (months, weeks against days); on TPC-H, parts of Date32
 # columns, abs of decimals, and date_trunc of Date32 with an ILIKE on ASCII values; string
-# functions (prefixes cut with left(), contains, trim, substr, ||, strpos) on both.
+# functions (prefixes cut with left(), contains, trim, substr, ||, strpos) on both; CASE in
+# both forms.
 check_jw fn-lower-full $UC full reduce-side "lower(right.UserDisplayName) = lower(left.DisplayName)"
 check_jw fn-distinct-left $UC left replicated "right.UserDisplayName IS NOT DISTINCT FROM left.DisplayName"
 check_jw fn-distinct-right-anti $UC right-anti reduce-side \
@@ -314,6 +315,8 @@ check_jw fn-text-full $UC full reduce-side \
     "starts_with(lower(right.UserDisplayName), lower(left(left.DisplayName, 3))) AND (contains(right.Text, 'e') OR trim(left.Location) || '!' = substr(right.Text, -4))"
 check_jw fn-tpch-text-left-anti "$OUT/tpch_part.toml" left-anti replicated \
     "strpos(left.p_name, substr(right.l_shipmode, 1, 2)) > 0 OR ends_with(right.l_comment, right(left.p_brand, 1))"
+check_jw fn-case-left $UC left replicated \
+    "CASE WHEN left.Location IS NULL THEN 'none' WHEN right.Score > 3 THEN trim(left.Location) ELSE 'low' END <> 'low' AND CASE right.Score WHEN 0 THEN FALSE ELSE TRUE END"
 
 echo "== files of one side with different columns (a table that gained, lost and reordered columns): every join type, both strategies"
 # Each side's files are unioned by name, as DuckDB's union_by_name: an output or --where column

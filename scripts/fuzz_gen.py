@@ -1578,6 +1578,66 @@ def mk_affix(rng, ops, depth, first, x=None, p=None, name=None):
     return e
 
 
+def mk_casewhen(rng, ops, depth, first, kind=None, x=None):
+    """CASE WHEN cond THEN a [WHEN cond THEN b] [ELSE c] END, or CASE x WHEN lit THEN a ...
+    END, of strings, booleans or dates (values of one type: DuckDB rounds mixed decimals as
+    it does in coalesce, see above); the conditions compare a column with a literal or test
+    it for NULL."""
+    kind = kind or first.kind
+    if x is None:
+        x = fx(rng, ops, kind, depth + 1, first)
+    same = of(ops, kind)
+
+    def value():
+        if rng.random() < 0.1:
+            return null_ex(kind)
+        if same and rng.random() < 0.5:
+            return col_ex(rng, rng.choice(same))
+        return func_lit(rng, ops, Ex("", "", kind), None)
+
+    def cond():
+        o = rng.choice([o for o in ops if o.kind not in ("xdate",)] or ops)
+        c = col_ex(rng, o)
+        r = rng.random()
+        if r < 0.2:
+            t = f"IS {'NOT ' if rng.random() < 0.5 else ''}NULL"
+            return (f"{c.bj} {t}", f"{c.dk} {t}"), {o.name}
+        lit = func_lit(rng, ops, Ex(c.bj, c.dk, o.kind), None)
+        op = rng.choice(["=", "<>", "<", ">="]) if o.kind != "bool" else rng.choice(["=", "<>"])
+        return (f"{c.bj} {op} {lit.bj}", f"{c.dk} {op} {lit.dk}"), {o.name}
+
+    vals = [x] + [value() for _ in range(rng.choice([0, 1, 1, 2]))]
+    rng.shuffle(vals)
+    has_else = rng.random() < 0.7 and len(vals) > 1
+    whens, used = [], set()
+    simple = None
+    if rng.random() < 0.25 and same:
+        # CASE x WHEN lit THEN ...: x a column of the values' kind, each WHEN a literal.
+        simple = col_ex(rng, rng.choice(same))
+        used |= simple.used
+    for v in (vals[:-1] if has_else else vals):
+        if simple is not None:
+            lit = func_lit(rng, ops, Ex("", "", kind), None)
+            whens.append((lit.bj, lit.dk, v))
+        else:
+            (cb, cd), u = cond()
+            used |= u
+            whens.append((cb, cd, v))
+    bj = "CASE " + (f"{simple.bj} " if simple is not None else "")
+    dk = "CASE " + (f"{simple.dk} " if simple is not None else "")
+    for cb, cd, v in whens:
+        bj += f"WHEN {cb} THEN {v.bj} "
+        dk += f"WHEN {cd} THEN {v.dk} "
+        used |= v.used
+    if has_else:
+        bj += f"ELSE {vals[-1].bj} "
+        dk += f"ELSE {vals[-1].dk} "
+        used |= vals[-1].used
+    e = call_ex(bj + "END", dk + "END", kind, used)
+    e.mirror = None
+    return e
+
+
 def reads_str(ops, f):
     return (f is None and of(ops, "str")) or (f is not None and f.kind == "str")
 
@@ -1585,7 +1645,8 @@ def reads_str(ops, f):
 # For each result kind: (maker, whether it can read `first` (None: any operand) given the ops).
 MAKERS = {
     "str": [(mk_case, reads_str), (mk_substr, reads_str), (mk_trim, reads_str), (mk_replace, reads_str),
-            (mk_concat, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str")],
+            (mk_concat, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str"),
+            (mk_casewhen, lambda ops, f: f is not None and f.kind == "str")],
     "num": [(mk_length, reads_str), (mk_strpos, reads_str),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
@@ -1593,13 +1654,15 @@ MAKERS = {
     "float": [(mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
               (mk_coalesce, lambda ops, f: f is not None and f.kind == "float")],
     "date": [(mk_cast_date, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
-             (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date")],
+             (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date"),
+             (lambda rng, ops, d, f: mk_casewhen(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date")],
     "xdate": [(mk_cast_date, lambda ops, f: f is not None and f.kind == "xdate"),
               (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
-    "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool"), (mk_affix, reads_str)],
+    "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool"), (mk_affix, reads_str),
+             (mk_casewhen, lambda ops, f: f is not None and f.kind == "bool")],
     "bin": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bin")],
 }
 
