@@ -522,6 +522,13 @@ fn where_errors_name_the_option_and_the_column() {
     );
     join("Reputation > 1", "trim(Text, 'a', 'b') = 'x'")
         .fails(2, &["--right-where", "trim() takes 1 or 2 arguments"]);
+    join("CASE WHEN name THEN 1 END = 1", "Id > 0").fails(
+        2,
+        &[
+            "--left-where",
+            "CASE takes a condition after WHEN, column \"name\" is a string",
+        ],
+    );
     assert!(!d.join("out").exists());
 }
 
