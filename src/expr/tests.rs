@@ -1849,10 +1849,7 @@ fn string_function_refusals_name_the_argument_in_one_line() {
             "contains() takes a string, 1 is a number",
         ),
     ] {
-        let p = Predicate::parse(text, "--where").unwrap_or_else(|e| panic!("{text}: {e}"));
-        let e = p.evaluate(&t).unwrap_err().to_string();
-        assert!(e.contains(says), "{text}: {e}");
-        assert!(!e.contains('\n'), "{text}: {e}");
+        assert_fails_on(&t, text, says);
     }
     for (text, says) in [
         ("left(s) = 'a'", "left() takes 2 arguments, not 1"),
@@ -1959,10 +1956,16 @@ fn case_agrees_with_duckdb_on_every_layout() {
             "CASE does not take INTERVAL",
         ),
     ] {
-        let p = Predicate::parse(text, "--where").unwrap_or_else(|e| panic!("{text}: {e}"));
-        let e = p.evaluate(&t).unwrap_err().to_string();
-        assert!(e.contains(says), "{text}: {e}");
+        assert_fails_on(&t, text, says);
     }
+}
+
+/// `text` parses, and evaluating it on `t` fails with one line that says `says`.
+fn assert_fails_on(t: &RecordBatch, text: &str, says: &str) {
+    let p = Predicate::parse(text, "--where").unwrap_or_else(|e| panic!("{text}: {e}"));
+    let e = p.evaluate(t).unwrap_err().to_string();
+    assert!(e.contains(says), "{text}: {e}");
+    assert!(!e.contains('\n'), "{text}: {e}");
 }
 
 #[test]

@@ -315,12 +315,10 @@ fn eval(
             let (Some(v), Some(k)) = (s.get(i), ints[0].get(i)) else {
                 return Ok(false);
             };
-            let len = match ints.get(1) {
-                Some(l) => match l.get(i) {
-                    Some(l) => Some(l),
-                    None => return Ok(false),
-                },
-                None => None,
+            // An optional argument that is NULL on this row makes it NULL.
+            let len = match ints.get(1).map(|l| l.get(i)) {
+                Some(None) => return Ok(false),
+                given => given.flatten(),
             };
             out.push_str(cut(v, t, k, len));
             Ok(true)
@@ -329,12 +327,9 @@ fn eval(
             let Some(v) = s.get(i) else {
                 return Ok(false);
             };
-            let set = match strs.get(1) {
-                Some(c) => match c.get(i) {
-                    Some(c) => Some(c),
-                    None => return Ok(false),
-                },
-                None => None,
+            let set = match strs.get(1).map(|c| c.get(i)) {
+                Some(None) => return Ok(false),
+                given => given.flatten(),
             };
             out.push_str(trim(v, set, side));
             Ok(true)
