@@ -695,16 +695,16 @@ fn coalesce(args: Vec<Arg>) -> Result<Value, Reason> {
     let mut acc: Option<(ArrayRef, bool)> = None;
     for (a, one, _) in &args {
         acc = Some(match acc {
-            None => (convert(a, &to)?, *one),
+            None => (convert(a, &to, "coalesce()")?, *one),
             // A literal that is not NULL decides every row.
             Some((x, true)) if x.is_valid(0) => (x, true),
-            Some((_, true)) => (convert(a, &to)?, *one),
+            Some((_, true)) => (convert(a, &to, "coalesce()")?, *one),
             Some((x, false)) => {
                 let has = is_not_null(&x).map_err(|e| e.to_string())?;
                 if has.true_count() == has.len() {
                     (x, false)
                 } else {
-                    (fill(&x, &has, a, *one, &to)?, false)
+                    (fill(&x, &has, a, *one, &to, "coalesce()")?, false)
                 }
             }
         });
@@ -799,7 +799,7 @@ fn case(args: Vec<Arg>, has_else: bool) -> Result<Value, Reason> {
         if let Some((v, lit, _)) = value {
             if take.count_set_bits() > 0 {
                 let keep = arrow::array::BooleanArray::new(!&take, None);
-                acc = fill(&acc, &keep, v, *lit, &to)?;
+                acc = fill(&acc, &keep, v, *lit, &to, "CASE")?;
             }
         }
     }
@@ -819,13 +819,14 @@ fn fill(
     a: &ArrayRef,
     one: bool,
     to: &DataType,
+    name: &str,
 ) -> Result<ArrayRef, Reason> {
     let e = |e: arrow::error::ArrowError| e.to_string();
     if one {
-        let a = convert(a, to)?;
+        let a = convert(a, to, name)?;
         return zip(has, x, &arrow::array::Scalar::new(&a)).map_err(e);
     }
-    let a = convert(&nullif(a, has).map_err(e)?, to)?;
+    let a = convert(&nullif(a, has).map_err(e)?, to, name)?;
     zip(has, x, &a).map_err(e)
 }
 
@@ -936,11 +937,11 @@ fn literal_digits(a: &ArrayRef) -> Option<(u8, i8)> {
 }
 
 /// `a` as a value of `to` (a type [`common_type`] chose for it): exactly, or an error.
-fn convert(a: &ArrayRef, to: &DataType) -> Result<ArrayRef, Reason> {
+fn convert(a: &ArrayRef, to: &DataType, name: &str) -> Result<ArrayRef, Reason> {
     match to {
         _ if a.data_type() == to => Ok(Arc::clone(a)),
         DataType::Timestamp(unit, None) => rescale(a, *unit, &|| {
-            format!("coalesce() takes a value out of the range of {to}")
+            format!("{name} takes a value out of the range of {to}")
         }),
         _ => arith::cast(a, to),
     }

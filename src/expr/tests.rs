@@ -1955,9 +1955,20 @@ fn case_agrees_with_duckdb_on_every_layout() {
             "CASE WHEN i8 > 0 THEN INTERVAL '1 day' END IS NULL",
             "CASE does not take INTERVAL",
         ),
+        // Row 6's date (year 9999) is no nanosecond timestamp, and row 6 takes it.
+        (
+            "CASE WHEN i8 = 5 THEN d32 ELSE ts_ns END IS NULL",
+            "CASE takes a value out of the range of Timestamp(ns)",
+        ),
     ] {
         assert_fails_on(&t, text, says);
     }
+    // A value is converted only where it is taken: rows 6 and 7's dates do not fit, and
+    // neither takes it.
+    assert_eq!(
+        rows("CASE WHEN i8 = 1 THEN d32 ELSE ts_ns END IS NULL", &t),
+        rows("ts_ns IS NULL AND i8 IS DISTINCT FROM 1", &t)
+    );
 }
 
 /// `text` parses, and evaluating it on `t` fails with one line that says `says`.
