@@ -477,7 +477,8 @@ fn string(f: Func, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     }
 }
 
-fn describe(t: &DataType) -> String {
+/// A type as messages name it: "a string", "a date", ...
+pub(super) fn describe(t: &DataType) -> String {
     match t {
         DataType::Boolean => "a boolean".into(),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "a string".into(),
@@ -737,9 +738,16 @@ fn case(args: Vec<Arg>, has_else: bool) -> Result<Value, Reason> {
     for (i, (o, what)) in args.into_iter().enumerate() {
         let is_cond = i < 2 * branches && i % 2 == 0;
         let (a, lit) = match o {
-            Operand::Rows(a) => (a, false),
-            Operand::One(a) => (a, true),
-            Operand::Null => {
+            Operand::Rows(a) if a.data_type() != &DataType::Null => (a, false),
+            Operand::One(a) if a.data_type() != &DataType::Null => (a, true),
+            Operand::Interval(_) => {
+                return Err(format!(
+                    "CASE does not take {what} (an interval stands alone: it is added to or \
+                     subtracted from a date or a timestamp)"
+                ))
+            }
+            // NULL: a condition never true, a value NULL.
+            _ => {
                 if is_cond {
                     conds.push(None);
                 } else {
@@ -747,28 +755,16 @@ fn case(args: Vec<Arg>, has_else: bool) -> Result<Value, Reason> {
                 }
                 continue;
             }
-            Operand::Interval(_) => {
-                return Err(format!(
-                    "CASE does not take {what} (an interval stands alone: it is added to or \
-                     subtracted from a date or a timestamp)"
-                ))
-            }
         };
-        if is_cond {
-            match a.data_type() {
-                DataType::Boolean => conds.push(Some(widen(&a, lit)?)),
-                DataType::Null => conds.push(None),
-                t => {
-                    return Err(format!(
-                        "CASE takes a condition after WHEN, {what} is {}",
-                        describe(t)
-                    ))
-                }
-            }
-        } else if a.data_type() == &DataType::Null {
-            values.push(None);
-        } else {
+        if !is_cond {
             values.push(Some((a, lit, what)));
+        } else if a.data_type() == &DataType::Boolean {
+            conds.push(Some(widen(&a, lit)?));
+        } else {
+            return Err(format!(
+                "CASE takes a condition after WHEN, {what} is {}",
+                describe(a.data_type())
+            ));
         }
     }
     let typed: Vec<(ArrayRef, bool, String)> = values.iter().flatten().cloned().collect();
@@ -782,6 +778,7 @@ fn case(args: Vec<Arg>, has_else: bool) -> Result<Value, Reason> {
     for (i, value) in values.iter().enumerate() {
         let take = match conds.get(i) {
             Some(Some(c)) => {
+                // TRUE rows (NULL is not).
                 let c = c.as_boolean();
                 let t = match c.nulls() {
                     Some(v) => c.values() & v.inner(),

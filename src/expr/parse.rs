@@ -837,89 +837,79 @@ fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
             _ => return Err(format!("unsupported: this argument of {name}()")),
         }
     }
-    if let Some((t, min, max)) = Text::named(&name) {
-        return match args.len() {
-            n if n < min && max == usize::MAX => {
-                Err(format!("{name}() takes at least {min} argument"))
-            }
-            n if n < min || n > max => Err(format!(
-                "{name}() takes {}, not {n}",
-                if min == max {
-                    format!("{min} arguments")
-                } else {
-                    format!("{min} or {max} arguments")
+    // The function and the least and most arguments it takes.
+    let (func, min, max) = if let Some((t, min, max)) = Text::named(&name) {
+        (Func::Text(t), min, max)
+    } else {
+        match name.as_str() {
+            "lower" | "lcase" => (Func::Lower, 1, 1),
+            "upper" | "ucase" => (Func::Upper, 1, 1),
+            "length" | "len" | "char_length" | "character_length" => (Func::Length, 1, 1),
+            "abs" => (Func::Abs, 1, 1),
+            "coalesce" => (Func::Coalesce, 1, usize::MAX),
+            "date_part" | "datepart" => {
+                if args.len() != 2 {
+                    return Err(format!("{name}() takes 2 arguments: date_part('year', x)"));
                 }
-            )),
-            _ => Ok((Func::Text(t), args)),
-        };
-    }
-    let (func, arity) = match name.as_str() {
-        "lower" | "lcase" => (Func::Lower, Some(1)),
-        "upper" | "ucase" => (Func::Upper, Some(1)),
-        "length" | "len" | "char_length" | "character_length" => (Func::Length, Some(1)),
-        "abs" => (Func::Abs, Some(1)),
-        "coalesce" => (Func::Coalesce, None),
-        "date_part" | "datepart" => {
-            if args.len() != 2 {
-                return Err(format!("{name}() takes 2 arguments: date_part('year', x)"));
+                let part = string_literal(args.remove(0)).ok_or_else(|| {
+                    format!("{name}() takes the part as a string literal: date_part('year', x)")
+                })?;
+                let p = Part::named(&part).ok_or_else(|| unsupported_part(&part))?;
+                return Ok((Func::Part(p), args));
             }
-            let part = string_literal(args.remove(0)).ok_or_else(|| {
-                format!("{name}() takes the part as a string literal: date_part('year', x)")
-            })?;
-            let p = Part::named(&part).ok_or_else(|| unsupported_part(&part))?;
-            return Ok((Func::Part(p), args));
+            "date_trunc" | "datetrunc" => {
+                if args.len() != 2 {
+                    return Err(format!(
+                        "{name}() takes 2 arguments: date_trunc('month', x)"
+                    ));
+                }
+                let unit = string_literal(args.remove(0)).ok_or_else(|| {
+                    format!("{name}() takes the unit as a string literal: date_trunc('month', x)")
+                })?;
+                let t = Trunc::named(&unit).ok_or_else(|| {
+                    format!("unsupported: {name}() to {unit} (the units are {TRUNC_UNITS})")
+                })?;
+                return Ok((Func::Trunc(t), args));
+            }
+            other => match Part::named(other).filter(|_| {
+                // year(), month(), ... but not the abbreviations.
+                matches!(
+                    other,
+                    "year"
+                        | "quarter"
+                        | "month"
+                        | "week"
+                        | "weekofyear"
+                        | "day"
+                        | "hour"
+                        | "minute"
+                        | "second"
+                        | "dayofweek"
+                        | "isodow"
+                        | "dayofyear"
+                        | "dayofmonth"
+                        | "weekday"
+                        | "isoyear"
+                )
+            }) {
+                Some(p) => (Func::Part(p), 1, 1),
+                None => {
+                    return Err(format!(
+                        "unsupported: function {other}() (the functions are {FUNCTIONS})"
+                    ))
+                }
+            },
         }
-        "date_trunc" | "datetrunc" => {
-            if args.len() != 2 {
-                return Err(format!(
-                    "{name}() takes 2 arguments: date_trunc('month', x)"
-                ));
-            }
-            let unit = string_literal(args.remove(0)).ok_or_else(|| {
-                format!("{name}() takes the unit as a string literal: date_trunc('month', x)")
-            })?;
-            let t = Trunc::named(&unit).ok_or_else(|| {
-                format!("unsupported: {name}() to {unit} (the units are {TRUNC_UNITS})")
-            })?;
-            return Ok((Func::Trunc(t), args));
-        }
-        other => match Part::named(other).filter(|_| {
-            // year(), month(), ... but not the abbreviations.
-            matches!(
-                other,
-                "year"
-                    | "quarter"
-                    | "month"
-                    | "week"
-                    | "weekofyear"
-                    | "day"
-                    | "hour"
-                    | "minute"
-                    | "second"
-                    | "dayofweek"
-                    | "isodow"
-                    | "dayofyear"
-                    | "dayofmonth"
-                    | "weekday"
-                    | "isoyear"
-            )
-        }) {
-            Some(p) => (Func::Part(p), Some(1)),
-            None => {
-                return Err(format!(
-                    "unsupported: function {other}() (the functions are {FUNCTIONS})"
-                ))
-            }
-        },
     };
-    match arity {
-        Some(n) if args.len() != n => Err(format!(
-            "{name}() takes {n} argument{}, not {}",
-            if n == 1 { "" } else { "s" },
-            args.len()
+    let n = args.len();
+    match (min, max) {
+        _ if (min..=max).contains(&n) => Ok((func, args)),
+        (1, usize::MAX) => Err(format!("{name}() takes at least one argument")),
+        _ if min == max => Err(format!(
+            "{name}() takes {min} argument{}, not {n}",
+            if min == 1 { "" } else { "s" }
         )),
-        None if args.is_empty() => Err(format!("{name}() takes at least one argument")),
-        _ => Ok((func, args)),
+        _ => Err(format!("{name}() takes {min} or {max} arguments, not {n}")),
     }
 }
 

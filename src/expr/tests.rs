@@ -1790,7 +1790,7 @@ fn string_functions_agree_with_duckdb_on_every_string_layout() {
     let t = table();
     assert_rows(&t, &[TEXT_DUCKDB]);
     let dict = |k: DataType, v: DataType| DataType::Dictionary(Box::new(k), Box::new(v));
-    for (name, to) in [
+    let recasts = [
         ("s", DataType::LargeUtf8),
         ("s", DataType::Utf8View),
         ("s", dict(DataType::Int32, DataType::Utf8)),
@@ -1798,16 +1798,32 @@ fn string_functions_agree_with_duckdb_on_every_string_layout() {
         ("ls", DataType::Utf8View),
         ("i8", DataType::Int64),
         ("i8", DataType::Decimal128(10, 0)),
-    ] {
-        let v = recast(&t, name, &to);
-        for (text, want) in TEXT_DUCKDB {
+    ];
+    // A slice whose offsets do not start at 0.
+    assert_rows_recast_and_sliced(&t, TEXT_DUCKDB, &recasts, 2);
+}
+
+/// `table`'s rows on `t` with each of `recasts`' columns recast in turn, and on `t` sliced
+/// from row `from` (the rows before it left out, the others renumbered).
+fn assert_rows_recast_and_sliced(
+    t: &RecordBatch,
+    table: &[(&str, &[usize])],
+    recasts: &[(&str, DataType)],
+    from: usize,
+) {
+    for (name, to) in recasts {
+        let v = recast(t, name, to);
+        for (text, want) in table {
             assert_eq!(rows(text, &v), *want, "{name} as {to}: {text}");
         }
     }
-    // A slice whose offsets do not start at 0.
-    let sliced = t.slice(2, 6);
-    for (text, want) in TEXT_DUCKDB {
-        let want: Vec<usize> = want.iter().filter(|&&i| i >= 2).map(|i| i - 2).collect();
+    let sliced = t.slice(from, t.num_rows() - from);
+    for (text, want) in table {
+        let want: Vec<usize> = want
+            .iter()
+            .filter(|&&i| i >= from)
+            .map(|i| i - from)
+            .collect();
         assert_eq!(rows(text, &sliced), want, "sliced: {text}");
     }
 }
@@ -1857,7 +1873,7 @@ fn string_function_refusals_name_the_argument_in_one_line() {
             "substr(s, 1, 2, 3) = 'a'",
             "substr() takes 2 or 3 arguments, not 4",
         ),
-        ("concat() = ''", "concat() takes at least 1 argument"),
+        ("concat() = ''", "concat() takes at least one argument"),
         ("trim(s, 'a', 'b') = ''", "trim() takes 1 or 2 arguments"),
         (
             "reverse(s) = ''",
@@ -1925,23 +1941,14 @@ const CASE_DUCKDB: &[(&str, &[usize])] = &[
 fn case_agrees_with_duckdb_on_every_layout() {
     let t = table();
     assert_rows(&t, &[CASE_DUCKDB]);
-    for (name, to) in [
+    let recasts = [
         ("s", DataType::Utf8View),
         ("ls", DataType::Utf8),
         ("i8", DataType::Int64),
         ("dec", DataType::Decimal256(40, 2)),
         ("d32", DataType::Date64),
-    ] {
-        let v = recast(&t, name, &to);
-        for (text, want) in CASE_DUCKDB {
-            assert_eq!(rows(text, &v), *want, "{name} as {to}: {text}");
-        }
-    }
-    let sliced = t.slice(3, 5);
-    for (text, want) in CASE_DUCKDB {
-        let want: Vec<usize> = want.iter().filter(|&&i| i >= 3).map(|i| i - 3).collect();
-        assert_eq!(rows(text, &sliced), want, "sliced: {text}");
-    }
+    ];
+    assert_rows_recast_and_sliced(&t, CASE_DUCKDB, &recasts, 3);
     for (text, says) in [
         (
             "CASE WHEN s THEN 1 END = 1",

@@ -213,15 +213,7 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
             let is = match arith::number(t_) {
                 Some((_, s)) if s != 0 => "a number with a fraction".to_string(),
                 Some(_) => "a number".to_string(),
-                None => match t_ {
-                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                        "a string".to_string()
-                    }
-                    DataType::Boolean => "a boolean".to_string(),
-                    DataType::Date32 | DataType::Date64 => "a date".to_string(),
-                    DataType::Timestamp(..) => "a timestamp".to_string(),
-                    other => format!("of type {other}"),
-                },
+                None => super::func::describe(t_),
             };
             let cast = if matches!(t, Text::Concat | Text::Pipe) {
                 " (values are not cast to text)"
@@ -426,73 +418,53 @@ fn strpos(h: &str, p: &str) -> i64 {
 /// `substr(s, k[, len])`, `left(s, k)` or `right(s, k)`, as DuckDB counts.
 fn cut(s: &str, t: Text, k: i256, len: Option<i256>) -> &str {
     let zero = i256::ZERO;
-    // Ranges counted from the start need no count of the characters: `left(s, 2)` reads two.
-    let whole = i256::from_i128(s.len() as i128);
-    let from_start = match (t, len) {
-        (Text::Left, _) if k >= zero => Some((zero, k)),
-        (Text::Substr, None) if k > zero => Some((k.wrapping_sub(i256::ONE), whole)),
-        (Text::Substr, Some(l)) if k > zero && l >= zero => {
-            let v = k.wrapping_sub(i256::ONE);
-            Some((v, v.wrapping_add(l)))
-        }
-        _ => None,
-    };
-    if let Some((a, b)) = from_start {
-        // A character index past the bytes is past the end.
-        let at = |v: i256| v.min(whole).as_i128() as usize;
-        let (a, b) = (at(a), at(b));
-        if b <= a {
-            return "";
-        }
-        if s.as_bytes()[..b].is_ascii() {
-            return &s[a..b];
-        }
-        let mut at = s.char_indices().map(|(at, _)| at).chain([s.len()]);
-        let first = at.nth(a).unwrap_or(s.len());
-        let last = at.nth(b - a - 1).unwrap_or(s.len());
-        return &s[first..last];
-    }
-    let ascii = s.is_ascii();
-    let n = if ascii { s.len() } else { s.chars().count() };
-    let end = i256::from_i128(n as i128);
     // Sums of two values of at most 76 digits do not overflow 256 bits.
     let add = |a: i256, b: i256| a.wrapping_add(b);
-    // The characters [from, to), counted from 0; clamped to `s` below.
+    // The count of characters, only where the range depends on it: `left(s, 2)` and
+    // `substr(s, 2, 3)` read only the characters they take.
+    let n = || {
+        i256::from_i128(if s.is_ascii() {
+            s.len()
+        } else {
+            s.chars().count()
+        } as i128)
+    };
+    // The characters [from, to) counted from 0 (`None`: to the end).
     let (from, to) = match t {
         Text::Substr => {
             // The start as a 0-based index: 0 is one before the first character.
             let v = if k > zero {
                 k.wrapping_sub(i256::ONE)
             } else if k < zero {
-                add(end, k)
+                add(n(), k)
             } else {
                 i256::MINUS_ONE
             };
             match len {
-                None => (v, end),
-                Some(l) if l >= zero => (v, add(v, l)),
-                Some(l) => (add(v, l), v),
+                None => (v, None),
+                Some(l) if l >= zero => (v, Some(add(v, l))),
+                Some(l) => (add(v, l), Some(v)),
             }
         }
-        Text::Left if k >= zero => (zero, k),
-        Text::Left => (zero, add(end, k)),
-        Text::Right if k >= zero => (end.wrapping_sub(k), end),
-        _ => (k.wrapping_neg(), end),
+        Text::Left if k >= zero => (zero, Some(k)),
+        Text::Left => (zero, Some(add(n(), k))),
+        Text::Right if k >= zero => (n().wrapping_sub(k), None),
+        _ => (k.wrapping_neg(), None),
     };
-    let clamp = |v: i256| -> usize {
-        if v <= zero {
-            0
-        } else if v >= end {
-            n
-        } else {
-            v.as_i128() as usize
-        }
-    };
-    let (a, b) = (clamp(from), clamp(to));
+    chars_between(s, from, to)
+}
+
+/// The characters `[from, to)` of `s`, counted from 0 (`to` `None`: to the end), clamped to
+/// `s`.
+fn chars_between(s: &str, from: i256, to: Option<i256>) -> &str {
+    // A character's index is at most its byte's: past the bytes is past the end.
+    let bytes = i256::from_i128(s.len() as i128);
+    let at = |v: i256| v.max(i256::ZERO).min(bytes).as_i128() as usize;
+    let (a, b) = (at(from), to.map_or(s.len(), at));
     if b <= a {
         return "";
     }
-    if ascii {
+    if s.as_bytes()[..b].is_ascii() {
         return &s[a..b];
     }
     let mut at = s.char_indices().map(|(at, _)| at).chain([s.len()]);
