@@ -9,6 +9,8 @@
 //! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...) and `date_trunc('month', x)` (see
 //! `func`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
 //! `left`, `right`, `trim`, `ltrim`, `rtrim`, `replace`, `concat` and `||` (see `text`);
+//! the regular expressions `regexp_matches` (`~`, `~*`, `!~`, `!~*`), `regexp_full_match`
+//! (`SIMILAR TO`), `regexp_replace` and `regexp_extract`, in RE2's syntax (see `re`);
 //! `CASE WHEN ... THEN ... [ELSE ...] END` and `CASE x WHEN ...`; numbers, `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`,
 //! `INTERVAL '3 days'`, `TRUE`, `FALSE`, `NULL`; bare boolean columns. Arithmetic is exact
 //! (see `arith`): integers and decimals never wrap or round, dates take days and intervals. Comparisons are exact and follow DuckDB: integers of every
@@ -52,6 +54,7 @@ mod eval;
 mod func;
 mod lit;
 mod parse;
+mod re;
 mod text;
 
 use std::sync::Arc;

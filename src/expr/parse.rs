@@ -15,6 +15,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
+use super::re::{Opts, Re};
 use super::text::{Side, Text};
 
 /// The most operators, keywords and opening parentheses one expression may have. It bounds
@@ -404,6 +405,53 @@ fn visit(
         }
         A::BinaryOp {
             left,
+            op:
+                op @ (BinaryOperator::PGRegexMatch
+                | BinaryOperator::PGRegexIMatch
+                | BinaryOperator::PGRegexNotMatch
+                | BinaryOperator::PGRegexNotIMatch),
+            right,
+        } => {
+            let opts = Opts {
+                icase: matches!(
+                    op,
+                    BinaryOperator::PGRegexIMatch | BinaryOperator::PGRegexNotIMatch
+                ),
+                ..Opts::default()
+            };
+            let negated = matches!(
+                op,
+                BinaryOperator::PGRegexNotMatch | BinaryOperator::PGRegexNotIMatch
+            );
+            regex_op(
+                Re::Matches { full: false, opts },
+                left,
+                right,
+                negated,
+                tasks,
+            )?;
+        }
+        A::SimilarTo {
+            negated,
+            expr,
+            pattern,
+            escape_char,
+        } => {
+            if escape_char.is_some() {
+                return Err(
+                    "unsupported: SIMILAR TO with ESCAPE (its pattern is a regular \
+                            expression: escape with a backslash)"
+                        .into(),
+                );
+            }
+            let r = Re::Matches {
+                full: true,
+                opts: Opts::default(),
+            };
+            regex_op(r, expr, pattern, negated, tasks)?;
+        }
+        A::BinaryOp {
+            left,
             op: BinaryOperator::StringConcat,
             right,
         } => {
@@ -636,6 +684,24 @@ fn like(
     Ok(())
 }
 
+/// `expr ~ pattern` and its kin: the function `r` of the two, negated when `negated`.
+fn regex_op(
+    r: Re,
+    expr: Box<ast::Expr>,
+    pattern: Box<ast::Expr>,
+    negated: bool,
+    tasks: &mut Vec<Task>,
+) -> Result<(), String> {
+    check_regex(r, Some(&pattern), None)?;
+    if negated {
+        tasks.push(Task::Make(Make::Not));
+    }
+    tasks.push(Task::Make(Make::Func(Func::Text(Text::Regex(r)), 2)));
+    tasks.push(Task::Visit(pattern));
+    tasks.push(Task::Visit(expr));
+    Ok(())
+}
+
 /// The text of a string literal, through parentheses, without taking it.
 fn literal_text(mut e: &ast::Expr) -> Option<&str> {
     loop {
@@ -804,8 +870,9 @@ fn unsupported_part(name: &str) -> String {
 
 /// The functions of the language, for messages.
 const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains, strpos, \
-                         substr, left, right, trim, ltrim, rtrim, replace, concat, abs, \
-                         coalesce, year, quarter, month, week, day, hour, minute, second, \
+                         substr, left, right, trim, ltrim, rtrim, replace, concat, \
+                         regexp_matches, regexp_full_match, regexp_replace, regexp_extract, \
+                         abs, coalesce, year, quarter, month, week, day, hour, minute, second, \
                          dayofweek, isodow, dayofyear, isoyear, date_part, date_trunc, and CAST \
                          to DATE or TIMESTAMP";
 
@@ -903,7 +970,13 @@ fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
     };
     let n = args.len();
     match (min, max) {
-        _ if (min..=max).contains(&n) => Ok((func, args)),
+        _ if (min..=max).contains(&n) => match func {
+            Func::Text(Text::Regex(r)) => {
+                let r = regex_literals(r, &mut args)?;
+                Ok((Func::Text(Text::Regex(r)), args))
+            }
+            _ => Ok((func, args)),
+        },
         (1, usize::MAX) => Err(format!("{name}() takes at least one argument")),
         _ if min == max => Err(format!(
             "{name}() takes {min} argument{}, not {n}",
@@ -911,6 +984,68 @@ fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
         )),
         _ => Err(format!("{name}() takes {min} or {max} arguments, not {n}")),
     }
+}
+
+/// A regular expression function with its trailing literal arguments (options, the group of
+/// `regexp_extract`) read off `args`, and its literal pattern and replacement checked now,
+/// before any row is read.
+fn regex_literals(r: Re, args: &mut Vec<ast::Expr>) -> Result<Re, String> {
+    let name = r.name();
+    let keep = r.strings();
+    let options = if args.len() > keep + usize::from(matches!(r, Re::Extract { .. })) {
+        let e = args.pop().expect("counted");
+        if is_null(&e) {
+            return Err(format!("{name}()'s options must not be NULL"));
+        }
+        Some(literal_text(&e).map(str::to_string).ok_or_else(|| {
+            format!("{name}() takes its options as a string literal, such as 'i'")
+        })?)
+    } else {
+        None
+    };
+    let group = (args.len() > keep).then(|| {
+        let e = args.pop().expect("counted");
+        match strip_nested(&e) {
+            ast::Expr::Value(ValueWithSpan {
+                value: Value::Number(s, _),
+                ..
+            }) => s.parse::<i128>().ok(),
+            _ => None,
+        }
+    });
+    let r = r.with(group, options.as_deref())?;
+    check_regex(r, args.get(1), args.get(2))?;
+    Ok(r)
+}
+
+/// Compile a literal pattern (and read a literal replacement against it) to report a bad one
+/// when the expression is parsed.
+fn check_regex(r: Re, pattern: Option<&ast::Expr>, to: Option<&ast::Expr>) -> Result<(), String> {
+    if let Some(p) = pattern.and_then(literal_text) {
+        let rx = r.compile(p)?;
+        if let Some(t) = to.and_then(literal_text) {
+            super::re::replacement(t, rx.captures_len() - 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// `e` without the parentheses around it.
+fn strip_nested(mut e: &ast::Expr) -> &ast::Expr {
+    while let ast::Expr::Nested(x) = e {
+        e = x;
+    }
+    e
+}
+
+fn is_null(e: &ast::Expr) -> bool {
+    matches!(
+        strip_nested(e),
+        ast::Expr::Value(ValueWithSpan {
+            value: Value::Null,
+            ..
+        })
+    )
 }
 
 /// `CAST('text' AS DATE | TIMESTAMP)`: the literal (NULL for a `TRY_CAST` of bad text). A
@@ -944,7 +1079,7 @@ fn unsupported(e: &ast::Expr) -> String {
             "IS [NOT] TRUE/FALSE (compare with = TRUE instead)".into()
         }
         A::Like { any: true, .. } | A::ILike { any: true, .. } => "LIKE ANY".into(),
-        A::SimilarTo { .. } | A::RLike { .. } => "SIMILAR TO / REGEXP".into(),
+        A::RLike { .. } => "REGEXP / RLIKE (write regexp_matches(s, p) or s ~ p)".into(),
         A::TypedString(t) => format!("literal type {}", t.data_type),
         A::Interval(_) => "INTERVAL".into(),
         _ => "this kind of expression".into(),

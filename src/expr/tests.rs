@@ -1803,6 +1803,75 @@ fn string_functions_agree_with_duckdb_on_every_string_layout() {
     assert_rows_recast_and_sliced(&t, TEXT_DUCKDB, &recasts, 2);
 }
 
+/// Regular expressions, with DuckDB 2.0's answers over the oracle's `s` and `ls`: RE2's ASCII
+/// `\w`, `\b` and `\s`, its options, replacements and groups.
+const REGEX_DUCKDB: &[(&str, &[usize])] = &[
+    ("regexp_matches(s, 'b')", &[0, 1, 4]),
+    ("regexp_matches(s, '^a.b$')", &[0, 1]),
+    (r"regexp_matches(s, '\\')", &[1]),
+    (r"regexp_matches(s, '^\w')", &[0, 1, 4, 6]),
+    (r"regexp_matches(s, '^\W')", &[2, 7]),
+    ("regexp_matches(s, 'c', 'i')", &[4, 6, 7]),
+    ("regexp_matches(s, 'É', 'i')", &[2, 7]),
+    ("regexp_matches(ls, s)", &[0, 1, 3]),
+    ("regexp_matches(s, ls, 'l')", &[0, 1, 3]),
+    ("regexp_full_match(s, 'a.b')", &[0, 1]),
+    ("regexp_full_match(s, '.*')", &[0, 1, 2, 3, 4, 6, 7]),
+    (r"regexp_full_match(s, '\w+')", &[4, 6]),
+    ("regexp_full_match(ls, '[[:alpha:]]+')", &[2, 4, 5]),
+    (r"regexp_full_match(ls, '\pL+')", &[2, 4, 5, 7]),
+    ("s ~ '^a'", &[0, 1, 4]),
+    ("s ~* '^a'", &[0, 1, 4, 6]),
+    ("s !~ 'b'", &[2, 3, 6, 7]),
+    ("s !~* 'C'", &[0, 1, 2, 3]),
+    ("NOT s ~ 'b'", &[2, 3, 6, 7]),
+    ("s SIMILAR TO 'a.b'", &[0, 1]),
+    ("s NOT SIMILAR TO 'a.*'", &[2, 3, 6, 7]),
+    ("ls SIMILAR TO s", &[0, 3]),
+    ("regexp_replace(s, 'b', 'X') = 'a%X'", &[0]),
+    ("regexp_replace(s, '[a-z]', '-', 'g') = '-%-'", &[0]),
+    (r"regexp_replace(s, '(.)(.)', '\2\1') = '%ab'", &[0]),
+    ("regexp_replace(s, '', '-', 'g') = '-é-'", &[2]),
+    ("regexp_replace(s, 'a', '$') = '$bc'", &[4]),
+    ("regexp_replace(s, 'A', 'z', 'i') = 'z_C'", &[6]),
+    (r"regexp_replace(ls, '\\', '/') = 'a/b'", &[1]),
+    ("regexp_replace(s, ls, '') = ''", &[0, 3]),
+    ("length(regexp_replace(s, '.', 'xx', 'g')) = 10", &[7]),
+    ("regexp_extract(s, '[a-z]+') = 'a'", &[0, 1]),
+    ("regexp_extract(s, '[a-z]+') = ''", &[2, 3, 6, 7]),
+    ("regexp_extract(s, '(a)(.)(.)', 3) = 'b'", &[0, 1]),
+    ("regexp_extract(s, '(x)?a', 1) = ''", &[0, 1, 2, 3, 4, 6, 7]),
+    ("regexp_extract(ls, '(.)$', 1, 'i') = 'e'", &[2, 7]),
+    ("regexp_extract(s, 'c', 0, 'i') = 'C'", &[6, 7]),
+    ("regexp_extract(s, ls) = s", &[0, 3]),
+    (r"regexp_matches(s, '\x{e9}')", &[2]),
+    (r"regexp_matches(s, '[^\x00-\x7f]')", &[2, 7]),
+    (r"regexp_matches(s, 'a\b')", &[0, 1]),
+    (r"regexp_matches(s, '\bC')", &[7]),
+    (
+        r"regexp_matches(s || 'K', 'k\b', 'i')",
+        &[0, 1, 2, 3, 4, 6, 7],
+    ),
+    ("regexp_matches(s, '(?i)école')", &[7]),
+    ("regexp_matches(s, 'e(?-i:C)', 'i')", &[]),
+    ("regexp_matches(s, 'É', 'ic')", &[7]),
+];
+
+#[test]
+fn regular_expressions_agree_with_duckdb_on_every_string_layout() {
+    let t = table();
+    assert_rows(&t, &[REGEX_DUCKDB]);
+    let dict = |k: DataType, v: DataType| DataType::Dictionary(Box::new(k), Box::new(v));
+    let recasts = [
+        ("s", DataType::LargeUtf8),
+        ("s", DataType::Utf8View),
+        ("s", dict(DataType::Int32, DataType::Utf8)),
+        ("ls", DataType::Utf8),
+        ("ls", DataType::Utf8View),
+    ];
+    assert_rows_recast_and_sliced(&t, REGEX_DUCKDB, &recasts, 2);
+}
+
 /// `table`'s rows on `t` with each of `recasts`' columns recast in turn, and on `t` sliced
 /// from row `from` (the rows before it left out, the others renumbered).
 fn assert_rows_recast_and_sliced(
@@ -1882,6 +1951,96 @@ fn string_function_refusals_name_the_argument_in_one_line() {
     ] {
         let e = Predicate::parse(text, "--where").unwrap_err().to_string();
         assert!(e.contains(says), "{text}: {e}");
+    }
+}
+
+#[test]
+fn regular_expressions_refuse_what_duckdb_refuses_and_what_re2_reads_otherwise() {
+    let t = table();
+    // Found when the rows are read: a pattern from a column.
+    assert_fails_on(
+        &t,
+        "regexp_matches(s, ls || '(')",
+        r#"the regular expression "a%b(" is not valid: unclosed group"#,
+    );
+    for (text, says) in [
+        (
+            "regexp_matches(i8, 'a')",
+            r#"regexp_matches() takes a string, column "i8" is a number"#,
+        ),
+        ("s ~ 1", "regexp_matches() takes a string, 1 is a number"),
+        (
+            "regexp_replace(s, 'a', d32) = ''",
+            r#"column "d32" is a date"#,
+        ),
+    ] {
+        assert_fails_on(&t, text, says);
+    }
+    // Found when the expression is parsed.
+    for (text, says) in [
+        (
+            "regexp_matches(s, '(')",
+            r#"the regular expression "(" is not valid: unclosed group"#,
+        ),
+        ("s ~ '[a[b]]'", "a '[' inside a class is a literal in RE2"),
+        (
+            "s SIMILAR TO '[a&&b]'",
+            "the class operators &&, -- and ~~ are not RE2's",
+        ),
+        (r"s ~* '\Qa\E'", r"\Q...\E is not supported"),
+        (
+            "regexp_matches(s, 'a', 'z')",
+            "regexp_matches() does not know the option 'z'",
+        ),
+        (
+            "regexp_full_match(s, 'a', 'g')",
+            "does not take the option 'g'",
+        ),
+        (
+            "regexp_matches(s, 'a', NULL)",
+            "regexp_matches()'s options must not be NULL",
+        ),
+        (
+            "regexp_matches(s, 'a', ls)",
+            "takes its options as a string literal",
+        ),
+        (
+            "regexp_extract(s, 'a', 10) = ''",
+            "takes the group as an integer literal from 0 to 9",
+        ),
+        (
+            "regexp_extract(s, 'a', i8) = ''",
+            "takes the group as an integer literal from 0 to 9",
+        ),
+        (
+            "regexp_extract(s, 'a', -1) = ''",
+            "takes the group as an integer literal from 0 to 9",
+        ),
+        (
+            r"regexp_replace(s, '(a)', '\2') = ''",
+            "asks for group 2, and the pattern has 1",
+        ),
+        (r"regexp_replace(s, 'a', 'x\') = ''", r"ends in a lone '\'"),
+        (
+            r"regexp_replace(s, 'a', '\n') = ''",
+            r"'\' must be followed by a digit or '\'",
+        ),
+        (
+            r"s SIMILAR TO 'a' ESCAPE '\'",
+            "unsupported: SIMILAR TO with ESCAPE",
+        ),
+        (
+            "regexp_matches(s)",
+            "regexp_matches() takes 2 or 3 arguments, not 1",
+        ),
+        (
+            "regexp_replace(s, 'a', 'b', 'g', 'i') = ''",
+            "takes 3 or 4 arguments, not 5",
+        ),
+    ] {
+        let e = Predicate::parse(text, "--where").unwrap_err().to_string();
+        assert!(e.contains(says), "{text}: {e}");
+        assert!(!e.contains('\n'), "{text}: {e}");
     }
 }
 

@@ -30,6 +30,7 @@ use memchr::memmem::Finder;
 use super::arith::{self, Operand, Value};
 use super::eval::Reason;
 use super::func::Arg;
+use super::re::{self, Compiled, Re};
 
 /// A string function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +50,8 @@ pub(crate) enum Text {
     Concat,
     /// `a || b`: NULL gives NULL.
     Pipe,
+    /// A regular expression function (`regexp_matches`, `~`, ...: see `re`).
+    Regex(Re),
 }
 
 /// The ends `trim` works on.
@@ -83,6 +86,7 @@ impl Text {
             Text::Replace => "replace",
             Text::Concat => "concat",
             Text::Pipe => "||",
+            Text::Regex(r) => r.name(),
         }
     }
 
@@ -101,7 +105,10 @@ impl Text {
             "rtrim" => (Text::Trim(Side::Trailing), 1, 2),
             "replace" => (Text::Replace, 3, 3),
             "concat" => (Text::Concat, 1, usize::MAX),
-            _ => return None,
+            _ => {
+                let (r, min, max) = Re::named(name)?;
+                (Text::Regex(r), min, max)
+            }
         })
     }
 
@@ -344,6 +351,7 @@ fn eval(
                 Ok(true)
             })?
         }
+        Text::Regex(r) => regex(r, n, strs)?,
         Text::Concat | Text::Pipe => strings(n, |i, out| {
             if t == Text::Pipe && strs.iter().any(|s| s.get(i).is_none()) {
                 return Ok(false);
@@ -351,6 +359,49 @@ fn eval(
             for v in strs.iter().filter_map(|s| s.get(i)) {
                 out.push_str(v);
             }
+            Ok(true)
+        })?,
+    })
+}
+
+/// A regular expression function of `strs` (the text, the pattern, `regexp_replace`'s
+/// replacement): each pattern (and replacement) is compiled once.
+fn regex(r: Re, n: usize, strs: &[Strs]) -> Result<ArrayRef, Reason> {
+    let (s, p) = (&strs[0], &strs[1]);
+    let mut compiled = Compiled::new(r, literal(p))?;
+    Ok(match r {
+        Re::Matches { .. } => {
+            let mut out = arrow::array::BooleanBuilder::with_capacity(n);
+            for i in 0..n {
+                match (s.get(i), p.get(i)) {
+                    (Some(v), Some(q)) => out.append_value(compiled.get(q)?.is_match(v)),
+                    _ => out.append_null(),
+                }
+            }
+            Arc::new(out.finish())
+        }
+        Re::Replace(opts) => {
+            let to = &strs[2];
+            // A literal replacement is read once against a literal pattern.
+            let mut fixed: Option<Vec<re::Piece>> = None;
+            strings(n, |i, out| {
+                let (Some(v), Some(q), Some(t)) = (s.get(i), p.get(i), to.get(i)) else {
+                    return Ok(false);
+                };
+                let rx = compiled.get(q)?;
+                if fixed.is_none() || !(p.one && to.one) {
+                    fixed = Some(re::replacement(t, rx.captures_len() - 1)?);
+                }
+                let pieces = fixed.as_deref().unwrap_or_default();
+                re::replace(rx, v, pieces, opts.global, |x| out.push_str(x));
+                Ok(true)
+            })?
+        }
+        Re::Extract { group, .. } => strings(n, |i, out| {
+            let (Some(v), Some(q)) = (s.get(i), p.get(i)) else {
+                return Ok(false);
+            };
+            out.push_str(re::extract(compiled.get(q)?, v, group as usize));
             Ok(true)
         })?,
     })
