@@ -2840,6 +2840,33 @@ fn readme_string_functions_example_is_true() {
     }
 }
 
+/// The README's regular expression example: 434 comments (DuckDB's count of the same query),
+/// each by a user in one of the three states and naming Java as a word.
+#[test]
+fn readme_regular_expression_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("Washington state, whose location ends");
+    let (rows, names) = read_rows(&dir.path().join("out/java_in_three_states"));
+    assert_eq!(rows.len(), 434);
+    assert_eq!(names, ["Id", "Location", "comment", "Text"]);
+    for r in &rows {
+        let f: Vec<&str> = r.splitn(4, '|').collect();
+        assert!(
+            [", CA", ", NY", ", WA"].iter().any(|s| f[1].ends_with(s)),
+            "{r}"
+        );
+        let text = f[3].to_ascii_lowercase();
+        assert!(
+            text.match_indices("java").any(|(at, _)| {
+                let word =
+                    |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+                !word(at.checked_sub(1).and_then(|i| text.as_bytes().get(i)))
+                    && !word(text.as_bytes().get(at + 4))
+            }),
+            "{r}"
+        );
+    }
+}
+
 #[test]
 fn readme_join_where_example_is_true() {
     let (dir, _) = crate::util::run_readme_example("- `--join-where EXPR` (job key");

@@ -4,12 +4,14 @@ bytes, rows and reports, and the GIL released while they run."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 import pytest
 
 import bloomjoin
@@ -407,6 +409,31 @@ def test_join_where_takes_string_functions(tmp_path):
     with pytest.raises(bloomjoin.BloomjoinError, match="values are not cast to text"):
         bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                        join_where="right.Text || left.Id = 'x'", output=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
+def test_join_where_takes_regular_expressions(tmp_path):
+    # The comments in which a word starts with their author's first two letters, by users
+    # whose name starts with two ASCII letters: counted with Python's re (RE2's \b is ASCII,
+    # as re's is under re.ASCII).
+    users = pq.read_table(USERS, columns=["Id", "DisplayName"]).to_pylist()
+    comments = pq.read_table(COMMENTS, columns=["UserId", "Text"]).to_pylist()
+    heads = {}
+    for u in users:
+        name = u["DisplayName"]
+        if u["Id"] is not None and name is not None and re.fullmatch("[A-Za-z]{2}", name[:2]):
+            heads.setdefault(u["Id"], []).append(name[:2])
+    want = sum(1 for c in comments for h in heads.get(c["UserId"], [])
+               if c["Text"] is not None and re.search(r"\b" + h, c["Text"], re.ASCII))
+    assert want > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            left_where="left(DisplayName, 2) ~ '^[A-Za-z]{2}$'",
+                            join_where=r"regexp_matches(right.Text, '\b' || left(left.DisplayName, 2))",
+                            output=str(tmp_path / "out"))
+    assert report["rows_out"] == want
+    with pytest.raises(bloomjoin.BloomjoinError, match='regular expression "a\\[" is not valid'):
+        bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                       right_where="Text ~ 'a['", output=str(tmp_path / "bad"))
     assert not (tmp_path / "bad").exists()
 
 
