@@ -315,6 +315,10 @@ check_jw fn-text-full $UC full reduce-side \
     "starts_with(lower(right.UserDisplayName), lower(left(left.DisplayName, 3))) AND (contains(right.Text, 'e') OR trim(left.Location) || '!' = substr(right.Text, -4))"
 check_jw fn-tpch-text-left-anti "$OUT/tpch_part.toml" left-anti replicated \
     "strpos(left.p_name, substr(right.l_shipmode, 1, 2)) > 0 OR ends_with(right.l_comment, right(left.p_brand, 1))"
+check_jw fn-regex-inner $UC inner reduce-side \
+    "regexp_matches(right.Text, '\\b' || regexp_extract(left.DisplayName, '^(\\w{3})', 1), 'i') OR right.Text ~ regexp_replace(left.Location, '[^a-z]+', '.', 'g')"
+check_jw fn-regex-tpch-right-semi "$OUT/tpch_part.toml" right-semi replicated \
+    "regexp_full_match(right.l_comment, '.*\\b' || regexp_extract(left.p_name, '^\\w+') || '\\b.*') OR (right.l_shipmode SIMILAR TO '(AIR|RAIL)' AND left.p_container ~* '^sm')"
 check_jw fn-case-left $UC left replicated \
     "CASE WHEN left.Location IS NULL THEN 'none' WHEN right.Score > 3 THEN trim(left.Location) ELSE 'low' END <> 'low' AND CASE right.Score WHEN 0 THEN FALSE ELSE TRUE END"
 
@@ -672,6 +676,49 @@ print(" AND ".join(f"{c} IS NOT DISTINCT FROM r{i}" for i, c in enumerate(calls)
 PYEOF
 )
 every_row_passes "$CASES/strings.parquet" "$STR_WHERE" 200000 "rows have DuckDB's string functions"
+
+echo "== regular expressions of 200,000 random strings and patterns against DuckDB's (RE2)"
+# Strings of 0 to 8 characters over letters, digits, 'é', the Kelvin sign, '_', '.', '-', a
+# space, a tab, a newline and a vertical tab (RE2's \s leaves it out); patterns from a pool,
+# NULLs in both. Each call, with literal and column patterns, options, replacements and
+# groups, is DuckDB's; the script prints the condition bloomjoin must find true on every row.
+RE_WHERE=$("$PY" - "$CASES/regex.parquet" 200000 <<'PYEOF'
+import random, sys, duckdb, pyarrow as pa
+rng = random.Random(11)
+n = int(sys.argv[2])
+alpha = "abAB19é\u212a_.- \t\n\x0b"
+pool = ["a", "a.", r"\w+", r"\d", "^a", "b$", "[ab]+", "x|y", "", r"\s", "(a)(b)?", "é", "k",
+        r"\b", ".*", "a*?", "[^a-z]", r"\D\W", r"\S+", "(?i)B", r"[\w.]+", r"\Bb"]
+def maybe(v, p):
+    return None if rng.random() < p else v
+t = pa.table({
+    "id": list(range(n)),
+    "s": [maybe("".join(rng.choice(alpha) for _ in range(rng.randrange(9))), 0.05) for _ in range(n)],
+    "p": [maybe(rng.choice(pool), 0.04) for _ in range(n)],
+})
+con = duckdb.connect()
+con.register("t", t)
+calls = [
+    r"regexp_matches(s, '\d+')", r"regexp_matches(s, '^\w')", r"regexp_matches(s, '\bab')",
+    "regexp_matches(s, 'a.b')", "regexp_matches(s, 'a.b', 's')", "regexp_matches(s, 'k', 'i')",
+    r"regexp_matches(s, '[^\w\s]')", "regexp_full_match(s, '[a-z]*')",
+    r"regexp_full_match(s, '\S*', 'i')", "s ~ p", "s ~* p", "s !~ p", "s SIMILAR TO p",
+    "regexp_matches(s, p, 'l')", r"regexp_replace(s, p, '<\0>', 'g')",
+    r"regexp_replace(s, '(\w)(\d)', '\2\1')", "regexp_replace(s, p, 'Z$')",
+    r"regexp_extract(s, '(\w+)\s(\w+)', 2)", "regexp_extract(s, p)", "regexp_extract(s, p, 0, 'i')",
+    r"regexp_replace(s, '\s', '', 'g')", "regexp_matches(s, '^.{3}$')",
+    r"regexp_matches(s, '\x{e9}|\x{212a}', 'i')", "regexp_matches(s, '[[:upper:]]')",
+    r"regexp_matches(s, '\pL\PL')", "regexp_replace(s, 'b*', '-', 'g')",
+    "regexp_replace(s, '$', '!')", "regexp_replace(s, '^', '>', 'g')",
+    r"regexp_full_match(s, '[\w\s]*', 'i')", r"regexp_extract(s, '(x)?(\d)', 1)",
+    "regexp_replace(s, '.', '', 'gs')", r"upper(regexp_extract(s, '\w\w')) || p",
+]
+cols = ", ".join(f"{c} AS r{i}" for i, c in enumerate(calls))
+con.execute(f"COPY (SELECT *, {cols} FROM t) TO '{sys.argv[1]}' (FORMAT parquet)")
+print(" AND ".join(f"{c} IS NOT DISTINCT FROM r{i}" for i, c in enumerate(calls)))
+PYEOF
+)
+every_row_passes "$CASES/regex.parquet" "$RE_WHERE" 200000 "rows have DuckDB's regular expressions"
 
 echo
 echo "crosscheck: $passed passed, $failed failed"

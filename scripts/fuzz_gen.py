@@ -1638,6 +1638,79 @@ def mk_casewhen(rng, ops, depth, first, kind=None, x=None):
     return e
 
 
+RE_META = set("\\.+*?()|[]{}^$")
+
+
+def re_pattern(rng, ops):
+    """A regular expression literal (RE2's syntax, which both engines read): a piece of a
+    pool value, escaped, around which anchors, classes (ASCII in both: \w, \d, \s, \b),
+    repetitions and groups."""
+    v = str_piece(rng, ops, 3).dk
+    piece = "".join("\\" + c if c in RE_META else c for c in v[1:-1].replace("''", "'"))
+    form = rng.choice(["{p}", "^{p}", "{p}$", "{p}.*", "({p})", r"\w+", r"\d", "[a-z]+", ".",
+                       r"\s", r"\b{p}", "{p}|x", r"[^\w]", "(?i){p}", "{p}?", r"\S+", "^$", "",
+                       "(a)?{p}"])
+    # A repetition needs something to repeat ("?" alone is refused by both engines).
+    text = form.replace("{p}", piece or "x") if form == "{p}?" else form.replace("{p}", piece)
+    return Ex(sql_str(text), sql_str(text), "str")
+
+
+def re_opts(rng, replace=False):
+    """regexp options: '' (none), or letters of c, i, l, s, n (and g for a replace)."""
+    if rng.random() < 0.5:
+        return ""
+    letters = "cilsn" + ("g" if replace else "")
+    return "".join(rng.choice(letters) for _ in range(rng.randint(1, 2)))
+
+
+def mk_regex(rng, ops, depth, first, x=None, p=None, form=None, opts=None):
+    """regexp_matches / regexp_full_match (with options), ~, ~*, !~, !~*, SIMILAR TO: a
+    boolean."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first if first is not None and first.kind == "str" else None)
+    if p is None:
+        # A column as the pattern only when none of its values holds a metacharacter: a value
+        # that is not a valid pattern fails the query on the rows that reach it, and DuckDB
+        # does not evaluate a call on rows an AND or OR has already decided.
+        plain = [o for o in of(ops, "str") if all(isinstance(v, str) and not RE_META & set(v) for v in o.pool or [None])]
+        p = col_ex(rng, rng.choice(plain)) if plain and rng.random() < 0.15 else re_pattern(rng, ops)
+    form = form or rng.choice(["matches", "full", "~", "~*", "!~", "!~*", "similar", "not similar"])
+    opts = re_opts(rng) if opts is None else opts
+    if form in ("matches", "full"):
+        name = "regexp_matches" if form == "matches" else "regexp_full_match"
+        o = f", '{opts}'" if opts else ""
+        bj, dk = f"{name}({x.bj}, {p.bj}{o})", f"{name}({x.dk}, {p.dk}{o})"
+    else:
+        op = {"similar": "SIMILAR TO", "not similar": "NOT SIMILAR TO"}.get(form, form)
+        bj, dk = f"({x.bj} {op} {p.bj})", f"({x.dk} {op} {p.dk})"
+    e = call_ex(bj, dk, "bool", x.used | p.used)
+    e.mirror = lambda rng, o: mk_regex(rng, ops, depth, o, col_ex(rng, o), p, form, opts)
+    return e
+
+
+def mk_re_str(rng, ops, depth, first, x=None, p=None, form=None, arg=None, opts=None):
+    """regexp_replace(s, p, r[, options]) (\0-\9 groups, g for every match) or
+    regexp_extract(s, p[, group[, options]]) ('' when nothing matches): a string."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    p = p or re_pattern(rng, ops)
+    form = form or rng.choice(["replace", "extract"])
+    opts = re_opts(rng, form == "replace") if opts is None else opts
+    o = f", '{opts}'" if opts else ""
+    if form == "replace":
+        arg = arg or rng.choice(["'X'", "''", r"'<\0>'", "'$'", r"'\\'", "'é'"])
+        args = f"{p.bj}, {arg}{o}"
+    else:
+        arg = arg or rng.choice(["0", "1", "2", ""])
+        if not arg and opts:
+            arg = "0"
+        args = f"{p.bj}{', ' + arg if arg else ''}{o}"
+    name = "regexp_replace" if form == "replace" else "regexp_extract"
+    e = call_ex(f"{name}({x.bj}, {args})", f"{name}({x.dk}, {args})", "str", x.used)
+    e.mirror = lambda rng, o: mk_re_str(rng, ops, depth, o, col_ex(rng, o), p, form, arg, opts)
+    return e
+
+
 def reads_str(ops, f):
     return (f is None and of(ops, "str")) or (f is not None and f.kind == "str")
 
@@ -1645,7 +1718,7 @@ def reads_str(ops, f):
 # For each result kind: (maker, whether it can read `first` (None: any operand) given the ops).
 MAKERS = {
     "str": [(mk_case, reads_str), (mk_substr, reads_str), (mk_trim, reads_str), (mk_replace, reads_str),
-            (mk_concat, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str"),
+            (mk_concat, reads_str), (mk_re_str, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str"),
             (mk_casewhen, lambda ops, f: f is not None and f.kind == "str")],
     "num": [(mk_length, reads_str), (mk_strpos, reads_str),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
@@ -1662,6 +1735,7 @@ MAKERS = {
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
     "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool"), (mk_affix, reads_str),
+             (mk_regex, reads_str),
              (mk_casewhen, lambda ops, f: f is not None and f.kind == "bool")],
     "bin": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bin")],
 }
