@@ -45,6 +45,12 @@ CASES = [
     ("trim =", "trim(l_comment) = l_comment", "l_comment = l_comment"),
     ("replace LIKE", "replace(l_comment, 'green', 'blue') LIKE '%blue%'", "l_comment LIKE '%green%'"),
     ("|| =", "l_shipmode || l_shipinstruct = 'AIRNONE'", "l_shipmode = 'AIR' AND l_shipinstruct = 'NONE'"),
+    ("regexp_matches", "regexp_matches(l_comment, 'gre+n')", "l_comment LIKE '%green%'"),
+    ("~ anchored", "l_comment ~ '^ly'", "l_comment LIKE 'ly%'"),
+    ("~* word", r"l_comment ~* '\bgreen\b'", "l_comment LIKE '%green%'"),
+    ("regexp_full_match", "regexp_full_match(l_shipmode, 'AIR|RAIL')", "l_shipmode IN ('AIR', 'RAIL')"),
+    ("regexp_extract =", r"regexp_extract(l_comment, '^(\w+)', 1) = 'carefully'", "l_comment LIKE 'carefully%'"),
+    ("regexp_replace LIKE", r"regexp_replace(l_comment, '\s+', '', 'g') LIKE '%greenly%'", "l_comment LIKE '%green%'"),
     (
         "year",
         "year(l_shipdate) = 1995",
