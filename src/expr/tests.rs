@@ -1786,9 +1786,9 @@ const TEXT_DUCKDB: &[(&str, &[usize])] = &[
 ];
 
 #[test]
-fn string_functions_agree_with_duckdb_on_every_string_layout() {
+fn string_functions_and_regular_expressions_agree_with_duckdb_on_every_string_layout() {
     let t = table();
-    assert_rows(&t, &[TEXT_DUCKDB]);
+    assert_rows(&t, &[TEXT_DUCKDB, REGEX_DUCKDB]);
     let dict = |k: DataType, v: DataType| DataType::Dictionary(Box::new(k), Box::new(v));
     let recasts = [
         ("s", DataType::LargeUtf8),
@@ -1800,7 +1800,9 @@ fn string_functions_agree_with_duckdb_on_every_string_layout() {
         ("i8", DataType::Decimal128(10, 0)),
     ];
     // A slice whose offsets do not start at 0.
-    assert_rows_recast_and_sliced(&t, TEXT_DUCKDB, &recasts, 2);
+    for table in [TEXT_DUCKDB, REGEX_DUCKDB] {
+        assert_rows_recast_and_sliced(&t, table, &recasts, 2);
+    }
 }
 
 /// Regular expressions, with DuckDB 2.0's answers over the oracle's `s` and `ls`: RE2's ASCII
@@ -1856,21 +1858,6 @@ const REGEX_DUCKDB: &[(&str, &[usize])] = &[
     ("regexp_matches(s, 'e(?-i:C)', 'i')", &[]),
     ("regexp_matches(s, 'É', 'ic')", &[7]),
 ];
-
-#[test]
-fn regular_expressions_agree_with_duckdb_on_every_string_layout() {
-    let t = table();
-    assert_rows(&t, &[REGEX_DUCKDB]);
-    let dict = |k: DataType, v: DataType| DataType::Dictionary(Box::new(k), Box::new(v));
-    let recasts = [
-        ("s", DataType::LargeUtf8),
-        ("s", DataType::Utf8View),
-        ("s", dict(DataType::Int32, DataType::Utf8)),
-        ("ls", DataType::Utf8),
-        ("ls", DataType::Utf8View),
-    ];
-    assert_rows_recast_and_sliced(&t, REGEX_DUCKDB, &recasts, 2);
-}
 
 /// `table`'s rows on `t` with each of `recasts`' columns recast in turn, and on `t` sliced
 /// from row `from` (the rows before it left out, the others renumbered).
