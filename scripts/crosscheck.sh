@@ -678,7 +678,7 @@ PYEOF
 every_row_passes "$CASES/strings.parquet" "$STR_WHERE" 200000 "rows have DuckDB's string functions"
 
 echo "== regular expressions of 200,000 random strings and patterns against DuckDB's (RE2)"
-# Strings of 0 to 8 characters over letters, digits, 'é', the Kelvin sign, '_', '.', '-', a
+# Strings of 0 to 8 characters over letters, digits, 'é', the Kelvin sign, '_', '.', '-', '<', a
 # space, a tab, a newline and a vertical tab (RE2's \s leaves it out); patterns from a pool,
 # NULLs in both. Each call, with literal and column patterns, options, replacements and
 # groups, is DuckDB's; the script prints the condition bloomjoin must find true on every row.
@@ -686,9 +686,9 @@ RE_WHERE=$("$PY" - "$CASES/regex.parquet" 200000 <<'PYEOF'
 import random, sys, duckdb, pyarrow as pa
 rng = random.Random(11)
 n = int(sys.argv[2])
-alpha = "abAB19é\u212a_.- \t\n\x0b"
+alpha = "abAB19é\u212a_.-< \t\n\x0b"
 pool = ["a", "a.", r"\w+", r"\d", "^a", "b$", "[ab]+", "x|y", "", r"\s", "(a)(b)?", "é", "k",
-        r"\b", ".*", "a*?", "[^a-z]", r"\D\W", r"\S+", "(?i)B", r"[\w.]+", r"\Bb"]
+        r"\b", ".*", "a*?", "[^a-z]", r"\D\W", r"\S+", "(?i)B", r"[\w.]+", r"\Bb", r"\<", r"[\<-\>]"]
 def maybe(v, p):
     return None if rng.random() < p else v
 t = pa.table({
@@ -712,6 +712,8 @@ calls = [
     "regexp_replace(s, '$', '!')", "regexp_replace(s, '^', '>', 'g')",
     r"regexp_full_match(s, '[\w\s]*', 'i')", r"regexp_extract(s, '(x)?(\d)', 1)",
     "regexp_replace(s, '.', '', 'gs')", r"upper(regexp_extract(s, '\w\w')) || p",
+    "regexp_escape(s)", "regexp_matches(s, regexp_escape(p))", "regexp_full_match(s, regexp_escape(s))",
+    r"regexp_replace(s, '\<', '>', 'g')",
 ]
 cols = ", ".join(f"{c} AS r{i}" for i, c in enumerate(calls))
 con.execute(f"COPY (SELECT *, {cols} FROM t) TO '{sys.argv[1]}' (FORMAT parquet)")

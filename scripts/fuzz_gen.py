@@ -1649,7 +1649,7 @@ def re_pattern(rng, ops):
     piece = "".join("\\" + c if c in RE_META else c for c in v[1:-1].replace("''", "'"))
     form = rng.choice(["{p}", "^{p}", "{p}$", "{p}.*", "({p})", r"\w+", r"\d", "[a-z]+", ".",
                        r"\s", r"\b{p}", "{p}|x", r"[^\w]", "(?i){p}", "{p}?", r"\S+", "^$", "",
-                       "(a)?{p}"])
+                       "(a)?{p}", r"\<{p}\>", r"[\<-\>]{p}"])
     # A repetition needs something to repeat ("?" alone is refused by both engines).
     text = form.replace("{p}", piece or "x") if form == "{p}?" else form.replace("{p}", piece)
     return Ex(sql_str(text), sql_str(text), "str")
@@ -1673,7 +1673,15 @@ def mk_regex(rng, ops, depth, first, x=None, p=None, form=None, opts=None):
         # that is not a valid pattern fails the query on the rows that reach it, and DuckDB
         # does not evaluate a call on rows an AND or OR has already decided.
         plain = [o for o in of(ops, "str") if all(isinstance(v, str) and not RE_META & set(v) for v in o.pool or [None])]
-        p = col_ex(rng, rng.choice(plain)) if plain and rng.random() < 0.15 else re_pattern(rng, ops)
+        # regexp_escape makes any column a pattern that matches its value literally.
+        r = rng.random()
+        if plain and r < 0.1:
+            p = col_ex(rng, rng.choice(plain))
+        elif r < 0.2:
+            c = col_ex(rng, rng.choice(of(ops, "str")))
+            p = call_ex(f"regexp_escape({c.bj})", f"regexp_escape({c.dk})", "str", c.used)
+        else:
+            p = re_pattern(rng, ops)
     form = form or rng.choice(["matches", "full", "~", "~*", "!~", "!~*", "similar", "not similar"])
     opts = re_opts(rng) if opts is None else opts
     if form in ("matches", "full"):

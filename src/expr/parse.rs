@@ -872,6 +872,7 @@ fn unsupported_part(name: &str) -> String {
 const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains, strpos, \
                          substr, left, right, trim, ltrim, rtrim, replace, concat, \
                          regexp_matches, regexp_full_match, regexp_replace, regexp_extract, \
+                         regexp_escape, \
                          abs, coalesce, year, quarter, month, week, day, hour, minute, second, \
                          dayofweek, isodow, dayofyear, isoyear, date_part, date_trunc, and CAST \
                          to DATE or TIMESTAMP";

@@ -10,10 +10,12 @@
 //!   `[\t\n\f\r ]` (no vertical tab), `\w` is `[0-9A-Za-z_]`; `\b` and `\B` are ASCII word
 //!   boundaries. Case folding still applies to them under `i`, as in RE2 (`\w` matches the
 //!   Kelvin sign `K` case-insensitively).
-//! - Octal escapes (`\170`) are read as RE2 reads them.
+//! - Octal escapes (`\170`) are read as RE2 reads them, and `\<` and `\>` are the characters
+//!   (`regexp_escape` writes them; the crate reads them as a word's start and end).
 //! - What RE2 reads differently and the crate would read otherwise is refused, not guessed: a
 //!   `[` inside a class (a literal in RE2, a nested class in the crate) and the class
-//!   operators `&&`, `--`, `~~`. RE2's `\C`, `\Q...\E` and `x{,n}` are refused too; the crate's
+//!   operators `&&`, `--`, `~~`, and `\b{` (RE2's repetition or text, the crate's kind of
+//!   boundary). RE2's `\C`, `\Q...\E` and `x{,n}` are refused too; the crate's
 //!   look-around-free syntax is otherwise RE2's.
 //!
 //! Options are a string literal of letters, later ones winning: `c` case-sensitive, `i`
@@ -95,7 +97,7 @@ impl Re {
             ),
             "regexp_replace" => (Re::Replace(o), 3, 4),
             "regexp_extract" => (Re::Extract { group: 0, opts: o }, 2, 4),
-            _ => None?,
+            _ => return None,
         })
     }
 
@@ -225,13 +227,11 @@ fn last_line(s: &str) -> String {
 /// `pattern` in RE2's syntax, rewritten into the crate's with RE2's meaning (see the module
 /// docs).
 fn re2(pattern: &str) -> Result<String, String> {
-    if let Some(what) = refused(pattern) {
-        return Err(bad(pattern, what));
-    }
+    let text = escapes(pattern).map_err(|what| bad(pattern, what))?;
     let mut tree = ast::parse::ParserBuilder::new()
         .octal(true)
         .build()
-        .parse(pattern)
+        .parse(&text)
         .map_err(|e| bad(pattern, &e.kind().to_string()))?;
     rewrite(&mut tree).map_err(|why| bad(pattern, why))?;
     let mut out = String::new();
@@ -241,19 +241,57 @@ fn re2(pattern: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// RE2's escapes that the crate reads otherwise or not at all, by a scan of the escapes.
-fn refused(pattern: &str) -> Option<&'static str> {
-    let mut chars = pattern.chars();
+/// `pattern` with the escapes the crate reads otherwise written as RE2 reads them: `\<` and
+/// `\>` are the characters in RE2 (`regexp_escape` writes them) and the start and end of a
+/// word in the crate. RE2's escapes the crate has no meaning for, or another one, are refused.
+fn escapes(pattern: &str) -> Result<String, &'static str> {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('C') => return Some("\\C (any byte) is not supported"),
-                Some('Q') => return Some("\\Q...\\E is not supported (escape each character)"),
-                _ => {}
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('C') => return Err("\\C (any byte) is not supported"),
+            Some('Q') => return Err("\\Q...\\E is not supported (escape each character)"),
+            Some(e @ ('<' | '>')) => out.push(e),
+            // An octal escape needs two digits or a leading 0 in RE2; the crate would read
+            // `\1` as the character 1, not the backreference a user means by it.
+            Some('1'..='7') if !chars.peek().is_some_and(|d| ('0'..='7').contains(d)) => {
+                return Err("\\1 to \\7 alone are backreferences, which RE2 does not have")
             }
+            // RE2 reads `\b{2}` as a repetition and `\b{start}` as a boundary and text; the
+            // crate as a boundary of its own kind.
+            Some('b' | 'B') if chars.peek() == Some(&'{') => {
+                return Err(
+                    "\\b{ is read differently by the two engines (write \\b\\{ for \
+                            the text, (?:\\b){n} for a repetition)",
+                )
+            }
+            Some(e) => {
+                out.push('\\');
+                out.push(e);
+            }
+            None => out.push('\\'),
         }
     }
-    None
+    Ok(out)
+}
+
+/// RE2's `QuoteMeta`, DuckDB's `regexp_escape`: every ASCII character but letters, digits and
+/// `_` escaped with a backslash, NUL as `\x00`; other characters as they are.
+pub(crate) fn escape(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '\0' => out.push_str("\\x00"),
+            c if c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
 }
 
 /// Rewrite the tree's Perl classes and word boundaries to RE2's ASCII meaning; refuse what
@@ -533,7 +571,15 @@ mod tests {
             (r"\W", "i", "\u{212a}", false),
             (r"[^\w]", "i", "\u{212a}", false),
             (r"\170", "", "x", true),
+            (r"\10", "", "\u{8}0", true),
+            (r"\09", "", "\u{0}9", true),
+            (r"\1234", "", "S", false),
             (r"\x{e9}", "", "é", true),
+            (r"\<", "", "a<b", true),
+            (r"\<", "", "ab", false),
+            (r"a\>b", "", "a>b", true),
+            (r"[\<-\>]", "", "=", true),
+            ("\\\u{1}", "", "\u{1}", true),
             ("a.b", "", "a\nb", false),
             ("a.b", "s", "a\nb", true),
             ("a.b", "sn", "a\nb", false),
@@ -557,6 +603,10 @@ mod tests {
             ("[a&&b]", "class operators"),
             (r"\Qa.\E", "\\Q...\\E"),
             (r"\C", "\\C"),
+            (r"(a)\1", "backreferences"),
+            (r"a\18", "backreferences"),
+            (r"a\b{2}", "\\b{ is read differently"),
+            (r"\B{start}", "\\b{ is read differently"),
             ("a{,2}", "not valid"),
             ("(", "not valid"),
         ] {

@@ -1857,6 +1857,17 @@ const REGEX_DUCKDB: &[(&str, &[usize])] = &[
     ("regexp_matches(s, '(?i)école')", &[7]),
     ("regexp_matches(s, 'e(?-i:C)', 'i')", &[]),
     ("regexp_matches(s, 'É', 'ic')", &[7]),
+    (r"regexp_escape(s) = 'a\%b'", &[0]),
+    (r"regexp_escape(ls) = 'a\\b'", &[1]),
+    ("regexp_matches(s, regexp_escape(ls))", &[0, 1, 3]),
+    (
+        "regexp_full_match(ls, regexp_escape(s) || '.?')",
+        &[0, 1, 3],
+    ),
+    (r"regexp_escape(s || '<>') = 'A_C\<\>'", &[6]),
+    (r"s ~ '\<'", &[]),
+    (r"regexp_matches(s || '<', '\w\<')", &[0, 1, 4, 6, 7]),
+    (r"regexp_replace(s, '[\<-\>%]', '=') = 'a=b'", &[0]),
 ];
 
 /// `table`'s rows on `t` with each of `recasts`' columns recast in turn, and on `t` sliced

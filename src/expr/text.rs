@@ -1,7 +1,8 @@
 //! String functions of the `--where` language, as DuckDB 2.0's: `starts_with` (`prefix`),
 //! `ends_with` (`suffix`), `contains`, `strpos` (`instr`, `position(p IN s)`), `substr`
 //! (`substring`, `SUBSTRING(s FROM a FOR b)`), `left`, `right`, `trim`, `ltrim`, `rtrim`
-//! (`TRIM([BOTH | LEADING | TRAILING] [c FROM] s)`), `replace`, `concat` and `||`.
+//! (`TRIM([BOTH | LEADING | TRAILING] [c FROM] s)`), `replace`, `concat`, `||` and
+//! `regexp_escape` (the regular expressions themselves are in `re`).
 //!
 //! - Positions and lengths count characters (Unicode code points) from 1. `substr` takes a
 //!   start of 0 or below as DuckDB does: `substr('hello', 0, 2)` is `'h'` (the start is one
@@ -52,6 +53,8 @@ pub(crate) enum Text {
     Pipe,
     /// A regular expression function (`regexp_matches`, `~`, ...: see `re`).
     Regex(Re),
+    /// `regexp_escape(s)`: `s` as a pattern that matches it literally.
+    RegexEscape,
 }
 
 /// The ends `trim` works on.
@@ -87,6 +90,7 @@ impl Text {
             Text::Concat => "concat",
             Text::Pipe => "||",
             Text::Regex(r) => r.name(),
+            Text::RegexEscape => "regexp_escape",
         }
     }
 
@@ -105,6 +109,7 @@ impl Text {
             "rtrim" => (Text::Trim(Side::Trailing), 1, 2),
             "replace" => (Text::Replace, 3, 3),
             "concat" => (Text::Concat, 1, usize::MAX),
+            "regexp_escape" => (Text::RegexEscape, 1, 1),
             _ => {
                 let (r, min, max) = Re::named(name)?;
                 (Text::Regex(r), min, max)
@@ -352,6 +357,18 @@ fn eval(
             })?
         }
         Text::Regex(r) => regex(r, n, strs)?,
+        Text::RegexEscape => {
+            let mut buf = String::new();
+            strings(n, |i, out| {
+                let Some(v) = s.get(i) else {
+                    return Ok(false);
+                };
+                buf.clear();
+                re::escape(v, &mut buf);
+                out.push_str(&buf);
+                Ok(true)
+            })?
+        }
         Text::Concat | Text::Pipe => strings(n, |i, out| {
             if t == Text::Pipe && strs.iter().any(|s| s.get(i).is_none()) {
                 return Ok(false);
