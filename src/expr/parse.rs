@@ -703,16 +703,13 @@ fn regex_op(
 }
 
 /// The text of a string literal, through parentheses, without taking it.
-fn literal_text(mut e: &ast::Expr) -> Option<&str> {
-    loop {
-        match e {
-            ast::Expr::Nested(x) => e = x,
-            ast::Expr::Value(ValueWithSpan {
-                value: Value::SingleQuotedString(s),
-                ..
-            }) => return Some(s),
-            _ => return None,
-        }
+fn literal_text(e: &ast::Expr) -> Option<&str> {
+    match strip_nested(e) {
+        ast::Expr::Value(ValueWithSpan {
+            value: Value::SingleQuotedString(s),
+            ..
+        }) => Some(s),
+        _ => None,
     }
 }
 

@@ -280,18 +280,23 @@ fn escapes(pattern: &str) -> Result<String, &'static str> {
 }
 
 /// RE2's `QuoteMeta`, DuckDB's `regexp_escape`: every ASCII character but letters, digits and
-/// `_` escaped with a backslash, NUL as `\x00`; other characters as they are.
-pub(crate) fn escape(s: &str, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '\0' => out.push_str("\\x00"),
-            c if c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' => {
-                out.push('\\');
-                out.push(c);
+/// `_` escaped with a backslash, NUL as `\x00`; other characters as they are. Written through
+/// `push`, the runs between escapes as slices of `s`.
+pub(crate) fn escape(s: &str, mut push: impl FnMut(&str)) {
+    let mut last = 0;
+    for (at, c) in s.char_indices() {
+        if c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' {
+            push(&s[last..at]);
+            if c == '\0' {
+                push("\\x00");
+            } else {
+                push("\\");
+                push(&s[at..at + 1]);
             }
-            c => out.push(c),
+            last = at + 1;
         }
     }
+    push(&s[last..]);
 }
 
 /// Rewrite the tree's Perl classes and word boundaries to RE2's ASCII meaning; refuse what
@@ -650,6 +655,14 @@ mod tests {
             .unwrap_err()
             .contains("followed by a digit"));
         assert!(replacement(r"x\", 1).unwrap_err().contains("lone"));
+    }
+
+    /// DuckDB 2.0's `regexp_escape` of the same text.
+    #[test]
+    fn escape_is_re2s_quote_meta() {
+        let mut out = String::new();
+        escape("a.b é\0_<\n", |x| out.push_str(x));
+        assert_eq!(out, "a\\.b\\ é\\x00_\\<\\\n");
     }
 
     #[test]

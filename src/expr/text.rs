@@ -357,18 +357,13 @@ fn eval(
             })?
         }
         Text::Regex(r) => regex(r, n, strs)?,
-        Text::RegexEscape => {
-            let mut buf = String::new();
-            strings(n, |i, out| {
-                let Some(v) = s.get(i) else {
-                    return Ok(false);
-                };
-                buf.clear();
-                re::escape(v, &mut buf);
-                out.push_str(&buf);
-                Ok(true)
-            })?
-        }
+        Text::RegexEscape => strings(n, |i, out| {
+            let Some(v) = s.get(i) else {
+                return Ok(false);
+            };
+            re::escape(v, |x| out.push_str(x));
+            Ok(true)
+        })?,
         Text::Concat | Text::Pipe => strings(n, |i, out| {
             if t == Text::Pipe && strs.iter().any(|s| s.get(i).is_none()) {
                 return Ok(false);
@@ -399,17 +394,26 @@ fn regex(r: Re, n: usize, strs: &[Strs]) -> Result<ArrayRef, Reason> {
         }
         Re::Replace(opts) => {
             let to = &strs[2];
-            // A literal replacement is read once against a literal pattern.
-            let mut fixed: Option<Vec<re::Piece>> = None;
+            // A literal replacement of a literal pattern is read once.
+            let fixed = match (literal(p), literal(to)) {
+                (Some(q), Some(t)) => {
+                    Some(re::replacement(t, compiled.get(q)?.captures_len() - 1)?)
+                }
+                _ => None,
+            };
             strings(n, |i, out| {
                 let (Some(v), Some(q), Some(t)) = (s.get(i), p.get(i), to.get(i)) else {
                     return Ok(false);
                 };
                 let rx = compiled.get(q)?;
-                if fixed.is_none() || !(p.one && to.one) {
-                    fixed = Some(re::replacement(t, rx.captures_len() - 1)?);
-                }
-                let pieces = fixed.as_deref().unwrap_or_default();
+                let row;
+                let pieces = match &fixed {
+                    Some(pieces) => pieces,
+                    None => {
+                        row = re::replacement(t, rx.captures_len() - 1)?;
+                        &row
+                    }
+                };
                 re::replace(rx, v, pieces, opts.global, |x| out.push_str(x));
                 Ok(true)
             })?
