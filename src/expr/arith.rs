@@ -11,6 +11,9 @@
 //!   number of days between them. A date or a timestamp plus or minus an `INTERVAL` of fixed
 //!   length is a timestamp, in microseconds (a nanosecond timestamp stays in nanoseconds),
 //!   keeping the column's time zone. As in DuckDB.
+//! - `%` (`mod`) of exact numbers is the remainder of the truncated quotient, with the sign
+//!   of the dividend, at the larger scale (`7.5 % 2` is `1.5`, `-7 % 2` is `-1`); `a % 0` is
+//!   NULL.
 //! - Floats are refused: their arithmetic rounds at each step, by rules that differ between
 //!   engines, and comparisons here are exact.
 
@@ -243,6 +246,7 @@ fn why_not(op: ArithOp, a: &Kind, b: &Kind) -> &'static str {
     match (op, a, b) {
         (_, Interval, Interval) => "write one interval, e.g. INTERVAL '1 day 2 hours'",
         (ArithOp::Mul, ..) => "only numbers multiply",
+        (ArithOp::Rem, ..) => "only numbers have a remainder",
         (_, Date, Num(..)) | (_, Num(..), Date) => {
             "a date takes a whole number of days (or an INTERVAL), and a number is subtracted \
              from a date, not a date from a number"
@@ -307,6 +311,8 @@ fn numbers(
     let (p, s) = match op {
         ArithOp::Add | ArithOp::Sub => ((p1 - s1).max(p2 - s2) + s1.max(s2) + 1, s1.max(s2)),
         ArithOp::Mul => (p1 + p2, s1 + s2),
+        // The remainder is smaller than either operand, at their common scale.
+        ArithOp::Rem => ((p1 - s1).max(p2 - s2) + s1.max(s2), s1.max(s2)),
     };
     if s > 76 {
         return Err(format!(
@@ -316,13 +322,34 @@ fn numbers(
     let p = p.min(76) as u8;
     let of = |x: &Side, sx: i32| x.map(|arr| cast(arr, &decimal(p, sx as i8)));
     let (a, b) = (of(a, s1)?, of(b, s2)?);
+    let b = if op == ArithOp::Rem {
+        b.map(no_zeros)?
+    } else {
+        b
+    };
     let (a, b) = (a.datum(), b.datum());
     match op {
         ArithOp::Add => numeric::add(a.as_ref(), b.as_ref()),
         ArithOp::Sub => numeric::sub(a.as_ref(), b.as_ref()),
         ArithOp::Mul => numeric::mul(a.as_ref(), b.as_ref()),
+        ArithOp::Rem => numeric::rem(a.as_ref(), b.as_ref()),
     }
     .map_err(|e| format!("{e} (beyond 76 digits)"))
+}
+
+/// The divisor `b` with its zeros made NULL: `a % 0` is NULL (as in DuckDB with
+/// `error_on_division_by_zero = false` and in Spark without ANSI mode; DuckDB 2.0's default
+/// fails the query instead). Where the rest of the condition decides the row (`b <> 0 AND
+/// a % b = 1`), NULL gives the answer DuckDB gives, which does not evaluate it there.
+fn no_zeros(b: &ArrayRef) -> Result<ArrayRef, Reason> {
+    let zero: ArrayRef = Arc::new(arrow::array::Int8Array::from(vec![0]));
+    let zero = cast(&zero, b.data_type())?;
+    let is_zero =
+        arrow::compute::kernels::cmp::eq(b, &Scalar::new(&zero)).map_err(|e| e.to_string())?;
+    if is_zero.true_count() == 0 {
+        return Ok(Arc::clone(b));
+    }
+    arrow::compute::nullif(b, &is_zero).map_err(|e| e.to_string())
 }
 
 /// A date plus (or minus) a whole number of days: a date.

@@ -227,6 +227,7 @@ impl<'a> Eval<'a, '_> {
                 ArithOp::Add => "a sum",
                 ArithOp::Sub => "a difference",
                 ArithOp::Mul => "a product",
+                ArithOp::Rem => "a remainder",
             }
             .into(),
             Node::Sign(..) => "a negation".into(),

@@ -49,13 +49,16 @@ impl CmpOp {
     }
 }
 
-/// Arithmetic operators. `/` and `%` are not among them: SQL engines differ on what they
-/// give (DuckDB's `/` of integers is a DOUBLE, Spark's of decimals rounds).
+/// Arithmetic operators. `/` and `//` are not among them: SQL engines differ on what they
+/// give (DuckDB's `/` of integers and its `//` of decimals are DOUBLEs, Spark's `/` of
+/// decimals rounds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ArithOp {
     Add,
     Sub,
     Mul,
+    /// `a % b` (`mod(a, b)`): the remainder of the truncated quotient, with the sign of `a`.
+    Rem,
 }
 
 impl ArithOp {
@@ -65,6 +68,7 @@ impl ArithOp {
             ArithOp::Add => "+",
             ArithOp::Sub => "-",
             ArithOp::Mul => "*",
+            ArithOp::Rem => "%",
         }
     }
 }
@@ -392,12 +396,17 @@ fn visit(
         }
         A::BinaryOp {
             left,
-            op: op @ (BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply),
+            op:
+                op @ (BinaryOperator::Plus
+                | BinaryOperator::Minus
+                | BinaryOperator::Multiply
+                | BinaryOperator::Modulo),
             right,
         } => {
             tasks.push(Task::Make(Make::Arith(match op {
                 BinaryOperator::Plus => ArithOp::Add,
                 BinaryOperator::Minus => ArithOp::Sub,
+                BinaryOperator::Modulo => ArithOp::Rem,
                 _ => ArithOp::Mul,
             })));
             tasks.push(Task::Visit(right));
@@ -528,15 +537,13 @@ fn visit(
             tasks.push(Task::Visit(r#in));
         }
         A::BinaryOp {
-            op:
-                op @ (BinaryOperator::Divide
-                | BinaryOperator::Modulo
-                | BinaryOperator::DuckIntegerDivide),
+            op: op @ (BinaryOperator::Divide | BinaryOperator::DuckIntegerDivide),
             ..
         } => {
             return Err(format!(
-                "unsupported: operator {op} (+, - and * are exact; for a ratio, multiply the \
-                 other side: a > 2 * b rather than a / b > 2)"
+                "unsupported: operator {op} (+, -, * and % are exact; for a ratio, multiply \
+                 the other side: a > 2 * b rather than a / b > 2, and a - a % b = 2 * b \
+                 rather than a // b = 2)"
             ))
         }
         A::BinaryOp { left, op, right } => {
@@ -552,6 +559,19 @@ fn visit(
             tasks.push(Task::Make(Make::Cmp(op)));
             tasks.push(Task::Visit(right));
             tasks.push(Task::Visit(left));
+        }
+        // x IS TRUE: x IS NOT DISTINCT FROM TRUE; x IS NOT FALSE: x IS DISTINCT FROM FALSE.
+        A::IsTrue(x) => is_bool(x, true, true, tasks),
+        A::IsNotTrue(x) => is_bool(x, true, false, tasks),
+        A::IsFalse(x) => is_bool(x, false, true, tasks),
+        A::IsNotFalse(x) => is_bool(x, false, false, tasks),
+        A::IsUnknown(x) => {
+            tasks.push(Task::Make(Make::IsNull(false)));
+            tasks.push(Task::Visit(x));
+        }
+        A::IsNotUnknown(x) => {
+            tasks.push(Task::Make(Make::IsNull(true)));
+            tasks.push(Task::Visit(x));
         }
         A::IsNull(x) => {
             tasks.push(Task::Make(Make::IsNull(false)));
@@ -640,13 +660,52 @@ fn visit(
             tasks.push(Task::Visit(expr));
         }
         A::Function(f) => {
-            let (func, args) = function(f)?;
-            tasks.push(Task::Make(Make::Func(func, args.len())));
+            let (name, mut args) = call_args(f)?;
+            let arity = |n: usize| match args.len() {
+                k if k == n => Ok(()),
+                k => Err(format!("{name}() takes {n} arguments, not {k}")),
+            };
+            match name.as_str() {
+                "mod" => {
+                    arity(2)?;
+                    tasks.push(Task::Make(Make::Arith(ArithOp::Rem)));
+                }
+                "nullif" => {
+                    // NULLIF(a, b): CASE WHEN a = b THEN NULL ELSE a END.
+                    arity(2)?;
+                    let b = args.pop().expect("two");
+                    let a = args.pop().expect("two");
+                    args = vec![
+                        A::BinaryOp {
+                            left: Box::new(a.clone()),
+                            op: BinaryOperator::Eq,
+                            right: Box::new(b),
+                        },
+                        A::value(Value::Null),
+                        a,
+                    ];
+                    tasks.push(Task::Make(Make::Func(Func::Case(true), 3)));
+                }
+                _ => {
+                    let (func, a) = function(name, args)?;
+                    args = a;
+                    tasks.push(Task::Make(Make::Func(func, args.len())));
+                }
+            }
             tasks.extend(args.into_iter().rev().map(|e| Task::Visit(Box::new(e))));
         }
         other => return Err(unsupported(&other)),
     }
     Ok(())
+}
+
+/// `x IS [NOT] TRUE | FALSE`: whether `x` is not distinct from `value` (or is distinct).
+fn is_bool(x: Box<ast::Expr>, value: bool, not_distinct: bool, tasks: &mut Vec<Task>) {
+    tasks.push(Task::Make(Make::Distinct(not_distinct)));
+    tasks.push(Task::Visit(Box::new(ast::Expr::value(Value::Boolean(
+        value,
+    )))));
+    tasks.push(Task::Visit(x));
 }
 
 fn like(
@@ -874,8 +933,9 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          dayofweek, isodow, dayofyear, isoyear, date_part, date_trunc, and CAST \
                          to DATE or TIMESTAMP";
 
-/// A function call: the function and its arguments.
-fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
+/// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
+/// (`DISTINCT`, `FILTER`, `OVER`, named arguments, ...) are refused.
+fn call_args(f: ast::Function) -> Result<(String, Vec<ast::Expr>), String> {
     let name = match f.name.0.as_slice() {
         [ast::ObjectNamePart::Identifier(id)] => id.value.to_ascii_lowercase(),
         _ => return Err(format!("unsupported: function {}()", f.name)),
@@ -902,6 +962,12 @@ fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
             _ => return Err(format!("unsupported: this argument of {name}()")),
         }
     }
+    Ok((name, args))
+}
+
+/// A function call, by its name and arguments: the function and the arguments its node
+/// takes.
+fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Expr>), String> {
     // The function and the least and most arguments it takes.
     let (func, min, max) = if let Some((t, min, max)) = Text::named(&name) {
         (Func::Text(t), min, max)
@@ -912,6 +978,7 @@ fn function(f: ast::Function) -> Result<(Func, Vec<ast::Expr>), String> {
             "length" | "len" | "char_length" | "character_length" => (Func::Length, 1, 1),
             "abs" => (Func::Abs, 1, 1),
             "coalesce" => (Func::Coalesce, 1, usize::MAX),
+            "ifnull" => (Func::Coalesce, 2, 2),
             "date_part" | "datepart" => {
                 if args.len() != 2 {
                     return Err(format!("{name}() takes 2 arguments: date_part('year', x)"));
@@ -1073,9 +1140,6 @@ fn unsupported(e: &ast::Expr) -> String {
         A::Cast { .. } => "CAST with FORMAT".into(),
         A::Case { .. } => "CASE".into(),
         A::Subquery(_) | A::Exists { .. } | A::InSubquery { .. } => "subquery".into(),
-        A::IsTrue(_) | A::IsNotTrue(_) | A::IsFalse(_) | A::IsNotFalse(_) => {
-            "IS [NOT] TRUE/FALSE (compare with = TRUE instead)".into()
-        }
         A::Like { any: true, .. } | A::ILike { any: true, .. } => "LIKE ANY".into(),
         A::RLike { .. } => "REGEXP / RLIKE (write regexp_matches(s, p) or s ~ p)".into(),
         A::TypedString(t) => format!("literal type {}", t.data_type),
@@ -1157,11 +1221,10 @@ mod tests {
             .contains("function upper2()"));
         assert!(parse("x / 2 = 2").unwrap_err().contains("operator /"));
         assert!(parse("x // 2 = 2").unwrap_err().contains("operator //"));
-        assert!(parse("x % 2 = 1").unwrap_err().contains("operator %"));
+        assert!(parse("x // 2 = 2").unwrap_err().contains("a % b"));
         assert!(parse("CAST(x AS INT) = 1")
             .unwrap_err()
             .contains("CAST to INT"));
-        assert!(parse("x IS TRUE").unwrap_err().contains("= TRUE"));
         assert!(parse("x LIKE 'a' ESCAPE 'ab'")
             .unwrap_err()
             .contains("single character"));

@@ -546,9 +546,87 @@ const ARITH_EXACT: &[(&str, &[usize])] = &[
     ),
 ];
 
+/// `%` and `mod`, with DuckDB 2.0's answers (`SET error_on_division_by_zero = false`, which
+/// makes `a % 0` NULL, as here; by default DuckDB 2.0 fails the query).
+const REM_DUCKDB: &[(&str, &[usize])] = &[
+    ("i8 % 2 = 1", &[3, 4, 6]),
+    ("i8 % 2 = -1", &[1]),
+    ("i8 % 3 = 0", &[2]),
+    ("mod(i8, 7) = 2", &[7]),
+    ("i8 % -3 = -2", &[0]),
+    ("u64 % 10 = 7", &[2]),
+    ("i64 % 1000 = -808", &[0]),
+    ("i64 % 2 = 1", &[4, 6, 7]),
+    ("big % 7 = 3", &[4]),
+    ("dec % 1 = 0.5", &[0]),
+    ("dec % 0.3 = 0", &[0, 1, 2]),
+    ("dec % 0.07 = 0.05", &[3]),
+    ("wide % dec = 0", &[0, 1, 3, 6, 7]),
+    ("wide % 1.5 = 0", &[0, 1, 2]),
+    ("i8 % i8 = 0", &[0, 1, 3, 4, 6, 7]),
+    ("i8 % 0 IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("i8 % NULL IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("u64 % i8 = 0", &[0, 1, 3]),
+    ("7 % i8 = 2", &[6]),
+    ("i8 % 2 * 3 = 3", &[3, 4, 6]),
+    ("i8 + 10 % 3 > 100", &[4, 7]),
+];
+
+/// Remainders of sums and negations DuckDB refuses as overflows of TINYINT, with the exact
+/// answers (Python's integers, the sign of the dividend).
+const REM_EXACT: &[(&str, &[usize])] = &[
+    ("i8 % (i8 - 1) = 1", &[4, 6, 7]),
+    ("(i8 + 1) % 4 = 2", &[3, 6]),
+    ("-i8 % 5 = 3", &[0]),
+];
+
+/// `IS [NOT] TRUE | FALSE | UNKNOWN`, `nullif` and `ifnull`, with DuckDB 2.0's answers.
+const IS_DUCKDB: &[(&str, &[usize])] = &[
+    ("b IS TRUE", &[0, 3, 6]),
+    ("b IS NOT TRUE", &[1, 2, 4, 5, 7]),
+    ("b IS FALSE", &[1, 4, 7]),
+    ("b IS NOT FALSE", &[0, 2, 3, 5, 6]),
+    ("b IS UNKNOWN", &[2, 5]),
+    ("b IS NOT UNKNOWN", &[0, 1, 3, 4, 6, 7]),
+    ("i8 IS UNKNOWN", &[5]),
+    ("(i8 > 0) IS NOT TRUE", &[0, 1, 2, 5]),
+    ("(s LIKE 'a%') IS FALSE", &[2, 3, 6, 7]),
+    ("nullif(i8, 1) IS NULL", &[3, 5]),
+    ("nullif(i8, 5) > 1", &[4, 7]),
+    ("nullif(s, '') IS NULL", &[3, 5]),
+    ("nullif(dec, 1.5) = 2", &[6]),
+    ("nullif(d32, DATE '2020-01-01') IS NULL", &[2, 4, 5]),
+    ("nullif(NULL, 1) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("nullif(i8, NULL) = 0", &[2]),
+    ("ifnull(ls, s) = 'x'", &[5]),
+    ("ifnull(i8, 3) = 3", &[5]),
+    ("ifnull(dec, i8) = 0", &[2]),
+];
+
 #[test]
 fn arithmetic_agrees_with_duckdb_and_is_exact_where_duckdb_overflows() {
     assert_rows(&table(), &[ARITH_DUCKDB, ARITH_EXACT]);
+}
+
+#[test]
+fn remainders_and_boolean_tests_agree_with_duckdb() {
+    assert_rows(&table(), &[REM_DUCKDB, REM_EXACT, IS_DUCKDB]);
+    for (text, says) in [
+        ("d32 % 7 = 0", "only numbers have a remainder"),
+        ("f64 % 2 = 0", "float"),
+        ("s % 2 = 0", "a string"),
+        ("mod(i8) = 0", "mod() takes 2 arguments, not 1"),
+        ("nullif(i8, 1, 2) = 0", "nullif() takes 2 arguments, not 3"),
+        ("ifnull(i8) = 0", "ifnull() takes 2 arguments, not 1"),
+        ("i8 IS TRUE", "cannot compare"),
+        ("i8 // 2 = 1", "a % b"),
+    ] {
+        let e = Predicate::parse(text, "--where")
+            .and_then(|p| p.evaluate(&table()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says), "{text}: {e}");
+    }
 }
 
 #[test]
@@ -579,7 +657,7 @@ fn arithmetic_refusals_name_the_operands_in_one_line() {
         ("s + 1 > 2", "a string"),
         ("b * 2 > 1", "a boolean"),
         ("i8 / 2 > 1", "operator /"),
-        ("i8 % 2 = 1", "operator %"),
+        ("i8 // 2 = 1", "operator //"),
         ("d32 + 1.5 > d32", "whole number of days"),
         ("ts_us + 1 > ts_us", "INTERVAL"),
         ("ts_us - ts_us > 1", "not each other"),
@@ -1396,7 +1474,7 @@ fn failing_expressions_within_the_limit_fail_cleanly_on_a_worker() {
     for text in [
         // An unsupported operator heading a chain as deep as the limit allows.
         format!("i64 = 1{}", " / 1".repeat(n - 1)),
-        format!("1{} = i64", " % 1".repeat(n - 1)),
+        format!("1{} = i64", " // 1".repeat(n - 1)),
         // A valid chain followed by a stray token.
         format!("{} )", chain(n / 2, "OR")),
         // A parse error at the very end of a long chain.
