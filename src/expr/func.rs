@@ -26,6 +26,7 @@ use arrow::compute::{is_not_null, nullif};
 use arrow::datatypes::*;
 
 use super::arith::{self, Operand, Value};
+use super::cast::Target;
 use super::eval::Reason;
 use super::lit::DAY_NS;
 use super::text::Text;
@@ -51,6 +52,9 @@ pub(crate) enum Func {
     /// `CASE WHEN c THEN v ... [ELSE e] END`: the arguments are the conditions and values in
     /// turn, then the `ELSE` value when there is one (true).
     Case(bool),
+    /// `CAST(x AS INTEGER | DECIMAL(p, s) | VARCHAR | ...)`; `TRY_CAST` (true) gives NULL
+    /// where a value does not convert (see `cast`).
+    Cast(Target, bool),
 }
 
 /// A unit `date_trunc` truncates to.
@@ -237,6 +241,7 @@ impl Func {
             Func::Trunc(_) => "date_trunc",
             Func::Text(Text::Pipe) => return "||".into(),
             Func::Case(_) => return "CASE".into(),
+            Func::Cast(t, _) => return format!("CAST(... AS {})", t.shown()),
             Func::Text(t) => t.name(),
         };
         format!("{name}()")
@@ -245,7 +250,7 @@ impl Func {
 
 /// The year, month and day of `days` after 1970-01-01 in the proleptic Gregorian calendar
 /// (Howard Hinnant's `civil_from_days`), exact for any `i64` a Date32 or a timestamp holds.
-fn civil(days: i64) -> (i64, i64, i64) {
+pub(super) fn civil(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -442,6 +447,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Timestamp => to_timestamp(&array, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
+        Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
         Func::Coalesce | Func::Text(_) | Func::Case(_) => unreachable!("handled above"),
     };
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
@@ -550,7 +556,7 @@ fn raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
 }
 
 /// Split raw values of `per` nanoseconds into whole days and the nanoseconds into the day.
-fn days_and_ns(v: i64, per: i64) -> (i64, i64) {
+pub(super) fn days_and_ns(v: i64, per: i64) -> (i64, i64) {
     if per >= DAY_NS as i64 {
         return (v * (per / DAY_NS as i64), 0);
     }

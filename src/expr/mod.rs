@@ -49,6 +49,7 @@
 //! ```
 
 mod arith;
+mod cast;
 mod contains;
 mod eval;
 mod func;

@@ -13,6 +13,7 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, Tokenizer};
 
+use super::cast::{IntTy, Target};
 use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
 use super::re::{Opts, Re};
@@ -638,14 +639,17 @@ fn visit(
             let f = match data_type {
                 ast::DataType::Date => Func::Date(try_),
                 ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => Func::Timestamp,
-                other => {
-                    return Err(format!(
-                        "unsupported: CAST to {other} (CAST takes DATE and TIMESTAMP; \
-                         comparisons need no cast between numbers of any type)"
-                    ))
-                }
+                other => match cast_target(&other)? {
+                    Some(t) => Func::Cast(t, try_),
+                    None => {
+                        return Err(format!(
+                            "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, VARCHAR, \
+                             DECIMAL(p, s) and the integer types TINYINT to UBIGINT)"
+                        ))
+                    }
+                },
             };
-            match literal_text(&expr) {
+            match literal_text(&expr).filter(|_| matches!(f, Func::Date(_) | Func::Timestamp)) {
                 Some(s) => push(nodes, done, Node::Lit(cast_literal(f, s, try_)?)),
                 None => {
                     tasks.push(Task::Make(Make::Func(f, 1)));
@@ -1113,6 +1117,34 @@ fn is_null(e: &ast::Expr) -> bool {
     )
 }
 
+/// The target of `CAST(x AS t)` other than a date or a timestamp; `None` for types it does
+/// not take.
+fn cast_target(t: &ast::DataType) -> Result<Option<Target>, String> {
+    use ast::DataType as D;
+    Ok(Some(match t {
+        D::Varchar(_) | D::Text | D::String(_) | D::Char(_) | D::Nvarchar(_) => Target::Varchar,
+        D::Decimal(info) | D::Numeric(info) | D::Dec(info) => {
+            let (p, s) = match *info {
+                // DuckDB's DECIMAL is DECIMAL(18,3).
+                ast::ExactNumberInfo::None => (18, 3),
+                ast::ExactNumberInfo::Precision(p) => (p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (p, s),
+            };
+            if !(1..=38).contains(&p) || s < 0 || s as u64 > p {
+                return Err(format!(
+                    "unsupported: CAST to {t} (a DECIMAL has a width of 1 to 38 digits and a \
+                     scale from 0 to its width)"
+                ));
+            }
+            Target::Decimal(p as u8, s as i8)
+        }
+        other => match IntTy::named(&other.to_string()) {
+            Some(i) => Target::Int(i),
+            None => return Ok(None),
+        },
+    }))
+}
+
 /// `CAST('text' AS DATE | TIMESTAMP)`: the literal (NULL for a `TRY_CAST` of bad text). A
 /// date takes a timestamp's text too, and keeps its day, as DuckDB's cast does.
 fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
@@ -1222,9 +1254,9 @@ mod tests {
         assert!(parse("x / 2 = 2").unwrap_err().contains("operator /"));
         assert!(parse("x // 2 = 2").unwrap_err().contains("operator //"));
         assert!(parse("x // 2 = 2").unwrap_err().contains("a % b"));
-        assert!(parse("CAST(x AS INT) = 1")
+        assert!(parse("CAST(x AS BLOB) = 1")
             .unwrap_err()
-            .contains("CAST to INT"));
+            .contains("CAST to BLOB"));
         assert!(parse("x LIKE 'a' ESCAPE 'ab'")
             .unwrap_err()
             .contains("single character"));
