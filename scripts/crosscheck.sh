@@ -722,6 +722,95 @@ PYEOF
 )
 every_row_passes "$CASES/regex.parquet" "$RE_WHERE" 200000 "rows have DuckDB's regular expressions"
 
+echo "== CAST, TRY_CAST and % of 200,000 random strings, numbers, dates and timestamps against DuckDB's"
+# Strings built to hit DuckDB's integer reader (spaces, signs, '_', fractions, exponents, 0x and
+# 0b, the bounds of every integer type, junk), decimals, integers and floats, dates over years
+# -10000..20000, timestamps of every unit and a zone, booleans; NULLs in every column. DuckDB
+# computes each cast to the 8 integer types, decimals and VARCHAR, and remainders (with
+# error_on_division_by_zero off: a % 0 is NULL); the script prints the condition bloomjoin must
+# find true on every row.
+CAST_WHERE=$("$PY" - "$CASES/cast.parquet" 200000 <<'PYEOF'
+import random, sys, duckdb, pyarrow as pa
+from decimal import Decimal
+rng = random.Random(13)
+n = int(sys.argv[2])
+ws = " \t\n\x0b\x0c\r"
+def digits(k, alphabet="0123456789", under=0.1):
+    out = ""
+    for i in range(k):
+        out += rng.choice(alphabet)
+        if rng.random() < under:
+            out += "_" * rng.choice([1, 1, 1, 2])
+    return out
+bounds = ["127", "128", "255", "256", "32767", "32768", "65535", "65536", "2147483647",
+          "2147483648", "4294967295", "4294967296", "9223372036854775807", "9223372036854775808",
+          "18446744073709551615", "18446744073709551616"]
+def number():
+    r = rng.random()
+    s = ""
+    if rng.random() < 0.15:
+        s += "".join(rng.choice(ws) for _ in range(rng.randint(1, 2)))
+    if rng.random() < 0.3:
+        s += rng.choice("+--")
+    if r < 0.12:
+        s += rng.choice(["0x", "0X", "0b", "0B"]) + digits(rng.randint(0, 17), "0123456789abcdefABCDEF" if rng.random() < 0.7 else "01", 0.08)
+    elif r < 0.25:
+        s += rng.choice(bounds) + rng.choice(["", ".4", ".5", ".49", "e0", "e-1", "0"])
+    else:
+        s += digits(rng.choice([0, 1, 1, 2, 3, 5, 10, 19, 20, 25]))
+        if rng.random() < 0.4:
+            s += "." + digits(rng.choice([0, 1, 1, 2, 3, 10, 20]))
+        if rng.random() < 0.3:
+            s += rng.choice("eE") + rng.choice(["", "+", "-", ""]) + digits(rng.choice([0, 1, 1, 2, 3, 6]), under=0.05)
+            if rng.random() < 0.05:
+                s += rng.choice([".", ".5", "x"])
+    if rng.random() < 0.15:
+        s += "".join(rng.choice(ws + "x.") for _ in range(rng.randint(1, 2)))
+    return s
+def maybe(v, p):
+    return None if rng.random() < p else v
+def dec():
+    return Decimal(rng.randint(-10**18 + 1, 10**18 - 1)).scaleb(-4) if rng.random() < 0.5 else Decimal(rng.randint(-10**6, 10**6)).scaleb(-4)
+def flt():
+    r = rng.random()
+    if r < 0.3:
+        return rng.randint(-10**6, 10**6) + rng.choice([0.5, -0.5, 0.0, 0.25])
+    if r < 0.35:
+        return rng.choice([float("nan"), float("inf"), -float("inf"), 2.0**63, -2.0**63, 2.0**31 - 0.5, -2.0**31 - 0.5, 1e300])
+    return rng.uniform(-3e9, 3e9)
+t = pa.table({
+    "id": list(range(n)),
+    "s": [maybe(number(), 0.02) for _ in range(n)],
+    "d": pa.array([maybe(dec(), 0.02) for _ in range(n)], pa.decimal128(18, 4)),
+    "i": pa.array([maybe(rng.randint(-2**63, 2**63 - 1) >> rng.randint(0, 63), 0.02) for _ in range(n)], pa.int64()),
+    "f": pa.array([maybe(flt(), 0.02) for _ in range(n)], pa.float64()),
+    "dt": pa.array([maybe(rng.randint(-4371587, 6574064), 0.02) for _ in range(n)], pa.date32()),
+    "ts": pa.array([maybe(rng.randint(-2**62, 2**62) // rng.choice([1, 10**6, 10**3]) * 1, 0.02) for _ in range(n)], pa.timestamp("us")),
+    "ns": pa.array([maybe(rng.randint(-2**63 + 2, 2**63 - 2) // rng.choice([1, 1000, 10**9]), 0.02) for _ in range(n)], pa.timestamp("ns")),
+    "tz": pa.array([maybe(rng.randint(-2**50, 2**50), 0.02) for _ in range(n)], pa.timestamp("us", tz="UTC")),
+    "b": pa.array([maybe(rng.random() < 0.5, 0.05) for _ in range(n)]),
+})
+con = duckdb.connect()
+con.execute("SET TimeZone = 'UTC'")
+con.register("t", t)
+ints = ["TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"]
+calls = [f"TRY_CAST(s AS {ty})" for ty in ints] + [
+    "TRY_CAST(d AS INTEGER)", "TRY_CAST(d AS UBIGINT)", "TRY_CAST(d AS DECIMAL(9,2))", "TRY_CAST(d AS DECIMAL(18,0))",
+    "TRY_CAST(d AS DECIMAL(6,5))", "TRY_CAST(i AS INTEGER)", "TRY_CAST(i AS UINTEGER)", "TRY_CAST(i AS DECIMAL(12,3))",
+    "TRY_CAST(f AS INTEGER)", "TRY_CAST(f AS BIGINT)", "TRY_CAST(f AS UBIGINT)", "TRY_CAST(b AS TINYINT)",
+    "CAST(d AS VARCHAR)", "CAST(i AS VARCHAR)", "CAST(b AS VARCHAR)", "CAST(dt AS VARCHAR)", "CAST(ts AS VARCHAR)",
+    "CAST(ns AS VARCHAR)", "CAST(tz AS VARCHAR)", "CAST(d * i % 7 AS VARCHAR)",
+    "TRY_CAST(CAST(d AS VARCHAR) AS BIGINT)", "TRY_CAST(CAST(i AS VARCHAR) AS INTEGER)",
+    "i % 1000", "d % 0.3", "i % (d - 1)",
+]
+cols = ", ".join(f"{c} AS r{i}" for i, c in enumerate(calls))
+con.execute("SET error_on_division_by_zero = false")
+con.execute(f"COPY (SELECT *, {cols} FROM t) TO '{sys.argv[1]}' (FORMAT parquet)")
+print(" AND ".join(f"{c} IS NOT DISTINCT FROM r{i}" for i, c in enumerate(calls)))
+PYEOF
+)
+every_row_passes "$CASES/cast.parquet" "$CAST_WHERE" 200000 "rows have DuckDB's casts and remainders"
+
 echo
 echo "crosscheck: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -588,10 +588,8 @@ impl Store {
                     }
                 }
                 if space(s[pos]) {
-                    // Trailing spaces; DuckDB's loop ends at the end of the text, so `- ` is
-                    // a number (0).
+                    // Trailing spaces, behind at least one digit (`- ` is not a number).
                     if s[pos + 1..].iter().all(|&b| space(b)) {
-                        pos = len;
                         break;
                     }
                     return None;
@@ -634,6 +632,11 @@ impl Store {
             }
             if st.decimal < 0 {
                 st.decimal = -st.decimal;
+            }
+            if e < 0 {
+                // The digits ran out before the exponent: the first fractional digit is 0
+                // (`8e-2` is 0, and so is `0.5e-1`).
+                st.decimal = 0;
             }
             st.decimal_digits = 1;
             return self.finalize(&mut st, negative);
@@ -732,7 +735,6 @@ fn exponent(s: &[u8]) -> Option<i16> {
             }
             if space(s[pos]) {
                 if s[pos + 1..].iter().all(|&b| space(b)) {
-                    pos = len;
                     break;
                 }
                 return None;
@@ -805,6 +807,29 @@ mod tests {
             ("1 e2", None, None),
             ("\u{a0}12", None, None),
             ("\u{b}12\r", Some(12), Some(12)),
+            // Found by the crosscheck's random strings against DuckDB 2.0.1: digits that run
+            // out before a negative exponent leave a first fractional digit of 0, and a sign
+            // or an exponent sign followed by spaces alone is not a number.
+            ("8e-2", Some(0), Some(0)),
+            ("826E-7", Some(0), Some(0)),
+            ("0.5e-1", Some(0), Some(0)),
+            (".9e-1", Some(0), Some(0)),
+            (" -6.e-5", Some(0), None),
+            ("- ", None, None),
+            ("+\u{b}\n", None, None),
+            ("123E-\r", None, None),
+            ("1e- ", None, None),
+            ("1854_863042E\t\t", None, None),
+            // Probed: the exponent moves fraction digits into the integer, and the first
+            // digit left behind rounds.
+            (".5e-0", Some(1), Some(1)),
+            ("0.0049e3", Some(5), Some(5)),
+            ("0.00051e3", Some(1), Some(1)),
+            ("1.2355e2", Some(124), Some(124)),
+            ("95e-1", Some(10), Some(10)),
+            ("5.5e-1", Some(1), Some(1)),
+            ("1.5e-1", Some(0), Some(0)),
+            ("123456789012345678901e-10", None, None),
         ];
         for (s, int, uint) in cases {
             assert_eq!(parse_int(s.as_bytes(), IntTy::I32), *int, "INTEGER {s:?}");
