@@ -1147,8 +1147,9 @@ def func_operands(info, names):
 
 
 # What a function of a column of each kind may give: the kinds of its result.
-RESULTS = {"str": ["str", "str", "num", "bool"], "num": ["num"], "float": ["float"], "date": ["date", "ts", "num", "num"],
-           "xdate": ["xdate", "num", "num"], "ts": ["date", "ts", "num", "num"], "bool": ["bool"], "bin": ["bin"]}
+RESULTS = {"str": ["str", "str", "num", "bool"], "num": ["num", "num", "num", "str"], "float": ["float"],
+           "date": ["date", "ts", "num", "num", "str"], "xdate": ["xdate", "num", "num"],
+           "ts": ["date", "ts", "num", "num", "str"], "bool": ["bool", "str"], "bin": ["bin"]}
 # How often a `where` function predicate reads a column of each kind (out of those present).
 KIND_WEIGHT = {"num": 4, "str": 4, "ts": 3, "date": 2, "xdate": 2, "float": 2, "bool": 1, "bin": 1}
 # Which kinds compare with which (the partners of a function's value).
@@ -1719,6 +1720,67 @@ def mk_re_str(rng, ops, depth, first, x=None, p=None, form=None, arg=None, opts=
     return e
 
 
+def mk_varchar(rng, ops, depth, first, op=None, form=None):
+    """CAST(x AS VARCHAR) (x::VARCHAR, CAST(x AS TEXT)) of a number, boolean, date or
+    timestamp column: DuckDB's of the column as it reads it (a zone prints +00)."""
+    op = op or first
+    bj, dk = op.refs(rng)
+    form = form or rng.choice(["cast", "cast", "colons", "text"])
+    bjt = {"cast": f"CAST({bj} AS VARCHAR)", "colons": f"{bj}::VARCHAR", "text": f"CAST({bj} AS TEXT)"}[form]
+    e = call_ex(bjt, f"CAST({dk} AS VARCHAR)", "str", {op.name})
+    e.mirror = lambda rng, o: mk_varchar(rng, ops, depth, o, o, form)
+    return e
+
+
+def casts_to_text(ops, f):
+    return f is not None and (f.kind in ("num", "date", "ts", "bool"))
+
+
+# The integer types of CAST, and their digits.
+CAST_INTS = {"TINYINT": 3, "SMALLINT": 5, "INTEGER": 10, "BIGINT": 19, "UTINYINT": 3, "USMALLINT": 5,
+             "UINTEGER": 10, "UBIGINT": 20}
+
+
+def mk_try_cast(rng, ops, depth, first, x=None, to=None):
+    """TRY_CAST(x AS <integer type> | DECIMAL(p, s)) of a number (rounded half away from zero)
+    or of a string (DuckDB's reader; NULL where it is no number): DuckDB's, as a DECIMAL(38, s)."""
+    if x is None:
+        x = fx(rng, ops, first.kind if first is not None and first.kind == "str" else "num", depth + 1, first)
+    if to is None:
+        if x.kind == "num" and rng.random() < 0.35:
+            p = rng.randint(1, 38)
+            to = f"DECIMAL({p},{rng.randint(0, min(p, 6))})"
+        else:
+            to = rng.choice(list(CAST_INTS))
+    if to.startswith("DECIMAL"):
+        p, s = (int(v) for v in to[8:-1].split(","))
+    else:
+        p, s = CAST_INTS[to], 0
+    e = call_ex(f"TRY_CAST({x.bj} AS {to})", f"CAST(TRY_CAST({x.dk} AS {to}) AS DECIMAL(38,{s}))", "num", x.used, (p, s))
+    e.mirror = lambda rng, o: mk_try_cast(rng, ops, depth, o, col_ex(rng, o), to)
+    return e
+
+
+def mk_rem(rng, ops, depth, first, x=None, y=None, form=None):
+    """x % y (mod(x, y)) of numbers, with the sign of x; NULL where y is 0 (DuckDB's with
+    error_on_division_by_zero off)."""
+    if x is None:
+        x = fx(rng, ops, "num", depth + 1, first)
+    if y is None:
+        y = num_lit_ex(str(rng.choice([2, 3, 7, 10, 0, -4, 1000]) if rng.random() < 0.8 else rng.choice(["0.5", "1.25", "0.07"])))
+    form = form or rng.choice(["op", "op", "mod"])
+    (p1, s1), (p2, s2) = x.ps, y.ps
+    s = max(s1, s2)
+    p = max(p1 - s1, p2 - s2) + s
+    if p > 38:
+        return x
+    bj = f"({x.bj} % {y.bj})" if form == "op" else f"mod({x.bj}, {y.bj})"
+    e = call_ex(bj, f"CAST(({x.dk}) % ({y.dk}) AS DECIMAL(38,{s}))", "num", x.used | y.used, (p, s),
+                (decimal_width(p), s))
+    e.mirror = lambda rng, o: mk_rem(rng, ops, depth, o, col_ex(rng, o), y, form)
+    return e
+
+
 def reads_str(ops, f):
     return (f is None and of(ops, "str")) or (f is not None and f.kind == "str")
 
@@ -1727,8 +1789,10 @@ def reads_str(ops, f):
 MAKERS = {
     "str": [(mk_case, reads_str), (mk_substr, reads_str), (mk_trim, reads_str), (mk_replace, reads_str),
             (mk_concat, reads_str), (mk_re_str, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str"),
-            (mk_casewhen, lambda ops, f: f is not None and f.kind == "str")],
-    "num": [(mk_length, reads_str), (mk_strpos, reads_str),
+            (mk_casewhen, lambda ops, f: f is not None and f.kind == "str"), (mk_varchar, casts_to_text)],
+    "num": [(mk_length, reads_str), (mk_strpos, reads_str), (mk_try_cast, reads_str),
+            (mk_try_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+            (mk_rem, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
             (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
@@ -1934,6 +1998,9 @@ def func_predicate(rng, ops, first, values=None):
             return a.bj, a.dk, a.used
         if r < 0.5:
             return f"NOT {a.bj}", f"NOT {a.dk}", a.used
+        if r < 0.6:
+            w = rng.choice(["IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE", "IS UNKNOWN", "IS NOT UNKNOWN"])
+            return f"({a.bj}) {w}", f"({a.dk}) {w}", a.used
     r = rng.random()
     if a.kind == "str" and r < 0.2:
         pat, esc = like_pat(rng, a, values, ops)
@@ -1979,7 +2046,8 @@ def bad_call(rng, info, names):
 
     num, s, t, any_ = pick("int", "decimal"), pick("str"), pick("date", "ts"), q(rng.choice(names))
     forms = [f"length({any_}, 1) = 1", "coalesce() IS NULL", f"frobnicate({any_}) = 1",
-             f"CAST({any_} AS INTEGER) = 1", f"CAST({any_} AS VARCHAR) = 'a'", "upper() = 'A'",
+             f"CAST({any_} AS HUGEINT) = 1", f"CAST({any_} AS BLOB) = 'a'", "upper() = 'A'",
+             f"{any_} // 2 = 1", f"mod({any_}) = 1",
              f"abs({any_}, 2) = 1", f"date_part('epoch', {t or any_}) = 0", f"date_part({any_}) = 0",
              f"lower({any_}, {any_}) = 'a'", f"EXTRACT(epoch FROM {t or any_}) = 0",
              f"date_trunc('dow', {t or any_}) IS NULL", f"date_trunc({t or any_}) IS NULL",
@@ -1988,11 +2056,11 @@ def bad_call(rng, info, names):
              f"reverse({any_}) = 'a'"]
     if num:
         forms += [f"lower({num}) = 'a'", f"year({num}) = 2020", f"CAST({num} AS DATE) IS NULL",
-                  f"starts_with({num}, 'a')", f"concat({num}, 'a') = 'a'", f"trim({num}) = 'a'"]
+                  f"starts_with({num}, 'a')", f"trim({num}) = 'a'"]
     if s:
         forms += [f"abs({s}) = 1", f"year({s}) = 2020", f"coalesce({s}, 1) = 1", f"TRY_CAST({s} AS DATE) IS NULL",
                   f"date_trunc('month', {s}) IS NULL", f"substr({s}, 1.5) = 'a'", f"left({s}, {s}) = 'a'",
-                  f"{s} || 1 = 'a'", f"strpos({s}, 1) = 1"]
+                  f"{s} % 2 = 1", f"strpos({s}, 1) = 1"]
     if "b" in names and kinds["b"] == "bin":
         forms += ["coalesce(b, 'x') = 'x'"]
     t = rng.choice(forms)

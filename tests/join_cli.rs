@@ -2868,6 +2868,20 @@ fn readme_regular_expression_example_is_true() {
 }
 
 #[test]
+fn readme_remainder_and_cast_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("A deterministic one-in-ten sample");
+    let (rows, names) = read_rows(&dir.path().join("out/sample_noon_comments"));
+    assert_eq!(rows.len(), 330);
+    assert_eq!(names, ["Id", "comment", "CreationDate"]);
+    for r in &rows {
+        let f: Vec<&str> = r.splitn(3, '|').collect();
+        let id: i64 = f[0].parse().unwrap();
+        assert_eq!(id % 10, 0, "{r}");
+        assert_eq!(&f[2][10..14], "T12:", "{r}");
+    }
+}
+
+#[test]
 fn readme_join_where_example_is_true() {
     let (dir, _) = crate::util::run_readme_example("- `--join-where EXPR` (job key");
     let (rows, names) = read_rows(&dir.path().join("out/first_month_comments"));

@@ -30,7 +30,7 @@ use memchr::memmem::Finder;
 
 use super::arith::{self, Operand, Value};
 use super::eval::Reason;
-use super::func::Arg;
+use super::func::{str_values, Arg};
 use super::re::{self, Compiled, Re};
 
 /// A string function.
@@ -209,11 +209,17 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
                 ))
             }
         };
-        let t_ = a.data_type();
-        if t_ == &DataType::Null {
+        if a.data_type() == &DataType::Null {
             null = true;
             continue;
         }
+        // `||` and concat() cast numbers, booleans, dates and timestamps to text, as DuckDB.
+        let a = if matches!(t, Text::Concat | Text::Pipe) && str_values(&a).is_none() {
+            super::cast::to_varchar(&a, &shown, &what)?
+        } else {
+            a
+        };
+        let t_ = a.data_type();
         let fits = match role {
             Role::Str => matches!(
                 t_,
@@ -227,15 +233,7 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
                 Some(_) => "a number".to_string(),
                 None => super::func::describe(t_),
             };
-            let cast = if matches!(t, Text::Concat | Text::Pipe) {
-                " (values are not cast to text)"
-            } else {
-                ""
-            };
-            return Err(format!(
-                "{shown} takes {}, {what} is {is}{cast}",
-                t.wants(role, i)
-            ));
+            return Err(format!("{shown} takes {}, {what} is {is}", t.wants(role, i)));
         }
         kept.push((a, one, role));
     }
