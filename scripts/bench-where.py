@@ -56,6 +56,13 @@ CASES = [
         "year(l_shipdate) = 1995",
         "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'",
     ),
+    ("% =", "l_orderkey % 10 = 0", "l_orderkey IS NOT NULL"),
+    ("CAST AS INTEGER =", "CAST(l_extendedprice AS INTEGER) = 1000",
+     "l_extendedprice >= 999.5 AND l_extendedprice < 1000.5"),
+    ("CAST AS VARCHAR LIKE", "CAST(l_orderkey AS VARCHAR) LIKE '12%'", "l_orderkey IS NOT NULL"),
+    ("CAST date AS VARCHAR LIKE", "CAST(l_shipdate AS VARCHAR) LIKE '1995-%'",
+     "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'"),
+    ("TRY_CAST string AS INTEGER", "TRY_CAST(l_linenumber || '' AS INTEGER) = 3", "l_linenumber = 3"),
 ]
 
 # The same on a column whose every value holds one non-ASCII character ('é' replaces the
@@ -86,6 +93,7 @@ def main() -> None:
     ap.add_argument("--bin", required=True)
     ap.add_argument("--tpch", required=True, help="the TPC-H directory (lineitem.parquet)")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", help="run only the cases whose name contains this")
     a = ap.parse_args()
     lineitem = str(Path(a.tpch) / "lineitem.parquet")
     con = duckdb.connect()
@@ -102,6 +110,9 @@ def main() -> None:
             ("TPC-H lineitem (ASCII)", lineitem, CASES),
             ("l_comment with one non-ASCII character a value", uni, UNICODE_CASES),
         ):
+            cases = [c for c in cases if a.only is None or a.only in c[0]]
+            if not cases:
+                continue
             conds = list(dict.fromkeys(c for _, f, b in cases for c in (f, b)))
             times: dict[str, list[tuple[float, float, float]]] = {c: [] for c in conds}
             duck: dict[str, list[float]] = {c: [] for c in conds}

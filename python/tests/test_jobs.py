@@ -438,6 +438,31 @@ def test_join_where_takes_regular_expressions(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
+def test_join_where_takes_casts_and_remainders(tmp_path):
+    # A tenth of the users by Id, and the pairs whose comment's score written out is a prefix
+    # of the user's reputation written out: counted in Python from the inputs.
+    users = pq.read_table(USERS, columns=["Id", "Reputation"]).to_pylist()
+    comments = pq.read_table(COMMENTS, columns=["UserId", "Score"]).to_pylist()
+    reps = {}
+    for u in users:
+        if u["Id"] is not None and u["Id"] % 10 == 0 and u["Reputation"] is not None:
+            reps.setdefault(u["Id"], []).append(str(u["Reputation"]))
+    want = sum(1 for c in comments for r in reps.get(c["UserId"], [])
+               if c["Score"] is not None and r.startswith(str(c["Score"])))
+    assert want > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            left_where="mod(Id, 10) = 0 AND Reputation IS NOT NULL",
+                            join_where="starts_with(CAST(left.Reputation AS VARCHAR), "
+                                       "right.Score || '')",
+                            output=str(tmp_path / "out"))
+    assert report["rows_out"] == want
+    bad = r'CAST\(\.\. AS INTEGER\): column "Text" holds .*which is not a number'
+    with pytest.raises(bloomjoin.BloomjoinError, match=bad):
+        bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                       right_where="CAST(Text AS INTEGER) = 1", output=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
 def test_join_appends_to_a_committed_output(tmp_path):
     options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                    type="right-semi", select="Id,Score", output=str(tmp_path / "out"))

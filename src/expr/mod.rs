@@ -3,9 +3,11 @@
 //!
 //! The language (the README's "`--where` expressions" section is the reference):
 //! `= <> != < <= > >=`, `AND`, `OR`, `NOT`, `[NOT] IN (...)`, `[NOT] BETWEEN`,
-//! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, `IS [NOT] DISTINCT
-//! FROM`, parentheses, `+ - *` and signs; the functions `lower`, `upper`, `length`, `abs`,
-//! `coalesce`, `CAST(x AS DATE | TIMESTAMP)`, the parts of dates and timestamps (`year`,
+//! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, `IS [NOT] TRUE | FALSE
+//! | UNKNOWN`, `IS [NOT] DISTINCT FROM`, parentheses, `+ - * %` (`mod`) and signs; the
+//! functions `lower`, `upper`, `length`, `abs`, `coalesce`, `ifnull`, `nullif`,
+//! `CAST(x AS DATE | TIMESTAMP)`, `[TRY_]CAST` to the integer types, `DECIMAL(p, s)` and
+//! `VARCHAR` (see `cast`), the parts of dates and timestamps (`year`,
 //! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...) and `date_trunc('month', x)` (see
 //! `func`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
 //! `left`, `right`, `trim`, `ltrim`, `rtrim`, `replace`, `concat` and `||` (see `text`);

@@ -233,7 +233,10 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
                 Some(_) => "a number".to_string(),
                 None => super::func::describe(t_),
             };
-            return Err(format!("{shown} takes {}, {what} is {is}", t.wants(role, i)));
+            return Err(format!(
+                "{shown} takes {}, {what} is {is}",
+                t.wants(role, i)
+            ));
         }
         kept.push((a, one, role));
     }
