@@ -1743,11 +1743,11 @@ CAST_INTS = {"TINYINT": 3, "SMALLINT": 5, "INTEGER": 10, "BIGINT": 19, "UTINYINT
 
 def mk_try_cast(rng, ops, depth, first, x=None, to=None):
     """TRY_CAST(x AS <integer type> | DECIMAL(p, s)) of a number (rounded half away from zero)
-    or of a string (DuckDB's reader; NULL where it is no number): DuckDB's, as a DECIMAL(38, s)."""
+    or of a string (DuckDB's readers; NULL where it is no number): DuckDB's, as a DECIMAL(38, s)."""
     if x is None:
         x = fx(rng, ops, first.kind if first is not None and first.kind == "str" else "num", depth + 1, first)
     if to is None:
-        if x.kind == "num" and rng.random() < 0.35:
+        if rng.random() < 0.35:
             p = rng.randint(1, 38)
             to = f"DECIMAL({p},{rng.randint(0, min(p, 6))})"
         else:

@@ -202,6 +202,11 @@ pub(super) fn binary(
     match (op, &ka, &kb) {
         (_, Kind::Num(p1, s1), Kind::Num(p2, s2)) => {
             let (a, b) = (side(a).expect("a number"), side(b).expect("a number"));
+            if op == ArithOp::Rem {
+                if let Some(r) = rem_by_literal(&a, &b) {
+                    return r.map(|r| result(&a, &b, r));
+                }
+            }
             numbers(op, (&a, *p1, *s1), (&b, *p2, *s2)).map(|r| result(&a, &b, r))
         }
         (ArithOp::Add | ArithOp::Sub, Kind::Date, Kind::Num(p, 0)) => {
@@ -335,6 +340,27 @@ fn numbers(
         ArithOp::Rem => numeric::rem(a.as_ref(), b.as_ref()),
     }
     .map_err(|e| format!("{e} (beyond 76 digits)"))
+}
+
+/// `a % b` of a column of integers that fit an i64 by an integer literal other than 0 and -1
+/// (`id % 10`, the common case), in 64-bit integers; `None` for other operands.
+fn rem_by_literal(a: &Side, b: &Side) -> Option<Result<ArrayRef, Reason>> {
+    use DataType::*;
+    if a.one
+        || !b.one
+        || !matches!(a.array.data_type(), Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32)
+        || number(b.array.data_type())?.1 != 0
+    {
+        return None;
+    }
+    let d = cast(&b.array, &Int64).ok()?;
+    let d = d.as_any().downcast_ref::<arrow::array::Int64Array>()?;
+    if !d.is_valid(0) || matches!(d.value(0), 0 | -1) {
+        return None;
+    }
+    Some(cast(&a.array, &Int64).and_then(|x| {
+        numeric::rem(&x, &Scalar::new(d.clone())).map_err(|e| e.to_string())
+    }))
 }
 
 /// The divisor `b` with its zeros made NULL: `a % 0` is NULL (as in DuckDB with

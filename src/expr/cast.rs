@@ -24,7 +24,9 @@ use arrow::array::{
     cast::AsArray, Array, ArrayRef, Decimal128Array, Int16Array, Int32Array, Int64Array, Int8Array,
     LargeStringBuilder, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
-use arrow::datatypes::{i256, DataType, Decimal256Type, Float64Type, Int64Type, TimeUnit};
+use arrow::datatypes::{
+    i256, DataType, Decimal128Type, Decimal256Type, Float64Type, Int64Type, TimeUnit, UInt64Type,
+};
 
 use super::arith;
 use super::eval::Reason;
@@ -159,19 +161,37 @@ fn to_number(
         } else {
             s
         };
-        let d = arith::cast(a, &DataType::Decimal256(76, s))?;
-        d.as_primitive::<Decimal256Type>()
-            .iter()
-            .map(|v| {
-                v.map(|v| {
-                    let shown = || decimal_text(v, s, bare(dt));
-                    match rescale(v, s, scale) {
-                        Some(r) => in_range(r, &shown),
-                        None => Err((shown(), true)),
-                    }
+        if matches!(dt, DataType::Decimal256(..)) {
+            let d = arith::cast(a, &DataType::Decimal256(76, s))?;
+            d.as_primitive::<Decimal256Type>()
+                .iter()
+                .map(|v| {
+                    v.map(|v| {
+                        let shown = || decimal_text(v, s, bare(dt));
+                        match rescale(v, s, scale) {
+                            Some(r) => in_range(r, &shown),
+                            None => Err((shown(), true)),
+                        }
+                    })
                 })
-            })
-            .collect()
+                .collect()
+        } else {
+            // Up to 38 digits: 128-bit arithmetic (a 256-bit division costs several times
+            // more).
+            let d = arith::cast(a, &DataType::Decimal128(38, s))?;
+            d.as_primitive::<Decimal128Type>()
+                .iter()
+                .map(|v| {
+                    v.map(|v| {
+                        let shown = || decimal_text(i256::from_i128(v), s, bare(dt));
+                        match rescale_i128(v, s, scale) {
+                            Some(r) => in_range(i256::from_i128(r), &shown),
+                            None => Err((shown(), true)),
+                        }
+                    })
+                })
+                .collect()
+        }
     } else if dt == &DataType::Boolean {
         a.as_boolean()
             .iter()
@@ -294,6 +314,22 @@ fn rescale(v: i256, from: i8, to: i8) -> Option<i256> {
     })
 }
 
+/// [`rescale`] in 128 bits; `None` beyond them.
+fn rescale_i128(v: i128, from: i8, to: i8) -> Option<i128> {
+    if to >= from {
+        return v.checked_mul(10i128.checked_pow((to - from) as u32)?);
+    }
+    let Some(d) = 10i128.checked_pow((from - to) as u32) else {
+        return Some(0);
+    };
+    let (q, r) = (v / d, v % d);
+    Some(if r.unsigned_abs() * 2 >= d.unsigned_abs() {
+        q + v.signum()
+    } else {
+        q
+    })
+}
+
 /// `v × 10^-scale` as DuckDB prints a decimal: every digit of the scale (`1.50`), and no `0`
 /// before the point when the type has no integer digits (`bare`: a DECIMAL(4,4) prints
 /// `.5000`).
@@ -308,6 +344,30 @@ fn decimal_text(v: i256, scale: i8, bare: bool) -> String {
     let (int, frac) = digits.split_at(digits.len() - scale);
     let int = if bare && int == "0" { "" } else { int };
     format!("{sign}{int}.{frac}")
+}
+
+/// [`decimal_text`] of a 128-bit value, written into `t`.
+fn push_decimal(t: &mut String, v: i128, scale: i8, bare: bool) {
+    if v < 0 {
+        t.push('-');
+    }
+    let start = t.len();
+    let _ = write!(t, "{}", v.unsigned_abs());
+    let scale = scale.max(0) as usize;
+    if scale == 0 {
+        return;
+    }
+    let digits = t.len() - start;
+    if digits <= scale {
+        // Zeros before the digits, and the integer digit 0.
+        let zeros = scale + 1 - digits;
+        t.insert_str(start, &"0".repeat(zeros));
+    }
+    let point = t.len() - scale;
+    t.insert(point, '.');
+    if bare && &t[start..point] == "0" {
+        t.remove(start);
+    }
 }
 
 /// Whether values of `t` print without an integer digit: a decimal whose scale is its width.
@@ -344,13 +404,49 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
             }
             _ => s,
         };
-        let d = arith::cast(a, &DataType::Decimal256(76, s))?;
-        for v in d.as_primitive::<Decimal256Type>().iter() {
-            match v {
-                Some(v) => each(Some(&|t: &mut String| {
-                    t.push_str(&decimal_text(v, s, bare(dt)))
-                })),
-                None => each(None),
+        let bare = bare(dt);
+        match dt {
+            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+                let v = arith::cast(a, &DataType::Int64)?;
+                for v in v.as_primitive::<Int64Type>().iter() {
+                    match v {
+                        Some(v) => each(Some(&|t: &mut String| {
+                            let _ = write!(t, "{v}");
+                        })),
+                        None => each(None),
+                    }
+                }
+            }
+            DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+                let v = arith::cast(a, &DataType::UInt64)?;
+                for v in v.as_primitive::<UInt64Type>().iter() {
+                    match v {
+                        Some(v) => each(Some(&|t: &mut String| {
+                            let _ = write!(t, "{v}");
+                        })),
+                        None => each(None),
+                    }
+                }
+            }
+            DataType::Decimal256(..) => {
+                let d = arith::cast(a, &DataType::Decimal256(76, s))?;
+                for v in d.as_primitive::<Decimal256Type>().iter() {
+                    match v {
+                        Some(v) => each(Some(&|t: &mut String| {
+                            t.push_str(&decimal_text(v, s, bare))
+                        })),
+                        None => each(None),
+                    }
+                }
+            }
+            _ => {
+                let d = arith::cast(a, &DataType::Decimal128(38, s))?;
+                for v in d.as_primitive::<Decimal128Type>().iter() {
+                    match v {
+                        Some(v) => each(Some(&|t: &mut String| push_decimal(t, v, s, bare))),
+                        None => each(None),
+                    }
+                }
             }
         }
     } else if dt == &DataType::Boolean {
@@ -414,6 +510,25 @@ fn date_text(t: &mut String, days: i64, inf: Option<i64>) {
         return;
     }
     let (y, m, d) = civil(days);
+    if (1..=9999).contains(&y) {
+        // The common case, digit by digit (no formatting machinery).
+        let digit = |v: i64| char::from(b'0' + v as u8);
+        for c in [
+            digit(y / 1000),
+            digit(y / 100 % 10),
+            digit(y / 10 % 10),
+            digit(y % 10),
+            '-',
+            digit(m / 10),
+            digit(m % 10),
+            '-',
+            digit(d / 10),
+            digit(d % 10),
+        ] {
+            t.push(c);
+        }
+        return;
+    }
     let (year, bc) = if y <= 0 { (1 - y, " (BC)") } else { (y, "") };
     let _ = write!(t, "{year:04}-{m:02}-{d:02}");
     t.push_str(bc);
@@ -1080,6 +1195,26 @@ mod tests {
         assert_eq!(decimal_text(v(-7), 0, false), "-7");
         assert_eq!(decimal_text(v(-2760), 4, true), "-.2760");
         assert_eq!(decimal_text(v(0), 4, true), ".0000");
+        for (x, scale, bare) in [
+            (150, 2, false),
+            (-5, 2, false),
+            (0, 3, false),
+            (-7, 0, false),
+            (-2760, 4, true),
+            (0, 4, true),
+            (5, 4, true),
+            (123456, 3, false),
+            (i128::MIN + 1, 10, false),
+        ] {
+            let mut t = String::from("x");
+            push_decimal(&mut t, x, scale, bare);
+            assert_eq!(t[1..], decimal_text(v(x), scale, bare), "{x} {scale}");
+        }
+        assert_eq!(rescale_i128(1255, 3, 2), Some(126));
+        assert_eq!(rescale_i128(-1255, 3, 2), Some(-126));
+        assert_eq!(rescale_i128(-4, 3, 2), Some(0));
+        assert_eq!(rescale_i128(5, 0, 3), Some(5000));
+        assert_eq!(rescale_i128(i128::MAX, 0, 1), None);
         assert_eq!(rescale(v(1255), 3, 2), Some(v(126)));
         assert_eq!(rescale(v(-1255), 3, 2), Some(v(-126)));
         assert_eq!(rescale(v(-4), 3, 2), Some(v(0)));
