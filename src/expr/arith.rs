@@ -348,7 +348,10 @@ fn rem_by_literal(a: &Side, b: &Side) -> Option<Result<ArrayRef, Reason>> {
     use DataType::*;
     if a.one
         || !b.one
-        || !matches!(a.array.data_type(), Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32)
+        || !matches!(
+            a.array.data_type(),
+            Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32
+        )
         || number(b.array.data_type())?.1 != 0
     {
         return None;
@@ -358,9 +361,10 @@ fn rem_by_literal(a: &Side, b: &Side) -> Option<Result<ArrayRef, Reason>> {
     if !d.is_valid(0) || matches!(d.value(0), 0 | -1) {
         return None;
     }
-    Some(cast(&a.array, &Int64).and_then(|x| {
-        numeric::rem(&x, &Scalar::new(d.clone())).map_err(|e| e.to_string())
-    }))
+    Some(
+        cast(&a.array, &Int64)
+            .and_then(|x| numeric::rem(&x, &Scalar::new(d.clone())).map_err(|e| e.to_string())),
+    )
 }
 
 /// The divisor `b` with its zeros made NULL: `a % 0` is NULL (as in DuckDB with

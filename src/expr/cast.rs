@@ -751,7 +751,7 @@ fn radix_int(s: &[u8], radix: u32, shi: i128, (lo, hi): (i128, i128)) -> Option<
     if s.is_empty() {
         return None;
     }
-    let is_digit = |i: usize| i < s.len() && (s[i] as char).to_digit(radix).is_some();
+    let is_digit = |i: usize| i < s.len() && (s[i] as char).is_digit(radix);
     while i < s.len() {
         let d = (s[i] as char).to_digit(radix)? as i128;
         i += 1;

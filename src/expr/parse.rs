@@ -566,19 +566,12 @@ fn visit(
         A::IsNotTrue(x) => is_bool(x, true, false, tasks),
         A::IsFalse(x) => is_bool(x, false, true, tasks),
         A::IsNotFalse(x) => is_bool(x, false, false, tasks),
-        A::IsUnknown(x) => {
+        // x IS UNKNOWN is x IS NULL, of any type (as DuckDB's).
+        A::IsNull(x) | A::IsUnknown(x) => {
             tasks.push(Task::Make(Make::IsNull(false)));
             tasks.push(Task::Visit(x));
         }
-        A::IsNotUnknown(x) => {
-            tasks.push(Task::Make(Make::IsNull(true)));
-            tasks.push(Task::Visit(x));
-        }
-        A::IsNull(x) => {
-            tasks.push(Task::Make(Make::IsNull(false)));
-            tasks.push(Task::Visit(x));
-        }
-        A::IsNotNull(x) => {
+        A::IsNotNull(x) | A::IsNotUnknown(x) => {
             tasks.push(Task::Make(Make::IsNull(true)));
             tasks.push(Task::Visit(x));
         }
