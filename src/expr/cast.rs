@@ -153,14 +153,8 @@ fn to_number(
         }
     };
     let dt = a.data_type();
+    // A negative scale is folded into the precision: `s` is then 0.
     let values: Vec<Option<Conv>> = if let Some((_, s)) = arith::number(dt) {
-        let s = if matches!(dt, DataType::Decimal32(_, x) | DataType::Decimal64(_, x)
-            | DataType::Decimal128(_, x) | DataType::Decimal256(_, x) if *x < 0)
-        {
-            0
-        } else {
-            s
-        };
         if matches!(dt, DataType::Decimal256(..)) {
             let d = arith::cast(a, &DataType::Decimal256(76, s))?;
             d.as_primitive::<Decimal256Type>()
@@ -379,95 +373,49 @@ fn bare(t: &DataType) -> bool {
 /// `CAST(a AS VARCHAR)`.
 pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRef, Reason> {
     let dt = a.data_type();
-    let n = a.len();
-    let mut out = LargeStringBuilder::with_capacity(n, n * 12);
-    let mut text = String::new();
-    let mut each = |v: Option<&dyn Fn(&mut String)>| match v {
-        Some(f) => {
-            text.clear();
-            f(&mut text);
-            out.append_value(&text);
-        }
-        None => out.append_null(),
-    };
+    let mut out = LargeStringBuilder::with_capacity(a.len(), a.len() * 12);
     if str_values(a).is_some() {
         return Ok(Arc::clone(a));
     } else if let Some((_, s)) = arith::number(dt) {
-        let s = match dt {
-            DataType::Decimal32(_, x)
-            | DataType::Decimal64(_, x)
-            | DataType::Decimal128(_, x)
-            | DataType::Decimal256(_, x)
-                if *x < 0 =>
-            {
-                0
-            }
-            _ => s,
-        };
+        // A negative scale is folded into the precision: `s` is then 0.
         let bare = bare(dt);
         match dt {
             DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
                 let v = arith::cast(a, &DataType::Int64)?;
-                for v in v.as_primitive::<Int64Type>().iter() {
-                    match v {
-                        Some(v) => each(Some(&|t: &mut String| {
-                            let _ = write!(t, "{v}");
-                        })),
-                        None => each(None),
-                    }
-                }
+                texts(&mut out, v.as_primitive::<Int64Type>(), |t, v| {
+                    let _ = write!(t, "{v}");
+                });
             }
             DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
                 let v = arith::cast(a, &DataType::UInt64)?;
-                for v in v.as_primitive::<UInt64Type>().iter() {
-                    match v {
-                        Some(v) => each(Some(&|t: &mut String| {
-                            let _ = write!(t, "{v}");
-                        })),
-                        None => each(None),
-                    }
-                }
+                texts(&mut out, v.as_primitive::<UInt64Type>(), |t, v| {
+                    let _ = write!(t, "{v}");
+                });
             }
             DataType::Decimal256(..) => {
                 let d = arith::cast(a, &DataType::Decimal256(76, s))?;
-                for v in d.as_primitive::<Decimal256Type>().iter() {
-                    match v {
-                        Some(v) => each(Some(&|t: &mut String| {
-                            t.push_str(&decimal_text(v, s, bare))
-                        })),
-                        None => each(None),
-                    }
-                }
+                texts(&mut out, d.as_primitive::<Decimal256Type>(), |t, v| {
+                    t.push_str(&decimal_text(v, s, bare))
+                });
             }
             _ => {
                 let d = arith::cast(a, &DataType::Decimal128(38, s))?;
-                for v in d.as_primitive::<Decimal128Type>().iter() {
-                    match v {
-                        Some(v) => each(Some(&|t: &mut String| push_decimal(t, v, s, bare))),
-                        None => each(None),
-                    }
-                }
+                texts(&mut out, d.as_primitive::<Decimal128Type>(), |t, v| {
+                    push_decimal(t, v, s, bare)
+                });
             }
         }
     } else if dt == &DataType::Boolean {
-        for v in a.as_boolean().iter() {
-            match v {
-                Some(b) => each(Some(&|t: &mut String| {
-                    t.push_str(if b { "true" } else { "false" })
-                })),
-                None => each(None),
-            }
-        }
+        texts(&mut out, a.as_boolean(), |t, b| {
+            t.push_str(if b { "true" } else { "false" })
+        });
     } else if dt == &DataType::Date32 {
         let days = arith::cast(a, &DataType::Int32)?;
-        for v in days.as_primitive::<arrow::datatypes::Int32Type>().iter() {
-            match v {
-                Some(d) => each(Some(&|t: &mut String| {
-                    date_text(t, d.into(), Some(i32::MAX.into()))
-                })),
-                None => each(None),
-            }
-        }
+        texts(
+            &mut out,
+            days.as_primitive::<arrow::datatypes::Int32Type>(),
+            date_text,
+        );
     } else if let DataType::Timestamp(unit, tz) = dt {
         let per = match unit {
             TimeUnit::Second => 1_000_000_000,
@@ -476,14 +424,9 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
             TimeUnit::Nanosecond => 1,
         };
         let raw = arith::cast(a, &DataType::Int64)?;
-        for v in raw.as_primitive::<Int64Type>().iter() {
-            match v {
-                Some(v) => each(Some(&|t: &mut String| {
-                    timestamp_text(t, v, per, tz.is_some());
-                })),
-                None => each(None),
-            }
-        }
+        texts(&mut out, raw.as_primitive::<Int64Type>(), |t, v| {
+            timestamp_text(t, v, per, tz.is_some())
+        });
     } else {
         let why = if matches!(
             dt,
@@ -498,17 +441,43 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
     Ok(Arc::new(out.finish()))
 }
 
+/// One text a row into `out`: each value written by `write` (into a buffer reused from row to
+/// row), a NULL for a null.
+fn texts<T>(
+    out: &mut LargeStringBuilder,
+    values: impl IntoIterator<Item = Option<T>>,
+    mut write: impl FnMut(&mut String, T),
+) {
+    let mut text = String::new();
+    for v in values {
+        match v {
+            Some(v) => {
+                text.clear();
+                write(&mut text, v);
+                out.append_value(&text);
+            }
+            None => out.append_null(),
+        }
+    }
+}
+
 /// A date as DuckDB prints it: `YYYY-MM-DD`, `YYYY-MM-DD (BC)` before year 1 (year 0 is
-/// 1 BC); `infinity` and `-infinity` for the raw values `±inf` DuckDB reads as those.
-fn date_text(t: &mut String, days: i64, inf: Option<i64>) {
-    if inf == Some(days) {
-        t.push_str("infinity");
-        return;
+/// 1 BC); `infinity` and `-infinity` for the raw values `±i32::MAX` DuckDB reads as those.
+fn date_text(t: &mut String, days: i32) {
+    match days {
+        i32::MAX => t.push_str("infinity"),
+        d if d == -i32::MAX => t.push_str("-infinity"),
+        d => {
+            if write_date(t, d.into()) {
+                t.push_str(" (BC)");
+            }
+        }
     }
-    if inf.map(|i| -i) == Some(days) {
-        t.push_str("-infinity");
-        return;
-    }
+}
+
+/// `YYYY-MM-DD` of `days` after the epoch, the year counted from 1 BC backwards before year 1;
+/// whether it is such a year (before Christ).
+fn write_date(t: &mut String, days: i64) -> bool {
     let (y, m, d) = civil(days);
     if (1..=9999).contains(&y) {
         // The common case, digit by digit (no formatting machinery).
@@ -527,32 +496,30 @@ fn date_text(t: &mut String, days: i64, inf: Option<i64>) {
         ] {
             t.push(c);
         }
-        return;
+        return false;
     }
-    let (year, bc) = if y <= 0 { (1 - y, " (BC)") } else { (y, "") };
+    let year = if y <= 0 { 1 - y } else { y };
     let _ = write!(t, "{year:04}-{m:02}-{d:02}");
-    t.push_str(bc);
+    y <= 0
 }
 
-/// A timestamp of `v` units of `per` nanoseconds as DuckDB prints it.
+/// A timestamp of `v` units of `per` nanoseconds as DuckDB prints it: the date, ` (BC)`
+/// before year 1, the time, its fraction without trailing zeros, `+00` for a zoned one.
 fn timestamp_text(t: &mut String, v: i64, per: i64, zoned: bool) {
     if v == i64::MAX || v == -i64::MAX {
         t.push_str(if v > 0 { "infinity" } else { "-infinity" });
         return;
     }
     let (days, ns) = days_and_ns(v, per);
-    // The date, and " (BC)" after it, then the time.
-    let mut date = String::new();
-    date_text(&mut date, days, None);
-    let (date, bc) = match date.strip_suffix(" (BC)") {
-        Some(d) => (d.to_string(), " (BC)"),
-        None => (date, ""),
-    };
+    debug_assert!(ns < DAY_NS as i64);
+    if write_date(t, days) {
+        t.push_str(" (BC)");
+    }
     let secs = ns / 1_000_000_000;
     let frac = ns % 1_000_000_000;
     let _ = write!(
         t,
-        "{date}{bc} {:02}:{:02}:{:02}",
+        " {:02}:{:02}:{:02}",
         secs / 3600,
         secs / 60 % 60,
         secs % 60
@@ -567,7 +534,6 @@ fn timestamp_text(t: &mut String, v: i64, per: i64, zoned: bool) {
     if zoned {
         t.push_str("+00");
     }
-    debug_assert!(ns < DAY_NS as i64);
 }
 
 /// Whether DuckDB's string casts skip `b` as a space.
@@ -1223,15 +1189,16 @@ mod tests {
 
     #[test]
     fn dates_and_timestamps_print_as_duckdb_prints_them() {
-        let date = |d: i64| {
+        let date = |d: i32| {
             let mut t = String::new();
-            date_text(&mut t, d, Some(i32::MAX.into()));
+            date_text(&mut t, d);
             t
         };
         assert_eq!(date(0), "1970-01-01");
         assert_eq!(date(-719162), "0001-01-01");
         assert_eq!(date(-735525), "0045-03-15 (BC)");
-        assert_eq!(date(i32::MAX.into()), "infinity");
+        assert_eq!(date(i32::MAX), "infinity");
+        assert_eq!(date(-i32::MAX), "-infinity");
         let ts = |v: i64, per: i64, z: bool| {
             let mut t = String::new();
             timestamp_text(&mut t, v, per, z);

@@ -658,18 +658,14 @@ fn visit(
         }
         A::Function(f) => {
             let (name, mut args) = call_args(f)?;
-            let arity = |n: usize| match args.len() {
-                k if k == n => Ok(()),
-                k => Err(format!("{name}() takes {n} arguments, not {k}")),
-            };
             match name.as_str() {
                 "mod" => {
-                    arity(2)?;
+                    arity(&name, args.len(), 2, 2)?;
                     tasks.push(Task::Make(Make::Arith(ArithOp::Rem)));
                 }
                 "nullif" => {
                     // NULLIF(a, b): CASE WHEN a = b THEN NULL ELSE a END.
-                    arity(2)?;
+                    arity(&name, args.len(), 2, 2)?;
                     let b = args.pop().expect("two");
                     let a = args.pop().expect("two");
                     args = vec![
@@ -926,9 +922,9 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          substr, left, right, trim, ltrim, rtrim, replace, concat, \
                          regexp_matches, regexp_full_match, regexp_replace, regexp_extract, \
                          regexp_escape, \
-                         abs, coalesce, year, quarter, month, week, day, hour, minute, second, \
-                         dayofweek, isodow, dayofyear, isoyear, date_part, date_trunc, and CAST \
-                         to DATE or TIMESTAMP";
+                         abs, mod, coalesce, ifnull, nullif, year, quarter, month, week, day, \
+                         hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
+                         date_trunc, and CAST";
 
 /// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
 /// (`DISTINCT`, `FILTER`, `OVER`, named arguments, ...) are refused.
@@ -1030,15 +1026,20 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
             },
         }
     };
-    let n = args.len();
+    arity(&name, args.len(), min, max)?;
+    match func {
+        Func::Text(Text::Regex(r)) => {
+            let r = regex_literals(r, &mut args)?;
+            Ok((Func::Text(Text::Regex(r)), args))
+        }
+        _ => Ok((func, args)),
+    }
+}
+
+/// Whether `name()` takes `n` arguments, from `min` to `max`; else the one-line error.
+fn arity(name: &str, n: usize, min: usize, max: usize) -> Result<(), String> {
     match (min, max) {
-        _ if (min..=max).contains(&n) => match func {
-            Func::Text(Text::Regex(r)) => {
-                let r = regex_literals(r, &mut args)?;
-                Ok((Func::Text(Text::Regex(r)), args))
-            }
-            _ => Ok((func, args)),
-        },
+        _ if (min..=max).contains(&n) => Ok(()),
         (1, usize::MAX) => Err(format!("{name}() takes at least one argument")),
         _ if min == max => Err(format!(
             "{name}() takes {min} argument{}, not {n}",

@@ -30,7 +30,7 @@ use memchr::memmem::Finder;
 
 use super::arith::{self, Operand, Value};
 use super::eval::Reason;
-use super::func::{str_values, Arg};
+use super::func::Arg;
 use super::re::{self, Compiled, Re};
 
 /// A string function.
@@ -213,8 +213,9 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
             null = true;
             continue;
         }
-        // `||` and concat() cast numbers, booleans, dates and timestamps to text, as DuckDB.
-        let a = if matches!(t, Text::Concat | Text::Pipe) && str_values(&a).is_none() {
+        // `||` and concat() cast numbers, booleans, dates and timestamps to text, as DuckDB
+        // (strings stay as they are).
+        let a = if matches!(t, Text::Concat | Text::Pipe) {
             super::cast::to_varchar(&a, &shown, &what)?
         } else {
             a
