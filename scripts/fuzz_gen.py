@@ -1761,6 +1761,62 @@ def mk_try_cast(rng, ops, depth, first, x=None, to=None):
     return e
 
 
+def cast_bounds(to):
+    """The least and the greatest value of an integer or decimal type, as literals."""
+    if to.startswith("DECIMAL"):
+        p, sc = (int(v) for v in to[8:-1].split(","))
+        hi = str(decimal.Decimal(10 ** p - 1).scaleb(-sc))
+        return f"-{hi}", hi
+    bits = {"TINYINT": 8, "SMALLINT": 16, "INTEGER": 32, "BIGINT": 64}
+    if to in bits:
+        return str(-(2 ** (bits[to] - 1))), str(2 ** (bits[to] - 1) - 1)
+    return "0", str(2 ** {"UTINYINT": 8, "USMALLINT": 16, "UINTEGER": 32, "UBIGINT": 64}[to] - 1)
+
+
+def mk_cast(rng, ops, depth, first, x=None, to=None, form=None):
+    """CAST(x AS <integer type> | DECIMAL(p, s)), which fails on a value out of the type's
+    range (or on a string that is no number): bare, where DuckDB answers only when the rest
+    of the condition keeps the failing rows away, or guarded, so that it is evaluated only on
+    the rows a guard lets through (CASE WHEN guard THEN CAST END, an ELSE after the guard's
+    negation, coalesce(CASE WHEN NOT guard THEN 0 END, CAST)). The guard: a number within the
+    type's range, a string of one or two digits."""
+    if x is None:
+        x = fx(rng, ops, first.kind if first is not None and first.kind == "str" else "num", depth + 1, first)
+    if to is None:
+        if rng.random() < 0.3:
+            p = rng.randint(1, 18)
+            to = f"DECIMAL({p},{rng.randint(0, min(p, 4))})"
+        else:
+            to = rng.choice(list(CAST_INTS))
+    if to.startswith("DECIMAL"):
+        p, s = (int(v) for v in to[8:-1].split(","))
+    else:
+        p, s = CAST_INTS[to], 0
+    form = form or rng.choice(["bare", "case", "else", "coalesce"])
+    CASTS[0] += 1
+    if x.kind == "str":
+        guard = (f"regexp_full_match({x.bj}, '[0-9]{{1,2}}')", f"regexp_full_match({x.dk}, '[0-9]{{1,2}}')")
+        if p - s < 2:
+            to = "SMALLINT" if to.startswith("DECIMAL") else to
+            p, s = CAST_INTS[to], 0
+    else:
+        lo, hi = cast_bounds(to)
+        guard = (f"{x.bj} BETWEEN {lo} AND {hi}", f"{x.dk} BETWEEN {lo} AND {hi}")
+    casts = (f"CAST({x.bj} AS {to})", f"CAST({x.dk} AS {to})")
+    bj, dk = (
+        {
+            "bare": c,
+            "case": f"CASE WHEN {g} THEN {c} END",
+            "else": f"CASE WHEN NOT ({g}) THEN NULL ELSE {c} END",
+            "coalesce": f"coalesce(CASE WHEN NOT ({g}) THEN 0 END, {c})",
+        }[form]
+        for g, c in zip(guard, casts)
+    )
+    e = call_ex(bj, f"CAST({dk} AS DECIMAL(38,{s}))", "num", x.used, (p, s))
+    e.mirror = lambda rng, o: mk_cast(rng, ops, depth, o, col_ex(rng, o), to, form)
+    return e
+
+
 def mk_rem(rng, ops, depth, first, x=None, y=None, form=None):
     """x % y (mod(x, y)) of numbers, with the sign of x; NULL where y is 0 (DuckDB's with
     error_on_division_by_zero off)."""
@@ -1792,6 +1848,10 @@ MAKERS = {
             (mk_casewhen, lambda ops, f: f is not None and f.kind == "str"), (mk_varchar, casts_to_text)],
     "num": [(mk_length, reads_str), (mk_strpos, reads_str), (mk_try_cast, reads_str),
             (mk_try_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+            # Twice each: a CAST that can fail tests the evaluation's guards (lazy.rs).
+            (mk_cast, reads_str), (mk_cast, reads_str),
+            (mk_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+            (mk_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_rem, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
@@ -2074,6 +2134,9 @@ MIXED = [0]
 
 # How many function predicates the conditions generated so far hold (for the summary).
 FUNCS = [0]
+
+# How many CASTs that can fail (not TRY_CAST) the conditions generated so far hold.
+CASTS = [0]
 
 
 def predicate(rng, info, names, frng=None, values=None):

@@ -2924,3 +2924,39 @@ fn readme_join_where_example_is_true() {
         );
     }
 }
+
+#[test]
+fn readme_guarded_cast_example_is_true() {
+    let (dir, runs) =
+        crate::util::run_readme_example("The users' comments that start with a positive");
+    let (rows, names) = read_rows(&dir.path().join("out/sample_upvotes"));
+    assert_eq!(rows.len(), 1693);
+    assert_eq!(names, ["Id", "comment", "Text"]);
+    for r in &rows {
+        let text = r.splitn(3, '|').nth(2).unwrap();
+        let first = text.split(' ').next().unwrap();
+        assert!(
+            first.trim_start_matches('+').parse::<i64>().unwrap() > 0,
+            "{r}"
+        );
+    }
+    // Without the guard, the cast fails on the texts that hold no number: one line, exit
+    // 2, nothing committed.
+    let line = &runs[0].0;
+    let unguarded = line.replace("regexp_matches(Text, '^[+-]?[0-9]+ ') AND ", "");
+    assert_ne!(&unguarded, line);
+    let args = crate::composite_keys::shell_words(unguarded.strip_prefix("$ bloomjoin ").unwrap())
+        .into_iter()
+        .map(|a| a.replace("out/sample_upvotes", "out/unguarded"))
+        .collect::<Vec<_>>();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = crate::util::run_in(dir.path(), &args);
+    out.fails(
+        2,
+        &[
+            "--right-where",
+            "regexp_extract() holds '', which is not a number",
+        ],
+    );
+    assert!(!dir.path().join("out/unguarded/_SUCCESS").exists());
+}

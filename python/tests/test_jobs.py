@@ -463,6 +463,35 @@ def test_join_where_takes_casts_and_remainders(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
+def test_guards_keep_failing_casts_away(tmp_path):
+    # The comments whose text starts with a positive number, read by a CAST that a guard
+    # keeps from the others: counted in Python from the inputs.
+    import collections
+    import re
+
+    # A comment meets each user of its Id (some Ids repeat); NULL keys never match.
+    users = collections.Counter(u["Id"] for u in pq.read_table(USERS, columns=["Id"]).to_pylist())
+    users.pop(None, None)
+    want = 0
+    for c in pq.read_table(COMMENTS, columns=["UserId", "Text"]).to_pylist():
+        m = re.match(r"([+-]?[0-9]+) ", c["Text"] or "")
+        if m and int(m.group(1)) > 0:
+            want += users[c["UserId"]]
+    assert want > 0
+    cast = "CAST(regexp_extract(Text, '^[+-]?[0-9]+') AS INTEGER) > 0"
+    for where in (f"regexp_matches(Text, '^[+-]?[0-9]+ ') AND {cast}",
+                  f"{cast} AND regexp_matches(Text, '^[+-]?[0-9]+ ')",
+                  "CASE WHEN regexp_matches(Text, '^[+-]?[0-9]+ ') "
+                  "THEN CAST(regexp_extract(Text, '^[+-]?[0-9]+') AS INTEGER) END > 0"):
+        report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                                right_where=where, output=str(tmp_path / "out"), overwrite=True)
+        assert report["rows_out"] == want, where
+    with pytest.raises(bloomjoin.BloomjoinError, match="regexp_extract\\(\\) holds '', which is not a number"):
+        bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                       right_where=cast, output=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
 def test_join_appends_to_a_committed_output(tmp_path):
     options = dict(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                    type="right-semi", select="Id,Score", output=str(tmp_path / "out"))

@@ -31,6 +31,7 @@ use arrow::error::ArrowError;
 
 use super::arith;
 use super::func;
+use super::lazy::Lazy;
 use super::lit::{self, Lit, Raw, DAY_NS};
 use super::parse::{ArithOp, CmpOp, Node, Tree};
 
@@ -99,11 +100,23 @@ pub(crate) struct InSet {
     has_null: bool,
 }
 
-/// Evaluate `tree` on `batch`.
+/// Evaluate `tree` on `batch`, every node on every row.
 pub(crate) fn evaluate<'a>(
     tree: &'a Tree,
     sets: &InSets,
     batch: &RecordBatch,
+) -> Result<Val<'a>, Reason> {
+    evaluate_node(tree, tree.root(), sets, batch, None)
+}
+
+/// Evaluate the subtree of `tree` under `root` on `batch`. With `lazy`, its `CASE` and
+/// `coalesce` nodes are evaluated by it, each value only on the rows that take it.
+pub(super) fn evaluate_node<'a>(
+    tree: &'a Tree,
+    root: usize,
+    sets: &InSets,
+    batch: &RecordBatch,
+    lazy: Option<&Lazy<'a, '_>>,
 ) -> Result<Val<'a>, Reason> {
     let ev = Eval {
         tree,
@@ -111,8 +124,14 @@ pub(crate) fn evaluate<'a>(
         batch,
         decoded: RefCell::new(Vec::new()),
     };
-    let root = tree.root();
-    if let Some(v) = ev.leaf(root)? {
+    // A node the lazy evaluator takes, or a leaf.
+    let direct = |i: usize| -> Result<Option<Val<'a>>, Reason> {
+        match lazy {
+            Some(lazy) if Lazy::takes(&tree.nodes[i]) => lazy.value(i, batch).map(Some),
+            _ => ev.leaf(i),
+        }
+    };
+    if let Some(v) = direct(root)? {
         return Ok(v);
     }
     let mut stack = vec![Frame::new(root)];
@@ -121,7 +140,7 @@ pub(crate) fn evaluate<'a>(
         match tree.nodes[top.node].child(top.next) {
             Some(c) => {
                 top.next += 1;
-                match ev.leaf(c)? {
+                match direct(c)? {
                     Some(v) => ev.absorb(top, c, v)?,
                     None => stack.push(Frame::new(c)),
                 }
@@ -180,60 +199,22 @@ impl<'a> Eval<'a, '_> {
 
     /// An arithmetic operand.
     fn operand(&self, v: Val) -> Result<arith::Operand, Reason> {
-        Ok(match v {
-            Val::Arr(a) => arith::Operand::Rows(a),
-            Val::Bool(b) => arith::Operand::Rows(Arc::new(b)),
-            Val::Lit(Lit::Interval(us)) => arith::Operand::Interval(*us),
-            Val::Lit(l) => match materialize(l)? {
-                Some(one) => arith::Operand::One(one),
-                None => arith::Operand::Null,
-            },
-        })
+        operand(v)
     }
 
     /// An arithmetic result as a value of every row.
     fn arith_value(&self, v: arith::Value) -> Result<Val<'a>, Reason> {
-        static NULL: Lit = Lit::Null;
-        Ok(match v {
-            arith::Value::Rows(a) => Val::Arr(a),
-            arith::Value::One(one) => {
-                Val::Arr(crate::plan::hive::repeat(&one, self.rows()).map_err(|e| e.to_string())?)
-            }
-            arith::Value::Null => Val::Lit(&NULL),
-        })
+        arith_value(v, self.rows())
     }
 
     /// Which rows of `v` are not NULL.
     fn valid(&self, v: &Val) -> BooleanBuffer {
-        let n = self.rows();
-        let nulls = match v {
-            Val::Arr(a) => a.logical_nulls(),
-            Val::Bool(b) => b.nulls().cloned(),
-            Val::Lit(Lit::Null) => return BooleanBuffer::new_unset(n),
-            Val::Lit(_) => None,
-        };
-        match nulls {
-            Some(nulls) => nulls.inner().clone(),
-            None => BooleanBuffer::new_set(n),
-        }
+        valid(v, self.rows())
     }
 
     /// Describe node `i` for messages.
     fn describe(&self, i: usize) -> String {
-        match &self.tree.nodes[i] {
-            Node::Column(c) => format!("column {c:?}"),
-            Node::Lit(l) => l.to_string(),
-            Node::Arith(op, ..) => match op {
-                ArithOp::Add => "a sum",
-                ArithOp::Sub => "a difference",
-                ArithOp::Mul => "a product",
-                ArithOp::Rem => "a remainder",
-            }
-            .into(),
-            Node::Sign(..) => "a negation".into(),
-            Node::Func(f, _) => f.shown(),
-            _ => "the condition".into(),
-        }
+        describe(self.tree, i)
     }
 
     /// Describe a value's type for messages.
@@ -246,21 +227,7 @@ impl<'a> Eval<'a, '_> {
     }
 
     fn as_bool(&self, v: Val, i: usize) -> Result<BooleanArray, Reason> {
-        let n = self.rows();
-        match v {
-            Val::Bool(b) => Ok(b),
-            Val::Arr(a) => match a.data_type() {
-                DataType::Boolean => Ok(a.as_boolean().clone()),
-                DataType::Null => Ok(BooleanArray::new_null(a.len())),
-                other => Err(format!(
-                    "{} is {other}, not a boolean condition",
-                    self.describe(i)
-                )),
-            },
-            Val::Lit(Lit::Bool(b)) => Ok(constant(*b, n, None)),
-            Val::Lit(Lit::Null) => Ok(BooleanArray::new_null(n)),
-            Val::Lit(l) => Err(format!("{l} is not a boolean condition")),
-        }
+        as_bool(self.tree, v, i, self.rows())
     }
 
     fn absorb(&self, f: &mut Frame<'a>, child: usize, v: Val<'a>) -> Result<(), Reason> {
@@ -529,6 +496,81 @@ impl<'a> Eval<'a, '_> {
                 cmp_arrays(&l, op, &r)?.ok_or_else(|| mismatch(a, ai, b, bi))
             }
         }
+    }
+}
+
+/// `v` as an operand of arithmetic and functions.
+pub(super) fn operand(v: Val) -> Result<arith::Operand, Reason> {
+    Ok(match v {
+        Val::Arr(a) => arith::Operand::Rows(a),
+        Val::Bool(b) => arith::Operand::Rows(Arc::new(b)),
+        Val::Lit(Lit::Interval(us)) => arith::Operand::Interval(*us),
+        Val::Lit(l) => match materialize(l)? {
+            Some(one) => arith::Operand::One(one),
+            None => arith::Operand::Null,
+        },
+    })
+}
+
+/// An arithmetic or function result as a value of each of `n` rows.
+pub(super) fn arith_value<'a>(v: arith::Value, n: usize) -> Result<Val<'a>, Reason> {
+    static NULL: Lit = Lit::Null;
+    Ok(match v {
+        arith::Value::Rows(a) => Val::Arr(a),
+        arith::Value::One(one) => {
+            Val::Arr(crate::plan::hive::repeat(&one, n).map_err(|e| e.to_string())?)
+        }
+        arith::Value::Null => Val::Lit(&NULL),
+    })
+}
+
+/// Which of the `n` rows of `v` are not NULL.
+pub(super) fn valid(v: &Val, n: usize) -> BooleanBuffer {
+    let nulls = match v {
+        Val::Arr(a) => a.logical_nulls(),
+        Val::Bool(b) => b.nulls().cloned(),
+        Val::Lit(Lit::Null) => return BooleanBuffer::new_unset(n),
+        Val::Lit(_) => None,
+    };
+    match nulls {
+        Some(nulls) => nulls.inner().clone(),
+        None => BooleanBuffer::new_set(n),
+    }
+}
+
+/// Describe node `i` of `tree` for messages.
+pub(super) fn describe(tree: &Tree, i: usize) -> String {
+    match &tree.nodes[i] {
+        Node::Column(c) => format!("column {c:?}"),
+        Node::Lit(l) => l.to_string(),
+        Node::Arith(op, ..) => match op {
+            ArithOp::Add => "a sum",
+            ArithOp::Sub => "a difference",
+            ArithOp::Mul => "a product",
+            ArithOp::Rem => "a remainder",
+        }
+        .into(),
+        Node::Sign(..) => "a negation".into(),
+        Node::Func(f, _) => f.shown(),
+        _ => "the condition".into(),
+    }
+}
+
+/// `v`, the value of node `i` on `n` rows, as a condition.
+pub(super) fn as_bool(tree: &Tree, v: Val, i: usize, n: usize) -> Result<BooleanArray, Reason> {
+    match v {
+        Val::Bool(b) => Ok(b),
+        Val::Arr(a) => match a.data_type() {
+            DataType::Boolean => Ok(a.as_boolean().clone()),
+            DataType::Null => Ok(BooleanArray::new_null(a.len())),
+            other => Err(format!(
+                "{} is {other}, not a boolean condition",
+                describe(tree, i)
+            )),
+        },
+        Val::Lit(Lit::Bool(b)) => Ok(constant(*b, n, None)),
+        Val::Lit(Lit::Null) => Ok(BooleanArray::new_null(n)),
+        Val::Lit(l) => Err(format!("{l} is not a boolean condition")),
     }
 }
 

@@ -20,6 +20,10 @@
 //! large the literal; floats compare as floats (`-0.0 = 0`, NaN equals NaN and sorts above
 //! everything); dates meet timestamps of any unit as their midnight. SQL's three-valued
 //! logic applies inside the expression; a row passes only when the whole expression is true.
+//! A function that fails on a value (a `CAST`, a pattern taken from a column) fails the
+//! evaluation only on a row whose answer needs it, as in DuckDB: a guard (`s SIMILAR TO
+//! '[0-9]+' AND CAST(s AS INTEGER) > 5`, `CASE WHEN ... THEN CAST(...) END`) keeps the failing
+//! values away (see `lazy`).
 //!
 //! Evaluation never recurses on the depth of the expression (chains of `AND`/`OR` are one
 //! n-ary node, the evaluator keeps its own stack), so a 2,000-term `OR` runs on a worker
@@ -55,6 +59,7 @@ mod cast;
 mod contains;
 mod eval;
 mod func;
+mod lazy;
 mod lit;
 mod parse;
 mod re;
@@ -288,7 +293,10 @@ impl Predicate {
             context: format!("{} {}", self.context, quoted(&self.text)),
             reason,
         };
-        let v = eval::evaluate(&self.tree, &self.sets, batch).map_err(err)?;
+        let v = match eval::evaluate(&self.tree, &self.sets, batch) {
+            Ok(v) => v,
+            Err(eager) => return self.evaluate_lazily(batch, eager).map_err(err),
+        };
         let b = match v {
             eval::Val::Bool(b) => b,
             eval::Val::Arr(a) => match a.data_type() {
@@ -311,6 +319,38 @@ impl Predicate {
             Some(_) => arrow::compute::prep_null_mask_filter(&b),
             None => b,
         })
+    }
+
+    /// The rows of `batch` that pass, evaluated lazily (see `lazy`) since evaluating every
+    /// part on every row failed with `eager`. When the condition fails on no rows too, that
+    /// error (a type error) is the one reported.
+    fn evaluate_lazily(
+        &self,
+        batch: &RecordBatch,
+        eager: eval::Reason,
+    ) -> std::result::Result<BooleanArray, eval::Reason> {
+        if batch.num_rows() == 0 {
+            return Err(eager);
+        }
+        match lazy::select(&self.tree, &self.sets, batch) {
+            Ok(Some(rows)) => Ok(BooleanArray::new(rows, None)),
+            Ok(None) => Err(eager),
+            Err(e) => match eval::evaluate(&self.tree, &self.sets, &batch.slice(0, 0)) {
+                Ok(_) => Err(e),
+                Err(typed) => Err(typed),
+            },
+        }
+    }
+
+    /// [`Predicate::evaluate`] through the lazy evaluator alone (for tests).
+    #[cfg(test)]
+    pub(crate) fn evaluate_lazily_only(&self, batch: &RecordBatch) -> Result<BooleanArray> {
+        lazy::select(&self.tree, &self.sets, batch)
+            .map(|rows| BooleanArray::new(rows.expect("not too deep"), None))
+            .map_err(|reason| Error::Expr {
+                context: self.text.clone(),
+                reason,
+            })
     }
 
     fn describe_root(&self) -> String {

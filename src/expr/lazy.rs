@@ -1,0 +1,264 @@
+//! Lazy evaluation: each part of a condition only on the rows whose answer it can change, so
+//! that a guard keeps a failing value away, as in DuckDB.
+//!
+//! `--where "s SIMILAR TO '[0-9]+' AND CAST(s AS INTEGER) > 5"` must not fail on `s = 'abc'`:
+//! the row is out whatever the cast would say. DuckDB filters that way (a conjunction's
+//! operands run on the rows the others kept, in an order it picks by cost), and evaluates a
+//! `CASE` value and a `coalesce` argument only on the rows that take it. Evaluation here
+//! first runs the whole condition on every row ([`super::eval`]), the fast path, and comes
+//! here only when that fails. The answer is the same wherever both succeed, since an
+//! operation's value on a row depends on that row alone. Here:
+//!
+//! - **Filters** (the whole condition, a `WHEN`, and the operands of `AND` and `OR` within
+//!   them) are evaluated for the rows where they are TRUE, NULL counting as FALSE. An `AND`
+//!   runs each operand on the rows the others have kept so far, an `OR` on the rows none has
+//!   taken so far. An operand that fails is put back and tried again once the others have
+//!   narrowed the rows, so the order the condition is written in does not matter: when any
+//!   order of the operands succeeds (DuckDB's, whichever it picks), this one does.
+//! - **`CASE`** runs each `WHEN` on the rows no earlier one took, and each value on the
+//!   rows that take it. **`coalesce`** (and `ifnull`) runs each argument on the rows the
+//!   earlier ones left NULL.
+//! - Everything else (`NOT`, comparisons, functions, `AND` and `OR` as values) runs on
+//!   every row it is given, as in DuckDB.
+//!
+//! The evaluator recurses on nested filters and `CASE`s; past [`MAX_DEPTH`] levels it gives
+//! up and the first error stands.
+
+use std::cell::Cell;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt32Array};
+use arrow::buffer::{BooleanBuffer, MutableBuffer, NullBuffer};
+use arrow::compute::{filter_record_batch, take};
+
+use super::arith::Operand;
+use super::eval::{self, InSets, Reason, Val};
+use super::func::{self, Arg, Func};
+use super::parse::{Node, Tree};
+
+/// How many filters and `CASE`s deep the lazy evaluator goes.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// The lazy evaluator of one tree on one batch.
+pub(super) struct Lazy<'a, 'b> {
+    tree: &'a Tree,
+    sets: &'b InSets,
+    depth: Cell<usize>,
+    too_deep: Cell<bool>,
+}
+
+/// The rows of `batch` where `tree` is TRUE, evaluated lazily. `Ok(None)`: nested deeper
+/// than [`MAX_DEPTH`].
+pub(super) fn select(
+    tree: &Tree,
+    sets: &InSets,
+    batch: &RecordBatch,
+) -> Result<Option<BooleanBuffer>, Reason> {
+    let lazy = Lazy {
+        tree,
+        sets,
+        depth: Cell::new(0),
+        too_deep: Cell::new(false),
+    };
+    match lazy.select(tree.root(), batch) {
+        Ok(rows) => Ok(Some(rows)),
+        Err(_) if lazy.too_deep.get() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+impl<'a> Lazy<'a, '_> {
+    /// Whether `node` is evaluated here when the tree is evaluated lazily.
+    pub(super) fn takes(node: &Node) -> bool {
+        matches!(node, Node::Func(Func::Case(_) | Func::Coalesce, _))
+    }
+
+    /// `f`, one level deeper.
+    fn deeper<T>(&self, f: impl FnOnce() -> Result<T, Reason>) -> Result<T, Reason> {
+        let d = self.depth.get();
+        if d >= MAX_DEPTH || self.too_deep.get() {
+            self.too_deep.set(true);
+            return Err(format!("nested over {MAX_DEPTH} levels deep"));
+        }
+        self.depth.set(d + 1);
+        let r = f();
+        self.depth.set(d);
+        r
+    }
+
+    /// The value of `node` on every row of `batch`, its `CASE`s and `coalesce`s lazily.
+    pub(super) fn value(&self, node: usize, batch: &RecordBatch) -> Result<Val<'a>, Reason> {
+        match &self.tree.nodes[node] {
+            Node::Func(Func::Case(has_else), args) => {
+                self.deeper(|| self.case(args, *has_else, batch))
+            }
+            Node::Func(Func::Coalesce, args) => self.deeper(|| self.coalesce(args, batch)),
+            _ => eval::evaluate_node(self.tree, node, self.sets, batch, Some(self)),
+        }
+    }
+
+    /// The rows of `batch` where `node` is TRUE (a filter).
+    fn select(&self, node: usize, batch: &RecordBatch) -> Result<BooleanBuffer, Reason> {
+        match &self.tree.nodes[node] {
+            Node::And(children) => self.deeper(|| self.all(children, batch)),
+            Node::Or(children) => self.deeper(|| self.any(children, batch)),
+            _ => {
+                let v = self.value(node, batch)?;
+                let b = eval::as_bool(self.tree, v, node, batch.num_rows())?;
+                Ok(match b.nulls() {
+                    Some(valid) => b.values() & valid.inner(),
+                    None => b.values().clone(),
+                })
+            }
+        }
+    }
+
+    /// `AND` as a filter: each operand on the rows every other has kept so far; an operand
+    /// that fails waits until the others have run.
+    fn all(&self, children: &[usize], batch: &RecordBatch) -> Result<BooleanBuffer, Reason> {
+        let mut kept = BooleanBuffer::new_set(batch.num_rows());
+        self.settle(children, |c| {
+            let on = subset(batch, &kept)?;
+            kept = spread(&kept, &self.select(c, &on)?);
+            Ok(())
+        })?;
+        Ok(kept)
+    }
+
+    /// `OR` as a filter: each operand on the rows no other has taken so far; an operand that
+    /// fails waits until the others have run.
+    fn any(&self, children: &[usize], batch: &RecordBatch) -> Result<BooleanBuffer, Reason> {
+        let mut open = BooleanBuffer::new_set(batch.num_rows());
+        self.settle(children, |c| {
+            let on = subset(batch, &open)?;
+            let taken = spread(&open, &self.select(c, &on)?);
+            open = &open & &!&taken;
+            Ok(())
+        })?;
+        Ok(!&open)
+    }
+
+    /// Run `step` on each of `children`, in rounds: a child that fails is tried again in the
+    /// next round, until all succeed or a round succeeds on none (its first error).
+    fn settle(
+        &self,
+        children: &[usize],
+        mut step: impl FnMut(usize) -> Result<(), Reason>,
+    ) -> Result<(), Reason> {
+        let mut pending = children.to_vec();
+        loop {
+            let mut failed = Vec::new();
+            let mut first = None;
+            for &c in &pending {
+                if let Err(e) = step(c) {
+                    if self.too_deep.get() {
+                        return Err(e);
+                    }
+                    first.get_or_insert(e);
+                    failed.push(c);
+                }
+            }
+            match first {
+                None => return Ok(()),
+                Some(e) if failed.len() == pending.len() => return Err(e),
+                Some(_) => pending = failed,
+            }
+        }
+    }
+
+    /// `CASE`: each `WHEN` (a filter) on the rows no earlier one took, each value on the
+    /// rows that take it; then [`func::call`] puts the values together as it does for the
+    /// eager evaluation (their common type, converted on the rows that take them).
+    fn case(&self, args: &[usize], has_else: bool, batch: &RecordBatch) -> Result<Val<'a>, Reason> {
+        let n = batch.num_rows();
+        let branches = (args.len() - usize::from(has_else)) / 2;
+        let mut open = BooleanBuffer::new_set(n);
+        let mut out: Vec<Arg> = Vec::with_capacity(args.len());
+        for b in 0..branches {
+            let (when, then) = (args[2 * b], args[2 * b + 1]);
+            let taken = spread(&open, &self.select(when, &subset(batch, &open)?)?);
+            open = &open & &!&taken;
+            let v = self.value(then, &subset(batch, &taken)?)?;
+            out.push((
+                Operand::Rows(Arc::new(BooleanArray::new(taken.clone(), None))),
+                eval::describe(self.tree, when),
+            ));
+            out.push((spread_value(v, &taken)?, eval::describe(self.tree, then)));
+        }
+        if has_else {
+            let e = args[args.len() - 1];
+            let v = self.value(e, &subset(batch, &open)?)?;
+            out.push((spread_value(v, &open)?, eval::describe(self.tree, e)));
+        }
+        eval::arith_value(func::call(Func::Case(has_else), out)?, n)
+    }
+
+    /// `coalesce`: each argument on the rows the earlier ones left NULL.
+    fn coalesce(&self, args: &[usize], batch: &RecordBatch) -> Result<Val<'a>, Reason> {
+        let n = batch.num_rows();
+        let mut open = BooleanBuffer::new_set(n);
+        let mut out: Vec<Arg> = Vec::with_capacity(args.len());
+        for &a in args {
+            let on = subset(batch, &open)?;
+            let v = self.value(a, &on)?;
+            let has = spread(&open, &eval::valid(&v, on.num_rows()));
+            out.push((spread_value(v, &open)?, eval::describe(self.tree, a)));
+            open = &open & &!&has;
+        }
+        eval::arith_value(func::call(Func::Coalesce, out)?, n)
+    }
+}
+
+/// The rows of `batch` that `rows` selects.
+fn subset(batch: &RecordBatch, rows: &BooleanBuffer) -> Result<RecordBatch, Reason> {
+    if rows.count_set_bits() == rows.len() {
+        return Ok(batch.clone());
+    }
+    filter_record_batch(batch, &BooleanArray::new(rows.clone(), None)).map_err(|e| e.to_string())
+}
+
+/// `inner`, a buffer over the rows `outer` selects, as a buffer over all of `outer`'s rows
+/// (unset where `outer` is).
+fn spread(outer: &BooleanBuffer, inner: &BooleanBuffer) -> BooleanBuffer {
+    if inner.len() == outer.len() {
+        return inner & outer;
+    }
+    let mut bits = MutableBuffer::from_len_zeroed(outer.len().div_ceil(8));
+    for (k, at) in outer.set_indices().enumerate() {
+        if inner.value(k) {
+            arrow::util::bit_util::set_bit(bits.as_slice_mut(), at);
+        }
+    }
+    BooleanBuffer::new(bits.into(), 0, outer.len())
+}
+
+/// `v`, a value over the rows `rows` selects, as an operand over all of them (NULL where
+/// `rows` is unset).
+fn spread_value(v: Val, rows: &BooleanBuffer) -> Result<Operand, Reason> {
+    let a: ArrayRef = match v {
+        Val::Arr(a) => a,
+        Val::Bool(b) => Arc::new(b),
+        // A literal is the same on every row.
+        lit @ Val::Lit(_) => return eval::operand(lit),
+    };
+    if a.len() == rows.len() {
+        return Ok(Operand::Rows(a));
+    }
+    if a.is_empty() {
+        return Ok(Operand::Rows(arrow::array::new_null_array(
+            a.data_type(),
+            rows.len(),
+        )));
+    }
+    // The k-th selected row takes value k; the others are NULL (and point at value 0).
+    let mut at = Vec::with_capacity(rows.len());
+    let mut k = 0u32;
+    for taken in rows.iter() {
+        at.push(if taken { k } else { 0 });
+        k += u32::from(taken);
+    }
+    let indices = UInt32Array::new(at.into(), Some(NullBuffer::new(rows.clone())));
+    take(a.as_ref(), &indices, None)
+        .map(Operand::Rows)
+        .map_err(|e| e.to_string())
+}
