@@ -63,6 +63,12 @@ CASES = [
     ("CAST date AS VARCHAR LIKE", "CAST(l_shipdate AS VARCHAR) LIKE '1995-%'",
      "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'"),
     ("TRY_CAST string AS INTEGER", "TRY_CAST(l_linenumber || '' AS INTEGER) = 3", "l_linenumber = 3"),
+    # A cast that fails on most rows, kept from them by a guard: every batch fails on the
+    # fast path and is evaluated again through the guards (expr::lazy).
+    ("guarded CAST (AND)", "l_quantity < 10 AND CAST(l_extendedprice AS SMALLINT) > 10000",
+     "l_quantity < 10 AND l_extendedprice > 10000"),
+    ("guarded CAST (CASE)", "CASE WHEN l_quantity < 10 THEN CAST(l_extendedprice AS SMALLINT) END > 10000",
+     "l_quantity < 10 AND l_extendedprice > 10000"),
 ]
 
 # The same on a column whose every value holds one non-ASCII character ('é' replaces the

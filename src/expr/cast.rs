@@ -21,11 +21,13 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use arrow::array::{
-    cast::AsArray, Array, ArrayRef, Decimal128Array, Int16Array, Int32Array, Int64Array, Int8Array,
-    LargeStringBuilder, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    cast::AsArray, Array, ArrayRef, ArrowPrimitiveType, BooleanBufferBuilder, Decimal128Array,
+    LargeStringBuilder, PrimitiveArray,
 };
+use arrow::buffer::NullBuffer;
 use arrow::datatypes::{
-    i256, DataType, Decimal128Type, Decimal256Type, Float64Type, Int64Type, TimeUnit, UInt64Type,
+    i256, DataType, Decimal128Type, Decimal256Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, TimeUnit, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 
 use super::arith;
@@ -123,9 +125,9 @@ pub(super) fn cast(t: Target, try_: bool, a: &ArrayRef, what: &str) -> Result<Ar
     }
 }
 
-/// A converted value, or why not: the value as text, and whether it is out of range (else not
-/// a number at all).
-type Conv = Result<i256, (String, bool)>;
+/// A row's converted value (`None`: NULL), or why it has none: out of the target's range
+/// (true) or not a number at all (false).
+type Conv = Option<Result<i128, bool>>;
 
 fn to_number(
     t: Target,
@@ -137,65 +139,49 @@ fn to_number(
     let (lo, hi, scale) = match t {
         Target::Int(ty) => {
             let (lo, hi) = ty.bounds();
-            (i256::from_i128(lo), i256::from_i128(hi), 0)
+            (lo, hi, 0)
         }
         Target::Decimal(p, s) => {
-            let top = pow10(p.into()).expect("p <= 38") - i256::ONE;
-            (top.wrapping_neg(), top, s)
+            let top = 10i128.pow(p.into()) - 1;
+            (-top, top, s)
         }
         Target::Varchar => unreachable!("not a number"),
     };
-    let in_range = |v: i256, shown: &dyn Fn() -> String| -> Conv {
-        if v < lo || v > hi {
-            Err((shown(), true))
-        } else {
-            Ok(v)
-        }
-    };
+    let in_range = |v: &i128| (lo..=hi).contains(v);
     let dt = a.data_type();
+    let n = a.len();
     // A negative scale is folded into the precision: `s` is then 0.
-    let values: Vec<Option<Conv>> = if let Some((_, s)) = arith::number(dt) {
+    let got = if let Some((_, s)) = arith::number(dt) {
         if matches!(dt, DataType::Decimal256(..)) {
             let d = arith::cast(a, &DataType::Decimal256(76, s))?;
-            d.as_primitive::<Decimal256Type>()
-                .iter()
-                .map(|v| {
-                    v.map(|v| {
-                        let shown = || decimal_text(v, s, bare(dt));
-                        match rescale(v, s, scale) {
-                            Some(r) => in_range(r, &shown),
-                            None => Err((shown(), true)),
-                        }
-                    })
+            let rows = d.as_primitive::<Decimal256Type>().iter().map(|v| {
+                v.map(|v| {
+                    rescale(v, s, scale)
+                        .and_then(|r| r.to_i128())
+                        .filter(in_range)
+                        .ok_or(true)
                 })
-                .collect()
+            });
+            gather(rows, n, try_)
         } else {
             // Up to 38 digits: 128-bit arithmetic (a 256-bit division costs several times
             // more).
             let d = arith::cast(a, &DataType::Decimal128(38, s))?;
-            d.as_primitive::<Decimal128Type>()
+            let rows = d
+                .as_primitive::<Decimal128Type>()
                 .iter()
-                .map(|v| {
-                    v.map(|v| {
-                        let shown = || decimal_text(i256::from_i128(v), s, bare(dt));
-                        match rescale_i128(v, s, scale) {
-                            Some(r) => in_range(i256::from_i128(r), &shown),
-                            None => Err((shown(), true)),
-                        }
-                    })
-                })
-                .collect()
+                .map(|v| v.map(|v| rescale_i128(v, s, scale).filter(in_range).ok_or(true)));
+            gather(rows, n, try_)
         }
     } else if dt == &DataType::Boolean {
-        a.as_boolean()
-            .iter()
-            .map(|b| {
-                b.map(|b| {
-                    let v = rescale(i256::from_i128(b.into()), 0, scale).expect("0 or 1");
-                    in_range(v, &|| b.to_string())
-                })
+        let rows = a.as_boolean().iter().map(|b| {
+            b.map(|b| {
+                rescale_i128(b.into(), 0, scale)
+                    .filter(in_range)
+                    .ok_or(true)
             })
-            .collect()
+        });
+        gather(rows, n, try_)
     } else if matches!(
         dt,
         DataType::Float16 | DataType::Float32 | DataType::Float64
@@ -207,79 +193,119 @@ fn to_number(
             ));
         };
         let f = arith::cast(a, &DataType::Float64)?;
-        f.as_primitive::<Float64Type>()
-            .iter()
-            .map(|v| {
-                v.map(|v| {
-                    let r = v.round_ties_even();
-                    // Beyond 2^127 no integer type holds it.
-                    if r.is_finite() && r.abs() < 1.7e38 {
-                        in_range(i256::from_i128(r as i128), &|| v.to_string())
-                    } else {
-                        Err((v.to_string(), r.is_finite() || r.is_infinite()))
-                    }
-                })
+        let rows = f.as_primitive::<Float64Type>().iter().map(|v| {
+            v.map(|v| {
+                let r = v.round_ties_even();
+                // Beyond 2^127 no integer type holds it; NaN is no number.
+                if r.is_finite() && r.abs() < 1.7e38 {
+                    Some(r as i128).filter(in_range).ok_or(true)
+                } else {
+                    Err(!r.is_nan())
+                }
             })
-            .collect()
+        });
+        gather(rows, n, try_)
     } else if let Some(strs) = str_values(a) {
-        let parse = |s: &str| match t {
-            Target::Int(ty) => parse_int(s.as_bytes(), ty),
-            Target::Decimal(p, scale) => parse_decimal(s.as_bytes(), p, scale as u8),
-            Target::Varchar => unreachable!("not a number"),
-        };
-        strs.map(|s| {
-            s.map(|s| match parse(s) {
-                Some(v) => Ok(i256::from_i128(v)),
-                None => Err((format!("'{}'", s.escape_debug()), false)),
+        let rows = strs.map(|s| {
+            s.map(|s| {
+                match t {
+                    Target::Int(ty) => parse_int(s.as_bytes(), ty),
+                    Target::Decimal(p, scale) => parse_decimal(s.as_bytes(), p, scale as u8),
+                    Target::Varchar => unreachable!("not a number"),
+                }
+                .ok_or(false)
             })
-        })
-        .collect()
+        });
+        gather(rows, n, try_)
     } else {
         return Err(format!("{call} does not take {what}, {}", describe(dt)));
     };
-    let mut out: Vec<Option<i256>> = Vec::with_capacity(values.len());
-    for v in values {
-        out.push(match v {
-            None => None,
-            Some(Ok(v)) => Some(v),
-            Some(Err(_)) if try_ => None,
-            Some(Err((shown, range))) => {
-                return Err(if range {
-                    format!(
-                        "{call}: {what} holds {shown}, out of the range of {}",
-                        t.shown()
-                    )
-                } else {
-                    format!("{call}: {what} holds {shown}, which is not a number")
-                })
-            }
-        });
+    match got {
+        Ok((values, nulls)) => build(t, values, nulls),
+        Err((row, true)) => Err(format!(
+            "{call}: {what} holds {}, out of the range of {}",
+            shown_at(a, row)?,
+            t.shown()
+        )),
+        Err((row, false)) => Err(format!(
+            "{call}: {what} holds {}, which is not a number",
+            shown_at(a, row)?
+        )),
     }
-    build(t, out)
 }
 
-/// The array of the target type holding `values` (each within its range).
-fn build(t: Target, values: Vec<Option<i256>>) -> Result<ArrayRef, Reason> {
-    fn of<T: TryFrom<i128>>(values: &[Option<i256>]) -> Vec<Option<T>> {
-        values
+/// The values of `rows` (every one within the target's range) and their nulls; a value that
+/// does not convert is NULL with `try_`, else its row and why (see [`Conv`]).
+#[allow(clippy::type_complexity)]
+fn gather(
+    rows: impl Iterator<Item = Conv>,
+    len: usize,
+    try_: bool,
+) -> Result<(Vec<i128>, Option<NullBuffer>), (usize, bool)> {
+    let mut values = Vec::with_capacity(len);
+    let mut valid = BooleanBufferBuilder::new(len);
+    for (i, r) in rows.enumerate() {
+        match r {
+            Some(Ok(v)) => {
+                values.push(v);
+                valid.append(true);
+            }
+            Some(Err(range)) if !try_ => return Err((i, range)),
+            _ => {
+                values.push(0);
+                valid.append(false);
+            }
+        }
+    }
+    Ok((
+        values,
+        Some(NullBuffer::new(valid.finish())).filter(|n| n.null_count() > 0),
+    ))
+}
+
+/// Row `row` of `a` (a value a cast could not convert) as the messages show it.
+fn shown_at(a: &ArrayRef, row: usize) -> Result<String, Reason> {
+    let one = a.slice(row, 1);
+    let dt = a.data_type();
+    Ok(if let Some((_, s)) = arith::number(dt) {
+        let d = arith::cast(&one, &DataType::Decimal256(76, s))?;
+        decimal_text(d.as_primitive::<Decimal256Type>().value(0), s, bare(dt))
+    } else if dt == &DataType::Boolean {
+        one.as_boolean().value(0).to_string()
+    } else if let Some(mut strs) = str_values(&one) {
+        format!(
+            "'{}'",
+            strs.next().flatten().unwrap_or_default().escape_debug()
+        )
+    } else {
+        let f = arith::cast(&one, &DataType::Float64)?;
+        f.as_primitive::<Float64Type>().value(0).to_string()
+    })
+}
+
+/// The array of the target type holding `values` (each within its range), with `nulls`.
+fn build(t: Target, values: Vec<i128>, nulls: Option<NullBuffer>) -> Result<ArrayRef, Reason> {
+    fn of<T: ArrowPrimitiveType>(values: &[i128], nulls: Option<NullBuffer>) -> ArrayRef
+    where
+        T::Native: TryFrom<i128> + Default,
+    {
+        let values: Vec<T::Native> = values
             .iter()
-            .map(|v| {
-                v.and_then(|v| v.to_i128())
-                    .and_then(|v| T::try_from(v).ok())
-            })
-            .collect()
+            .map(|&v| T::Native::try_from(v).unwrap_or_default())
+            .collect();
+        Arc::new(PrimitiveArray::<T>::new(values.into(), nulls))
     }
     Ok(match t {
-        Target::Int(IntTy::I8) => Arc::new(Int8Array::from(of::<i8>(&values))),
-        Target::Int(IntTy::I16) => Arc::new(Int16Array::from(of::<i16>(&values))),
-        Target::Int(IntTy::I32) => Arc::new(Int32Array::from(of::<i32>(&values))),
-        Target::Int(IntTy::I64) => Arc::new(Int64Array::from(of::<i64>(&values))),
-        Target::Int(IntTy::U8) => Arc::new(UInt8Array::from(of::<u8>(&values))),
-        Target::Int(IntTy::U16) => Arc::new(UInt16Array::from(of::<u16>(&values))),
-        Target::Int(IntTy::U32) => Arc::new(UInt32Array::from(of::<u32>(&values))),
-        Target::Int(IntTy::U64) => Arc::new(UInt64Array::from(of::<u64>(&values))),
+        Target::Int(IntTy::I8) => of::<Int8Type>(&values, nulls),
+        Target::Int(IntTy::I16) => of::<Int16Type>(&values, nulls),
+        Target::Int(IntTy::I32) => of::<Int32Type>(&values, nulls),
+        Target::Int(IntTy::I64) => of::<Int64Type>(&values, nulls),
+        Target::Int(IntTy::U8) => of::<UInt8Type>(&values, nulls),
+        Target::Int(IntTy::U16) => of::<UInt16Type>(&values, nulls),
+        Target::Int(IntTy::U32) => of::<UInt32Type>(&values, nulls),
+        Target::Int(IntTy::U64) => of::<UInt64Type>(&values, nulls),
         Target::Decimal(p, s) => Arc::new(
-            Decimal128Array::from(of::<i128>(&values))
+            Decimal128Array::new(values.into(), nulls)
                 .with_precision_and_scale(p, s)
                 .map_err(|e| e.to_string())?,
         ),
