@@ -2568,6 +2568,12 @@ const LAZY_DUCKDB: &[(&str, &[usize])] = &[
         "CASE WHEN i8 < 0 OR CAST(i8 AS UTINYINT) > 3 THEN TRUE ELSE FALSE END",
         &[0, 1, 4, 6, 7],
     ),
+    // Patterns taken from the rows, none valid ('a%b(', ...).
+    ("i8 > 1000 AND regexp_matches(s, s || '(')", &[]),
+    (
+        "CASE WHEN i8 > 1000 THEN regexp_matches(s, ls || '(') ELSE s = 'abc' END",
+        &[4],
+    ),
 ];
 
 /// Conditions DuckDB 2.0 answers only in another order than the one written (it fails on
@@ -2609,6 +2615,11 @@ fn guards_keep_failing_values_away_as_in_duckdb() {
         (
             "i8 IN (1, 5) AND CAST(i64 AS INTEGER) > 0 AND CAST(u64 AS BIGINT) > 0",
             "CAST(.. AS",
+        ),
+        // Row 3 (i8 = 1) takes the pattern '('.
+        (
+            "CASE WHEN i8 = 1 THEN regexp_matches(s, ls || '(') ELSE s = 'abc' END",
+            "the regular expression \"(\" is not valid",
         ),
         // NOT, and AND / OR as values, run every operand on every row, as in DuckDB.
         ("NOT (i8 < 0 OR CAST(i8 AS UTINYINT) > 3)", "holds -128"),
