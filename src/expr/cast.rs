@@ -437,11 +437,21 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
         });
     } else if dt == &DataType::Date32 {
         let days = arith::cast(a, &DataType::Int32)?;
-        texts(
-            &mut out,
-            days.as_primitive::<arrow::datatypes::Int32Type>(),
-            date_text,
-        );
+        // Dates repeat (TPC-H's 6 million shipping dates are 2,526 days in a row): each one's
+        // text is made once per batch, into a cache indexed by the date's low bits.
+        let mut cache = vec![(0i32, 0u8, [0u8; 23]); DATE_CACHE];
+        let mut scratch = String::new();
+        texts(&mut out, days.as_primitive::<Int32Type>(), |t, d| {
+            let (at, len, text) = &mut cache[d.rem_euclid(DATE_CACHE as i32) as usize];
+            if *at != d || *len == 0 {
+                scratch.clear();
+                date_text(&mut scratch, d);
+                *at = d;
+                *len = scratch.len() as u8;
+                text[..scratch.len()].copy_from_slice(scratch.as_bytes());
+            }
+            t.push_str(std::str::from_utf8(&text[..usize::from(*len)]).unwrap_or_default());
+        });
     } else if let DataType::Timestamp(unit, tz) = dt {
         let per = match unit {
             TimeUnit::Second => 1_000_000_000,
@@ -466,6 +476,9 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
     }
     Ok(Arc::new(out.finish()))
 }
+
+/// How many dates' texts a cast to text keeps at once (about eleven years of days).
+const DATE_CACHE: usize = 4096;
 
 /// One text a row into `out`: each value written by `write` (into a buffer reused from row to
 /// row), a NULL for a null.
@@ -1058,6 +1071,44 @@ impl Reader for DecReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_sharing_a_cache_slot_keep_their_own_text() {
+        let n = DATE_CACHE as i32;
+        let days = [
+            0,
+            n,
+            0,
+            -n,
+            n,
+            i32::MAX,
+            -i32::MAX,
+            i32::MIN,
+            i32::MIN + n,
+            -719_162,
+            -719_162 - 366,
+            2_932_896,
+        ];
+        let a: ArrayRef = Arc::new(arrow::array::Date32Array::from(
+            days.iter()
+                .map(|&d| Some(d))
+                .chain([None])
+                .collect::<Vec<_>>(),
+        ));
+        let got = cast(Target::Varchar, false, &a, "column \"d\"").unwrap();
+        let got = got.as_string::<i64>();
+        for (i, &d) in days.iter().enumerate() {
+            let mut want = String::new();
+            date_text(&mut want, d);
+            assert_eq!(got.value(i), want, "{d}");
+        }
+        assert_eq!(got.value(0), "1970-01-01");
+        assert_eq!(got.value(1), "1981-03-20");
+        assert_eq!(got.value(3), "1958-10-15");
+        assert_eq!(got.value(5), "infinity");
+        assert_eq!(got.value(10), "0001-01-01 (BC)");
+        assert!(got.is_null(days.len()));
+    }
 
     /// DuckDB 2.0's `TRY_CAST(s AS INTEGER)` and `TRY_CAST(s AS UINTEGER)`, probed.
     #[test]
