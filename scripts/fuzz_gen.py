@@ -1741,21 +1741,29 @@ CAST_INTS = {"TINYINT": 3, "SMALLINT": 5, "INTEGER": 10, "BIGINT": 19, "UTINYINT
              "UINTEGER": 10, "UBIGINT": 20}
 
 
-def mk_try_cast(rng, ops, depth, first, x=None, to=None):
-    """TRY_CAST(x AS <integer type> | DECIMAL(p, s)) of a number (rounded half away from zero)
-    or of a string (DuckDB's readers; NULL where it is no number): DuckDB's, as a DECIMAL(38, s)."""
+def cast_draw(rng, ops, depth, first, x, to, decimal_share, max_p, max_s):
+    """A cast's operand (a number or a string) and target type, unless given: a DECIMAL(p, s)
+    (p up to max_p, s up to max_s) decimal_share of the time, else an integer type; and the
+    target's precision and scale."""
     if x is None:
         x = fx(rng, ops, first.kind if first is not None and first.kind == "str" else "num", depth + 1, first)
     if to is None:
-        if rng.random() < 0.35:
-            p = rng.randint(1, 38)
-            to = f"DECIMAL({p},{rng.randint(0, min(p, 6))})"
+        if rng.random() < decimal_share:
+            p = rng.randint(1, max_p)
+            to = f"DECIMAL({p},{rng.randint(0, min(p, max_s))})"
         else:
             to = rng.choice(list(CAST_INTS))
     if to.startswith("DECIMAL"):
         p, s = (int(v) for v in to[8:-1].split(","))
     else:
         p, s = CAST_INTS[to], 0
+    return x, to, p, s
+
+
+def mk_try_cast(rng, ops, depth, first, x=None, to=None):
+    """TRY_CAST(x AS <integer type> | DECIMAL(p, s)) of a number (rounded half away from zero)
+    or of a string (DuckDB's readers; NULL where it is no number): DuckDB's, as a DECIMAL(38, s)."""
+    x, to, p, s = cast_draw(rng, ops, depth, first, x, to, 0.35, 38, 6)
     e = call_ex(f"TRY_CAST({x.bj} AS {to})", f"CAST(TRY_CAST({x.dk} AS {to}) AS DECIMAL(38,{s}))", "num", x.used, (p, s))
     e.mirror = lambda rng, o: mk_try_cast(rng, ops, depth, o, col_ex(rng, o), to)
     return e
@@ -1780,18 +1788,7 @@ def mk_cast(rng, ops, depth, first, x=None, to=None, form=None):
     the rows a guard lets through (CASE WHEN guard THEN CAST END, an ELSE after the guard's
     negation, coalesce(CASE WHEN NOT guard THEN 0 END, CAST)). The guard: a number within the
     type's range, a string of one or two digits."""
-    if x is None:
-        x = fx(rng, ops, first.kind if first is not None and first.kind == "str" else "num", depth + 1, first)
-    if to is None:
-        if rng.random() < 0.3:
-            p = rng.randint(1, 18)
-            to = f"DECIMAL({p},{rng.randint(0, min(p, 4))})"
-        else:
-            to = rng.choice(list(CAST_INTS))
-    if to.startswith("DECIMAL"):
-        p, s = (int(v) for v in to[8:-1].split(","))
-    else:
-        p, s = CAST_INTS[to], 0
+    x, to, p, s = cast_draw(rng, ops, depth, first, x, to, 0.3, 18, 4)
     form = form or rng.choice(["bare", "case", "else", "coalesce"])
     CASTS[0] += 1
     if x.kind == "str":
