@@ -1828,8 +1828,11 @@ def mk_rem(rng, ops, depth, first, x=None, y=None, form=None):
     if p > 38:
         return x
     bj = f"({x.bj} % {y.bj})" if form == "op" else f"mod({x.bj}, {y.bj})"
-    e = call_ex(bj, f"CAST(({x.dk}) % ({y.dk}) AS DECIMAL(38,{s}))", "num", x.used | y.used, (p, s),
-                (decimal_width(p), s))
+    # DuckDB's operands at their own precision: as DECIMAL(38, s) (every number's spelling on
+    # DuckDB's side) a remainder needs over 38 digits, which DuckDB computes as a DOUBLE
+    # (i64::MIN % 0.07 gave -0.04, not -0.02: seed 47, where case 1423).
+    dk = f"CAST((CAST({x.dk} AS DECIMAL({p1},{s1}))) % (CAST({y.dk} AS DECIMAL({p2},{s2}))) AS DECIMAL(38,{s}))"
+    e = call_ex(bj, dk, "num", x.used | y.used, (p, s), (decimal_width(p), s))
     e.mirror = lambda rng, o: mk_rem(rng, ops, depth, o, col_ex(rng, o), y, form)
     return e
 
