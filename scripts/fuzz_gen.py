@@ -576,7 +576,8 @@ def like_pattern(rng, pool, escape):
 #   (a value over 38 digits; a date out of its range), the case is "DuckDB can't say": fewer
 #   cases decided, never a wrong reference. Products whose scale passes 38, which DuckDB
 #   refuses whatever the rows, and results over bloomjoin's 76 digits (by the types'
-#   precision), are not drawn.
+#   precision), are not drawn. A remainder (mk_rem) is the exception: its operands go at
+#   their own precision, since DuckDB computes one of two DECIMAL(38, s) as a DOUBLE.
 # - DuckDB adds days to a date only as an INTEGER (no DATE + BIGINT): the days are cast to
 #   INTEGER.
 # - Dates and their results stay within the years 1 to 9999 give or take a few thousand
