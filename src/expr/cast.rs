@@ -439,18 +439,16 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
         let days = arith::cast(a, &DataType::Int32)?;
         // Dates repeat (TPC-H's 6 million shipping dates are 2,526 days in a row): each one's
         // text is made once per batch, into a cache indexed by the date's low bits.
-        let mut cache = vec![(0i32, 0u8, [0u8; 23]); DATE_CACHE];
-        let mut scratch = String::new();
+        // A slot's text is empty until a date takes it (no date's text is empty).
+        let mut cache = vec![(0i32, String::new()); DATE_CACHE];
         texts(&mut out, days.as_primitive::<Int32Type>(), |t, d| {
-            let (at, len, text) = &mut cache[d.rem_euclid(DATE_CACHE as i32) as usize];
-            if *at != d || *len == 0 {
-                scratch.clear();
-                date_text(&mut scratch, d);
+            let (at, text) = &mut cache[d.rem_euclid(DATE_CACHE as i32) as usize];
+            if *at != d || text.is_empty() {
                 *at = d;
-                *len = scratch.len() as u8;
-                text[..scratch.len()].copy_from_slice(scratch.as_bytes());
+                text.clear();
+                date_text(text, d);
             }
-            t.push_str(std::str::from_utf8(&text[..usize::from(*len)]).unwrap_or_default());
+            t.push_str(text);
         });
     } else if let DataType::Timestamp(unit, tz) = dt {
         let per = match unit {

@@ -556,6 +556,14 @@ pub(super) fn describe(tree: &Tree, i: usize) -> String {
     }
 }
 
+/// The rows where condition `b` is TRUE (NULL is not).
+pub(super) fn true_rows(b: &BooleanArray) -> BooleanBuffer {
+    match b.nulls() {
+        Some(valid) => b.values() & valid.inner(),
+        None => b.values().clone(),
+    }
+}
+
 /// `v`, the value of node `i` on `n` rows, as a condition.
 pub(super) fn as_bool(tree: &Tree, v: Val, i: usize, n: usize) -> Result<BooleanArray, Reason> {
     match v {

@@ -784,12 +784,7 @@ fn case(args: Vec<Arg>, has_else: bool) -> Result<Value, Reason> {
     for (i, value) in values.iter().enumerate() {
         let take = match conds.get(i) {
             Some(Some(c)) => {
-                // TRUE rows (NULL is not).
-                let c = c.as_boolean();
-                let t = match c.nulls() {
-                    Some(v) => c.values() & v.inner(),
-                    None => c.values().clone(),
-                };
+                let t = super::eval::true_rows(c.as_boolean());
                 let take = &t & &!&taken;
                 taken = &taken | &t;
                 take

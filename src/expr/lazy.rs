@@ -105,10 +105,7 @@ impl<'a> Lazy<'a, '_> {
             _ => {
                 let v = self.value(node, batch)?;
                 let b = eval::as_bool(self.tree, v, node, batch.num_rows())?;
-                Ok(match b.nulls() {
-                    Some(valid) => b.values() & valid.inner(),
-                    None => b.values().clone(),
-                })
+                Ok(eval::true_rows(&b))
             }
         }
     }

@@ -315,10 +315,7 @@ impl Predicate {
             eval::Val::Lit(lit::Lit::Null) => BooleanArray::new_null(batch.num_rows()),
             eval::Val::Lit(l) => return Err(err(format!("{l} is not a boolean condition"))),
         };
-        Ok(match b.nulls() {
-            Some(_) => arrow::compute::prep_null_mask_filter(&b),
-            None => b,
-        })
+        Ok(BooleanArray::new(eval::true_rows(&b), None))
     }
 
     /// The rows of `batch` that pass, evaluated lazily (see `lazy`) since evaluating every
