@@ -2926,6 +2926,18 @@ fn readme_join_where_example_is_true() {
 }
 
 #[test]
+fn readme_division_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("The comments of the users who gave more");
+    let (rows, names) = read_rows(&dir.path().join("out/sample_voters"));
+    assert_eq!(rows.len(), 61021);
+    assert_eq!(names, ["Id", "UpVotes", "Reputation", "comment"]);
+    for r in &rows {
+        let f: Vec<f64> = r.split('|').map(|v| v.parse().unwrap()).collect();
+        assert!(f[1] / f[2] > 0.5, "{r}");
+    }
+}
+
+#[test]
 fn readme_guarded_cast_example_is_true() {
     let (dir, runs) =
         crate::util::run_readme_example("The users' comments that start with a positive");

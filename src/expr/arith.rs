@@ -1,4 +1,5 @@
-//! Arithmetic of the `--where` language, exact as its comparisons are:
+//! Arithmetic of the `--where` language: exact for integers, decimals, dates and timestamps, as
+//! its comparisons are, and DuckDB's DOUBLE and FLOAT operations for `/` and floats:
 //!
 //! - `+`, `-`, `*` and unary `-` of integers (any width and signedness), decimals (any
 //!   precision and scale) and exact number literals give a decimal wide enough for every
@@ -14,8 +15,15 @@
 //! - `%` (`mod`) of exact numbers is the remainder of the truncated quotient, with the sign
 //!   of the dividend, at the larger scale (`7.5 % 2` is `1.5`, `-7 % 2` is `-1`); `a % 0` is
 //!   NULL.
-//! - Floats are refused: their arithmetic rounds at each step, by rules that differ between
-//!   engines, and comparisons here are exact.
+//! - `/` is DuckDB's: a DOUBLE division, of exact numbers too (`7 / 2` is 3.5). Each operand
+//!   is first rounded once to the nearest DOUBLE, as DuckDB 2.0 converts integers and
+//!   decimals; `x / 0` is `inf`, `-inf` or NaN, as in IEEE 754 and DuckDB.
+//! - A float operand makes the whole operation float, of the type DuckDB binds: DOUBLE when
+//!   either operand is a DOUBLE (`1e0` is one), else FLOAT (a FLOAT meeting an integer or a
+//!   decimal), the other operand rounded once to it. `+ - * / %` are then IEEE 754's, which
+//!   round each result once and identically in every engine; `%` is C's `fmod` (`x % 0` is
+//!   NaN), as DuckDB's. Only the operands' conversions could differ between engines, and
+//!   these are DuckDB's.
 
 use std::sync::Arc;
 
@@ -53,6 +61,8 @@ pub(super) enum Value {
 enum Kind {
     /// An exact number: its precision and scale (integers have scale 0).
     Num(u8, i8),
+    /// A float: a DOUBLE (`true`) or a FLOAT (Float16 and Float32, as DuckDB reads both).
+    Float(bool),
     Date,
     Ts(TimeUnit, Option<Arc<str>>),
     Interval,
@@ -75,6 +85,8 @@ fn kind(t: &DataType) -> Option<Kind> {
                 Kind::Num(*p, *s)
             }
         }
+        Float16 | Float32 => Kind::Float(false),
+        Float64 => Kind::Float(true),
         Date32 => Kind::Date,
         Timestamp(u, tz) => Kind::Ts(*u, tz.clone()),
         _ => return None,
@@ -97,17 +109,11 @@ fn operand_kind(o: &Operand, what: &str) -> Result<Option<Kind>, Reason> {
     };
     match kind(t) {
         Some(k) => Ok(Some(k)),
-        None if matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64) => {
-            Err(format!(
-                "{what} is a float ({t}): arithmetic takes integers, decimals, dates and \
-                 timestamps (it is exact, and float arithmetic rounds)"
-            ))
-        }
         None if matches!(t, DataType::Date64) => Err(format!(
             "{what} is a Date64: arithmetic takes Date32 dates (as Parquet stores them)"
         )),
         None => Err(format!(
-            "{what} is {}: arithmetic takes integers, decimals, dates and timestamps",
+            "{what} is {}: arithmetic takes numbers, dates and timestamps",
             describe_type(t)
         )),
     }
@@ -200,6 +206,18 @@ pub(super) fn binary(
         _ => None,
     };
     match (op, &ka, &kb) {
+        (_, Kind::Num(..) | Kind::Float(_), Kind::Num(..) | Kind::Float(_))
+            if op == ArithOp::Div
+                || matches!(ka, Kind::Float(_))
+                || matches!(kb, Kind::Float(_)) =>
+        {
+            // DOUBLE unless a FLOAT meets no DOUBLE (exact numbers divide as DOUBLEs).
+            let float = |k: &Kind, double| *k == Kind::Float(double);
+            let double =
+                float(&ka, true) || float(&kb, true) || !(float(&ka, false) || float(&kb, false));
+            let (a, b) = (side(a).expect("a number"), side(b).expect("a number"));
+            floats(op, &a, &b, double).map(|r| result(&a, &b, r))
+        }
         (_, Kind::Num(p1, s1), Kind::Num(p2, s2)) => {
             let (a, b) = (side(a).expect("a number"), side(b).expect("a number"));
             if op == ArithOp::Rem {
@@ -248,9 +266,15 @@ pub(super) fn binary(
 /// Why `a op b` is refused, for operand kinds no rule of [`binary`] takes.
 fn why_not(op: ArithOp, a: &Kind, b: &Kind) -> &'static str {
     use Kind::*;
-    match (op, a, b) {
+    // A float is refused where any number is.
+    let number = |k: &Kind| match k {
+        Float(_) => Num(1, 0),
+        k => k.clone(),
+    };
+    match (op, &number(a), &number(b)) {
         (_, Interval, Interval) => "write one interval, e.g. INTERVAL '1 day 2 hours'",
         (ArithOp::Mul, ..) => "only numbers multiply",
+        (ArithOp::Div, ..) => "only numbers divide",
         (ArithOp::Rem, ..) => "only numbers have a remainder",
         (_, Date, Num(..)) | (_, Num(..), Date) => {
             "a date takes a whole number of days (or an INTERVAL), and a number is subtracted \
@@ -273,6 +297,24 @@ pub(super) fn sign(a: Operand, negated: bool, what: &str) -> Result<Value, Reaso
     let Some(k) = operand_kind(&a, what)? else {
         return Ok(Value::Null);
     };
+    if let Kind::Float(_) = k {
+        let (array, one) = match a {
+            Operand::Rows(a) => (a, false),
+            Operand::One(a) => (a, true),
+            _ => unreachable!("a number"),
+        };
+        let r = if negated {
+            let f = if *array.data_type() == DataType::Float16 {
+                cast(&array, &DataType::Float32)?
+            } else {
+                array
+            };
+            numeric::neg(&f).map_err(|e| e.to_string())?
+        } else {
+            array
+        };
+        return Ok(if one { Value::One(r) } else { Value::Rows(r) });
+    }
     let Kind::Num(p, s) = k else {
         return Err(format!(
             "cannot compute -{what}: only numbers have a sign{}",
@@ -306,6 +348,27 @@ pub(super) fn decimal(p: u8, s: i8) -> DataType {
     }
 }
 
+/// Two numbers, one of them a float or the operation a division: both rounded once to a
+/// DOUBLE (or a FLOAT), then IEEE 754's operation. Arrow's casts round an integer or a
+/// decimal once, to the nearest value, as DuckDB 2.0 does.
+fn floats(op: ArithOp, a: &Side, b: &Side, double: bool) -> Result<ArrayRef, Reason> {
+    let to = if double {
+        DataType::Float64
+    } else {
+        DataType::Float32
+    };
+    let (a, b) = (a.map(|x| cast(x, &to))?, b.map(|x| cast(x, &to))?);
+    let (a, b) = (a.datum(), b.datum());
+    match op {
+        ArithOp::Add => numeric::add(a.as_ref(), b.as_ref()),
+        ArithOp::Sub => numeric::sub(a.as_ref(), b.as_ref()),
+        ArithOp::Mul => numeric::mul(a.as_ref(), b.as_ref()),
+        ArithOp::Div => numeric::div(a.as_ref(), b.as_ref()),
+        ArithOp::Rem => numeric::rem(a.as_ref(), b.as_ref()),
+    }
+    .map_err(|e| e.to_string())
+}
+
 /// Two exact numbers, as decimals of the width every result needs.
 fn numbers(
     op: ArithOp,
@@ -318,6 +381,7 @@ fn numbers(
         ArithOp::Mul => (p1 + p2, s1 + s2),
         // The remainder is smaller than either operand, at their common scale.
         ArithOp::Rem => ((p1 - s1).max(p2 - s2) + s1.max(s2), s1.max(s2)),
+        ArithOp::Div => unreachable!("a division is a float's"),
     };
     if s > 76 {
         return Err(format!(
@@ -338,6 +402,7 @@ fn numbers(
         ArithOp::Sub => numeric::sub(a.as_ref(), b.as_ref()),
         ArithOp::Mul => numeric::mul(a.as_ref(), b.as_ref()),
         ArithOp::Rem => numeric::rem(a.as_ref(), b.as_ref()),
+        ArithOp::Div => unreachable!("a division is a float's"),
     }
     .map_err(|e| format!("{e} (beyond 76 digits)"))
 }

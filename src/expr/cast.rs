@@ -1,5 +1,5 @@
-//! `CAST(x AS type)` and `TRY_CAST` to integers, decimals and `VARCHAR`, as DuckDB 2.0 casts
-//! (`CAST` to `DATE` and `TIMESTAMP` is in `func`):
+//! `CAST(x AS type)` and `TRY_CAST` to integers, decimals, `DOUBLE`, `FLOAT` and `VARCHAR`, as
+//! DuckDB 2.0 casts (`CAST` to `DATE` and `TIMESTAMP` is in `func`):
 //!
 //! - To an integer type (`TINYINT` .. `UBIGINT`) or a `DECIMAL(p, s)`: an integer, a decimal
 //!   or a boolean (1 or 0) is rounded half away from zero to the target's scale; a float is
@@ -8,6 +8,8 @@
 //!   [`parse_decimal`]): spaces around it, a sign, digits with single `_` between them, a
 //!   fraction and an exponent, and for integers the unsigned forms `0x1F` and `0b101`, with
 //!   DuckDB's rounding, quirks included.
+//! - To `DOUBLE` or `FLOAT` ([`to_float`]): numbers rounded once to the nearest float,
+//!   booleans 1 and 0, strings read as DuckDB reads them ([`parse_float`]).
 //! - To `VARCHAR`: numbers as DuckDB prints them (a decimal with all its scale's digits,
 //!   `1.50`), booleans `true` and `false`, dates `YYYY-MM-DD` (`0045-03-15 (BC)` before year
 //!   1), timestamps `YYYY-MM-DD HH:MM:SS[.fraction]` with the fraction's trailing zeros cut
@@ -26,8 +28,8 @@ use arrow::array::{
 };
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{
-    i256, DataType, Decimal128Type, Decimal256Type, Float64Type, Int16Type, Int32Type, Int64Type,
-    Int8Type, TimeUnit, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    i256, DataType, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int16Type, Int32Type,
+    Int64Type, Int8Type, TimeUnit, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 
 use super::arith;
@@ -41,6 +43,8 @@ pub(crate) enum Target {
     Int(IntTy),
     /// `DECIMAL(precision, scale)`.
     Decimal(u8, i8),
+    /// `DOUBLE` (`true`) or `FLOAT` (`REAL`).
+    Float(bool),
     Varchar,
 }
 
@@ -107,6 +111,8 @@ impl Target {
         match self {
             Target::Int(t) => t.name().into(),
             Target::Decimal(p, s) => format!("DECIMAL({p},{s})"),
+            Target::Float(true) => "DOUBLE".into(),
+            Target::Float(false) => "FLOAT".into(),
             Target::Varchar => "VARCHAR".into(),
         }
     }
@@ -121,8 +127,157 @@ pub(super) fn cast(t: Target, try_: bool, a: &ArrayRef, what: &str) -> Result<Ar
     );
     match t {
         Target::Varchar => to_varchar(a, &call, what),
+        Target::Float(double) => to_float(double, try_, a, &call, what),
         Target::Int(_) | Target::Decimal(..) => to_number(t, try_, a, &call, what),
     }
+}
+
+/// `CAST(a AS DOUBLE | FLOAT)`, as DuckDB 2.0 casts: an integer or a decimal is rounded once
+/// to the nearest float, a boolean is 1 or 0, a DOUBLE is rounded to a FLOAT (a finite one
+/// beyond FLOAT's range does not convert; `inf` and NaN stay), and a string is read by
+/// [`parse_float`] (beyond the range it is `inf`, as DuckDB reads it).
+fn to_float(
+    double: bool,
+    try_: bool,
+    a: &ArrayRef,
+    call: &str,
+    what: &str,
+) -> Result<ArrayRef, Reason> {
+    let dt = a.data_type();
+    let to = if double {
+        DataType::Float64
+    } else {
+        DataType::Float32
+    };
+    let converted = if let Some(strs) = str_values(a) {
+        let rows = strs.map(|s| {
+            s.map(|s| {
+                if double {
+                    parse_float::<f64>(s)
+                } else {
+                    parse_float::<f32>(s).map(f64::from)
+                }
+                .ok_or(false)
+            })
+        });
+        gather_floats(rows, a.len(), try_)?
+    } else if arith::number(dt).is_some()
+        || matches!(
+            dt,
+            DataType::Boolean | DataType::Float16 | DataType::Float32 | DataType::Float64
+        )
+    {
+        // Arrow's casts round an integer or a decimal once, as DuckDB's do.
+        let f = arith::cast(a, &to)?;
+        if double || matches!(dt, DataType::Float16 | DataType::Float32) {
+            return Ok(f);
+        }
+        // To FLOAT: a finite value that became infinite was beyond FLOAT's range.
+        let wide = arith::cast(a, &DataType::Float64)?;
+        let (wide, narrow) = (
+            wide.as_primitive::<Float64Type>(),
+            f.as_primitive::<Float32Type>(),
+        );
+        if !narrow
+            .values()
+            .iter()
+            .zip(wide.values())
+            .any(|(n, w)| n.is_infinite() && w.is_finite())
+        {
+            return Ok(f);
+        }
+        let rows = narrow.iter().zip(wide.iter()).map(|(n, w)| {
+            n.zip(w).map(|(n, w)| {
+                Some(f64::from(n))
+                    .filter(|_| !(n.is_infinite() && w.is_finite()))
+                    .ok_or(true)
+            })
+        });
+        gather_floats(rows, a.len(), try_)?
+    } else {
+        return Err(format!("{call} does not take {what}, {}", describe(dt)));
+    };
+    match converted {
+        Ok(f) => arith::cast(&f, &to),
+        Err((row, true)) => Err(format!(
+            "{call}: {what} holds {}, out of the range of FLOAT",
+            shown_at(a, row)?
+        )),
+        Err((row, false)) => Err(format!(
+            "{call}: {what} holds {}, which is not a number",
+            shown_at(a, row)?
+        )),
+    }
+}
+
+/// The values of `rows` as DOUBLEs (a FLOAT's exactly), NULL where one does not convert with
+/// `try_`, else the first such row and why (out of range: true).
+#[allow(clippy::type_complexity)]
+fn gather_floats(
+    rows: impl Iterator<Item = Option<Result<f64, bool>>>,
+    len: usize,
+    try_: bool,
+) -> Result<Result<ArrayRef, (usize, bool)>, Reason> {
+    let mut values = Vec::with_capacity(len);
+    let mut valid = BooleanBufferBuilder::new(len);
+    for (i, r) in rows.enumerate() {
+        match r {
+            Some(Ok(v)) => {
+                values.push(v);
+                valid.append(true);
+            }
+            Some(Err(range)) if !try_ => return Ok(Err((i, range))),
+            _ => {
+                values.push(0.0);
+                valid.append(false);
+            }
+        }
+    }
+    let nulls = Some(NullBuffer::new(valid.finish())).filter(|n| n.null_count() > 0);
+    Ok(Ok(Arc::new(PrimitiveArray::<Float64Type>::new(
+        values.into(),
+        nulls,
+    ))))
+}
+
+/// A string read as a float, as DuckDB 2.0 reads one (checked on random strings against its
+/// answers): ASCII spaces around it; one `+` dropped before anything, even a `-` (`'+-1'` is
+/// -1); digits with single `_` between them, in the fraction and the exponent too; a fraction
+/// with or without digits on either side of the point (`5.`, `.5`); an exponent; `inf`,
+/// `infinity` and `nan` in any case, with a sign, and `nan(chars)`. The nearest float, `inf`
+/// beyond the range. `None` for anything else.
+pub(crate) fn parse_float<F: std::str::FromStr>(s: &str) -> Option<F> {
+    let s = s.trim_matches([' ', '\t', '\n', '\u{b}', '\u{c}', '\r']);
+    let s = s.strip_prefix('+').unwrap_or(s);
+    if s.starts_with('+') {
+        return None;
+    }
+    let body = s.strip_prefix('-').unwrap_or(s).as_bytes();
+    if body.len() >= 5
+        && body[..4].eq_ignore_ascii_case(b"nan(")
+        && body.ends_with(b")")
+        && body[4..body.len() - 1]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        return "nan".parse().ok();
+    }
+    let b = s.as_bytes();
+    if !b.contains(&b'_') {
+        return s.parse().ok();
+    }
+    let mut clean = String::with_capacity(s.len());
+    for (i, c) in s.char_indices() {
+        if c == '_' {
+            let digit = |j: Option<usize>| j.and_then(|j| b.get(j)).is_some_and(u8::is_ascii_digit);
+            if !(digit(i.checked_sub(1)) && digit(Some(i + 1))) {
+                return None;
+            }
+        } else {
+            clean.push(c);
+        }
+    }
+    clean.parse().ok()
 }
 
 /// A row's converted value (`None`: NULL), or why it has none: out of the target's range
@@ -145,7 +300,7 @@ fn to_number(
             let top = 10i128.pow(p.into()) - 1;
             (-top, top, s)
         }
-        Target::Varchar => unreachable!("not a number"),
+        Target::Varchar | Target::Float(_) => unreachable!("not an exact number"),
     };
     let in_range = |v: &i128| (lo..=hi).contains(v);
     let dt = a.data_type();
@@ -211,7 +366,7 @@ fn to_number(
                 match t {
                     Target::Int(ty) => parse_int(s.as_bytes(), ty),
                     Target::Decimal(p, scale) => parse_decimal(s.as_bytes(), p, scale as u8),
-                    Target::Varchar => unreachable!("not a number"),
+                    Target::Varchar | Target::Float(_) => unreachable!("not an exact number"),
                 }
                 .ok_or(false)
             })
@@ -279,7 +434,7 @@ fn shown_at(a: &ArrayRef, row: usize) -> Result<String, Reason> {
         )
     } else {
         let f = arith::cast(&one, &DataType::Float64)?;
-        f.as_primitive::<Float64Type>().value(0).to_string()
+        format!("{:?}", f.as_primitive::<Float64Type>().value(0))
     })
 }
 
@@ -309,7 +464,7 @@ fn build(t: Target, values: Vec<i128>, nulls: Option<NullBuffer>) -> Result<Arra
                 .with_precision_and_scale(p, s)
                 .map_err(|e| e.to_string())?,
         ),
-        Target::Varchar => unreachable!("not a number"),
+        Target::Varchar | Target::Float(_) => unreachable!("not an exact number"),
     })
 }
 
@@ -1106,6 +1261,138 @@ mod tests {
         assert_eq!(got.value(5), "infinity");
         assert_eq!(got.value(10), "0001-01-01 (BC)");
         assert!(got.is_null(days.len()));
+    }
+
+    #[test]
+    // The rows write the exact values, which the compiler rounds as the reader must.
+    #[allow(clippy::excessive_precision)]
+    fn strings_read_as_floats_as_duckdb_reads_them() {
+        // DuckDB 2.0.1's TRY_CAST(s AS DOUBLE) and TRY_CAST(s AS FLOAT), the latter widened.
+        let cases: &[(&str, Option<f64>, Option<f64>)] = &[
+            ("1_000", Some(1000.0f64), Some(1000.0f64)),
+            ("1__0", None, None),
+            ("_1", None, None),
+            ("1_", None, None),
+            ("1e", None, None),
+            ("e5", None, None),
+            (".", None, None),
+            ("-", None, None),
+            ("+-1", Some(-1.0f64), Some(-1.0f64)),
+            ("++1", None, None),
+            ("-+1", None, None),
+            ("1.5.5", None, None),
+            ("1E2", Some(100.0f64), Some(100.0f64)),
+            ("0x10", None, None),
+            (" \t12", Some(12.0f64), Some(12.0f64)),
+            ("12\n", Some(12.0f64), Some(12.0f64)),
+            ("\n12\r", Some(12.0f64), Some(12.0f64)),
+            ("\u{b}12", Some(12.0f64), Some(12.0f64)),
+            ("\u{c}12", Some(12.0f64), Some(12.0f64)),
+            ("inf", Some(f64::INFINITY), Some(f64::INFINITY)),
+            ("-inf", Some(f64::NEG_INFINITY), Some(f64::NEG_INFINITY)),
+            ("+inf", Some(f64::INFINITY), Some(f64::INFINITY)),
+            ("INFINITY", Some(f64::INFINITY), Some(f64::INFINITY)),
+            (
+                "-Infinity",
+                Some(f64::NEG_INFINITY),
+                Some(f64::NEG_INFINITY),
+            ),
+            ("infin", None, None),
+            ("nan", Some(f64::NAN), Some(f64::NAN)),
+            ("-nan", Some(f64::NAN), Some(f64::NAN)),
+            ("NAN", Some(f64::NAN), Some(f64::NAN)),
+            ("nan(1)", Some(f64::NAN), Some(f64::NAN)),
+            ("nan()", Some(f64::NAN), Some(f64::NAN)),
+            ("nan(", None, None),
+            ("nanx", None, None),
+            ("1e-5", Some(1e-05f64), Some(9.999999747378752e-06f64)),
+            ("1e309", Some(f64::INFINITY), Some(f64::INFINITY)),
+            ("-1e309", Some(f64::NEG_INFINITY), Some(f64::NEG_INFINITY)),
+            ("1e-400", Some(0.0f64), Some(0.0f64)),
+            ("4.9e-324", Some(5e-324f64), Some(0.0f64)),
+            ("1.5_", None, None),
+            ("+.5", Some(0.5f64), Some(0.5f64)),
+            ("-.", None, None),
+            ("+", None, None),
+            ("  ", None, None),
+            ("", None, None),
+            ("1e2_0", Some(1e20f64), Some(1.0000000200408773e20f64)),
+            ("1 e2", None, None),
+            ("1e 2", None, None),
+            (" +1", Some(1.0f64), Some(1.0f64)),
+            ("+ 1", None, None),
+            ("1\u{a0}", None, None),
+            ("-0", Some(-0.0f64), Some(-0.0f64)),
+            ("5.", Some(5.0f64), Some(5.0f64)),
+            ("5.e3", Some(5000.0f64), Some(5000.0f64)),
+            (".e3", None, None),
+            ("0.1", Some(0.1f64), Some(0.10000000149011612f64)),
+            (
+                "3.4028235e38",
+                Some(3.4028235e38f64),
+                Some(3.4028234663852886e38f64),
+            ),
+            ("3.4028236e38", Some(3.4028236e38f64), Some(f64::INFINITY)),
+            ("1e-46", Some(1e-46f64), Some(0.0f64)),
+            ("0x1p3", None, None),
+            ("1d", None, None),
+            ("1f", None, None),
+            (
+                "9007199254740993",
+                Some(9007199254740992.0f64),
+                Some(9007199254740992.0f64),
+            ),
+            ("1_0.5", Some(10.5f64), Some(10.5f64)),
+            ("1._5", None, None),
+            ("1_.5", None, None),
+            ("1.5_5", Some(1.55f64), Some(1.5499999523162842f64)),
+            ("1e_2", None, None),
+            ("1_e2", None, None),
+            ("-_1", None, None),
+            ("0.0_1", Some(0.01f64), Some(0.009999999776482582f64)),
+            ("1e-0_5", Some(1e-05f64), Some(9.999999747378752e-06f64)),
+            ("+-inf", Some(f64::NEG_INFINITY), Some(f64::NEG_INFINITY)),
+            ("+ nan", None, None),
+            ("  -inf  ", Some(f64::NEG_INFINITY), Some(f64::NEG_INFINITY)),
+            ("1e1000000000000", Some(f64::INFINITY), Some(f64::INFINITY)),
+            ("0e99999999999", Some(0.0f64), Some(0.0f64)),
+            ("0_.5", None, None),
+            (".5_5", Some(0.55f64), Some(0.550000011920929f64)),
+            ("-5_", None, None),
+            ("１２", None, None),
+        ];
+        let same = |got: Option<f64>, want: Option<f64>| match (got, want) {
+            (Some(g), Some(w)) => {
+                g == w && g.is_sign_negative() == w.is_sign_negative() || g.is_nan() && w.is_nan()
+            }
+            (g, w) => g.is_none() && w.is_none(),
+        };
+        // Where DuckDB 2.0.1's reader (its fork of fast_float, which takes `_`) goes wrong, the
+        // text as written: a `_` right after the fraction's first 8 digits, which it reads 8 at
+        // a time (NULL there), and a `_` in more than 19 digits (a wrong value there).
+        let misread: &[(&str, Option<f64>, Option<f64>)] = &[
+            (
+                ".12941046_7_8",
+                Some(0.1294104678),
+                Some(0.1294104678f32 as f64),
+            ),
+            (
+                "0_404_5_13620_053535264",
+                Some(404513620053535264.0),
+                Some(404513620053535264.0f32 as f64),
+            ),
+            (
+                "+46998027529477407448516_78.",
+                Some(4.699802752947740744851678e24),
+                Some(4.699802752947740744851678e24f32 as f64),
+            ),
+        ];
+        for &(s, double, float) in cases.iter().chain(misread) {
+            let d = parse_float::<f64>(s);
+            assert!(same(d, double), "{s:?} as DOUBLE: {d:?}, want {double:?}");
+            let f = parse_float::<f32>(s).map(f64::from);
+            assert!(same(f, float), "{s:?} as FLOAT: {f:?}, want {float:?}");
+        }
     }
 
     /// DuckDB 2.0's `TRY_CAST(s AS INTEGER)` and `TRY_CAST(s AS UINTEGER)`, probed.

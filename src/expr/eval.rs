@@ -547,6 +547,7 @@ pub(super) fn describe(tree: &Tree, i: usize) -> String {
             ArithOp::Add => "a sum",
             ArithOp::Sub => "a difference",
             ArithOp::Mul => "a product",
+            ArithOp::Div => "a quotient",
             ArithOp::Rem => "a remainder",
         }
         .into(),

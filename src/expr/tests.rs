@@ -603,6 +603,155 @@ const IS_DUCKDB: &[(&str, &[usize])] = &[
     ("ifnull(dec, i8) = 0", &[2]),
 ];
 
+/// `/` and float arithmetic, with DuckDB 2.0's answers: `/` of exact numbers is a DOUBLE
+/// division of the operands rounded once to DOUBLEs; a FLOAT meeting no DOUBLE computes in
+/// FLOAT (`f32 + 1 = 16777216` holds for 16777216); `x / 0` is `inf`, `-inf` or NaN, and NaN
+/// equals NaN and is above every other value.
+const FLOAT_DUCKDB: &[(&str, &[usize])] = &[
+    ("i8 / 2 = 2.5", &[6]),
+    ("i8 / 0 > 1e308", &[2, 3, 4, 6, 7]),
+    ("i8 / 0 IS NULL", &[5]),
+    ("0 / i8 > 0", &[2]),
+    ("i8 / i8 = 1", &[0, 1, 3, 4, 6, 7]),
+    ("i64 / 3 > 3e18", &[6]),
+    ("i64 / 1 = 9007199254740992", &[7]),
+    ("u64 / 2 = 4611686018427387904", &[2, 3, 6]),
+    ("u64 / u64 = 1", &[1, 2, 3, 4, 6, 7]),
+    ("dec / dec = 1", &[0, 1, 3, 4, 6, 7]),
+    ("dec / 0.07 > 20", &[0, 4, 6, 7]),
+    ("wide / 3 = 5", &[]),
+    ("wide / dec > 1e20", &[2]),
+    ("big / 1 = 9007199254740992", &[0, 1]),
+    ("big / 1e0 = 9007199254740993", &[0, 1]),
+    ("big / -3 < -3e36", &[4]),
+    ("dec / i8 < 0", &[0]),
+    ("i8 / dec >= 1", &[2, 3, 6, 7]),
+    ("7 / 2 = 3.5", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("1 / 3 = 0.3333333333333333", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("NULL / 2 IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("i8 / NULL IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("1 / 0 > 0", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("0 / 0 = 0 / 0", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("i8 / 3 * 3 = i8", &[0, 1, 2, 3, 4, 6, 7]),
+    ("abs(i8 / -2) = 2.5", &[6]),
+    ("coalesce(f32 / 2, 0) > 1", &[2, 3, 7]),
+    ("CASE WHEN i8 <> 0 THEN 1 / i8 END > 0.01", &[3, 6]),
+    ("i8 / 2 IN (2.5, 50, -0.5)", &[1, 6, 7]),
+    ("i8 / 4 BETWEEN 0 AND 1", &[2, 3]),
+    ("f32 / 2 = 0.05", &[0]),
+    ("f32 + 0.1 = 0.2", &[0]),
+    ("f32 + 1 = 16777216", &[3]),
+    ("f32 + 1e0 = 16777217", &[3]),
+    ("f32 * 2 = 3", &[4]),
+    ("f32 - f32 = 0", &[0, 1, 3, 4, 7]),
+    ("f32 + i64 > 0", &[2, 3, 4, 7]),
+    ("f32 + dec > 1", &[0, 2, 3, 4, 7]),
+    ("f32 * u64 > 1e19", &[2, 3, 4]),
+    ("f64 + 0.2 = 0.30000000000000004", &[6]),
+    ("f64 + 0.2 = 0.3", &[]),
+    ("f64 * 0 = 0", &[0, 1, 6, 7]),
+    ("f64 * 0 IS NULL", &[5]),
+    ("f64 - f64 = 0", &[0, 1, 6, 7]),
+    ("f64 % 2 = 0.1", &[6]),
+    ("f64 % 0 > 0", &[0, 1, 2, 3, 4, 6, 7]),
+    ("-f64 < 0", &[3, 6, 7]),
+    ("-f64 = 0", &[0, 1]),
+    ("-f32 > 0", &[2, 6]),
+    ("f64 / f32 = 1", &[]),
+    ("f64 + f32 > 1", &[2, 3, 7]),
+    ("f64 + i8 = 5.1", &[6]),
+    ("f64 * dec > 1e300", &[2, 3, 7]),
+    ("f64 / 0 = f64 / 0", &[0, 1, 2, 3, 4, 6, 7]),
+    ("mod(f64, 0.05) < 0.01", &[0, 1, 6]),
+    ("f32 % 1 = 0", &[1, 3, 7]),
+    ("i8 + 1e0 = 2", &[3]),
+    ("i8 * 1.5e0 = 7.5", &[6]),
+    ("u64 + 0e0 = 18446744073709551615", &[4]),
+    ("i64 - 0.5e0 < -9.2e18", &[0, 1]),
+    ("dec / 3 = 0.5", &[0]),
+    ("i8 / 2 + 1 > 50", &[4, 7]),
+    ("i8 / 2 * 2 = i8", &[0, 1, 2, 3, 4, 6, 7]),
+    ("(dec * 3) / 3 = dec", &[0, 1, 2, 6, 7]),
+    ("f32 = i8 / 2", &[]),
+    ("i8 / 3 > dec", &[1, 3, 7]),
+    ("i8 / 3 < f32", &[0, 1, 2, 3]),
+    ("i64 / u64 = 1", &[6]),
+    ("1e0 / i8 < 0", &[0, 1]),
+    // Casts to DOUBLE and FLOAT (REAL, FLOAT4, FLOAT8, DOUBLE PRECISION, FLOAT(p)).
+    ("CAST(i8 AS DOUBLE) / 2 = 2.5", &[6]),
+    ("CAST(i64 AS DOUBLE) = 9007199254740992", &[7]),
+    ("CAST(i64 AS FLOAT) = 9007199254740992", &[7]),
+    ("CAST(u64 AS REAL) > 1e19", &[4]),
+    ("CAST(big AS DOUBLE) = -1e37", &[6]),
+    ("CAST(big AS FLOAT) = 1e37", &[]),
+    ("CAST(dec AS DOUBLE) = 1.5", &[0]),
+    ("CAST(dec AS FLOAT) = 0.05", &[3]),
+    ("CAST(wide AS DOUBLE) > 1e27", &[4]),
+    ("CAST(f64 AS DOUBLE) = f64", &[0, 1, 2, 3, 4, 6, 7]),
+    ("TRY_CAST(f64 AS FLOAT) IS NULL", &[5, 7]),
+    ("TRY_CAST(f64 AS FLOAT) = 0.1", &[6]),
+    ("CAST(f32 AS DOUBLE) = 0.1", &[]),
+    ("CAST(f32 AS DOUBLE) = CAST(0.1 AS FLOAT)", &[0]),
+    ("CAST(b AS DOUBLE) = 1", &[0, 3, 6]),
+    ("CAST(b AS FLOAT) < 1", &[1, 4, 7]),
+    ("TRY_CAST(s AS DOUBLE) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("TRY_CAST(ls AS FLOAT) IS NOT NULL", &[]),
+    ("i8::DOUBLE > 99", &[4, 7]),
+    ("i8::FLOAT8 / 3 > 33", &[4, 7]),
+    ("i8::FLOAT4 / 3 > 33", &[4, 7]),
+    ("CAST(i8 AS DOUBLE PRECISION) < 0", &[0, 1]),
+    ("CAST(dec AS FLOAT(30)) = 0.05", &[3]),
+    ("CAST(dec AS FLOAT(10)) = 0.05", &[3]),
+    (
+        "CAST('1_000.5' AS DOUBLE) = 1000.5",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    ("TRY_CAST('+-1' AS DOUBLE) = -1", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    (
+        "TRY_CAST(' nan ' AS DOUBLE) > 1e308",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    ("CAST('inf' AS FLOAT) > 1e38", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("CAST('1e2_0' AS FLOAT) = 1e20", &[]),
+    (
+        "CAST(CAST(i8 AS VARCHAR) AS DOUBLE) = i8",
+        &[0, 1, 2, 3, 4, 6, 7],
+    ),
+    (
+        "CASE WHEN f64 < 1e300 THEN CAST(f64 AS FLOAT) END = 0",
+        &[0, 1],
+    ),
+];
+
+#[test]
+fn division_and_float_arithmetic_agree_with_duckdb() {
+    assert_rows(&table(), &[FLOAT_DUCKDB]);
+    for (text, says) in [
+        (
+            "CAST(f64 AS FLOAT) > 0",
+            "CAST(.. AS FLOAT): column \"f64\" holds 1e308, out of the range of FLOAT",
+        ),
+        (
+            "CAST(s AS DOUBLE) > 0",
+            "CAST(.. AS DOUBLE): column \"s\" holds 'a%b', which is not a number",
+        ),
+        (
+            "CAST(d32 AS DOUBLE) > 0",
+            "does not take column \"d32\", a date",
+        ),
+        (
+            "CAST(ts_us AS REAL) > 0",
+            "does not take column \"ts_us\", a timestamp",
+        ),
+    ] {
+        let e = Predicate::parse(text, "--where")
+            .and_then(|p| p.evaluate(&table()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
 #[test]
 fn arithmetic_agrees_with_duckdb_and_is_exact_where_duckdb_overflows() {
     assert_rows(&table(), &[ARITH_DUCKDB, ARITH_EXACT]);
@@ -749,7 +898,6 @@ fn remainders_and_boolean_tests_agree_with_duckdb() {
     assert_rows(&table(), &[REM_DUCKDB, REM_EXACT, IS_DUCKDB]);
     for (text, says) in [
         ("d32 % 7 = 0", "only numbers have a remainder"),
-        ("f64 % 2 = 0", "float"),
         ("s % 2 = 0", "a string"),
         ("mod(i8) = 0", "mod() takes 2 arguments, not 1"),
         ("nullif(i8, 1, 2) = 0", "nullif() takes 2 arguments, not 3"),
@@ -788,11 +936,16 @@ fn arithmetic_is_the_same_on_every_type_holding_the_same_values() {
 fn arithmetic_refusals_name_the_operands_in_one_line() {
     let t = table();
     for (text, says) in [
-        ("f64 + 1 > 2", "float"),
-        ("1e3 * i8 > 2", "float"),
         ("s + 1 > 2", "a string"),
         ("b * 2 > 1", "a boolean"),
-        ("i8 / 2 > 1", "operator /"),
+        ("s / 2 > 1", "a string"),
+        ("d32 / 2 > 1", "only numbers divide"),
+        ("2 / ts_us > 1", "only numbers divide"),
+        ("INTERVAL 1 DAY / 2 > 1", "only numbers divide"),
+        ("d32 + 1e0 > d32", "whole number of days"),
+        ("ts_us - 1.5e0 > ts_us", "INTERVAL"),
+        ("f64 + s > 1", "a string"),
+        ("-ts_us > 1", "only numbers have a sign"),
         ("i8 // 2 = 1", "operator //"),
         ("d32 + 1.5 > d32", "whole number of days"),
         ("ts_us + 1 > ts_us", "INTERVAL"),
@@ -1123,7 +1276,7 @@ fn errors_name_the_option_and_the_column() {
         ("upper(i8) = 'A'", "upper() takes a string, column \"i8\""),
         ("i8 + s > 2", "column \"s\" is a string"),
         ("-s > 2", "column \"s\" is a string"),
-        ("i8 / 2 > 2", "unsupported: operator /"),
+        ("i8 // 2 > 2", "unsupported: operator //"),
         ("i8 IN (1, 'a')", "cannot compare"),
     ] {
         let e = check(text, "--where");
@@ -1609,7 +1762,7 @@ fn failing_expressions_within_the_limit_fail_cleanly_on_a_worker() {
     let n = MAX_OPERATORS - 2;
     for text in [
         // An unsupported operator heading a chain as deep as the limit allows.
-        format!("i64 = 1{}", " / 1".repeat(n - 1)),
+        format!("i64 = 1{}", " ^ 1".repeat(n - 1)),
         format!("1{} = i64", " // 1".repeat(n - 1)),
         // A valid chain followed by a stray token.
         format!("{} )", chain(n / 2, "OR")),
@@ -1617,7 +1770,7 @@ fn failing_expressions_within_the_limit_fail_cleanly_on_a_worker() {
         format!("{} OR", chain(n / 2 - 1, "OR")),
         // Deep NOTs and parentheses around something unsupported.
         format!("{}upper2(s) = 'a'", "NOT ".repeat(n - 4)),
-        format!("{}i64 / 1{} = 2", "(".repeat(n - 2), ")".repeat(n - 2)),
+        format!("{}i64 // 1{} = 2", "(".repeat(n - 2), ")".repeat(n - 2)),
     ] {
         let e = on_worker(move || Predicate::parse(&text, "--where").map(|_| ()))
             .unwrap_err()
@@ -2677,6 +2830,7 @@ fn the_lazy_evaluator_gives_every_table_s_rows() {
         EXACT,
         ARITH_DUCKDB,
         ARITH_EXACT,
+        FLOAT_DUCKDB,
         REM_DUCKDB,
         REM_EXACT,
         IS_DUCKDB,
