@@ -205,6 +205,7 @@ class Case:
         self.s3 = False  # the join read its sides from S3 (--s3)
         self.funcs = 0  # predicates calling functions in its conditions (fuzz_gen's functions)
         self.casts = 0  # CASTs that can fail in its conditions
+        self.floats = 0  # divisions and float operations in its conditions
         self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
@@ -1338,10 +1339,12 @@ def join_case(case, ctx):
     frng = random.Random(f"{ctx.seed}:join-func:{case.index}")
     g.FUNCS[0] = 0
     g.CASTS[0] = 0
+    g.FLOATS[0] = 0
     lwhere = g.condition(rng, linfo, lcols, frng=frng, values=TableSample(left).values) if r < 0.6 else None
     rwhere = g.condition(rng, rinfo, rcols, frng=frng, values=TableSample(right).values) if rng.random() < 0.3 else None
     case.funcs += g.FUNCS[0]
     case.casts += g.CASTS[0]
+    case.floats += g.FLOATS[0]
     # A condition on a side's partition column, alone or ANDed to the side's (it then prunes
     # files), or ORed to it (it then prunes none).
     for side in hive:
@@ -1580,10 +1583,12 @@ def join_case(case, ctx):
         # Functions in its predicates: a generator of their own (fuzz_gen's functions).
         g.FUNCS[0] = 0
         g.CASTS[0] = 0
+        g.FLOATS[0] = 0
         jw = join_where(jrng, jw_cols, lkeys.split(","), sample,
                         random.Random(f"{ctx.seed}:join-where-func:{case.index}"))
         case.funcs += g.FUNCS[0]
         case.casts += g.CASTS[0]
+        case.floats += g.FLOATS[0]
         case.jw_funcs = g.FUNCS[0]
         join += ["--join-where", jw[0]]
         on = f"{on} AND ({jw[1]})"
@@ -2091,10 +2096,12 @@ def where_case(case, ctx):
     # their literals from the values DuckDB computes on the table's rows.
     g.FUNCS[0] = 0
     g.CASTS[0] = 0
+    g.FLOATS[0] = 0
     bj, dk = g.condition(rng, info, names, frng=random.Random(f"{ctx.seed}:where-func:{case.index}"),
                          values=TableSample(table).values)
     case.funcs = g.FUNCS[0]
     case.casts = g.CASTS[0]
+    case.floats = g.FLOATS[0]
     case.notes.append(f"condition: {bj}")
 
     con = duck()
@@ -2344,6 +2351,7 @@ def run_case(job):
     r["s3"] = case.s3
     r["funcs"] = case.funcs
     r["casts"] = case.casts
+    r["floats"] = case.floats
     r["jw_funcs"] = case.jw_funcs
     return r
 
@@ -2412,6 +2420,9 @@ def run_all(args, s3_port):
         if r["casts"]:
             funcs["casts"] += 1
             funcs["casts passed"] += r["outcome"].startswith("pass")
+        if r["floats"]:
+            funcs["floats"] += 1
+            funcs["floats passed"] += r["outcome"].startswith("pass")
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
@@ -2449,6 +2460,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['cases']} cases called functions ({funcs['pass']} passed{jw})"
     if funcs["casts"]:
         skipped += f"; {funcs['casts']} cases cast with CAST, which can fail ({funcs['casts passed']} passed)"
+    if funcs["floats"]:
+        skipped += f"; {funcs['floats']} cases divided or computed in floats ({funcs['floats passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

@@ -1148,7 +1148,7 @@ def func_operands(info, names):
 
 
 # What a function of a column of each kind may give: the kinds of its result.
-RESULTS = {"str": ["str", "str", "num", "bool"], "num": ["num", "num", "num", "str"], "float": ["float"],
+RESULTS = {"str": ["str", "str", "num", "bool", "float"], "num": ["num", "num", "num", "str", "float"], "float": ["float"],
            "date": ["date", "ts", "num", "num", "str"], "xdate": ["xdate", "num", "num"],
            "ts": ["date", "ts", "num", "num", "str"], "bool": ["bool", "str"], "bin": ["bin"]}
 # How often a `where` function predicate reads a column of each kind (out of those present).
@@ -1838,6 +1838,75 @@ def mk_rem(rng, ops, depth, first, x=None, y=None, form=None):
     return e
 
 
+def mk_div(rng, ops, depth, first, x=None, y=None):
+    """x / y of numbers: a DOUBLE, as DuckDB's. DuckDB's text divides the operands' DECIMAL(38,
+    s), each rounded once to a DOUBLE, as bloomjoin rounds the exact values. The divisor may be
+    0 (inf, -inf, NaN: DuckDB's `/` never fails) or -0.0 (the decimal 0: inf)."""
+    if x is None:
+        x = fx(rng, ops, "num", depth + 1, first)
+    if y is None:
+        r = rng.random()
+        if r < 0.5:
+            y = num_lit_ex(str(rng.choice([2, 3, 7, 10, 0, -4, 1000, "0.5", "1.25", "0.07", "-0.0"])))
+        elif r < 0.8 and of(ops, "num"):
+            y = col_ex(rng, rng.choice(of(ops, "num")))
+        else:
+            y = fx(rng, ops, "num", depth + 1)
+    FLOATS[0] += 1
+    e = call_ex(f"({x.bj} / {y.bj})", f"({x.dk} / {y.dk})", "float", x.used | y.used)
+    if first is not None and first.kind == "num":
+        e.mirror = lambda rng, o: mk_div(rng, ops, depth, o, col_ex(rng, o), y)
+    return e
+
+
+def mk_float_cast(rng, ops, depth, first, x=None, to=None, word=None):
+    """CAST(x AS DOUBLE | FLOAT | REAL | FLOAT8) of a number (rounded once, as DuckDB does),
+    TRY_CAST of a string (DuckDB's reader: spaces, a sign, '_', inf and nan) or of a float
+    column (a DOUBLE beyond FLOAT's range is NULL)."""
+    if x is None:
+        x = col_ex(rng, first) if first is not None and first.kind in ("str", "float") else fx(rng, ops, "num", depth + 1, first)
+    to = to or rng.choice(["DOUBLE", "FLOAT", "REAL", "FLOAT8"])
+    word = word or ("TRY_CAST" if x.kind in ("str", "float") else rng.choice(["CAST", "TRY_CAST"]))
+    FLOATS[0] += 1
+    e = call_ex(f"{word}({x.bj} AS {to})", f"{word}({x.dk} AS {to})", "float", x.used)
+    if first is not None:
+        e.mirror = lambda rng, o: mk_float_cast(rng, ops, depth, o, None, to, word)
+    return e
+
+
+FLOAT_OPERANDS = ["2", "0", "0.1", "1.5", "-1", "3", "1e0", "0.5e0", "1e300", "-2.5e-3"]
+
+
+def mk_float_arith(rng, ops, depth, first, x=None, y=None, op=None):
+    """x op y of a float x (a FLOAT or DOUBLE column or call) and a float, a number column or a
+    literal (an exponent makes it a DOUBLE), or -x: a FLOAT where a FLOAT meets no DOUBLE, else
+    a DOUBLE, as DuckDB binds them, each operand rounded once to it; IEEE's operation (`%` is
+    fmod: NaN by 0)."""
+    if x is None:
+        x = fx(rng, ops, "float", depth + 1, first)
+    FLOATS[0] += 1
+    if op is None and rng.random() < 0.1:
+        e = call_ex(f"(-{arg(x)})", f"(-({x.dk}))", "float", x.used)
+        e.mirror = lambda rng, o: mk_float_arith(rng, ops, depth, o, col_ex(rng, o), op="neg")
+        return e
+    if op == "neg":
+        return call_ex(f"(-{arg(x)})", f"(-({x.dk}))", "float", x.used)
+    if y is None:
+        r = rng.random()
+        if r < 0.4 or not of(ops, "float", "num"):
+            t = rng.choice(FLOAT_OPERANDS)
+            y = Ex(t, t, "float")
+        elif r < 0.7 and of(ops, "float"):
+            y = col_ex(rng, rng.choice(of(ops, "float")))
+        else:
+            y = col_ex(rng, rng.choice(of(ops, "float", "num")))
+    op = op or rng.choice(["+", "-", "*", "/", "%"])
+    a, b = (x, y) if rng.random() < 0.7 else (y, x)
+    e = call_ex(f"({a.bj} {op} {b.bj})", f"({a.dk} {op} {b.dk})", "float", x.used | y.used)
+    e.mirror = lambda rng, o: mk_float_arith(rng, ops, depth, o, col_ex(rng, o), y, op)
+    return e
+
+
 def reads_str(ops, f):
     return (f is None and of(ops, "str")) or (f is not None and f.kind == "str")
 
@@ -1858,7 +1927,10 @@ MAKERS = {
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
             (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
     "float": [(mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
-              (mk_coalesce, lambda ops, f: f is not None and f.kind == "float")],
+              (mk_coalesce, lambda ops, f: f is not None and f.kind == "float"),
+              (mk_float_arith, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
+              (mk_div, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+              (mk_float_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind in ("num", "str", "float")))],
     "date": [(mk_cast_date, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
              (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date"),
              (lambda rng, ops, d, f: mk_casewhen(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date")],
@@ -2138,6 +2210,9 @@ FUNCS = [0]
 
 # How many CASTs that can fail (not TRY_CAST) the conditions generated so far hold.
 CASTS = [0]
+
+# How many divisions and float operations (mk_div, mk_float_arith) they hold.
+FLOATS = [0]
 
 
 def predicate(rng, info, names, frng=None, values=None):
