@@ -358,15 +358,20 @@ fn floats(op: ArithOp, a: &Side, b: &Side, double: bool) -> Result<ArrayRef, Rea
         DataType::Float32
     };
     let (a, b) = (a.map(|x| cast(x, &to))?, b.map(|x| cast(x, &to))?);
+    kernel(op, &a, &b).map_err(|e| e.to_string())
+}
+
+/// Arrow's kernel of `op` on two operands of one type.
+fn kernel(op: ArithOp, a: &Side, b: &Side) -> Result<ArrayRef, arrow::error::ArrowError> {
     let (a, b) = (a.datum(), b.datum());
+    let (a, b) = (a.as_ref(), b.as_ref());
     match op {
-        ArithOp::Add => numeric::add(a.as_ref(), b.as_ref()),
-        ArithOp::Sub => numeric::sub(a.as_ref(), b.as_ref()),
-        ArithOp::Mul => numeric::mul(a.as_ref(), b.as_ref()),
-        ArithOp::Div => numeric::div(a.as_ref(), b.as_ref()),
-        ArithOp::Rem => numeric::rem(a.as_ref(), b.as_ref()),
+        ArithOp::Add => numeric::add(a, b),
+        ArithOp::Sub => numeric::sub(a, b),
+        ArithOp::Mul => numeric::mul(a, b),
+        ArithOp::Div => numeric::div(a, b),
+        ArithOp::Rem => numeric::rem(a, b),
     }
-    .map_err(|e| e.to_string())
 }
 
 /// Two exact numbers, as decimals of the width every result needs.
@@ -396,15 +401,7 @@ fn numbers(
     } else {
         b
     };
-    let (a, b) = (a.datum(), b.datum());
-    match op {
-        ArithOp::Add => numeric::add(a.as_ref(), b.as_ref()),
-        ArithOp::Sub => numeric::sub(a.as_ref(), b.as_ref()),
-        ArithOp::Mul => numeric::mul(a.as_ref(), b.as_ref()),
-        ArithOp::Rem => numeric::rem(a.as_ref(), b.as_ref()),
-        ArithOp::Div => unreachable!("a division is a float's"),
-    }
-    .map_err(|e| format!("{e} (beyond 76 digits)"))
+    kernel(op, &a, &b).map_err(|e| format!("{e} (beyond 76 digits)"))
 }
 
 /// `a % b` of a column of integers that fit an i64 by an integer literal other than 0 and -1
