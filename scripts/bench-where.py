@@ -63,6 +63,11 @@ CASES = [
     ("CAST date AS VARCHAR LIKE", "CAST(l_shipdate AS VARCHAR) LIKE '1995-%'",
      "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'"),
     ("TRY_CAST string AS INTEGER", "TRY_CAST(l_linenumber || '' AS INTEGER) = 3", "l_linenumber = 3"),
+    # DOUBLE arithmetic: `/` of decimals, a product after a cast, against exact arithmetic.
+    ("/ of decimals (DOUBLE) >", "l_extendedprice / l_quantity > 1000", "l_extendedprice > 1000 * l_quantity"),
+    ("DOUBLE * >", "CAST(l_extendedprice AS DOUBLE) * (1 - l_discount) > 50000",
+     "l_extendedprice * (1 - l_discount) > 50000"),
+    ("TRY_CAST string AS DOUBLE", "TRY_CAST(l_linenumber || '' AS DOUBLE) = 3", "l_linenumber = 3"),
     # A cast that fails on most rows, kept from them by a guard: every batch fails on the
     # fast path and is evaluated again through the guards (expr::lazy).
     ("guarded CAST (AND)", "l_quantity < 10 AND CAST(l_extendedprice AS SMALLINT) > 10000",
