@@ -347,9 +347,20 @@ def test_join_where_computes_exactly(tmp_path):
                             join_where="right.Score * 10 > left.UpVotes + 5",
                             output=str(tmp_path / "out"))
     assert report["rows_out"] == want
-    with pytest.raises(bloomjoin.BloomjoinError, match="operator /"):
+    # `/` is a DOUBLE division, as DuckDB's and Python's (the sample's integers are exact
+    # doubles).
+    all_ups = {}
+    for u in users:
+        if u["Id"] is not None:
+            all_ups.setdefault(u["Id"], []).append(u["UpVotes"])
+    halves = sum(1 for c in comments for up in all_ups.get(c["UserId"], []) if c["Score"] / 2 > up)
+    assert halves > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            join_where="right.Score / 2 > left.UpVotes", output=str(tmp_path / "halves"))
+    assert report["rows_out"] == halves
+    with pytest.raises(bloomjoin.BloomjoinError, match="operator //"):
         bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
-                       join_where="right.Score / 2 > left.UpVotes", output=str(tmp_path / "bad"))
+                       join_where="right.Score // 2 > left.UpVotes", output=str(tmp_path / "bad"))
     assert not (tmp_path / "bad").exists()
 
 
