@@ -297,25 +297,7 @@ pub(super) fn sign(a: Operand, negated: bool, what: &str) -> Result<Value, Reaso
     let Some(k) = operand_kind(&a, what)? else {
         return Ok(Value::Null);
     };
-    if let Kind::Float(_) = k {
-        let (array, one) = match a {
-            Operand::Rows(a) => (a, false),
-            Operand::One(a) => (a, true),
-            _ => unreachable!("a number"),
-        };
-        let r = if negated {
-            let f = if *array.data_type() == DataType::Float16 {
-                cast(&array, &DataType::Float32)?
-            } else {
-                array
-            };
-            numeric::neg(&f).map_err(|e| e.to_string())?
-        } else {
-            array
-        };
-        return Ok(if one { Value::One(r) } else { Value::Rows(r) });
-    }
-    let Kind::Num(p, s) = k else {
+    if !matches!(k, Kind::Num(..) | Kind::Float(_)) {
         return Err(format!(
             "cannot compute -{what}: only numbers have a sign{}",
             if k == Kind::Interval {
@@ -324,15 +306,21 @@ pub(super) fn sign(a: Operand, negated: bool, what: &str) -> Result<Value, Reaso
                 ""
             }
         ));
-    };
+    }
     let (array, one) = match a {
         Operand::Rows(a) => (a, false),
         Operand::One(a) => (a, true),
         _ => unreachable!("a number"),
     };
     let r = if negated {
-        let d = cast(&array, &decimal(p, s))?;
-        numeric::neg(&d).map_err(|e| e.to_string())?
+        // An exact number in a decimal that holds its negation, a float as it is (a Float16
+        // as a FLOAT, as DuckDB reads it).
+        let x = match k {
+            Kind::Num(p, s) => cast(&array, &decimal(p, s))?,
+            _ if *array.data_type() == DataType::Float16 => cast(&array, &DataType::Float32)?,
+            _ => array,
+        };
+        numeric::neg(&x).map_err(|e| e.to_string())?
     } else {
         array
     };

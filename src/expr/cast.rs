@@ -160,7 +160,7 @@ fn to_float(
                 .ok_or(false)
             })
         });
-        gather_floats(rows, a.len(), try_)?
+        gather(rows, a.len(), try_)
     } else if arith::number(dt).is_some()
         || matches!(
             dt,
@@ -172,20 +172,14 @@ fn to_float(
         if double || matches!(dt, DataType::Float16 | DataType::Float32) {
             return Ok(f);
         }
-        // To FLOAT: a finite value that became infinite was beyond FLOAT's range.
-        let wide = arith::cast(a, &DataType::Float64)?;
-        let (wide, narrow) = (
-            wide.as_primitive::<Float64Type>(),
-            f.as_primitive::<Float32Type>(),
-        );
-        if !narrow
-            .values()
-            .iter()
-            .zip(wide.values())
-            .any(|(n, w)| n.is_infinite() && w.is_finite())
-        {
+        // To FLOAT: a finite value that became infinite was beyond FLOAT's range. Only a batch
+        // with an infinity is cast again, to tell which values were finite.
+        let narrow = f.as_primitive::<Float32Type>();
+        if !narrow.values().iter().any(|n| n.is_infinite()) {
             return Ok(f);
         }
+        let wide = arith::cast(a, &DataType::Float64)?;
+        let wide = wide.as_primitive::<Float64Type>();
         let rows = narrow.iter().zip(wide.iter()).map(|(n, w)| {
             n.zip(w).map(|(n, w)| {
                 Some(f64::from(n))
@@ -193,51 +187,15 @@ fn to_float(
                     .ok_or(true)
             })
         });
-        gather_floats(rows, a.len(), try_)?
+        gather(rows, a.len(), try_)
     } else {
         return Err(format!("{call} does not take {what}, {}", describe(dt)));
     };
-    match converted {
-        Ok(f) => arith::cast(&f, &to),
-        Err((row, true)) => Err(format!(
-            "{call}: {what} holds {}, out of the range of FLOAT",
-            shown_at(a, row)?
-        )),
-        Err((row, false)) => Err(format!(
-            "{call}: {what} holds {}, which is not a number",
-            shown_at(a, row)?
-        )),
-    }
-}
-
-/// The values of `rows` as DOUBLEs (a FLOAT's exactly), NULL where one does not convert with
-/// `try_`, else the first such row and why (out of range: true).
-#[allow(clippy::type_complexity)]
-fn gather_floats(
-    rows: impl Iterator<Item = Option<Result<f64, bool>>>,
-    len: usize,
-    try_: bool,
-) -> Result<Result<ArrayRef, (usize, bool)>, Reason> {
-    let mut values = Vec::with_capacity(len);
-    let mut valid = BooleanBufferBuilder::new(len);
-    for (i, r) in rows.enumerate() {
-        match r {
-            Some(Ok(v)) => {
-                values.push(v);
-                valid.append(true);
-            }
-            Some(Err(range)) if !try_ => return Ok(Err((i, range))),
-            _ => {
-                values.push(0.0);
-                valid.append(false);
-            }
-        }
-    }
-    let nulls = Some(NullBuffer::new(valid.finish())).filter(|n| n.null_count() > 0);
-    Ok(Ok(Arc::new(PrimitiveArray::<Float64Type>::new(
-        values.into(),
-        nulls,
-    ))))
+    // The values as DOUBLEs (a FLOAT's exactly), then as the target.
+    let (values, nulls) =
+        converted.map_err(|e| unconverted(Target::Float(double), call, what, a, e))?;
+    let f: ArrayRef = Arc::new(PrimitiveArray::<Float64Type>::new(values.into(), nulls));
+    arith::cast(&f, &to)
 }
 
 /// A string read as a float, as DuckDB 2.0 reads one (checked on random strings against its
@@ -282,7 +240,7 @@ pub(crate) fn parse_float<F: std::str::FromStr>(s: &str) -> Option<F> {
 
 /// A row's converted value (`None`: NULL), or why it has none: out of the target's range
 /// (true) or not a number at all (false).
-type Conv = Option<Result<i128, bool>>;
+type Conv<T> = Option<Result<T, bool>>;
 
 fn to_number(
     t: Target,
@@ -375,28 +333,41 @@ fn to_number(
     } else {
         return Err(format!("{call} does not take {what}, {}", describe(dt)));
     };
-    match got {
-        Ok((values, nulls)) => build(t, values, nulls),
-        Err((row, true)) => Err(format!(
-            "{call}: {what} holds {}, out of the range of {}",
-            shown_at(a, row)?,
+    let (values, nulls) = got.map_err(|e| unconverted(t, call, what, a, e))?;
+    build(t, values, nulls)
+}
+
+/// The error of a cast to `t` (`call`) of `what` (array `a`) that could not convert row
+/// `row`: out of the target's range (`range`), or not a number.
+fn unconverted(
+    t: Target,
+    call: &str,
+    what: &str,
+    a: &ArrayRef,
+    (row, range): (usize, bool),
+) -> Reason {
+    let value = match shown_at(a, row) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    if range {
+        format!(
+            "{call}: {what} holds {value}, out of the range of {}",
             t.shown()
-        )),
-        Err((row, false)) => Err(format!(
-            "{call}: {what} holds {}, which is not a number",
-            shown_at(a, row)?
-        )),
+        )
+    } else {
+        format!("{call}: {what} holds {value}, which is not a number")
     }
 }
 
 /// The values of `rows` (every one within the target's range) and their nulls; a value that
 /// does not convert is NULL with `try_`, else its row and why (see [`Conv`]).
 #[allow(clippy::type_complexity)]
-fn gather(
-    rows: impl Iterator<Item = Conv>,
+fn gather<T: Default>(
+    rows: impl Iterator<Item = Conv<T>>,
     len: usize,
     try_: bool,
-) -> Result<(Vec<i128>, Option<NullBuffer>), (usize, bool)> {
+) -> Result<(Vec<T>, Option<NullBuffer>), (usize, bool)> {
     let mut values = Vec::with_capacity(len);
     let mut valid = BooleanBufferBuilder::new(len);
     for (i, r) in rows.enumerate() {
@@ -407,7 +378,7 @@ fn gather(
             }
             Some(Err(range)) if !try_ => return Err((i, range)),
             _ => {
-                values.push(0);
+                values.push(T::default());
                 valid.append(false);
             }
         }
