@@ -1886,11 +1886,11 @@ def mk_float_arith(rng, ops, depth, first, x=None, y=None, op=None):
         x = fx(rng, ops, "float", depth + 1, first)
     FLOATS[0] += 1
     if op is None and rng.random() < 0.1:
+        op = "neg"
+    if op == "neg":
         e = call_ex(f"(-{arg(x)})", f"(-({x.dk}))", "float", x.used)
         e.mirror = lambda rng, o: mk_float_arith(rng, ops, depth, o, col_ex(rng, o), op="neg")
         return e
-    if op == "neg":
-        return call_ex(f"(-{arg(x)})", f"(-({x.dk}))", "float", x.used)
     if y is None:
         r = rng.random()
         if r < 0.4 or not of(ops, "float", "num"):
