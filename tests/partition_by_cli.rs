@@ -459,9 +459,11 @@ fn partitioned_output_on_s3() {
     let args = join_args("s3://lake/out", &["--partition-by", "region"]);
     crate::util::run_env(d, &args, &s3.env()).ok();
     let keys = s3.keys("lake", "out/");
+    // Which worker's part holds a directory's rows depends on which worker read them first
+    // (a broadcast join's parts are numbered as its workers start), so any part number will do.
     assert!(
         keys.iter()
-            .any(|k| k.starts_with("out/region=a%2Fb%3A c/part-00000-")),
+            .any(|k| k.starts_with("out/region=a%2Fb%3A c/part-0000") && k.ends_with(".parquet")),
         "{keys:?}"
     );
     assert!(keys.contains(&"out/_SUCCESS".to_string()), "{keys:?}");
