@@ -2938,6 +2938,20 @@ fn readme_division_example_is_true() {
 }
 
 #[test]
+fn readme_rounding_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("The comments of the users with a four-digit");
+    let (rows, names) = read_rows(&dir.path().join("out/sample_rounded"));
+    assert_eq!(rows.len(), 5879);
+    assert_eq!(names, ["Id", "UpVotes", "Reputation", "comment"]);
+    for r in &rows {
+        let f: Vec<f64> = r.split('|').map(|v| v.parse().unwrap()).collect();
+        assert!((1000.0..10000.0).contains(&f[2]), "{r}");
+        // Rounded to two digits, at least 0.1: no ratio near the 0.095 tie in the sample.
+        assert!(f[1] / f[2] >= 0.095, "{r}");
+    }
+}
+
+#[test]
 fn readme_guarded_cast_example_is_true() {
     let (dir, runs) =
         crate::util::run_readme_example("The users' comments that start with a positive");

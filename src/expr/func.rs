@@ -29,6 +29,7 @@ use super::arith::{self, Operand, Value};
 use super::cast::Target;
 use super::eval::Reason;
 use super::lit::DAY_NS;
+use super::math::Math;
 use super::text::Text;
 
 /// A function of the language.
@@ -49,6 +50,8 @@ pub(crate) enum Func {
     Trunc(Trunc),
     /// A string function (`substr`, `trim`, `||`, ...: see `text`).
     Text(Text),
+    /// A numeric function (`round`, `sqrt`, ...: see `math`).
+    Math(Math),
     /// `CASE WHEN c THEN v ... [ELSE e] END`: the arguments are the conditions and values in
     /// turn, then the `ELSE` value when there is one (true).
     Case(bool),
@@ -243,6 +246,7 @@ impl Func {
             Func::Case(_) => return "CASE".into(),
             Func::Cast(t, _) => return format!("CAST(... AS {})", t.shown()),
             Func::Text(t) => t.name(),
+            Func::Math(m) => m.name(),
         };
         format!("{name}()")
     }
@@ -421,6 +425,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
     match f {
         Func::Coalesce => return coalesce(args),
         Func::Text(t) => return super::text::call(t, args),
+        Func::Math(m) => return super::math::call(m, args),
         Func::Case(has_else) => return case(args, has_else),
         _ => {}
     }
@@ -448,7 +453,9 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
         Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
-        Func::Coalesce | Func::Text(_) | Func::Case(_) => unreachable!("handled above"),
+        Func::Coalesce | Func::Text(_) | Func::Math(_) | Func::Case(_) => {
+            unreachable!("handled above")
+        }
     };
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
 }

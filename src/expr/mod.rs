@@ -62,6 +62,7 @@ mod eval;
 mod func;
 mod lazy;
 mod lit;
+mod math;
 mod parse;
 mod re;
 mod text;

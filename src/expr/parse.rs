@@ -16,6 +16,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 use super::cast::{IntTy, Target};
 use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
+use super::math::Math;
 use super::re::{Opts, Re};
 use super::text::{Side, Text};
 
@@ -656,6 +657,8 @@ fn visit(
                 }
             }
         }
+        A::Floor { expr, field } => floor_or_ceil(Math::Floor, expr, field, tasks)?,
+        A::Ceil { expr, field } => floor_or_ceil(Math::Ceil, expr, field, tasks)?,
         A::Extract { field, expr, .. } => {
             let name = field.to_string();
             let p = Part::named(&name).ok_or_else(|| unsupported_part(&name))?;
@@ -668,6 +671,11 @@ fn visit(
                 "mod" => {
                     arity(&name, args.len(), 2, 2)?;
                     tasks.push(Task::Make(Make::Arith(ArithOp::Rem)));
+                }
+                "pi" => {
+                    arity(&name, args.len(), 0, 0)?;
+                    push(nodes, done, Node::Lit(Lit::Double(std::f64::consts::PI)));
+                    return Ok(());
                 }
                 "nullif" => {
                     // NULLIF(a, b): CASE WHEN a = b THEN NULL ELSE a END.
@@ -928,7 +936,9 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          substr, left, right, trim, ltrim, rtrim, replace, concat, \
                          regexp_matches, regexp_full_match, regexp_replace, regexp_extract, \
                          regexp_escape, \
-                         abs, mod, coalesce, ifnull, nullif, year, quarter, month, week, day, \
+                         abs, mod, round, trunc, floor, ceil, sign, sqrt, ln, log, \
+                         log10, log2, exp, power, sin, cos, tan, cot, asin, acos, atan, atan2, \
+                         degrees, radians, pi, isnan, isinf, isfinite, coalesce, ifnull, nullif, year, quarter, month, week, day, \
                          hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
                          date_trunc, and CAST";
 
@@ -970,6 +980,16 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
     // The function and the least and most arguments it takes.
     let (func, min, max) = if let Some((t, min, max)) = Text::named(&name) {
         (Func::Text(t), min, max)
+    } else if let Some((m, min, max)) = Math::named(&name) {
+        arity(&name, args.len(), min, max)?;
+        let m = match m {
+            _ if args.len() == 1 => m,
+            Math::Round(_) => Math::Round(digits(&name, args.pop().expect("two"))?),
+            Math::Trunc(_) => Math::Trunc(digits(&name, args.pop().expect("two"))?),
+            Math::Double(_) => Math::LogBase,
+            m => m,
+        };
+        return Ok((Func::Math(m), args));
     } else {
         match name.as_str() {
             "lower" | "lcase" => (Func::Lower, 1, 1),
@@ -1039,6 +1059,40 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
             Ok((Func::Text(Text::Regex(r)), args))
         }
         _ => Ok((func, args)),
+    }
+}
+
+/// `FLOOR(x)` and `CEIL(x)`, which the parser reads apart from other calls (`FLOOR(x TO
+/// DAY)` and `FLOOR(x, n)` are not DuckDB's).
+fn floor_or_ceil(
+    m: Math,
+    expr: Box<ast::Expr>,
+    field: ast::CeilFloorKind,
+    tasks: &mut Vec<Task>,
+) -> Result<(), String> {
+    if field != ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) {
+        return Err(format!("{0}() takes 1 argument: {0}(x)", m.name()));
+    }
+    tasks.push(Task::Make(Make::Func(Func::Math(m), 1)));
+    tasks.push(Task::Visit(expr));
+    Ok(())
+}
+
+/// The digits of `round(x, n)` and `trunc(x, n)`: an integer literal (of DuckDB's INTEGER),
+/// or NULL (`None`).
+fn digits(name: &str, e: ast::Expr) -> Result<Option<i32>, String> {
+    let bad = || {
+        format!("{name}() takes the number of digits as an integer literal, such as {name}(x, 2)")
+    };
+    match signed(e).map_err(|_| bad())? {
+        Signed::Lit(Lit::Null) => Ok(None),
+        Signed::Lit(Lit::Num(d)) if d.scale == 0 => d
+            .mantissa
+            .to_i128()
+            .and_then(|v| i32::try_from(v).ok())
+            .map(Some)
+            .ok_or_else(bad),
+        _ => Err(bad()),
     }
 }
 

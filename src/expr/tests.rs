@@ -723,6 +723,223 @@ const FLOAT_DUCKDB: &[(&str, &[usize])] = &[
     ),
 ];
 
+/// Rounding and DuckDB's DOUBLE functions, DuckDB 2.0.1's rows (`round(f64, 23)` needs the
+/// C library's `pow(10, 23)`, one unit above `1e23`).
+const MATH_DUCKDB: &[(&str, &[usize])] = &[
+    ("round(dec) = 2", &[0, 6, 7]),
+    ("round(dec) = -2", &[1]),
+    ("round(dec, 1) = 2.0", &[6, 7]),
+    ("round(dec, 1) = 0.1", &[3]),
+    ("round(dec, -1) = 0", &[0, 1, 2, 3, 6, 7]),
+    ("round(dec, -8) = 100000000", &[4]),
+    ("round(dec, 5) = dec", &[0, 1, 2, 3, 4, 6, 7]),
+    ("round(wide, 2) = 1.5", &[0]),
+    ("round(wide, -10) > 1e27", &[4]),
+    ("round(wide, -40) = 0", &[0, 1, 2, 3, 4, 6, 7]),
+    (
+        "round(big, -37) = 10000000000000000000000000000000000000",
+        &[4],
+    ),
+    ("round(big, -1) = 9007199254740990", &[0, 1]),
+    ("round(i8, -2) = 100", &[4, 7]),
+    ("round(i8, -2) = -100", &[0]),
+    ("round(i8) = i8", &[0, 1, 2, 3, 4, 6, 7]),
+    ("round(i8, 2) = i8", &[0, 1, 2, 3, 4, 6, 7]),
+    ("round(i64, -18) = 9000000000000000000", &[6]),
+    ("round(u64, -19) = 10000000000000000000", &[2, 3, 6]),
+    ("round(u64, -1) = 9223372036854775810", &[2, 3, 6]),
+    ("round(f64, 1) = 0.1", &[6]),
+    ("round(f64) = 0", &[0, 1, 6]),
+    ("round(f64, 2) > 1", &[2, 3, 7]),
+    ("round(f64, -400) = 0", &[0, 1, 6, 7]),
+    ("round(f32, 1) > 1.4", &[2, 3, 4, 7]),
+    ("round(f32) = 2", &[4]),
+    ("round(f32, 2) = 0.1", &[0]),
+    ("round(f32, -1) = 0", &[0, 1, 4, 7]),
+    ("round(f64, 23) = f64", &[0, 1, 2, 3, 4, 7]),
+    (
+        "round(f64 * 1e-290, 300) = f64 * 1e-290",
+        &[0, 1, 2, 3, 4, 7],
+    ),
+    ("round(i8 / 3, 2) = 0.33", &[3]),
+    ("round(dec / 3, 3) = 0.667", &[6]),
+    ("round(i8 / 7, 1) = 14.3", &[7]),
+    ("trunc(dec) = 1", &[0, 7]),
+    ("trunc(dec) = -1", &[1]),
+    ("trunc(dec, 1) = -1.5", &[1]),
+    ("trunc(dec, -1) = 0", &[0, 1, 2, 3, 6, 7]),
+    ("trunc(wide, -1) = 0", &[0, 1, 2, 3, 6, 7]),
+    ("trunc(i8, -1) = 120", &[4]),
+    ("trunc(i8, -1) = -120", &[0]),
+    ("trunc(i8, -5) = 0", &[0, 1, 2, 3, 4, 6, 7]),
+    ("trunc(f32) = 1", &[4]),
+    ("trunc(f64 * 10, -1) = 0", &[0, 1, 6]),
+    ("trunc(f64, 1) = 0.1", &[6]),
+    ("trunc(f32, 1) = 1.5", &[4]),
+    ("trunc(f64, -400) > 1e300", &[2, 3, 7]),
+    ("floor(dec) = -2", &[1]),
+    ("floor(dec) = 0", &[2, 3]),
+    ("ceil(dec) = 1", &[3]),
+    ("ceil(dec) = -1", &[1]),
+    ("ceiling(dec) = 2", &[0, 6, 7]),
+    ("floor(wide) = 1", &[0, 7]),
+    ("ceil(wide) = -1", &[1]),
+    ("floor(i8) = 5", &[6]),
+    ("floor(i64) = 9007199254740992", &[7]),
+    ("floor(i64) = 9007199254740993", &[7]),
+    ("floor(i64) > 9223372036854775000", &[6]),
+    ("ceil(u64) = 18446744073709551616", &[4]),
+    ("floor(f64) = 0", &[0, 1, 6]),
+    ("ceil(f32) = 2", &[4]),
+    ("ceil(f32) = 0", &[1]),
+    ("floor(f64) > 1e300", &[2, 3, 7]),
+    ("floor(-0.5) = -1", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("ceil(i8 / 2) = 3", &[6]),
+    ("floor(dec * 3) = 4", &[0]),
+    ("sign(i8) = -1", &[0, 1]),
+    ("sign(i8) = 0", &[2]),
+    ("sign(dec) = 0", &[2]),
+    ("sign(dec) = 1", &[0, 3, 4, 6, 7]),
+    ("sign(f64) = 0", &[0, 1, 2]),
+    ("sign(f32) = -1", &[6]),
+    ("sign(u64) = 1", &[1, 2, 3, 4, 6, 7]),
+    ("sign(big) = -1", &[2, 6]),
+    ("sign(wide) = 1", &[0, 3, 4, 6, 7]),
+    ("sqrt(i8) > 3", &[0, 1, 4, 7]),
+    ("sqrt(i8) = sqrt(i8)", &[0, 1, 2, 3, 4, 6, 7]),
+    ("sqrt(f64) = 0", &[0, 1]),
+    ("sqrt(dec) > 1", &[0, 1, 4, 6, 7]),
+    ("isnan(sqrt(i8))", &[0, 1]),
+    ("sqrt(u64) > 3000000000", &[2, 3, 4, 6]),
+    ("ln(i8) < 0", &[2]),
+    ("ln(i8) > 4", &[0, 1, 4, 7]),
+    ("isnan(ln(i8))", &[0, 1]),
+    ("ln(f64) = -1e308 * 10", &[0, 1]),
+    ("log(i8) = 2", &[7]),
+    ("log(i8) > 2", &[0, 1, 4]),
+    ("log10(u64) > 19", &[4]),
+    ("log2(i8) = 0", &[3]),
+    ("log2(i8) > 6", &[0, 1, 4, 7]),
+    ("log(2, i8) > 6", &[0, 1, 4, 7]),
+    ("log(i8, 8) > 0", &[0, 1, 3, 4, 6, 7]),
+    ("log(1, i8) > 0", &[0, 1, 3, 4, 6, 7]),
+    ("log(10, 100) = 2", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("exp(i8) > 1e50", &[4]),
+    ("exp(i8) < 1e-50", &[0]),
+    ("exp(f64) = 1", &[0, 1]),
+    ("exp(dec) > 100", &[4]),
+    ("power(i8, 2) = 16129", &[4]),
+    ("power(i8, 2) > 1000", &[0, 4, 7]),
+    ("pow(2, i8) > 1e30", &[4, 7]),
+    ("power(f64, 0) = 1", &[0, 1, 2, 3, 4, 6, 7]),
+    ("power(i8, 0.5) > 10", &[0, 1, 4]),
+    ("isnan(power(i8, 0.5))", &[0, 1]),
+    ("power(i8, i8) > 1e200", &[4]),
+    ("power(dec, -1) < 0", &[1]),
+    ("sin(i8) > 0.5", &[3, 4]),
+    ("cos(f64) = 1", &[0, 1]),
+    ("tan(dec) > 0", &[0, 3]),
+    ("cot(i8) > 1", &[2]),
+    ("asin(f32) > 0", &[0, 2, 3, 4, 6, 7]),
+    ("isnan(asin(f32))", &[2, 3, 4, 6, 7]),
+    ("acos(f64) > 1.5", &[0, 1, 2, 3, 4, 7]),
+    ("atan(i64) > 1.5", &[6, 7]),
+    ("atan2(i8, 2) > 1", &[4, 6, 7]),
+    ("atan2(f64, -1) > 3", &[1, 2, 6]),
+    ("degrees(dec) > 80", &[0, 4, 6, 7]),
+    ("radians(i8) > 2", &[4]),
+    ("pi() > 3.14", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("round(pi(), 2) = 3.14", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("degrees(pi()) = 180", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("isnan(f64)", &[2]),
+    ("isinf(f32)", &[6]),
+    ("isfinite(f64)", &[0, 1, 6, 7]),
+    ("isnan(i8)", &[]),
+    ("isfinite(dec)", &[0, 1, 2, 3, 4, 6, 7]),
+    ("isinf(i8 / 0)", &[0, 1, 3, 4, 6, 7]),
+    ("NOT isfinite(f32)", &[2, 6]),
+    ("round(NULL) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("round(dec, NULL) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("sqrt(NULL) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("power(i8, NULL) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("sign(NULL) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("coalesce(round(dec), 7) = 7", &[5]),
+    ("CASE WHEN i8 > 0 THEN sqrt(i8) ELSE 0 END > 5", &[4, 7]),
+    ("round(sqrt(i8), 2) = 2.24", &[6]),
+    ("round(i8 / 3.0, 1) = 1.7", &[6]),
+];
+
+/// Rounding where DuckDB fails with an overflow of the argument's type: the exact value.
+const MATH_EXACT: &[(&str, &[usize])] = &[
+    ("round(i8, -1) = 130", &[4]),
+    ("round(i8, -1) = -130", &[0]),
+    ("round(i64, -1) = 9007199254740990", &[7]),
+    ("round(i64, -1) = 9223372036854775810", &[6]),
+    ("round(i64, -19) = -10000000000000000000", &[0, 1]),
+];
+
+#[test]
+fn numeric_functions_agree_with_duckdb_and_are_exact_where_duckdb_overflows() {
+    assert_rows(&table(), &[MATH_DUCKDB, MATH_EXACT]);
+    for (text, says) in [
+        (
+            "floor(big) > 0",
+            "floor() of column \"big\", a whole number held as computed values",
+        ),
+        (
+            "ceil(5) = 5",
+            "ceil() of 5, a whole number held as computed values",
+        ),
+        (
+            "floor(i8 + 1) = 5",
+            "leave floor() out, or CAST it to DOUBLE",
+        ),
+        (
+            "round(s) = 1",
+            "round() takes a number, column \"s\" is a string",
+        ),
+        (
+            "sqrt(d32) > 1",
+            "sqrt() takes a number, column \"d32\" is a date",
+        ),
+        (
+            "isnan(b)",
+            "isnan() takes a number, column \"b\" is a boolean",
+        ),
+        (
+            "power(i8, s) > 1",
+            "power() takes a number, column \"s\" is a string",
+        ),
+    ] {
+        let e = Predicate::parse(text, "--where")
+            .and_then(|p| p.evaluate(&table()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+    for (text, says) in [
+        (
+            "round(dec, 1.5) = 1",
+            "round() takes the number of digits as an integer literal",
+        ),
+        (
+            "trunc(dec, i8) = 1",
+            "trunc() takes the number of digits as an integer literal",
+        ),
+        (
+            "round(dec, 3000000000) = 1",
+            "as an integer literal, such as round(x, 2)",
+        ),
+        ("log(1, 2, 3) > 0", "log() takes 1 or 2 arguments, not 3"),
+        ("pi(1) > 3", "pi() takes 0 arguments, not 1"),
+        ("sqrt() > 3", "sqrt() takes 1 argument, not 0"),
+        ("cbrt(i8) > 3", "unsupported: function cbrt()"),
+    ] {
+        let e = Predicate::parse(text, "--where").unwrap_err().to_string();
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
 #[test]
 fn division_and_float_arithmetic_agree_with_duckdb() {
     assert_rows(&table(), &[FLOAT_DUCKDB]);
@@ -2831,6 +3048,8 @@ fn the_lazy_evaluator_gives_every_table_s_rows() {
         ARITH_DUCKDB,
         ARITH_EXACT,
         FLOAT_DUCKDB,
+        MATH_DUCKDB,
+        MATH_EXACT,
         REM_DUCKDB,
         REM_EXACT,
         IS_DUCKDB,
