@@ -834,7 +834,7 @@ PYEOF
 )
 every_row_passes "$CASES/cast.parquet" "$CAST_WHERE" 200000 "rows have DuckDB's casts and remainders"
 
-echo "== round, trunc, floor, ceil, sign and the DOUBLE functions of 200,000 random numbers against DuckDB's"
+echo "== round, trunc, floor, ceil, sign, the DOUBLE functions, greatest and least of 200,000 random numbers against DuckDB's"
 # Doubles written as short decimals ending in 5 (ties once scaled, which DuckDB decides by the
 # exact product up to 22 digits), of every magnitude, and NaN, infinities and -0.0; FLOATs;
 # decimals; integers of every size (r is g as a FLOAT). DuckDB computes each function (round and trunc at digits
@@ -872,7 +872,8 @@ calls = [f"round(f, {k})" for k in digits] + [f"trunc(f, {k})" for k in digits] 
     "sqrt(f)", "sqrt(d)", "ln(f)", "log(d)", "log10(i)", "log2(f)", "log(g, f)", "log(2, d)", "exp(f)", "exp(d / 1000)",
     "power(f, g)", "power(d, 2)", "pow(i, 0.5)", "power(r, r)", "sin(f)", "cos(d)", "tan(i)", "cot(f)", "asin(f)", "acos(r)",
     "atan(i)", "atan2(f, g)", "degrees(f)", "radians(d)", "isnan(f)", "isinf(r)", "isfinite(d)", "round(f / 3, 2)",
-    "round(d / 7, 3)", "floor(f * 10) / 10",
+    "round(d / 7, 3)", "floor(f * 10) / 10", "greatest(f, g)", "least(f, r, d)", "greatest(d, i)", "least(i, 5, NULL)",
+    "greatest(f, NULL, i)", "least(r, 0.5)",
 ]
 cols = ", ".join(f"{c} AS r{i}" for i, c in enumerate(calls))
 con.execute(f"COPY (SELECT *, {cols} FROM t) TO '{sys.argv[1]}' (FORMAT parquet)")

@@ -40,6 +40,9 @@ pub(crate) enum Func {
     Length,
     Abs,
     Coalesce,
+    /// `greatest(...)` (true) or `least(...)`: each row's largest or smallest value that is
+    /// not NULL.
+    Extreme(bool),
     /// `CAST(x AS DATE)`; `TRY_CAST` (true) gives NULL where the date is out of range.
     Date(bool),
     /// `CAST(x AS TIMESTAMP)`.
@@ -238,6 +241,8 @@ impl Func {
             Func::Length => "length",
             Func::Abs => "abs",
             Func::Coalesce => "coalesce",
+            Func::Extreme(true) => "greatest",
+            Func::Extreme(false) => "least",
             Func::Date(_) => return "CAST(... AS DATE)".into(),
             Func::Timestamp => return "CAST(... AS TIMESTAMP)".into(),
             Func::Part(p) => p.name(),
@@ -424,6 +429,7 @@ pub(super) type Arg = (Operand, String);
 pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
     match f {
         Func::Coalesce => return coalesce(args),
+        Func::Extreme(greatest) => return extreme(args, greatest),
         Func::Text(t) => return super::text::call(t, args),
         Func::Math(m) => return super::math::call(m, args),
         Func::Case(has_else) => return case(args, has_else),
@@ -453,7 +459,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
         Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
-        Func::Coalesce | Func::Text(_) | Func::Math(_) | Func::Case(_) => {
+        Func::Coalesce | Func::Extreme(_) | Func::Text(_) | Func::Math(_) | Func::Case(_) => {
             unreachable!("handled above")
         }
     };
@@ -722,6 +728,106 @@ fn coalesce(args: Vec<Arg>) -> Result<Value, Reason> {
                 }
             }
         });
+    }
+    let (r, one) = acc.expect("at least one argument");
+    Ok(if one { Value::One(r) } else { Value::Rows(r) })
+}
+
+/// `greatest(a, b, ...)` (or `least`): each row's largest (smallest) value that is not NULL,
+/// NULL where all are. The values share a type as `coalesce`'s do; they compare as the
+/// language's comparisons do (NaN equal to NaN and above every other float, `-0.0 = 0`), and
+/// of equal values the first is kept, as DuckDB's.
+fn extreme(args: Vec<Arg>, greatest: bool) -> Result<Value, Reason> {
+    let name = if greatest { "greatest()" } else { "least()" };
+    let args: Vec<(ArrayRef, bool, String)> = args
+        .into_iter()
+        .filter_map(|(o, what)| match o {
+            Operand::Rows(a) if a.data_type() != &DataType::Null => Some(Ok((a, false, what))),
+            Operand::One(a) => Some(Ok((a, true, what))),
+            Operand::Interval(_) => Some(Err(format!(
+                "{name} does not take {what} (an interval stands alone)"
+            ))),
+            _ => None,
+        })
+        .collect::<Result<_, Reason>>()?;
+    if args.is_empty() {
+        return Ok(Value::Null);
+    }
+    let to = match common_type(&args, name)? {
+        // A half float compares as the FLOAT it is read as.
+        DataType::Float16 => DataType::Float32,
+        t => t,
+    };
+    let e = |e: arrow::error::ArrowError| e.to_string();
+    let mut acc: Option<(ArrayRef, bool)> = None;
+    for (a, one, _) in &args {
+        let b = convert(a, &to, name)?;
+        let Some((x, x_one)) = acc.take() else {
+            acc = Some((b, *one));
+            continue;
+        };
+        let datum = |v: &ArrayRef, one: bool| -> Box<dyn arrow::array::Datum> {
+            if one {
+                Box::new(arrow::array::Scalar::new(Arc::clone(v)))
+            } else {
+                Box::new(Arc::clone(v))
+            }
+        };
+        // Where b replaces the value so far: that value is NULL, or b is beyond it.
+        let beyond = if matches!(to, DataType::Float32 | DataType::Float64) {
+            let (xs, bs) = (
+                arith::cast(&x, &DataType::Float64)?,
+                arith::cast(&b, &DataType::Float64)?,
+            );
+            let (xs, bs) = (
+                xs.as_primitive::<Float64Type>(),
+                bs.as_primitive::<Float64Type>(),
+            );
+            // NaN above everything, -0.0 equal to 0.
+            let key = |v: f64| if v.is_nan() { (1, 0.0) } else { (0, v + 0.0) };
+            let n = if x_one { bs.len() } else { xs.len() };
+            let at = |a: &arrow::array::Float64Array, one: bool, i: usize| {
+                let i = if one { 0 } else { i };
+                a.is_valid(i).then(|| a.value(i))
+            };
+            (0..n)
+                .map(|i| match (at(xs, x_one, i), at(bs, *one, i)) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(p), Some(q)) => {
+                        let (p, q) = (key(p), key(q));
+                        if greatest {
+                            q.0 > p.0 || (q.0 == p.0 && q.1 > p.1)
+                        } else {
+                            q.0 < p.0 || (q.0 == p.0 && q.1 < p.1)
+                        }
+                    }
+                })
+                .map(Some)
+                .collect::<arrow::array::BooleanArray>()
+        } else {
+            let (bd, xd) = (datum(&b, *one), datum(&x, x_one));
+            let cmp = if greatest {
+                cmp::gt(bd.as_ref(), xd.as_ref())
+            } else {
+                cmp::lt(bd.as_ref(), xd.as_ref())
+            }
+            .map_err(e)?;
+            // NULL comparisons (b NULL, or the value so far) do not replace; a NULL value so
+            // far is replaced by b.
+            let known = match cmp.nulls() {
+                Some(n) => arrow::array::BooleanArray::new(cmp.values() & n.inner(), None),
+                None => cmp,
+            };
+            let none = if x_one {
+                arrow::array::BooleanArray::from(vec![x.is_null(0); known.len()])
+            } else {
+                arrow::compute::is_null(&x).map_err(e)?
+            };
+            arrow::compute::or(&known, &none).map_err(e)?
+        };
+        let r = zip(&beyond, datum(&b, *one).as_ref(), datum(&x, x_one).as_ref()).map_err(e)?;
+        acc = Some((r, x_one && *one));
     }
     let (r, one) = acc.expect("at least one argument");
     Ok(if one { Value::One(r) } else { Value::Rows(r) })

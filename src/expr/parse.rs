@@ -938,7 +938,7 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          regexp_escape, \
                          abs, mod, round, trunc, floor, ceil, sign, sqrt, ln, log, \
                          log10, log2, exp, power, sin, cos, tan, cot, asin, acos, atan, atan2, \
-                         degrees, radians, pi, isnan, isinf, isfinite, coalesce, ifnull, nullif, year, quarter, month, week, day, \
+                         degrees, radians, pi, isnan, isinf, isfinite, greatest, least, coalesce, ifnull, nullif, year, quarter, month, week, day, \
                          hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
                          date_trunc, and CAST";
 
@@ -998,6 +998,8 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
             "abs" => (Func::Abs, 1, 1),
             "coalesce" => (Func::Coalesce, 1, usize::MAX),
             "ifnull" => (Func::Coalesce, 2, 2),
+            "greatest" => (Func::Extreme(true), 1, usize::MAX),
+            "least" => (Func::Extreme(false), 1, usize::MAX),
             "date_part" | "datepart" => {
                 if args.len() != 2 {
                     return Err(format!("{name}() takes 2 arguments: date_part('year', x)"));

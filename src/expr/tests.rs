@@ -723,6 +723,82 @@ const FLOAT_DUCKDB: &[(&str, &[usize])] = &[
     ),
 ];
 
+/// greatest() and least(), DuckDB 2.0.1's rows.
+const EXTREME_DUCKDB: &[(&str, &[usize])] = &[
+    ("greatest(i8, 5) = 5", &[0, 1, 2, 3, 5, 6]),
+    ("greatest(i8, 5) > 5", &[4, 7]),
+    ("least(i8, 5) = 5", &[4, 5, 6, 7]),
+    ("least(i8, 0, dec) < 0", &[0, 1]),
+    ("greatest(i8, dec) > 100", &[4]),
+    ("greatest(u64, i64) > 9223372036854775807", &[3, 4, 6]),
+    ("least(u64, i64) < -1", &[0, 1]),
+    ("greatest(big, i64) = 9007199254740993", &[0, 7]),
+    ("greatest(dec, wide) > 1.5", &[4, 6, 7]),
+    ("least(dec, wide) = -1.5", &[1]),
+    ("greatest(f64, 0) = 0", &[0, 1, 4, 5]),
+    ("greatest(f64, 0) > 1e308", &[2, 3]),
+    ("least(f64, 0) = 0", &[0, 1, 2, 3, 5, 6, 7]),
+    ("least(f64, 0) < 0", &[4]),
+    ("greatest(f64, f32) > 1", &[2, 3, 4, 7]),
+    ("least(f64, f32) IS NULL", &[5]),
+    ("greatest(f32, 1) = 16777216", &[3]),
+    ("least(f32, 1) < 1", &[0, 1, 6]),
+    ("greatest(f32, i8) > 10", &[2, 3, 4, 7]),
+    ("greatest(f64, i8) = 0", &[0, 1]),
+    ("1 / greatest(f64, -0.0) < 0", &[0]),
+    ("1 / least(0.0, f64) < 0", &[]),
+    ("isnan(greatest(f64, 1))", &[2]),
+    ("isnan(least(f64, 1))", &[]),
+    ("greatest(NULL, i8) = 5", &[6]),
+    ("greatest(i8, NULL, 3) = 3", &[0, 1, 2, 3, 5]),
+    ("least(i8) = -128", &[0]),
+    ("greatest(s, ls) = 'é'", &[2]),
+    ("least(s, ls) = ''", &[3]),
+    ("greatest(s, 'b') = 'b'", &[0, 1, 3, 4, 5, 6]),
+    ("least(s, 'b', ls) = 'A_C'", &[6]),
+    (
+        "greatest(d32, DATE '2020-01-01') = DATE '2020-01-01'",
+        &[0, 1, 2, 4, 5, 7],
+    ),
+    (
+        "greatest(d32, ts_us) > TIMESTAMP '2020-01-01 00:00:00'",
+        &[3, 4, 6],
+    ),
+    ("least(b, FALSE) = FALSE", &[0, 1, 2, 3, 4, 5, 6, 7]),
+    ("greatest(b, FALSE)", &[0, 3, 6]),
+    ("greatest(i8 / 2, 10) = 50", &[7]),
+    ("coalesce(greatest(i8, NULL), 0) = 0", &[2, 5]),
+    ("greatest(i8, 2) IN (2, 5)", &[0, 1, 2, 3, 5, 6]),
+    // Where DuckDB overflows computing an argument: the exact values.
+    ("least(i8 % 7, abs(i8)) = -2", &[0]),
+    ("greatest(i8, i8 * 2) BETWEEN 1 AND 200", &[3, 6, 7]),
+];
+
+#[test]
+fn greatest_and_least_agree_with_duckdb() {
+    assert_rows(&table(), &[EXTREME_DUCKDB]);
+    for (text, says) in [
+        (
+            "greatest(s, i8) = 1",
+            "greatest() takes values of one kind: column \"s\" is a string, column \"i8\"",
+        ),
+        (
+            "least(i8, INTERVAL '1 day') = 1",
+            "least() does not take INTERVAL",
+        ),
+    ] {
+        let e = Predicate::parse(text, "--where")
+            .and_then(|p| p.evaluate(&table()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+    let e = Predicate::parse("greatest() > 1", "--where")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("greatest() takes at least one argument"), "{e}");
+}
+
 /// Rounding and DuckDB's DOUBLE functions, DuckDB 2.0.1's rows (`round(f64, 23)` needs the
 /// C library's `pow(10, 23)`, one unit above `1e23`).
 const MATH_DUCKDB: &[(&str, &[usize])] = &[
@@ -3050,6 +3126,7 @@ fn the_lazy_evaluator_gives_every_table_s_rows() {
         FLOAT_DUCKDB,
         MATH_DUCKDB,
         MATH_EXACT,
+        EXTREME_DUCKDB,
         REM_DUCKDB,
         REM_EXACT,
         IS_DUCKDB,
