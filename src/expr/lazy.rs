@@ -9,16 +9,18 @@
 //! here only when that fails. The answer is the same wherever both succeed, since an
 //! operation's value on a row depends on that row alone. Here:
 //!
-//! - **Filters** (the whole condition, a `WHEN`, and the operands of `AND` and `OR` within
-//!   them) are evaluated for the rows where they are TRUE, NULL counting as FALSE. An `AND`
-//!   runs each operand on the rows the others have kept so far, an `OR` on the rows none has
-//!   taken so far. An operand that fails is put back and tried again once the others have
+//! - **Filters** (the whole condition, a `WHEN`, and the operands of `AND`, `OR` and `NOT`
+//!   within them) are evaluated for the rows where they are TRUE, NULL counting as FALSE. An
+//!   `AND` runs each operand on the rows the others have kept so far, an `OR` on the rows none
+//!   has taken so far. Under a `NOT`, they are evaluated for the rows where they are FALSE:
+//!   `NOT (a OR b)` is `NOT a AND NOT b` (DuckDB may even prove it never TRUE from a file's
+//!   statistics, and evaluate neither). An operand that fails is put back and tried again once the others have
 //!   narrowed the rows, so the order the condition is written in does not matter: when any
 //!   order of the operands succeeds (DuckDB's, whichever it picks), this one does.
 //! - **`CASE`** runs each `WHEN` on the rows no earlier one took, and each value on the
 //!   rows that take it. **`coalesce`** (and `ifnull`) runs each argument on the rows the
 //!   earlier ones left NULL.
-//! - Everything else (`NOT`, comparisons, functions, `AND` and `OR` as values) runs on
+//! - Everything else (comparisons, functions, `AND`, `OR` and `NOT` as values) runs on
 //!   every row it is given, as in DuckDB.
 //!
 //! The evaluator recurses on nested filters and `CASE`s; past [`MAX_DEPTH`] levels it gives
@@ -97,38 +99,68 @@ impl<'a> Lazy<'a, '_> {
         }
     }
 
-    /// The rows of `batch` where `node` is TRUE (a filter).
-    fn select(&self, node: usize, batch: &RecordBatch) -> Result<BooleanBuffer, Reason> {
+    /// The rows of `batch` where `node` is `want` (TRUE: a filter; FALSE: a filter under
+    /// `NOT`, where `NOT (a OR b)` keeps the rows where `a` and `b` are both FALSE).
+    fn select_is(
+        &self,
+        node: usize,
+        want: bool,
+        batch: &RecordBatch,
+    ) -> Result<BooleanBuffer, Reason> {
         match &self.tree.nodes[node] {
-            Node::And(children) => self.deeper(|| self.all(children, batch)),
-            Node::Or(children) => self.deeper(|| self.any(children, batch)),
+            // AND is TRUE where every operand is, FALSE where any is; OR the other way.
+            Node::And(children) if want => self.deeper(|| self.all(children, want, batch)),
+            Node::Or(children) if !want => self.deeper(|| self.all(children, want, batch)),
+            Node::And(children) | Node::Or(children) => {
+                self.deeper(|| self.any(children, want, batch))
+            }
+            Node::Not(c) => self.deeper(|| self.select_is(*c, !want, batch)),
             _ => {
                 let v = self.value(node, batch)?;
                 let b = eval::as_bool(self.tree, v, node, batch.num_rows())?;
-                Ok(eval::true_rows(&b))
+                Ok(if want {
+                    eval::true_rows(&b)
+                } else {
+                    eval::true_rows(&arrow::compute::not(&b).map_err(|e| e.to_string())?)
+                })
             }
         }
     }
 
-    /// `AND` as a filter: each operand on the rows every other has kept so far; an operand
-    /// that fails waits until the others have run.
-    fn all(&self, children: &[usize], batch: &RecordBatch) -> Result<BooleanBuffer, Reason> {
+    /// The rows of `batch` where `node` is TRUE (a filter).
+    fn select(&self, node: usize, batch: &RecordBatch) -> Result<BooleanBuffer, Reason> {
+        self.select_is(node, true, batch)
+    }
+
+    /// The rows where every operand is `want`: each operand on the rows the others have kept
+    /// so far; an operand that fails waits until the others have run.
+    fn all(
+        &self,
+        children: &[usize],
+        want: bool,
+        batch: &RecordBatch,
+    ) -> Result<BooleanBuffer, Reason> {
         let mut kept = BooleanBuffer::new_set(batch.num_rows());
         self.settle(children, |c| {
             let on = subset(batch, &kept)?;
-            kept = spread(&kept, &self.select(c, &on)?);
+            kept = spread(&kept, &self.select_is(c, want, &on)?);
             Ok(())
         })?;
         Ok(kept)
     }
 
-    /// `OR` as a filter: each operand on the rows no other has taken so far; an operand that
-    /// fails waits until the others have run.
-    fn any(&self, children: &[usize], batch: &RecordBatch) -> Result<BooleanBuffer, Reason> {
+    /// The rows where some operand is `want`: each operand on the rows no other has taken so
+    /// far; an operand that fails waits until the others have run.
+    fn any(
+        &self,
+        children: &[usize],
+        want: bool,
+        batch: &RecordBatch,
+    ) -> Result<BooleanBuffer, Reason> {
         let mut open = BooleanBuffer::new_set(batch.num_rows());
         self.settle(children, |c| {
             let on = subset(batch, &open)?;
-            let taken = spread(&open, &self.select(c, &on)?);
+            let taken = spread(&open, &self.select_is(c, want, &on)?);
             open = &open & &!&taken;
             Ok(())
         })?;
