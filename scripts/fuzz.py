@@ -206,6 +206,7 @@ class Case:
         self.funcs = 0  # predicates calling functions in its conditions (fuzz_gen's functions)
         self.casts = 0  # CASTs that can fail in its conditions
         self.floats = 0  # divisions and float operations in its conditions
+        self.maths = 0  # numeric functions (round, sqrt, ...) in its conditions
         self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
@@ -1340,11 +1341,13 @@ def join_case(case, ctx):
     g.FUNCS[0] = 0
     g.CASTS[0] = 0
     g.FLOATS[0] = 0
+    g.MATHS[0] = 0
     lwhere = g.condition(rng, linfo, lcols, frng=frng, values=TableSample(left).values) if r < 0.6 else None
     rwhere = g.condition(rng, rinfo, rcols, frng=frng, values=TableSample(right).values) if rng.random() < 0.3 else None
     case.funcs += g.FUNCS[0]
     case.casts += g.CASTS[0]
     case.floats += g.FLOATS[0]
+    case.maths += g.MATHS[0]
     # A condition on a side's partition column, alone or ANDed to the side's (it then prunes
     # files), or ORed to it (it then prunes none).
     for side in hive:
@@ -1587,11 +1590,13 @@ def join_case(case, ctx):
         g.FUNCS[0] = 0
         g.CASTS[0] = 0
         g.FLOATS[0] = 0
+        g.MATHS[0] = 0
         jw = join_where(jrng, jw_cols, lkeys.split(","), sample,
                         random.Random(f"{ctx.seed}:join-where-func:{case.index}"))
         case.funcs += g.FUNCS[0]
         case.casts += g.CASTS[0]
         case.floats += g.FLOATS[0]
+        case.maths += g.MATHS[0]
         case.jw_funcs = g.FUNCS[0]
         join += ["--join-where", jw[0]]
         on = f"{on} AND ({jw[1]})"
@@ -2123,11 +2128,13 @@ def where_case(case, ctx):
     g.FUNCS[0] = 0
     g.CASTS[0] = 0
     g.FLOATS[0] = 0
+    g.MATHS[0] = 0
     bj, dk = g.condition(rng, info, names, frng=random.Random(f"{ctx.seed}:where-func:{case.index}"),
                          values=TableSample(table).values)
     case.funcs = g.FUNCS[0]
     case.casts = g.CASTS[0]
     case.floats = g.FLOATS[0]
+    case.maths = g.MATHS[0]
     case.notes.append(f"condition: {bj}")
 
     con = duck()
@@ -2378,6 +2385,7 @@ def run_case(job):
     r["funcs"] = case.funcs
     r["casts"] = case.casts
     r["floats"] = case.floats
+    r["maths"] = case.maths
     r["jw_funcs"] = case.jw_funcs
     return r
 
@@ -2449,6 +2457,9 @@ def run_all(args, s3_port):
         if r["floats"]:
             funcs["floats"] += 1
             funcs["floats passed"] += r["outcome"].startswith("pass")
+        if r.get("maths"):
+            funcs["maths"] += 1
+            funcs["maths passed"] += r["outcome"].startswith("pass")
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
@@ -2488,6 +2499,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['casts']} cases cast with CAST, which can fail ({funcs['casts passed']} passed)"
     if funcs["floats"]:
         skipped += f"; {funcs['floats']} cases divided or computed in floats ({funcs['floats passed']} passed)"
+    if funcs["maths"]:
+        skipped += f"; {funcs['maths']} cases with numeric functions ({funcs['maths passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

@@ -1907,6 +1907,60 @@ def mk_float_arith(rng, ops, depth, first, x=None, y=None, op=None):
     return e
 
 
+def mk_round(rng, ops, depth, first, x=None, how=None, n=None):
+    """round(x, n), trunc(x, n) (n may be left out: 0) of a number: exact, at scale
+    min(s, max(n, 0)), as DuckDB's of its DECIMAL(38, s) text (the values stay below 10^36,
+    where DuckDB's result would overflow); or sign(x), a TINYINT."""
+    if x is None:
+        x = fx(rng, ops, "num", depth + 1, first)
+    p, s = x.ps
+    if p > 36:
+        return x
+    MATHS[0] += 1
+    how = how or rng.choice(["round", "round", "trunc", "sign"])
+    if how == "sign":
+        e = call_ex(f"sign({x.bj})", f"CAST(sign({x.dk}) AS DECIMAL(38,0))", "num", x.used, (1, 0), (3, 0))
+        e.mirror = lambda rng, o: mk_round(rng, ops, depth, o, col_ex(rng, o), how)
+        return e
+    if n is None:
+        n = rng.choice([None, 0, 1, 2, -1, -2, -3, 5, -40])
+    k = 0 if n is None else n
+    s2 = min(s, max(k, 0))
+    bp, bs = x.bjps or (MAX_DIGITS, s)
+    bjps = x.bjps if k >= bs else (decimal_width(min(bp + 1, MAX_DIGITS)), s2)
+    args = "" if n is None else f", {n}"
+    e = call_ex(f"{how}({x.bj}{args})", f"CAST({how}({x.dk}{args}) AS DECIMAL(38,{s2}))", "num", x.used,
+                (p - s + 1 + s2, s2), bjps)
+    e.mirror = lambda rng, o: mk_round(rng, ops, depth, o, col_ex(rng, o), how, n)
+    return e
+
+
+# DOUBLE functions of one argument and their spellings; `{}` is the argument.
+MATH_CALLS = ["sqrt({})", "ln({})", "log({})", "log10({})", "log2({})", "exp({})", "sin({})", "cos({})", "tan({})",
+              "cot({})", "asin({})", "acos({})", "atan({})", "degrees({})", "radians({})", "power({}, 2)",
+              "pow(2, {})", "power({}, 0.5)", "atan2({}, 1.5)", "atan2(-1, {})", "log(2, {})", "log({}, 10)",
+              "exp({} / 100)"]
+# Rounding of floats: `{}` is the argument.
+FLOAT_ROUNDS = ["round({})", "round({}, 1)", "round({}, 2)", "round({}, -1)", "round({}, 5)", "round({}, 22)",
+                "round({}, 23)", "round({}, -400)", "trunc({})", "trunc({}, 2)", "trunc({}, -2)", "floor({})",
+                "ceil({})", "ceiling({})"]
+
+
+def mk_math(rng, ops, depth, first, x=None, call=None):
+    """A DOUBLE function (sqrt, ln, power, the trigonometric ones, ...) of a number or a float,
+    or the rounding of a float (round, trunc, floor, ceil, in the float's type): the C
+    library's function, which DuckDB calls too; a number is rounded once to a DOUBLE first."""
+    if x is None:
+        x = fx(rng, ops, "float", depth + 1, first) if first is not None and first.kind == "float" else \
+            fx(rng, ops, rng.choice([k for k in ("num", "float") if of(ops, k)] or ["num"]), depth + 1, first)
+    if call is None:
+        call = rng.choice(MATH_CALLS + (FLOAT_ROUNDS if x.kind == "float" else []))
+    MATHS[0] += 1
+    e = call_ex(call.format(x.bj), call.format(x.dk), "float", x.used)
+    e.mirror = lambda rng, o: mk_math(rng, ops, depth, o, col_ex(rng, o), call)
+    return e
+
+
 def reads_str(ops, f):
     return (f is None and of(ops, "str")) or (f is not None and f.kind == "str")
 
@@ -1924,12 +1978,14 @@ MAKERS = {
             (mk_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_rem, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+            (mk_round, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
             (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
     "float": [(mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
               (mk_coalesce, lambda ops, f: f is not None and f.kind == "float"),
               (mk_float_arith, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
               (mk_div, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+              (mk_math, lambda ops, f: (f is None and of(ops, "num", "float")) or (f is not None and f.kind in ("num", "float"))),
               (mk_float_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind in ("num", "str", "float")))],
     "date": [(mk_cast_date, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
              (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date"),
@@ -2213,6 +2269,8 @@ CASTS = [0]
 
 # How many divisions and float operations (mk_div, mk_float_arith) they hold.
 FLOATS = [0]
+# How many numeric functions (mk_round, mk_math) they hold.
+MATHS = [0]
 
 
 def predicate(rng, info, names, frng=None, values=None):
