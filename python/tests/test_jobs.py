@@ -4,6 +4,7 @@ bytes, rows and reports, and the GIL released while they run."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 import threading
@@ -358,6 +359,14 @@ def test_join_where_computes_exactly(tmp_path):
     report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                             join_where="right.Score / 2 > left.UpVotes", output=str(tmp_path / "halves"))
     assert report["rows_out"] == halves
+    # Numeric functions: greatest() of integers, sqrt() a DOUBLE, as Python's math gives it.
+    roots = sum(1 for c in comments for up in all_ups.get(c["UserId"], [])
+                if max(c["Score"], 1) > math.sqrt(up))
+    assert roots > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            join_where="greatest(right.Score, 1) > sqrt(left.UpVotes)",
+                            output=str(tmp_path / "roots"))
+    assert report["rows_out"] == roots
     with pytest.raises(bloomjoin.BloomjoinError, match="operator //"):
         bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
                        join_where="right.Score // 2 > left.UpVotes", output=str(tmp_path / "bad"))
