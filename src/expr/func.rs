@@ -691,23 +691,46 @@ fn class(t: &DataType) -> Option<Class> {
     })
 }
 
+/// The arguments of `name` that are not NULL: each array, whether it is a literal's, and how
+/// messages name it; an interval is refused.
+fn values(args: Vec<Arg>, name: &str) -> Result<Vec<(ArrayRef, bool, String)>, Reason> {
+    let mut out = Vec::with_capacity(args.len());
+    for (o, what) in args {
+        if let Some((a, one)) = operand_array(o, name, &what)? {
+            out.push((a, one, what));
+        }
+    }
+    Ok(out)
+}
+
+/// An argument of the function `shown` as its array and whether it is a literal's; `None`
+/// for NULL; an interval is refused with `what` named.
+pub(super) fn operand_array(
+    o: Operand,
+    shown: &str,
+    what: &str,
+) -> Result<Option<(ArrayRef, bool)>, Reason> {
+    let (a, one) = match o {
+        Operand::Rows(a) => (a, false),
+        Operand::One(a) => (a, true),
+        Operand::Null => return Ok(None),
+        Operand::Interval(_) => {
+            return Err(format!(
+                "{shown} does not take {what} (an interval stands alone: it is added to or \
+                 subtracted from a date or a timestamp)"
+            ))
+        }
+    };
+    Ok((a.data_type() != &DataType::Null).then_some((a, one)))
+}
+
 /// `coalesce(a, b, ...)`: each row's first non-NULL value. The values share a type, as
 /// DuckDB binds them: exact numbers a decimal wide enough for each (any float makes them
 /// floats, a DOUBLE among them DOUBLEs), strings a string, dates a date, dates and
 /// timestamps a timestamp of the finest unit among them.
 fn coalesce(args: Vec<Arg>) -> Result<Value, Reason> {
     // NULLs never give a value.
-    let args: Vec<(ArrayRef, bool, String)> = args
-        .into_iter()
-        .filter_map(|(o, what)| match o {
-            Operand::Rows(a) if a.data_type() != &DataType::Null => Some(Ok((a, false, what))),
-            Operand::One(a) => Some(Ok((a, true, what))),
-            Operand::Interval(_) => Some(Err(format!(
-                "coalesce() does not take {what} (an interval stands alone)"
-            ))),
-            _ => None,
-        })
-        .collect::<Result<_, Reason>>()?;
+    let args = values(args, "coalesce()")?;
     if args.is_empty() {
         return Ok(Value::Null);
     }
@@ -739,17 +762,7 @@ fn coalesce(args: Vec<Arg>) -> Result<Value, Reason> {
 /// of equal values the first is kept, as DuckDB's.
 fn extreme(args: Vec<Arg>, greatest: bool) -> Result<Value, Reason> {
     let name = if greatest { "greatest()" } else { "least()" };
-    let args: Vec<(ArrayRef, bool, String)> = args
-        .into_iter()
-        .filter_map(|(o, what)| match o {
-            Operand::Rows(a) if a.data_type() != &DataType::Null => Some(Ok((a, false, what))),
-            Operand::One(a) => Some(Ok((a, true, what))),
-            Operand::Interval(_) => Some(Err(format!(
-                "{name} does not take {what} (an interval stands alone)"
-            ))),
-            _ => None,
-        })
-        .collect::<Result<_, Reason>>()?;
+    let args = values(args, name)?;
     if args.is_empty() {
         return Ok(Value::Null);
     }

@@ -37,9 +37,9 @@ use std::sync::Arc;
 use arrow::array::{cast::AsArray, Array, ArrayRef, BooleanArray, Float64Array, PrimitiveArray};
 use arrow::datatypes::*;
 
-use super::arith::{self, Operand, Value};
+use super::arith::{self, Value};
 use super::eval::Reason;
-use super::func::{describe, Arg};
+use super::func::{describe, operand_array, Arg};
 
 /// A numeric function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,25 +192,11 @@ pub(super) fn call(m: Math, args: Vec<Arg>) -> Result<Value, Reason> {
     let mut null = matches!(m, Math::Round(None) | Math::Trunc(None));
     let mut kept: Vec<(ArrayRef, bool)> = Vec::with_capacity(args.len());
     for (o, what) in args {
-        let (a, one) = match o {
-            Operand::Rows(a) => (a, false),
-            Operand::One(a) => (a, true),
-            Operand::Null => {
-                null = true;
-                continue;
-            }
-            Operand::Interval(_) => {
-                return Err(format!(
-                    "{name}() does not take {what} (an interval stands alone: it is added to or \
-                     subtracted from a date or a timestamp)"
-                ))
-            }
-        };
-        let t = a.data_type();
-        if t == &DataType::Null {
+        let Some((a, one)) = operand_array(o, &format!("{name}()"), &what)? else {
             null = true;
             continue;
-        }
+        };
+        let t = a.data_type();
         if arith::number(t).is_none() && !is_float(t) {
             return Err(format!(
                 "{name}() takes a number, {what} is {}",

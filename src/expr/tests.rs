@@ -3069,7 +3069,10 @@ fn guards_keep_failing_values_away_as_in_duckdb() {
         ),
         // AND / OR as values run every operand on every row, as in DuckDB.
         ("(i8 < 0 OR CAST(i8 AS UTINYINT) > 3) = TRUE", "holds -128"),
-        ("NOT ((i8 < 0 OR CAST(i8 AS UTINYINT) > 3) = TRUE)", "holds -128"),
+        (
+            "NOT ((i8 < 0 OR CAST(i8 AS UTINYINT) > 3) = TRUE)",
+            "holds -128",
+        ),
     ] {
         assert_fails_on(&t, text, says);
     }
@@ -3081,8 +3084,14 @@ fn guards_keep_failing_values_away_as_in_duckdb() {
         rows("NOT (NOT (i8 >= 0) OR NOT (CAST(i8 AS UTINYINT) <= 3))", &t),
         [2, 3]
     );
-    assert_eq!(rows("NOT (i8 >= 0 AND CAST(i8 AS UTINYINT) > 3)", &t), [0, 1, 2, 3]);
-    assert_eq!(rows("NOT NOT (i8 >= 0 AND CAST(i8 AS UTINYINT) > 3)", &t), [4, 6, 7]);
+    assert_eq!(
+        rows("NOT (i8 >= 0 AND CAST(i8 AS UTINYINT) > 3)", &t),
+        [0, 1, 2, 3]
+    );
+    assert_eq!(
+        rows("NOT NOT (i8 >= 0 AND CAST(i8 AS UTINYINT) > 3)", &t),
+        [4, 6, 7]
+    );
     // The failing rows a guard lets through are the ones named.
     assert_fails_on(&t, "i8 <> -128 AND CAST(i8 AS UTINYINT) >= 0", "holds -1");
     // A type error is reported as it reads without rows, not as the value that failed

@@ -28,7 +28,7 @@ use arrow::array::{
 use arrow::datatypes::{i256, DataType, Decimal256Type};
 use memchr::memmem::Finder;
 
-use super::arith::{self, Operand, Value};
+use super::arith::{self, Value};
 use super::eval::Reason;
 use super::func::Arg;
 use super::re::{self, Compiled, Re};
@@ -195,24 +195,10 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
     let mut kept: Vec<(ArrayRef, bool, Role)> = Vec::with_capacity(args.len());
     for (i, (o, what)) in args.into_iter().enumerate() {
         let role = t.role(i);
-        let (a, one) = match o {
-            Operand::Rows(a) => (a, false),
-            Operand::One(a) => (a, true),
-            Operand::Null => {
-                null = true;
-                continue;
-            }
-            Operand::Interval(_) => {
-                return Err(format!(
-                    "{shown} does not take {what} (an interval stands alone: it is added to or \
-                     subtracted from a date or a timestamp)"
-                ))
-            }
-        };
-        if a.data_type() == &DataType::Null {
+        let Some((a, one)) = super::func::operand_array(o, &shown, &what)? else {
             null = true;
             continue;
-        }
+        };
         // `||` and concat() cast numbers, booleans, dates and timestamps to text, as DuckDB
         // (strings stay as they are).
         let a = if matches!(t, Text::Concat | Text::Pipe) {
