@@ -68,6 +68,12 @@ CASES = [
     ("DOUBLE * >", "CAST(l_extendedprice AS DOUBLE) * (1 - l_discount) > 50000",
      "l_extendedprice * (1 - l_discount) > 50000"),
     ("TRY_CAST string AS DOUBLE", "TRY_CAST(l_linenumber || '' AS DOUBLE) = 3", "l_linenumber = 3"),
+    # Numeric functions: exact rounding of decimals, a DOUBLE function, floor of a quotient.
+    ("round of decimals (math)", "round(l_extendedprice * (1 - l_discount), 0) > 50000",
+     "l_extendedprice * (1 - l_discount) >= 50000.5"),
+    ("sqrt (math)", "sqrt(l_quantity) > 5", "l_quantity > 25"),
+    ("floor of / (math)", "floor(l_extendedprice / l_quantity) = 1000",
+     "l_extendedprice >= 1000 * l_quantity AND l_extendedprice < 1001 * l_quantity"),
     # A cast that fails on most rows, kept from them by a guard: every batch fails on the
     # fast path and is evaluated again through the guards (expr::lazy).
     ("guarded CAST (AND)", "l_quantity < 10 AND CAST(l_extendedprice AS SMALLINT) > 10000",
