@@ -661,7 +661,7 @@ pub(super) fn exact_kind(t: &DataType) -> Option<Exact> {
     })
 }
 
-fn is_float(t: &DataType) -> bool {
+pub(super) fn is_float(t: &DataType) -> bool {
     matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
 }
 
@@ -804,7 +804,7 @@ fn cmp_arrays(l: &ArrayRef, op: CmpOp, r: &ArrayRef) -> Result<Option<BooleanArr
 
 /// Floats with `-0.0` made `0.0` and every NaN the one positive NaN, so that Arrow's
 /// total-order kernels compare as DuckDB does (`-0.0 = 0.0`; NaN = NaN, above all else).
-fn canon(a: &ArrayRef) -> Result<ArrayRef, Reason> {
+pub(super) fn canon(a: &ArrayRef) -> Result<ArrayRef, Reason> {
     Ok(match a.data_type() {
         DataType::Float64 => Arc::new(a.as_primitive::<Float64Type>().unary::<_, Float64Type>(
             |v| {

@@ -27,7 +27,7 @@ use arrow::datatypes::*;
 
 use super::arith::{self, Operand, Value};
 use super::cast::Target;
-use super::eval::Reason;
+use super::eval::{self, Reason};
 use super::lit::DAY_NS;
 use super::math::Math;
 use super::text::Text;
@@ -436,21 +436,9 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         _ => {}
     }
     let (a, what) = args.pop().expect("one argument");
-    let (array, one) = match a {
-        Operand::Rows(a) => (a, false),
-        Operand::One(a) => (a, true),
-        Operand::Null => return Ok(Value::Null),
-        Operand::Interval(_) => {
-            return Err(format!(
-                "{} does not take {what} (an interval stands alone: it is added to or \
-                 subtracted from a date or a timestamp)",
-                f.shown()
-            ))
-        }
-    };
-    if array.data_type() == &DataType::Null {
+    let Some((array, one)) = operand_array(a, &f.shown(), &what)? else {
         return Ok(Value::Null);
-    }
+    };
     let r = match f {
         Func::Lower | Func::Upper | Func::Length => string(f, &array, &what)?,
         Func::Abs => abs(&array, &what)?,
@@ -786,59 +774,26 @@ fn extreme(args: Vec<Arg>, greatest: bool) -> Result<Value, Reason> {
                 Box::new(Arc::clone(v))
             }
         };
-        // Where b replaces the value so far: that value is NULL, or b is beyond it.
-        let beyond = if matches!(to, DataType::Float32 | DataType::Float64) {
-            let (xs, bs) = (
-                arith::cast(&x, &DataType::Float64)?,
-                arith::cast(&b, &DataType::Float64)?,
-            );
-            let (xs, bs) = (
-                xs.as_primitive::<Float64Type>(),
-                bs.as_primitive::<Float64Type>(),
-            );
-            // NaN above everything, -0.0 equal to 0.
-            let key = |v: f64| if v.is_nan() { (1, 0.0) } else { (0, v + 0.0) };
-            let n = if x_one { bs.len() } else { xs.len() };
-            let at = |a: &arrow::array::Float64Array, one: bool, i: usize| {
-                let i = if one { 0 } else { i };
-                a.is_valid(i).then(|| a.value(i))
-            };
-            (0..n)
-                .map(|i| match (at(xs, x_one, i), at(bs, *one, i)) {
-                    (None, _) => true,
-                    (Some(_), None) => false,
-                    (Some(p), Some(q)) => {
-                        let (p, q) = (key(p), key(q));
-                        if greatest {
-                            q.0 > p.0 || (q.0 == p.0 && q.1 > p.1)
-                        } else {
-                            q.0 < p.0 || (q.0 == p.0 && q.1 < p.1)
-                        }
-                    }
-                })
-                .map(Some)
-                .collect::<arrow::array::BooleanArray>()
+        // Where b replaces the value so far: that value is NULL, or b is beyond it, compared
+        // as the comparisons compare (floats made canonical: NaN above all, -0.0 = 0; the
+        // values kept are the arguments' own).
+        let (bc, xc) = (eval::canon(&b)?, eval::canon(&x)?);
+        let (bd, xd) = (datum(&bc, *one), datum(&xc, x_one));
+        let cmp = if greatest {
+            cmp::gt(bd.as_ref(), xd.as_ref())
         } else {
-            let (bd, xd) = (datum(&b, *one), datum(&x, x_one));
-            let cmp = if greatest {
-                cmp::gt(bd.as_ref(), xd.as_ref())
-            } else {
-                cmp::lt(bd.as_ref(), xd.as_ref())
-            }
-            .map_err(e)?;
-            // NULL comparisons (b NULL, or the value so far) do not replace; a NULL value so
-            // far is replaced by b.
-            let known = match cmp.nulls() {
-                Some(n) => arrow::array::BooleanArray::new(cmp.values() & n.inner(), None),
-                None => cmp,
-            };
-            let none = if x_one {
-                arrow::array::BooleanArray::from(vec![x.is_null(0); known.len()])
-            } else {
-                arrow::compute::is_null(&x).map_err(e)?
-            };
-            arrow::compute::or(&known, &none).map_err(e)?
+            cmp::lt(bd.as_ref(), xd.as_ref())
+        }
+        .map_err(e)?;
+        // A NULL comparison (b NULL, or the value so far) does not replace; a NULL value so
+        // far is replaced by b.
+        let known = arrow::array::BooleanArray::new(eval::true_rows(&cmp), None);
+        let none = if x_one {
+            arrow::array::BooleanArray::from(vec![x.is_null(0); known.len()])
+        } else {
+            arrow::compute::is_null(&x).map_err(e)?
         };
+        let beyond = arrow::compute::or(&known, &none).map_err(e)?;
         let r = zip(&beyond, datum(&b, *one).as_ref(), datum(&x, x_one).as_ref()).map_err(e)?;
         acc = Some((r, x_one && *one));
     }

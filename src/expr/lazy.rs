@@ -14,9 +14,10 @@
 //!   `AND` runs each operand on the rows the others have kept so far, an `OR` on the rows none
 //!   has taken so far. Under a `NOT`, they are evaluated for the rows where they are FALSE:
 //!   `NOT (a OR b)` is `NOT a AND NOT b` (DuckDB may even prove it never TRUE from a file's
-//!   statistics, and evaluate neither). An operand that fails is put back and tried again once the others have
-//!   narrowed the rows, so the order the condition is written in does not matter: when any
-//!   order of the operands succeeds (DuckDB's, whichever it picks), this one does.
+//!   statistics, and evaluate neither). An operand that fails is put back and tried again
+//!   once the others have narrowed the rows, so the order the condition is written in does
+//!   not matter: when any order of the operands succeeds (DuckDB's, whichever it picks), this
+//!   one does.
 //! - **`CASE`** runs each `WHEN` on the rows no earlier one took, and each value on the
 //!   rows that take it. **`coalesce`** (and `ifnull`) runs each argument on the rows the
 //!   earlier ones left NULL.

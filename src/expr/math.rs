@@ -38,7 +38,7 @@ use arrow::array::{cast::AsArray, Array, ArrayRef, BooleanArray, Float64Array, P
 use arrow::datatypes::*;
 
 use super::arith::{self, Value};
-use super::eval::Reason;
+use super::eval::{is_float, Reason};
 use super::func::{describe, operand_array, Arg};
 
 /// A numeric function.
@@ -231,10 +231,6 @@ pub(super) fn call(m: Math, args: Vec<Arg>) -> Result<Value, Reason> {
         Math::Is(c) => class(&kept[0].0, c)?,
     };
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
-}
-
-fn is_float(t: &DataType) -> bool {
-    matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
 }
 
 /// Whether an exact number of scale 0 is of a type this language gives to the whole numbers

@@ -938,7 +938,8 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          regexp_escape, \
                          abs, mod, round, trunc, floor, ceil, sign, sqrt, ln, log, \
                          log10, log2, exp, power, sin, cos, tan, cot, asin, acos, atan, atan2, \
-                         degrees, radians, pi, isnan, isinf, isfinite, greatest, least, coalesce, ifnull, nullif, year, quarter, month, week, day, \
+                         degrees, radians, pi, isnan, isinf, isfinite, greatest, least, \
+                         coalesce, ifnull, nullif, year, quarter, month, week, day, \
                          hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
                          date_trunc, and CAST";
 
