@@ -36,6 +36,7 @@ use super::eval::Reason;
 use super::parse::ArithOp;
 
 /// An operand of an arithmetic operation.
+#[derive(Clone)]
 pub(super) enum Operand {
     /// A column or a computed value: one value per row.
     Rows(ArrayRef),

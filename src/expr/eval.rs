@@ -176,6 +176,8 @@ impl<'a> Eval<'a, '_> {
         Ok(match &self.tree.nodes[i] {
             Node::Column(name) => Some(Val::Arr(self.column(name)?)),
             Node::Lit(l) => Some(Val::Lit(l)),
+            Node::Fails(reason, _) if self.rows() > 0 => return Err(reason.clone()),
+            Node::Fails(_, t) => Some(Val::Arr(arrow::array::new_empty_array(t))),
             _ => None,
         })
     }
@@ -205,6 +207,39 @@ impl<'a> Eval<'a, '_> {
     /// An arithmetic result as a value of every row.
     fn arith_value(&self, v: arith::Value) -> Result<Val<'a>, Reason> {
         arith_value(v, self.rows())
+    }
+
+    /// `op` (an operation or a function) on `args`, as a value of every row.
+    ///
+    /// When every argument is a literal, `op` computes one value. That may fail on the value
+    /// alone (`CAST(-5 AS UBIGINT)`, a date pushed out of range): DuckDB then leaves the
+    /// constant unfolded, to be computed on the rows that reach it, and fails only if some
+    /// row does (in a `CASE` branch, after a guard). On a batch of no rows (a branch no row
+    /// takes; the type check of [`super::Predicate::check`]) none does, and the value is no
+    /// values of `op`'s type: `op` again, on the literals as empty columns. An error of the
+    /// arguments' types fails that too, and stands.
+    fn apply(
+        &self,
+        args: Vec<func::Arg>,
+        op: impl Fn(Vec<func::Arg>) -> Result<arith::Value, Reason>,
+    ) -> Result<Val<'a>, Reason> {
+        let constant = args
+            .iter()
+            .all(|(o, _)| !matches!(o, arith::Operand::Rows(_)));
+        if !constant || self.rows() > 0 {
+            return self.arith_value(op(args)?);
+        }
+        let empty: Vec<func::Arg> = args
+            .iter()
+            .map(|(o, what)| match o {
+                arith::Operand::One(a) => (arith::Operand::Rows(a.slice(0, 0)), what.clone()),
+                other => (other.clone(), what.clone()),
+            })
+            .collect();
+        match op(args) {
+            Ok(v) => self.arith_value(v),
+            Err(e) => op(empty).map_err(|_| e).and_then(|v| self.arith_value(v)),
+        }
     }
 
     /// Which rows of `v` are not NULL.
@@ -268,25 +303,36 @@ impl<'a> Eval<'a, '_> {
         let mut vals = f.vals.into_iter();
         let mut arg = || vals.next().expect("every child was evaluated");
         let b = match node {
-            Node::Column(_) | Node::Lit(_) => unreachable!("leaves have no frame"),
+            Node::Column(_) | Node::Lit(_) | Node::Fails(..) => {
+                unreachable!("leaves have no frame")
+            }
             Node::Arith(op, ..) => {
                 let (a, ai) = arg();
                 let (b, bi) = arg();
-                let what = (self.describe(ai), self.describe(bi));
-                let v = arith::binary(*op, self.operand(a)?, self.operand(b)?, (&what.0, &what.1))?;
-                return self.arith_value(v);
+                let args = vec![
+                    (self.operand(a)?, self.describe(ai)),
+                    (self.operand(b)?, self.describe(bi)),
+                ];
+                return self.apply(args, |mut args| {
+                    let (b, bw) = args.pop().expect("two operands");
+                    let (a, aw) = args.pop().expect("two operands");
+                    arith::binary(*op, a, b, (&aw, &bw))
+                });
             }
             Node::Sign(_, negated) => {
                 let (a, ai) = arg();
-                let v = arith::sign(self.operand(a)?, *negated, &self.describe(ai))?;
-                return self.arith_value(v);
+                let args = vec![(self.operand(a)?, self.describe(ai))];
+                return self.apply(args, |mut args| {
+                    let (a, what) = args.pop().expect("one operand");
+                    arith::sign(a, *negated, &what)
+                });
             }
             Node::Func(func, _) => {
                 let mut args = Vec::new();
                 for (v, i) in vals {
                     args.push((self.operand(v)?, self.describe(i)));
                 }
-                return self.arith_value(func::call(*func, args)?);
+                return self.apply(args, |args| func::call(*func, args));
             }
             Node::Distinct(.., not) => {
                 let (a, ai) = arg();
@@ -543,6 +589,8 @@ pub(super) fn describe(tree: &Tree, i: usize) -> String {
     match &tree.nodes[i] {
         Node::Column(c) => format!("column {c:?}"),
         Node::Lit(l) => l.to_string(),
+        Node::Fails(_, DataType::Date32) => "CAST(... AS DATE)".into(),
+        Node::Fails(..) => "CAST(... AS TIMESTAMP)".into(),
         Node::Arith(op, ..) => match op {
             ArithOp::Add => "a sum",
             ArithOp::Sub => "a difference",

@@ -7,6 +7,7 @@
 //! is bounded by [`MAX_OPERATORS`] (counted on the tokens before parsing) and protected by
 //! its `recursive-protection` feature, which grows the stack on the heap when it runs low.
 
+use arrow::datatypes::{DataType, TimeUnit};
 use sqlparser::ast::{self, BinaryOperator, UnaryOperator, Value, ValueWithSpan};
 use sqlparser::dialect::DuckDbDialect;
 use sqlparser::keywords::Keyword;
@@ -83,6 +84,10 @@ impl ArithOp {
 pub(crate) enum Node {
     Column(String),
     Lit(Lit),
+    /// A constant that fails on its value (`CAST('2020-13-45' AS DATE)`): the reason, and
+    /// the type it would have. As DuckDB, which leaves such a constant unfolded, it fails
+    /// where a row reaches it, and not where none does (a `CASE` branch no row takes).
+    Fails(String, DataType),
     /// `a + b`, `a - b`, `a * b`: a value, not a condition.
     Arith(ArithOp, usize, usize),
     /// `-a` (negated) or `+a` of an operand that is no literal number.
@@ -110,7 +115,7 @@ impl Node {
     /// The `i`-th child, in evaluation order.
     pub(crate) fn child(&self, i: usize) -> Option<usize> {
         match self {
-            Node::Column(_) | Node::Lit(_) => None,
+            Node::Column(_) | Node::Lit(_) | Node::Fails(..) => None,
             Node::Cmp(_, a, b) | Node::Arith(_, a, b) | Node::Distinct(a, b, _) => {
                 [*a, *b].get(i).copied()
             }
@@ -129,7 +134,7 @@ impl Node {
         let m = |c: &usize| to[*c];
         let all = |v: &[usize]| v.iter().map(m).collect();
         match self {
-            Node::Column(_) | Node::Lit(_) => self.clone(),
+            Node::Column(_) | Node::Lit(_) | Node::Fails(..) => self.clone(),
             Node::Cmp(op, a, b) => Node::Cmp(*op, m(a), m(b)),
             Node::Arith(op, a, b) => Node::Arith(*op, m(a), m(b)),
             Node::Sign(a, negated) => Node::Sign(m(a), *negated),
@@ -650,7 +655,19 @@ fn visit(
                 },
             };
             match literal_text(&expr).filter(|_| matches!(f, Func::Date(_) | Func::Timestamp)) {
-                Some(s) => push(nodes, done, Node::Lit(cast_literal(f, s, try_)?)),
+                Some(s) => {
+                    let node = match cast_literal(f, s, try_) {
+                        Ok(l) => Node::Lit(l),
+                        Err(reason) => Node::Fails(
+                            reason,
+                            match f {
+                                Func::Date(_) => DataType::Date32,
+                                _ => DataType::Timestamp(TimeUnit::Nanosecond, None),
+                            },
+                        ),
+                    };
+                    push(nodes, done, node)
+                }
                 None => {
                     tasks.push(Task::Make(Make::Func(f, 1)));
                     tasks.push(Task::Visit(expr));

@@ -2805,13 +2805,23 @@ fn casts_of_string_literals_read_them_as_typed_literals() {
         8
     );
     assert_eq!(rows("TRY_CAST('x' AS DATE) IS NULL", &t).len(), 8);
+    // Bad text fails where a row reaches it (as a constant DuckDB cannot fold), and not in
+    // the type check of no rows, nor in a branch no row takes.
     for (text, says) in [
         ("d32 = CAST('2020-13-01' AS DATE)", "not a date"),
         ("ts_us = CAST('noon' AS TIMESTAMP)", "not a timestamp"),
     ] {
-        let e = Predicate::parse(text, "--where").unwrap_err().to_string();
-        assert!(e.contains(says), "{text}: {e}");
+        let p = Predicate::parse(text, "--where").unwrap();
+        p.evaluate(&t.slice(0, 0)).unwrap();
+        assert_fails_on(&t, text, says);
     }
+    assert_eq!(
+        rows(
+            "CASE WHEN i8 > 1000 THEN CAST('noon' AS TIMESTAMP) END IS NULL",
+            &t
+        ),
+        [0, 1, 2, 3, 4, 5, 6, 7]
+    );
 }
 
 #[test]
@@ -3006,6 +3016,39 @@ const LAZY_DUCKDB: &[(&str, &[usize])] = &[
         "CASE WHEN i8 < 0 OR CAST(i8 AS UTINYINT) > 3 THEN TRUE ELSE FALSE END",
         &[0, 1, 4, 6, 7],
     ),
+    // Constants that fail on their value, where no row reaches them (fuzz seed 62, where
+    // case 1831): DuckDB leaves such a constant unfolded, and evaluates it on no row.
+    ("CASE WHEN i8 > 1000 THEN CAST(-5 AS UBIGINT) END = 1", &[]),
+    (
+        "CASE WHEN i8 > 1000 THEN CAST('2020-13-45' AS DATE) END IS NULL",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    ("coalesce(i8, 0, CAST(-1 AS UTINYINT)) = 5", &[6]),
+    ("i8 > 1000 AND CAST(-5 AS UBIGINT) = 1", &[]),
+    (
+        "CASE WHEN i8 > 1000 THEN DATE '9999-12-31' + 1000000 END IS NULL",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    (
+        "CASE WHEN i8 > 1000 THEN round(CAST(-5 AS UBIGINT), 1) END IS NULL",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    (
+        "CASE WHEN i8 > 1000 THEN CAST('abc' AS INTEGER) END IS NULL",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    (
+        "CASE WHEN i8 > 1000 THEN CAST(-5 AS UBIGINT) + i8 END IS NULL",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    (
+        "CASE WHEN i8 > 1000 THEN CAST(CAST(-5 AS UBIGINT) AS VARCHAR) END IS NULL",
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+    ),
+    (
+        "CASE WHEN i8 > 1000 THEN CAST(-5 AS UBIGINT) ELSE i64 END = -1",
+        &[2],
+    ),
     // Patterns taken from the rows, none valid ('a%b(', ...).
     ("i8 > 1000 AND regexp_matches(s, s || '(')", &[]),
     (
@@ -3059,6 +3102,19 @@ fn guards_keep_failing_values_away_as_in_duckdb() {
             "CASE WHEN i8 = 1 THEN regexp_matches(s, ls || '(') ELSE s = 'abc' END",
             "the regular expression \"(\" is not valid",
         ),
+        // A failing constant that some row reaches.
+        (
+            "CASE WHEN i8 > 100 THEN CAST(-5 AS UBIGINT) ELSE 1 END = 1",
+            "-5 holds -5, out of the range of UBIGINT",
+        ),
+        (
+            "coalesce(i8, CAST(-1 AS UTINYINT)) = 5",
+            "-1 holds -1, out of the range of UTINYINT",
+        ),
+        (
+            "CASE WHEN i8 IS NULL THEN CAST(-5 AS UBIGINT) END IS NULL",
+            "-5 holds -5, out of the range of UBIGINT",
+        ),
         // AND / OR as values run every operand on every row, as in DuckDB.
         ("(i8 < 0 OR CAST(i8 AS UTINYINT) > 3) = TRUE", "holds -128"),
         (
@@ -3093,6 +3149,19 @@ fn guards_keep_failing_values_away_as_in_duckdb() {
         "i8 > 1000 AND CAST(i64 AS INTEGER) = s",
         "cannot compare CAST(... AS INTEGER) (of type Int32) with column \"s\"",
     );
+    // So is one under a failing constant, in a branch no row takes.
+    for (text, says) in [
+        (
+            "CASE WHEN i8 > 1000 THEN CAST(-5 AS UBIGINT) END = s",
+            "cannot compare CASE",
+        ),
+        (
+            "CASE WHEN i8 > 1000 THEN lower(CAST(-5 AS UBIGINT)) END = s",
+            "lower() takes a string",
+        ),
+    ] {
+        assert_fails_on(&t, text, says);
+    }
 }
 
 #[test]
