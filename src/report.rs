@@ -48,6 +48,16 @@ pub(crate) fn pruned_note(files: usize) -> String {
     }
 }
 
+/// ` (and R rows of G row groups skipped by its statistics)` for row groups a `--where`
+/// ruled out before reading them; empty when none.
+pub(crate) fn where_skipped_note(row_groups: u64, rows: u64) -> String {
+    match row_groups {
+        0 => String::new(),
+        1 => format!(" (and {rows} rows of 1 row group skipped by its statistics)"),
+        g => format!(" (and {rows} rows of {g} row groups skipped by its statistics)"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

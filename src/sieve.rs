@@ -153,12 +153,13 @@ impl FilterReport {
             );
         }
         s += &format!(
-            "  input  {} files, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped\n",
+            "  input  {} files, {} splits, {} rows read ({}), {} dropped by where{}, {} null keys dropped\n",
             i.files,
             i.splits,
             i.rows_read,
             human_bytes(i.bytes_read),
             i.rows_dropped_by_where,
+            crate::report::where_skipped_note(i.row_groups_skipped_by_where, i.rows_skipped_by_where),
             i.rows_dropped_null_key
         );
         if self.invert {

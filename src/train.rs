@@ -232,6 +232,11 @@ pub struct TrainReport {
     /// data pages never fetched (one key column, no `--where`, every data page of the chunk
     /// dictionary-encoded).
     pub row_groups_from_dictionary: u64,
+    /// Row groups never read: the statistics of their `--where` columns show that no row
+    /// can pass.
+    pub row_groups_skipped_by_where: u64,
+    /// Rows of those row groups (not counted in `rows_read`).
+    pub rows_skipped_by_where: u64,
     /// How the filter was sized.
     pub sizing: SizingReport,
     /// The filter's parameters.
@@ -291,8 +296,12 @@ impl TrainReport {
         s += "\n";
         if let Some(w) = &self.predicate {
             s += &format!(
-                "  where        {w}: {} rows pass\n",
-                self.rows_passing_where
+                "  where        {w}: {} rows pass{}\n",
+                self.rows_passing_where,
+                crate::report::where_skipped_note(
+                    self.row_groups_skipped_by_where,
+                    self.rows_skipped_by_where
+                ),
             );
         }
         s += &format!(
@@ -969,6 +978,34 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
         if let Some(s) = job.shard {
             plan.shard(s.index, s.count);
         }
+        // The row groups of each split that --where may pass, from their statistics (see
+        // expr::stats); the others are never read.
+        let (mut skipped_where, mut rows_skipped_where) = (0u64, 0u64);
+        let split_groups: Vec<Vec<usize>> = plan
+            .splits
+            .iter()
+            .map(|s| {
+                let all: Vec<usize> = s.row_groups.clone().collect();
+                let Some(p) = predicate else { return all };
+                let file = &plan.files[s.file];
+                let absent: Vec<&str> = file_keys[s.file]
+                    .where_fill
+                    .iter()
+                    .map(|(f, _)| f.name().as_str())
+                    .collect();
+                let may = p.row_groups_may_pass(file.parquet(), file.schema(), &all, &absent);
+                let mut kept = Vec::with_capacity(all.len());
+                for (rg, may) in all.into_iter().zip(may) {
+                    if may {
+                        kept.push(rg);
+                    } else {
+                        skipped_where += 1;
+                        rows_skipped_where += file.row_group_rows(rg);
+                    }
+                }
+                kept
+            })
+            .collect();
         times.plan_ms = t0.elapsed().as_millis() as u64;
 
         // A split's keys: row by row, or (one key column, no --where) the dictionary pages of
@@ -1004,7 +1041,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                         }
                     }
                 }
-                None => rest.extend(s.row_groups.clone()),
+                None => rest.extend(split_groups[i].iter().copied()),
             }
             if rest.is_empty() {
                 return Ok(bytes);
@@ -1034,9 +1071,9 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 dictionary_key(fk)
                     .and_then(|key| crate::read::dictionary::dictionary_range(file, rg, key))
             };
-            s.row_groups
-                .clone()
-                .flat_map(|rg| match dictionary(rg) {
+            split_groups[i]
+                .iter()
+                .flat_map(|&rg| match dictionary(rg) {
                     Some(r) => vec![r],
                     None => crate::read::ahead::chunk_ranges(file, [rg], &fk.columns),
                 })
@@ -1195,6 +1232,8 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             bytes_read: total.bytes_read,
             bytes_read_ahead,
             row_groups_from_dictionary: total.dictionary_row_groups,
+            row_groups_skipped_by_where: skipped_where,
+            rows_skipped_by_where: rows_skipped_where,
             sizing,
             params,
             format: job.filter.format,

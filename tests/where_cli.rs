@@ -737,3 +737,106 @@ fn a_string_against_a_timestamp_column_is_read_to_microseconds_as_duckdb_reads_p
         1
     );
 }
+
+/// A report's JSON.
+fn report(d: &Path, name: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(d.join(name)).unwrap()).unwrap()
+}
+
+#[test]
+fn where_skips_the_row_groups_its_statistics_rule_out() {
+    // 1,000 rows in row groups of 100, sorted by `id`; `s` sorts as `id` does.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ids: Vec<i64> = (0..1000).collect();
+    let s: Vec<String> = ids.iter().map(|i| format!("k{i:04}")).collect();
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        ("id", Arc::new(Int64Array::from(ids.clone()))),
+        ("s", Arc::new(StringArray::from(s))),
+    ];
+    write_parquet(&d.join("t/t.parquet"), cols, 100);
+    // train: the rows that pass (as DuckDB counts them) and the row groups never read.
+    for (expr, pass, skipped) in [
+        ("id >= 250 AND id < 420", 170, 7),
+        ("s BETWEEN 'k0100' AND 'k0199'", 100, 9),
+        ("id IN (5, 999, 2000) OR s = 'k0450'", 3, 7),
+        ("id < 0 OR s > 'k9'", 0, 10),
+        ("id % 2 = 0", 500, 0),
+        ("id > 950 OR lower(s) = 'k0001'", 50, 0),
+    ] {
+        let r = run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "--input",
+                "t",
+                "--column",
+                "id",
+                "--where",
+                expr,
+                "--output",
+                "t.bjf",
+                "--overwrite",
+                "--report",
+                "r.json",
+            ],
+        );
+        r.ok();
+        let r = report(d, "r.json");
+        assert_eq!(r["rows_passing_where"], pass, "{expr}");
+        assert_eq!(r["row_groups_skipped_by_where"], skipped, "{expr}");
+        assert_eq!(r["rows_skipped_by_where"], skipped * 100, "{expr}");
+        assert_eq!(r["rows_read"], 1000 - skipped * 100, "{expr}");
+    }
+    // join (on `s`, whose strings the key statistics tier does not judge) and filter: the
+    // right side's --where skips 9 row groups of 10.
+    let r = run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--left",
+            "t",
+            "--right",
+            "t",
+            "--left-key",
+            "s",
+            "--right-key",
+            "s",
+            "--right-where",
+            "id >= 900",
+            "--left-where",
+            "id < 950",
+            "--output",
+            "j",
+            "--report",
+            "j.json",
+        ],
+    );
+    r.ok();
+    let j = report(d, "j.json");
+    assert_eq!(j["rows_out"], 50);
+    assert_eq!(j["right"]["row_groups_skipped_by_where"], 9);
+    assert_eq!(j["right"]["rows_skipped_by_where"], 900);
+    assert_eq!(j["left"]["row_groups_skipped_by_where"], 0);
+    assert_eq!(read_rows(&d.join("j")).0.len(), 50);
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "t", "--column", "s", "--output", "s.bjf",
+        ],
+    )
+    .ok();
+    let r = run_in(
+        d,
+        &[
+            "filter", "-q", "--filter", "s.bjf", "--input", "t", "--key", "s", "--where",
+            "id < 100", "--output", "f", "--report", "f.json",
+        ],
+    );
+    r.ok();
+    let f = report(d, "f.json");
+    assert_eq!(f["input"]["row_groups_skipped_by_where"], 9, "{f}");
+    assert_eq!(read_rows(&d.join("f")).0.len(), 100);
+}

@@ -65,6 +65,7 @@ mod lit;
 mod math;
 mod parse;
 mod re;
+mod stats;
 mod text;
 
 use std::sync::Arc;

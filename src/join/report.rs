@@ -53,6 +53,11 @@ pub struct SideReport {
     pub rows_dropped_by_keys: u64,
     /// Rows dropped by `--left-where` / `--right-where`.
     pub rows_dropped_by_where: u64,
+    /// Row groups never read: the statistics of their `--left-where` / `--right-where`
+    /// columns show that no row can pass.
+    pub row_groups_skipped_by_where: u64,
+    /// Rows of those row groups (not counted as read or dropped).
+    pub rows_skipped_by_where: u64,
     /// Rows dropped because their key is null and the join type does not keep them.
     pub rows_dropped_null_key: u64,
     /// Rows handed to the join with a null key (in any column): those the join type keeps
@@ -326,7 +331,7 @@ impl JoinReport {
         }
         for (name, side) in [("left", &self.left), ("right", &self.right)] {
             s += &format!(
-                "  {name:<6} {} files{}{}, {} splits, {} rows read ({}), {} dropped by where, {} null keys dropped{}, {} to the join\n",
+                "  {name:<6} {} files{}{}, {} splits, {} rows read ({}), {} dropped by where{}, {} null keys dropped{}, {} to the join\n",
                 side.files,
                 crate::report::pruned_note(side.files_pruned_by_partition),
                 match side.files_pruned_by_partition_key {
@@ -337,6 +342,10 @@ impl JoinReport {
                 side.rows_read,
                 human_bytes(side.bytes_read),
                 side.rows_dropped_by_where,
+                crate::report::where_skipped_note(
+                    side.row_groups_skipped_by_where,
+                    side.rows_skipped_by_where
+                ),
                 side.rows_dropped_null_key,
                 match self.nulls_equal {
                     true => format!(" ({} kept, --nulls-equal)", side.rows_null_key),

@@ -37,6 +37,10 @@ pub(crate) struct MapCounters {
     pub rows_skipped: AtomicU64,
     /// Compressed bytes of the decoded columns of those row groups.
     pub bytes_skipped_stats: AtomicU64,
+    /// Row groups skipped by the statistics of the `--where` columns.
+    pub rg_skipped_where: AtomicU64,
+    /// Rows in those row groups.
+    pub rows_skipped_where: AtomicU64,
     /// Row groups skipped by the right files' own Parquet Bloom filters.
     pub rg_skipped_sbbf: AtomicU64,
     /// Rows in those row groups.
@@ -90,6 +94,8 @@ impl MapCounters {
             row_groups_skipped: g(&self.rg_skipped),
             rows_skipped_by_stats: g(&self.rows_skipped),
             bytes_skipped_by_stats: g(&self.bytes_skipped_stats),
+            row_groups_skipped_by_where: g(&self.rg_skipped_where),
+            rows_skipped_by_where: g(&self.rows_skipped_where),
             row_groups_skipped_by_sbbf: g(&self.rg_skipped_sbbf),
             rows_skipped_by_sbbf: g(&self.rows_skipped_sbbf),
             bytes_skipped_by_sbbf: g(&self.bytes_skipped_sbbf),
@@ -282,6 +288,7 @@ impl SideReader<'_> {
             },
             None => split.row_groups.clone().collect(),
         };
+        let row_groups = self.where_row_groups(file, fp, row_groups, false);
         let key_filter = !fp.keys.is_empty() && self.key_tiers().is_some();
         let tops: Vec<usize> = if !all && (key_filter || side.predicate.is_some()) {
             let keys = fp.keys.iter().filter(|_| key_filter);
@@ -294,6 +301,40 @@ impl SideReader<'_> {
             fp.decode.clone()
         };
         crate::read::ahead::chunk_ranges(file, row_groups, &tops)
+    }
+
+    /// The row groups of `rgs` (of `file`) where the side's `--where` may hold, from their
+    /// statistics (see `expr::stats`); with `count`, the others are counted as skipped.
+    fn where_row_groups(
+        &self,
+        file: &crate::plan::InputFile,
+        fp: &FileProjection,
+        rgs: Vec<usize>,
+        count: bool,
+    ) -> Vec<usize> {
+        let Some(p) = self.side.predicate.as_ref().filter(|_| !rgs.is_empty()) else {
+            return rgs;
+        };
+        let absent: Vec<&str> = fp
+            .where_fill
+            .iter()
+            .map(|(f, _)| f.name().as_str())
+            .collect();
+        let may = p.row_groups_may_pass(file.parquet(), file.schema(), &rgs, &absent);
+        let mut kept = Vec::with_capacity(rgs.len());
+        for (rg, may) in rgs.into_iter().zip(may) {
+            if may {
+                kept.push(rg);
+            } else if count {
+                self.counters
+                    .rg_skipped_where
+                    .fetch_add(1, Ordering::Relaxed);
+                self.counters
+                    .rows_skipped_where
+                    .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
+            }
+        }
+        kept
     }
 
     /// Read split `split_index` (`ahead`: its ranges fetched ahead) and feed its batches to
@@ -341,6 +382,7 @@ impl SideReader<'_> {
             Some(p) => p.row_groups(&file, fp, &self.key_names(), split, self.counters),
             None => split.row_groups.clone().collect(),
         };
+        let row_groups = self.where_row_groups(&file, fp, row_groups, true);
         if row_groups.is_empty() {
             finished();
             return Ok(());

@@ -1,0 +1,529 @@
+//! Row groups a condition rules out from their statistics alone, before they are read: as
+//! DuckDB's zone maps and Spark's Parquet filter pushdown do.
+//!
+//! A row group is skipped when the condition cannot be TRUE on any of its rows, judged from
+//! each column chunk's min, max and null count. The judgement is the condition's own
+//! evaluation ([`super::eval`]), run on the min and max values in the column's type, so it is
+//! exact in the same way (`i8 < 300`, `u64 > -1`, `d = TIMESTAMP '...'`):
+//!
+//! - `c op literal` (either way round): `=` may hold where `min <= lit <= max`, `<` where
+//!   `min < lit`, `>` where `max > lit` (and `<=`, `>=` alike), `<>` unless `min = max = lit`;
+//! - `c [NOT] BETWEEN lo AND hi` of literals, `c IN (literals)` (up to [`MAX_IN`] of them);
+//! - `c IS NULL` where the null count is not 0, `c IS NOT NULL` where it is below the rows;
+//! - `AND` and `OR` of those; anything else may hold.
+//!
+//! A comparison is never TRUE on a NULL, so a row group whose values are all NULL is skipped
+//! by any comparison. Statistics are bounds (a writer may truncate a long string's min and
+//! max outward), and a bound is all this needs. Missing statistics, statistics of the old
+//! deprecated fields (signed byte order), floats (NaN sorts above every value here, and
+//! writers leave it out of min and max), booleans and columns the file does not hold
+//! decide nothing.
+
+use std::collections::HashMap;
+
+use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
+use arrow::buffer::BooleanBuffer;
+use arrow::datatypes::{DataType, Field, Schema};
+use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
+use parquet::file::metadata::ParquetMetaData;
+
+use super::eval::{self, InSets, Val};
+use super::lit::Lit;
+use super::parse::{CmpOp, Node, Tree};
+use super::Predicate;
+
+/// `IN` lists longer than this decide nothing (each value is one comparison per row group).
+pub(crate) const MAX_IN: usize = 64;
+
+impl Predicate {
+    /// Which of the row groups `rgs` of a Parquet file (`meta`, read as `schema`) may hold a
+    /// row where the condition is TRUE, from their statistics (see the module's doc);
+    /// `absent`: columns the condition reads that the file does not hold (filled in with
+    /// partition values or NULLs), which decide nothing.
+    pub(crate) fn row_groups_may_pass(
+        &self,
+        meta: &ParquetMetaData,
+        schema: &Schema,
+        rgs: &[usize],
+        absent: &[&str],
+    ) -> Vec<bool> {
+        let mut judge = Judge {
+            tree: &self.tree,
+            meta,
+            schema,
+            rgs,
+            absent,
+            stats: HashMap::new(),
+        };
+        let may = judge.may(self.tree.root());
+        match may {
+            Some(b) => b.iter().collect(),
+            None => vec![true; rgs.len()],
+        }
+    }
+}
+
+/// A column's statistics over the row groups judged.
+struct ColumnStats {
+    mins: ArrayRef,
+    maxes: ArrayRef,
+    /// Null counts (NULL where unknown).
+    nulls: UInt64Array,
+    /// Rows per row group.
+    rows: Vec<u64>,
+}
+
+impl ColumnStats {
+    /// The row groups that hold some non-NULL value (or may).
+    fn some_value(&self) -> BooleanBuffer {
+        (0..self.rows.len())
+            .map(|i| self.nulls.is_null(i) || self.nulls.value(i) < self.rows[i])
+            .collect()
+    }
+}
+
+struct Judge<'a> {
+    tree: &'a Tree,
+    meta: &'a ParquetMetaData,
+    schema: &'a Schema,
+    rgs: &'a [usize],
+    absent: &'a [&'a str],
+    stats: HashMap<String, Option<ColumnStats>>,
+}
+
+impl Judge<'_> {
+    /// The row groups where node `n` may be TRUE; `None`: all of them.
+    fn may(&mut self, n: usize) -> Option<BooleanBuffer> {
+        let tree = self.tree;
+        match &tree.nodes[n] {
+            Node::And(children) => {
+                let mut acc: Option<BooleanBuffer> = None;
+                for &c in children {
+                    if let Some(b) = self.may(c) {
+                        acc = Some(match acc {
+                            Some(a) => &a & &b,
+                            None => b,
+                        });
+                    }
+                }
+                acc
+            }
+            Node::Or(children) => {
+                let mut acc = BooleanBuffer::new_unset(self.rgs.len());
+                for &c in children {
+                    acc = &acc | &self.may(c)?;
+                }
+                Some(acc)
+            }
+            Node::Cmp(op, a, b) => match (&tree.nodes[*a], &tree.nodes[*b]) {
+                (Node::Column(c), Node::Lit(l)) => self.compare(c, *op, l),
+                (Node::Lit(l), Node::Column(c)) => self.compare(c, op.flip(), l),
+                _ => None,
+            },
+            Node::Between(a, lo, hi, negated) => {
+                let (Node::Column(c), Node::Lit(lo), Node::Lit(hi)) =
+                    (&tree.nodes[*a], &tree.nodes[*lo], &tree.nodes[*hi])
+                else {
+                    return None;
+                };
+                let s = self.column(c)?;
+                let (lo_side, hi_side) = match negated {
+                    // lo <= x AND x <= hi
+                    false => (
+                        test(c, &s.maxes, CmpOp::GtEq, lo)?,
+                        test(c, &s.mins, CmpOp::LtEq, hi)?,
+                    ),
+                    // x < lo OR x > hi
+                    true => (
+                        test(c, &s.mins, CmpOp::Lt, lo)?,
+                        test(c, &s.maxes, CmpOp::Gt, hi)?,
+                    ),
+                };
+                let either = if *negated {
+                    &lo_side | &hi_side
+                } else {
+                    &lo_side & &hi_side
+                };
+                Some(&either & &s.some_value())
+            }
+            Node::InList(items, false) if items.len() <= MAX_IN + 1 => {
+                let Node::Column(c) = &tree.nodes[items[0]] else {
+                    return None;
+                };
+                let mut acc = BooleanBuffer::new_unset(self.rgs.len());
+                for &i in &items[1..] {
+                    let Node::Lit(l) = &tree.nodes[i] else {
+                        return None;
+                    };
+                    acc = &acc | &self.compare(c, CmpOp::Eq, l)?;
+                }
+                Some(acc)
+            }
+            Node::IsNull(a, negated) => {
+                let Node::Column(c) = &tree.nodes[*a] else {
+                    return None;
+                };
+                let s = self.column(c)?;
+                Some(
+                    (0..s.rows.len())
+                        .map(|i| {
+                            s.nulls.is_null(i)
+                                || match negated {
+                                    false => s.nulls.value(i) > 0,
+                                    true => s.nulls.value(i) < s.rows[i],
+                                }
+                        })
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
+    }
+
+    /// The row groups where `c op lit` may be TRUE.
+    fn compare(&mut self, c: &str, op: CmpOp, lit: &Lit) -> Option<BooleanBuffer> {
+        let s = self.column(c)?;
+        // A comparison with NULL is never TRUE.
+        if *lit == Lit::Null {
+            return Some(BooleanBuffer::new_unset(s.rows.len()));
+        }
+        let may = match op {
+            CmpOp::Eq => {
+                &test(c, &s.maxes, CmpOp::GtEq, lit)? & &test(c, &s.mins, CmpOp::LtEq, lit)?
+            }
+            // Unless every value is `lit`.
+            CmpOp::NotEq => {
+                &test(c, &s.mins, CmpOp::NotEq, lit)? | &test(c, &s.maxes, CmpOp::NotEq, lit)?
+            }
+            CmpOp::Lt | CmpOp::LtEq => test(c, &s.mins, op, lit)?,
+            CmpOp::Gt | CmpOp::GtEq => test(c, &s.maxes, op, lit)?,
+        };
+        Some(&may & &s.some_value())
+    }
+
+    /// Column `c`'s statistics; `None` when they decide nothing.
+    fn column(&mut self, c: &str) -> Option<&ColumnStats> {
+        if !self.stats.contains_key(c) {
+            let s = self.read(c);
+            self.stats.insert(c.to_string(), s);
+        }
+        self.stats.get(c).and_then(Option::as_ref)
+    }
+
+    fn read(&self, c: &str) -> Option<ColumnStats> {
+        if self.absent.contains(&c) {
+            return None;
+        }
+        let field = self.schema.field_with_name(c).ok()?;
+        if !judged(field.data_type()) {
+            return None;
+        }
+        let parquet_schema = self.meta.file_metadata().schema_descr();
+        let conv = StatisticsConverter::try_new(c, self.schema, parquet_schema)
+            .ok()?
+            .with_missing_null_counts_as_zero(false);
+        let leaf = conv.parquet_column_index()?;
+        let groups: Vec<_> = self.rgs.iter().map(|i| self.meta.row_group(*i)).collect();
+        let mins = conv.row_group_mins(groups.iter().copied()).ok()?;
+        let maxes = conv.row_group_maxes(groups.iter().copied()).ok()?;
+        let nulls = conv.row_group_null_counts(groups.iter().copied()).ok()?;
+        if mins.len() != self.rgs.len() || maxes.len() != self.rgs.len() {
+            return None;
+        }
+        // Min and max from the deprecated fields (signed byte order) bound nothing.
+        let current: BooleanBuffer = groups
+            .iter()
+            .map(|g| {
+                g.column(leaf)
+                    .statistics()
+                    .is_some_and(|s| !s.is_min_max_deprecated())
+            })
+            .collect();
+        let keep = BooleanArray::new(current, None);
+        let nullify = |a: ArrayRef| -> Option<ArrayRef> {
+            arrow::compute::nullif(&a, &arrow::compute::not(&keep).ok()?).ok()
+        };
+        Some(ColumnStats {
+            mins: nullify(mins)?,
+            maxes: nullify(maxes)?,
+            nulls,
+            rows: groups.iter().map(|g| g.num_rows().max(0) as u64).collect(),
+        })
+    }
+}
+
+/// Whether statistics of a column of type `t` are judged.
+fn judged(t: &DataType) -> bool {
+    use DataType as D;
+    match t {
+        D::Dictionary(_, v) => judged(v),
+        D::Int8 | D::Int16 | D::Int32 | D::Int64 => true,
+        D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => true,
+        D::Decimal32(..) | D::Decimal64(..) | D::Decimal128(..) | D::Decimal256(..) => true,
+        D::Date32 | D::Timestamp(..) => true,
+        D::Utf8 | D::LargeUtf8 | D::Utf8View => true,
+        D::Binary | D::LargeBinary | D::BinaryView | D::FixedSizeBinary(_) => true,
+        _ => false,
+    }
+}
+
+/// The row groups where `bound op lit` is TRUE or unknown (`bound`: the mins or the maxes of
+/// column `c`), by the condition's own comparison; `None` when it cannot be evaluated.
+fn test(c: &str, bound: &ArrayRef, op: CmpOp, lit: &Lit) -> Option<BooleanBuffer> {
+    let tree = Tree {
+        nodes: vec![
+            Node::Column(c.to_string()),
+            Node::Lit(lit.clone()),
+            Node::Cmp(op, 0, 1),
+        ],
+    };
+    let batch = RecordBatch::try_new(
+        std::sync::Arc::new(Schema::new(vec![Field::new(
+            c,
+            bound.data_type().clone(),
+            true,
+        )])),
+        vec![bound.clone()],
+    )
+    .ok()?;
+    let v = eval::evaluate(&tree, &InSets::default(), &batch).ok()?;
+    let b = match v {
+        Val::Bool(b) => b,
+        other => eval::as_bool(&tree, other, 2, batch.num_rows()).ok()?,
+    };
+    // TRUE, or NULL (a bound not known).
+    Some(match b.nulls() {
+        Some(n) => b.values() | &!n.inner(),
+        None => b.values().clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{Date32Array, Int64Array, StringArray, UInt64Array as U64};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::metadata::ParquetMetaDataReader;
+    use parquet::file::properties::WriterProperties;
+
+    use super::*;
+
+    /// A Parquet file of `groups` row groups (each a list of rows of `(i, u, s, d)`), read
+    /// back as its metadata and schema.
+    #[allow(clippy::type_complexity)]
+    fn file(
+        groups: &[&[(Option<i64>, Option<u64>, Option<&str>, Option<i32>)]],
+    ) -> (ParquetMetaData, Arc<Schema>) {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("i", DataType::Int64, true),
+            Field::new("u", DataType::UInt64, true),
+            Field::new("s", DataType::Utf8, true),
+            Field::new("d", DataType::Date32, true),
+        ]));
+        let mut buf = Vec::new();
+        let props = WriterProperties::builder().build();
+        let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props)).unwrap();
+        for g in groups {
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(Int64Array::from(g.iter().map(|r| r.0).collect::<Vec<_>>())),
+                    Arc::new(U64::from(g.iter().map(|r| r.1).collect::<Vec<_>>())),
+                    Arc::new(StringArray::from(g.iter().map(|r| r.2).collect::<Vec<_>>())),
+                    Arc::new(Date32Array::from(g.iter().map(|r| r.3).collect::<Vec<_>>())),
+                ],
+            )
+            .unwrap();
+            w.write(&batch).unwrap();
+            w.flush().unwrap();
+        }
+        w.close().unwrap();
+        let meta = ParquetMetaDataReader::new()
+            .parse_and_finish(&bytes::Bytes::from(buf))
+            .unwrap();
+        (meta, schema)
+    }
+
+    fn groups() -> (ParquetMetaData, Arc<Schema>) {
+        file(&[
+            &[
+                (Some(1), Some(0), Some("apple"), Some(0)),
+                (Some(5), Some(1), Some("banana"), Some(10)),
+            ],
+            &[
+                (Some(10), Some(1 << 63), Some("cherry"), None),
+                (None, Some(u64::MAX), Some("date"), None),
+            ],
+            &[(None, None, None, None), (None, None, None, None)],
+            &[
+                (Some(7), Some(7), Some("é"), Some(5)),
+                (Some(7), Some(7), Some("é"), Some(5)),
+            ],
+        ])
+    }
+
+    fn may(text: &str) -> Vec<bool> {
+        let (meta, schema) = groups();
+        let p = Predicate::parse(text, "--where").unwrap();
+        p.row_groups_may_pass(&meta, &schema, &[0, 1, 2, 3], &[])
+    }
+
+    #[test]
+    fn comparisons_with_literals_skip_the_row_groups_they_cannot_hold_in() {
+        let (t, f) = (true, false);
+        for (text, want) in [
+            ("i = 5", [t, f, f, f]),
+            ("5 = i", [t, f, f, f]),
+            ("i = 6", [f, f, f, f]),
+            ("i = 3", [t, f, f, f]),
+            ("i > 7", [f, t, f, f]),
+            ("i >= 7", [f, t, f, t]),
+            ("7 <= i", [f, t, f, t]),
+            ("i < 1", [f, f, f, f]),
+            ("i <= 1", [t, f, f, f]),
+            ("i <> 7", [t, t, f, f]),
+            ("i > 4.5", [t, t, f, t]),
+            ("i < 300000000000000000000", [t, t, f, t]),
+            ("u > -1", [t, t, f, t]),
+            ("u > 9223372036854775808", [f, t, f, f]),
+            ("s = 'banana'", [t, f, f, f]),
+            ("s > 'd'", [f, t, f, t]),
+            ("s >= 'é'", [f, f, f, t]),
+            ("d = DATE '1970-01-11'", [t, f, f, f]),
+            ("d < '1970-01-01'", [f, f, f, f]),
+            ("i BETWEEN 6 AND 9", [f, f, f, t]),
+            ("i BETWEEN 6 AND 10", [f, t, f, t]),
+            ("i NOT BETWEEN 1 AND 10", [f, f, f, f]),
+            ("i NOT BETWEEN 2 AND 10", [t, f, f, f]),
+            ("i IN (2, 10)", [t, t, f, f]),
+            ("i IN (6, 8)", [f, f, f, f]),
+            ("i IN (NULL, 100)", [f, f, f, f]),
+            ("i IS NULL", [f, t, t, f]),
+            ("i IS NOT NULL", [t, t, f, t]),
+            ("d IS NULL", [f, t, t, f]),
+            ("i = 5 OR s = 'date'", [t, t, f, f]),
+            ("i = 5 AND s = 'date'", [f, f, f, f]),
+            ("i > 0 AND lower(s) = 'x'", [t, t, f, t]),
+            // Undecided: all may hold.
+            ("lower(s) = 'x'", [t, t, t, t]),
+            ("i = 5 OR lower(s) = 'x'", [t, t, t, t]),
+            ("NOT i = 5", [t, t, t, t]),
+            ("i < u", [t, t, t, t]),
+        ] {
+            assert_eq!(may(text), want, "{text}");
+        }
+    }
+
+    /// A condition over `i`, `u`, `s` and `d` drawn from `picks`: comparisons, `BETWEEN`,
+    /// `IN` and `IS NULL` with literals near the values, under `AND`, `OR` and `NOT`.
+    fn condition(picks: &[u8]) -> String {
+        let mut at = 0;
+        let mut next = || {
+            at += 1;
+            picks[(at - 1) % picks.len()]
+        };
+        fn leaf(next: &mut dyn FnMut() -> u8) -> String {
+            let col = ["i", "u", "s", "d"][usize::from(next() % 4)];
+            let lit = |v: u8| match col {
+                "s" => format!(
+                    "'{}'",
+                    ["", "a", "ab", "abc", "b", "ba", "é", "zz"][usize::from(v % 8)]
+                ),
+                "d" => format!("DATE '1970-01-{:02}'", 1 + v % 12),
+                "u" if v.is_multiple_of(5) => "18446744073709551615".into(),
+                _ => format!("{}", i64::from(v % 12) - 2),
+            };
+            let op = ["=", "<>", "<", "<=", ">", ">="][usize::from(next() % 6)];
+            match next() % 7 {
+                0 => format!("{col} {op} {}", lit(next())),
+                1 => format!("{} {op} {col}", lit(next())),
+                2 => format!("{col} BETWEEN {} AND {}", lit(next()), lit(next())),
+                3 => format!("{col} NOT BETWEEN {} AND {}", lit(next()), lit(next())),
+                4 => format!("{col} IN ({}, {}, NULL)", lit(next()), lit(next())),
+                5 => format!("{col} IS NULL"),
+                _ => format!("{col} IS NOT NULL"),
+            }
+        }
+        let mut out = leaf(&mut next);
+        for _ in 0..next() % 3 {
+            let glue = ["AND", "OR", "AND NOT"][usize::from(next() % 3)];
+            out = format!("({out}) {glue} ({})", leaf(&mut next));
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// A row group that the statistics rule out holds no row where the condition is TRUE,
+        /// whatever the values, the row groups' sizes and the strings' truncated statistics.
+        #[test]
+        fn a_skipped_row_group_holds_no_passing_row(
+            rows in proptest::collection::vec(
+                (0u8..14, 0u8..14, 0u8..9, 0u8..13), 1..60),
+            group in 1usize..9,
+            truncate in proptest::option::of(1usize..3),
+            picks in proptest::collection::vec(proptest::prelude::any::<u8>(), 12),
+        ) {
+            let strings = ["", "a", "ab", "abc", "b", "ba", "é", "zz"];
+            let schema = Arc::new(Schema::new(vec![
+                Field::new("i", DataType::Int64, true),
+                Field::new("u", DataType::UInt64, true),
+                Field::new("s", DataType::Utf8, true),
+                Field::new("d", DataType::Date32, true),
+            ]));
+            // 13 and 8 stand for NULL; u's 12 for 2^64 - 1.
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(Int64Array::from_iter(rows.iter().map(|r| (r.0 < 13).then_some(i64::from(r.0) - 2)))),
+                    Arc::new(U64::from_iter(rows.iter().map(|r| match r.1 {
+                        13 => None,
+                        12 => Some(u64::MAX),
+                        v => Some(u64::from(v)),
+                    }))),
+                    Arc::new(StringArray::from_iter(rows.iter().map(|r| strings.get(usize::from(r.2)).copied()))),
+                    Arc::new(Date32Array::from_iter(rows.iter().map(|r| (r.3 < 12).then_some(i32::from(r.3))))),
+                ],
+            )
+            .unwrap();
+            let mut buf = Vec::new();
+            let props = WriterProperties::builder()
+                .set_max_row_group_row_count(Some(group))
+                .set_statistics_truncate_length(truncate)
+                .build();
+            let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props)).unwrap();
+            w.write(&batch).unwrap();
+            w.close().unwrap();
+            let meta = ParquetMetaDataReader::new()
+                .parse_and_finish(&bytes::Bytes::from(buf))
+                .unwrap();
+            let text = condition(&picks);
+            let p = Predicate::parse(&text, "--where").unwrap();
+            let rgs: Vec<usize> = (0..meta.num_row_groups()).collect();
+            let may = p.row_groups_may_pass(&meta, &schema, &rgs, &[]);
+            let mut start = 0;
+            for (rg, may) in rgs.iter().zip(may) {
+                let n = meta.row_group(*rg).num_rows() as usize;
+                let pass = p.evaluate(&batch.slice(start, n)).unwrap().true_count();
+                proptest::prop_assert!(may || pass == 0, "{text}: row group {rg} skipped, {pass} rows pass");
+                start += n;
+            }
+        }
+    }
+
+    #[test]
+    fn absent_columns_and_floats_decide_nothing() {
+        let (meta, schema) = groups();
+        let p = Predicate::parse("i = 100", "--where").unwrap();
+        assert_eq!(
+            p.row_groups_may_pass(&meta, &schema, &[0, 1, 2, 3], &["i"]),
+            [true; 4]
+        );
+        assert_eq!(
+            p.row_groups_may_pass(&meta, &schema, &[1, 3], &[]),
+            [false, false]
+        );
+        assert!(!judged(&DataType::Float64) && !judged(&DataType::Boolean));
+    }
+}
