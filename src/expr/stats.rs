@@ -35,6 +35,13 @@ use super::Predicate;
 /// `IN` lists longer than this decide nothing (each value is one comparison per row group).
 pub(crate) const MAX_IN: usize = 64;
 
+/// The most comparisons of bounds one judgement runs (a condition of thousands of terms is
+/// judged by its first ones); past it, the rest decides nothing.
+const MAX_TESTS: usize = 256;
+
+/// How deep in `AND`s and `OR`s the judgement goes; deeper, nothing is decided.
+const MAX_DEPTH: usize = 64;
+
 impl Predicate {
     /// Which of the row groups `rgs` of a Parquet file (`meta`, read as `schema`) may hold a
     /// row where the condition is TRUE, from their statistics (see the module's doc);
@@ -54,8 +61,9 @@ impl Predicate {
             rgs,
             absent,
             stats: HashMap::new(),
+            tests: 0,
         };
-        let may = judge.may(self.tree.root());
+        let may = judge.may(self.tree.root(), 0);
         match may {
             Some(b) => b.iter().collect(),
             None => vec![true; rgs.len()],
@@ -89,17 +97,22 @@ struct Judge<'a> {
     rgs: &'a [usize],
     absent: &'a [&'a str],
     stats: HashMap<String, Option<ColumnStats>>,
+    /// Comparisons of bounds run so far.
+    tests: usize,
 }
 
 impl Judge<'_> {
-    /// The row groups where node `n` may be TRUE; `None`: all of them.
-    fn may(&mut self, n: usize) -> Option<BooleanBuffer> {
+    /// The row groups where node `n` (`depth` levels down) may be TRUE; `None`: all of them.
+    fn may(&mut self, n: usize, depth: usize) -> Option<BooleanBuffer> {
         let tree = self.tree;
+        if depth > MAX_DEPTH || self.tests >= MAX_TESTS {
+            return None;
+        }
         match &tree.nodes[n] {
             Node::And(children) => {
                 let mut acc: Option<BooleanBuffer> = None;
                 for &c in children {
-                    if let Some(b) = self.may(c) {
+                    if let Some(b) = self.may(c, depth + 1) {
                         acc = Some(match acc {
                             Some(a) => &a & &b,
                             None => b,
@@ -111,7 +124,7 @@ impl Judge<'_> {
             Node::Or(children) => {
                 let mut acc = BooleanBuffer::new_unset(self.rgs.len());
                 for &c in children {
-                    acc = &acc | &self.may(c)?;
+                    acc = &acc | &self.may(c, depth + 1)?;
                 }
                 Some(acc)
             }
@@ -126,6 +139,7 @@ impl Judge<'_> {
                 else {
                     return None;
                 };
+                self.tests += 1;
                 let s = self.column(c)?;
                 let (lo_side, hi_side) = match negated {
                     // lo <= x AND x <= hi
@@ -182,6 +196,10 @@ impl Judge<'_> {
 
     /// The row groups where `c op lit` may be TRUE.
     fn compare(&mut self, c: &str, op: CmpOp, lit: &Lit) -> Option<BooleanBuffer> {
+        self.tests += 1;
+        if self.tests > MAX_TESTS {
+            return None;
+        }
         let s = self.column(c)?;
         // A comparison with NULL is never TRUE.
         if *lit == Lit::Null {
@@ -510,6 +528,48 @@ mod tests {
                 start += n;
             }
         }
+    }
+
+    #[test]
+    fn deep_and_long_conditions_are_judged_within_bounds() {
+        // Nested past MAX_DEPTH: no stack overflow, and the levels past it decide nothing
+        // (here the innermost `i = 100`, which within it rules every row group out).
+        let nested = |levels: usize| {
+            let mut deep = "i = 100".to_string();
+            for k in 0..levels {
+                let glue = ["OR i < -1000", "AND i > -5"][k % 2];
+                deep = format!("(({deep}) {glue})");
+            }
+            on_big_stack(move || Predicate::parse(&deep, "--where").map(|p| may_of(&p)))
+        };
+        assert_eq!(nested(10).unwrap(), [false; 4]);
+        assert_eq!(nested(1500).unwrap(), [true, true, false, true]);
+        // Thousands of terms: the first MAX_TESTS decide, the rest do not.
+        let long = (0..3000)
+            .map(|k| format!("i <> {k}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let p = Predicate::parse(&format!("i > 100 AND {long}"), "--where").unwrap();
+        assert_eq!(may_of(&p), [false; 4]);
+        // (`i <> 7` and `i <> 10` among the first rule out the row groups of one value; `i >
+        // 100`, past them, is not judged.)
+        let p = Predicate::parse(&format!("{long} AND i > 100"), "--where").unwrap();
+        assert_eq!(may_of(&p), [true, false, false, false]);
+    }
+
+    fn may_of(p: &Predicate) -> Vec<bool> {
+        let (meta, schema) = groups();
+        p.row_groups_may_pass(&meta, &schema, &[0, 1, 2, 3], &[])
+    }
+
+    /// `f` on a thread with a large stack (parsing a deep condition recurses in sqlparser).
+    fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap()
     }
 
     #[test]
