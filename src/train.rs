@@ -988,21 +988,17 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 let all: Vec<usize> = s.row_groups.clone().collect();
                 let Some(p) = predicate else { return all };
                 let file = &plan.files[s.file];
-                let absent: Vec<&str> = file_keys[s.file]
-                    .where_fill
+                let (kept, skipped) = p.partition_row_groups(
+                    file.parquet(),
+                    file.schema(),
+                    all,
+                    &file_keys[s.file].where_fill,
+                );
+                skipped_where += skipped.len() as u64;
+                rows_skipped_where += skipped
                     .iter()
-                    .map(|(f, _)| f.name().as_str())
-                    .collect();
-                let may = p.row_groups_may_pass(file.parquet(), file.schema(), &all, &absent);
-                let mut kept = Vec::with_capacity(all.len());
-                for (rg, may) in all.into_iter().zip(may) {
-                    if may {
-                        kept.push(rg);
-                    } else {
-                        skipped_where += 1;
-                        rows_skipped_where += file.row_group_rows(rg);
-                    }
-                }
+                    .map(|rg| file.row_group_rows(*rg))
+                    .sum::<u64>();
                 kept
             })
             .collect();

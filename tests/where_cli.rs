@@ -187,8 +187,8 @@ fn typed_fixture(d: &Path) {
     write_parquet(&d.join("t/t.parquet"), cols, 3);
 }
 
-/// `train --where <expr>` over the typed fixture; the rows that passed.
-fn passing(d: &Path, expr: &str) -> u64 {
+/// `train --where <expr>` over the files in `t` (key `id`): its report.
+fn train_where(d: &Path, expr: &str) -> serde_json::Value {
     run_in(
         d,
         &[
@@ -208,9 +208,17 @@ fn passing(d: &Path, expr: &str) -> u64 {
         ],
     )
     .ok();
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
-    r["rows_passing_where"].as_u64().unwrap()
+    report(d, "r.json")
+}
+
+/// A report's JSON.
+fn report(d: &Path, name: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(d.join(name)).unwrap()).unwrap()
+}
+
+/// `train --where <expr>` over the typed fixture; the rows that passed.
+fn passing(d: &Path, expr: &str) -> u64 {
+    train_where(d, expr)["rows_passing_where"].as_u64().unwrap()
 }
 
 #[test]
@@ -738,11 +746,6 @@ fn a_string_against_a_timestamp_column_is_read_to_microseconds_as_duckdb_reads_p
     );
 }
 
-/// A report's JSON.
-fn report(d: &Path, name: &str) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(d.join(name)).unwrap()).unwrap()
-}
-
 #[test]
 fn where_skips_the_row_groups_its_statistics_rule_out() {
     // 1,000 rows in row groups of 100, sorted by `id`; `s` sorts as `id` does.
@@ -764,26 +767,7 @@ fn where_skips_the_row_groups_its_statistics_rule_out() {
         ("id % 2 = 0", 500, 0),
         ("id > 950 OR lower(s) = 'k0001'", 50, 0),
     ] {
-        let r = run_in(
-            d,
-            &[
-                "train",
-                "-q",
-                "--input",
-                "t",
-                "--column",
-                "id",
-                "--where",
-                expr,
-                "--output",
-                "t.bjf",
-                "--overwrite",
-                "--report",
-                "r.json",
-            ],
-        );
-        r.ok();
-        let r = report(d, "r.json");
+        let r = train_where(d, expr);
         assert_eq!(r["rows_passing_where"], pass, "{expr}");
         assert_eq!(r["row_groups_skipped_by_where"], skipped, "{expr}");
         assert_eq!(r["rows_skipped_by_where"], skipped * 100, "{expr}");

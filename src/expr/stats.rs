@@ -71,6 +71,26 @@ impl Predicate {
     }
 }
 
+impl Predicate {
+    /// The row groups of `rgs` that [`Self::row_groups_may_pass`] keeps, and those it skips;
+    /// `absent`: the columns filled in for the file (partition values or NULLs).
+    pub(crate) fn partition_row_groups(
+        &self,
+        meta: &ParquetMetaData,
+        schema: &Schema,
+        rgs: Vec<usize>,
+        absent: &[crate::plan::side::Filled],
+    ) -> (Vec<usize>, Vec<usize>) {
+        let absent: Vec<&str> = absent.iter().map(|(f, _)| f.name().as_str()).collect();
+        let may = self.row_groups_may_pass(meta, schema, &rgs, &absent);
+        let (kept, skipped): (Vec<_>, Vec<_>) = rgs.into_iter().zip(may).partition(|(_, may)| *may);
+        (
+            kept.into_iter().map(|(rg, _)| rg).collect(),
+            skipped.into_iter().map(|(rg, _)| rg).collect(),
+        )
+    }
+}
+
 /// A column's statistics over the row groups judged.
 struct ColumnStats {
     mins: ArrayRef,

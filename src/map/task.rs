@@ -315,22 +315,13 @@ impl SideReader<'_> {
         let Some(p) = self.side.predicate.as_ref().filter(|_| !rgs.is_empty()) else {
             return rgs;
         };
-        let absent: Vec<&str> = fp
-            .where_fill
-            .iter()
-            .map(|(f, _)| f.name().as_str())
-            .collect();
-        let may = p.row_groups_may_pass(file.parquet(), file.schema(), &rgs, &absent);
-        let mut kept = Vec::with_capacity(rgs.len());
-        for (rg, may) in rgs.into_iter().zip(may) {
-            if may {
-                kept.push(rg);
-            } else if count {
-                self.counters
-                    .rg_skipped_where
-                    .fetch_add(1, Ordering::Relaxed);
-                self.counters
-                    .rows_skipped_where
+        let (kept, skipped) =
+            p.partition_row_groups(file.parquet(), file.schema(), rgs, &fp.where_fill);
+        if count {
+            let c = self.counters;
+            for rg in skipped {
+                c.rg_skipped_where.fetch_add(1, Ordering::Relaxed);
+                c.rows_skipped_where
                     .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
             }
         }
