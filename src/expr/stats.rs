@@ -69,9 +69,7 @@ impl Predicate {
             None => vec![true; rgs.len()],
         }
     }
-}
 
-impl Predicate {
     /// The row groups of `rgs` that [`Self::row_groups_may_pass`] keeps, and those it skips;
     /// `absent`: the columns filled in for the file (partition values or NULLs).
     pub(crate) fn partition_row_groups(
