@@ -18,6 +18,7 @@ use crate::plan::{InputFile, RangeReader, Split};
 
 pub(crate) mod ahead;
 pub mod dictionary;
+pub(crate) mod pages;
 
 /// Bytes of decoded predicate columns kept per row group for the projection: a row group's
 /// key column (1 M rows of 8 bytes) fits.
@@ -61,6 +62,9 @@ pub struct ReadOptions {
     pub row_filter: Option<RowFilter>,
     /// The split's ranges fetched ahead, if they were ([`ahead`]).
     pub ahead: Option<ahead::Prefetched>,
+    /// The rows of the row groups to read, when a `--where`'s page statistics ruled some
+    /// out ([`pages`]); the row groups are then its row groups, in its order.
+    pub(crate) pages: Option<pages::Pages>,
 }
 
 /// An iterator over the record batches of one split.
@@ -87,7 +91,11 @@ impl SplitReader {
             location: file.location.to_string(),
             source,
         };
-        let builder = ParquetPushDecoderBuilder::new_with_metadata(file.metadata.clone());
+        let (metadata, selections) = match opts.pages {
+            Some(p) => (p.metadata, Some(p.selections)),
+            None => (file.metadata.clone(), None),
+        };
+        let builder = ParquetPushDecoderBuilder::new_with_metadata(metadata);
         let schema = builder.parquet_schema();
         let mask = ProjectionMask::roots(schema, opts.columns.iter().copied());
         let strings = (0..schema.num_columns())
@@ -101,9 +109,12 @@ impl SplitReader {
         } else {
             SELECTOR_THRESHOLD
         };
+        let builder = match selections {
+            Some(s) => builder.with_row_group_selections(s),
+            None => builder.with_row_groups(row_groups),
+        };
         let mut builder = builder
             .with_projection(mask)
-            .with_row_groups(row_groups)
             .with_batch_size(opts.batch_size.max(1))
             // The columns a row filter reads and the projection outputs too (the join's key
             // column) are decoded once: the predicate stage's arrays are cached per row group

@@ -48,18 +48,46 @@ pub(crate) fn pruned_note(files: usize) -> String {
     }
 }
 
-/// ` (and R rows of G row groups skipped by its statistics)` for row groups a `--where`
-/// ruled out before reading them; empty when none.
-pub(crate) fn where_skipped_note(row_groups: u64, rows: u64) -> String {
-    match row_groups {
-        0 => String::new(),
-        1 => format!(" (and {rows} rows of 1 row group skipped by its statistics)"),
-        g => format!(" (and {rows} rows of {g} row groups skipped by its statistics)"),
+/// What a `--where`'s statistics skipped, for a summary's where line: ` (and R rows of G
+/// row groups skipped by its statistics)`, with the rows of pages that the page index ruled
+/// out in the row groups read (`page_rows`, of the `rows`) said apart; empty when nothing was.
+pub(crate) fn where_skipped_note(row_groups: u64, rows: u64, page_rows: u64) -> String {
+    let groups = match row_groups {
+        0 => None,
+        1 => Some("1 row group".to_string()),
+        g => Some(format!("{g} row groups")),
+    };
+    match (groups, page_rows) {
+        (None, 0) => String::new(),
+        (Some(g), 0) => format!(" (and {rows} rows of {g} skipped by its statistics)"),
+        (None, p) => format!(" (and {p} rows of pages skipped by the page index)"),
+        (Some(g), p) => format!(
+            " (and {rows} rows skipped by its statistics: {} of {g}, {p} of pages in the page index)",
+            rows - p.min(rows)
+        ),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn where_skipped_note_says_row_groups_and_pages_apart() {
+        use super::where_skipped_note as note;
+        assert_eq!(note(0, 0, 0), "");
+        assert_eq!(
+            note(1, 100, 0),
+            " (and 100 rows of 1 row group skipped by its statistics)"
+        );
+        assert_eq!(
+            note(0, 40, 40),
+            " (and 40 rows of pages skipped by the page index)"
+        );
+        assert_eq!(
+            note(2, 1040, 40),
+            " (and 1040 rows skipped by its statistics: 1000 of 2 row groups, 40 of pages in the page index)"
+        );
+    }
+
     #[test]
     fn human_bytes_picks_the_unit() {
         assert_eq!(super::human_bytes(0), "0 B");

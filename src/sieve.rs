@@ -159,7 +159,7 @@ impl FilterReport {
             i.rows_read,
             human_bytes(i.bytes_read),
             i.rows_dropped_by_where,
-            crate::report::where_skipped_note(i.row_groups_skipped_by_where, i.rows_skipped_by_where),
+            crate::report::where_skipped_note(i.row_groups_skipped_by_where, i.rows_skipped_by_where, i.rows_skipped_by_page_index),
             i.rows_dropped_null_key
         );
         if self.invert {

@@ -7,7 +7,7 @@
 //! size. Nothing is written unless every split succeeded.
 
 use std::num::{NonZeroU64, NonZeroUsize};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use cardinality_estimator::CardinalityEstimator;
@@ -232,11 +232,14 @@ pub struct TrainReport {
     /// data pages never fetched (one key column, no `--where`, every data page of the chunk
     /// dictionary-encoded).
     pub row_groups_from_dictionary: u64,
-    /// Row groups never read: the statistics of their `--where` columns show that no row
-    /// can pass.
+    /// Row groups never read: the statistics of their `--where` columns (of the row group,
+    /// or of every page in the page index) show that no row can pass.
     pub row_groups_skipped_by_where: u64,
-    /// Rows of those row groups (not counted in `rows_read`).
+    /// Rows of those row groups, and of the pages of other row groups that the page index
+    /// rules out (not counted in `rows_read`).
     pub rows_skipped_by_where: u64,
+    /// Of those, the rows of pages that the page index rules out in the row groups read.
+    pub rows_skipped_by_page_index: u64,
     /// How the filter was sized.
     pub sizing: SizingReport,
     /// The filter's parameters.
@@ -300,7 +303,8 @@ impl TrainReport {
                 self.rows_passing_where,
                 crate::report::where_skipped_note(
                     self.row_groups_skipped_by_where,
-                    self.rows_skipped_by_where
+                    self.rows_skipped_by_where,
+                    self.rows_skipped_by_page_index
                 ),
             );
         }
@@ -1014,8 +1018,12 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             [key] if dictionaries && fk.keys.len() == 1 => Some(key),
             _ => None,
         };
+        // Row groups and rows that the page index rules out (read::pages), counted by the
+        // pass that trains (a count pass before it reads the same splits).
+        let page_skips = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
         let read_split = |i: usize,
                           ahead: &ReadAhead<'_>,
+                          counted: bool,
                           each: &mut dyn FnMut(Keys<'_>, &FileKey) -> Result<()>|
          -> Result<u64> {
             let ahead = ahead.take(i);
@@ -1039,6 +1047,35 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 }
                 None => rest.extend(split_groups[i].iter().copied()),
             }
+            let mut pages = None;
+            if let Some(p) = predicate.filter(|_| !rest.is_empty()) {
+                let absent: Vec<&str> = fk
+                    .where_fill
+                    .iter()
+                    .map(|(f, _)| f.name().as_str())
+                    .collect();
+                let planned = crate::read::pages::plan(p, &file, &absent, rest, || {
+                    Ok(RangeReader::open(&file.location)?.with_ahead(ahead.clone()))
+                })?;
+                if counted {
+                    let rows: u64 = planned
+                        .skipped_groups
+                        .iter()
+                        .map(|rg| file.row_group_rows(*rg))
+                        .sum();
+                    page_skips
+                        .0
+                        .fetch_add(planned.skipped_groups.len() as u64, Ordering::Relaxed);
+                    page_skips
+                        .1
+                        .fetch_add(rows + planned.skipped_rows, Ordering::Relaxed);
+                    page_skips
+                        .2
+                        .fetch_add(planned.skipped_rows, Ordering::Relaxed);
+                }
+                rest = planned.row_groups;
+                pages = planned.pages;
+            }
             if rest.is_empty() {
                 return Ok(bytes);
             }
@@ -1050,6 +1087,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     batch_size: job.batch_size.get(),
                     row_filter: None,
                     ahead,
+                    pages,
                 },
             )?;
             for b in reader.by_ref() {
@@ -1067,12 +1105,21 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 dictionary_key(fk)
                     .and_then(|key| crate::read::dictionary::dictionary_range(file, rg, key))
             };
-            split_groups[i]
-                .iter()
-                .flat_map(|&rg| match dictionary(rg) {
+            // With a --where, the page index of its columns first (read::pages).
+            let index = predicate.and_then(|p| {
+                let absent: Vec<&str> = fk
+                    .where_fill
+                    .iter()
+                    .map(|(f, _)| f.name().as_str())
+                    .collect();
+                crate::read::pages::index_range(p, file, &absent, &split_groups[i])
+            });
+            index
+                .into_iter()
+                .chain(split_groups[i].iter().flat_map(|&rg| match dictionary(rg) {
                     Some(r) => vec![r],
                     None => crate::read::ahead::chunk_ranges(file, [rg], &fk.columns),
-                })
+                }))
                 .collect()
         };
 
@@ -1102,7 +1149,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     |est, i| {
                         let mut counts = Counts::default();
                         let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
-                        read_split(i, &ahead, &mut |keys, fk| {
+                        read_split(i, &ahead, false, &mut |keys, fk| {
                             let rows = keys.passing_hashes(
                                 fk,
                                 predicate,
@@ -1155,7 +1202,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             },
             |(filter, counts), i| {
                 let (mut scratch, mut hashes) = (Vec::new(), Vec::new());
-                let bytes = read_split(i, &ahead, &mut |keys, fk| {
+                let bytes = read_split(i, &ahead, true, &mut |keys, fk| {
                     let rows = keys.passing_hashes(
                         fk,
                         predicate,
@@ -1228,8 +1275,9 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             bytes_read: total.bytes_read,
             bytes_read_ahead,
             row_groups_from_dictionary: total.dictionary_row_groups,
-            row_groups_skipped_by_where: skipped_where,
-            rows_skipped_by_where: rows_skipped_where,
+            row_groups_skipped_by_where: skipped_where + page_skips.0.load(Ordering::Relaxed),
+            rows_skipped_by_where: rows_skipped_where + page_skips.1.load(Ordering::Relaxed),
+            rows_skipped_by_page_index: page_skips.2.load(Ordering::Relaxed),
             sizing,
             params,
             format: job.filter.format,

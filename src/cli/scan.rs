@@ -76,6 +76,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                         batch_size: args.batch_size,
                         row_filter: None,
                         ahead,
+                        pages: None,
                     },
                 )?;
                 for b in reader {

@@ -21,10 +21,12 @@
 
 use std::collections::HashMap;
 
-use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
+use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt32Array, UInt64Array};
 use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
+use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
+use parquet::file::metadata::page_index::PageIndexProvider;
 use parquet::file::metadata::ParquetMetaData;
 
 use super::eval::{self, InSets, Val};
@@ -58,7 +60,8 @@ impl Predicate {
             tree: &self.tree,
             meta,
             schema,
-            rgs,
+            units: rgs.len(),
+            source: Source::RowGroups(rgs),
             absent,
             stats: HashMap::new(),
             tests: 0,
@@ -68,6 +71,96 @@ impl Predicate {
             Some(b) => b.iter().collect(),
             None => vec![true; rgs.len()],
         }
+    }
+
+    /// The leaf columns of `meta` whose page statistics [`Self::page_selection`] may judge:
+    /// the condition's columns the file holds (not `absent`) in a judged type.
+    pub(crate) fn judged_leaves(
+        &self,
+        meta: &ParquetMetaData,
+        schema: &Schema,
+        absent: &[&str],
+    ) -> Vec<usize> {
+        let parquet_schema = meta.file_metadata().schema_descr();
+        let mut leaves: Vec<usize> = self
+            .columns()
+            .iter()
+            .filter(|c| !absent.contains(&c.as_str()))
+            .filter(|c| {
+                schema
+                    .field_with_name(c)
+                    .is_ok_and(|f| judged(f.data_type()))
+            })
+            .filter_map(|c| {
+                StatisticsConverter::try_new(c, schema, parquet_schema)
+                    .ok()?
+                    .parquet_column_index()
+            })
+            .collect();
+        leaves.sort_unstable();
+        leaves.dedup();
+        leaves
+    }
+
+    /// The rows of row group `rg` where the condition may be TRUE, from the page index's
+    /// statistics (`index`: its column index and offset index): each page of a column is
+    /// judged as a row group is, on the runs of rows that lie in one page of every column
+    /// judged. `None`: every row may pass (or nothing is decided); otherwise the selection
+    /// of the row group's rows, which may select none.
+    pub(crate) fn page_selection(
+        &self,
+        meta: &ParquetMetaData,
+        index: &dyn PageIndexProvider,
+        schema: &Schema,
+        rg: usize,
+        absent: &[&str],
+    ) -> Option<RowSelection> {
+        let rows = u64::try_from(meta.row_group(rg).num_rows()).ok()?;
+        // The runs: every judged column's page boundaries.
+        let mut starts = vec![0u64];
+        for leaf in self.judged_leaves(meta, schema, absent) {
+            if let Some(firsts) = page_firsts(index, rg, leaf, rows) {
+                starts.extend(firsts);
+            }
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        if starts.len() < 2 || rows == 0 {
+            return None;
+        }
+        let mut judge = Judge {
+            tree: &self.tree,
+            meta,
+            schema,
+            units: starts.len(),
+            source: Source::Pages {
+                rg,
+                index,
+                starts: &starts,
+                rows,
+            },
+            absent,
+            stats: HashMap::new(),
+            tests: 0,
+        };
+        let may = judge.may(self.tree.root(), 0)?;
+        if may.count_set_bits() == may.len() {
+            return None;
+        }
+        let mut selectors: Vec<RowSelector> = Vec::new();
+        for (i, keep) in may.iter().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(rows);
+            let n = usize::try_from(end - starts[i]).ok()?;
+            match selectors.last_mut() {
+                Some(last) if last.skip != keep => last.row_count += n,
+                _ => selectors.push(if keep {
+                    RowSelector::select(n)
+                } else {
+                    RowSelector::skip(n)
+                }),
+            }
+        }
+        Some(RowSelection::from(selectors))
     }
 
     /// The row groups of `rgs` that [`Self::row_groups_may_pass`] keeps, and those it skips;
@@ -108,11 +201,51 @@ impl ColumnStats {
     }
 }
 
+/// The first row of each page of leaf column `leaf` in row group `rg` (of `rows` rows), from
+/// its offset index, when the column has a column index too and the offset index is sound
+/// (the first page at row 0, each page after the one before it, all within the row group).
+fn page_firsts(
+    index: &dyn PageIndexProvider,
+    rg: usize,
+    leaf: usize,
+    rows: u64,
+) -> Option<Vec<u64>> {
+    let pages = index.offset_index(rg, leaf)?.page_locations();
+    let ci = index.column_index(rg, leaf)?;
+    if ci.num_pages() != pages.len() as u64 || pages.is_empty() {
+        return None;
+    }
+    let firsts: Vec<u64> = pages
+        .iter()
+        .map(|p| u64::try_from(p.first_row_index).ok())
+        .collect::<Option<_>>()?;
+    let sound = firsts[0] == 0
+        && firsts.windows(2).all(|w| w[0] < w[1])
+        && firsts.last().is_some_and(|l| *l < rows);
+    sound.then_some(firsts)
+}
+
+/// What the judged units are.
+enum Source<'a> {
+    /// These row groups, one unit each.
+    RowGroups(&'a [usize]),
+    /// The runs of rows of row group `rg` (of `rows` rows) starting at `starts`, each within
+    /// one page of every column judged.
+    Pages {
+        rg: usize,
+        index: &'a dyn PageIndexProvider,
+        starts: &'a [u64],
+        rows: u64,
+    },
+}
+
 struct Judge<'a> {
     tree: &'a Tree,
     meta: &'a ParquetMetaData,
     schema: &'a Schema,
-    rgs: &'a [usize],
+    /// How many units are judged.
+    units: usize,
+    source: Source<'a>,
     absent: &'a [&'a str],
     stats: HashMap<String, Option<ColumnStats>>,
     /// Comparisons of bounds run so far.
@@ -140,7 +273,7 @@ impl Judge<'_> {
                 acc
             }
             Node::Or(children) => {
-                let mut acc = BooleanBuffer::new_unset(self.rgs.len());
+                let mut acc = BooleanBuffer::new_unset(self.units);
                 for &c in children {
                     acc = &acc | &self.may(c, depth + 1)?;
                 }
@@ -182,7 +315,7 @@ impl Judge<'_> {
                 let Node::Column(c) = &tree.nodes[items[0]] else {
                     return None;
                 };
-                let mut acc = BooleanBuffer::new_unset(self.rgs.len());
+                let mut acc = BooleanBuffer::new_unset(self.units);
                 for &i in &items[1..] {
                     let Node::Lit(l) = &tree.nodes[i] else {
                         return None;
@@ -259,11 +392,20 @@ impl Judge<'_> {
             .ok()?
             .with_missing_null_counts_as_zero(false);
         let leaf = conv.parquet_column_index()?;
-        let groups: Vec<_> = self.rgs.iter().map(|i| self.meta.row_group(*i)).collect();
+        let rgs = match self.source {
+            Source::RowGroups(rgs) => rgs,
+            Source::Pages {
+                rg,
+                index,
+                starts,
+                rows,
+            } => return self.read_pages(&conv, leaf, rg, index, starts, rows),
+        };
+        let groups: Vec<_> = rgs.iter().map(|i| self.meta.row_group(*i)).collect();
         let mins = conv.row_group_mins(groups.iter().copied()).ok()?;
         let maxes = conv.row_group_maxes(groups.iter().copied()).ok()?;
         let nulls = conv.row_group_null_counts(groups.iter().copied()).ok()?;
-        if mins.len() != self.rgs.len() || maxes.len() != self.rgs.len() {
+        if mins.len() != rgs.len() || maxes.len() != rgs.len() {
             return None;
         }
         // Min and max from the deprecated fields (signed byte order) bound nothing.
@@ -284,6 +426,42 @@ impl Judge<'_> {
             maxes: nullify(maxes)?,
             nulls,
             rows: groups.iter().map(|g| g.num_rows().max(0) as u64).collect(),
+        })
+    }
+
+    /// A column's page statistics in row group `rg`, one entry per run of rows (`starts`):
+    /// the page the run lies in.
+    fn read_pages(
+        &self,
+        conv: &StatisticsConverter<'_>,
+        leaf: usize,
+        rg: usize,
+        index: &dyn PageIndexProvider,
+        starts: &[u64],
+        rows: u64,
+    ) -> Option<ColumnStats> {
+        let firsts = page_firsts(index, rg, leaf, rows)?;
+        let mins = conv.data_page_mins(index, [rg].iter()).ok()?;
+        let maxes = conv.data_page_maxes(index, [rg].iter()).ok()?;
+        let nulls = conv.data_page_null_counts(index, [rg].iter()).ok()?;
+        if mins.len() != firsts.len() || maxes.len() != firsts.len() || nulls.len() != firsts.len()
+        {
+            return None;
+        }
+        // The page of each run: the last one starting at or before it.
+        let page: Vec<u32> = starts
+            .iter()
+            .map(|s| (firsts.partition_point(|f| f <= s) - 1) as u32)
+            .collect();
+        let page_rows = |p: usize| firsts.get(p + 1).copied().unwrap_or(rows) - firsts[p];
+        let take = UInt32Array::from(page.clone());
+        let pick = |a: &dyn Array| arrow::compute::take(a, &take, None).ok();
+        let nulls = pick(&nulls)?;
+        Some(ColumnStats {
+            mins: pick(&mins)?,
+            maxes: pick(&maxes)?,
+            nulls: nulls.as_any().downcast_ref::<UInt64Array>()?.clone(),
+            rows: page.iter().map(|p| page_rows(*p as usize)).collect(),
         })
     }
 }
@@ -492,12 +670,14 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
         /// A row group that the statistics rule out holds no row where the condition is TRUE,
-        /// whatever the values, the row groups' sizes and the strings' truncated statistics.
+        /// nor does a row that the page index rules out, whatever the values, the row groups'
+        /// and pages' sizes and the strings' truncated statistics.
         #[test]
-        fn a_skipped_row_group_holds_no_passing_row(
+        fn a_skipped_row_group_or_page_holds_no_passing_row(
             rows in proptest::collection::vec(
                 (0u8..14, 0u8..14, 0u8..9, 0u8..13), 1..60),
-            group in 1usize..9,
+            group in 1usize..30,
+            page in 1usize..6,
             truncate in proptest::option::of(1usize..3),
             picks in proptest::collection::vec(proptest::prelude::any::<u8>(), 12),
         ) {
@@ -527,13 +707,18 @@ mod tests {
             let props = WriterProperties::builder()
                 .set_max_row_group_row_count(Some(group))
                 .set_statistics_truncate_length(truncate)
+                .set_column_index_truncate_length(truncate)
+                .set_data_page_row_count_limit(page)
+                .set_write_batch_size(page)
                 .build();
             let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props)).unwrap();
             w.write(&batch).unwrap();
             w.close().unwrap();
             let meta = ParquetMetaDataReader::new()
+                .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required)
                 .parse_and_finish(&bytes::Bytes::from(buf))
                 .unwrap();
+            let index = meta.page_index().unwrap().clone();
             let text = condition(&picks);
             let p = Predicate::parse(&text, "--where").unwrap();
             let rgs: Vec<usize> = (0..meta.num_row_groups()).collect();
@@ -541,8 +726,19 @@ mod tests {
             let mut start = 0;
             for (rg, may) in rgs.iter().zip(may) {
                 let n = meta.row_group(*rg).num_rows() as usize;
-                let pass = p.evaluate(&batch.slice(start, n)).unwrap().true_count();
-                proptest::prop_assert!(may || pass == 0, "{text}: row group {rg} skipped, {pass} rows pass");
+                let pass = p.evaluate(&batch.slice(start, n)).unwrap();
+                proptest::prop_assert!(may || pass.true_count() == 0, "{text}: row group {rg} skipped, {} rows pass", pass.true_count());
+                if let Some(sel) = p.page_selection(&meta, index.as_ref(), &schema, *rg, &[]) {
+                    let mut at = 0;
+                    for s in sel.iter() {
+                        if s.skip {
+                            let passing = (at..at + s.row_count).filter(|r| pass.is_valid(*r) && pass.value(*r)).count();
+                            proptest::prop_assert!(passing == 0, "{text}: rows {at}..{} of row group {rg} skipped, {passing} pass", at + s.row_count);
+                        }
+                        at += s.row_count;
+                    }
+                    proptest::prop_assert_eq!(at, n);
+                }
                 start += n;
             }
         }

@@ -54,10 +54,14 @@ pub struct SideReport {
     /// Rows dropped by `--left-where` / `--right-where`.
     pub rows_dropped_by_where: u64,
     /// Row groups never read: the statistics of their `--left-where` / `--right-where`
-    /// columns show that no row can pass.
+    /// columns (of the row group, or of every page in the page index) show that no row can
+    /// pass.
     pub row_groups_skipped_by_where: u64,
-    /// Rows of those row groups (not counted as read or dropped).
+    /// Rows of those row groups, and of the pages of other row groups that the page index
+    /// rules out (not counted as read or dropped).
     pub rows_skipped_by_where: u64,
+    /// Of those, the rows of pages that the page index rules out in the row groups read.
+    pub rows_skipped_by_page_index: u64,
     /// Rows dropped because their key is null and the join type does not keep them.
     pub rows_dropped_null_key: u64,
     /// Rows handed to the join with a null key (in any column): those the join type keeps
@@ -344,7 +348,8 @@ impl JoinReport {
                 side.rows_dropped_by_where,
                 crate::report::where_skipped_note(
                     side.row_groups_skipped_by_where,
-                    side.rows_skipped_by_where
+                    side.rows_skipped_by_where,
+                    side.rows_skipped_by_page_index
                 ),
                 side.rows_dropped_null_key,
                 match self.nulls_equal {

@@ -39,8 +39,10 @@ pub(crate) struct MapCounters {
     pub bytes_skipped_stats: AtomicU64,
     /// Row groups skipped by the statistics of the `--where` columns.
     pub rg_skipped_where: AtomicU64,
-    /// Rows in those row groups.
+    /// Rows in those row groups, and in the pages the page index ruled out.
     pub rows_skipped_where: AtomicU64,
+    /// Of those, the rows in pages ruled out in the row groups read.
+    pub rows_skipped_pages: AtomicU64,
     /// Row groups skipped by the right files' own Parquet Bloom filters.
     pub rg_skipped_sbbf: AtomicU64,
     /// Rows in those row groups.
@@ -96,6 +98,7 @@ impl MapCounters {
             bytes_skipped_by_stats: g(&self.bytes_skipped_stats),
             row_groups_skipped_by_where: g(&self.rg_skipped_where),
             rows_skipped_by_where: g(&self.rows_skipped_where),
+            rows_skipped_by_page_index: g(&self.rows_skipped_pages),
             row_groups_skipped_by_sbbf: g(&self.rg_skipped_sbbf),
             rows_skipped_by_sbbf: g(&self.rows_skipped_sbbf),
             bytes_skipped_by_sbbf: g(&self.bytes_skipped_sbbf),
@@ -289,6 +292,15 @@ impl SideReader<'_> {
             None => split.row_groups.clone().collect(),
         };
         let row_groups = self.where_row_groups(file, fp, row_groups, false);
+        // The page index of the --where's columns, which the reader reads first.
+        let index = side.predicate.as_ref().and_then(|p| {
+            let absent: Vec<&str> = fp
+                .where_fill
+                .iter()
+                .map(|(f, _)| f.name().as_str())
+                .collect();
+            crate::read::pages::index_range(p, file, &absent, &row_groups)
+        });
         let key_filter = !fp.keys.is_empty() && self.key_tiers().is_some();
         let tops: Vec<usize> = if !all && (key_filter || side.predicate.is_some()) {
             let keys = fp.keys.iter().filter(|_| key_filter);
@@ -300,7 +312,9 @@ impl SideReader<'_> {
         } else {
             fp.decode.clone()
         };
-        crate::read::ahead::chunk_ranges(file, row_groups, &tops)
+        let mut ranges = crate::read::ahead::chunk_ranges(file, row_groups, &tops);
+        ranges.extend(index);
+        ranges
     }
 
     /// The row groups of `rgs` (of `file`) where the side's `--where` may hold, from their
@@ -326,6 +340,41 @@ impl SideReader<'_> {
             }
         }
         kept
+    }
+
+    /// The row groups of `rgs` (of `file`) with pages where the side's `--where` may hold,
+    /// from the page index (see `read::pages`), the reader's selection of their rows when
+    /// some were ruled out, and how many were; the row groups and rows ruled out are counted
+    /// as skipped.
+    fn where_pages(
+        &self,
+        file: &crate::plan::InputFile,
+        fp: &FileProjection,
+        rgs: Vec<usize>,
+        ahead: Option<&Prefetched>,
+    ) -> Result<(Vec<usize>, Option<crate::read::pages::Pages>, u64)> {
+        let Some(p) = self.side.predicate.as_ref().filter(|_| !rgs.is_empty()) else {
+            return Ok((rgs, None, 0));
+        };
+        let absent: Vec<&str> = fp
+            .where_fill
+            .iter()
+            .map(|(f, _)| f.name().as_str())
+            .collect();
+        let plan = crate::read::pages::plan(p, file, &absent, rgs, || {
+            Ok(crate::plan::RangeReader::open(&file.location)?.with_ahead(ahead.cloned()))
+        })?;
+        let c = self.counters;
+        for rg in &plan.skipped_groups {
+            c.rg_skipped_where.fetch_add(1, Ordering::Relaxed);
+            c.rows_skipped_where
+                .fetch_add(file.row_group_rows(*rg), Ordering::Relaxed);
+        }
+        c.rows_skipped_where
+            .fetch_add(plan.skipped_rows, Ordering::Relaxed);
+        c.rows_skipped_pages
+            .fetch_add(plan.skipped_rows, Ordering::Relaxed);
+        Ok((plan.row_groups, plan.pages, plan.skipped_rows))
     }
 
     /// Read split `split_index` (`ahead`: its ranges fetched ahead) and feed its batches to
@@ -374,6 +423,8 @@ impl SideReader<'_> {
             None => split.row_groups.clone().collect(),
         };
         let row_groups = self.where_row_groups(&file, fp, row_groups, true);
+        let (row_groups, pages, rows_in_pages_skipped) =
+            self.where_pages(&file, fp, row_groups, ahead.as_ref())?;
         if row_groups.is_empty() {
             finished();
             return Ok(());
@@ -381,7 +432,7 @@ impl SideReader<'_> {
         let rows_in_groups: u64 = row_groups.iter().map(|rg| file.row_group_rows(*rg)).sum();
         self.counters
             .rows_read
-            .fetch_add(rows_in_groups, Ordering::Relaxed);
+            .fetch_add(rows_in_groups - rows_in_pages_skipped, Ordering::Relaxed);
 
         // The row filter: the prefilter's key tiers on the key column alone, then the side's
         // --where; the other columns are decoded only for rows that pass both.
@@ -440,6 +491,7 @@ impl SideReader<'_> {
                 batch_size: self.batch_size,
                 row_filter,
                 ahead,
+                pages,
             },
         )?;
         for batch in reader.by_ref() {

@@ -441,6 +441,7 @@ mod tests {
                     batch_size: 64,
                     row_filter: None,
                     ahead: ahead.take(i),
+                    pages: None,
                 },
             )
             .unwrap();
@@ -625,6 +626,7 @@ mod tests {
                 batch_size: 64,
                 row_filter: None,
                 ahead: ahead.take(1),
+                pages: None,
             },
         )
         .unwrap();
