@@ -11,7 +11,8 @@ use arrow::array::*;
 
 use crate::join_cli::{fixture, reference, train};
 use crate::util::{
-    bin, files_below, read_rows, root, run_env, run_in, write_parquet, FaultProxy, S3Server,
+    bin, files_below, read_rows, root, run_env, run_in, write_parquet, write_parquet_with,
+    FaultProxy, S3Server,
 };
 
 fn join_args<'a>(filter: &'a str, left: &'a str, right: &'a str, out: &'a str) -> Vec<&'a str> {
@@ -1775,6 +1776,121 @@ fn planning_a_remote_input_reads_each_footer_in_one_request() {
 /// Remote splits are fetched ahead of the workers (`src/read/ahead.rs`): the join and train
 /// over S3 give what they give over local copies, most bytes come from the fetches ahead
 /// (the report's `bytes_read_ahead`), and nothing is fetched twice.
+#[test]
+fn remote_page_indexes_are_fetched_ahead_with_their_splits() {
+    // 6 files of 2 row groups of 50 rows in pages of 10, with a page index; a --right-where
+    // on a sorted column that the page index judges.
+    let s3 = S3Server::start();
+    let proxy = FaultProxy::start(s3.port);
+    let env = S3Server::env_for(proxy.port);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (n, groups, rows) = (6usize, 2usize, 50usize);
+    for f in 0..n {
+        let ks: Vec<i64> = (0..rows * groups).map(|r| (f * 1000 + r) as i64).collect();
+        let vs: Vec<String> = ks.iter().map(|k| format!("row {k}")).collect();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(rows))
+            .set_data_page_row_count_limit(10)
+            .set_write_batch_size(10)
+            .build();
+        write_parquet_with(
+            &d.join(format!("right/part-{f:02}.parquet")),
+            vec![
+                ("k", Arc::new(Int64Array::from(ks)) as ArrayRef),
+                ("v", Arc::new(StringArray::from(vs)) as ArrayRef),
+            ],
+            props,
+        );
+    }
+    let left: Vec<i64> = (0..n as i64 * 1000).step_by(3).collect();
+    write_parquet(
+        &d.join("left.parquet"),
+        vec![("id", Arc::new(Int64Array::from(left)) as ArrayRef)],
+        100_000,
+    );
+    s3.upload_dir("lake", &d.join("right"), "right");
+    // Rows 15..25 and 95..100 of each file: pages 10..30 and 90..100.
+    let ranges = (0..n)
+        .map(|f| {
+            let b = f * 1000;
+            format!(
+                "k BETWEEN {} AND {} OR k BETWEEN {} AND {}",
+                b + 15,
+                b + 24,
+                b + 95,
+                b + 99
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    for (i, cond) in [ranges, "k >= 0".to_string()].into_iter().enumerate() {
+        let join = |right: &str, out: &str| {
+            vec![
+                "join".to_string(),
+                "-q".into(),
+                "--left".into(),
+                "left.parquet".into(),
+                "--left-key".into(),
+                "id".into(),
+                "--right".into(),
+                right.into(),
+                "--right-key".into(),
+                "k".into(),
+                "--right-where".into(),
+                cond.clone(),
+                "--no-prefilter".into(),
+                "--split-rows".into(),
+                "1".into(),
+                "--output".into(),
+                out.into(),
+                "--report".into(),
+                format!("{out}.json"),
+            ]
+        };
+        let local = join("right", &format!("local-{i}"));
+        run_in(d, &local.iter().map(String::as_str).collect::<Vec<_>>()).ok();
+        let before = proxy.seen.load(Ordering::SeqCst);
+        let remote = join("s3://lake/right", &format!("s3-{i}"));
+        run_env(
+            d,
+            &remote.iter().map(String::as_str).collect::<Vec<_>>(),
+            &env,
+        )
+        .ok();
+        let requests = proxy.seen.load(Ordering::SeqCst) - before;
+        assert_eq!(
+            read_rows(&d.join(format!("s3-{i}"))).0,
+            read_rows(&d.join(format!("local-{i}"))).0,
+            "{cond}"
+        );
+        let report = |name: &str| -> serde_json::Value {
+            serde_json::from_slice(&std::fs::read(d.join(format!("{name}.json"))).unwrap()).unwrap()
+        };
+        let (r, l) = (report(&format!("s3-{i}")), report(&format!("local-{i}")));
+        // Of each file's 100 rows, pages 10..30 and 90..100 are read.
+        let (read, pages) = match i {
+            0 => (30 * n as u64, 70 * n as u64),
+            _ => (100 * n as u64, 0),
+        };
+        for side in [&r, &l] {
+            assert_eq!(side["right"]["rows_read"], read, "{cond}: {side}");
+            assert_eq!(side["right"]["rows_skipped_by_page_index"], pages, "{cond}");
+        }
+        // A listing, a read of each file's tail, and for each split a read of the
+        // condition's column with the page index (fetched ahead together) and one of the
+        // other column's rows that passed: the page index costs no request of its own, but
+        // in the splits each of the 2 workers starts with, before anything was fetched
+        // ahead (without it: 3 requests a split, 44 in all).
+        let splits = n * groups;
+        assert!(
+            requests <= 2 + n + 2 * splits + 2,
+            "{cond}: {requests} requests for {n} files of {groups} row groups"
+        );
+        assert!(r["right"]["bytes_read_ahead"].as_u64().unwrap() > 0);
+    }
+}
+
 #[test]
 fn remote_splits_are_fetched_ahead_once() {
     let s3 = S3Server::start();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow::array::*;
 
-use crate::util::{read_rows, run_in, write_parquet};
+use crate::util::{read_rows, run_in, write_parquet, write_parquet_with};
 
 /// One file, row groups of 3 rows, a unique `id` and columns of many types.
 fn typed_fixture(d: &Path) {
@@ -823,4 +823,175 @@ fn where_skips_the_row_groups_its_statistics_rule_out() {
     let f = report(d, "f.json");
     assert_eq!(f["input"]["row_groups_skipped_by_where"], 9, "{f}");
     assert_eq!(read_rows(&d.join("f")).0.len(), 100);
+}
+
+#[test]
+fn where_skips_the_pages_its_page_index_rules_out() {
+    // 1,000 rows sorted by `id` in row groups of 500 and pages of 50, with a page index
+    // (`p/t/`) and without one (`q/t/`); `s` sorts as `id` does, `v` does not.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ids: Vec<i64> = (0..1000).collect();
+    let cols = || -> Vec<(&str, ArrayRef)> {
+        vec![
+            ("id", Arc::new(Int64Array::from(ids.clone()))),
+            (
+                "s",
+                Arc::new(StringArray::from_iter_values(
+                    ids.iter().map(|i| format!("k{i:04}")),
+                )),
+            ),
+            (
+                "v",
+                Arc::new(Int64Array::from_iter_values(ids.iter().map(|i| i % 7))),
+            ),
+        ]
+    };
+    let props = |index: bool| {
+        use parquet::file::properties::{EnabledStatistics, WriterProperties};
+        WriterProperties::builder()
+            .set_max_row_group_row_count(Some(500))
+            .set_data_page_row_count_limit(50)
+            .set_write_batch_size(50)
+            .set_statistics_enabled(match index {
+                true => EnabledStatistics::Page,
+                false => EnabledStatistics::Chunk,
+            })
+            .set_offset_index_disabled(!index)
+            .build()
+    };
+    write_parquet_with(&d.join("p/t/t.parquet"), cols(), props(true));
+    write_parquet_with(&d.join("q/t/t.parquet"), cols(), props(false));
+    let train = |dir: &str, expr: &str| {
+        let d = d.join(dir);
+        run_in(
+            &d,
+            &[
+                "train",
+                "-q",
+                "--input",
+                "t",
+                "--column",
+                "id",
+                "--where",
+                expr,
+                "--output",
+                "t.bjf",
+                "--overwrite",
+                "--report",
+                "r.json",
+            ],
+        )
+        .ok();
+        (
+            report(&d, "r.json"),
+            std::fs::read(d.join("t.bjf")).unwrap(),
+        )
+    };
+    // The rows that pass (as DuckDB counts them), the rows read, the row groups skipped.
+    for (expr, pass, read, groups) in [
+        ("id >= 120 AND id < 130", 10, 50, 1),
+        ("s BETWEEN 'k0480' AND 'k0520'", 41, 100, 0),
+        ("id < 10 OR id >= 990", 20, 100, 0),
+        ("id = 260 AND v = 1", 1, 50, 1),
+        ("id IN (3, 777) AND v IS NOT NULL", 2, 100, 0),
+        ("v = 3", 143, 1000, 0),
+        ("id > 2000 OR s < 'a'", 0, 0, 2),
+    ] {
+        let (r, filter) = train("p", expr);
+        assert_eq!(r["rows_passing_where"], pass, "{expr}");
+        assert_eq!(r["rows_read"], read, "{expr}");
+        assert_eq!(r["rows_skipped_by_where"], 1000 - read, "{expr}");
+        assert_eq!(r["row_groups_skipped_by_where"], groups, "{expr}");
+        assert_eq!(
+            r["rows_skipped_by_page_index"],
+            1000 - read - groups * 500,
+            "{expr}"
+        );
+        // The same filter, byte for byte, as from the file without a page index, where
+        // only the row groups' statistics skip.
+        let (plain, plain_filter) = train("q", expr);
+        assert_eq!(plain["rows_passing_where"], pass, "{expr}");
+        assert_eq!(filter, plain_filter, "{expr}");
+    }
+    // join and filter: the same rows from either file, the page index's reading fewer.
+    let join = |dir: &str, workers: &str| {
+        let out = format!("{dir}/j{workers}");
+        let input = format!("{dir}/t");
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--left",
+                &input,
+                "--right",
+                &input,
+                "--left-key",
+                "s",
+                "--right-key",
+                "s",
+                "--left-where",
+                "id < 600",
+                "--right-where",
+                "id BETWEEN 120 AND 130 OR id >= 580 AND id < 600",
+                "--workers",
+                workers,
+                "--output",
+                &out,
+                "--report",
+                "j.json",
+            ],
+        )
+        .ok();
+        (report(d, "j.json"), read_rows(&d.join(&out)).0)
+    };
+    let (j, rows) = join("p", "2");
+    assert_eq!(j["rows_out"], 31, "{j}");
+    assert_eq!(j["right"]["rows_read"], 100, "{j}");
+    assert_eq!(j["right"]["rows_skipped_by_where"], 900, "{j}");
+    assert_eq!(j["right"]["rows_skipped_by_page_index"], 900, "{j}");
+    assert_eq!(j["left"]["rows_read"], 600, "{j}");
+    assert_eq!(rows.len(), 31);
+    assert_eq!(join("p", "1").1, rows);
+    for workers in ["1", "2"] {
+        assert_eq!(join("q", workers).1, rows);
+    }
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "q/t", "--column", "s", "--output", "s.bjf",
+        ],
+    )
+    .ok();
+    let filter = |dir: &str| {
+        let out = format!("{dir}/f");
+        let input = format!("{dir}/t");
+        run_in(
+            d,
+            &[
+                "filter",
+                "-q",
+                "--filter",
+                "s.bjf",
+                "--input",
+                &input,
+                "--key",
+                "s",
+                "--where",
+                "id >= 990 OR v = 8",
+                "--output",
+                &out,
+                "--report",
+                "f.json",
+            ],
+        )
+        .ok();
+        (report(d, "f.json"), read_rows(&d.join(&out)).0)
+    };
+    let (f, rows) = filter("p");
+    assert_eq!(f["input"]["rows_read"], 50, "{f}");
+    assert_eq!(f["input"]["row_groups_skipped_by_where"], 1, "{f}");
+    assert_eq!(rows.len(), 10);
+    assert_eq!(filter("q").1, rows);
 }
