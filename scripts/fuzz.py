@@ -2217,14 +2217,20 @@ def where_case(case, ctx):
         return "duckdb can't say"
     compare(case, read_output(os.path.join(case.dir, "out")), theirs, ["rid"])
     # Counted apart, so that the summary shows the files of different columns at work, and the
-    # row groups the condition's statistics ruled out (never read, by train or the join).
+    # row groups and pages the condition's statistics ruled out (never read, by train or the
+    # join).
     if varied:
         return "pass (files' columns differ)"
     with open(os.path.join(case.dir, "join.json")) as f:
-        skipped = json.load(f)[side]["row_groups_skipped_by_where"]
+        r = json.load(f)[side]
+    skipped, pages = r["row_groups_skipped_by_where"], r["rows_skipped_by_page_index"]
     if side == "left":
         with open(os.path.join(case.dir, "train.json")) as f:
-            skipped += json.load(f)["row_groups_skipped_by_where"]
+            r = json.load(f)
+        skipped += r["row_groups_skipped_by_where"]
+        pages += r["rows_skipped_by_page_index"]
+    if pages:
+        return "pass (pages skipped by the page index)"
     return "pass (row groups skipped by statistics)" if skipped else "pass"
 
 

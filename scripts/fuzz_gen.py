@@ -10,6 +10,7 @@ import datetime
 import decimal
 import importlib
 import os
+import random
 import re
 import importlib.util
 import inspect
@@ -24,6 +25,8 @@ HAVE_POLARS = importlib.util.find_spec("polars") is not None
 DECIMALS_AS_INTS = "store_decimal_as_integer" in inspect.signature(pq.write_table).parameters
 # pyarrow writes Parquet Bloom filters (SBBFs), which the join probes to skip right row groups.
 BLOOM_FILTERS = "bloom_filter_options" in (pq.ParquetWriter.__doc__ or "")
+# pyarrow writes a page index (column and offset index) with pages of at most N rows.
+PAGE_INDEX = "max_rows_per_page" in inspect.signature(pq.write_table).parameters
 
 # ------------------------------------------------------------------------------ values
 
@@ -167,6 +170,15 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
         settings = f"parquet_version={version}"
     else:
         extra = {"store_decimal_as_integer": decimals_as_ints} if DECIMALS_AS_INTS else {}
+        # Half of pyarrow's files get a page index with small pages (a --where skips the
+        # pages it rules out). Drawn from a generator of their own, so that the draws of
+        # the cases of every seed stay what they were before page indexes were written.
+        pages = random.Random(f"page index {rng.getstate()!r}")
+        rows_per_page = None
+        if PAGE_INDEX and pages.random() < 0.5:
+            rows_per_page = pages.choice([1, 2, 3, 8, 50, 1000])
+            extra["write_page_index"] = True
+            extra["max_rows_per_page"] = rows_per_page
         if blooms:
             # (pyarrow builds none for booleans.)
             extra["bloom_filter_options"] = {
@@ -183,7 +195,7 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
         )
         settings = (
             f"statistics={stats} dictionary={dictionary} decimals_as_ints={decimals_as_ints} "
-            f"bloom_filters={blooms}"
+            f"bloom_filters={blooms} rows_per_page={rows_per_page}"
         )
     return f"rows={table.num_rows} row_group={rg} compression={compression} sorted={sorted_} writer={writer} {settings}"
 
