@@ -1881,7 +1881,7 @@ fn remote_page_indexes_are_fetched_ahead_with_their_splits() {
         // condition's column with the page index (fetched ahead together) and one of the
         // other column's rows that passed: the page index costs no request of its own, but
         // in the splits each of the 2 workers starts with, before anything was fetched
-        // ahead (without it: 3 requests a split, 44 in all).
+        // ahead (without it, 42 were counted).
         let splits = n * groups;
         assert!(
             requests <= 2 + n + 2 * splits + 2,
