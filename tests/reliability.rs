@@ -1773,9 +1773,58 @@ fn planning_a_remote_input_reads_each_footer_in_one_request() {
     assert_eq!(probe.lines().collect::<Vec<_>>(), ["maybe", "maybe", "no"]);
 }
 
-/// Remote splits are fetched ahead of the workers (`src/read/ahead.rs`): the join and train
-/// over S3 give what they give over local copies, most bytes come from the fetches ahead
-/// (the report's `bytes_read_ahead`), and nothing is fetched twice.
+/// `right/part-NN.parquet`: `n` files of `groups` row groups of `rows` rows of `k` (file f's
+/// keys f * 1000 + 0, 1, ...) and `v` ("row k"), in pages of `page_rows` rows if given.
+fn right_files(d: &Path, n: usize, groups: usize, rows: usize, page_rows: Option<usize>) {
+    for f in 0..n {
+        let ks: Vec<i64> = (0..rows * groups).map(|r| (f * 1000 + r) as i64).collect();
+        let vs: Vec<String> = ks.iter().map(|k| format!("row {k}")).collect();
+        let mut props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(rows));
+        if let Some(p) = page_rows {
+            props = props
+                .set_data_page_row_count_limit(p)
+                .set_write_batch_size(p);
+        }
+        write_parquet_with(
+            &d.join(format!("right/part-{f:02}.parquet")),
+            vec![
+                ("k", Arc::new(Int64Array::from(ks)) as ArrayRef),
+                ("v", Arc::new(StringArray::from(vs)) as ArrayRef),
+            ],
+            props.build(),
+        );
+    }
+}
+
+/// Run `local` (a join whose output is `local-I`), then `remote` (its output `s3-I`) with
+/// `env` through `proxy`: both outputs hold the same rows. Returns the requests `remote` made.
+fn local_then_remote(
+    d: &Path,
+    proxy: &FaultProxy,
+    env: &[(String, String)],
+    local: &[String],
+    remote: &[String],
+) -> usize {
+    fn args(a: &[String]) -> Vec<&str> {
+        a.iter().map(String::as_str).collect()
+    }
+    run_in(d, &args(local)).ok();
+    let before = proxy.seen.load(Ordering::SeqCst);
+    run_env(d, &args(remote), env).ok();
+    let requests = proxy.seen.load(Ordering::SeqCst) - before;
+    // The output is the argument after --output.
+    let out = |a: &[String]| a[a.iter().position(|x| x == "--output").unwrap() + 1].clone();
+    assert_eq!(
+        read_rows(&d.join(out(remote))).0,
+        read_rows(&d.join(out(local))).0,
+        "{remote:?}"
+    );
+    requests
+}
+
+/// A `--right-where` over S3 reads each split's page index with the split's first columns,
+/// fetched ahead together, and skips the same pages as over local copies.
 #[test]
 fn remote_page_indexes_are_fetched_ahead_with_their_splits() {
     // 6 files of 2 row groups of 50 rows in pages of 10, with a page index; a --right-where
@@ -1786,23 +1835,7 @@ fn remote_page_indexes_are_fetched_ahead_with_their_splits() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (n, groups, rows) = (6usize, 2usize, 50usize);
-    for f in 0..n {
-        let ks: Vec<i64> = (0..rows * groups).map(|r| (f * 1000 + r) as i64).collect();
-        let vs: Vec<String> = ks.iter().map(|k| format!("row {k}")).collect();
-        let props = parquet::file::properties::WriterProperties::builder()
-            .set_max_row_group_row_count(Some(rows))
-            .set_data_page_row_count_limit(10)
-            .set_write_batch_size(10)
-            .build();
-        write_parquet_with(
-            &d.join(format!("right/part-{f:02}.parquet")),
-            vec![
-                ("k", Arc::new(Int64Array::from(ks)) as ArrayRef),
-                ("v", Arc::new(StringArray::from(vs)) as ArrayRef),
-            ],
-            props,
-        );
-    }
+    right_files(d, n, groups, rows, Some(10));
     let left: Vec<i64> = (0..n as i64 * 1000).step_by(3).collect();
     write_parquet(
         &d.join("left.parquet"),
@@ -1848,21 +1881,12 @@ fn remote_page_indexes_are_fetched_ahead_with_their_splits() {
                 format!("{out}.json"),
             ]
         };
-        let local = join("right", &format!("local-{i}"));
-        run_in(d, &local.iter().map(String::as_str).collect::<Vec<_>>()).ok();
-        let before = proxy.seen.load(Ordering::SeqCst);
-        let remote = join("s3://lake/right", &format!("s3-{i}"));
-        run_env(
+        let requests = local_then_remote(
             d,
-            &remote.iter().map(String::as_str).collect::<Vec<_>>(),
+            &proxy,
             &env,
-        )
-        .ok();
-        let requests = proxy.seen.load(Ordering::SeqCst) - before;
-        assert_eq!(
-            read_rows(&d.join(format!("s3-{i}"))).0,
-            read_rows(&d.join(format!("local-{i}"))).0,
-            "{cond}"
+            &join("right", &format!("local-{i}")),
+            &join("s3://lake/right", &format!("s3-{i}")),
         );
         let report = |name: &str| -> serde_json::Value {
             serde_json::from_slice(&std::fs::read(d.join(format!("{name}.json"))).unwrap()).unwrap()
@@ -1891,6 +1915,9 @@ fn remote_page_indexes_are_fetched_ahead_with_their_splits() {
     }
 }
 
+/// Remote splits are fetched ahead of the workers (`src/read/ahead.rs`): the join and train
+/// over S3 give what they give over local copies, most bytes come from the fetches ahead
+/// (the report's `bytes_read_ahead`), and nothing is fetched twice.
 #[test]
 fn remote_splits_are_fetched_ahead_once() {
     let s3 = S3Server::start();
@@ -1899,18 +1926,7 @@ fn remote_splits_are_fetched_ahead_once() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (n, groups, rows) = (12usize, 2usize, 50usize);
-    for f in 0..n {
-        let ks: Vec<i64> = (0..rows * groups).map(|r| (f * 1000 + r) as i64).collect();
-        let vs: Vec<String> = ks.iter().map(|k| format!("row {k}")).collect();
-        write_parquet(
-            &d.join(format!("right/part-{f:02}.parquet")),
-            vec![
-                ("k", Arc::new(Int64Array::from(ks)) as ArrayRef),
-                ("v", Arc::new(StringArray::from(vs)) as ArrayRef),
-            ],
-            rows,
-        );
-    }
+    right_files(d, n, groups, rows, None);
     // Left: every seventh key of every other file.
     let left: Vec<i64> = (0..n)
         .step_by(2)
@@ -1952,21 +1968,12 @@ fn remote_splits_are_fetched_ahead_once() {
         args
     };
     for (i, extra) in [vec!["--no-prefilter"], vec![]].into_iter().enumerate() {
-        let local = join("right", &format!("local-{i}"), &extra);
-        run_in(d, &local.iter().map(String::as_str).collect::<Vec<_>>()).ok();
-        let before = proxy.seen.load(Ordering::SeqCst);
-        let remote = join("s3://lake/right", &format!("s3-{i}"), &extra);
-        run_env(
+        let requests = local_then_remote(
             d,
-            &remote.iter().map(String::as_str).collect::<Vec<_>>(),
+            &proxy,
             &env,
-        )
-        .ok();
-        let requests = proxy.seen.load(Ordering::SeqCst) - before;
-        assert_eq!(
-            read_rows(&d.join(format!("s3-{i}"))).0,
-            read_rows(&d.join(format!("local-{i}"))).0,
-            "{extra:?}"
+            &join("right", &format!("local-{i}"), &extra),
+            &join("s3://lake/right", &format!("s3-{i}"), &extra),
         );
         let report: serde_json::Value =
             serde_json::from_slice(&std::fs::read(d.join(format!("s3-{i}.json"))).unwrap())

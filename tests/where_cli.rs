@@ -862,29 +862,11 @@ fn where_skips_the_pages_its_page_index_rules_out() {
     };
     write_parquet_with(&d.join("p/t/t.parquet"), cols(), props(true));
     write_parquet_with(&d.join("q/t/t.parquet"), cols(), props(false));
+    // `train_where` in `p/` or `q/`: its report and the filter's bytes.
     let train = |dir: &str, expr: &str| {
         let d = d.join(dir);
-        run_in(
-            &d,
-            &[
-                "train",
-                "-q",
-                "--input",
-                "t",
-                "--column",
-                "id",
-                "--where",
-                expr,
-                "--output",
-                "t.bjf",
-                "--overwrite",
-                "--report",
-                "r.json",
-            ],
-        )
-        .ok();
         (
-            report(&d, "r.json"),
+            train_where(&d, expr),
             std::fs::read(d.join("t.bjf")).unwrap(),
         )
     };
