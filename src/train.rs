@@ -1049,12 +1049,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             }
             let mut pages = None;
             if let Some(p) = predicate.filter(|_| !rest.is_empty()) {
-                let absent: Vec<&str> = fk
-                    .where_fill
-                    .iter()
-                    .map(|(f, _)| f.name().as_str())
-                    .collect();
-                let planned = crate::read::pages::plan(p, &file, &absent, rest, || {
+                let planned = crate::read::pages::plan(p, &file, &fk.where_fill, rest, || {
                     Ok(RangeReader::open(&file.location)?.with_ahead(ahead.clone()))
                 })?;
                 if counted {
@@ -1107,12 +1102,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
             };
             // With a --where, the page index of its columns first (read::pages).
             let index = predicate.and_then(|p| {
-                let absent: Vec<&str> = fk
-                    .where_fill
-                    .iter()
-                    .map(|(f, _)| f.name().as_str())
-                    .collect();
-                crate::read::pages::index_range(p, file, &absent, &split_groups[i])
+                crate::read::pages::index_range(p, file, &fk.where_fill, &split_groups[i])
             });
             index
                 .into_iter()

@@ -65,7 +65,7 @@ mod lit;
 mod math;
 mod parse;
 mod re;
-mod stats;
+pub(crate) mod stats;
 mod text;
 
 use std::sync::Arc;

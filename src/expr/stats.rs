@@ -172,14 +172,19 @@ impl Predicate {
         rgs: Vec<usize>,
         absent: &[crate::plan::side::Filled],
     ) -> (Vec<usize>, Vec<usize>) {
-        let absent: Vec<&str> = absent.iter().map(|(f, _)| f.name().as_str()).collect();
-        let may = self.row_groups_may_pass(meta, schema, &rgs, &absent);
+        let may = self.row_groups_may_pass(meta, schema, &rgs, &absent_names(absent));
         let (kept, skipped): (Vec<_>, Vec<_>) = rgs.into_iter().zip(may).partition(|(_, may)| *may);
         (
             kept.into_iter().map(|(rg, _)| rg).collect(),
             skipped.into_iter().map(|(rg, _)| rg).collect(),
         )
     }
+}
+
+/// The names of the columns filled in for a file (partition values or NULLs), which decide
+/// nothing.
+pub(crate) fn absent_names(filled: &[crate::plan::side::Filled]) -> Vec<&str> {
+    filled.iter().map(|(f, _)| f.name().as_str()).collect()
 }
 
 /// A column's statistics over the row groups judged.

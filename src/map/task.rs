@@ -293,14 +293,10 @@ impl SideReader<'_> {
         };
         let row_groups = self.where_row_groups(file, fp, row_groups, false);
         // The page index of the --where's columns, which the reader reads first.
-        let index = side.predicate.as_ref().and_then(|p| {
-            let absent: Vec<&str> = fp
-                .where_fill
-                .iter()
-                .map(|(f, _)| f.name().as_str())
-                .collect();
-            crate::read::pages::index_range(p, file, &absent, &row_groups)
-        });
+        let index = side
+            .predicate
+            .as_ref()
+            .and_then(|p| crate::read::pages::index_range(p, file, &fp.where_fill, &row_groups));
         let key_filter = !fp.keys.is_empty() && self.key_tiers().is_some();
         let tops: Vec<usize> = if !all && (key_filter || side.predicate.is_some()) {
             let keys = fp.keys.iter().filter(|_| key_filter);
@@ -356,12 +352,7 @@ impl SideReader<'_> {
         let Some(p) = self.side.predicate.as_ref().filter(|_| !rgs.is_empty()) else {
             return Ok((rgs, None, 0));
         };
-        let absent: Vec<&str> = fp
-            .where_fill
-            .iter()
-            .map(|(f, _)| f.name().as_str())
-            .collect();
-        let plan = crate::read::pages::plan(p, file, &absent, rgs, || {
+        let plan = crate::read::pages::plan(p, file, &fp.where_fill, rgs, || {
             Ok(crate::plan::RangeReader::open(&file.location)?.with_ahead(ahead.cloned()))
         })?;
         let c = self.counters;

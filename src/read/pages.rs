@@ -25,7 +25,9 @@ use parquet::file::metadata::{
 use parquet::DecodeResult;
 
 use crate::error::Result;
+use crate::expr::stats::absent_names;
 use crate::expr::Predicate;
+use crate::plan::side::Filled;
 use crate::plan::{InputFile, RangeReader};
 
 /// What the reader of a split takes when pages were ruled out: the footer with the page
@@ -61,17 +63,18 @@ impl PagePlan {
     }
 }
 
-/// Judge the pages of row groups `rgs` of `file` by condition `p` (`absent`: the columns the
+/// Judge the pages of row groups `rgs` of `file` by condition `p` (`filled`: the columns the
 /// file does not hold, filled in), reading the page index through the reader `open` gives
 /// when a row group has one for a column `p` judges. A page index that cannot be decoded decides nothing (the
 /// row groups are read whole and their data judged as always); a failed read fails.
 pub(crate) fn plan(
     p: &Predicate,
     file: &InputFile,
-    absent: &[&str],
+    filled: &[Filled],
     rgs: Vec<usize>,
     open: impl FnOnce() -> Result<RangeReader>,
 ) -> Result<PagePlan> {
+    let absent = &absent_names(filled)[..];
     let (leaves, with_index) = indexed(p, file, absent, &rgs);
     if with_index.is_empty() {
         return Ok(PagePlan::whole(rgs));
@@ -161,10 +164,10 @@ fn indexed(
 pub(crate) fn index_range(
     p: &Predicate,
     file: &InputFile,
-    absent: &[&str],
+    filled: &[Filled],
     rgs: &[usize],
 ) -> Option<Range<u64>> {
-    let (leaves, with_index) = indexed(p, file, absent, rgs);
+    let (leaves, with_index) = indexed(p, file, &absent_names(filled), rgs);
     let meta = file.parquet();
     let mut range: Option<Range<u64>> = None;
     for rg in with_index {
