@@ -826,6 +826,47 @@ fn where_skips_the_row_groups_its_statistics_rule_out() {
 }
 
 #[test]
+fn where_skips_row_groups_by_floats_booleans_and_negations() {
+    // 1,000 rows in row groups of 100, sorted by `id`: `x` is `id / 10` but NaN at ids 350
+    // and 450 (NaN is above every number, and writers leave it out of min and max; this
+    // writer records NaN counts), `b` is `id >= 500`.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ids: Vec<i64> = (0..1000).collect();
+    let x = ids.iter().map(|i| match i {
+        350 | 450 => f64::NAN,
+        i => *i as f64 / 10.0,
+    });
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        ("id", Arc::new(Int64Array::from(ids.clone()))),
+        ("x", Arc::new(Float64Array::from_iter_values(x))),
+        (
+            "b",
+            Arc::new(BooleanArray::from_iter(ids.iter().map(|i| Some(*i >= 500)))),
+        ),
+    ];
+    write_parquet(&d.join("t/t.parquet"), cols, 100);
+    // The rows that pass (as DuckDB counts them), the row groups never read.
+    for (expr, pass, skipped) in [
+        ("x < 12.5", 125, 8),
+        // The NaNs pass: their row groups are read.
+        ("x > 95.5", 46, 7),
+        ("x NOT BETWEEN 10 AND 99.8", 103, 6),
+        ("NOT x <= 95.5", 46, 7),
+        ("NOT b AND x >= 40", 101, 8),
+        ("b", 500, 5),
+        ("NOT (b OR id < 200)", 300, 7),
+        ("x IS NOT DISTINCT FROM 0.5", 1, 9),
+        ("id NOT IN (1, 2) AND id < 100", 98, 9),
+    ] {
+        let r = train_where(d, expr);
+        assert_eq!(r["rows_passing_where"], pass, "{expr}");
+        assert_eq!(r["row_groups_skipped_by_where"], skipped, "{expr}");
+        assert_eq!(r["rows_read"], 1000 - skipped * 100, "{expr}");
+    }
+}
+
+#[test]
 fn where_skips_the_pages_its_page_index_rules_out() {
     // 1,000 rows sorted by `id` in row groups of 500 and pages of 50, with a page index
     // (`p/t/`) and without one (`q/t/`); `s` sorts as `id` does, `v` does not.

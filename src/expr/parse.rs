@@ -50,6 +50,19 @@ impl CmpOp {
             o => o,
         }
     }
+
+    /// The operator of the negated comparison: `NOT a < b` is `a >= b` (values being totally
+    /// ordered, and a comparison with NULL NULL either way).
+    pub(crate) fn negate(self) -> Self {
+        match self {
+            CmpOp::Eq => CmpOp::NotEq,
+            CmpOp::NotEq => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::GtEq,
+            CmpOp::LtEq => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::LtEq,
+            CmpOp::GtEq => CmpOp::Lt,
+        }
+    }
 }
 
 /// Arithmetic operators. `//` is not among them: DuckDB's is a truncating division of

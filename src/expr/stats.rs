@@ -8,22 +8,31 @@
 //!
 //! - `c op literal` (either way round): `=` may hold where `min <= lit <= max`, `<` where
 //!   `min < lit`, `>` where `max > lit` (and `<=`, `>=` alike), `<>` unless `min = max = lit`;
-//! - `c [NOT] BETWEEN lo AND hi` of literals, `c IN (literals)` (up to [`MAX_IN`] of them);
+//! - `c [NOT] BETWEEN lo AND hi` of literals, `c [NOT] IN (literals)` (up to [`MAX_IN`] of
+//!   them), `c IS [NOT] DISTINCT FROM literal`, a boolean column `b` (`b = TRUE`);
 //! - `c IS NULL` where the null count is not 0, `c IS NOT NULL` where it is below the rows;
-//! - `AND` and `OR` of those; anything else may hold.
+//! - `AND`, `OR` and `NOT` of those (`NOT` pushed down to the leaves: `NOT a < 5` is
+//!   `a >= 5`, values being totally ordered); anything else may hold.
 //!
 //! A comparison is never TRUE on a NULL, so a row group whose values are all NULL is skipped
 //! by any comparison. Statistics are bounds (a writer may truncate a long string's min and
-//! max outward), and a bound is all this needs. Missing statistics, statistics of the old
-//! deprecated fields (signed byte order), floats (NaN sorts above every value here, and
-//! writers leave it out of min and max), booleans and columns the file does not hold
-//! decide nothing.
+//! max outward), and a bound is all this needs. Floats: NaN sorts above every value here, and
+//! writers leave it out of min and max, so where a chunk may hold a NaN (its NaN count, which
+//! newer writers record, is not known to be 0) a condition a NaN passes (`f > 5`, `f <> 5`)
+//! rules nothing out, while one it fails (`f < 5`) still does; a NaN min or max bounds
+//! nothing. Missing statistics, statistics of the old deprecated fields (signed byte order)
+//! and columns the file does not hold decide nothing.
 
 use std::collections::HashMap;
 
-use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt32Array, UInt64Array};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float32Array, Float64Array, RecordBatch, UInt32Array,
+    UInt64Array,
+};
 use arrow::buffer::BooleanBuffer;
-use arrow::datatypes::{DataType, Field, Schema};
+use arrow::datatypes::{DataType, Field, Float32Type, Float64Type, Schema};
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
 use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
 use parquet::file::metadata::page_index::PageIndexProvider;
@@ -66,7 +75,7 @@ impl Predicate {
             stats: HashMap::new(),
             tests: 0,
         };
-        let may = judge.may(self.tree.root(), 0);
+        let may = judge.may(self.tree.root(), 0, false);
         match may {
             Some(b) => b.iter().collect(),
             None => vec![true; rgs.len()],
@@ -143,7 +152,7 @@ impl Predicate {
             stats: HashMap::new(),
             tests: 0,
         };
-        let may = judge.may(self.tree.root(), 0)?;
+        let may = judge.may(self.tree.root(), 0, false)?;
         if may.count_set_bits() == may.len() {
             return None;
         }
@@ -195,6 +204,9 @@ struct ColumnStats {
     nulls: UInt64Array,
     /// Rows per row group.
     rows: Vec<u64>,
+    /// For a float column: a NaN of its type, and the units that may hold one (whose NaN
+    /// count is not known to be 0). Writers leave NaN out of min and max.
+    nans: Option<(ArrayRef, BooleanBuffer)>,
 }
 
 impl ColumnStats {
@@ -204,6 +216,52 @@ impl ColumnStats {
             .map(|i| self.nulls.is_null(i) || self.nulls.value(i) < self.rows[i])
             .collect()
     }
+
+    /// `may`, and where a NaN may hide from the bounds, those units too if a NaN `passes`
+    /// (judged on a NaN of the column's type).
+    fn with_nans(
+        &self,
+        may: BooleanBuffer,
+        passes: impl FnOnce(&ArrayRef) -> Option<BooleanBuffer>,
+    ) -> Option<BooleanBuffer> {
+        match &self.nans {
+            Some((nan, units)) if passes(nan)?.value(0) => Some(&may | units),
+            _ => Some(may),
+        }
+    }
+}
+
+/// For float bounds (`t`): a NaN of that type, and the units that may hold one, from their NaN
+/// counts (`None`: not known); `None` for other types.
+fn nans(
+    t: &DataType,
+    counts: impl Iterator<Item = Option<u64>>,
+) -> Option<(ArrayRef, BooleanBuffer)> {
+    let nan: ArrayRef = match t {
+        DataType::Float32 => Arc::new(Float32Array::from(vec![f32::NAN])),
+        DataType::Float64 => Arc::new(Float64Array::from(vec![f64::NAN])),
+        _ => return None,
+    };
+    Some((nan, counts.map(|n| n != Some(0)).collect()))
+}
+
+/// `bounds` with a NaN made NULL (not known): a writer that kept NaN in a min or a max bounds
+/// nothing by it.
+fn without_nans(bounds: ArrayRef) -> Option<ArrayRef> {
+    let nan: BooleanArray = match bounds.data_type() {
+        DataType::Float32 => bounds
+            .as_primitive::<Float32Type>()
+            .iter()
+            .map(|v| Some(v.is_some_and(f32::is_nan)))
+            .collect(),
+        DataType::Float64 => bounds
+            .as_primitive::<Float64Type>()
+            .iter()
+            .map(|v| Some(v.is_some_and(f64::is_nan)))
+            .collect(),
+        _ => return Some(bounds),
+    };
+    arrow::compute::nullif(&bounds, &nan).ok()
 }
 
 /// The first row of each page of leaf column `leaf` in row group `rg` (of `rows` rows), from
@@ -258,99 +316,115 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    /// The row groups where node `n` (`depth` levels down) may be TRUE; `None`: all of them.
-    fn may(&mut self, n: usize, depth: usize) -> Option<BooleanBuffer> {
+    /// The units where node `n` (`depth` levels down) may be TRUE, or, `negated`, where
+    /// `NOT n` may be; `None`: all of them.
+    fn may(&mut self, n: usize, depth: usize, negated: bool) -> Option<BooleanBuffer> {
         let tree = self.tree;
         if depth > MAX_DEPTH || self.tests >= MAX_TESTS {
             return None;
         }
         match &tree.nodes[n] {
-            Node::And(children) => {
-                let mut acc: Option<BooleanBuffer> = None;
-                for &c in children {
-                    if let Some(b) = self.may(c, depth + 1) {
-                        acc = Some(match acc {
-                            Some(a) => &a & &b,
-                            None => b,
-                        });
+            // `NOT (a AND b)` is `NOT a OR NOT b`, and `NOT (a OR b)` `NOT a AND NOT b`, in
+            // three-valued logic too.
+            Node::And(children) | Node::Or(children) => {
+                if matches!(tree.nodes[n], Node::And(_)) != negated {
+                    let mut acc: Option<BooleanBuffer> = None;
+                    for &c in children {
+                        if let Some(b) = self.may(c, depth + 1, negated) {
+                            acc = Some(match acc {
+                                Some(a) => &a & &b,
+                                None => b,
+                            });
+                        }
                     }
+                    acc
+                } else {
+                    let mut acc = BooleanBuffer::new_unset(self.units);
+                    for &c in children {
+                        acc = &acc | &self.may(c, depth + 1, negated)?;
+                    }
+                    Some(acc)
                 }
-                acc
             }
-            Node::Or(children) => {
-                let mut acc = BooleanBuffer::new_unset(self.units);
-                for &c in children {
-                    acc = &acc | &self.may(c, depth + 1)?;
+            Node::Not(a) => self.may(*a, depth + 1, !negated),
+            // A boolean column as a condition: `b` is `b = TRUE`, `NOT b` is `b = FALSE`.
+            Node::Column(c) => {
+                let boolean = self
+                    .schema
+                    .field_with_name(c)
+                    .is_ok_and(|f| f.data_type() == &DataType::Boolean);
+                if !boolean {
+                    return None;
                 }
-                Some(acc)
+                self.compare(c, CmpOp::Eq, &Lit::Bool(!negated))
             }
-            Node::Cmp(op, a, b) => match (&tree.nodes[*a], &tree.nodes[*b]) {
-                (Node::Column(c), Node::Lit(l)) => self.compare(c, *op, l),
-                (Node::Lit(l), Node::Column(c)) => self.compare(c, op.flip(), l),
-                _ => None,
-            },
-            Node::Between(a, lo, hi, negated) => {
+            // `NOT a < b` is `a >= b`: values are totally ordered (NaN above all else), and a
+            // comparison with NULL is NULL either way.
+            Node::Cmp(op, a, b) => {
+                let op = if negated { op.negate() } else { *op };
+                match (&tree.nodes[*a], &tree.nodes[*b]) {
+                    (Node::Column(c), Node::Lit(l)) => self.compare(c, op, l),
+                    (Node::Lit(l), Node::Column(c)) => self.compare(c, op.flip(), l),
+                    _ => None,
+                }
+            }
+            Node::Between(a, lo, hi, not) => {
                 let (Node::Column(c), Node::Lit(lo), Node::Lit(hi)) =
                     (&tree.nodes[*a], &tree.nodes[*lo], &tree.nodes[*hi])
                 else {
                     return None;
                 };
-                self.tests += 1;
-                let s = self.column(c)?;
-                let (lo_side, hi_side) = match negated {
-                    // lo <= x AND x <= hi
-                    false => (
-                        test(c, &s.maxes, CmpOp::GtEq, lo)?,
-                        test(c, &s.mins, CmpOp::LtEq, hi)?,
-                    ),
-                    // x < lo OR x > hi
-                    true => (
-                        test(c, &s.mins, CmpOp::Lt, lo)?,
-                        test(c, &s.maxes, CmpOp::Gt, hi)?,
-                    ),
-                };
-                let either = if *negated {
-                    &lo_side | &hi_side
-                } else {
-                    &lo_side & &hi_side
-                };
-                Some(&either & &s.some_value())
+                self.between(c, lo, hi, *not != negated)
             }
-            Node::InList(items, false) if items.len() <= MAX_IN + 1 => {
+            // `c IN (x, y)` is `c = x OR c = y`, `c NOT IN (x, y)` `c <> x AND c <> y`.
+            Node::InList(items, not) if items.len() <= MAX_IN + 1 => {
                 let Node::Column(c) = &tree.nodes[items[0]] else {
                     return None;
                 };
-                let mut acc = BooleanBuffer::new_unset(self.units);
+                let not_in = *not != negated;
+                let mut acc = match not_in {
+                    false => BooleanBuffer::new_unset(self.units),
+                    true => BooleanBuffer::new_set(self.units),
+                };
                 for &i in &items[1..] {
                     let Node::Lit(l) = &tree.nodes[i] else {
                         return None;
                     };
-                    acc = &acc | &self.compare(c, CmpOp::Eq, l)?;
+                    acc = match not_in {
+                        false => &acc | &self.compare(c, CmpOp::Eq, l)?,
+                        true => &acc & &self.compare(c, CmpOp::NotEq, l)?,
+                    };
                 }
                 Some(acc)
             }
-            Node::IsNull(a, negated) => {
+            Node::IsNull(a, not) => {
                 let Node::Column(c) = &tree.nodes[*a] else {
                     return None;
                 };
-                let s = self.column(c)?;
-                Some(
-                    (0..s.rows.len())
-                        .map(|i| {
-                            s.nulls.is_null(i)
-                                || match negated {
-                                    false => s.nulls.value(i) > 0,
-                                    true => s.nulls.value(i) < s.rows[i],
-                                }
-                        })
-                        .collect(),
-                )
+                self.is_null(c, *not != negated)
+            }
+            // `c IS NOT DISTINCT FROM x` is `c = x` (`c IS NULL` for a NULL `x`), and `c IS
+            // DISTINCT FROM x` is `c <> x OR c IS NULL` (`c IS NOT NULL`); never NULL, so
+            // `NOT` swaps them.
+            Node::Distinct(a, b, not) => {
+                let (c, l) = match (&tree.nodes[*a], &tree.nodes[*b]) {
+                    (Node::Column(c), Node::Lit(l)) | (Node::Lit(l), Node::Column(c)) => (c, l),
+                    _ => return None,
+                };
+                match (*not != negated, l) {
+                    (true, Lit::Null) => self.is_null(c, false),
+                    (false, Lit::Null) => self.is_null(c, true),
+                    (true, l) => self.compare(c, CmpOp::Eq, l),
+                    (false, l) => {
+                        Some(&self.compare(c, CmpOp::NotEq, l)? | &self.is_null(c, false)?)
+                    }
+                }
             }
             _ => None,
         }
     }
 
-    /// The row groups where `c op lit` may be TRUE.
+    /// The units where `c op lit` may be TRUE.
     fn compare(&mut self, c: &str, op: CmpOp, lit: &Lit) -> Option<BooleanBuffer> {
         self.tests += 1;
         if self.tests > MAX_TESTS {
@@ -372,7 +446,42 @@ impl Judge<'_> {
             CmpOp::Lt | CmpOp::LtEq => test(c, &s.mins, op, lit)?,
             CmpOp::Gt | CmpOp::GtEq => test(c, &s.maxes, op, lit)?,
         };
+        let may = s.with_nans(may, |nan| test(c, nan, op, lit))?;
         Some(&may & &s.some_value())
+    }
+
+    /// The units where `c BETWEEN lo AND hi` (`negated`: `NOT BETWEEN`) may be TRUE.
+    fn between(&mut self, c: &str, lo: &Lit, hi: &Lit, negated: bool) -> Option<BooleanBuffer> {
+        self.tests += 1;
+        let s = self.column(c)?;
+        // From values at least `low` and at most `high`.
+        let sides = |low: &ArrayRef, high: &ArrayRef| -> Option<BooleanBuffer> {
+            Some(match negated {
+                // x < lo OR x > hi
+                true => &test(c, low, CmpOp::Lt, lo)? | &test(c, high, CmpOp::Gt, hi)?,
+                // lo <= x AND x <= hi
+                false => &test(c, high, CmpOp::GtEq, lo)? & &test(c, low, CmpOp::LtEq, hi)?,
+            })
+        };
+        let may = sides(&s.mins, &s.maxes)?;
+        let may = s.with_nans(may, |nan| sides(nan, nan))?;
+        Some(&may & &s.some_value())
+    }
+
+    /// The units where `c IS NULL` (`negated`: `IS NOT NULL`) may be TRUE.
+    fn is_null(&mut self, c: &str, negated: bool) -> Option<BooleanBuffer> {
+        let s = self.column(c)?;
+        Some(
+            (0..s.rows.len())
+                .map(|i| {
+                    s.nulls.is_null(i)
+                        || match negated {
+                            false => s.nulls.value(i) > 0,
+                            true => s.nulls.value(i) < s.rows[i],
+                        }
+                })
+                .collect(),
+        )
     }
 
     /// Column `c`'s statistics; `None` when they decide nothing.
@@ -426,11 +535,18 @@ impl Judge<'_> {
         let nullify = |a: ArrayRef| -> Option<ArrayRef> {
             arrow::compute::nullif(&a, &arrow::compute::not(&keep).ok()?).ok()
         };
+        let nans = nans(
+            mins.data_type(),
+            groups
+                .iter()
+                .map(|g| g.column(leaf).statistics().and_then(|s| s.nan_count_opt())),
+        );
         Some(ColumnStats {
-            mins: nullify(mins)?,
-            maxes: nullify(maxes)?,
+            mins: without_nans(nullify(mins)?)?,
+            maxes: without_nans(nullify(maxes)?)?,
             nulls,
             rows: groups.iter().map(|g| g.num_rows().max(0) as u64).collect(),
+            nans,
         })
     }
 
@@ -462,11 +578,20 @@ impl Judge<'_> {
         let take = UInt32Array::from(page.clone());
         let pick = |a: &dyn Array| arrow::compute::take(a, &take, None).ok();
         let nulls = pick(&nulls)?;
+        let nan_counts = index.column_index(rg, leaf)?.nan_counts();
+        let nans = nans(
+            mins.data_type(),
+            page.iter().map(|p| {
+                let n = nan_counts?.get(*p as usize)?;
+                u64::try_from(*n).ok()
+            }),
+        );
         Some(ColumnStats {
-            mins: pick(&mins)?,
-            maxes: pick(&maxes)?,
+            mins: without_nans(pick(&mins)?)?,
+            maxes: without_nans(pick(&maxes)?)?,
             nulls: nulls.as_any().downcast_ref::<UInt64Array>()?.clone(),
             rows: page.iter().map(|p| page_rows(*p as usize)).collect(),
+            nans,
         })
     }
 }
@@ -479,7 +604,8 @@ fn judged(t: &DataType) -> bool {
         D::Int8 | D::Int16 | D::Int32 | D::Int64 => true,
         D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => true,
         D::Decimal32(..) | D::Decimal64(..) | D::Decimal128(..) | D::Decimal256(..) => true,
-        D::Date32 | D::Timestamp(..) => true,
+        D::Float32 | D::Float64 | D::Boolean => true,
+        D::Date32 | D::Date64 | D::Timestamp(..) => true,
         D::Utf8 | D::LargeUtf8 | D::Utf8View => true,
         D::Binary | D::LargeBinary | D::BinaryView | D::FixedSizeBinary(_) => true,
         _ => false,
@@ -522,6 +648,7 @@ mod tests {
     use std::sync::Arc;
 
     use arrow::array::{Date32Array, Int64Array, StringArray, UInt64Array as U64};
+    use arrow::datatypes::TimeUnit;
     use parquet::arrow::ArrowWriter;
     use parquet::file::metadata::ParquetMetaDataReader;
     use parquet::file::properties::WriterProperties;
@@ -624,18 +751,37 @@ mod tests {
             ("i = 5 OR s = 'date'", [t, t, f, f]),
             ("i = 5 AND s = 'date'", [f, f, f, f]),
             ("i > 0 AND lower(s) = 'x'", [t, t, f, t]),
+            // NOT, pushed down to the leaves.
+            ("NOT i = 5", [t, t, f, t]),
+            ("NOT i <> 7", [f, f, f, t]),
+            ("NOT i < 7", [f, t, f, t]),
+            ("NOT (i = 5 OR s = 'date')", [t, t, f, t]),
+            ("NOT (i > 6 AND s > 'c')", [t, f, f, f]),
+            ("NOT (i < 7 OR s > 'c')", [f, f, f, f]),
+            ("NOT i BETWEEN 1 AND 10", [f, f, f, f]),
+            ("NOT NOT i BETWEEN 6 AND 9", [f, f, f, t]),
+            ("NOT i IN (1, 5, 10)", [t, f, f, t]),
+            ("i NOT IN (7, 8)", [t, t, f, f]),
+            ("i NOT IN (1, NULL)", [f, f, f, f]),
+            ("NOT i IS NULL", [t, t, f, t]),
+            ("i IS NOT DISTINCT FROM 7", [f, f, f, t]),
+            ("i IS NOT DISTINCT FROM NULL", [f, t, t, f]),
+            ("NOT i IS DISTINCT FROM NULL", [f, t, t, f]),
+            ("7 IS DISTINCT FROM i", [t, t, t, f]),
+            ("i IS DISTINCT FROM NULL", [t, t, f, t]),
+            ("NOT lower(s) = 'x'", [t, t, t, t]),
             // Undecided: all may hold.
             ("lower(s) = 'x'", [t, t, t, t]),
             ("i = 5 OR lower(s) = 'x'", [t, t, t, t]),
-            ("NOT i = 5", [t, t, t, t]),
             ("i < u", [t, t, t, t]),
         ] {
             assert_eq!(may(text), want, "{text}");
         }
     }
 
-    /// A condition over `i`, `u`, `s` and `d` drawn from `picks`: comparisons, `BETWEEN`,
-    /// `IN` and `IS NULL` with literals near the values, under `AND`, `OR` and `NOT`.
+    /// A condition over `i`, `u`, `s`, `d`, `f` and `b` drawn from `picks`: comparisons,
+    /// `[NOT] BETWEEN`, `[NOT] IN`, `IS [NOT] NULL`, `IS [NOT] DISTINCT FROM` with literals
+    /// near the values, and the boolean column, under `AND`, `OR` and `NOT`.
     fn condition(picks: &[u8]) -> String {
         let mut at = 0;
         let mut next = || {
@@ -643,7 +789,7 @@ mod tests {
             picks[(at - 1) % picks.len()]
         };
         fn leaf(next: &mut dyn FnMut() -> u8) -> String {
-            let col = ["i", "u", "s", "d"][usize::from(next() % 4)];
+            let col = ["i", "u", "s", "d", "f", "b"][usize::from(next() % 6)];
             let lit = |v: u8| match col {
                 "s" => format!(
                     "'{}'",
@@ -651,22 +797,40 @@ mod tests {
                 ),
                 "d" => format!("DATE '1970-01-{:02}'", 1 + v % 12),
                 "u" if v.is_multiple_of(5) => "18446744073709551615".into(),
+                "f" => [
+                    "0", "-0.0", "1.5", "2", "-2", "3.0", "1e308", "-1e308", "0.0 / 0",
+                ][usize::from(v % 9)]
+                .into(),
+                "b" => ["TRUE", "FALSE"][usize::from(v % 2)].into(),
                 _ => format!("{}", i64::from(v % 12) - 2),
             };
             let op = ["=", "<>", "<", "<=", ">", ">="][usize::from(next() % 6)];
-            match next() % 7 {
+            match next() % 11 {
                 0 => format!("{col} {op} {}", lit(next())),
                 1 => format!("{} {op} {col}", lit(next())),
                 2 => format!("{col} BETWEEN {} AND {}", lit(next()), lit(next())),
                 3 => format!("{col} NOT BETWEEN {} AND {}", lit(next()), lit(next())),
                 4 => format!("{col} IN ({}, {}, NULL)", lit(next()), lit(next())),
                 5 => format!("{col} IS NULL"),
-                _ => format!("{col} IS NOT NULL"),
+                6 => format!("{col} IS NOT NULL"),
+                7 => match next() % 2 {
+                    0 => format!("{col} NOT IN ({}, {})", lit(next()), lit(next())),
+                    _ => format!("{col} NOT IN ({}, NULL)", lit(next())),
+                },
+                8 => {
+                    let not = ["", "NOT "][usize::from(next() % 2)];
+                    match next() % 3 {
+                        0 => format!("{col} IS {not}DISTINCT FROM NULL"),
+                        _ => format!("{col} IS {not}DISTINCT FROM {}", lit(next())),
+                    }
+                }
+                9 => format!("NOT ({col} {op} {})", lit(next())),
+                _ => ["b", "NOT b", "NOT NOT b"][usize::from(next() % 3)].into(),
             }
         }
         let mut out = leaf(&mut next);
         for _ in 0..next() % 3 {
-            let glue = ["AND", "OR", "AND NOT"][usize::from(next() % 3)];
+            let glue = ["AND", "OR", "AND NOT", "OR NOT"][usize::from(next() % 4)];
             out = format!("({out}) {glue} ({})", leaf(&mut next));
         }
         out
@@ -680,19 +844,24 @@ mod tests {
         #[test]
         fn a_skipped_row_group_or_page_holds_no_passing_row(
             rows in proptest::collection::vec(
-                (0u8..14, 0u8..14, 0u8..9, 0u8..13), 1..60),
+                ((0u8..14, 0u8..14, 0u8..9, 0u8..13), (0u8..9, 0u8..3)), 1..60),
             group in 1usize..30,
             page in 1usize..6,
             truncate in proptest::option::of(1usize..3),
             picks in proptest::collection::vec(proptest::prelude::any::<u8>(), 12),
+            forget_nans in proptest::prelude::any::<bool>(),
         ) {
             let strings = ["", "a", "ab", "abc", "b", "ba", "é", "zz"];
+            let floats = [f64::NAN, -0.0, 0.0, 1.5, -2.0, f64::INFINITY, f64::NEG_INFINITY, 3.0];
             let schema = Arc::new(Schema::new(vec![
                 Field::new("i", DataType::Int64, true),
                 Field::new("u", DataType::UInt64, true),
                 Field::new("s", DataType::Utf8, true),
                 Field::new("d", DataType::Date32, true),
+                Field::new("f", DataType::Float64, true),
+                Field::new("b", DataType::Boolean, true),
             ]));
+            let (rows, more): (Vec<_>, Vec<_>) = rows.into_iter().unzip();
             // 13 and 8 stand for NULL; u's 12 for 2^64 - 1.
             let batch = RecordBatch::try_new(
                 schema.clone(),
@@ -705,6 +874,8 @@ mod tests {
                     }))),
                     Arc::new(StringArray::from_iter(rows.iter().map(|r| strings.get(usize::from(r.2)).copied()))),
                     Arc::new(Date32Array::from_iter(rows.iter().map(|r| (r.3 < 12).then_some(i32::from(r.3))))),
+                    Arc::new(Float64Array::from_iter(more.iter().map(|r| floats.get(usize::from(r.0)).copied()))),
+                    Arc::new(BooleanArray::from_iter(more.iter().map(|r| (r.1 < 2).then_some(r.1 == 1)))),
                 ],
             )
             .unwrap();
@@ -723,6 +894,8 @@ mod tests {
                 .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required)
                 .parse_and_finish(&bytes::Bytes::from(buf))
                 .unwrap();
+            // As from a writer that records no NaN counts (the page index keeps them).
+            let meta = if forget_nans { without_nan_counts(meta) } else { meta };
             let index = meta.page_index().unwrap().clone();
             let text = condition(&picks);
             let p = Predicate::parse(&text, "--where").unwrap();
@@ -746,6 +919,135 @@ mod tests {
                 }
                 start += n;
             }
+        }
+    }
+
+    /// `meta` with the row groups' NaN counts taken out of their statistics.
+    fn without_nan_counts(meta: ParquetMetaData) -> ParquetMetaData {
+        use parquet::file::statistics::Statistics as S;
+        let mut b = meta.into_builder();
+        let groups = b
+            .take_row_groups()
+            .into_iter()
+            .map(|g| {
+                let columns = g
+                    .columns()
+                    .iter()
+                    .map(|c| {
+                        let stats = match c.statistics() {
+                            Some(S::Double(v)) => S::Double(v.clone().with_nan_count(None)),
+                            Some(S::Float(v)) => S::Float(v.clone().with_nan_count(None)),
+                            _ => return c.clone(),
+                        };
+                        c.clone()
+                            .into_builder()
+                            .set_statistics(stats)
+                            .build()
+                            .unwrap()
+                    })
+                    .collect();
+                g.into_builder()
+                    .set_column_metadata(columns)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        b.set_row_groups(groups).build()
+    }
+
+    /// Five row groups of two rows of a DOUBLE `f` and a BOOLEAN `b`: (1, 2), (NaN, 3),
+    /// (-0.0, NULL), (NaN, NaN), (inf, 5); `b` (T, T), (F, F), (NULL, F), (T, F), (NULL, NULL).
+    fn floats() -> (ParquetMetaData, Arc<Schema>) {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("f", DataType::Float64, true),
+            Field::new("b", DataType::Boolean, true),
+        ]));
+        let n = f64::NAN;
+        let f = [
+            [Some(1.0), Some(2.0)],
+            [Some(n), Some(3.0)],
+            [Some(-0.0), None],
+            [Some(n), Some(n)],
+            [Some(f64::INFINITY), Some(5.0)],
+        ];
+        let (t, fa) = (Some(true), Some(false));
+        let b = [[t, t], [fa, fa], [None, fa], [t, fa], [None, None]];
+        let mut buf = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), None).unwrap();
+        for (f, b) in f.iter().zip(b) {
+            let batch = RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(Float64Array::from(f.to_vec())),
+                    Arc::new(BooleanArray::from(b.to_vec())),
+                ],
+            )
+            .unwrap();
+            w.write(&batch).unwrap();
+            w.flush().unwrap();
+        }
+        w.close().unwrap();
+        let meta = ParquetMetaDataReader::new()
+            .parse_and_finish(&bytes::Bytes::from(buf))
+            .unwrap();
+        (meta, schema)
+    }
+
+    #[test]
+    fn floats_are_judged_around_the_nans_their_bounds_leave_out() {
+        let (t, f) = (true, false);
+        let (meta, schema) = floats();
+        let forgot = without_nan_counts(meta.clone());
+        let nan_counts = |m: &ParquetMetaData| -> Vec<Option<u64>> {
+            m.row_groups()
+                .iter()
+                .map(|g| g.column(0).statistics().unwrap().nan_count_opt())
+                .collect()
+        };
+        // The writer records NaN counts; without them, any row group may hold a NaN.
+        assert_eq!(
+            nan_counts(&meta),
+            [Some(0), Some(1), Some(0), Some(2), Some(0)]
+        );
+        assert_eq!(nan_counts(&forgot), [None; 5]);
+        let may = |m: &ParquetMetaData, text: &str| {
+            let p = Predicate::parse(text, "--where").unwrap();
+            p.row_groups_may_pass(m, &schema, &[0, 1, 2, 3, 4], &[])
+        };
+        // (condition, with NaN counts, without them)
+        for (text, counted, unknown) in [
+            // NaN fails these: the bounds decide (the all-NaN row group's NaN bounds do not).
+            ("f < 0.5", [f, f, t, t, f], [f, f, t, t, f]),
+            ("f <= -0.0", [f, f, t, t, f], [f, f, t, t, f]),
+            ("f = 0", [f, f, t, t, f], [f, f, t, t, f]),
+            ("f BETWEEN 3.5 AND 4.5", [f, f, f, t, f], [f, f, f, t, f]),
+            ("f IN (2, 4)", [t, f, f, t, f], [t, f, f, t, f]),
+            ("NOT f >= 1", [f, f, t, t, f], [f, f, t, t, f]),
+            // NaN passes these: only a NaN count of 0 lets the bounds decide.
+            ("f > 2.5", [f, t, f, t, t], [t; 5]),
+            ("f > 5", [f, t, f, t, t], [t; 5]),
+            ("f >= 1e308", [f, t, f, t, t], [t; 5]),
+            ("f <> 3", [t; 5], [t; 5]),
+            ("f NOT BETWEEN -1 AND 6", [f, t, f, t, t], [t; 5]),
+            ("NOT f < 2.5", [f, t, f, t, t], [t; 5]),
+            ("f NOT IN (-0.0, 9)", [t, t, f, t, t], [t; 5]),
+            ("f IS DISTINCT FROM 3", [t; 5], [t; 5]),
+            ("f IS NOT DISTINCT FROM 3", [f, t, f, t, f], [f, t, f, t, f]),
+            ("f IS NULL", [f, f, t, f, f], [f, f, t, f, f]),
+        ] {
+            assert_eq!(may(&meta, text), counted, "{text}");
+            assert_eq!(may(&forgot, text), unknown, "{text} (no NaN counts)");
+        }
+        for (text, want) in [
+            ("b", [t, f, f, t, f]),
+            ("NOT b", [f, t, t, t, f]),
+            ("b = FALSE", [f, t, t, t, f]),
+            ("b IS NULL", [f, f, t, f, t]),
+            ("b IS DISTINCT FROM TRUE", [f, t, t, t, t]),
+            ("b AND f > 1.5", [t, f, f, t, f]),
+            ("NOT (b OR f < 1)", [f, t, f, t, f]),
+        ] {
+            assert_eq!(may(&meta, text), want, "{text}");
         }
     }
 
@@ -792,7 +1094,7 @@ mod tests {
     }
 
     #[test]
-    fn absent_columns_and_floats_decide_nothing() {
+    fn absent_columns_and_other_types_decide_nothing() {
         let (meta, schema) = groups();
         let p = Predicate::parse("i = 100", "--where").unwrap();
         assert_eq!(
@@ -803,6 +1105,7 @@ mod tests {
             p.row_groups_may_pass(&meta, &schema, &[1, 3], &[]),
             [false, false]
         );
-        assert!(!judged(&DataType::Float64) && !judged(&DataType::Boolean));
+        assert!(judged(&DataType::Float64) && judged(&DataType::Boolean));
+        assert!(!judged(&DataType::Float16) && !judged(&DataType::Time64(TimeUnit::Microsecond)));
     }
 }
