@@ -796,7 +796,8 @@ pub(crate) fn side_line(
         .join(", ");
     let mut s = format!("  {name:<6} {extent}\n         key {key}");
     if let Some(p) = pred {
-        s += &format!("; where {}", p.text());
+        let skips = side.plan.where_skips(p, |i| &side.files[i].where_fill);
+        s += &format!("; where {}{skips}", p.text());
     }
     if side.plan.files_pruned > 0 {
         s += &format!(
@@ -833,6 +834,11 @@ pub(crate) fn side_json(
         .collect();
     v["keys"] = keys.into();
     v["where"] = pred.as_ref().map(|p| p.text()).into();
+    if let Some(p) = pred {
+        let skips = side.plan.where_skips(p, |i| &side.files[i].where_fill);
+        v["row_groups_skipped_by_where"] = skips.row_groups.into();
+        v["rows_skipped_by_where"] = skips.rows.into();
+    }
     v["files_pruned_by_partition"] = side.plan.files_pruned.into();
     v["files_pruned_by_partition_key"] = side.plan.files_pruned_by_key.into();
     v

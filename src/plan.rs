@@ -411,6 +411,32 @@ impl Plan {
         e
     }
 
+    /// The row groups of the splits that `p`'s statistics rule out, and their rows
+    /// (`--dry-run`; the map tasks skip them): `fill(file)` gives the columns filled in for
+    /// file `file` (its index in [`Plan::files`]). Pages are judged only as they are read.
+    pub(crate) fn where_skips<'a>(
+        &self,
+        p: &crate::expr::Predicate,
+        fill: impl Fn(usize) -> &'a [side::Filled],
+    ) -> WhereSkips {
+        let mut out = WhereSkips::default();
+        for s in &self.splits {
+            let file = &self.files[s.file];
+            let (_, skipped) = p.partition_row_groups(
+                file.parquet(),
+                file.schema(),
+                s.row_groups.clone().collect(),
+                fill(s.file),
+            );
+            out.row_groups += skipped.len();
+            out.rows += skipped
+                .iter()
+                .map(|rg| file.row_group_rows(*rg))
+                .sum::<u64>();
+        }
+        out
+    }
+
     /// Keep only the `index`-th of `count` deterministic slices of the splits (round robin
     /// over the split list), for sharded training.
     pub fn shard(&mut self, index: usize, count: usize) {
@@ -440,6 +466,33 @@ pub struct Extent {
     pub bytes: u64,
     /// The same chunks uncompressed (the footers' sizes): about what decoding them produces.
     pub bytes_uncompressed: u64,
+}
+
+/// What a side's `--where` rules out from the row groups' statistics ([`Plan::where_skips`]).
+#[derive(Debug, Default, Clone, Copy, serde::Serialize)]
+pub struct WhereSkips {
+    /// Row groups ruled out.
+    #[serde(rename = "row_groups_skipped_by_where")]
+    pub row_groups: usize,
+    /// Their rows.
+    #[serde(rename = "rows_skipped_by_where")]
+    pub rows: u64,
+}
+
+impl std::fmt::Display for WhereSkips {
+    /// What follows a side's `where <condition>` in a dry run's summary.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.row_groups {
+            0 => write!(f, " (its statistics rule out no row group)"),
+            n => write!(
+                f,
+                " (its statistics rule out {n} row group{}, {} row{})",
+                if n == 1 { "" } else { "s" },
+                self.rows,
+                if self.rows == 1 { "" } else { "s" }
+            ),
+        }
+    }
 }
 
 impl std::fmt::Display for Extent {

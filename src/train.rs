@@ -892,8 +892,12 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
         "dry run (train, {workers} workers): checked; nothing read but footers, nothing written\n"
     );
     summary += &format!("  input  {extent}\n         key {key}");
-    if let Some(p) = &job.predicate {
-        summary += &format!("; where {}", p.text());
+    let skips = job
+        .predicate
+        .as_ref()
+        .map(|p| plan.where_skips(p, |i| &file_keys[i].where_fill));
+    if let (Some(p), Some(skips)) = (&job.predicate, skips) {
+        summary += &format!("; where {}{skips}", p.text());
     }
     if plan.files_pruned > 0 {
         summary += &format!(
@@ -934,6 +938,10 @@ pub fn dry_run(job: &TrainJob) -> Result<crate::report::DryRun> {
         .collect::<Vec<_>>()
         .into();
     input["where"] = job.predicate.as_ref().map(|p| p.text()).into();
+    if let Some(skips) = skips {
+        input["row_groups_skipped_by_where"] = skips.row_groups.into();
+        input["rows_skipped_by_where"] = skips.rows.into();
+    }
     input["files_pruned_by_partition"] = plan.files_pruned.into();
     input["shard"] = job.shard.map(|s| s.to_string()).into();
     let plan_json = serde_json::json!({

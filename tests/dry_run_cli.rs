@@ -459,3 +459,79 @@ fn json_dry_runs_plan_what_the_run_reads() {
         r.stderr
     );
 }
+
+/// A dry run counts the row groups each `--where` rules out by their statistics, as the run's
+/// report then does: in the summary and in the JSON plan, of `train`, `join` and `filter`.
+#[test]
+fn dry_runs_count_the_row_groups_the_where_rules_out() {
+    let d = workdir();
+    let json = |out: &str| -> serde_json::Value {
+        serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+    let report = |name: &str| json(&std::fs::read_to_string(d.path().join(name)).unwrap());
+    let join = [JOIN, &["--right-where", "Score >= 100"]].concat();
+    let text = run_in(d.path(), &[&join[..], &["--dry-run"]].concat()).ok();
+    assert!(
+        line(&text, "key UserId")
+            .contains("; where Score >= 100 (its statistics rule out 1 row group, 424 rows)"),
+        "{text}"
+    );
+    assert!(
+        line(&text, "key Id")
+            .contains("; where Reputation > 1500 (its statistics rule out no row group)"),
+        "{text}"
+    );
+    let plan = json(&run_in(d.path(), &[&join[..], &["--dry-run=json"]].concat()).ok());
+    assert!(written(d.path()).is_empty(), "{:?}", written(d.path()));
+    run_in(d.path(), &[&join[..], &["-q"]].concat()).ok();
+    let ran = report("out/join.json");
+    for side in ["left", "right"] {
+        for key in ["row_groups_skipped_by_where", "rows_skipped_by_where"] {
+            assert_eq!(plan[side][key], ran[side][key], "{side} {key}: {plan}");
+        }
+    }
+    assert_eq!(plan["right"]["row_groups_skipped_by_where"], 1, "{plan}");
+
+    let train = [
+        "train",
+        "--input",
+        "data/sample/comments",
+        "--column",
+        "UserId",
+        "--where",
+        "Score >= 100 OR Score < -1000",
+        "--output",
+        "t.bjf",
+        "--report",
+        "t.json",
+    ];
+    let plan = json(&run_in(d.path(), &[&train[..], &["--dry-run=json"]].concat()).ok());
+    run_in(d.path(), &[&train[..], &["-q"]].concat()).ok();
+    let ran = report("t.json");
+    for key in ["row_groups_skipped_by_where", "rows_skipped_by_where"] {
+        assert_eq!(plan["input"][key], ran[key], "{key}: {plan}");
+    }
+    assert_eq!(plan["input"]["row_groups_skipped_by_where"], 1, "{plan}");
+
+    let filter = [
+        "filter",
+        "--filter",
+        "t.bjf",
+        "--input",
+        "data/sample/comments",
+        "--key",
+        "UserId",
+        "--where",
+        "Score >= 100",
+        "--output",
+        "f",
+        "--report",
+        "f.json",
+    ];
+    let plan = json(&run_in(d.path(), &[&filter[..], &["--dry-run=json"]].concat()).ok());
+    run_in(d.path(), &[&filter[..], &["-q"]].concat()).ok();
+    let ran = report("f.json");
+    for key in ["row_groups_skipped_by_where", "rows_skipped_by_where"] {
+        assert_eq!(plan["input"][key], ran["input"][key], "{key}: {plan}");
+    }
+}

@@ -328,14 +328,19 @@ impl SideReader<'_> {
         let (kept, skipped) =
             p.partition_row_groups(file.parquet(), file.schema(), rgs, &fp.where_fill);
         if count {
-            let c = self.counters;
-            for rg in skipped {
-                c.rg_skipped_where.fetch_add(1, Ordering::Relaxed);
-                c.rows_skipped_where
-                    .fetch_add(file.row_group_rows(rg), Ordering::Relaxed);
-            }
+            self.count_where_skipped(file, &skipped);
         }
         kept
+    }
+
+    /// Count row groups `skipped` of `file`, and their rows, as skipped by the `--where`.
+    fn count_where_skipped(&self, file: &crate::plan::InputFile, skipped: &[usize]) {
+        let c = self.counters;
+        for rg in skipped {
+            c.rg_skipped_where.fetch_add(1, Ordering::Relaxed);
+            c.rows_skipped_where
+                .fetch_add(file.row_group_rows(*rg), Ordering::Relaxed);
+        }
     }
 
     /// The row groups of `rgs` (of `file`) with pages where the side's `--where` may hold,
@@ -355,12 +360,8 @@ impl SideReader<'_> {
         let plan = crate::read::pages::plan(p, file, &fp.where_fill, rgs, || {
             Ok(crate::plan::RangeReader::open(&file.location)?.with_ahead(ahead.cloned()))
         })?;
+        self.count_where_skipped(file, &plan.skipped_groups);
         let c = self.counters;
-        for rg in &plan.skipped_groups {
-            c.rg_skipped_where.fetch_add(1, Ordering::Relaxed);
-            c.rows_skipped_where
-                .fetch_add(file.row_group_rows(*rg), Ordering::Relaxed);
-        }
         c.rows_skipped_where
             .fetch_add(plan.skipped_rows, Ordering::Relaxed);
         c.rows_skipped_pages
