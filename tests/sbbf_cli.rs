@@ -367,6 +367,60 @@ fn sbbf_pruning_skips_row_groups_and_never_changes_the_result() {
     assert_eq!(r["right"]["row_groups_skipped_by_sbbf"], 0);
 }
 
+/// The right side's `--where` rules row groups out by their statistics before the SBBF tier
+/// reads their Parquet Bloom filters: those filters are never read.
+#[test]
+fn the_where_skips_row_groups_before_the_sbbf_tier_reads_their_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sbbf_fixture(d);
+    let join = |out: &str, extra: &[&str]| {
+        let rep = format!("{out}.json");
+        let args = [
+            &[
+                "join",
+                "-q",
+                "--no-prefilter",
+                "--left",
+                "left",
+                "--left-key",
+                "Id",
+                "--right",
+                "right",
+                "--right-key",
+                "UserId",
+                "--output",
+                out,
+                "--report",
+                &rep,
+            ][..],
+            extra,
+        ]
+        .concat();
+        run_in(d, &args).ok();
+        (read_rows(&d.join(out)).0, report(d, &rep))
+    };
+    // Ids are sorted: `Id >= 3000` rules out the first 15 of the 30 row groups.
+    let (rows, r) = join("where", &["--right-where", "Id >= 3000"]);
+    let right = &r["right"];
+    assert_eq!(right["row_groups_skipped_by_where"], 15, "{r}");
+    let by_sbbf = right["row_groups_skipped_by_sbbf"].as_u64().unwrap();
+    // Of the other 15, group 17 holds left keys (rows 3500, 3501).
+    assert!((12..=14).contains(&by_sbbf), "{by_sbbf}: {r}");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let (all_rows, all) = join("all", &[]);
+    let filters = |r: &serde_json::Value| r["right"]["sbbf_bytes_read"].as_u64().unwrap();
+    assert!(
+        filters(&r) * 3 < filters(&all) * 2,
+        "{} vs {}",
+        filters(&r),
+        filters(&all)
+    );
+    let (plain, _) = join("plain", &["--right-where", "Id >= 3000", "--no-sbbf"]);
+    assert_eq!(rows, plain);
+    assert_eq!(all_rows.len(), 4);
+}
+
 /// A row group whose Parquet Bloom filter is corrupt is read, not skipped, and the join
 /// warns; the rows are those of a join without SBBF pruning.
 #[test]

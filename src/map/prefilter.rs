@@ -37,7 +37,7 @@ use crate::bloom::sbbf::ProbeKeys;
 use crate::bloom::BloomFilter;
 use crate::error::{Error, Result};
 use crate::plan::side::FileProjection;
-use crate::plan::{InputFile, RangeReader, Split};
+use crate::plan::{InputFile, RangeReader};
 use crate::reduce::JoinTable;
 
 use super::prune::KeyRange;
@@ -236,7 +236,7 @@ impl RightPrefilter {
         file: &InputFile,
         fp: &FileProjection,
         key_names: &[&str],
-        split: &Split,
+        row_groups: Vec<usize>,
         counters: &MapCounters,
     ) -> Vec<usize> {
         let meta = file.parquet();
@@ -248,7 +248,7 @@ impl RightPrefilter {
                 .map(|i| group.column(i).compressed_size().max(0) as u64)
                 .sum()
         };
-        let kept = self.kept_by_statistics(file, key_names, split, |rg| {
+        let kept = self.kept_by_statistics(file, key_names, row_groups, |rg| {
             counters.rg_skipped.fetch_add(1, Ordering::Relaxed);
             counters
                 .rows_skipped
@@ -263,17 +263,17 @@ impl RightPrefilter {
         tier.row_groups(file, fp, kept, self.null_keys_pass, counters, decoded)
     }
 
-    /// The row groups of `split` that the key columns' ranges keep (tier 1), each one skipped
-    /// handed to `skipped`. An AND of the ranges: a row group goes when one column rules it
-    /// out.
+    /// The row groups of `row_groups` that the key columns' ranges keep (tier 1), each one
+    /// skipped handed to `skipped`. An AND of the ranges: a row group goes when one column
+    /// rules it out.
     fn kept_by_statistics(
         &self,
         file: &InputFile,
         key_names: &[&str],
-        split: &Split,
+        row_groups: Vec<usize>,
         mut skipped: impl FnMut(usize),
     ) -> Vec<usize> {
-        let mut kept: Vec<usize> = split.row_groups.clone().collect();
+        let mut kept = row_groups;
         for (name, range) in key_names.iter().zip(&self.key_ranges) {
             let Some(range) = range else { continue };
             kept = super::prune::row_groups_in_range(
@@ -288,7 +288,7 @@ impl RightPrefilter {
         kept
     }
 
-    /// The row groups of `split` that [`Self::row_groups`] may keep, counting nothing (to
+    /// The row groups of `row_groups` that [`Self::row_groups`] may keep, counting nothing (to
     /// fetch them ahead): those the key statistics keep, or `None` when the SBBF tier will
     /// read the file's Parquet Bloom filters first (fetching the row groups ahead would
     /// undo its skips).
@@ -297,9 +297,9 @@ impl RightPrefilter {
         file: &InputFile,
         fp: &FileProjection,
         key_names: &[&str],
-        split: &Split,
+        row_groups: Vec<usize>,
     ) -> Option<Vec<usize>> {
-        let kept = self.kept_by_statistics(file, key_names, split, |_| {});
+        let kept = self.kept_by_statistics(file, key_names, row_groups, |_| {});
         match &self.sbbf {
             Some(tier) if tier.probed_leaf(file, fp, &kept).is_some() => None,
             _ => Some(kept),

@@ -284,14 +284,14 @@ impl SideReader<'_> {
         if whole_file_key.is_some_and(|p| !p.partition_key_passes(&fp.key_values)) {
             return Vec::new();
         }
+        let row_groups = self.where_row_groups(file, fp, split.row_groups.clone().collect(), false);
         let row_groups = match self.prefilter {
-            Some(p) => match p.row_groups_ahead(file, fp, &self.key_names(), split) {
+            Some(p) => match p.row_groups_ahead(file, fp, &self.key_names(), row_groups) {
                 Some(kept) => kept,
                 None => return Vec::new(),
             },
-            None => split.row_groups.clone().collect(),
+            None => row_groups,
         };
-        let row_groups = self.where_row_groups(file, fp, row_groups, false);
         // The page index of the --where's columns, which the reader reads first.
         let index = side
             .predicate
@@ -410,11 +410,13 @@ impl SideReader<'_> {
                 }
             }
         }
+        // The --where's statistics first (the footer's, free), then the key tiers' (whose
+        // SBBF tier reads the row groups' Parquet Bloom filters), then the page index.
+        let row_groups = self.where_row_groups(&file, fp, split.row_groups.clone().collect(), true);
         let row_groups = match self.prefilter {
-            Some(p) => p.row_groups(&file, fp, &self.key_names(), split, self.counters),
-            None => split.row_groups.clone().collect(),
+            Some(p) => p.row_groups(&file, fp, &self.key_names(), row_groups, self.counters),
+            None => row_groups,
         };
-        let row_groups = self.where_row_groups(&file, fp, row_groups, true);
         let (row_groups, pages, rows_in_pages_skipped) =
             self.where_pages(&file, fp, row_groups, ahead.as_ref())?;
         if row_groups.is_empty() {
