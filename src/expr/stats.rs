@@ -667,28 +667,35 @@ mod tests {
             Field::new("s", DataType::Utf8, true),
             Field::new("d", DataType::Date32, true),
         ]));
+        let groups = groups.iter().map(|g| {
+            vec![
+                Arc::new(Int64Array::from(g.iter().map(|r| r.0).collect::<Vec<_>>())) as ArrayRef,
+                Arc::new(U64::from(g.iter().map(|r| r.1).collect::<Vec<_>>())),
+                Arc::new(StringArray::from(g.iter().map(|r| r.2).collect::<Vec<_>>())),
+                Arc::new(Date32Array::from(g.iter().map(|r| r.3).collect::<Vec<_>>())),
+            ]
+        });
+        (written(&schema, groups), schema)
+    }
+
+    /// The metadata of a Parquet file of `schema` with a row group of each of `groups`'
+    /// columns.
+    fn written(
+        schema: &Arc<Schema>,
+        groups: impl IntoIterator<Item = Vec<ArrayRef>>,
+    ) -> ParquetMetaData {
         let mut buf = Vec::new();
         let props = WriterProperties::builder().build();
         let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props)).unwrap();
-        for g in groups {
-            let batch = RecordBatch::try_new(
-                schema.clone(),
-                vec![
-                    Arc::new(Int64Array::from(g.iter().map(|r| r.0).collect::<Vec<_>>())),
-                    Arc::new(U64::from(g.iter().map(|r| r.1).collect::<Vec<_>>())),
-                    Arc::new(StringArray::from(g.iter().map(|r| r.2).collect::<Vec<_>>())),
-                    Arc::new(Date32Array::from(g.iter().map(|r| r.3).collect::<Vec<_>>())),
-                ],
-            )
-            .unwrap();
+        for columns in groups {
+            let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
             w.write(&batch).unwrap();
             w.flush().unwrap();
         }
         w.close().unwrap();
-        let meta = ParquetMetaDataReader::new()
+        ParquetMetaDataReader::new()
             .parse_and_finish(&bytes::Bytes::from(buf))
-            .unwrap();
-        (meta, schema)
+            .unwrap()
     }
 
     fn groups() -> (ParquetMetaData, Arc<Schema>) {
@@ -972,25 +979,13 @@ mod tests {
         ];
         let (t, fa) = (Some(true), Some(false));
         let b = [[t, t], [fa, fa], [None, fa], [t, fa], [None, None]];
-        let mut buf = Vec::new();
-        let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), None).unwrap();
-        for (f, b) in f.iter().zip(b) {
-            let batch = RecordBatch::try_new(
-                schema.clone(),
-                vec![
-                    Arc::new(Float64Array::from(f.to_vec())),
-                    Arc::new(BooleanArray::from(b.to_vec())),
-                ],
-            )
-            .unwrap();
-            w.write(&batch).unwrap();
-            w.flush().unwrap();
-        }
-        w.close().unwrap();
-        let meta = ParquetMetaDataReader::new()
-            .parse_and_finish(&bytes::Bytes::from(buf))
-            .unwrap();
-        (meta, schema)
+        let groups = f.iter().zip(b).map(|(f, b)| {
+            vec![
+                Arc::new(Float64Array::from(f.to_vec())) as ArrayRef,
+                Arc::new(BooleanArray::from(b.to_vec())),
+            ]
+        });
+        (written(&schema, groups), schema)
     }
 
     #[test]
