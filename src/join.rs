@@ -671,6 +671,8 @@ pub fn dry_run(
     // left's) for the strategy's.
     let extent = |side: &SideInput| side.plan.extent(|i| &side.files[i].decode);
     let (left_extent, right_extent) = (extent(&plan.left), extent(&plan.right));
+    let left_skips = where_skips(&plan.left, &job.left.predicate);
+    let right_skips = where_skips(&plan.right, &job.right.predicate);
     let strategy = match job.strategy {
         Strategy::Auto => format!(
             "auto: replicated if the left side after its where fits --memory-limit {} (its column chunks hold {} uncompressed), else reduce-side with at least {} partitions",
@@ -723,6 +725,7 @@ pub fn dry_run(
         &left_extent,
         &job.left.keys,
         &job.left.predicate,
+        left_skips,
     );
     summary += &side_line(
         "right",
@@ -730,6 +733,7 @@ pub fn dry_run(
         &right_extent,
         &job.right.keys,
         &job.right.predicate,
+        right_skips,
     );
     let pushed = plan.pushed.clone().unwrap_or_default();
     summary += &pushed.lines();
@@ -758,8 +762,8 @@ pub fn dry_run(
             "on_pairs": plan.condition.as_ref().map(|c| c.text()),
         })),
         "workers": workers,
-        "left": side_json(&plan.left, &left_extent, &job.left.keys, &job.left.predicate),
-        "right": side_json(&plan.right, &right_extent, &job.right.keys, &job.right.predicate),
+        "left": side_json(&plan.left, &left_extent, &job.left.keys, &job.left.predicate, left_skips),
+        "right": side_json(&plan.right, &right_extent, &job.right.keys, &job.right.predicate, right_skips),
         "filter": filter_json,
         "sbbf": sbbf_json,
         "strategy": {
@@ -787,6 +791,7 @@ pub(crate) fn side_line(
     extent: &crate::plan::Extent,
     keys: &[String],
     pred: &Option<Predicate>,
+    skips: Option<crate::plan::WhereSkips>,
 ) -> String {
     let key = keys
         .iter()
@@ -795,8 +800,7 @@ pub(crate) fn side_line(
         .collect::<Vec<_>>()
         .join(", ");
     let mut s = format!("  {name:<6} {extent}\n         key {key}");
-    if let Some(p) = pred {
-        let skips = side.plan.where_skips(p, |i| &side.files[i].where_fill);
+    if let (Some(p), Some(skips)) = (pred, skips) {
         s += &format!("; where {}{skips}", p.text());
     }
     if side.plan.files_pruned > 0 {
@@ -814,12 +818,23 @@ pub(crate) fn side_line(
     s + "\n"
 }
 
+/// The row groups a side's `--where` rules out by their statistics, for its dry-run line and
+/// JSON (computed once, for both).
+pub(crate) fn where_skips(
+    side: &SideInput,
+    pred: &Option<Predicate>,
+) -> Option<crate::plan::WhereSkips> {
+    let p = pred.as_ref()?;
+    Some(side.plan.where_skips(p, |i| &side.files[i].where_fill))
+}
+
 /// A side in a dry run's JSON plan ([`side_line`]'s facts).
 pub(crate) fn side_json(
     side: &SideInput,
     extent: &crate::plan::Extent,
     keys: &[String],
     pred: &Option<Predicate>,
+    skips: Option<crate::plan::WhereSkips>,
 ) -> serde_json::Value {
     let mut v = serde_json::json!(extent);
     let keys: Vec<serde_json::Value> = keys
@@ -834,8 +849,7 @@ pub(crate) fn side_json(
         .collect();
     v["keys"] = keys.into();
     v["where"] = pred.as_ref().map(|p| p.text()).into();
-    if let Some(p) = pred {
-        let skips = side.plan.where_skips(p, |i| &side.files[i].where_fill);
+    if let Some(skips) = skips {
         v["row_groups_skipped_by_where"] = skips.row_groups.into();
         v["rows_skipped_by_where"] = skips.rows.into();
     }

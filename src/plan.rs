@@ -469,13 +469,11 @@ pub struct Extent {
 }
 
 /// What a side's `--where` rules out from the row groups' statistics ([`Plan::where_skips`]).
-#[derive(Debug, Default, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Default, Clone, Copy)]
 pub struct WhereSkips {
     /// Row groups ruled out.
-    #[serde(rename = "row_groups_skipped_by_where")]
     pub row_groups: usize,
     /// Their rows.
-    #[serde(rename = "rows_skipped_by_where")]
     pub rows: u64,
 }
 

@@ -423,12 +423,14 @@ pub fn dry_run(
         job.workers,
         if loaded.is_some() { " and the filter" } else { "" }
     );
+    let skips = crate::join::where_skips(side, &job.input.predicate);
     summary += &crate::join::side_line(
         "input",
         side,
         &extent,
         &job.input.keys,
         &job.input.predicate,
+        skips,
     );
     summary += &format!("  filter {filter_line}\n");
     summary += &format!("  output {}\n", output.line());
@@ -439,7 +441,7 @@ pub fn dry_run(
         "dry_run": "filter",
         "invert": job.invert,
         "workers": job.workers,
-        "input": crate::join::side_json(side, &extent, &job.input.keys, &job.input.predicate),
+        "input": crate::join::side_json(side, &extent, &job.input.keys, &job.input.predicate, skips),
         "filter": filter_json,
         "output": output.json(),
         "report": job.report,
