@@ -4,7 +4,31 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time is printed when it ends, and all of them again at the end (or on a
+# failure), so a slow CI run says which step grew.
+timings=""
+step_name=""
+step_start=$SECONDS
+step_done() {
+    if [[ -n $step_name ]]; then
+        printf '    (%d s)\n' $((SECONDS - step_start))
+        timings+="$(printf '%6ds  %s' $((SECONDS - step_start)) "${step_name:0:72}")"$'\n'
+    fi
+}
+on_exit() {
+    local rc=$?
+    if ((rc != 0)); then
+        step_done
+        printf '\ntest.sh: failed (exit %d) after %d s; the steps run:\n%s' "$rc" "$SECONDS" "$timings"
+    fi
+}
+trap on_exit EXIT
+step() {
+    step_done
+    step_name="$1"
+    step_start=$SECONDS
+    printf '\n==> %s\n' "$*"
+}
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -37,5 +61,7 @@ bash scripts/test-python.sh
 step "Spark interop (live local Spark through pyspark)"
 bash scripts/spark-interop.sh
 
+step_done
 echo
-echo "test.sh: all steps passed"
+echo "test.sh: all steps passed in $SECONDS s:"
+printf '%s' "$timings"
