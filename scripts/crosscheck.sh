@@ -38,6 +38,15 @@ rm -rf "$OUT"
 
 passed=0
 failed=0
+# section TITLE: start a section of checks; the one before says how long it took.
+section_start=$SECONDS
+section_title=""
+section() {
+    [ -z "$section_title" ] || echo "   ($((SECONDS - section_start)) s)"
+    section_title=$1
+    section_start=$SECONDS
+    echo "== $1"
+}
 # check LABEL OUTPUT_DIR JOB [--set K=V]... : run the job into OUTPUT_DIR, then DuckDB.
 check() {
     local out=$1 job=$2
@@ -58,12 +67,12 @@ check() {
     fi
 }
 
-echo "== every job file, as written (DuckDB must also reproduce jobs/expected)"
+section "every job file, as written (DuckDB must also reproduce jobs/expected)"
 for job in jobs/*.toml; do
     check "$OUT/$(basename "$job" .toml)" "$job"
 done
 
-echo "== every join type, integer, string and composite (Int64, string) = (Int32, string) keys, both strategies"
+section "every join type, integer, string and composite (Int64, string) = (Int32, string) keys, both strategies"
 for type in inner left left-semi left-anti right right-semi right-anti full; do
     for strategy in replicated reduce-side; do
         check "$OUT/int-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy"
@@ -72,26 +81,26 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
     done
 done
 
-echo "== one worker and one reducer, many workers and reducers, tiny splits and batches"
+section "one worker and one reducer, many workers and reducers, tiny splits and batches"
 check "$OUT/serial" jobs/users_comments.toml join.workers=1 join.reducers=1 train.workers=1
 check "$OUT/wide" jobs/users_comments.toml join.workers=3 join.split-rows=1000 join.batch-size=100
 check "$OUT/wide-reduce" jobs/users_comments.toml join.strategy=reduce-side join.workers=3 join.reducers=13 join.split-rows=1000 join.batch-size=100
 check "$OUT/over-budget" jobs/users_comments_left.toml join.memory-limit=16KiB join.workers=2
 
-echo "== reduce-side partitions over --memory-limit, joined in passes, every join type"
+section "reduce-side partitions over --memory-limit, joined in passes, every join type"
 for type in inner left left-semi left-anti right right-semi right-anti full; do
     check "$OUT/passes-$type" jobs/users_comments_by_name.toml "join.type=$type" join.strategy=reduce-side join.reducers=2 join.memory-limit=16KiB join.workers=2
 done
 check "$OUT/no-prefilter" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti
 check "$OUT/no-prefilter-reduce" jobs/users_comments_by_name.toml join.no-prefilter=true join.type=left-anti join.strategy=reduce-side
 
-echo "== every output codec, read back by DuckDB"
+section "every output codec, read back by DuckDB"
 for codec in snappy gzip lz4 brotli none; do
     check "$OUT/codec-$codec" jobs/users_comments.toml "join.compression=$codec"
 done
 check "$OUT/codec-zstd-19" jobs/users_comments_left.toml join.compression=zstd join.compression-level=19
 
-echo "== bounded files and row groups (a part goes on in further files), read back by DuckDB: every join type, both strategies"
+section "bounded files and row groups (a part goes on in further files), read back by DuckDB: every join type, both strategies"
 for type in inner left left-semi left-anti right right-semi right-anti full; do
     for strategy in replicated reduce-side; do
         check "$OUT/files-$type-$strategy" jobs/users_comments_by_name.toml "join.type=$type" "join.strategy=$strategy" \
@@ -100,7 +109,7 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
 done
 check "$OUT/files-by-size" jobs/users_comments.toml join.max-file-size=64KiB join.row-group-size=16KiB
 
-echo "== null keys matching each other (--nulls-equal, DuckDB's IS NOT DISTINCT FROM): every join type, both strategies, one and two key columns"
+section "null keys matching each other (--nulls-equal, DuckDB's IS NOT DISTINCT FROM): every join type, both strategies, one and two key columns"
 for type in inner left left-semi left-anti right right-semi right-anti full; do
     for strategy in replicated reduce-side; do
         check "$OUT/nulls-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy" join.nulls-equal=true
@@ -109,7 +118,7 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
 done
 check "$OUT/nulls-passes" jobs/users_comments_left.toml join.nulls-equal=true join.strategy=reduce-side join.reducers=2 join.memory-limit=16KiB
 
-echo "== key pairs as one column (--coalesce-keys, DuckDB's COALESCE(l.k, r.k)): the joins that output both sides, both strategies, one and two key columns"
+section "key pairs as one column (--coalesce-keys, DuckDB's COALESCE(l.k, r.k)): the joins that output both sides, both strategies, one and two key columns"
 for type in inner left right full; do
     for strategy in replicated reduce-side; do
         check "$OUT/coalesce-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy" join.coalesce-keys=true
@@ -119,7 +128,7 @@ done
 check "$OUT/coalesce-nulls" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true join.nulls-equal=true
 check "$OUT/coalesce-select" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true "join.select=UserId AS uid, Id, left.Id AS lid, DisplayName, Text"
 
-echo "== composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
+section "composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the
 # shared cache. The filter is trained on the partsupp rows of a selective --where (about 5 %);
 # the lineitem rows shipped before 1994 (about 2/7) leave some of those pairs unmatched.
@@ -190,7 +199,7 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
     done
 done
 
-echo "== the benchmark's joins (TPC-H scale 0.01, every column): every join type, both strategies"
+section "the benchmark's joins (TPC-H scale 0.01, every column): every join type, both strategies"
 # The joins of scripts/bench.sh with `*`: every column of both sides, as tpchgen-cli writes
 # them (strings marked Utf8View, money Decimal(15,2), dates Date32), through a LIKE, a date
 # range and a string equality. Workers, batch sizes and (reduce-side) a memory limit that
@@ -214,7 +223,7 @@ for name in part orders customer; do
     done
 done
 
-echo "== an extra join condition over both sides' columns (--join-where, DuckDB's ON keys AND cond): every join type, both strategies"
+section "an extra join condition over both sides' columns (--join-where, DuckDB's ON keys AND cond): every join type, both strategies"
 # check_jw NAME JOB TYPE STRATEGY COND [K=V]...: the job with join.join-where=COND. DuckDB puts
 # COND in its ON clause (or the EXISTS correlation of a semi or anti join), left./right. as its
 # aliases l./r. The sample's users x comments (users_comments_left: Reputation > 1500 x
@@ -322,7 +331,7 @@ check_jw fn-regex-tpch-right-semi "$OUT/tpch_part.toml" right-semi replicated \
 check_jw fn-case-left $UC left replicated \
     "CASE WHEN left.Location IS NULL THEN 'none' WHEN right.Score > 3 THEN trim(left.Location) ELSE 'low' END <> 'low' AND CASE right.Score WHEN 0 THEN FALSE ELSE TRUE END"
 
-echo "== files of one side with different columns (a table that gained, lost and reordered columns): every join type, both strategies"
+section "files of one side with different columns (a table that gained, lost and reordered columns): every join type, both strategies"
 # Each side's files are unioned by name, as DuckDB's union_by_name: an output or --where column
 # a file lacks reads as NULL there (bjcheck reads with union_by_name = true). The left key is
 # Int32 in one file and Int64 in the others; the --where columns are each missing from a file.
@@ -353,7 +362,7 @@ PYEOF
 join_job evolved "$EVO/left" id "b > 3 OR a = 'x'" "$EVO/right" rid "u IS NULL OR u < 7"
 every_join_type evolved join.workers=3 join.split-rows=100
 
-echo "== Hive partition directories (region=EU/dt=2024-01-01/) as columns, in *, --where (files pruned by them) and keys: every join type, both strategies"
+section "Hive partition directories (region=EU/dt=2024-01-01/) as columns, in *, --where (files pruned by them) and keys: every join type, both strategies"
 # Both sides have a dt= directory (the right one's output as dt_right); the left has region=
 # (percent-encoded and null values) and the right h= (integers); the --where on each side
 # reads partition and file columns. DuckDB reads the directories as columns too.
@@ -392,7 +401,7 @@ every_join_type hive_key join.workers=2 join.split-rows=150
 join_job hive_dt "$HIVE/left" dt "id < 15 AND dt = DATE '2024-01-02'" "$HIVE/right" dt "h <> 12"
 every_join_type hive_dt join.workers=3 join.split-rows=100
 
-echo "== --partition-by: the output in Hive partition directories, read back by DuckDB as partitions: every join type, both strategies"
+section "--partition-by: the output in Hive partition directories, read back by DuckDB as partitions: every join type, both strategies"
 # The partitioned sides above joined into directories of partition columns of either side
 # (a `/` and Hive's null among them); the sample's comments by score (an integer of 205
 # values: one worker with small batches closes parts to keep at most 64 open, and starts
@@ -418,7 +427,7 @@ check "$OUT/pby-tpch-customer" "$OUT/tpch_customer.toml" join.type=full join.par
 check "$OUT/pby-tpch-orders-date" "$OUT/tpch_customer.toml" join.select=o_orderkey,o_orderdate,c_name,o_totalprice \
     join.partition-by=o_orderdate join.strategy=reduce-side
 
-echo "== a second run into a committed output (--append, --overwrite-partitions): DuckDB's rows of both runs"
+section "a second run into a committed output (--append, --overwrite-partitions): DuckDB's rows of both runs"
 # check_after OUT JOB EARLIER_SET... -- SET...: the job with the earlier settings writes OUT
 # (replacing it), then the job with SET (join.append or join.overwrite-partitions) writes it
 # again. DuckDB runs both joins and keeps the earlier rows as the mode says (all of them, or
@@ -472,7 +481,7 @@ check_after "$OUT/overwrite-partitions-two-levels" jobs/users_comments_by_name.t
 check_after "$OUT/overwrite-partitions-none" jobs/users_comments.toml "join.right-where=Score >= 0" -- \
     "join.right-where=Score > 100000" join.partition-by=Score join.overwrite-partitions=true
 
-echo "== the filter job (map-only Bloom filtering): DuckDB's semi-join of the trained keys, and the false positives within a bound"
+section "the filter job (map-only Bloom filtering): DuckDB's semi-join of the trained keys, and the false positives within a bound"
 # filter_check NAME FPP TRAIN_INPUT TRAIN_COLUMN TRAIN_WHERE INPUT KEY WHERE SELECT [OPTION]...:
 # train a filter on TRAIN_INPUT's TRAIN_COLUMN at FPP (the rows that pass TRAIN_WHERE), keep
 # INPUT's rows whose KEY it may hold with `filter` (WHERE and SELECT: none when empty; the
@@ -564,14 +573,14 @@ filter_check filter-partitioned 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPL
 filter_check filter-invert-partitioned 0.05 "$HIVE/left" id "v > 0.3" "$HIVE/right" rid "" "" \
     --invert --partition-by=dt,rid --workers 2 --split-rows 100
 
-echo "== Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
+section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))
 fi
 
-echo "== every key type (widths, signedness, decimal scales, timestamp units and zones, strings and binary)"
+section "every key type (widths, signedness, decimal scales, timestamp units and zones, strings and binary)"
 if "$PY" scripts/keytypes_check.py "$BIN" "$OUT/key-types"; then
     passed=$((passed + 1))
 else
@@ -597,7 +606,7 @@ every_row_passes() {
     fi
 }
 
-echo "== lower(), upper(), length() and trim() of every Unicode character against DuckDB's"
+section "lower(), upper(), length() and trim() of every Unicode character against DuckDB's"
 # DuckDB maps each character to one (upper('ß') is 'ẞ', lower('İ') is 'i'): a table of every
 # scalar value with DuckDB's answers, and bloomjoin must pass every row.
 CASES=$OUT/case
@@ -612,7 +621,7 @@ PYEOF
 every_row_passes "$CASES/chars.parquet" "upper(c) = u AND lower(c) = l AND length(c) = n AND trim(c) = t" \
     1112063 "characters map as DuckDB's upper/lower/length/trim"
 
-echo "== date_trunc() of 200,000 dates, timestamps and nanosecond timestamps, every unit, against DuckDB's"
+section "date_trunc() of 200,000 dates, timestamps and nanosecond timestamps, every unit, against DuckDB's"
 # Random days of the years 1..9999, microseconds of the same years, and nanoseconds of
 # 1824..2116 (the first 200 rows: -100..99 ns, around the epoch), each with DuckDB's
 # date_trunc to every unit. DuckDB first truncates nanoseconds toward zero; bloomjoin floors
@@ -638,7 +647,7 @@ PYEOF
 )
 every_row_passes "$CASES/trunc.parquet" "$TRUNC_WHERE" 200000 "rows have DuckDB's date_trunc for every unit"
 
-echo "== string functions of 200,000 random strings, needles and positions against DuckDB's"
+section "string functions of 200,000 random strings, needles and positions against DuckDB's"
 # Strings of 0 to 8 characters over ASCII letters, 'é', '€', a tab and space separators; needles
 # of 0 to 2; positions and counts of -10..10; NULLs in every column. DuckDB computes every
 # call (each SQL form too); the script prints the condition bloomjoin must find true on every row.
@@ -677,7 +686,7 @@ PYEOF
 )
 every_row_passes "$CASES/strings.parquet" "$STR_WHERE" 200000 "rows have DuckDB's string functions"
 
-echo "== regular expressions of 200,000 random strings and patterns against DuckDB's (RE2)"
+section "regular expressions of 200,000 random strings and patterns against DuckDB's (RE2)"
 # Strings of 0 to 8 characters over letters, digits, 'é', the Kelvin sign, '_', '.', '-', '<', a
 # space, a tab, a newline and a vertical tab (RE2's \s leaves it out); patterns from a pool,
 # NULLs in both. Each call, with literal and column patterns, options, replacements and
@@ -722,7 +731,7 @@ PYEOF
 )
 every_row_passes "$CASES/regex.parquet" "$RE_WHERE" 200000 "rows have DuckDB's regular expressions"
 
-echo "== CAST, TRY_CAST, % and / of 200,000 random strings, numbers, dates and timestamps against DuckDB's"
+section "CAST, TRY_CAST, % and / of 200,000 random strings, numbers, dates and timestamps against DuckDB's"
 # Strings built to hit DuckDB's integer reader (spaces, signs, '_', fractions, exponents, 0x and
 # 0b, the bounds of every integer type, junk), decimals, integers and floats, dates over years
 # -10000..20000, timestamps of every unit and a zone, booleans; NULLs in every column. DuckDB
@@ -834,7 +843,7 @@ PYEOF
 )
 every_row_passes "$CASES/cast.parquet" "$CAST_WHERE" 200000 "rows have DuckDB's casts and remainders"
 
-echo "== round, trunc, floor, ceil, sign, the DOUBLE functions, greatest and least of 200,000 random numbers against DuckDB's"
+section "round, trunc, floor, ceil, sign, the DOUBLE functions, greatest and least of 200,000 random numbers against DuckDB's"
 # Doubles written as short decimals ending in 5 (ties once scaled, which DuckDB decides by the
 # exact product up to 22 digits), of every magnitude, and NaN, infinities and -0.0; FLOATs;
 # decimals; integers of every size (r is g as a FLOAT). DuckDB computes each function (round and trunc at digits
@@ -882,6 +891,7 @@ PYEOF
 )
 every_row_passes "$CASES/math.parquet" "$MATH_WHERE" 200000 "rows have DuckDB's numeric functions"
 
+echo "   ($((SECONDS - section_start)) s)"
 echo
-echo "crosscheck: $passed passed, $failed failed"
+echo "crosscheck: $passed passed, $failed failed in $SECONDS s"
 [ "$failed" -eq 0 ]
