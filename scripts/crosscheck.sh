@@ -24,7 +24,7 @@
 # row of a trained key kept, nothing but input rows that pass --where, the others of keys outside
 # the set and within a bound from the filter's fpp): integer, string and composite keys, a
 # --where and a --select, a filter in Spark's format, TPC-H, Hive partitions and files of
-# different columns.
+# different columns; and --where over TIME columns of every unit (scripts/where_time_check.py).
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -582,6 +582,13 @@ fi
 
 section "every key type (widths, signedness, decimal scales, timestamp units and zones, strings and binary)"
 if "$PY" scripts/keytypes_check.py "$BIN" "$OUT/key-types"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
+section "--where over TIME columns of every unit (literals, strings, IN, BETWEEN, two columns), row groups and pages judged, against DuckDB's"
+if "$PY" scripts/where_time_check.py "$BIN" "$OUT/where-time"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

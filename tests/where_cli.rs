@@ -825,6 +825,15 @@ fn where_skips_the_row_groups_its_statistics_rule_out() {
     assert_eq!(read_rows(&d.join("f")).0.len(), 100);
 }
 
+/// `train --where expr` over `d/t` (1,000 rows in row groups of 100): `pass` rows pass, and
+/// `skipped` row groups are ruled out by their statistics and never read.
+fn assert_rows_and_skips(d: &Path, expr: &str, pass: u64, skipped: u64) {
+    let r = train_where(d, expr);
+    assert_eq!(r["rows_passing_where"], pass, "{expr}");
+    assert_eq!(r["row_groups_skipped_by_where"], skipped, "{expr}");
+    assert_eq!(r["rows_read"], 1000 - skipped * 100, "{expr}");
+}
+
 #[test]
 fn where_skips_row_groups_by_floats_booleans_and_negations() {
     // 1,000 rows in row groups of 100, sorted by `id`: `x` is `id / 10` but NaN at ids 350
@@ -859,10 +868,47 @@ fn where_skips_row_groups_by_floats_booleans_and_negations() {
         ("x IS NOT DISTINCT FROM 0.5", 1, 9),
         ("id NOT IN (1, 2) AND id < 100", 98, 9),
     ] {
-        let r = train_where(d, expr);
-        assert_eq!(r["rows_passing_where"], pass, "{expr}");
-        assert_eq!(r["row_groups_skipped_by_where"], skipped, "{expr}");
-        assert_eq!(r["rows_read"], 1000 - skipped * 100, "{expr}");
+        assert_rows_and_skips(d, expr, pass, skipped);
+    }
+}
+
+#[test]
+fn where_skips_row_groups_by_times_of_day() {
+    // 1,000 rows in row groups of 100, sorted by `id`: `t` is `id` seconds after midnight (in
+    // microseconds), `t_ns` one nanosecond later.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ids: Vec<i64> = (0..1000).collect();
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        ("id", Arc::new(Int64Array::from(ids.clone()))),
+        (
+            "t",
+            Arc::new(Time64MicrosecondArray::from_iter_values(
+                ids.iter().map(|i| i * 1_000_000),
+            )),
+        ),
+        (
+            "t_ns",
+            Arc::new(Time64NanosecondArray::from_iter_values(
+                ids.iter().map(|i| i * 1_000_000_000 + 1),
+            )),
+        ),
+    ];
+    write_parquet(&d.join("t/t.parquet"), cols, 100);
+    // The rows that pass (as DuckDB counts them), the row groups never read.
+    for (expr, pass, skipped) in [
+        ("t < '00:02:00'", 120, 8),
+        ("t >= TIME '00:15:00'", 100, 9),
+        ("t BETWEEN '00:05:00' AND '00:05:59.5'", 60, 9),
+        ("NOT t < '00:16:00'", 40, 9),
+        ("t IN ('00:00:01', TIME '00:16:39', '23:00')", 2, 8),
+        // The string is read to nanoseconds for a nanosecond column: only 16:39 + 1 ns passes.
+        ("t_ns > '00:16:39'", 1, 9),
+        ("t_ns <= '00:00:00.000000001'", 1, 9),
+        // Two columns are not judged by their statistics.
+        ("t_ns < t", 0, 0),
+    ] {
+        assert_rows_and_skips(d, expr, pass, skipped);
     }
 }
 

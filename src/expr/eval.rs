@@ -20,7 +20,8 @@ use std::sync::{Arc, Mutex};
 use arrow::array::{
     cast::AsArray, Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, Date32Array,
     Datum, Decimal128Array, Decimal256Array, Float32Array, Float64Array, PrimitiveArray,
-    RecordBatch, Scalar, StringArray, TimestampMicrosecondArray, TimestampNanosecondArray,
+    RecordBatch, Scalar, StringArray, Time64NanosecondArray, TimestampMicrosecondArray,
+    TimestampNanosecondArray,
 };
 use arrow::buffer::{BooleanBuffer, NullBuffer};
 use arrow::compute::kernels::cmp;
@@ -672,6 +673,9 @@ fn materialize(l: &Lit) -> Result<Option<ArrayRef>, Reason> {
             )
             .map_err(|_| format!("{l} is out of range"))?])),
         },
+        Lit::Time(ns) => Arc::new(Time64NanosecondArray::from(vec![
+            i64::try_from(*ns).map_err(|_| format!("{l} is out of range"))?
+        ])),
         Lit::Bool(b) => Arc::new(BooleanArray::from(vec![*b])),
         Lit::Interval(_) => {
             return Err(format!(
@@ -688,6 +692,8 @@ pub(super) enum Exact {
     Num(i32),
     /// `raw × ns` nanoseconds since the epoch: dates and timestamps.
     Time(i128),
+    /// `raw × ns` nanoseconds since midnight: times of day.
+    Clock(i128),
 }
 
 pub(super) fn exact_kind(t: &DataType) -> Option<Exact> {
@@ -705,6 +711,10 @@ pub(super) fn exact_kind(t: &DataType) -> Option<Exact> {
             TimeUnit::Microsecond => 1_000,
             TimeUnit::Nanosecond => 1,
         }),
+        Time32(TimeUnit::Second) => Exact::Clock(1_000_000_000),
+        Time32(TimeUnit::Millisecond) => Exact::Clock(1_000_000),
+        Time64(TimeUnit::Microsecond) => Exact::Clock(1_000),
+        Time64(TimeUnit::Nanosecond) => Exact::Clock(1),
         _ => return None,
     })
 }
@@ -758,6 +768,10 @@ fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, R
         }
         (Some(Exact::Time(unit)), Lit::Str(s)) => {
             cmp_exact(col, op, lit::ns_to_raw(string_ns(s, t, unit)?, unit))?
+        }
+        (Some(Exact::Clock(unit)), Lit::Time(ns)) => cmp_exact(col, op, lit::ns_to_raw(*ns, unit))?,
+        (Some(Exact::Clock(unit)), Lit::Str(s)) => {
+            cmp_exact(col, op, lit::ns_to_raw(string_clock_ns(s, unit)?, unit))?
         }
         (None, Lit::Num(d)) if is_float(t) => match t {
             DataType::Float64 => cmp_f64(col, op, d.to_f64())?,
@@ -818,7 +832,8 @@ fn cmp_arrays(l: &ArrayRef, op: CmpOp, r: &ArrayRef) -> Result<Option<BooleanArr
                 (None, None) => cmp,
             }
         }
-        (Some(Exact::Time(a)), Some(Exact::Time(b))) => {
+        (Some(Exact::Time(a)), Some(Exact::Time(b)))
+        | (Some(Exact::Clock(a)), Some(Exact::Clock(b))) => {
             let (x, y) = (to_ns(l, a)?, to_ns(r, b)?);
             kernel_cmp(&x, op, &y)?
         }
@@ -975,6 +990,10 @@ macro_rules! with_exact_type {
             DataType::Timestamp(TimeUnit::Nanosecond, _) => {
                 $f::<TimestampNanosecondType>($($arg),*)
             }
+            DataType::Time32(TimeUnit::Second) => $f::<Time32SecondType>($($arg),*),
+            DataType::Time32(TimeUnit::Millisecond) => $f::<Time32MillisecondType>($($arg),*),
+            DataType::Time64(TimeUnit::Microsecond) => $f::<Time64MicrosecondType>($($arg),*),
+            DataType::Time64(TimeUnit::Nanosecond) => $f::<Time64NanosecondType>($($arg),*),
             other => unreachable!("{other} is not an exact type"),
         }
     };
@@ -1105,7 +1124,14 @@ fn string_timestamp_ns(ns: i128, unit_ns: i128) -> i128 {
     }
 }
 
-/// Dates and timestamps as 128-bit nanoseconds since the epoch.
+/// A string compared with a time-of-day column, as DuckDB types the column (`TIME`, whole
+/// microseconds, or `TIME_NS` for nanoseconds) and casts the string to that type: read to
+/// microseconds (further digits dropped), or to nanoseconds for a nanosecond column.
+fn string_clock_ns(s: &str, unit_ns: i128) -> Result<i128, String> {
+    Ok(string_timestamp_ns(lit::strict_time(s)?, unit_ns))
+}
+
+/// Dates, timestamps and times of day as 128-bit nanoseconds (since the epoch, or midnight).
 fn to_ns(a: &ArrayRef, unit: i128) -> Result<ArrayRef, Reason> {
     fn typed<T>(a: &ArrayRef, unit: i128) -> Result<ArrayRef, Reason>
     where
@@ -1133,6 +1159,10 @@ fn build_in_set(dt: &DataType, lits: &[&Lit]) -> Option<InSet> {
                 (Exact::Time(unit), Lit::Timestamp(ns)) => lit::ns_to_raw(*ns, unit),
                 (Exact::Time(unit), Lit::Str(s)) => {
                     lit::ns_to_raw(string_ns(s, dt, unit).ok()?, unit)
+                }
+                (Exact::Clock(unit), Lit::Time(ns)) => lit::ns_to_raw(*ns, unit),
+                (Exact::Clock(unit), Lit::Str(s)) => {
+                    lit::ns_to_raw(string_clock_ns(s, unit).ok()?, unit)
                 }
                 _ => return None,
             };

@@ -541,7 +541,7 @@ fn abs(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
 fn unit_ns(t: &DataType) -> Option<i64> {
     match super::eval::exact_kind(t)? {
         super::eval::Exact::Time(ns) => Some(ns as i64),
-        super::eval::Exact::Num(_) => None,
+        super::eval::Exact::Num(_) | super::eval::Exact::Clock(_) => None,
     }
 }
 

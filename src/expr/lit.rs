@@ -1,7 +1,7 @@
 //! Literals of the `--where` language and the exact conversions between them and column
 //! values: numbers are exact decimals (never floats unless written with an exponent), dates
-//! are day numbers, timestamps are nanoseconds since the epoch, and binary literals decode
-//! DuckDB's `\xHH` escapes.
+//! are day numbers, timestamps are nanoseconds since the epoch, times of day nanoseconds since
+//! midnight, and binary literals decode DuckDB's `\xHH` escapes.
 
 use std::fmt;
 
@@ -39,6 +39,9 @@ pub(crate) enum Lit {
     Date(i32),
     /// `TIMESTAMP 'YYYY-MM-DD HH:MM:SS.fffffffff'`, as nanoseconds since the epoch (no zone).
     Timestamp(i128),
+    /// `TIME 'HH:MM:SS.ffffff'`, as nanoseconds since midnight (whole microseconds, as DuckDB's
+    /// `TIME`).
+    Time(i128),
     /// `TRUE` or `FALSE`.
     Bool(bool),
     /// `NULL`.
@@ -55,6 +58,7 @@ impl Lit {
             Lit::Str(_) => "a string",
             Lit::Date(_) => "a date",
             Lit::Timestamp(_) => "a timestamp",
+            Lit::Time(_) => "a time of day",
             Lit::Bool(_) => "a boolean",
             Lit::Null => "NULL",
             Lit::Interval(_) => "an interval",
@@ -89,6 +93,17 @@ impl fmt::Display for Lit {
                     Some(t) if sub == 0 => write!(f, "TIMESTAMP '{t}'"),
                     Some(t) => write!(f, "TIMESTAMP '{t}.{sub:09}'"),
                     None => write!(f, "TIMESTAMP ({ns} ns)"),
+                }
+            }
+            Lit::Time(ns) => {
+                let (secs, sub) = (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
+                let (h, m, sec) = (secs / 3600, secs / 60 % 60, secs % 60);
+                match sub {
+                    0 => write!(f, "TIME '{h:02}:{m:02}:{sec:02}'"),
+                    _ if sub % 1_000 == 0 => {
+                        write!(f, "TIME '{h:02}:{m:02}:{sec:02}.{:06}'", sub / 1_000)
+                    }
+                    _ => write!(f, "TIME '{h:02}:{m:02}:{sec:02}.{sub:09}'"),
                 }
             }
             Lit::Bool(b) => f.write_str(if *b { "TRUE" } else { "FALSE" }),
@@ -407,7 +422,7 @@ pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {
     }
     let (date, rest) = s.split_at(10);
     let days = strict_date(date).map_err(|_| bad())?;
-    let mut ns = days as i128 * DAY_NS;
+    let ns = days as i128 * DAY_NS;
     if rest.is_empty() {
         return Ok(ns);
     }
@@ -415,35 +430,46 @@ pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {
         .strip_prefix(' ')
         .or_else(|| rest.strip_prefix('T'))
         .ok_or_else(bad)?;
-    let (hms, frac) = match rest.split_once('.') {
+    Ok(ns + time_of_day(rest).ok_or_else(bad)?)
+}
+
+/// `HH:MM[:SS[.f]]` (two digits each, up to 23:59:59, up to 9 fractional digits after the
+/// seconds) as nanoseconds since midnight; `None` for anything else.
+fn time_of_day(s: &str) -> Option<i128> {
+    let (hms, frac) = match s.split_once('.') {
         Some((a, b)) => (a, Some(b)),
-        None => (rest, None),
+        None => (s, None),
     };
     let parts: Vec<&str> = hms.split(':').collect();
-    let two = |p: &str, max: u32| -> Result<i128, String> {
+    let two = |p: &str, max: i128| -> Option<i128> {
         if p.len() != 2 || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
+            return None;
         }
-        let v: u32 = p.parse().map_err(|_| bad())?;
-        if v > max {
-            return Err(bad());
-        }
-        Ok(v as i128)
+        let v: i128 = p.parse().ok()?;
+        (v <= max).then_some(v)
     };
     let (h, m, sec) = match parts.as_slice() {
         [h, m] if frac.is_none() => (two(h, 23)?, two(m, 59)?, 0),
         [h, m, sec] => (two(h, 23)?, two(m, 59)?, two(sec, 59)?),
-        _ => return Err(bad()),
+        _ => return None,
     };
-    ns += ((h * 60 + m) * 60 + sec) * 1_000_000_000;
+    let mut ns = ((h * 60 + m) * 60 + sec) * 1_000_000_000;
     if let Some(f) = frac {
         if f.is_empty() || f.len() > 9 || !f.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
+            return None;
         }
-        let v: i128 = f.parse().map_err(|_| bad())?;
+        let v: i128 = f.parse().ok()?;
         ns += v * 10i128.pow(9 - f.len() as u32);
     }
-    Ok(ns)
+    Some(ns)
+}
+
+/// Parse a time of day, `HH:MM[:SS[.f]]` (up to 9 fractional digits), into nanoseconds since
+/// midnight.
+pub(crate) fn strict_time(s: &str) -> Result<i128, String> {
+    time_of_day(s).ok_or_else(|| {
+        format!("'{s}' is not a time of day (expected 'HH:MM:SS' with up to 9 fractional digits)")
+    })
 }
 
 /// The bytes a string literal stands for when compared with a binary column, as DuckDB casts
@@ -606,6 +632,32 @@ mod tests {
         ] {
             assert!(strict_timestamp(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn times_of_day_are_nanoseconds_since_midnight() {
+        assert_eq!(strict_time("00:00"), Ok(0));
+        assert_eq!(strict_time("01:02:03"), Ok(3_723_000_000_000));
+        assert_eq!(strict_time("01:02:03.5"), Ok(3_723_500_000_000));
+        assert_eq!(strict_time("23:59:59.999999999"), Ok(DAY_NS - 1));
+        for bad in [
+            "",
+            "1:02:03",
+            "01:02:03+02",
+            "24:00:00",
+            "01:60",
+            "01:02.5",
+            "01",
+        ] {
+            assert!(strict_time(bad).is_err(), "{bad}");
+        }
+        assert!(strict_time("01:02:03.1234567890").is_err());
+        assert_eq!(Lit::Time(0).to_string(), "TIME '00:00:00'");
+        assert_eq!(
+            Lit::Time(3_723_000_001_000).to_string(),
+            "TIME '01:02:03.000001'"
+        );
+        assert_eq!(Lit::Time(1).to_string(), "TIME '00:00:00.000000001'");
     }
 
     #[test]

@@ -857,7 +857,8 @@ fn value(v: Value, negative: bool) -> Result<Lit, String> {
     }
 }
 
-/// `DATE '...'` and `TIMESTAMP '...'`.
+/// `DATE '...'`, `TIMESTAMP '...'` and `TIME '...'` (whole microseconds, further digits
+/// dropped, as DuckDB's `TIME`).
 fn typed(ts: ast::TypedString) -> Result<Lit, String> {
     let s = match ts.value.value {
         Value::SingleQuotedString(s) => s,
@@ -873,8 +874,11 @@ fn typed(ts: ast::TypedString) -> Result<Lit, String> {
         ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => {
             lit::strict_timestamp(&s).map(Lit::Timestamp)
         }
+        ast::DataType::Time(None, ast::TimezoneInfo::None) => {
+            lit::strict_time(&s).map(|ns| Lit::Time(ns - ns % 1_000))
+        }
         other => Err(format!(
-            "unsupported literal type {other} (DATE and TIMESTAMP are supported)"
+            "unsupported literal type {other} (DATE, TIMESTAMP and TIME are supported)"
         )),
     }
 }
@@ -1334,7 +1338,9 @@ mod tests {
         assert!(parse("x = DATE '2020-13-01'")
             .unwrap_err()
             .contains("not a date"));
-        assert!(parse("x = TIME '10:00'")
+        let t = tree("x = TIME '10:00:00.1234569'");
+        assert_eq!(t.nodes[1], Node::Lit(Lit::Time(36_000_123_456_000)));
+        assert!(parse("x = TIMETZ '10:00'")
             .unwrap_err()
             .contains("unsupported"));
         assert!(parse("x IN ()").is_err());

@@ -605,7 +605,7 @@ fn judged(t: &DataType) -> bool {
         D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => true,
         D::Decimal32(..) | D::Decimal64(..) | D::Decimal128(..) | D::Decimal256(..) => true,
         D::Float32 | D::Float64 | D::Boolean => true,
-        D::Date32 | D::Date64 | D::Timestamp(..) => true,
+        D::Date32 | D::Date64 | D::Timestamp(..) | D::Time32(_) | D::Time64(_) => true,
         D::Utf8 | D::LargeUtf8 | D::Utf8View => true,
         D::Binary | D::LargeBinary | D::BinaryView | D::FixedSizeBinary(_) => true,
         _ => false,
@@ -1101,6 +1101,7 @@ mod tests {
             [false, false]
         );
         assert!(judged(&DataType::Float64) && judged(&DataType::Boolean));
-        assert!(!judged(&DataType::Float16) && !judged(&DataType::Time64(TimeUnit::Microsecond)));
+        assert!(judged(&DataType::Time64(TimeUnit::Microsecond)));
+        assert!(!judged(&DataType::Float16) && !judged(&DataType::Duration(TimeUnit::Second)));
     }
 }

@@ -260,6 +260,45 @@ fn table() -> RecordBatch {
                 .with_timezone("UTC"),
             ),
         ),
+        (
+            "tm_us",
+            Arc::new(Time64MicrosecondArray::from(vec![
+                Some(0),
+                Some(3_723_000_000),
+                Some(3_723_000_001),
+                None,
+                Some(43_200_000_000),
+                Some(86_399_999_999),
+                Some(3_723_000_000),
+                Some(1),
+            ])),
+        ),
+        (
+            "tm_ns",
+            Arc::new(Time64NanosecondArray::from(vec![
+                Some(3_723_000_000_000),
+                Some(3_723_000_000_001),
+                Some(3_723_000_000_999),
+                Some(3_723_000_001_000),
+                None,
+                Some(86_399_999_999_999),
+                Some(0),
+                Some(43_200_000_000_000),
+            ])),
+        ),
+        (
+            "tm_s",
+            Arc::new(Time32SecondArray::from(vec![
+                Some(3723),
+                Some(0),
+                None,
+                Some(86399),
+                Some(43200),
+                Some(3723),
+                Some(3724),
+                Some(3722),
+            ])),
+        ),
     ];
     let schema = Schema::new(cols.iter().map(|(n, a)| field(n, a)).collect::<Vec<_>>());
     RecordBatch::try_new(Arc::new(schema), cols.into_iter().map(|(_, a)| a).collect()).unwrap()
@@ -267,6 +306,30 @@ fn table() -> RecordBatch {
 
 /// DuckDB 2.0's answers (row numbers that pass).
 const DUCKDB: &[(&str, &[usize])] = &[
+    ("tm_us = TIME '01:02:03'", &[1, 6]),
+    ("tm_us > '01:02:03'", &[2, 4, 5]),
+    ("tm_us >= '01:02:03.0000009'", &[1, 2, 4, 5, 6]),
+    ("tm_us = '01:02:03.0000009'", &[1, 6]),
+    ("tm_us < TIME '00:00:00.0000019'", &[0]),
+    ("tm_us <= '23:59:59.999999999'", &[0, 1, 2, 4, 5, 6, 7]),
+    ("tm_us > TIME '23:59:59.9999999'", &[]),
+    ("tm_us BETWEEN '01:00' AND TIME '12:00'", &[1, 2, 4, 6]),
+    ("tm_us IN ('01:02:03', TIME '12:00', NULL)", &[1, 4, 6]),
+    ("tm_us NOT IN ('01:02:03', '00:00')", &[2, 4, 5, 7]),
+    (
+        "tm_us IS DISTINCT FROM TIME '01:02:03'",
+        &[0, 2, 3, 4, 5, 7],
+    ),
+    ("tm_ns = '01:02:03'", &[0]),
+    ("tm_ns > '01:02:03.0000001'", &[2, 3, 5, 7]),
+    ("tm_ns <= '01:02:03.000000999'", &[0, 1, 2, 6]),
+    ("tm_s = '01:02:03'", &[0, 5]),
+    ("tm_s > '01:02:03.5'", &[3, 4, 6]),
+    ("tm_s < TIME '01:02:03.000001'", &[0, 1, 5, 7]),
+    ("tm_s BETWEEN '01:02' AND '01:03'", &[0, 5, 6, 7]),
+    ("tm_s = tm_us", &[4]),
+    ("tm_s < tm_us", &[1, 5]),
+    ("TIME '01:00' < TIME '02:00' AND tm_s > '12:00'", &[3]),
     ("u64 > -1", &[0, 1, 2, 3, 4, 6, 7]),
     ("u64 >= 9223372036854775808", &[3, 4, 6]),
     ("u64 = 18446744073709551615", &[4]),
@@ -452,9 +515,15 @@ const DUCKDB: &[(&str, &[usize])] = &[
     ("s BETWEEN 'a' AND 'b'", &[0, 1, 4]),
 ];
 
-/// Comparisons DuckDB 2.0 refuses ("Conversion Error: ... out of range") or answers wrongly
-/// (a BIGNUM literal against a BIGINT column), with the exact answers.
+/// Comparisons DuckDB 2.0 refuses ("Conversion Error: ... out of range"; `TIME_NS` against
+/// `TIME` without a cast) or answers wrongly (a BIGNUM literal against a BIGINT column), with
+/// the exact answers (for times of day, DuckDB's after `CAST(... AS TIME_NS)`).
 const EXACT: &[(&str, &[usize])] = &[
+    ("tm_ns = TIME '01:02:03.0000009'", &[0]),
+    ("tm_ns < TIME '01:02:03.000001'", &[0, 1, 2, 6]),
+    ("tm_ns IN ('01:02:03.000000001', TIME '12:00')", &[1, 7]),
+    ("tm_ns = tm_us", &[]),
+    ("tm_ns > tm_s", &[1, 5, 7]),
     ("big > 9007199254740992.5", &[0, 4]),
     ("big >= 100000000000000000000000000000000000000", &[]),
     ("dec = big", &[]),
@@ -1174,6 +1243,29 @@ fn casts_agree_with_duckdb_and_refuse_what_they_do_not_take() {
             .and_then(|p| p.evaluate(&table()))
             .unwrap_err()
             .to_string();
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
+#[test]
+fn times_of_day_compare_with_times_of_day_and_their_text_only() {
+    let t = table();
+    for (text, says) in [
+        ("tm_us = TIMESTAMP '2020-01-01 01:02:03'", "cannot compare"),
+        ("tm_us < DATE '2020-01-01'", "cannot compare"),
+        ("tm_us = 3723", "cannot compare"),
+        ("tm_s < ts_us", "cannot compare"),
+        ("tm_us = d32", "cannot compare"),
+        ("tm_us = TIME '24:00:00'", "not a time of day"),
+        ("tm_us = TIME '1:02:03'", "not a time of day"),
+        ("tm_us = TIME '01:02:03.1234567890'", "not a time of day"),
+        ("tm_us = '2020-01-01 01:02:03'", "not a time of day"),
+        ("tm_us IN ('01:02', 'noon')", "not a time of day"),
+    ] {
+        let e = match Predicate::parse(text, "--where") {
+            Err(e) => e.to_string(),
+            Ok(p) => p.evaluate(&t).unwrap_err().to_string(),
+        };
         assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
     }
 }
