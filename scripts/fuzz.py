@@ -106,7 +106,8 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            5 to 6 in 10; 3 in 4 of all drawn against 1 in 5, seeds 7 and 11). A refusal naming `--join-where` fails the case (DuckDB
            answered). Counted as "pass (join-where)" (after the filter step's categories).
   where    a table with a column of every type `--where` compares and a random condition
-           (in a fifth of the cases of 2 or 3 files, some files without one of its columns),
+           (in a fifth of the cases of 2 or 3 files, some files without one of its columns;
+           in 30 %, a generator of their own, times of day of every unit, fuzz_gen.time_columns),
            a fifth of whose predicates on numbers, dates and timestamps compute: `+`, `-`,
            `*` and unary `-` over integer and decimal columns and exact literals (exact in
            bloomjoin to 76 digits; in DuckDB's text every operand cast to DECIMAL(38, s),
@@ -207,6 +208,7 @@ class Case:
         self.casts = 0  # CASTs that can fail in its conditions
         self.floats = 0  # divisions and float operations in its conditions
         self.maths = 0  # numeric functions (round, sqrt, ...) in its conditions
+        self.times = False  # its condition reads a time-of-day column
         self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
@@ -2106,10 +2108,22 @@ def as_duckdb_parquet_types(table):
     return table.cast(pa.schema(fields))
 
 
+# The share of `where` tables that get times of day (fuzz_gen.time_columns).
+TIME_SHARE = 0.3
+
+
 def where_case(case, ctx):
     rng = case.rng
     n = rng.choice([0, 1, 3, 20, 100, 500, 2000])
     table, info = g.where_table(rng, n)
+    # Times of day in a share of the tables, from a generator of their own: the other tables
+    # stay what a seed gave before they came.
+    trng = random.Random(f"{ctx.seed}:where-times:{case.index}")
+    if trng.random() < TIME_SHARE:
+        tcols, tinfo = g.time_columns(trng, n)
+        for name, col in tcols.items():
+            table = table.append_column(name, col)
+        info.update(tinfo)
     os.makedirs(os.path.join(case.dir, "t"))
     # A quarter of the tables go to DuckDB's writer, without the columns whose types it would
     # change (second and millisecond timestamps, time zones, dictionaries): split_write offers
@@ -2140,6 +2154,7 @@ def where_case(case, ctx):
     case.casts = g.CASTS[0]
     case.floats = g.FLOATS[0]
     case.maths = g.MATHS[0]
+    case.times = any(re.search(rf"\b{n}\b", bj) for n in info if info[n][0] in ("time", "time_ns"))
     case.notes.append(f"condition: {bj}")
 
     con = duck()
@@ -2405,6 +2420,7 @@ def run_case(job):
     r["casts"] = case.casts
     r["floats"] = case.floats
     r["maths"] = case.maths
+    r["times"] = case.times
     r["jw_funcs"] = case.jw_funcs
     return r
 
@@ -2479,6 +2495,9 @@ def run_all(args, s3_port):
         if r.get("maths"):
             funcs["maths"] += 1
             funcs["maths passed"] += r["outcome"].startswith("pass")
+        if r.get("times"):
+            funcs["times"] += 1
+            funcs["times passed"] += r["outcome"].startswith("pass")
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
@@ -2520,6 +2539,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['floats']} cases divided or computed in floats ({funcs['floats passed']} passed)"
     if funcs["maths"]:
         skipped += f"; {funcs['maths']} cases with numeric functions ({funcs['maths passed']} passed)"
+    if funcs["times"]:
+        skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

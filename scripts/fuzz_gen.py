@@ -125,8 +125,10 @@ def write_parquet(rng, table, path, sort_by=None, writer="pyarrow"):
         col = table.column(sort_by)
         if pa.types.is_date32(col.type):
             col = col.cast(pa.int32())
-        elif pa.types.is_timestamp(col.type):
+        elif pa.types.is_timestamp(col.type) or pa.types.is_time64(col.type):
             col = col.cast(pa.int64())
+        elif pa.types.is_time32(col.type):
+            col = col.cast(pa.int32())
         col = col.to_pylist()
         idx = sorted(range(len(col)), key=lambda i: (col[i] is None, sortable(col[i])))
         if rng.random() < 0.5:
@@ -363,6 +365,49 @@ def where_table(rng, nrows):
     return pa.table(cols), info
 
 
+# Times of day: each unit's Arrow type and its nanoseconds per stored unit.
+TIME_UNITS = {"s": (pa.time32("s"), 10**9), "ms": (pa.time32("ms"), 10**6),
+              "us": (pa.time64("us"), 1000), "ns": (pa.time64("ns"), 1)}
+DAY_NS = 86_400 * 10**9
+
+
+def time_columns(rng, nrows):
+    """Times of day of every unit (Time32 s/ms, Time64 us/ns) for a `--where` table: the edges
+    (midnight, a nanosecond before the next one, values a nanosecond or a microsecond apart)
+    and random ones. Returns (columns, info) as where_table's. The nanosecond column is of kind
+    'time_ns': DuckDB's TIME_NS, which it compares with TIME only by `=` or after a cast."""
+    h = 3723 * 10**9  # 01:02:03
+    edges = [0, 1, 999, 1000, 10**6, 10**9, h, h + 1, h + 1000, h + 10**6, 43200 * 10**9,
+             DAY_NS - 1, DAY_NS - 1000, DAY_NS - 10**9]
+    cols, info = {}, {}
+    for unit, (t, per) in TIME_UNITS.items():
+        ns = rng.sample(edges, rng.randint(1, 6)) + [rng.randrange(DAY_NS) for _ in range(rng.randint(0, 4))]
+        pool = sorted({v // per for v in ns})
+        cols[f"tm_{unit}"] = pa.array(draw(rng, pool, nrows, null_frac(rng)), t)
+        info[f"tm_{unit}"] = ("time_ns" if unit == "ns" else "time", unit, pool)
+    return cols, info
+
+
+def time_lit(rng, kind, unit, pool):
+    """A time-of-day literal near the column's values: `TIME '...'` (for DuckDB cast to TIME_NS
+    against a nanosecond column) or a string, with up to 9 fractional digits."""
+    per = TIME_UNITS[unit][1]
+    ns = rng.choice(pool) * per if pool and rng.random() < 0.7 else rng.randrange(DAY_NS)
+    ns += rng.choice([0, 0, 0, 1, -1, 1000, -1000, 10**6, 10**9 // 2])
+    ns = min(max(ns, 0), DAY_NS - 1)
+    secs, frac = divmod(ns, 10**9)
+    text = f"{secs // 3600:02d}:{secs // 60 % 60:02d}"
+    if frac or secs % 60 or rng.random() < 0.8:
+        text += f":{secs % 60:02d}"
+    if frac:
+        text += "." + f"{frac:09d}".rstrip("0")
+    if rng.random() < 0.3:
+        return Lit(f"'{text}'")
+    if kind == "time_ns":
+        return Lit(f"TIME '{text}'", f"CAST(TIME '{text}' AS TIME_NS)")
+    return Lit(f"TIME '{text}'")
+
+
 def rand_decimal(rng, p, s):
     digits = rng.choice([1, 2, p, rng.randint(1, p)])
     v = rng.randint(0, 10**digits - 1) if rng.random() < 0.7 else rng.choice([0, 1, 10**p - 1])
@@ -520,6 +565,8 @@ def literal_for(rng, info, name):
         return str_lit(rng, pool)
     if kind == "bin":
         return bin_lit(rng, pool)
+    if kind in ("time", "time_ns"):
+        return time_lit(rng, kind, extra, pool)
     return Lit(rng.choice(["TRUE", "FALSE"]))
 
 
@@ -533,6 +580,8 @@ COMPATIBLE = {
     "str": {"str"},
     "bin": {"bin"},
     "bool": {"bool"},
+    "time": {"time"},
+    "time_ns": {"time_ns"},
 }
 
 
