@@ -6,8 +6,9 @@ Writes a file of random times of day (with the edges: midnight, a nanosecond bef
 one, values a nanosecond or a microsecond apart) in row groups of 37 rows with a page index and
 small pages, sorted, so that the statistics rule row groups and pages out. Then, for each
 condition (comparisons with TIME literals and strings of up to 9 fractional digits, BETWEEN,
-IN, NOT IN, IS DISTINCT FROM, NOT, two columns), `bloomjoin filter --where` must keep exactly
-the ids DuckDB's `SELECT ... WHERE` keeps. DuckDB compares TIME_NS with TIME only after an
+IN, NOT IN, IS DISTINCT FROM, NOT, two columns; hour, minute, second, CAST(... AS TIME) of
+timestamps of three units, of times of day and of strings, coalesce, greatest, least),
+`bloomjoin filter --where` must keep exactly the ids DuckDB's `SELECT ... WHERE` keeps. DuckDB compares TIME_NS with TIME only after an
 explicit cast, so for a nanosecond column its condition casts the other side (exactly)."""
 import json
 import os
@@ -41,6 +42,14 @@ table = pa.table({
     "t_ms": pa.array([None if v is None else v // 10**6 for v in ns], pa.time32("ms")),
     "t_s": pa.array([None if v is None else v // 10**9 for v in ns], pa.time32("s")),
 })
+# Instants around 1970 and 2020 (before the epoch too), with nanoseconds at and around the
+# half microsecond and a nanosecond before midnight, for CAST(... AS TIME).
+DAYS = [-20000, -1, 0, 1, 18262, 18263]
+instants = [d * DAY + rng.choice(pool) + rng.choice([0, 0, 499, 500, 501, -500, 1500]) for d in DAYS for _ in range(5)]
+ts_ns = [None if rng.random() < 0.1 else rng.choice(instants) for _ in range(n)]
+table = table.append_column("ts_ns", pa.array(ts_ns, pa.timestamp("ns")))
+table = table.append_column("ts_us", pa.array([None if v is None else v // 1000 for v in ts_ns], pa.timestamp("us")))
+table = table.append_column("ts_ms", pa.array([None if v is None else v // 10**6 for v in ts_ns], pa.timestamp("ms")))
 f = os.path.join(OUT, "t.parquet")
 pq.write_table(table, f, row_group_size=37, write_page_index=True, data_page_size=64)
 everything = os.path.join(OUT, "all.bjf")
@@ -68,11 +77,35 @@ for a in columns:
             conds.append(f"{a} < {b}")
             conds.append(f"{a} = {b}")
 conds.append("TIME '01:00' < TIME '02:00' AND t_s IS NOT NULL")
+# Functions: parts, casts, coalesce, greatest, least.
+for c in columns:
+    conds.append(f"hour({c}) = 1")
+    conds.append(f"minute({c}) BETWEEN 2 AND 30")
+    conds.append(f"EXTRACT(second FROM {c}) = 3")
+    conds.append(f"date_part('hour', {c}) >= 12")
+    conds.append(f"CAST({c} AS TIME) = TIME '01:02:03'")
+    conds.append(f"CAST({c} AS TIME) > TIME '01:02:03.000001'")
+    conds.append(f"CAST({c} AS TIME) >= TIME '23:59:59.999999'")
+for c in ["ts_ns", "ts_us", "ts_ms"]:
+    for lit in ["TIME '00:00'", "'01:02:03'", "TIME '01:02:03.000001'", "'12:00'", "TIME '23:59:59.999999'"]:
+        for op in ["=", "<", ">="]:
+            conds.append(f"CAST({c} AS TIME) {op} {lit}")
+    conds.append(f"CAST({c} AS TIME) BETWEEN '09:00' AND '17:00'")
+    conds.append(f"hour(CAST({c} AS TIME)) = 1")
+    conds.append(f"{c}::TIME = t_us")
+conds.append("CAST('2020-01-01 01:02:03.9999999' AS TIME) < t_us")
+conds.append("CAST('01:02:03' AS TIME) = t_s")
+for a, b in [("t_s", "t_us"), ("t_ms", "t_s"), ("t_us", "t_ms")]:
+    conds.append(f"coalesce({a}, {b}) < TIME '06:00'")
+    conds.append(f"coalesce({a}, TIME '05:00') = '05:00'")
+    conds.append(f"greatest({a}, {b}) = {a}")
+    conds.append(f"least({a}, {b}, TIME '01:00') < TIME '01:02:03.5'")
+    conds.append(f"CASE WHEN {a} > '12:00' THEN {a} ELSE {b} END < '01:02:03'")
 
 failed = skipped = 0
 for cond in conds:
     duck = cond
-    if "t_ns" in cond:
+    if re.search(r"\bt_ns\b", cond) and "AS TIME)" not in cond:
         duck = re.sub(r"TIME '([^']*)'", r"CAST(TIME '\1' AS TIME_NS)", duck)
         if sum(cond.count(c) for c in columns) == 2:
             for c in columns[1:]:

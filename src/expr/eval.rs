@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex};
 use arrow::array::{
     cast::AsArray, Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, Date32Array,
     Datum, Decimal128Array, Decimal256Array, Float32Array, Float64Array, PrimitiveArray,
-    RecordBatch, Scalar, StringArray, Time64NanosecondArray, TimestampMicrosecondArray,
-    TimestampNanosecondArray,
+    RecordBatch, Scalar, StringArray, Time64MicrosecondArray, Time64NanosecondArray,
+    TimestampMicrosecondArray, TimestampNanosecondArray,
 };
 use arrow::buffer::{BooleanBuffer, NullBuffer};
 use arrow::compute::kernels::cmp;
@@ -673,9 +673,14 @@ fn materialize(l: &Lit) -> Result<Option<ArrayRef>, Reason> {
             )
             .map_err(|_| format!("{l} is out of range"))?])),
         },
-        Lit::Time(ns) => Arc::new(Time64NanosecondArray::from(vec![
-            i64::try_from(*ns).map_err(|_| format!("{l} is out of range"))?
-        ])),
+        // Whole microseconds (DuckDB's TIME) unless the value has digits below them.
+        Lit::Time(ns) => {
+            let v = i64::try_from(*ns).map_err(|_| format!("{l} is out of range"))?;
+            match v % 1_000 {
+                0 => Arc::new(Time64MicrosecondArray::from(vec![v / 1_000])),
+                _ => Arc::new(Time64NanosecondArray::from(vec![v])),
+            }
+        }
         Lit::Bool(b) => Arc::new(BooleanArray::from(vec![*b])),
         Lit::Interval(_) => {
             return Err(format!(

@@ -47,6 +47,8 @@ pub(crate) enum Func {
     Date(bool),
     /// `CAST(x AS TIMESTAMP)`.
     Timestamp,
+    /// `CAST(x AS TIME)`; `TRY_CAST` (true) gives NULL for an infinite timestamp.
+    Clock(bool),
     /// A part of a date or a timestamp, as a BIGINT.
     Part(Part),
     /// `date_trunc('unit', x)`: the instant truncated to the start of its unit.
@@ -245,6 +247,7 @@ impl Func {
             Func::Extreme(false) => "least",
             Func::Date(_) => return "CAST(... AS DATE)".into(),
             Func::Timestamp => return "CAST(... AS TIMESTAMP)".into(),
+            Func::Clock(_) => return "CAST(... AS TIME)".into(),
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
             Func::Text(Text::Pipe) => return "||".into(),
@@ -444,6 +447,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Abs => abs(&array, &what)?,
         Func::Date(try_) => to_date(&array, try_, &what)?,
         Func::Timestamp => to_timestamp(&array, &what)?,
+        Func::Clock(try_) => to_clock(&array, try_, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
         Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
@@ -491,6 +495,7 @@ pub(super) fn describe(t: &DataType) -> String {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "a string".into(),
         DataType::Date32 | DataType::Date64 => "a date".into(),
         DataType::Timestamp(..) => format!("a timestamp ({t})"),
+        DataType::Time32(_) | DataType::Time64(_) => format!("a time of day ({t})"),
         DataType::Decimal256(76, _) => "a number".into(),
         other => format!("of type {other}"),
     }
@@ -617,7 +622,82 @@ fn to_timestamp(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     })
 }
 
+/// `CAST(... AS TIME)`: a time of day in whole microseconds (DuckDB's `TIME`), of a zone-less
+/// timestamp or of a time of day of another unit. Nanoseconds round to the nearest microsecond,
+/// halves away from zero, before the day is taken, as in DuckDB: 23:59:59.9999997 of a
+/// timestamp is midnight, of a time of day 24:00:00. An infinite timestamp (DuckDB's, the
+/// largest and smallest but one `i64`) has no time of day.
+fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
+    use super::eval::{exact_kind, Exact};
+    let (per, timestamp) = match (a.data_type(), exact_kind(a.data_type())) {
+        (DataType::Timestamp(_, None), Some(Exact::Time(per))) => (per, true),
+        (_, Some(Exact::Clock(per))) => (per, false),
+        (t, _) => {
+            return Err(format!(
+                "CAST(... AS TIME) takes a time of day, a timestamp without a time zone or a \
+                 string literal, {what} is {}",
+                describe(t)
+            ))
+        }
+    };
+    let raw = clock_raw(a)?;
+    let mut out = Vec::with_capacity(raw.len());
+    for v in raw.iter() {
+        out.push(match v {
+            None => None,
+            Some(v) if timestamp && (v == i64::MAX || v == -i64::MAX) => {
+                if try_ {
+                    None
+                } else {
+                    return Err(format!(
+                        "{what} holds an infinite timestamp, which has no time of day"
+                    ));
+                }
+            }
+            Some(v) => {
+                let ns = v as i128 * per;
+                let (q, r) = (ns / 1_000, ns % 1_000);
+                let us = q + (r >= 500) as i128 - (r <= -500) as i128;
+                let us = if timestamp {
+                    us.rem_euclid(DAY_NS / 1_000)
+                } else {
+                    us
+                };
+                Some(us as i64)
+            }
+        });
+    }
+    Ok(Arc::new(arrow::array::Time64MicrosecondArray::from(out)))
+}
+
+/// The raw values of a date, timestamp or time-of-day array, as `i64`.
+fn clock_raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
+    match a.data_type() {
+        DataType::Time32(_) => {
+            let r = arith::cast(a, &DataType::Int32)?;
+            let r = arith::cast(&r, &DataType::Int64)?;
+            Ok(r.as_primitive::<Int64Type>().clone())
+        }
+        _ => raw(a),
+    }
+}
+
 fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+    if let Some(super::eval::Exact::Clock(per)) = super::eval::exact_kind(a.data_type()) {
+        // A time of day has hours, minutes and seconds (whole, as DuckDB's `second`).
+        if !matches!(p, Part::Hour | Part::Minute | Part::Second) {
+            return Err(format!(
+                "{}() takes a date or a timestamp (a time of day has hour, minute and second), \
+                 {what} is {}",
+                p.name(),
+                describe(a.data_type())
+            ));
+        }
+        let per = per as i64;
+        return Ok(Arc::new(
+            clock_raw(a)?.unary::<_, Int64Type>(|v| p.of(0, v * per)),
+        ));
+    }
     let (raw, per) = time_of(
         a,
         &format!("{}() takes a date or a timestamp", p.name()),
@@ -663,6 +743,8 @@ enum Class {
     String,
     Binary,
     Time,
+    /// Times of day.
+    Clock,
     Bool,
 }
 
@@ -673,6 +755,7 @@ fn class(t: &DataType) -> Option<Class> {
         Utf8 | LargeUtf8 | Utf8View => Class::String,
         Binary | LargeBinary | BinaryView | FixedSizeBinary(_) => Class::Binary,
         Date32 | Date64 | Timestamp(..) => Class::Time,
+        Time32(_) | Time64(_) => Class::Clock,
         Boolean => Class::Bool,
         t if arith::number(t).is_some() => Class::Exact,
         _ => return None,
@@ -964,6 +1047,14 @@ fn common_type(args: &[(ArrayRef, bool, String)], name: &str) -> Result<DataType
         Class::String => DataType::LargeUtf8,
         Class::Binary => DataType::LargeBinary,
         Class::Bool => DataType::Boolean,
+        // The finest unit of the arguments: every time of day converts to it exactly.
+        Class::Clock => types()
+            .min_by_key(|t| match super::eval::exact_kind(t) {
+                Some(super::eval::Exact::Clock(per)) => per,
+                _ => i128::MAX,
+            })
+            .expect("at least one argument")
+            .clone(),
         Class::Time => {
             // A literal counts in microseconds unless it has digits below them, as DuckDB
             // types `TIMESTAMP '...'` (so a TIMESTAMP literal does not take a millisecond

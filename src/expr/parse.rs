@@ -657,17 +657,20 @@ fn visit(
             let f = match data_type {
                 ast::DataType::Date => Func::Date(try_),
                 ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => Func::Timestamp,
+                ast::DataType::Time(None, ast::TimezoneInfo::None) => Func::Clock(try_),
                 other => match cast_target(&other)? {
                     Some(t) => Func::Cast(t, try_),
                     None => {
                         return Err(format!(
-                            "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, VARCHAR, \
+                        "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, TIME, VARCHAR, \
                              DECIMAL(p, s) and the integer types TINYINT to UBIGINT)"
-                        ))
+                    ))
                     }
                 },
             };
-            match literal_text(&expr).filter(|_| matches!(f, Func::Date(_) | Func::Timestamp)) {
+            match literal_text(&expr)
+                .filter(|_| matches!(f, Func::Date(_) | Func::Timestamp | Func::Clock(_)))
+            {
                 Some(s) => {
                     let node = match cast_literal(f, s, try_) {
                         Ok(l) => Node::Lit(l),
@@ -675,6 +678,7 @@ fn visit(
                             reason,
                             match f {
                                 Func::Date(_) => DataType::Date32,
+                                Func::Clock(_) => DataType::Time64(TimeUnit::Microsecond),
                                 _ => DataType::Timestamp(TimeUnit::Nanosecond, None),
                             },
                         ),
@@ -1254,6 +1258,14 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
                     .map_err(|_| format!("{text:?} is out of the range of dates"))
             })
         }),
+        // A time of day, or a timestamp's (as DuckDB), in whole microseconds.
+        Func::Clock(_) => lit::strict_time(text)
+            .or_else(|e| {
+                lit::strict_timestamp(text)
+                    .map(|ns| ns.rem_euclid(lit::DAY_NS))
+                    .map_err(|_| e)
+            })
+            .map(|ns| Lit::Time(ns - ns % 1_000)),
         _ => lit::strict_timestamp(text).map(Lit::Timestamp),
     };
     match r {

@@ -1270,6 +1270,97 @@ fn times_of_day_compare_with_times_of_day_and_their_text_only() {
     }
 }
 
+/// DuckDB 2.0's answers for functions of times of day: their hours, minutes and seconds,
+/// `CAST(... AS TIME)` of timestamps (nanoseconds rounded to microseconds, halves away from
+/// zero, then the day taken), of times of day and of strings, and `coalesce`, `greatest`,
+/// `least` and `CASE` over them.
+const CLOCK_DUCKDB: &[(&str, &[usize])] = &[
+    ("hour(tm_us) = 1", &[1, 2, 6]),
+    ("hour(tm_ns) >= 12", &[5, 7]),
+    ("minute(tm_s) = 2", &[0, 5, 6, 7]),
+    ("second(tm_ns) = 59", &[5]),
+    ("EXTRACT(second FROM tm_us) = 3", &[1, 2, 6]),
+    ("date_part('hour', tm_s) = 23", &[3]),
+    (
+        "hour(TIME '13:00') = 13 AND tm_s IS NOT NULL",
+        &[0, 1, 3, 4, 5, 6, 7],
+    ),
+    ("CAST(ts_us AS TIME) = TIME '00:00'", &[0, 2, 4, 7]),
+    ("CAST(ts_us AS TIME) > '12:00'", &[1]),
+    ("CAST(ts_ms AS TIME) < TIME '00:00:00.5'", &[0, 2, 3, 5, 6]),
+    ("CAST(ts_ms AS TIME) = '23:59:59.999'", &[1, 7]),
+    ("TRY_CAST(ts_ns AS TIME) = TIME '00:00'", &[0, 1, 2, 3, 4]),
+    ("TRY_CAST(ts_ns AS TIME) IS NULL", &[5, 7]),
+    ("CAST(tm_ns AS TIME) = TIME '01:02:03'", &[0, 1]),
+    ("CAST(tm_ns AS TIME) = TIME '01:02:03.000001'", &[2, 3]),
+    ("CAST(tm_ns AS TIME) = TIME '23:59:59.999999'", &[]),
+    ("CAST(tm_ns AS TIME) > TIME '23:59:59.999999'", &[5]),
+    ("CAST(tm_s AS TIME) = tm_us", &[4]),
+    ("CAST('01:02:03' AS TIME) = tm_us", &[1, 6]),
+    (
+        "CAST('2020-01-01 01:02:03.9999999' AS TIME) < tm_us",
+        &[4, 5],
+    ),
+    ("TRY_CAST('noon' AS TIME) IS NULL AND tm_s IS NULL", &[2]),
+    ("hour(CAST(ts_us AS TIME)) = 12", &[6]),
+    ("coalesce(tm_us, TIME '05:00') = '05:00'", &[3]),
+    ("coalesce(tm_s, tm_us) > TIME '12:00'", &[3]),
+    ("greatest(tm_s, tm_us) = tm_s", &[0, 3, 4, 6, 7]),
+    ("least(tm_us, TIME '01:00') = tm_us", &[0, 7]),
+    (
+        "CASE WHEN tm_s > '12:00' THEN tm_s ELSE tm_us END < '01:00'",
+        &[0, 7],
+    ),
+];
+
+/// Mixing `TIME_NS` with `TIME` DuckDB refuses without a cast; its answer after
+/// `CAST(... AS TIME_NS)`.
+const CLOCK_EXACT: &[(&str, &[usize])] = &[(
+    "coalesce(tm_ns, TIME '01:00') < TIME '01:02:03.000001'",
+    &[0, 1, 2, 4, 6],
+)];
+
+#[test]
+fn functions_of_times_of_day_agree_with_duckdb() {
+    let t = table();
+    assert_rows(&t, &[CLOCK_DUCKDB, CLOCK_EXACT]);
+    for (text, says) in [
+        (
+            "year(tm_us) = 2020",
+            "year() takes a date or a timestamp (a time of day has hour, minute and second)",
+        ),
+        (
+            "dayofweek(tm_s) = 1",
+            "dayofweek() takes a date or a timestamp",
+        ),
+        (
+            "CAST(ts_tz AS TIME) = '01:00'",
+            "takes a time of day, a timestamp without a time zone",
+        ),
+        (
+            "CAST(d32 AS TIME) = '01:00'",
+            "takes a time of day, a timestamp without a time zone",
+        ),
+        ("CAST(s AS TIME) = '01:00'", "column \"s\" is a string"),
+        (
+            "CAST(ts_ns AS TIME) = '01:00'",
+            "holds an infinite timestamp, which has no time of day",
+        ),
+        ("CAST('25:00' AS TIME) = tm_us", "not a time of day"),
+        (
+            "coalesce(tm_us, ts_us) = '01:00'",
+            "takes values of one kind",
+        ),
+        ("CAST(tm_us AS TIMETZ) = '01:00'", "unsupported: CAST to"),
+    ] {
+        let e = match Predicate::parse(text, "--where") {
+            Err(e) => e.to_string(),
+            Ok(p) => p.evaluate(&t).unwrap_err().to_string(),
+        };
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
 #[test]
 fn remainders_and_boolean_tests_agree_with_duckdb() {
     assert_rows(&table(), &[REM_DUCKDB, REM_EXACT, IS_DUCKDB]);
