@@ -2382,6 +2382,15 @@ def plain_predicate(rng, info, names):
         if esc is not None:
             t += f" ESCAPE {sql_str(esc)}"
         return t, t
+    if kind in ("time", "time_ns") and r < 0.2:
+        # A part of a time of day (DuckDB's hour, minute and whole second), near a value's.
+        part, per_part, mod = rng.choice([("hour", 3600, 24), ("minute", 60, 60), ("second", 1, 60)])
+        per = TIME_UNITS[info[name][1]][1]
+        pool = info[name][2]
+        v = (rng.choice(pool) * per // 10**9 // per_part % mod if pool else 0) + rng.choice([0, 0, 1, -1])
+        form = rng.choice([f"{part}({col})", f"EXTRACT({part} FROM {col})", f"date_part('{part}', {col})"])
+        t = f"{form} {rng.choice(['=', '<', '>=', '<>'])} {v}"
+        return t, t
     if kind == "bool" and r < 0.4:
         t = rng.choice([col, f"NOT {col}", f"{col} = TRUE", f"{col} <> FALSE"])
         return t, t
