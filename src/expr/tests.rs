@@ -1262,10 +1262,7 @@ fn times_of_day_compare_with_times_of_day_and_their_text_only() {
         ("tm_us = '2020-01-01 01:02:03'", "not a time of day"),
         ("tm_us IN ('01:02', 'noon')", "not a time of day"),
     ] {
-        let e = match Predicate::parse(text, "--where") {
-            Err(e) => e.to_string(),
-            Ok(p) => p.evaluate(&t).unwrap_err().to_string(),
-        };
+        let e = refusal(text, &t);
         assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
     }
 }
@@ -1353,10 +1350,7 @@ fn functions_of_times_of_day_agree_with_duckdb() {
         ),
         ("CAST(tm_us AS TIMETZ) = '01:00'", "unsupported: CAST to"),
     ] {
-        let e = match Predicate::parse(text, "--where") {
-            Err(e) => e.to_string(),
-            Ok(p) => p.evaluate(&t).unwrap_err().to_string(),
-        };
+        let e = refusal(text, &t);
         assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
     }
 }
@@ -1469,6 +1463,14 @@ fn assert_rows(batch: &RecordBatch, tables: &[&[(&str, &[usize])]]) {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Why `text` is refused: when it is parsed, or else when it is evaluated over `batch`.
+fn refusal(text: &str, batch: &RecordBatch) -> String {
+    match Predicate::parse(text, "--where") {
+        Err(e) => e.to_string(),
+        Ok(p) => p.evaluate(batch).unwrap_err().to_string(),
+    }
 }
 
 fn rows(text: &str, batch: &RecordBatch) -> Vec<usize> {
