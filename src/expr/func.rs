@@ -27,7 +27,7 @@ use arrow::datatypes::*;
 
 use super::arith::{self, Operand, Value};
 use super::cast::Target;
-use super::eval::{self, Reason};
+use super::eval::{self, exact_kind, Exact, Reason};
 use super::lit::DAY_NS;
 use super::math::Math;
 use super::text::Text;
@@ -544,16 +544,16 @@ fn abs(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
 
 /// Nanoseconds per raw unit of a date or timestamp type (the comparisons' table).
 fn unit_ns(t: &DataType) -> Option<i64> {
-    match super::eval::exact_kind(t)? {
-        super::eval::Exact::Time(ns) => Some(ns as i64),
-        super::eval::Exact::Num(_) | super::eval::Exact::Clock(_) => None,
+    match exact_kind(t)? {
+        Exact::Time(ns) => Some(ns as i64),
+        Exact::Num(_) | Exact::Clock(_) => None,
     }
 }
 
-/// The raw values of a date or timestamp array, as `i64`.
+/// The raw values of a date, timestamp or time-of-day array, as `i64`.
 fn raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
     let r = match a.data_type() {
-        DataType::Date32 => {
+        DataType::Date32 | DataType::Time32(_) => {
             arith::cast(a, &DataType::Int32).and_then(|x| arith::cast(&x, &DataType::Int64))?
         }
         _ => arith::cast(a, &DataType::Int64)?,
@@ -628,7 +628,6 @@ fn to_timestamp(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
 /// timestamp is midnight, of a time of day 24:00:00. An infinite timestamp (DuckDB's, the
 /// largest and smallest but one `i64`) has no time of day.
 fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
-    use super::eval::{exact_kind, Exact};
     let (per, timestamp) = match (a.data_type(), exact_kind(a.data_type())) {
         (DataType::Timestamp(_, None), Some(Exact::Time(per))) => (per, true),
         (_, Some(Exact::Clock(per))) => (per, false),
@@ -640,7 +639,7 @@ fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
             ))
         }
     };
-    let raw = clock_raw(a)?;
+    let raw = raw(a)?;
     let mut out = Vec::with_capacity(raw.len());
     for v in raw.iter() {
         out.push(match v {
@@ -670,20 +669,8 @@ fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     Ok(Arc::new(arrow::array::Time64MicrosecondArray::from(out)))
 }
 
-/// The raw values of a date, timestamp or time-of-day array, as `i64`.
-fn clock_raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
-    match a.data_type() {
-        DataType::Time32(_) => {
-            let r = arith::cast(a, &DataType::Int32)?;
-            let r = arith::cast(&r, &DataType::Int64)?;
-            Ok(r.as_primitive::<Int64Type>().clone())
-        }
-        _ => raw(a),
-    }
-}
-
 fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
-    if let Some(super::eval::Exact::Clock(per)) = super::eval::exact_kind(a.data_type()) {
+    if let Some(Exact::Clock(per)) = exact_kind(a.data_type()) {
         // A time of day has hours, minutes and seconds (whole, as DuckDB's `second`).
         if !matches!(p, Part::Hour | Part::Minute | Part::Second) {
             return Err(format!(
@@ -695,7 +682,7 @@ fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
         }
         let per = per as i64;
         return Ok(Arc::new(
-            clock_raw(a)?.unary::<_, Int64Type>(|v| p.of(0, v * per)),
+            raw(a)?.unary::<_, Int64Type>(|v| p.of(0, v * per)),
         ));
     }
     let (raw, per) = time_of(
@@ -1049,8 +1036,8 @@ fn common_type(args: &[(ArrayRef, bool, String)], name: &str) -> Result<DataType
         Class::Bool => DataType::Boolean,
         // The finest unit of the arguments: every time of day converts to it exactly.
         Class::Clock => types()
-            .min_by_key(|t| match super::eval::exact_kind(t) {
-                Some(super::eval::Exact::Clock(per)) => per,
+            .min_by_key(|t| match exact_kind(t) {
+                Some(Exact::Clock(per)) => per,
                 _ => i128::MAX,
             })
             .expect("at least one argument")

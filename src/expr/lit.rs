@@ -51,6 +51,12 @@ pub(crate) enum Lit {
 }
 
 impl Lit {
+    /// A time of day of `ns` nanoseconds since midnight as DuckDB's `TIME` holds it: whole
+    /// microseconds, further digits dropped.
+    pub(crate) fn time(ns: i128) -> Lit {
+        Lit::Time(ns - ns.rem_euclid(1_000))
+    }
+
     /// What kind of value this is, for error messages.
     pub(crate) fn kind(&self) -> &'static str {
         match self {

@@ -662,9 +662,9 @@ fn visit(
                     Some(t) => Func::Cast(t, try_),
                     None => {
                         return Err(format!(
-                        "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, TIME, VARCHAR, \
-                             DECIMAL(p, s) and the integer types TINYINT to UBIGINT)"
-                    ))
+                            "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, TIME, \
+                             VARCHAR, DECIMAL(p, s) and the integer types TINYINT to UBIGINT)"
+                        ))
                     }
                 },
             };
@@ -878,9 +878,7 @@ fn typed(ts: ast::TypedString) -> Result<Lit, String> {
         ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => {
             lit::strict_timestamp(&s).map(Lit::Timestamp)
         }
-        ast::DataType::Time(None, ast::TimezoneInfo::None) => {
-            lit::strict_time(&s).map(|ns| Lit::Time(ns - ns % 1_000))
-        }
+        ast::DataType::Time(None, ast::TimezoneInfo::None) => lit::strict_time(&s).map(Lit::time),
         other => Err(format!(
             "unsupported literal type {other} (DATE, TIMESTAMP and TIME are supported)"
         )),
@@ -1265,7 +1263,7 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
                     .map(|ns| ns.rem_euclid(lit::DAY_NS))
                     .map_err(|_| e)
             })
-            .map(|ns| Lit::Time(ns - ns % 1_000)),
+            .map(Lit::time),
         _ => lit::strict_timestamp(text).map(Lit::Timestamp),
     };
     match r {
