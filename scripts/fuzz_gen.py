@@ -365,9 +365,8 @@ def where_table(rng, nrows):
     return pa.table(cols), info
 
 
-# Times of day: each unit's Arrow type and its nanoseconds per stored unit.
-TIME_UNITS = {"s": (pa.time32("s"), 10**9), "ms": (pa.time32("ms"), 10**6),
-              "us": (pa.time64("us"), 1000), "ns": (pa.time64("ns"), 1)}
+# Times of day: each unit's Arrow type (its nanoseconds per stored unit: 10**9 // PER_SECOND).
+TIME_TYPES = {"s": pa.time32("s"), "ms": pa.time32("ms"), "us": pa.time64("us"), "ns": pa.time64("ns")}
 DAY_NS = 86_400 * 10**9
 
 
@@ -380,7 +379,8 @@ def time_columns(rng, nrows):
     edges = [0, 1, 999, 1000, 10**6, 10**9, h, h + 1, h + 1000, h + 10**6, 43200 * 10**9,
              DAY_NS - 1, DAY_NS - 1000, DAY_NS - 10**9]
     cols, info = {}, {}
-    for unit, (t, per) in TIME_UNITS.items():
+    for unit, t in TIME_TYPES.items():
+        per = 10**9 // PER_SECOND[unit]
         ns = rng.sample(edges, rng.randint(1, 6)) + [rng.randrange(DAY_NS) for _ in range(rng.randint(0, 4))]
         pool = sorted({v // per for v in ns})
         cols[f"tm_{unit}"] = pa.array(draw(rng, pool, nrows, null_frac(rng)), t)
@@ -391,7 +391,7 @@ def time_columns(rng, nrows):
 def time_lit(rng, kind, unit, pool):
     """A time-of-day literal near the column's values: `TIME '...'` (for DuckDB cast to TIME_NS
     against a nanosecond column) or a string, with up to 9 fractional digits."""
-    per = TIME_UNITS[unit][1]
+    per = 10**9 // PER_SECOND[unit]
     ns = rng.choice(pool) * per if pool and rng.random() < 0.7 else rng.randrange(DAY_NS)
     ns += rng.choice([0, 0, 0, 1, -1, 1000, -1000, 10**6, 10**9 // 2])
     ns = min(max(ns, 0), DAY_NS - 1)
@@ -2385,7 +2385,7 @@ def plain_predicate(rng, info, names):
     if kind in ("time", "time_ns") and r < 0.2:
         # A part of a time of day (DuckDB's hour, minute and whole second), near a value's.
         part, per_part, mod = rng.choice([("hour", 3600, 24), ("minute", 60, 60), ("second", 1, 60)])
-        per = TIME_UNITS[info[name][1]][1]
+        per = 10**9 // PER_SECOND[info[name][1]]
         pool = info[name][2]
         v = (rng.choice(pool) * per // 10**9 // per_part % mod if pool else 0) + rng.choice([0, 0, 1, -1])
         form = rng.choice([f"{part}({col})", f"EXTRACT({part} FROM {col})", f"date_part('{part}', {col})"])

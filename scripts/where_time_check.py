@@ -8,8 +8,9 @@ small pages, sorted, so that the statistics rule row groups and pages out. Then,
 condition (comparisons with TIME literals and strings of up to 9 fractional digits, BETWEEN,
 IN, NOT IN, IS DISTINCT FROM, NOT, two columns; hour, minute, second, CAST(... AS TIME) of
 timestamps of three units, of times of day and of strings, coalesce, greatest, least),
-`bloomjoin filter --where` must keep exactly the ids DuckDB's `SELECT ... WHERE` keeps. DuckDB compares TIME_NS with TIME only after an
-explicit cast, so for a nanosecond column its condition casts the other side (exactly)."""
+`bloomjoin filter --where` must keep exactly the ids DuckDB's `SELECT ... WHERE` keeps. DuckDB
+compares TIME_NS with TIME only after an explicit cast, so for a nanosecond column its condition
+casts the other side (exactly)."""
 import json
 import os
 import random
