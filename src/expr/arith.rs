@@ -27,12 +27,13 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Datum, Scalar};
+use arrow::array::{cast::AsArray, Array, ArrayRef, Date32Array, Datum, Scalar};
 use arrow::compute::kernels::numeric;
 use arrow::compute::{cast_with_options, CastOptions};
-use arrow::datatypes::{DataType, TimeUnit};
+use arrow::datatypes::{DataType, Int32Type, Int64Type, TimeUnit};
 
-use super::eval::Reason;
+use super::eval::{infinite, infinity, Reason};
+use super::func;
 use super::parse::ArithOp;
 
 /// An operand of an arithmetic operation.
@@ -433,14 +434,42 @@ fn no_zeros(b: &ArrayRef) -> Result<ArrayRef, Reason> {
     arrow::compute::nullif(b, &is_zero).map_err(|e| e.to_string())
 }
 
-/// A date plus (or minus) a whole number of days: a date.
+/// A date plus (or minus) a whole number of days: a date. An infinite date stays infinite
+/// (NULL days give NULL), as in DuckDB.
 fn date_plus_days(op: ArithOp, d: &Side, (n, p): (&Side, u8)) -> Result<ArrayRef, Reason> {
     let days = d.map(|x| cast(x, &DataType::Int32))?;
-    let sum = numbers(op, (&days, 10, 0), (n, p, 0))?;
-    let days = cast(&sum, &DataType::Int32).map_err(|_| {
-        "a date plus that many days is out of the range of dates (Date32)".to_string()
-    })?;
-    cast(&days, &DataType::Date32)
+    let inf = infinity(&DataType::Date32);
+    let raw = days.array.as_primitive::<Int32Type>().clone();
+    let any_infinite = raw.iter().flatten().any(|v| infinite(inf, v.into()));
+    // The sum is computed with 0 in an infinite date's place, which is put back after.
+    let finite = if any_infinite {
+        days.map(|_| {
+            Ok(Arc::new(raw.unary::<_, Int32Type>(|v| {
+                if infinite(inf, v.into()) {
+                    0
+                } else {
+                    v
+                }
+            })) as ArrayRef)
+        })?
+    } else {
+        days
+    };
+    let out_of_range = || "a date plus that many days is out of the range of dates (Date32)";
+    let sum = numbers(op, (&finite, 10, 0), (n, p, 0))?;
+    let sum = cast(&sum, &DataType::Int32).map_err(|_| out_of_range().to_string())?;
+    let mut out = Vec::with_capacity(sum.len());
+    for (i, v) in sum.as_primitive::<Int32Type>().iter().enumerate() {
+        let date = raw.value(if finite.one { 0 } else { i });
+        out.push(match v {
+            None => None,
+            Some(_) if infinite(inf, date.into()) => Some(date),
+            // A finite date does not become an infinite one.
+            Some(v) if infinite(inf, v.into()) => return Err(out_of_range().to_string()),
+            Some(v) => Some(v),
+        });
+    }
+    Ok(Arc::new(Date32Array::from(out)))
 }
 
 /// A date or a timestamp plus `us` microseconds: a timestamp in microseconds (nanoseconds
@@ -451,19 +480,26 @@ fn plus_interval(t: &Side, k: &Kind, us: i64) -> Result<ArrayRef, Reason> {
         Kind::Ts(_, tz) => (TimeUnit::Microsecond, tz.clone()),
         _ => (TimeUnit::Microsecond, None),
     };
-    let out = DataType::Timestamp(unit, tz);
+    let out = DataType::Timestamp(unit, tz.clone());
     let delta = match unit {
         TimeUnit::Nanosecond => us
             .checked_mul(1000)
             .ok_or("the interval is too long for a nanosecond timestamp")?,
         _ => us,
     };
-    let range = |_| "the timestamp is out of range".to_string();
-    let ts = cast(&t.array, &out).map_err(range)?;
+    let ts = func::rescale(&t.array, unit, &|| "the timestamp is out of range".to_string())?;
     let raw = cast(&ts, &DataType::Int64)?;
-    let delta = arrow::array::Int64Array::from(vec![delta]);
-    let sum = numeric::add(&raw, &Scalar::new(&delta)).map_err(|_| {
-        "a timestamp plus that interval is out of the range of timestamps".to_string()
-    })?;
-    cast(&sum, &out)
+    // An infinite timestamp stays infinite, as in DuckDB; a finite one does not become one.
+    let inf = infinity(&out);
+    let sum = raw
+        .as_primitive::<Int64Type>()
+        .try_unary::<_, Int64Type, ()>(|v| match v.checked_add(delta) {
+            _ if infinite(inf, v) => Ok(v),
+            Some(s) if !infinite(inf, s) => Ok(s),
+            _ => Err(()),
+        })
+        .map_err(|()| {
+            "a timestamp plus that interval is out of the range of timestamps".to_string()
+        })?;
+    Ok(func::timestamps(unit, tz, &sum))
 }

@@ -724,6 +724,26 @@ pub(super) fn exact_kind(t: &DataType) -> Option<Exact> {
     })
 }
 
+/// The raw value DuckDB reads as `infinity` in a date (`i32::MAX` days) or a timestamp
+/// (`i64::MAX` of any unit) column; its negation is `-infinity`. `None` for other types.
+/// Infinities are equal across types and units and beyond every finite value; their parts
+/// are NULL.
+pub(super) fn infinity(t: &DataType) -> Option<i64> {
+    match t {
+        DataType::Date32 => Some(i32::MAX as i64),
+        DataType::Timestamp(..) => Some(i64::MAX),
+        _ => None,
+    }
+}
+
+/// Whether `v` is `infinity` or `-infinity` of a type whose [`infinity`] is `inf`.
+pub(super) fn infinite(inf: Option<i64>, v: i64) -> bool {
+    inf.is_some_and(|i| v == i || v == -i)
+}
+
+/// `infinity` in [`to_ns`]'s nanoseconds: beyond every finite value (at most 2^110).
+const INFINITE_NS: i128 = 1 << 120;
+
 pub(super) fn is_float(t: &DataType) -> bool {
     matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
 }
@@ -1136,17 +1156,25 @@ fn string_clock_ns(s: &str, unit_ns: i128) -> Result<i128, String> {
     Ok(string_timestamp_ns(lit::strict_time(s)?, unit_ns))
 }
 
-/// Dates, timestamps and times of day as 128-bit nanoseconds (since the epoch, or midnight).
+/// Dates, timestamps and times of day as 128-bit nanoseconds (since the epoch, or midnight);
+/// `infinity` and `-infinity` become [`INFINITE_NS`] and its negation, so that they are equal
+/// across types and units, as in DuckDB.
 fn to_ns(a: &ArrayRef, unit: i128) -> Result<ArrayRef, Reason> {
     fn typed<T>(a: &ArrayRef, unit: i128) -> Result<ArrayRef, Reason>
     where
         T: ArrowPrimitiveType,
         T::Native: ExactNative,
     {
+        let inf = infinity(a.data_type()).map(i128::from);
         // |raw| < 2^63 and unit <= 86,400 × 10^9 < 2^47: the product fits 128 bits.
-        let out: Decimal128Array = a
-            .as_primitive::<T>()
-            .unary::<_, Decimal128Type>(|v| v.to_i256().as_i128() * unit);
+        let out: Decimal128Array = a.as_primitive::<T>().unary::<_, Decimal128Type>(|v| {
+            let v = v.to_i256().as_i128();
+            match inf {
+                Some(i) if v == i => INFINITE_NS,
+                Some(i) if v == -i => -INFINITE_NS,
+                _ => v * unit,
+            }
+        });
         Ok(Arc::new(out))
     }
     with_exact_type!(a.data_type(), typed(a, unit))

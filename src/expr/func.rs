@@ -27,7 +27,7 @@ use arrow::datatypes::*;
 
 use super::arith::{self, Operand, Value};
 use super::cast::Target;
-use super::eval::{self, exact_kind, Exact, Reason};
+use super::eval::{self, exact_kind, infinite, infinity, Exact, Reason};
 use super::lit::DAY_NS;
 use super::math::Math;
 use super::text::Text;
@@ -585,10 +585,13 @@ fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     }
     let takes = "CAST(... AS DATE) takes a date, a timestamp or a string literal";
     let (raw, per) = time_of(a, takes, what)?;
+    let inf = infinity(a.data_type());
     let mut out = Vec::with_capacity(raw.len());
     for v in raw.iter() {
         out.push(match v {
             None => None,
+            // An infinite timestamp is the infinite date of its sign.
+            Some(v) if infinite(inf, v) => Some(v.signum() as i32 * i32::MAX),
             Some(v) => match i32::try_from(days_and_ns(v, per).0) {
                 Ok(d) => Some(d),
                 Err(_) if try_ => None,
@@ -690,10 +693,17 @@ fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
         &format!("{}() takes a date or a timestamp", p.name()),
         what,
     )?;
-    Ok(Arc::new(raw.unary::<_, Int64Type>(|v| {
-        let (days, ns) = days_and_ns(v, per);
-        p.of(days, ns)
-    })))
+    // An infinite date or timestamp has no parts: NULL, as in DuckDB.
+    let inf = infinity(a.data_type());
+    Ok(Arc::new(
+        raw.iter()
+            .map(|v| {
+                let v = v.filter(|v| !infinite(inf, *v))?;
+                let (days, ns) = days_and_ns(v, per);
+                Some(p.of(days, ns))
+            })
+            .collect::<Int64Array>(),
+    ))
 }
 
 /// `date_trunc`: a timestamp keeps its time zone (the truncation is computed in UTC) and its
@@ -713,7 +723,11 @@ fn trunc(t: Trunc, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     };
     let out_of_range =
         || format!("{what} has a date whose date_trunc() is out of the range of timestamps");
+    let inf = infinity(a.data_type());
     let out = checked_unary(&raw, &out_of_range, |v| {
+        if infinite(inf, v) {
+            return Some(v.signum() * i64::MAX);
+        }
         let (days, ns) = days_and_ns(v, per);
         let (days, ns) = t.of(days, ns);
         days.checked_mul(DAY_NS as i64 / to_per)
@@ -1106,16 +1120,21 @@ fn convert(a: &ArrayRef, to: &DataType, name: &str) -> Result<ArrayRef, Reason> 
 
 /// The instants of a date or timestamp array as zone-less timestamps of `unit`: the raw
 /// values scaled (no cast, which would read a zone's wall clock), to a finer unit, or (a
-/// literal of whole microseconds) a coarser one, exactly; `out_of_range` says why not.
-fn rescale(
+/// literal of whole microseconds) a coarser one, exactly; `out_of_range` says why not. An
+/// infinite date or timestamp is the infinite timestamp of its sign.
+pub(super) fn rescale(
     a: &ArrayRef,
     unit: TimeUnit,
     out_of_range: &dyn Fn() -> String,
 ) -> Result<ArrayRef, Reason> {
     let per = unit_ns(a.data_type()).expect("a date or a timestamp");
     let to_per = unit_ns(&DataType::Timestamp(unit, None)).expect("a timestamp");
+    let inf = infinity(a.data_type());
     let scaled = checked_unary(&raw(a)?, out_of_range, |v| {
-        if per >= to_per {
+        if infinite(inf, v) {
+            // An infinite date or timestamp is the infinite timestamp of its sign.
+            Some(v.signum() * i64::MAX)
+        } else if per >= to_per {
             v.checked_mul(per / to_per)
         } else {
             Some(v / (to_per / per))
@@ -1135,7 +1154,7 @@ fn checked_unary(
 }
 
 /// Raw values as timestamps of `unit` in `zone` (none: zone-less).
-fn timestamps(unit: TimeUnit, zone: Option<Arc<str>>, raw: &Int64Array) -> ArrayRef {
+pub(super) fn timestamps(unit: TimeUnit, zone: Option<Arc<str>>, raw: &Int64Array) -> ArrayRef {
     fn of<T: ArrowTimestampType>(raw: &Int64Array, zone: Option<Arc<str>>) -> ArrayRef {
         Arc::new(
             PrimitiveArray::<T>::new(raw.values().clone(), raw.nulls().cloned())
