@@ -107,7 +107,8 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
            answered). Counted as "pass (join-where)" (after the filter step's categories).
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns;
-           in 30 %, a generator of their own, times of day of every unit, fuzz_gen.time_columns),
+           in 30 %, a generator of their own, times of day of every unit, fuzz_gen.time_columns;
+           in 20 %, another, a date and timestamps holding infinities, fuzz_gen.infinite_columns),
            a fifth of whose predicates on numbers, dates and timestamps compute: `+`, `-`,
            `*` and unary `-` over integer and decimal columns and exact literals (exact in
            bloomjoin to 76 digits; in DuckDB's text every operand cast to DECIMAL(38, s),
@@ -209,6 +210,7 @@ class Case:
         self.floats = 0  # divisions and float operations in its conditions
         self.maths = 0  # numeric functions (round, sqrt, ...) in its conditions
         self.times = False  # its condition reads a time-of-day column
+        self.infinities = False  # its condition reads a column holding infinite dates or timestamps
         self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
@@ -997,7 +999,6 @@ def jw_func_operands(cols, sample):
         ops.append(g.Operand(name, "xdate" if kind == "date" else kind, refs, lit))
     for o in ops:
         o.pool = cols[o.name][2]
-        o.inf = o.kind == "xdate" and g.has_infinity(o.pool)
     return ops
 
 
@@ -2110,6 +2111,8 @@ def as_duckdb_parquet_types(table):
 
 # The share of `where` tables that get times of day (fuzz_gen.time_columns).
 TIME_SHARE = 0.3
+# The share that get a date and timestamps holding infinities (fuzz_gen.infinite_columns).
+INFINITE_SHARE = 0.2
 
 
 def where_case(case, ctx):
@@ -2124,6 +2127,12 @@ def where_case(case, ctx):
         for name, col in tcols.items():
             table = table.append_column(name, col)
         info.update(tinfo)
+    irng = random.Random(f"{ctx.seed}:where-infinities:{case.index}")
+    if irng.random() < INFINITE_SHARE:
+        icols, iinfo = g.infinite_columns(irng, n)
+        for name, col in icols.items():
+            table = table.append_column(name, col)
+        info.update(iinfo)
     os.makedirs(os.path.join(case.dir, "t"))
     # A quarter of the tables go to DuckDB's writer, without the columns whose types it would
     # change (second and millisecond timestamps, time zones, dictionaries): split_write offers
@@ -2155,6 +2164,7 @@ def where_case(case, ctx):
     case.floats = g.FLOATS[0]
     case.maths = g.MATHS[0]
     case.times = any(re.search(rf"\b{n}\b", bj) for n in info if info[n][0] in ("time", "time_ns"))
+    case.infinities = any(re.search(rf"\b{n}\b", bj) for n in info if n.endswith("_inf") or "_inf_" in n)
     case.notes.append(f"condition: {bj}")
 
     con = duck()
@@ -2421,6 +2431,7 @@ def run_case(job):
     r["floats"] = case.floats
     r["maths"] = case.maths
     r["times"] = case.times
+    r["infinities"] = case.infinities
     r["jw_funcs"] = case.jw_funcs
     return r
 
@@ -2498,6 +2509,9 @@ def run_all(args, s3_port):
         if r.get("times"):
             funcs["times"] += 1
             funcs["times passed"] += r["outcome"].startswith("pass")
+        if r.get("infinities"):
+            funcs["infinities"] += 1
+            funcs["infinities passed"] += r["outcome"].startswith("pass")
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
@@ -2541,6 +2555,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['maths']} cases with numeric functions ({funcs['maths passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
+    if funcs["infinities"]:
+        skipped += f"; {funcs['infinities']} cases read infinite dates or timestamps ({funcs['infinities passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)
