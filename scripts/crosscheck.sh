@@ -24,8 +24,9 @@
 # row of a trained key kept, nothing but input rows that pass --where, the others of keys outside
 # the set and within a bound from the filter's fpp): integer, string and composite keys, a
 # --where and a --select, a filter in Spark's format, TPC-H, Hive partitions and files of
-# different columns; and --where over TIME columns of every unit and their functions
-# (scripts/where_time_check.py).
+# different columns; --where over TIME columns of every unit and their functions
+# (scripts/where_time_check.py); and CAST of strings to DATE, TIMESTAMP and TIME against
+# DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py).
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -590,6 +591,13 @@ fi
 
 section "--where over TIME columns of every unit (literals, strings, IN, BETWEEN, two columns; hour, minute, second, CAST(... AS TIME), coalesce, greatest, least), row groups and pages judged, against DuckDB's"
 if "$PY" scripts/where_time_check.py "$BIN" "$OUT/where-time"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
+section "CAST of strings to DATE, TIMESTAMP and TIME (TRY_CAST and CAST) against DuckDB's casts of 20,000 generated strings"
+if "$PY" scripts/strtime_check.py "$BIN" "$OUT/strtime"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

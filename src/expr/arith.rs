@@ -444,13 +444,10 @@ fn date_plus_days(op: ArithOp, d: &Side, (n, p): (&Side, u8)) -> Result<ArrayRef
     // The sum is computed with 0 in an infinite date's place, which is put back after.
     let finite = if any_infinite {
         days.map(|_| {
-            Ok(Arc::new(raw.unary::<_, Int32Type>(|v| {
-                if infinite(inf, v.into()) {
-                    0
-                } else {
-                    v
-                }
-            })) as ArrayRef)
+            Ok(
+                Arc::new(raw.unary::<_, Int32Type>(|v| if infinite(inf, v.into()) { 0 } else { v }))
+                    as ArrayRef,
+            )
         })?
     } else {
         days
@@ -487,7 +484,9 @@ fn plus_interval(t: &Side, k: &Kind, us: i64) -> Result<ArrayRef, Reason> {
             .ok_or("the interval is too long for a nanosecond timestamp")?,
         _ => us,
     };
-    let ts = func::rescale(&t.array, unit, &|| "the timestamp is out of range".to_string())?;
+    let ts = func::rescale(&t.array, unit, &|| {
+        "the timestamp is out of range".to_string()
+    })?;
     let raw = cast(&ts, &DataType::Int64)?;
     // An infinite timestamp stays infinite, as in DuckDB; a finite one does not become one.
     let inf = infinity(&out);

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use arrow::array::{
     cast::AsArray, Array, ArrayRef, Date32Array, GenericStringArray, Int64Array, LargeStringArray,
-    OffsetSizeTrait, PrimitiveArray,
+    OffsetSizeTrait, PrimitiveArray, TimestampMicrosecondArray,
 };
 use arrow::buffer::{Buffer, OffsetBuffer};
 use arrow::compute::kernels::{cmp, numeric, zip::zip};
@@ -30,6 +30,7 @@ use super::cast::Target;
 use super::eval::{self, exact_kind, infinite, infinity, Exact, Reason};
 use super::lit::DAY_NS;
 use super::math::Math;
+use super::strtime::{self, Bad};
 use super::text::Text;
 
 /// A function of the language.
@@ -45,8 +46,8 @@ pub(crate) enum Func {
     Extreme(bool),
     /// `CAST(x AS DATE)`; `TRY_CAST` (true) gives NULL where the date is out of range.
     Date(bool),
-    /// `CAST(x AS TIMESTAMP)`.
-    Timestamp,
+    /// `CAST(x AS TIMESTAMP)`; `TRY_CAST` (true) gives NULL where a string is not one.
+    Timestamp(bool),
     /// `CAST(x AS TIME)`; `TRY_CAST` (true) gives NULL for an infinite timestamp.
     Clock(bool),
     /// A part of a date or a timestamp, as a BIGINT.
@@ -246,7 +247,7 @@ impl Func {
             Func::Extreme(true) => "greatest",
             Func::Extreme(false) => "least",
             Func::Date(_) => return "CAST(... AS DATE)".into(),
-            Func::Timestamp => return "CAST(... AS TIMESTAMP)".into(),
+            Func::Timestamp(_) => return "CAST(... AS TIMESTAMP)".into(),
             Func::Clock(_) => return "CAST(... AS TIME)".into(),
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
@@ -446,7 +447,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Lower | Func::Upper | Func::Length => string(f, &array, &what)?,
         Func::Abs => abs(&array, &what)?,
         Func::Date(try_) => to_date(&array, try_, &what)?,
-        Func::Timestamp => to_timestamp(&array, &what)?,
+        Func::Timestamp(try_) => to_timestamp(&array, try_, &what)?,
         Func::Clock(try_) => to_clock(&array, try_, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
@@ -579,11 +580,47 @@ fn time_of(a: &ArrayRef, takes: &str, what: &str) -> Result<(Int64Array, i64), R
     }
 }
 
+/// Strings read by `read` (DuckDB's reading, see `strtime`) as values of `target` ("a date"):
+/// `None` unless `a` holds strings. Under `TRY_CAST` a string that is not one gives NULL, else
+/// the first fails the job, named.
+fn read_strings<T>(
+    a: &ArrayRef,
+    try_: bool,
+    what: &str,
+    target: &str,
+    read: fn(&[u8]) -> Result<T, Bad>,
+) -> Option<Result<Vec<Option<T>>, Reason>> {
+    let values = str_values(a)?;
+    let mut out = Vec::with_capacity(a.len());
+    for s in values {
+        out.push(match s.map(|s| (s, read(s.as_bytes()))) {
+            None => None,
+            Some((_, Ok(v))) => Some(v),
+            Some(_) if try_ => None,
+            Some((s, Err(why))) => {
+                let shown: String = s.chars().take(60).collect();
+                let cut = if shown.len() < s.len() { "..." } else { "" };
+                let why = match why {
+                    Bad::Format => format!("which CAST does not read as {target}"),
+                    Bad::Range => format!("{target} out of range"),
+                };
+                return Some(Err(format!(
+                    "{what} holds {shown:?}{cut}, {why} (TRY_CAST gives NULL for it)"
+                )));
+            }
+        });
+    }
+    Some(Ok(out))
+}
+
 fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     if a.data_type() == &DataType::Date32 {
         return Ok(Arc::clone(a));
     }
-    let takes = "CAST(... AS DATE) takes a date, a timestamp or a string literal";
+    if let Some(days) = read_strings(a, try_, what, "a date", strtime::date) {
+        return Ok(Arc::new(Date32Array::from(days?)));
+    }
+    let takes = "CAST(... AS DATE) takes a date, a timestamp or a string";
     let (raw, per) = time_of(a, takes, what)?;
     let inf = infinity(a.data_type());
     let mut out = Vec::with_capacity(raw.len());
@@ -607,17 +644,20 @@ fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
 }
 
 /// `CAST(... AS TIMESTAMP)`: a date's midnight in microseconds, a timestamp's instant
-/// without its time zone.
-fn to_timestamp(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+/// without its time zone, a string's wall clock in microseconds.
+fn to_timestamp(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
+    if let Some(us) = read_strings(a, try_, what, "a timestamp", strtime::timestamp) {
+        return Ok(Arc::new(TimestampMicrosecondArray::from(us?)));
+    }
     let unit = match a.data_type() {
         DataType::Timestamp(_, None) => return Ok(Arc::clone(a)),
         DataType::Date32 | DataType::Date64 => TimeUnit::Microsecond,
         DataType::Timestamp(u, _) => *u,
         other => {
             return Err(format!(
-            "CAST(... AS TIMESTAMP) takes a date, a timestamp or a string literal, {what} is {}",
-            describe(other)
-        ))
+                "CAST(... AS TIMESTAMP) takes a date, a timestamp or a string, {what} is {}",
+                describe(other)
+            ))
         }
     };
     rescale(a, unit, &|| {
@@ -631,13 +671,16 @@ fn to_timestamp(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
 /// timestamp is midnight, of a time of day 24:00:00. An infinite timestamp (DuckDB's, the
 /// largest and smallest but one `i64`) has no time of day.
 fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
+    if let Some(us) = read_strings(a, try_, what, "a time of day", strtime::time) {
+        return Ok(Arc::new(arrow::array::Time64MicrosecondArray::from(us?)));
+    }
     let (per, timestamp) = match (a.data_type(), exact_kind(a.data_type())) {
         (DataType::Timestamp(_, None), Some(Exact::Time(per))) => (per, true),
         (_, Some(Exact::Clock(per))) => (per, false),
         (t, _) => {
             return Err(format!(
                 "CAST(... AS TIME) takes a time of day, a timestamp without a time zone or a \
-                 string literal, {what} is {}",
+                 string, {what} is {}",
                 describe(t)
             ))
         }

@@ -66,6 +66,7 @@ mod math;
 mod parse;
 mod re;
 pub(crate) mod stats;
+mod strtime;
 mod text;
 
 use std::sync::Arc;

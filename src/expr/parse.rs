@@ -19,6 +19,7 @@ use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
 use super::math::Math;
 use super::re::{Opts, Re};
+use super::strtime;
 use super::text::{Side, Text};
 
 /// The most operators, keywords and opening parentheses one expression may have. It bounds
@@ -656,7 +657,7 @@ fn visit(
             let try_ = matches!(kind, ast::CastKind::TryCast | ast::CastKind::SafeCast);
             let f = match data_type {
                 ast::DataType::Date => Func::Date(try_),
-                ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => Func::Timestamp,
+                ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => Func::Timestamp(try_),
                 ast::DataType::Time(None, ast::TimezoneInfo::None) => Func::Clock(try_),
                 other => match cast_target(&other)? {
                     Some(t) => Func::Cast(t, try_),
@@ -669,7 +670,7 @@ fn visit(
                 },
             };
             match literal_text(&expr)
-                .filter(|_| matches!(f, Func::Date(_) | Func::Timestamp | Func::Clock(_)))
+                .filter(|_| matches!(f, Func::Date(_) | Func::Timestamp(_) | Func::Clock(_)))
             {
                 Some(s) => {
                     let node = match cast_literal(f, s, try_) {
@@ -1245,17 +1246,30 @@ fn cast_target(t: &ast::DataType) -> Result<Option<Target>, String> {
     }))
 }
 
-/// `CAST('text' AS DATE | TIMESTAMP)`: the literal (NULL for a `TRY_CAST` of bad text). A
-/// date takes a timestamp's text too, and keeps its day, as DuckDB's cast does.
+/// `CAST('text' AS DATE | TIMESTAMP | TIME)`: the literal (NULL for a `TRY_CAST` of bad
+/// text). A date takes a timestamp's text too, and keeps its day, as DuckDB's cast does. Text
+/// the strict parsers refuse is read as DuckDB's casts read it (`strtime`: `'2024-1-5'`,
+/// `'2024/01/05'`, an offset or a zone after a timestamp), but for `infinity` and `-infinity`.
 fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
+    let loose = |e: String, v: Result<i64, strtime::Bad>, inf: i64| match v {
+        Ok(v) if v != inf && v != -inf => Ok(v),
+        _ => Err(e),
+    };
+    let b = text.as_bytes();
     let r = match f {
-        Func::Date(_) => lit::strict_date(text).map(Lit::Date).or_else(|e| {
-            lit::strict_timestamp(text).map_err(|_| e).and_then(|ns| {
-                i32::try_from(ns.div_euclid(lit::DAY_NS))
-                    .map(Lit::Date)
-                    .map_err(|_| format!("{text:?} is out of the range of dates"))
+        Func::Date(_) => lit::strict_date(text)
+            .map(Lit::Date)
+            .or_else(|e| {
+                lit::strict_timestamp(text).map_err(|_| e).and_then(|ns| {
+                    i32::try_from(ns.div_euclid(lit::DAY_NS))
+                        .map(Lit::Date)
+                        .map_err(|_| format!("{text:?} is out of the range of dates"))
+                })
             })
-        }),
+            .or_else(|e| {
+                let days = strtime::date(b).map(i64::from);
+                loose(e, days, i32::MAX.into()).map(|d| Lit::Date(d as i32))
+            }),
         // A time of day, or a timestamp's (as DuckDB), in whole microseconds.
         Func::Clock(_) => lit::strict_time(text)
             .or_else(|e| {
@@ -1263,8 +1277,11 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
                     .map(|ns| ns.rem_euclid(lit::DAY_NS))
                     .map_err(|_| e)
             })
+            .or_else(|e| loose(e, strtime::time(b), i64::MAX).map(|us| us as i128 * 1_000))
             .map(Lit::time),
-        _ => lit::strict_timestamp(text).map(Lit::Timestamp),
+        _ => lit::strict_timestamp(text)
+            .or_else(|e| loose(e, strtime::timestamp(b), i64::MAX).map(|us| us as i128 * 1_000))
+            .map(Lit::Timestamp),
     };
     match r {
         Err(_) if try_ => Ok(Lit::Null),
