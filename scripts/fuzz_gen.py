@@ -1242,9 +1242,11 @@ def ns_text(e):
 
 
 def floor_us(dk):
-    """DuckDB's text of a timestamp floored to microseconds, exactly (a TIMESTAMP)."""
+    """DuckDB's text of a timestamp floored to microseconds, exactly (a TIMESTAMP); an
+    infinite one stays infinite (epoch_ns would make it a finite instant: seed 84, where 410)."""
     n = f"epoch_ns({dk})"
-    return f"make_timestamp(({n} - ((({n} % 1000) + 1000) % 1000)) // 1000)"
+    return (f"CASE WHEN isfinite({dk}) THEN make_timestamp(({n} - ((({n} % 1000) + 1000) % 1000)) // 1000) "
+            f"ELSE CAST({dk} AS TIMESTAMP) END")
 
 
 def arg(e):
