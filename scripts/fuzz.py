@@ -2119,20 +2119,16 @@ def where_case(case, ctx):
     rng = case.rng
     n = rng.choice([0, 1, 3, 20, 100, 500, 2000])
     table, info = g.where_table(rng, n)
-    # Times of day in a share of the tables, from a generator of their own: the other tables
-    # stay what a seed gave before they came.
-    trng = random.Random(f"{ctx.seed}:where-times:{case.index}")
-    if trng.random() < TIME_SHARE:
-        tcols, tinfo = g.time_columns(trng, n)
-        for name, col in tcols.items():
-            table = table.append_column(name, col)
-        info.update(tinfo)
-    irng = random.Random(f"{ctx.seed}:where-infinities:{case.index}")
-    if irng.random() < INFINITE_SHARE:
-        icols, iinfo = g.infinite_columns(irng, n)
-        for name, col in icols.items():
-            table = table.append_column(name, col)
-        info.update(iinfo)
+    # Times of day, and infinite dates and timestamps, in shares of the tables, each from a
+    # generator of its own: the other tables stay what a seed gave before they came.
+    for what, share, make in (("times", TIME_SHARE, g.time_columns),
+                              ("infinities", INFINITE_SHARE, g.infinite_columns)):
+        xrng = random.Random(f"{ctx.seed}:where-{what}:{case.index}")
+        if xrng.random() < share:
+            xcols, more = make(xrng, n)
+            for name, col in xcols.items():
+                table = table.append_column(name, col)
+            info.update(more)
     os.makedirs(os.path.join(case.dir, "t"))
     # A quarter of the tables go to DuckDB's writer, without the columns whose types it would
     # change (second and millisecond timestamps, time zones, dictionaries): split_write offers
