@@ -13,6 +13,10 @@
 //! - Parts are computed from the stored instant in UTC, whatever the column's time zone, as
 //!   DuckDB does with `TimeZone = 'UTC'`; years are astronomical (0 is 1 BC), over the
 //!   whole range of Date32.
+//! - DuckDB's infinite dates and timestamps (`±i32::MAX` days, `±i64::MAX` of any unit) have
+//!   NULL parts, and casts and `date_trunc` keep them infinite.
+//! - `CAST` of a string column to a date, a timestamp or a time of day reads each string as
+//!   DuckDB does (`strtime`).
 
 use std::sync::Arc;
 
@@ -44,11 +48,13 @@ pub(crate) enum Func {
     /// `greatest(...)` (true) or `least(...)`: each row's largest or smallest value that is
     /// not NULL.
     Extreme(bool),
-    /// `CAST(x AS DATE)`; `TRY_CAST` (true) gives NULL where the date is out of range.
+    /// `CAST(x AS DATE)`; `TRY_CAST` (true) gives NULL where the date is out of range or a
+    /// string is not one.
     Date(bool),
     /// `CAST(x AS TIMESTAMP)`; `TRY_CAST` (true) gives NULL where a string is not one.
     Timestamp(bool),
-    /// `CAST(x AS TIME)`; `TRY_CAST` (true) gives NULL for an infinite timestamp.
+    /// `CAST(x AS TIME)`; `TRY_CAST` (true) gives NULL for an infinite timestamp or a string
+    /// that is not a time.
     Clock(bool),
     /// A part of a date or a timestamp, as a BIGINT.
     Part(Part),
@@ -669,7 +675,7 @@ fn to_timestamp(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason
 /// timestamp or of a time of day of another unit. Nanoseconds round to the nearest microsecond,
 /// halves away from zero, before the day is taken, as in DuckDB: 23:59:59.9999997 of a
 /// timestamp is midnight, of a time of day 24:00:00. An infinite timestamp (DuckDB's, the
-/// largest and smallest but one `i64`) has no time of day.
+/// largest and smallest but one `i64`) has no time of day. A string is read by `strtime`.
 fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     if let Some(us) = read_strings(a, try_, what, "a time of day", strtime::time) {
         return Ok(Arc::new(arrow::array::Time64MicrosecondArray::from(us?)));

@@ -6,7 +6,8 @@
 //! `[NOT] LIKE`/`ILIKE` with an optional `ESCAPE 'c'`, `IS [NOT] NULL`, `IS [NOT] TRUE | FALSE
 //! | UNKNOWN`, `IS [NOT] DISTINCT FROM`, parentheses, `+ - * %` (`mod`) and signs; the
 //! functions `lower`, `upper`, `length`, `abs`, `coalesce`, `ifnull`, `nullif`,
-//! `CAST(x AS DATE | TIMESTAMP)`, `[TRY_]CAST` to the integer types, `DECIMAL(p, s)` and
+//! `[TRY_]CAST(x AS DATE | TIMESTAMP | TIME)` (of strings as DuckDB reads them: see
+//! `strtime`), `[TRY_]CAST` to the integer types, `DECIMAL(p, s)` and
 //! `VARCHAR` (see `cast`), the parts of dates and timestamps (`year`,
 //! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...) and `date_trunc('month', x)` (see
 //! `func`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
