@@ -108,7 +108,9 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
   where    a table with a column of every type `--where` compares and a random condition
            (in a fifth of the cases of 2 or 3 files, some files without one of its columns;
            in 30 %, a generator of their own, times of day of every unit, fuzz_gen.time_columns;
-           in 20 %, another, a date and timestamps holding infinities, fuzz_gen.infinite_columns),
+           in 20 %, another, a date and timestamps holding infinities, fuzz_gen.infinite_columns;
+           in 30 %, another, a string column of dates and times as text that functions cast
+           to DATE and TIMESTAMP, fuzz_gen.when_text_columns),
            a fifth of whose predicates on numbers, dates and timestamps compute: `+`, `-`,
            `*` and unary `-` over integer and decimal columns and exact literals (exact in
            bloomjoin to 76 digits; in DuckDB's text every operand cast to DECIMAL(38, s),
@@ -211,6 +213,7 @@ class Case:
         self.maths = 0  # numeric functions (round, sqrt, ...) in its conditions
         self.times = False  # its condition reads a time-of-day column
         self.infinities = False  # its condition reads a column holding infinite dates or timestamps
+        self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
         self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
@@ -2113,6 +2116,8 @@ def as_duckdb_parquet_types(table):
 TIME_SHARE = 0.3
 # The share that get a date and timestamps holding infinities (fuzz_gen.infinite_columns).
 INFINITE_SHARE = 0.2
+# The share that get a string column of dates and times as text (fuzz_gen.when_text_columns).
+WHEN_TEXT_SHARE = 0.3
 
 
 def where_case(case, ctx):
@@ -2122,7 +2127,8 @@ def where_case(case, ctx):
     # Times of day, and infinite dates and timestamps, in shares of the tables, each from a
     # generator of its own: the other tables stay what a seed gave before they came.
     for what, share, make in (("times", TIME_SHARE, g.time_columns),
-                              ("infinities", INFINITE_SHARE, g.infinite_columns)):
+                              ("infinities", INFINITE_SHARE, g.infinite_columns),
+                              ("when-texts", WHEN_TEXT_SHARE, g.when_text_columns)):
         xrng = random.Random(f"{ctx.seed}:where-{what}:{case.index}")
         if xrng.random() < share:
             xcols, more = make(xrng, n)
@@ -2161,6 +2167,7 @@ def where_case(case, ctx):
     case.maths = g.MATHS[0]
     case.times = any(re.search(rf"\b{n}\b", bj) for n in info if info[n][0] in ("time", "time_ns"))
     case.infinities = any(re.search(rf"\b{n}\b", bj) for n in info if n.endswith("_inf") or "_inf_" in n)
+    case.texts = bool(re.search(r"\bs_when\b", bj) and re.search(r"(AS|::)\s*(DATE|TIMESTAMP)\b", bj))
     case.notes.append(f"condition: {bj}")
 
     con = duck()
@@ -2428,6 +2435,7 @@ def run_case(job):
     r["maths"] = case.maths
     r["times"] = case.times
     r["infinities"] = case.infinities
+    r["texts"] = case.texts
     r["jw_funcs"] = case.jw_funcs
     return r
 
@@ -2508,6 +2516,9 @@ def run_all(args, s3_port):
         if r.get("infinities"):
             funcs["infinities"] += 1
             funcs["infinities passed"] += r["outcome"].startswith("pass")
+        if r.get("texts"):
+            funcs["texts"] += 1
+            funcs["texts passed"] += r["outcome"].startswith("pass")
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
@@ -2553,6 +2564,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:
         skipped += f"; {funcs['infinities']} cases read infinite dates or timestamps ({funcs['infinities passed']} passed)"
+    if funcs["texts"]:
+        skipped += f"; {funcs['texts']} cases cast dates and times as text ({funcs['texts passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

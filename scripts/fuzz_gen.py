@@ -435,6 +435,28 @@ def infinite_columns(rng, nrows):
     return cols, info
 
 
+# Dates, timestamps and times of day as text, as CSV-born columns hold them (DuckDB's casts
+# read most: one- and two-digit fields, other separators, spaces, offsets, zones, ` (BC)`,
+# infinities), and text that is none of them.
+WHEN_TEXTS = [
+    "2024-01-05", "2024-1-5", " 2024-01-05 ", "2024/01/05", "2024 01 05", "2024-01-05 12:34:56",
+    "2024-01-05T12:34:56.789", "2024-01-05 12:00:00+05:30", "2024-01-05 23:59:59.9999999",
+    "2024-01-05 12:00:00 UTC", "2024-01-05 12:00:00 America/New_York", "2024-01-05 12:00:00Z",
+    "1999-12-31", "1970-01-01 00:00:00", "1969-12-31 23:59:59.999999", "0001-01-01", "9999-12-31 23:59:59",
+    "2020-06-15 (BC)", "2024-02-29", "2024-02-30", "2024-13-01", "2024-01-05abc", "2024-01-05 25:00", "junk", "",
+    "12:30", "12:30:00", "24:00:00", "infinity", "-infinity", "epoch", "Infinity", "2024-01-05 24:00:00",
+]
+
+
+def when_text_columns(rng, nrows):
+    """A string column holding dates, timestamps and times of day as text (WHEN_TEXTS), which
+    CAST(... AS DATE | TIMESTAMP) reads, for a `--where` table. Returns (columns, info) as
+    where_table's."""
+    pool = rng.sample(WHEN_TEXTS, rng.randint(2, 8))
+    return ({"s_when": pa.array(draw(rng, pool, nrows, null_frac(rng)), pa.string())},
+            {"s_when": ("str", None, pool)})
+
+
 def rand_instant(rng, unit, days):
     per = PER_SECOND[unit]
     day = rng.choice(days)
@@ -1222,7 +1244,7 @@ def func_operands(info, names):
 
 
 # What a function of a column of each kind may give: the kinds of its result.
-RESULTS = {"str": ["str", "str", "num", "bool", "float"], "num": ["num", "num", "num", "str", "float"], "float": ["float"],
+RESULTS = {"str": ["str", "str", "num", "bool", "float", "xdate", "ts"], "num": ["num", "num", "num", "str", "float"], "float": ["float"],
            "date": ["date", "ts", "num", "num", "str"], "xdate": ["xdate", "num", "num"],
            "ts": ["date", "ts", "num", "num", "str"], "bool": ["bool", "str"], "bin": ["bin"]}
 # How often a `where` function predicate reads a column of each kind (out of those present).
@@ -1464,6 +1486,22 @@ def mk_cast_date(rng, ops, depth, first, x=None, form=None):
     src = floor_us(x.dk) if ns_text(x) else x.dk
     e = call_ex(bj, f"CAST({src} AS DATE)", "xdate" if x.kind == "xdate" else "date", x.used)
     e.mirror = lambda rng, o: mk_cast_date(rng, ops, depth, o, col_ex(rng, o), form)
+    return e
+
+
+def mk_cast_text(rng, ops, depth, first, to, x=None, form=None):
+    """CAST(s AS DATE | TIMESTAMP) (s::DATE, TRY_CAST) of a string: DuckDB's reading, which
+    bloomjoin's ports (expr::strtime). A date read from text may be far or infinite ('xdate').
+    A CAST fails on a string it does not read, where DuckDB reaches it."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first if first is not None and first.kind == "str" else None)
+    form = form or rng.choice(["cast", "colons", "try", "try"])
+    if form != "try":
+        CASTS[0] += 1
+    bj = {"cast": f"CAST({x.bj} AS {to})", "colons": f"{arg(x)}::{to}", "try": f"TRY_CAST({x.bj} AS {to})"}[form]
+    dk = f"{'TRY_CAST' if form == 'try' else 'CAST'}({x.dk} AS {to})"
+    e = call_ex(bj, dk, "xdate" if to == "DATE" else "ts", x.used)
+    e.mirror = lambda rng, o: mk_cast_text(rng, ops, depth, o, to, col_ex(rng, o), form)
     return e
 
 
@@ -2067,9 +2105,11 @@ MAKERS = {
              (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date"),
              (lambda rng, ops, d, f: mk_casewhen(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date")],
     "xdate": [(mk_cast_date, lambda ops, f: f is not None and f.kind == "xdate"),
+              (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "DATE"), reads_str),
               (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "TIMESTAMP"), reads_str),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
     "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool"), (mk_affix, reads_str),
              (mk_regex, reads_str),
@@ -2255,6 +2295,8 @@ def func_predicate(rng, ops, first, values=None):
     if rng.random() < 0.15:
         return distinct_plain(rng, ops, first)
     kinds = RESULTS[first.kind]
+    if first.name == "s_when" and rng.random() < 0.7:
+        kinds = ["xdate", "ts"]  # dates and times as text: mostly cast (when_text_columns)
     a = fx(rng, ops, rng.choice(kinds), 0, first, need_fn=True)
     a = compose(rng, ops, a, first)
     if a.kind == "bool":
@@ -2371,6 +2413,9 @@ def predicate(rng, info, names, frng=None, values=None):
     kinds = sorted({o.kind for o in ops})
     kind = frng.choice([k for k in kinds for _ in range(KIND_WEIGHT[k])])
     first = frng.choice([o for o in ops if o.kind == kind])
+    when = [o for o in ops if o.name == "s_when"]
+    if when and frng.random() < 0.4:
+        first = when[0]  # dates and times as text, which one column of all holds
     bj, dk, _ = func_predicate(frng, ops, first, values)
     return bj, dk
 
