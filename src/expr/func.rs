@@ -586,14 +586,15 @@ fn time_of(a: &ArrayRef, takes: &str, what: &str) -> Result<(Int64Array, i64), R
     }
 }
 
-/// Strings read by `read` (DuckDB's reading, see `strtime`) as values of `target` ("a date"):
-/// `None` unless `a` holds strings. Under `TRY_CAST` a string that is not one gives NULL, else
-/// the first fails the job, named.
+/// Strings read by `read` (DuckDB's reading, see `strtime`) as values of the type `ty`,
+/// which `(one, many)` name ("a date", "dates"): `None` unless `a` holds strings. Under
+/// `TRY_CAST` a string that is not one gives NULL, else the first fails the job, named as the
+/// other casts name a value they cannot convert.
 fn read_strings<T>(
     a: &ArrayRef,
     try_: bool,
     what: &str,
-    target: &str,
+    (ty, one, many): (&str, &str, &str),
     read: fn(&[u8]) -> Result<T, Bad>,
 ) -> Option<Result<Vec<Option<T>>, Reason>> {
     let values = str_values(a)?;
@@ -607,11 +608,12 @@ fn read_strings<T>(
                 let shown: String = s.chars().take(60).collect();
                 let cut = if shown.len() < s.len() { "..." } else { "" };
                 let why = match why {
-                    Bad::Format => format!("which CAST does not read as {target}"),
-                    Bad::Range => format!("{target} out of range"),
+                    Bad::Format => format!("which is not {one}"),
+                    Bad::Range => format!("out of the range of {many}"),
                 };
                 return Some(Err(format!(
-                    "{what} holds {shown:?}{cut}, {why} (TRY_CAST gives NULL for it)"
+                    "CAST(.. AS {ty}): {what} holds '{}{cut}', {why} (TRY_CAST gives NULL for it)",
+                    shown.escape_debug()
                 )));
             }
         });
@@ -623,7 +625,7 @@ fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     if a.data_type() == &DataType::Date32 {
         return Ok(Arc::clone(a));
     }
-    if let Some(days) = read_strings(a, try_, what, "a date", strtime::date) {
+    if let Some(days) = read_strings(a, try_, what, ("DATE", "a date", "dates"), strtime::date) {
         return Ok(Arc::new(Date32Array::from(days?)));
     }
     let takes = "CAST(... AS DATE) takes a date, a timestamp or a string";
@@ -652,7 +654,13 @@ fn to_date(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
 /// `CAST(... AS TIMESTAMP)`: a date's midnight in microseconds, a timestamp's instant
 /// without its time zone, a string's wall clock in microseconds.
 fn to_timestamp(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
-    if let Some(us) = read_strings(a, try_, what, "a timestamp", strtime::timestamp) {
+    if let Some(us) = read_strings(
+        a,
+        try_,
+        what,
+        ("TIMESTAMP", "a timestamp", "timestamps"),
+        strtime::timestamp,
+    ) {
         return Ok(Arc::new(TimestampMicrosecondArray::from(us?)));
     }
     let unit = match a.data_type() {
@@ -677,7 +685,13 @@ fn to_timestamp(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason
 /// timestamp is midnight, of a time of day 24:00:00. An infinite timestamp (DuckDB's, the
 /// largest and smallest but one `i64`) has no time of day. A string is read by `strtime`.
 fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
-    if let Some(us) = read_strings(a, try_, what, "a time of day", strtime::time) {
+    if let Some(us) = read_strings(
+        a,
+        try_,
+        what,
+        ("TIME", "a time of day", "times of day"),
+        strtime::time,
+    ) {
         return Ok(Arc::new(arrow::array::Time64MicrosecondArray::from(us?)));
     }
     let (per, timestamp) = match (a.data_type(), exact_kind(a.data_type())) {
