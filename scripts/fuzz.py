@@ -2501,24 +2501,11 @@ def run_all(args, s3_port):
             funcs["cases"] += 1
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
-        if r["casts"]:
-            funcs["casts"] += 1
-            funcs["casts passed"] += r["outcome"].startswith("pass")
-        if r["floats"]:
-            funcs["floats"] += 1
-            funcs["floats passed"] += r["outcome"].startswith("pass")
-        if r.get("maths"):
-            funcs["maths"] += 1
-            funcs["maths passed"] += r["outcome"].startswith("pass")
-        if r.get("times"):
-            funcs["times"] += 1
-            funcs["times passed"] += r["outcome"].startswith("pass")
-        if r.get("infinities"):
-            funcs["infinities"] += 1
-            funcs["infinities passed"] += r["outcome"].startswith("pass")
-        if r.get("texts"):
-            funcs["texts"] += 1
-            funcs["texts passed"] += r["outcome"].startswith("pass")
+        # Cases by what their conditions hold, and how many of them passed.
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts"):
+            if r.get(what):
+                funcs[what] += 1
+                funcs[f"{what} passed"] += r["outcome"].startswith("pass")
         if r["outcome"] == "FAILED":
             failures.append((kind, i))
             print(f"\nFAILED {kind} case {i} (--seed {args.seed} --case {i}{' --kind ' + kind if args.kind != 'all' else ''}): {r['error']}")
