@@ -283,7 +283,7 @@ pub(super) fn civil(days: i64) -> (i64, i64, i64) {
 }
 
 /// Days from 1970-01-01 to the date `y-m-d` (`days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
@@ -710,7 +710,7 @@ fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
     for v in raw.iter() {
         out.push(match v {
             None => None,
-            Some(v) if timestamp && (v == i64::MAX || v == -i64::MAX) => {
+            Some(v) if timestamp && infinite(Some(i64::MAX), v) => {
                 if try_ {
                     None
                 } else {

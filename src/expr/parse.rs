@@ -15,6 +15,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::cast::{IntTy, Target};
+use super::eval::infinite;
 use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
 use super::math::Math;
@@ -1252,7 +1253,7 @@ fn cast_target(t: &ast::DataType) -> Result<Option<Target>, String> {
 /// `'2024/01/05'`, an offset or a zone after a timestamp), but for `infinity` and `-infinity`.
 fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
     let loose = |e: String, v: Result<i64, strtime::Bad>, inf: i64| match v {
-        Ok(v) if v != inf && v != -inf => Ok(v),
+        Ok(v) if !infinite(Some(inf), v) => Ok(v),
         _ => Err(e),
     };
     let b = text.as_bytes();

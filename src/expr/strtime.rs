@@ -19,6 +19,8 @@
 //! Every value is in microseconds, as DuckDB's `TIMESTAMP` and `TIME`. The tests hold DuckDB
 //! 2.0.1's answers for generated strings; `scripts/strtime_check.py` compares thousands more.
 
+use super::eval::infinite;
+use super::func::days_from_civil;
 use super::lit::DAY_NS;
 
 /// Why a string is not a value: not of the shape (`Format`) or out of the type's range.
@@ -97,13 +99,7 @@ fn from_date(y: i64, m: i64, d: i64) -> Option<i32> {
     if d > last {
         return None;
     }
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    i32::try_from(era * 146_097 + doe - 719_468).ok()
+    i32::try_from(days_from_civil(y, m, d)).ok()
 }
 
 /// DuckDB's `Date::TryConvertDate` (not strict): the days, and where the date ended.
@@ -275,7 +271,7 @@ fn from_datetime(days: i32, us: i64) -> Option<i64> {
     i64::from(days)
         .checked_mul(DAY_US)?
         .checked_add(us)
-        .filter(|v| *v != i64::MAX && *v != -i64::MAX)
+        .filter(|v| !infinite(Some(i64::MAX), *v))
 }
 
 /// `CAST(s AS TIMESTAMP)`: DuckDB's `Timestamp::TryConvertTimestamp` without using the offset,
@@ -380,7 +376,7 @@ pub(crate) fn time(b: &[u8]) -> Result<i64, Bad> {
             Ok(us)
         }
         None => match timestamp(b)? {
-            v if v == i64::MAX || v == -i64::MAX => Err(Bad::Range),
+            v if infinite(Some(i64::MAX), v) => Err(Bad::Range),
             v => Ok(v.rem_euclid(DAY_US)),
         },
     }
