@@ -25,8 +25,9 @@
 # the set and within a bound from the filter's fpp): integer, string and composite keys, a
 # --where and a --select, a filter in Spark's format, TPC-H, Hive partitions and files of
 # different columns; --where over TIME columns of every unit and their functions
-# (scripts/where_time_check.py); and CAST of strings to DATE, TIMESTAMP and TIME against
-# DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py).
+# (scripts/where_time_check.py); CAST of strings to DATE, TIMESTAMP and TIME against
+# DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and date_diff in every
+# unit and last_day against DuckDB's, row by row (scripts/date_diff_check.py).
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -598,6 +599,13 @@ fi
 
 section "CAST of strings to DATE, TIMESTAMP and TIME (TRY_CAST and CAST) against DuckDB's casts of 20,000 generated strings"
 if "$PY" scripts/strtime_check.py "$BIN" "$OUT/strtime"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
+section "date_diff in every unit (dates, timestamps of every unit and zone, times of day, literals) and last_day against DuckDB's, row by row over 3,000 generated rows"
+if "$PY" scripts/date_diff_check.py "$BIN" "$OUT/date-diff"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

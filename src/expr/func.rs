@@ -31,6 +31,7 @@ use arrow::datatypes::*;
 
 use super::arith::{self, Operand, Value};
 use super::cast::Target;
+use super::diff::{self, Unit};
 use super::eval::{self, exact_kind, infinite, infinity, Exact, Reason};
 use super::lit::DAY_NS;
 use super::math::Math;
@@ -60,6 +61,10 @@ pub(crate) enum Func {
     Part(Part),
     /// `date_trunc('unit', x)`: the instant truncated to the start of its unit.
     Trunc(Trunc),
+    /// `date_diff('unit', start, end)`: the unit's boundaries crossed (see `diff`).
+    DateDiff(Unit),
+    /// `last_day(x)`: the last day of the month, as a date.
+    LastDay,
     /// A string function (`substr`, `trim`, `||`, ...: see `text`).
     Text(Text),
     /// A numeric function (`round`, `sqrt`, ...: see `math`).
@@ -214,7 +219,7 @@ impl Part {
 
     /// This part of the instant `days` days and `ns` nanoseconds (`0 <= ns < DAY_NS`) after
     /// the epoch.
-    fn of(self, days: i64, ns: i64) -> i64 {
+    pub(super) fn of(self, days: i64, ns: i64) -> i64 {
         let (y, m, d) = civil(days);
         match self {
             Part::Year => y,
@@ -257,6 +262,8 @@ impl Func {
             Func::Clock(_) => return "CAST(... AS TIME)".into(),
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
+            Func::DateDiff(u) => return format!("date_diff('{}', ...)", u.name()),
+            Func::LastDay => "last_day",
             Func::Text(Text::Pipe) => return "||".into(),
             Func::Case(_) => return "CASE".into(),
             Func::Cast(t, _) => return format!("CAST(... AS {})", t.shown()),
@@ -443,6 +450,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Text(t) => return super::text::call(t, args),
         Func::Math(m) => return super::math::call(m, args),
         Func::Case(has_else) => return case(args, has_else),
+        Func::DateDiff(u) => return diff::date_diff(u, args),
         _ => {}
     }
     let (a, what) = args.pop().expect("one argument");
@@ -457,8 +465,14 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Clock(try_) => to_clock(&array, try_, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
+        Func::LastDay => diff::last_day(&array, &what)?,
         Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
-        Func::Coalesce | Func::Extreme(_) | Func::Text(_) | Func::Math(_) | Func::Case(_) => {
+        Func::Coalesce
+        | Func::Extreme(_)
+        | Func::Text(_)
+        | Func::Math(_)
+        | Func::Case(_)
+        | Func::DateDiff(_) => {
             unreachable!("handled above")
         }
     };

@@ -15,6 +15,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::cast::{IntTy, Target};
+use super::diff::Unit;
 use super::eval::infinite;
 use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
@@ -979,7 +980,7 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          degrees, radians, pi, isnan, isinf, isfinite, greatest, least, \
                          coalesce, ifnull, nullif, year, quarter, month, week, day, \
                          hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
-                         date_trunc, and CAST";
+                         date_trunc, date_diff, last_day, and CAST";
 
 /// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
 /// (`DISTINCT`, `FILTER`, `OVER`, named arguments, ...) are refused.
@@ -1063,6 +1064,20 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
                 })?;
                 return Ok((Func::Trunc(t), args));
             }
+            "date_diff" | "datediff" => {
+                if args.len() != 3 {
+                    return Err(format!(
+                        "{name}() takes 3 arguments: date_diff('day', start, end)"
+                    ));
+                }
+                let unit = string_literal(args.remove(0)).ok_or_else(|| {
+                    format!(
+                        "{name}() takes the unit as a string literal: date_diff('day', start, end)"
+                    )
+                })?;
+                return Ok((Func::DateDiff(Unit::named(&unit)?), args));
+            }
+            "last_day" => (Func::LastDay, 1, 1),
             other => match Part::named(other).filter(|_| {
                 // year(), month(), ... but not the abbreviations.
                 matches!(

@@ -1480,6 +1480,117 @@ fn infinite_dates_and_timestamps_agree_with_duckdb() {
     assert!(e.contains("out of the range of timestamps"), "{e}");
 }
 
+/// `date_diff` and `last_day`, with DuckDB 2.0.1's answers over [`infinite_table`] written to
+/// Parquet by pyarrow: boundaries crossed in each unit, strings read as the other argument's
+/// type, infinities giving NULL, and `yearweek` counting Mondays only where a timestamp has a
+/// time zone (DuckDB's ICU). `scripts/date_diff_check.py` compares every unit row by row.
+const DATE_DIFF_DUCKDB: &[(&str, &[usize])] = &[
+    ("date_diff('day', d, ts_us) = 0", &[0, 4]),
+    ("date_diff('year', DATE '1970-01-01', d) = 50", &[0]),
+    ("date_diff('month', d, DATE '2020-02-29') = 1", &[0]),
+    (
+        "date_diff('hour', ts_ns, TIMESTAMP '2020-01-01 10:30:00') = 10",
+        &[0],
+    ),
+    ("date_diff('week', ts_ms, d) IS NULL", &[1, 2, 3]),
+    ("datediff('quarter', '1969-12-31', d) = 1", &[4]),
+    ("date_diff('microsecond', ts_us, tz_us) = 0", &[0, 4]),
+    ("last_day(d) = DATE '2020-01-31'", &[0]),
+    ("last_day(ts_ns) IS NULL", &[1, 2, 3]),
+    ("date_diff('decade', d, ts_ms) = 0", &[0, 4]),
+    ("date_diff('millennium', d, DATE '0999-01-01') = -2", &[0]),
+    (
+        "date_diff('yearweek', tz_us, TIMESTAMP '2020-01-06 00:00:00') = 1",
+        &[0],
+    ),
+    (
+        "date_diff('yearweek', ts_us, TIMESTAMP '2020-01-06 00:00:00') = 1",
+        &[],
+    ),
+    ("date_diff('yearweek', d, tz_us) = 0", &[0, 4]),
+    (
+        "date_diff('minute', TIME '10:00:59', '10:01') = 1",
+        &[0, 1, 2, 3, 4],
+    ),
+    ("date_diff('ms', ts_us, ts_ms) = 0", &[0, 4]),
+    ("date_diff('dow', '1970-01-01 00:00:00', d) > 10000", &[0]),
+    ("last_day(tz_us) - 30 = d", &[0, 4]),
+    ("date_diff('isoyear', DATE '2019-12-30', d) = 0", &[0]),
+];
+
+#[test]
+fn date_diff_and_last_day_agree_with_duckdb() {
+    let t = infinite_table();
+    assert_rows(&t, &[DATE_DIFF_DUCKDB]);
+    assert_rows_recast_and_sliced(&t, DATE_DIFF_DUCKDB, &[], 1);
+    // Refusals, in one line naming what is wrong.
+    for (text, says) in [
+        (
+            "date_diff('day', d, '2020-01-01 10:00') = 0",
+            "has a time of day, and a date column compares with dates",
+        ),
+        (
+            "date_diff('day', '2020-01-01', '2020-02-01') = 31",
+            "of two strings: say what they are",
+        ),
+        (
+            "date_diff('era', d, d) = 0",
+            "unsupported: date_diff() in era (the units are",
+        ),
+        ("date_diff('day', d) = 0", "takes 3 arguments"),
+        (
+            "date_diff(d, d, d) = 0",
+            "takes the unit as a string literal",
+        ),
+        ("date_diff('day', TIME '10:00', d) = 0", "are not alike"),
+        (
+            "date_diff('day', TIME '10:00', TIME '11:00') = 0",
+            "of times of day: they count hours",
+        ),
+        (
+            "date_diff('day', d, CAST(d AS VARCHAR)) = 0",
+            "CAST it to DATE or TIMESTAMP",
+        ),
+        (
+            "date_diff('day', d, 5) = 0",
+            "takes dates, timestamps or times of day",
+        ),
+        ("last_day(5) = d", "last_day() takes a date or a timestamp"),
+        ("date_diff('day', d, TIMESTAMP 'junk') = 0", "junk"),
+    ] {
+        let e = refusal(text, &t);
+        assert!(e.contains(says), "{text}: {e}");
+        assert!(!e.contains('\n'), "{text}: {e}");
+    }
+    // Microseconds between dates 575,000 years apart leave BIGINT, as does a date of 547,000
+    // AD in microseconds, as in DuckDB; seconds do not. Such a date meeting a timestamp is out
+    // of the range of timestamps. The last day of the last month of Date32 is not a date.
+    let d: ArrayRef = Arc::new(Date32Array::from(vec![-105_000_000, 200_000_000]));
+    let e: ArrayRef = Arc::new(Date32Array::from(vec![105_000_000, 0]));
+    let schema = Schema::new(vec![field("d", &d), field("e", &e)]);
+    let t = RecordBatch::try_new(Arc::new(schema), vec![d, e]).unwrap();
+    assert_eq!(rows("date_diff('second', d, e) <> 0", &t), [0, 1]);
+    for slice in [t.slice(0, 1), t.slice(1, 1)] {
+        assert_fails_on(&slice, "date_diff('microsecond', d, e) = 0", "leave BIGINT");
+    }
+    assert_eq!(
+        rows(
+            "date_diff('hour', d, TIMESTAMP '1970-01-01') > 0",
+            &t.slice(0, 1)
+        ),
+        [0]
+    );
+    assert_fails_on(
+        &t.slice(1, 1),
+        "date_diff('hour', d, TIMESTAMP '1970-01-01') = 0",
+        "out of the range of timestamps",
+    );
+    let last: ArrayRef = Arc::new(Date32Array::from(vec![i32::MAX - 1]));
+    let t =
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field("d", &last)])), vec![last]).unwrap();
+    assert_fails_on(&t, "last_day(d) IS NULL", "out of the range of dates");
+}
+
 /// Strings cast to dates, timestamps and times of day, read as DuckDB's casts read them
 /// (`strtime`), with DuckDB 2.0.1's answers over the column `txt` of [`string_cast_table`].
 const STRING_CASTS_DUCKDB: &[(&str, &[usize])] = &[

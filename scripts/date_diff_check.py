@@ -1,0 +1,173 @@
+"""date_diff and last_day against DuckDB's, row by row.
+
+Usage: date_diff_check.py BLOOMJOIN OUT_DIR [N [SEED]]
+
+Generates N rows (default 3,000) of dates, timestamps of every unit (zone-less and UTC) and
+times of day: around the epoch, the ends of months and years, leap days, years before 1 and up
+to 100,000, values a microsecond apart, NULLs and DuckDB's infinities. DuckDB computes
+`date_diff` in every unit (and some of DuckDB's other names for them) over pairs of columns
+and literals, and `last_day`, into a Parquet file beside the values; `bloomjoin train --where`
+must find every row's answers equal to DuckDB's (IS NOT DISTINCT FROM, so NULL meets NULL).
+The expressions that differ are printed with a row.
+
+Where bloomjoin follows the rest of its language rather than DuckDB (see src/expr/diff.rs),
+DuckDB is given the same question exactly: a zone-less nanosecond column is floored to the
+microsecond for it (DuckDB's cast rounds), and the columns with a time zone, and those they
+meet, hold years from 1 on (before that, DuckDB's ICU counts decades and quarters differently from its own DATE and
+TIMESTAMP functions, which bloomjoin follows for every type)."""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+BIN, OUT = sys.argv[1], sys.argv[2]
+N = int(sys.argv[3]) if len(sys.argv) > 3 else 3_000
+SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 21
+shutil.rmtree(OUT, ignore_errors=True)
+os.makedirs(OUT)
+rng = random.Random(SEED)
+DAY_US = 86_400 * 10**6
+I32_MAX, I64_MAX = 2**31 - 1, 2**63 - 1
+
+
+def civil_days(y, m, d):
+    """Days from 1970-01-01 to y-m-d, proleptic Gregorian (Hinnant's days_from_civil)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def day(lo_year, hi_year):
+    """A day: near the epoch, a month's or year's end or start, a leap day, or any day."""
+    kind = rng.random()
+    if kind < 0.15:
+        return rng.randint(-400, 400)
+    y = rng.randint(lo_year, hi_year)
+    if kind < 0.45:
+        m = rng.randint(1, 12)
+        first = civil_days(y, m, 1)
+        return first + rng.choice([-1, 0, 1, 27, 28, 29, 30])
+    if kind < 0.55:
+        return civil_days(y, 12, 31) + rng.choice([-3, 0, 1, 4])
+    return civil_days(y, rng.randint(1, 12), rng.randint(1, 28))
+
+
+def instant_us(lo_year, hi_year):
+    """An instant in microseconds: a day and a time of day, often near a boundary."""
+    t = rng.choice([0, 1, DAY_US - 1, DAY_US // 2, rng.randrange(DAY_US), rng.randrange(DAY_US),
+                    3_600 * 10**6 * rng.randint(0, 23) + rng.choice([-1, 0, 1, 999, 1000])])
+    return day(lo_year, hi_year) * DAY_US + t
+
+
+def column(make, null=0.05, inf=None):
+    out = []
+    for _ in range(N):
+        r = rng.random()
+        if r < null:
+            out.append(None)
+        elif inf is not None and r < null + 0.03:
+            out.append(rng.choice([inf, -inf]))
+        else:
+            out.append(make())
+    return out
+
+
+us_bc = column(lambda: instant_us(-3000, 3000), inf=I64_MAX)
+cols = {
+    "id": pa.array(range(N), pa.int64()),
+    "d1": pa.array(column(lambda: day(-3000, 3000), inf=I32_MAX), pa.date32()),
+    "d2": pa.array(column(lambda: day(-100_000, 100_000)), pa.date32()),
+    "d_ad": pa.array(column(lambda: day(1, 3000)), pa.date32()),
+    "ts_us": pa.array(us_bc, pa.timestamp("us")),
+    "ts_ms": pa.array(column(lambda: instant_us(1, 3000) // 1000), pa.timestamp("ms")),
+    "ts_s": pa.array(column(lambda: instant_us(-3000, 3000) // 10**6), pa.timestamp("s")),
+    "tz_us": pa.array(column(lambda: instant_us(1, 3000), inf=I64_MAX), pa.timestamp("us", tz="UTC")),
+    "tz_ms": pa.array(column(lambda: instant_us(1, 3000) // 1000), pa.timestamp("ms", tz="UTC")),
+}
+# Nanoseconds: within the range of i64 nanoseconds (1677 to 2262), at and around whole
+# microseconds; DuckDB is given the zone-less ones floored to the microsecond (ts_ns_us).
+ns = column(lambda: instant_us(1678, 2261) * 1000 + rng.choice([0, 1, 499, 500, 501, 999]))
+cols["ts_ns"] = pa.array(ns, pa.timestamp("ns"))
+cols["ts_ns_us"] = pa.array([None if v is None else v // 1000 for v in ns], pa.timestamp("us"))
+for c in ("tz_ns", "tz_ns2"):
+    cols[c] = pa.array(column(lambda: instant_us(1678, 2261) * 1000 + rng.choice([0, 1, 500, 999])),
+                       pa.timestamp("ns", tz="UTC"))
+clock_us = lambda: rng.choice([0, 1, DAY_US - 1, rng.randrange(DAY_US), 3_600 * 10**6 * rng.randint(0, 23)])
+t_ns = column(lambda: clock_us() * 1000 + rng.choice([0, 1, 999]))
+cols["t_ns"] = pa.array(t_ns, pa.time64("ns"))
+cols["t_ns_us"] = pa.array([None if v is None else v // 1000 for v in t_ns], pa.time64("us"))
+cols["t_us"] = pa.array(column(clock_us), pa.time64("us"))
+cols["t_ms"] = pa.array(column(lambda: clock_us() // 1000), pa.time32("ms"))
+cols["t_s"] = pa.array(column(lambda: clock_us() // 10**6), pa.time32("s"))
+table = pa.table(cols)
+
+UNITS = ["millennium", "century", "decade", "year", "quarter", "month", "week", "isoyear", "day",
+         "hour", "minute", "second", "millisecond", "microsecond"]
+ALIASES = ["yrs", "mons", "dow", "doy", "julian", "yearweek", "epoch", "ms", "us", "h", "m", "CENT",
+           "millenium"]
+PAIRS = [("d1", "d2"), ("d2", "d1"), ("d1", "ts_us"), ("ts_us", "ts_ms"), ("ts_s", "ts_us"),
+         ("ts_ns", "ts_us"), ("d1", "ts_ns"), ("tz_us", "tz_ms"), ("d_ad", "tz_us"), ("tz_ns", "tz_ns2"), ("tz_ns", "DATE '2000-03-01'"),
+         ("ts_ms", "tz_us"), ("d1", "DATE '2024-02-29'"), ("TIMESTAMP '2000-01-01 12:34:56.789'", "ts_us"),
+         ("'2024-01-01'", "d1"), ("d_ad", "'2000-03-01 00:00:00'"), ("ts_ns", "'1999-12-31 23:59:59.999999'"),
+         ("tz_us", "TIMESTAMP '1970-01-01 00:00:00'")]
+exprs = []
+for unit in UNITS:
+    for a, b in PAIRS:
+        if unit == "microsecond" and "d2" in (a, b):
+            continue  # ±100,000 years apart stay in BIGINT, but not in every pair
+        exprs.append(f"date_diff('{unit}', {a}, {b})")
+    if unit in ("hour", "minute", "second", "millisecond", "microsecond"):
+        for a, b in [("t_s", "t_us"), ("t_us", "TIME '12:00:00'"), ("t_ns", "t_ms"), ("'06:30:00.5'", "t_ns")]:
+            exprs.append(f"date_diff('{unit}', {a}, {b})")
+for alias in ALIASES:
+    a, b = rng.choice(PAIRS)
+    exprs.append(f"datediff('{alias}', {a}, {b})")
+exprs += [f"last_day({c})" for c in ("d1", "d2", "ts_us", "ts_ms", "ts_s", "tz_us", "ts_ns", "tz_ns")]
+exprs += ["date_diff('day', d1, last_day(d1))", "last_day(ts_us) - d1 > 40",
+          "date_diff('month', d1, d2) % 12 = 0", "date_diff('week', NULL, d1)"]
+
+
+def duck(e):
+    """The expression as DuckDB is asked it (the floored nanosecond columns)."""
+    return e.replace("ts_ns", "ts_ns_us").replace("t_ns", "t_ns_us")
+
+
+con = duckdb.connect()
+con.execute("SET TimeZone = 'UTC'")
+con.register("t", table)
+wants = ", ".join(f"{duck(e)} AS want_{i}" for i, e in enumerate(exprs))
+f = os.path.join(OUT, "d.parquet")
+con.execute(f"COPY (SELECT *, {wants} FROM t ORDER BY id) TO '{f}'")
+pq.ParquetFile(f)  # readable
+
+same = " AND ".join(f"({e}) IS NOT DISTINCT FROM want_{i}" for i, e in enumerate(exprs))
+report = os.path.join(OUT, "r.json")
+run = subprocess.run([BIN, "-q", "train", "-i", f, "-c", "id", "--where", f"NOT ({same})", "-o",
+                      os.path.join(OUT, "x.bjf"), "--report", report], capture_output=True, text=True)
+failed = 0
+if run.returncode != 0:
+    print(f"FAILED: bloomjoin exited {run.returncode}: {run.stderr.strip()}")
+    failed += 1
+elif json.load(open(report))["rows_passing_where"]:
+    # Which expressions, each with a row where it differs.
+    for i, e in enumerate(exprs):
+        r = subprocess.run([BIN, "-q", "train", "-i", f, "-c", "id", "--where",
+                            f"({e}) IS DISTINCT FROM want_{i}", "-o", os.path.join(OUT, "y.bjf"),
+                            "--overwrite", "--report", report], capture_output=True, text=True)
+        rows = json.load(open(report))["rows_passing_where"] if r.returncode == 0 else r.stderr.strip()
+        if rows:
+            failed += 1
+            print(f"FAILED {e}: {rows} rows differ from DuckDB's {duck(e)}")
+nonnull = con.execute(f"SELECT count(*) FROM '{f}' WHERE want_0 IS NOT NULL").fetchone()[0]
+print(f"date_diff and last_day: {len(exprs)} expressions over {N} rows ({nonnull} of the first not NULL); "
+      f"{'all agree with DuckDB' if not failed else f'{failed} FAILED'}")
+sys.exit(1 if failed else 0)
