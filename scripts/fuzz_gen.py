@@ -1570,6 +1570,56 @@ def mk_trunc(rng, ops, depth, first, x=None, unit=None, name=None):
     return e
 
 
+# date_diff's units: DuckDB's name and the names both engines take. Not `yearweek`: between
+# timestamps with a time zone DuckDB's ICU counts Mondays (as bloomjoin does), and the DuckDB
+# text below makes them zone-less.
+DIFF_UNITS = {**TRUNC_UNITS, "day": TRUNC_UNITS["day"] + ["dow", "doy", "julian"],
+              "second": TRUNC_UNITS["second"] + ["epoch"]}
+
+
+def diff_src(x):
+    """DuckDB's text of a date_diff or last_day argument as bloomjoin reads it: a timestamp
+    floored to microseconds (DuckDB's cast rounds a TIMESTAMP_NS) and zone-less (before year 1,
+    DuckDB's ICU counts decades and quarters of a TIMESTAMPTZ otherwise)."""
+    if x.kind != "ts":
+        return x.dk
+    return floor_us(x.dk) if ns_text(x) else f"CAST({x.dk} AS TIMESTAMP)"
+
+
+def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, swap=None):
+    """date_diff('unit', x, y) (datediff) of dates and timestamps: a BIGINT. A far date
+    ('xdate') meets dates only, in units of a second or longer (in milliseconds and
+    microseconds, or as a timestamp, it leaves their range: both engines fail)."""
+    if x is None:
+        x = time_arg(rng, ops, depth, first)
+    if y is None:
+        y = date_ex(rng, ops, depth + 1) if x.kind == "xdate" else time_arg(rng, ops, depth, None)
+    far = "xdate" in (x.kind, y.kind)
+    unit = unit or rng.choice([u for u in DIFF_UNITS if not (far and u in ("millisecond", "microsecond"))])
+    name = name or rng.choice(DIFF_UNITS[unit])
+    swap = rng.random() < 0.5 if swap is None else swap
+    a, b = (y, x) if swap else (x, y)
+    fn = "datediff" if rng.random() < 0.2 else "date_diff"
+    shown = name if rng.random() < 0.8 else name.upper()
+    e = call_ex(f"{fn}('{shown}', {a.bj}, {b.bj})",
+                f"CAST(date_diff('{unit}', {diff_src(a)}, {diff_src(b)}) AS DECIMAL(38,0))", "num",
+                x.used | y.used, (19, 0))
+    e.hint = ["0", "1", "-1", "2", "7", "12", "30", "365", "-365"]
+    e.mirror = lambda rng, o: mk_datediff(rng, ops, depth, o, col_ex(rng, o), y, unit, name, swap)
+    return e
+
+
+def mk_last_day(rng, ops, depth, first, x=None):
+    """last_day(x) of a date or a timestamp (not of far dates, whose last day may be past the
+    last date): a date."""
+    if x is None:
+        k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
+        x = fx(rng, ops, k, depth + 1, first)
+    e = call_ex(f"last_day({x.bj})", f"last_day({diff_src(x)})", "date", x.used)
+    e.mirror = lambda rng, o: mk_last_day(rng, ops, depth, o, col_ex(rng, o))
+    return e
+
+
 def str_piece(rng, ops, longest=3):
     """A short string literal for the string functions: mostly a piece of a value of a string
     column's pool (so that it occurs), else a character or ''."""
@@ -2094,7 +2144,8 @@ MAKERS = {
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_round, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
-            (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
+            (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f))),
+            (mk_datediff, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
     "float": [(mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
               (mk_coalesce, lambda ops, f: f is not None and f.kind == "float"),
               (mk_float_arith, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
@@ -2102,6 +2153,7 @@ MAKERS = {
               (mk_math, lambda ops, f: (f is None and of(ops, "num", "float")) or (f is not None and f.kind in ("num", "float"))),
               (mk_float_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind in ("num", "str", "float")))],
     "date": [(mk_cast_date, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+             (mk_last_day, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
              (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date"),
              (lambda rng, ops, d, f: mk_casewhen(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date")],
     "xdate": [(mk_cast_date, lambda ops, f: f is not None and f.kind == "xdate"),
