@@ -30,7 +30,7 @@ use arrow::datatypes::DataType;
 
 use super::arith::Value;
 use super::eval::{exact_kind, infinite, infinity, Exact, Reason};
-use super::func::{civil, days_from_civil, describe, operand_array, str_values, Arg, Part};
+use super::func::{civil, days_from_civil, describe, operand_array, raw, str_values, Arg, Part};
 use super::lit::{self, DAY_NS};
 use super::strtime;
 
@@ -207,18 +207,7 @@ fn side(a: ArrayRef, one: bool, shown: &str, what: &str) -> Result<Side, Reason>
             one,
         });
     }
-    let raw = |a: &ArrayRef| -> Result<Vec<Option<i64>>, Reason> {
-        let r = match a.data_type() {
-            DataType::Date32 | DataType::Time32(_) => super::arith::cast(a, &DataType::Int32)
-                .and_then(|x| super::arith::cast(&x, &DataType::Int64))?,
-            _ => super::arith::cast(a, &DataType::Int64)?,
-        };
-        Ok(r.as_any()
-            .downcast_ref::<Int64Array>()
-            .expect("cast to Int64")
-            .iter()
-            .collect())
-    };
+    let raw = |a: &ArrayRef| raw(a).map(|r| r.iter().collect::<Vec<_>>());
     let inf = infinity(t);
     let finite = |v: Option<i64>| v.filter(|v| !infinite(inf, *v));
     let (kind, values) = match (t, exact_kind(t)) {
@@ -468,8 +457,7 @@ pub(super) fn last_day(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
         }
     };
     let inf = infinity(t);
-    let raw = super::arith::cast(a, &DataType::Int64)?;
-    let raw = raw.as_any().downcast_ref::<Int64Array>().expect("Int64");
+    let raw = raw(a)?;
     let mut out = Vec::with_capacity(raw.len());
     for v in raw.iter() {
         let Some(v) = v.filter(|v| !infinite(inf, *v)) else {

@@ -572,7 +572,7 @@ fn unit_ns(t: &DataType) -> Option<i64> {
 }
 
 /// The raw values of a date, timestamp or time-of-day array, as `i64`.
-fn raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
+pub(super) fn raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
     let r = match a.data_type() {
         DataType::Date32 | DataType::Time32(_) => {
             arith::cast(a, &DataType::Int32).and_then(|x| arith::cast(&x, &DataType::Int64))?
