@@ -321,10 +321,10 @@ pub(super) fn date_diff(unit: Unit, args: Vec<Arg>) -> Result<Value, Reason> {
     let mut sides: Vec<Side> = sides.into_iter().flatten().collect();
     let end = sides.pop().expect("two");
     let start = sides.pop().expect("two");
-    // Dates alone count in days; with a timestamp (or a string, read as one), in microseconds
-    // (DuckDB's TIMESTAMP overload), where a date out of the range of timestamps fails.
-    // A string meeting a date is a date (DuckDB's DATE overload; a time of day in it is
-    // refused, as comparisons refuse it), else what the other argument is.
+    // Dates alone count in days (a string meeting a date is a date, DuckDB's DATE overload;
+    // a time of day in it is refused, as comparisons refuse it). With a timestamp they count
+    // in microseconds (DuckDB's TIMESTAMP overload), where a date out of the range of
+    // timestamps fails, and a string is a timestamp.
     let dates = kinds.iter().all(|k| matches!(k, Kind::Date | Kind::Text));
     let zoned = start.zoned || end.zoned;
     let to = if clock {
