@@ -1509,8 +1509,7 @@ def mk_cast_ts(rng, ops, depth, first, x=None, form=None):
     """CAST(x AS TIMESTAMP) (x::TIMESTAMP, TRY_CAST) of a date or a timestamp: DuckDB's of a
     TIMESTAMP_NS is the value itself."""
     if x is None:
-        k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
-        x = fx(rng, ops, k, depth + 1, first)
+        x = time_arg(rng, ops, depth, first)
     form = form or rng.choice(["cast", "cast", "colons", "try"])
     bj = {"cast": f"CAST({x.bj} AS TIMESTAMP)", "colons": f"{arg(x)}::TIMESTAMP",
           "try": f"TRY_CAST({x.bj} AS TIMESTAMP)"}[form]
@@ -1559,8 +1558,7 @@ def mk_trunc(rng, ops, depth, first, x=None, unit=None, name=None):
     timestamp. DuckDB's of a TIMESTAMP_NS is of the instant floored to microseconds (see
     above: DuckDB truncates toward zero, and rounds to microseconds in date_trunc's)."""
     if x is None:
-        k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
-        x = fx(rng, ops, k, depth + 1, first)
+        x = time_arg(rng, ops, depth, first)
     unit = unit or rng.choice(list(TRUNC_UNITS))
     name = name or rng.choice(TRUNC_UNITS[unit])
     shown = name if rng.random() < 0.8 else name.upper()
@@ -1613,8 +1611,7 @@ def mk_last_day(rng, ops, depth, first, x=None):
     """last_day(x) of a date or a timestamp (not of far dates, whose last day may be past the
     last date): a date."""
     if x is None:
-        k = first.kind if first is not None else rng.choice([k for k in ("date", "ts") if of(ops, k)])
-        x = fx(rng, ops, k, depth + 1, first)
+        x = time_arg(rng, ops, depth, first)
     e = call_ex(f"last_day({x.bj})", f"last_day({diff_src(x)})", "date", x.used)
     e.mirror = lambda rng, o: mk_last_day(rng, ops, depth, o, col_ex(rng, o))
     return e

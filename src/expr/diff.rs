@@ -30,7 +30,10 @@ use arrow::datatypes::DataType;
 
 use super::arith::Value;
 use super::eval::{exact_kind, infinite, infinity, Exact, Reason};
-use super::func::{civil, days_from_civil, describe, operand_array, raw, str_values, Arg, Part};
+use super::func::{
+    civil, days_and_ns, days_from_civil, describe, operand_array, raw, str_values, time_of, Arg,
+    Part,
+};
 use super::lit::{self, DAY_NS};
 use super::strtime;
 
@@ -260,22 +263,13 @@ fn side(a: ArrayRef, one: bool, shown: &str, what: &str) -> Result<Side, Reason>
 /// `HH:MM[:SS[.f]]`, no time zone), to the microsecond as DuckDB's cast reads it.
 fn read_text(s: &str, kind: Kind) -> Result<i64, Reason> {
     let b = s.as_bytes();
-    let read = match kind {
-        Kind::Clock => {
-            lit::strict_time(s).and_then(|_| strtime::time(b).map_err(|_| String::new()))
-        }
+    // The strict shape read, DuckDB's reading can still find the value out of range.
+    let range = |_| format!("'{s}' is out of the range of timestamps");
+    match kind {
+        Kind::Clock => lit::strict_time(s).and_then(|_| strtime::time(b).map_err(range)),
         Kind::Date => lit::date_text(s).map(i64::from),
-        _ => {
-            lit::strict_timestamp(s).and_then(|_| strtime::timestamp(b).map_err(|_| String::new()))
-        }
-    };
-    read.map_err(|e| {
-        if e.is_empty() {
-            format!("'{s}' is out of the range of timestamps")
-        } else {
-            e
-        }
-    })
+        _ => lit::strict_timestamp(s).and_then(|_| strtime::timestamp(b).map_err(range)),
+    }
 }
 
 /// `date_diff('unit', start, end)`.
@@ -446,25 +440,15 @@ fn count_micros(unit: Unit, start: i64, end: i64, zoned: bool) -> Option<i64> {
 /// `last_day(x)`: the last day of the month of a date or of a timestamp's day (its instant,
 /// floored to the day, in UTC), as a date; NULL for an infinity.
 pub(super) fn last_day(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
-    let t = a.data_type();
-    let per = match exact_kind(t) {
-        Some(Exact::Time(per)) => per,
-        _ => {
-            return Err(format!(
-                "last_day() takes a date or a timestamp, {what} is {}",
-                describe(t)
-            ))
-        }
-    };
-    let inf = infinity(t);
-    let raw = raw(a)?;
+    let (raw, per) = time_of(a, "last_day() takes a date or a timestamp", what)?;
+    let inf = infinity(a.data_type());
     let mut out = Vec::with_capacity(raw.len());
     for v in raw.iter() {
         let Some(v) = v.filter(|v| !infinite(inf, *v)) else {
             out.push(None);
             continue;
         };
-        let days = (i128::from(v) * per).div_euclid(DAY_NS) as i64;
+        let days = days_and_ns(v, per).0;
         let (y, m, _) = civil(days);
         let (y, m) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
         let last = days_from_civil(y, m, 1) - 1;

@@ -593,7 +593,7 @@ pub(super) fn days_and_ns(v: i64, per: i64) -> (i64, i64) {
 
 /// The raw values of a date or timestamp and nanoseconds per unit, or the error
 /// "`takes`, `what` is ...".
-fn time_of(a: &ArrayRef, takes: &str, what: &str) -> Result<(Int64Array, i64), Reason> {
+pub(super) fn time_of(a: &ArrayRef, takes: &str, what: &str) -> Result<(Int64Array, i64), Reason> {
     match unit_ns(a.data_type()) {
         Some(per) => Ok((raw(a)?, per)),
         None => Err(format!("{takes}, {what} is {}", describe(a.data_type()))),
