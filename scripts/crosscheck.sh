@@ -26,8 +26,9 @@
 # --where and a --select, a filter in Spark's format, TPC-H, Hive partitions and files of
 # different columns; --where over TIME columns of every unit and their functions
 # (scripts/where_time_check.py); CAST of strings to DATE, TIMESTAMP and TIME against
-# DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and date_diff in every
-# unit and last_day against DuckDB's, row by row (scripts/date_diff_check.py).
+# DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and the date
+# functions (date_diff in every unit, last_day, the parts, epoch and epoch_ms/us/ns, julian,
+# to_timestamp, make_date) against DuckDB's, row by row (scripts/date_func_check.py).
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -604,8 +605,8 @@ else
     failed=$((failed + 1))
 fi
 
-section "date_diff in every unit (dates, timestamps of every unit and zone, times of day, literals) and last_day against DuckDB's, row by row over 3,000 generated rows"
-if "$PY" scripts/date_diff_check.py "$BIN" "$OUT/date-diff"; then
+section "date functions (date_diff in every unit, last_day, the parts, epoch, epoch_ms/us/ns, julian, to_timestamp, make_date; dates, timestamps of every unit and zone, times of day, literals) against DuckDB's, row by row over 3,000 generated rows"
+if "$PY" scripts/date_func_check.py "$BIN" "$OUT/date-func"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

@@ -1,6 +1,6 @@
 //! `date_diff('unit', start, end)` (`datediff`) and `last_day(x)`, as DuckDB's functions of
 //! those names (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'` by
-//! `scripts/date_diff_check.py`).
+//! `scripts/date_func_check.py`).
 //!
 //! `date_diff` counts the unit's boundaries crossed from `start` to `end` (T-SQL's
 //! `DATEDIFF`), as a BIGINT: `date_diff('month', DATE '2024-01-31', DATE '2024-02-01')` is 1.

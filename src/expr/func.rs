@@ -1,6 +1,7 @@
 //! Functions of the `--where` language: `lower`, `upper`, `length`, `abs`, `coalesce`,
 //! `CAST(x AS DATE)`, `CAST(x AS TIMESTAMP)`, the parts of dates and timestamps (`year`,
-//! `month`, `EXTRACT(HOUR FROM ts)`, ...) and `date_trunc`. Each follows DuckDB's function of
+//! `month`, `EXTRACT(HOUR FROM ts)`, `millisecond`, `decade`, `yearweek`, ...) and
+//! `date_trunc`. Each follows DuckDB's function of
 //! that name (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'`), and is exact as the
 //! rest of the language is:
 //!
@@ -32,6 +33,7 @@ use arrow::datatypes::*;
 use super::arith::{self, Operand, Value};
 use super::cast::Target;
 use super::diff::{self, Unit};
+use super::epoch::{self, Epoch};
 use super::eval::{self, exact_kind, infinite, infinity, Exact, Reason};
 use super::lit::DAY_NS;
 use super::math::Math;
@@ -65,6 +67,12 @@ pub(crate) enum Func {
     DateDiff(Unit),
     /// `last_day(x)`: the last day of the month, as a date.
     LastDay,
+    /// `epoch(x)`, `epoch_ms(x)`, ... (see `epoch`).
+    Epoch(Epoch),
+    /// `to_timestamp(seconds)`: a timestamp with time zone.
+    ToTimestamp,
+    /// `make_date(year, month, day)`.
+    MakeDate,
     /// A string function (`substr`, `trim`, `||`, ...: see `text`).
     Text(Text),
     /// A numeric function (`round`, `sqrt`, ...: see `math`).
@@ -111,17 +119,20 @@ impl Trunc {
             Some(Part::Hour) => Trunc::Hour,
             Some(Part::Minute) => Trunc::Minute,
             Some(Part::Second) => Trunc::Second,
-            Some(Part::Dow | Part::Isodow | Part::Doy) => return None,
-            None => match name.to_ascii_lowercase().as_str() {
-                "millennium" | "millennia" | "millenium" | "mil" | "mils" => Trunc::Millennium,
-                "century" | "centuries" | "cent" | "c" => Trunc::Century,
-                "decade" | "decades" | "dec" | "decs" => Trunc::Decade,
-                "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond"
-                | "mseconds" => Trunc::Millisecond,
-                "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond"
-                | "useconds" => Trunc::Microsecond,
-                _ => return None,
-            },
+            Some(Part::Millisecond) => Trunc::Millisecond,
+            Some(Part::Microsecond) => Trunc::Microsecond,
+            Some(Part::Decade) => Trunc::Decade,
+            Some(Part::Century) => Trunc::Century,
+            Some(Part::Millennium) => Trunc::Millennium,
+            Some(
+                Part::Dow
+                | Part::Isodow
+                | Part::Doy
+                | Part::Era
+                | Part::YearWeek
+                | Part::Nanosecond,
+            )
+            | None => return None,
         })
     }
 
@@ -178,6 +189,23 @@ pub(crate) enum Part {
     Week,
     /// The year of the ISO week.
     IsoYear,
+    /// The second with its milliseconds, 0 to 59,999.
+    Millisecond,
+    /// The second with its microseconds, 0 to 59,999,999.
+    Microsecond,
+    /// The second with its nanoseconds, 0 to 59,999,999,999 (`nanosecond(x)` only: DuckDB's
+    /// `date_part` does not name it).
+    Nanosecond,
+    /// The year divided by 10, toward zero.
+    Decade,
+    /// The century: 1 from year 1 to 100, -1 from year 0 back to -99, ...
+    Century,
+    /// The millennium, counted as centuries are.
+    Millennium,
+    /// 1 from year 1 on, 0 before.
+    Era,
+    /// The ISO year and week as one number, `yyyyww` (2021-01-01 is 202053).
+    YearWeek,
 }
 
 impl Part {
@@ -196,8 +224,34 @@ impl Part {
             "doy" | "dayofyear" => Part::Doy,
             "week" | "weeks" | "w" | "weekofyear" => Part::Week,
             "isoyear" => Part::IsoYear,
+            "milliseconds" | "millisecond" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => {
+                Part::Millisecond
+            }
+            "microseconds" | "microsecond" | "us" | "usec" | "usecs" | "usecond" | "useconds" => {
+                Part::Microsecond
+            }
+            "decade" | "dec" | "decades" | "decs" => Part::Decade,
+            "century" | "cent" | "centuries" | "c" => Part::Century,
+            "millennium" | "mil" | "millenniums" | "millennia" | "mils" | "millenium" => {
+                Part::Millennium
+            }
+            "era" => Part::Era,
+            "yearweek" => Part::YearWeek,
             _ => return None,
         })
+    }
+
+    /// Whether a time of day has this part (DuckDB's `hour` to `nanosecond`).
+    fn of_clock(self) -> bool {
+        matches!(
+            self,
+            Part::Hour
+                | Part::Minute
+                | Part::Second
+                | Part::Millisecond
+                | Part::Microsecond
+                | Part::Nanosecond
+        )
     }
 
     fn name(self) -> &'static str {
@@ -214,6 +268,14 @@ impl Part {
             Part::Doy => "dayofyear",
             Part::Week => "week",
             Part::IsoYear => "isoyear",
+            Part::Millisecond => "millisecond",
+            Part::Microsecond => "microsecond",
+            Part::Nanosecond => "nanosecond",
+            Part::Decade => "decade",
+            Part::Century => "century",
+            Part::Millennium => "millennium",
+            Part::Era => "era",
+            Part::YearWeek => "yearweek",
         }
     }
 
@@ -229,17 +291,30 @@ impl Part {
             Part::Hour => ns / 3_600_000_000_000,
             Part::Minute => ns / 60_000_000_000 % 60,
             Part::Second => ns / 1_000_000_000 % 60,
+            Part::Millisecond => ns / 1_000_000 % 60_000,
+            Part::Microsecond => ns / 1_000 % 60_000_000,
+            Part::Nanosecond => ns % 60_000_000_000,
+            // As PostgreSQL's: there is no century 0.
+            Part::Decade => y / 10,
+            Part::Century if y > 0 => (y - 1) / 100 + 1,
+            Part::Century => y / 100 - 1,
+            Part::Millennium if y > 0 => (y - 1) / 1000 + 1,
+            Part::Millennium => y / 1000 - 1,
+            Part::Era => i64::from(y > 0),
             // 1970-01-01 was a Thursday.
             Part::Dow => (days + 4).rem_euclid(7),
             Part::Isodow => (days + 3).rem_euclid(7) + 1,
             Part::Doy => days - days_from_civil(y, 1, 1) + 1,
-            Part::Week | Part::IsoYear => {
+            Part::Week | Part::IsoYear | Part::YearWeek => {
                 // The week's Thursday decides its year.
                 let thursday = days - (days + 3).rem_euclid(7) + 3;
                 let year = civil(thursday).0;
+                let week = (thursday - days_from_civil(year, 1, 1)) / 7 + 1;
                 match self {
-                    Part::Week => (thursday - days_from_civil(year, 1, 1)) / 7 + 1,
-                    _ => year,
+                    Part::Week => week,
+                    Part::IsoYear => year,
+                    // DuckDB's sign: year -1's week 1 is -101.
+                    _ => year * 100 + if year > 0 { week } else { -week },
                 }
             }
         }
@@ -264,6 +339,9 @@ impl Func {
             Func::Trunc(_) => "date_trunc",
             Func::DateDiff(u) => return format!("date_diff('{}', ...)", u.name()),
             Func::LastDay => "last_day",
+            Func::Epoch(e) => e.name(),
+            Func::ToTimestamp => "to_timestamp",
+            Func::MakeDate => "make_date",
             Func::Text(Text::Pipe) => return "||".into(),
             Func::Case(_) => return "CASE".into(),
             Func::Cast(t, _) => return format!("CAST(... AS {})", t.shown()),
@@ -451,6 +529,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Math(m) => return super::math::call(m, args),
         Func::Case(has_else) => return case(args, has_else),
         Func::DateDiff(u) => return diff::date_diff(u, args),
+        Func::MakeDate => return epoch::make_date(args),
         _ => {}
     }
     let (a, what) = args.pop().expect("one argument");
@@ -466,13 +545,16 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
         Func::LastDay => diff::last_day(&array, &what)?,
+        Func::Epoch(e) => epoch::epoch(e, &array, &what)?,
+        Func::ToTimestamp => epoch::to_timestamp(&array, &what)?,
         Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
         Func::Coalesce
         | Func::Extreme(_)
         | Func::Text(_)
         | Func::Math(_)
         | Func::Case(_)
-        | Func::DateDiff(_) => {
+        | Func::DateDiff(_)
+        | Func::MakeDate => {
             unreachable!("handled above")
         }
     };
@@ -751,11 +833,12 @@ fn to_clock(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
 
 fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     if let Some(Exact::Clock(per)) = exact_kind(a.data_type()) {
-        // A time of day has hours, minutes and seconds (whole, as DuckDB's `second`).
-        if !matches!(p, Part::Hour | Part::Minute | Part::Second) {
+        // A time of day has hours, minutes, seconds (whole, as DuckDB's `second`) and their
+        // fractions.
+        if !p.of_clock() {
             return Err(format!(
-                "{}() takes a date or a timestamp (a time of day has hour, minute and second), \
-                 {what} is {}",
+                "{}() takes a date or a timestamp (a time of day has hour, minute, second, \
+                 millisecond, microsecond and nanosecond), {what} is {}",
                 p.name(),
                 describe(a.data_type())
             ));

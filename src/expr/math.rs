@@ -241,7 +241,7 @@ fn whole_of_unknown_kind(t: &DataType) -> bool {
 }
 
 /// The values as DOUBLEs, each rounded once (arithmetic's conversion).
-fn doubles(a: &ArrayRef) -> Result<Float64Array, Reason> {
+pub(super) fn doubles(a: &ArrayRef) -> Result<Float64Array, Reason> {
     Ok(arith::cast(a, &DataType::Float64)?
         .as_primitive::<Float64Type>()
         .clone())

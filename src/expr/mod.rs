@@ -10,7 +10,9 @@
 //! `strtime`), `[TRY_]CAST` to the integer types, `DECIMAL(p, s)` and
 //! `VARCHAR` (see `cast`), the parts of dates and timestamps (`year`,
 //! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...) and `date_trunc('month', x)` (see
-//! `func`), `date_diff('day', a, b)` and `last_day(x)` (see `diff`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
+//! `func`), `date_diff('day', a, b)` and `last_day(x)` (see `diff`), `epoch(x)`,
+//! `epoch_ms(x)` (and of milliseconds, the timestamp), `epoch_us`, `epoch_ns`, `julian`,
+//! `to_timestamp(s)` and `make_date(y, m, d)` (see `epoch`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
 //! `left`, `right`, `trim`, `ltrim`, `rtrim`, `replace`, `concat` and `||` (see `text`);
 //! the regular expressions `regexp_matches` (`~`, `~*`, `!~`, `!~*`), `regexp_full_match`
 //! (`SIMILAR TO`), `regexp_replace` and `regexp_extract`, in RE2's syntax (see `re`);
@@ -60,6 +62,7 @@ mod arith;
 mod cast;
 mod contains;
 mod diff;
+mod epoch;
 mod eval;
 mod func;
 mod lazy;

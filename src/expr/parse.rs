@@ -16,6 +16,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::cast::{IntTy, Target};
 use super::diff::Unit;
+use super::epoch::Epoch;
 use super::eval::infinite;
 use super::func::{Func, Part, Trunc};
 use super::lit::{self, Lit};
@@ -698,8 +699,8 @@ fn visit(
         A::Ceil { expr, field } => floor_or_ceil(Math::Ceil, expr, field, tasks)?,
         A::Extract { field, expr, .. } => {
             let name = field.to_string();
-            let p = Part::named(&name).ok_or_else(|| unsupported_part(&name))?;
-            tasks.push(Task::Make(Make::Func(Func::Part(p), 1)));
+            let p = date_part(&name).ok_or_else(|| unsupported_part(&name))?;
+            tasks.push(Task::Make(Make::Func(p, 1)));
             tasks.push(Task::Visit(expr));
         }
         A::Function(f) => {
@@ -959,8 +960,19 @@ fn interval(iv: ast::Interval) -> Result<Lit, String> {
 }
 
 /// The parts `EXTRACT` and `date_part` take, for messages.
-const PARTS: &str = "year, quarter, month, week, day, hour, minute, second, dayofweek (dow), \
-                     isodow, dayofyear (doy), isoyear";
+const PARTS: &str = "millennium, century, decade, year, quarter, month, week, day, hour, \
+                     minute, second, millisecond, microsecond, dayofweek (dow), isodow, \
+                     dayofyear (doy), isoyear, yearweek, era, epoch, julian";
+
+/// The function of `EXTRACT(name FROM x)` and `date_part('name', x)`, by DuckDB's names of
+/// the parts.
+fn date_part(name: &str) -> Option<Func> {
+    match name.to_ascii_lowercase().as_str() {
+        "epoch" => Some(Func::Epoch(Epoch::Seconds)),
+        "julian" | "jd" => Some(Func::Epoch(Epoch::Julian)),
+        _ => Part::named(name).map(Func::Part),
+    }
+}
 
 /// The units `date_trunc` takes, for messages.
 const TRUNC_UNITS: &str = "millennium, century, decade, year, quarter, month, week, isoyear, \
@@ -979,8 +991,10 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          log10, log2, exp, power, sin, cos, tan, cot, asin, acos, atan, atan2, \
                          degrees, radians, pi, isnan, isinf, isfinite, greatest, least, \
                          coalesce, ifnull, nullif, year, quarter, month, week, day, \
-                         hour, minute, second, dayofweek, isodow, dayofyear, isoyear, date_part, \
-                         date_trunc, date_diff, last_day, and CAST";
+                         hour, minute, second, millisecond, microsecond, nanosecond, dayofweek, \
+                         isodow, dayofyear, isoyear, yearweek, decade, century, millennium, era, \
+                         date_part, date_trunc, date_diff, last_day, epoch, epoch_ms, epoch_us, \
+                         epoch_ns, julian, to_timestamp, make_date, and CAST";
 
 /// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
 /// (`DISTINCT`, `FILTER`, `OVER`, named arguments, ...) are refused.
@@ -1047,8 +1061,8 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
                 let part = string_literal(args.remove(0)).ok_or_else(|| {
                     format!("{name}() takes the part as a string literal: date_part('year', x)")
                 })?;
-                let p = Part::named(&part).ok_or_else(|| unsupported_part(&part))?;
-                return Ok((Func::Part(p), args));
+                let p = date_part(&part).ok_or_else(|| unsupported_part(&part))?;
+                return Ok((p, args));
             }
             "date_trunc" | "datetrunc" => {
                 if args.len() != 2 {
@@ -1078,6 +1092,14 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
                 return Ok((Func::DateDiff(Unit::named(&unit)?), args));
             }
             "last_day" => (Func::LastDay, 1, 1),
+            "epoch" => (Func::Epoch(Epoch::Seconds), 1, 1),
+            "epoch_ms" => (Func::Epoch(Epoch::Millis), 1, 1),
+            "epoch_us" => (Func::Epoch(Epoch::Micros), 1, 1),
+            "epoch_ns" => (Func::Epoch(Epoch::Nanos), 1, 1),
+            "julian" => (Func::Epoch(Epoch::Julian), 1, 1),
+            "to_timestamp" => (Func::ToTimestamp, 1, 1),
+            "make_date" => (Func::MakeDate, 3, 3),
+            "nanosecond" => (Func::Part(Part::Nanosecond), 1, 1),
             other => match Part::named(other).filter(|_| {
                 // year(), month(), ... but not the abbreviations.
                 matches!(
@@ -1097,6 +1119,13 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
                         | "dayofmonth"
                         | "weekday"
                         | "isoyear"
+                        | "millisecond"
+                        | "microsecond"
+                        | "decade"
+                        | "century"
+                        | "millennium"
+                        | "era"
+                        | "yearweek"
                 )
             }) {
                 Some(p) => (Func::Part(p), 1, 1),

@@ -1,23 +1,31 @@
-"""date_diff and last_day against DuckDB's, row by row.
+"""The date functions against DuckDB's, row by row: date_diff, last_day, the parts
+(millisecond to millennium, era, yearweek), epoch, epoch_ms/us/ns, julian, to_timestamp,
+make_date.
 
-Usage: date_diff_check.py BLOOMJOIN OUT_DIR [N [SEED]]
+Usage: date_func_check.py BLOOMJOIN OUT_DIR [N [SEED]]
 
 Generates N rows (default 3,000) of dates, timestamps of every unit (zone-less and UTC) and
 times of day: around the epoch, the ends of months and years, leap days, years before 1 and up
-to 100,000, values a microsecond apart, NULLs and DuckDB's infinities. DuckDB computes
-`date_diff` in every unit (and some of DuckDB's other names for them) over pairs of columns
-and literals, and `last_day`, into a Parquet file beside the values; `bloomjoin train --where`
-must find every row's answers equal to DuckDB's (IS NOT DISTINCT FROM, so NULL meets NULL).
-The expressions that differ are printed with a row.
+to 100,000, values a microsecond apart, NULLs and DuckDB's infinities; and numbers of seconds
+and milliseconds, and years, months and days, for the functions that make instants. DuckDB
+computes each expression (`date_diff` in every unit and some of DuckDB's other names for
+them over pairs of columns and literals, the other functions over every column) into a
+Parquet file beside the values; `bloomjoin train --where` must find every row's answers
+equal to DuckDB's (IS NOT DISTINCT FROM, so NULL meets NULL). The expressions that differ
+are printed with a row.
 
-Where bloomjoin follows the rest of its language rather than DuckDB (see src/expr/diff.rs),
-DuckDB is given the same question exactly: a zone-less nanosecond column is floored to the
-microsecond for it (DuckDB's cast rounds), and the columns with a time zone, and those they
-meet, hold years from 1 on (before that, DuckDB's ICU counts decades and quarters differently from its own DATE and
-TIMESTAMP functions, which bloomjoin follows for every type)."""
+Where bloomjoin follows the rest of its language rather than DuckDB (see src/expr/diff.rs
+and src/expr/epoch.rs), DuckDB is given the same question exactly: a zone-less nanosecond
+column is floored to the microsecond for it (DuckDB's cast rounds), except for the
+functions DuckDB computes in nanoseconds (nanosecond, epoch_ns); epoch_ms of timestamps of
+seconds or milliseconds is asked of the column cast to TIMESTAMP (DuckDB 2.0 fails it); and
+the columns with a time zone, and those they meet, hold years from 1 on (before that,
+DuckDB's ICU counts decades and quarters differently from its own DATE and TIMESTAMP
+functions, which bloomjoin follows for every type)."""
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +52,19 @@ def civil_days(y, m, d):
     doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     return era * 146097 + doe - 719468
+
+
+def civil(days):
+    """The (year, month, day) of days after 1970-01-01 (Hinnant's civil_from_days)."""
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (m <= 2), m, d
 
 
 def day(lo_year, hi_year):
@@ -87,20 +108,28 @@ cols = {
     "d1": pa.array(column(lambda: day(-3000, 3000), inf=I32_MAX), pa.date32()),
     "d2": pa.array(column(lambda: day(-100_000, 100_000)), pa.date32()),
     "d_ad": pa.array(column(lambda: day(1, 3000)), pa.date32()),
+    "d_ns": pa.array(column(lambda: day(1678, 2261)), pa.date32()),
     "ts_us": pa.array(us_bc, pa.timestamp("us")),
     "ts_ms": pa.array(column(lambda: instant_us(1, 3000) // 1000), pa.timestamp("ms")),
     "ts_s": pa.array(column(lambda: instant_us(-3000, 3000) // 10**6), pa.timestamp("s")),
     "tz_us": pa.array(column(lambda: instant_us(1, 3000), inf=I64_MAX), pa.timestamp("us", tz="UTC")),
     "tz_ms": pa.array(column(lambda: instant_us(1, 3000) // 1000), pa.timestamp("ms", tz="UTC")),
 }
+# The seconds and milliseconds as microseconds, for DuckDB (2.0 fails to widen some
+# timestamps of milliseconds of year 1 in its functions, and epoch_ms of either type).
+for c, per in (("ts_ms", 1000), ("ts_s", 10**6)):
+    cols[c + "_us"] = pa.array([None if v is None else v * per for v in cols[c].cast(pa.int64()).to_pylist()],
+                               pa.timestamp("us"))
 # Nanoseconds: within the range of i64 nanoseconds (1677 to 2262), at and around whole
 # microseconds; DuckDB is given the zone-less ones floored to the microsecond (ts_ns_us).
 ns = column(lambda: instant_us(1678, 2261) * 1000 + rng.choice([0, 1, 499, 500, 501, 999]))
 cols["ts_ns"] = pa.array(ns, pa.timestamp("ns"))
 cols["ts_ns_us"] = pa.array([None if v is None else v // 1000 for v in ns], pa.timestamp("us"))
-for c in ("tz_ns", "tz_ns2"):
-    cols[c] = pa.array(column(lambda: instant_us(1678, 2261) * 1000 + rng.choice([0, 1, 500, 999])),
-                       pa.timestamp("ns", tz="UTC"))
+tz_ns = {c: column(lambda: instant_us(1678, 2261) * 1000 + rng.choice([0, 1, 500, 999])) for c in ("tz_ns", "tz_ns2")}
+for c, v in tz_ns.items():
+    cols[c] = pa.array(v, pa.timestamp("ns", tz="UTC"))
+# tz_ns floored to the microsecond, for DuckDB's functions that have no TIMESTAMPTZ_NS.
+cols["tz_ns_us"] = pa.array([None if v is None else v // 1000 for v in tz_ns["tz_ns"]], pa.timestamp("us", tz="UTC"))
 clock_us = lambda: rng.choice([0, 1, DAY_US - 1, rng.randrange(DAY_US), 3_600 * 10**6 * rng.randint(0, 23)])
 t_ns = column(lambda: clock_us() * 1000 + rng.choice([0, 1, 999]))
 cols["t_ns"] = pa.array(t_ns, pa.time64("ns"))
@@ -108,6 +137,20 @@ cols["t_ns_us"] = pa.array([None if v is None else v // 1000 for v in t_ns], pa.
 cols["t_us"] = pa.array(column(clock_us), pa.time64("us"))
 cols["t_ms"] = pa.array(column(lambda: clock_us() // 1000), pa.time32("ms"))
 cols["t_s"] = pa.array(column(lambda: clock_us() // 10**6), pa.time32("s"))
+# Numbers for the functions that make instants: seconds (DOUBLE, at and around half
+# microseconds, and over the range of timestamps), milliseconds, and years, months and days
+# of valid dates (make_date of an invalid one fails the job: tests.rs has those).
+secs = column(lambda: rng.choice([
+    rng.randint(-10**6, 10**6) / 2e6, rng.uniform(-9.2e12, 9.2e12), rng.randint(-10**9, 10**9) + 0.5e-6 * rng.randint(-3, 3),
+    float(rng.randint(-2**40, 2**40)), rng.uniform(-1, 1)]))
+cols["secs"] = pa.array(secs, pa.float64())
+cols["secs_i"] = pa.array(column(lambda: rng.randint(-9_223_372_036_854, 9_223_372_036_853)), pa.int64())
+cols["ms"] = pa.array(column(lambda: rng.choice([rng.randint(-9_223_372_036_854_775, 9_223_372_036_854_775),
+                                                 rng.randint(-10**6, 10**6)])), pa.int64())
+ymd = [None if rng.random() < 0.05 else civil(day(-100_000, 100_000)) for _ in range(N)]
+cols["yy"] = pa.array([None if t is None else t[0] for t in ymd], pa.int32())
+cols["mm"] = pa.array([None if t is None else t[1] for t in ymd], pa.int8())
+cols["dd"] = pa.array([None if t is None else t[2] for t in ymd], pa.int64())
 table = pa.table(cols)
 
 UNITS = ["millennium", "century", "decade", "year", "quarter", "month", "week", "isoyear", "day",
@@ -135,10 +178,39 @@ exprs += [f"last_day({c})" for c in ("d1", "d2", "ts_us", "ts_ms", "ts_s", "tz_u
 exprs += ["date_diff('day', d1, last_day(d1))", "last_day(ts_us) - d1 > 40",
           "date_diff('month', d1, d2) % 12 = 0", "date_diff('week', NULL, d1)"]
 
+# The parts, epoch and julian of every date and timestamp column (and times of day for
+# those a time has), under their function names and as date_part and EXTRACT.
+INSTANTS = ["d1", "d2", "ts_us", "ts_ms", "ts_s", "tz_us", "tz_ms", "ts_ns", "tz_ns"]
+CLOCKS = ["t_us", "t_ms", "t_s", "t_ns"]
+for f in ["millisecond", "microsecond", "nanosecond", "decade", "century", "millennium", "era",
+          "yearweek", "epoch", "epoch_ms", "epoch_us", "epoch_ns", "julian"]:
+    for c in INSTANTS + (CLOCKS if f not in ("decade", "century", "millennium", "era", "yearweek", "julian") else []):
+        if f == "epoch_ns" and c in ("d2", "ts_us", "ts_s", "tz_us", "tz_ms", "d1", "ts_ms"):
+            c = "d_ns" if c.startswith("d") else "ts_ns"  # years from 1678 to 2261 only
+        exprs.append(f"{f}({c})")
+for spec in ["ms", "usecs", "dec", "c", "millenniums", "era", "yearweek", "epoch", "julian", "jd"]:
+    for c in ("d1", "ts_us", "tz_ms"):
+        exprs.append(f"date_part('{spec}', {c})")
+for field in ["EPOCH", "MILLISECOND", "MICROSECOND", "DECADE", "CENTURY", "MILLENNIUM", "JULIAN"]:
+    exprs.append(f"EXTRACT({field} FROM ts_ms)")
+# Back from numbers, and round trips.
+exprs += ["to_timestamp(secs)", "to_timestamp(secs_i)", "to_timestamp(1.0000005)", "to_timestamp(-2.5e-6)",
+          "epoch_ms(ms)", "epoch_ms(secs_i)", "epoch_ms(-9223372036854775)", "make_date(yy, mm, dd)",
+          "make_date(yy, 2, 28)", "make_date(2024, mm, 1)", "make_date(NULL, mm, dd)",
+          "make_date(yy, mm, dd) = d2", "epoch_ms(epoch_ms(ts_us))", "epoch(to_timestamp(secs))",
+          "to_timestamp(epoch(ts_us)) = ts_us", "epoch_us(make_date(yy, mm, dd))",
+          "epoch_ms(ts_us) - epoch_ms(d_ad)", "julian(d2) - julian(d1)", "epoch(t_ns) < 3600"]
+
+# The functions DuckDB computes in nanoseconds are asked of the nanosecond columns as they
+# are; seconds and milliseconds are asked as microseconds.
+EXACT_NS = ("nanosecond(", "epoch_ns(")
+
 
 def duck(e):
     """The expression as DuckDB is asked it (the floored nanosecond columns)."""
-    return e.replace("ts_ns", "ts_ns_us").replace("t_ns", "t_ns_us")
+    if not e.startswith(EXACT_NS):
+        e = re.sub(r"\b(ts_ns|tz_ns|t_ns)\b", r"\1_us", e)
+    return re.sub(r"\b(ts_ms|ts_s)\b", r"\1_us", e)
 
 
 con = duckdb.connect()
@@ -168,6 +240,6 @@ elif json.load(open(report))["rows_passing_where"]:
             failed += 1
             print(f"FAILED {e}: {rows} rows differ from DuckDB's {duck(e)}")
 nonnull = con.execute(f"SELECT count(*) FROM '{f}' WHERE want_0 IS NOT NULL").fetchone()[0]
-print(f"date_diff and last_day: {len(exprs)} expressions over {N} rows ({nonnull} of the first not NULL); "
+print(f"date functions: {len(exprs)} expressions over {N} rows ({nonnull} of the first not NULL); "
       f"{'all agree with DuckDB' if not failed else f'{failed} FAILED'}")
 sys.exit(1 if failed else 0)
