@@ -214,7 +214,7 @@ class Case:
         self.times = False  # its condition reads a time-of-day column
         self.infinities = False  # its condition reads a column holding infinite dates or timestamps
         self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
-        self.diffs = False  # its condition counts with date_diff or takes a last_day
+        self.diffs = False  # its condition calls date_diff, last_day, epoch_ms or epoch_us
         self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
@@ -2169,7 +2169,7 @@ def where_case(case, ctx):
     case.times = any(re.search(rf"\b{n}\b", bj) for n in info if info[n][0] in ("time", "time_ns"))
     case.infinities = any(re.search(rf"\b{n}\b", bj) for n in info if n.endswith("_inf") or "_inf_" in n)
     case.texts = bool(re.search(r"\bs_when\b", bj) and re.search(r"(AS|::)\s*(DATE|TIMESTAMP)\b", bj))
-    case.diffs = bool(re.search(r"\b(date_?diff|last_day)\(", bj))
+    case.diffs = bool(re.search(r"\b(date_?diff|last_day|epoch_ms|epoch_us)\(", bj))
     case.notes.append(f"condition: {bj}")
 
     con = duck()
@@ -2557,7 +2557,7 @@ def run_all(args, s3_port):
     if funcs["texts"]:
         skipped += f"; {funcs['texts']} cases cast dates and times as text ({funcs['texts passed']} passed)"
     if funcs["diffs"]:
-        skipped += f"; {funcs['diffs']} cases called date_diff or last_day ({funcs['diffs passed']} passed)"
+        skipped += f"; {funcs['diffs']} cases called date_diff, last_day, epoch_ms or epoch_us ({funcs['diffs passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

@@ -1213,6 +1213,13 @@ PARTS = {
     "isodow": (["isodow"], ["isodow"], ["isodow"]),
     "dayofyear": (["dayofyear"], ["dayofyear", "doy"], ["dayofyear", "doy"]),
     "isoyear": (["isoyear"], ["isoyear"], ["isoyear"]),
+    "millisecond": (["millisecond"], ["millisecond", "milliseconds"], ["millisecond", "ms", "msecs"]),
+    "microsecond": (["microsecond"], ["microsecond", "microseconds"], ["microsecond", "us", "usec"]),
+    "decade": (["decade"], ["decade"], ["decade", "decades", "dec"]),
+    "century": (["century"], ["century"], ["century", "cent", "c"]),
+    "millennium": (["millennium"], ["millennium"], ["millennium", "millennia", "mil"]),
+    "era": (["era"], ["era"], ["era"]),
+    "yearweek": (["yearweek"], ["yearweek"], ["yearweek"]),
 }
 # Values each part often takes, for literals where no values are known.
 PART_VALUES = {
@@ -1221,6 +1228,9 @@ PART_VALUES = {
     "day": [1, 2, 15, 28, 29, 30, 31], "hour": [0, 1, 12, 23], "minute": [0, 1, 30, 59],
     "second": [0, 1, 30, 59], "dayofweek": [0, 1, 3, 6], "isodow": [1, 4, 6, 7],
     "dayofyear": [1, 2, 59, 60, 365, 366], "isoyear": [1969, 1970, 2020, 2021, 2025],
+    "millisecond": [0, 1, 500, 1000, 59999], "microsecond": [0, 1, 500000, 1000000, 59999999],
+    "decade": [0, 196, 197, 200, 202], "century": [-1, 1, 19, 20, 21], "millennium": [-1, 1, 2, 3],
+    "era": [0, 1], "yearweek": [197001, 201953, 202001, 202053],
 }
 INFINITE_DAYS = {2**31 - 1, -(2**31) + 1}  # DuckDB's DATE 'infinity' and '-infinity'
 
@@ -1604,6 +1614,20 @@ def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, sw
                 x.used | y.used, (19, 0))
     e.hint = ["0", "1", "-1", "2", "7", "12", "30", "365", "-365"]
     e.mirror = lambda rng, o: mk_datediff(rng, ops, depth, o, col_ex(rng, o), y, unit, name, swap)
+    return e
+
+
+def mk_epoch(rng, ops, depth, first, x=None, fn=None):
+    """epoch_ms(x) or epoch_us(x) of a date or a timestamp (not of far dates, which leave
+    BIGINT in microseconds): a BIGINT. DuckDB is asked of the instant as bloomjoin counts it
+    (diff_src: its epoch_ms fails on TIMESTAMP_S, _MS and _NS, and rounds a TIMESTAMP's
+    microseconds half away from zero, as bloomjoin's does)."""
+    if x is None:
+        x = time_arg(rng, ops, depth, first)
+    fn = fn or rng.choice(["epoch_ms", "epoch_us"])
+    e = call_ex(f"{fn}({x.bj})", f"CAST({fn}({diff_src(x)}) AS DECIMAL(38,0))", "num", x.used, (19, 0))
+    e.hint = ["0", "-1", "1", "86400000", "1577836800000", "1577836800000000"]
+    e.mirror = lambda rng, o: mk_epoch(rng, ops, depth, o, col_ex(rng, o), fn)
     return e
 
 
@@ -2142,7 +2166,8 @@ MAKERS = {
             (mk_round, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
             (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f))),
-            (mk_datediff, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f)))],
+            (mk_datediff, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f))),
+            (mk_epoch, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts")))],
     "float": [(mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
               (mk_coalesce, lambda ops, f: f is not None and f.kind == "float"),
               (mk_float_arith, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
