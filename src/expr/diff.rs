@@ -31,8 +31,8 @@ use arrow::datatypes::DataType;
 use super::arith::Value;
 use super::eval::{exact_kind, infinite, infinity, Exact, Reason};
 use super::func::{
-    civil, days_and_ns, days_from_civil, describe, operand_array, raw, str_values, time_of, Arg,
-    Part,
+    civil, days_and_ns, days_from_civil, describe, map_finite, operand_array, raw, str_values,
+    time_of, Arg, Part,
 };
 use super::lit::{self, DAY_NS};
 use super::strtime;
@@ -441,26 +441,18 @@ fn count_micros(unit: Unit, start: i64, end: i64, zoned: bool) -> Option<i64> {
 /// floored to the day, in UTC), as a date; NULL for an infinity.
 pub(super) fn last_day(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     let (raw, per) = time_of(a, "last_day() takes a date or a timestamp", what)?;
-    let inf = infinity(a.data_type());
-    let mut out = Vec::with_capacity(raw.len());
-    for v in raw.iter() {
-        let Some(v) = v.filter(|v| !infinite(inf, *v)) else {
-            out.push(None);
-            continue;
-        };
+    let out = map_finite(&raw, infinity(a.data_type()), |v| {
         let days = days_and_ns(v, per).0;
         let (y, m, _) = civil(days);
         let (y, m) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
         let last = days_from_civil(y, m, 1) - 1;
-        out.push(Some(
-            i32::try_from(last)
-                .ok()
-                .filter(|d| *d != i32::MAX)
-                .ok_or_else(|| {
-                    format!("{what} has a date whose last_day() is out of the range of dates")
-                })?,
-        ));
-    }
+        i32::try_from(last)
+            .ok()
+            .filter(|d| *d != i32::MAX)
+            .ok_or_else(|| {
+                format!("{what} has a date whose last_day() is out of the range of dates")
+            })
+    })?;
     Ok(Arc::new(Date32Array::from(out)))
 }
 

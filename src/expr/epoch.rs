@@ -31,8 +31,10 @@ use arrow::datatypes::Float64Type;
 use arrow::datatypes::{DataType, Int64Type, TimeUnit};
 
 use super::arith::{self, Value};
-use super::eval::{exact_kind, infinite, infinity, Exact, Reason};
-use super::func::{days_and_ns, days_from_civil, describe, operand_array, raw, timestamps, Arg};
+use super::eval::{exact_kind, infinity, Exact, Reason};
+use super::func::{
+    days_and_ns, days_from_civil, describe, map_finite, operand_array, raw, timestamps, Arg,
+};
 use super::lit::DAY_NS;
 
 /// What `epoch`-like functions give of a date, a timestamp or a time of day.
@@ -79,10 +81,10 @@ const JULIAN_1970: i64 = 2_440_588;
 pub(super) fn epoch(e: Epoch, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     let name = e.name();
     let kind = exact_kind(a.data_type());
-    let (raw, per, clock) = match kind {
+    let (raw, per) = match kind {
         Some(Exact::Num(0)) if e == Epoch::Millis => return from_millis(a, what),
-        Some(Exact::Time(per)) => (raw(a)?, per, false),
-        Some(Exact::Clock(per)) if e != Epoch::Julian => (raw(a)?, per, true),
+        Some(Exact::Time(per)) => (raw(a)?, per),
+        Some(Exact::Clock(per)) if e != Epoch::Julian => (raw(a)?, per),
         _ => {
             let takes = match e {
                 Epoch::Millis => "a date, a timestamp, a time of day or a whole number",
@@ -95,7 +97,8 @@ pub(super) fn epoch(e: Epoch, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reas
             ));
         }
     };
-    let inf = if clock { None } else { infinity(a.data_type()) };
+    // Times of day have none.
+    let inf = infinity(a.data_type());
     let timestamp = matches!(a.data_type(), DataType::Timestamp(..));
     let zoned = matches!(a.data_type(), DataType::Timestamp(_, Some(_)));
     // Each value as (floored) units of `e` since the epoch; `None` where it leaves BIGINT.
@@ -117,15 +120,10 @@ pub(super) fn epoch(e: Epoch, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reas
             shown(a, v)
         )
     };
-    match e {
+    Ok(match e {
         Epoch::Seconds | Epoch::Julian => {
-            let mut out = Vec::with_capacity(raw.len());
-            for v in raw.iter() {
-                let Some(v) = v.filter(|v| !infinite(inf, *v)) else {
-                    out.push(None);
-                    continue;
-                };
-                out.push(Some(if e == Epoch::Julian {
+            Arc::new(Float64Array::from(map_finite(&raw, inf, |v| {
+                Ok(if e == Epoch::Julian {
                     // DuckDB's `GetJulianDay`: the day's fraction, then its number.
                     let (days, ns) = days_and_ns(v, per as i64);
                     (ns / 1_000) as f64 / (DAY_NS / 1_000) as f64 + (days + JULIAN_1970) as f64
@@ -140,31 +138,20 @@ pub(super) fn epoch(e: Epoch, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reas
                     } else {
                         us as f64 / 1e6
                     }
-                }));
-            }
-            Ok(Arc::new(Float64Array::from(out)))
+                })
+            })?))
         }
         _ => {
-            let mut out = Vec::with_capacity(raw.len());
-            for v in raw.iter() {
-                let Some(v) = v.filter(|v| !infinite(inf, *v)) else {
-                    out.push(None);
-                    continue;
-                };
-                out.push(Some(units(v).ok_or_else(|| {
-                    out_of_range(
-                        v,
-                        match e {
-                            Epoch::Millis => "milliseconds",
-                            Epoch::Micros => "microseconds",
-                            _ => "nanoseconds",
-                        },
-                    )
-                })?));
-            }
-            Ok(Arc::new(Int64Array::from(out)))
+            let unit = match e {
+                Epoch::Millis => "milliseconds",
+                Epoch::Micros => "microseconds",
+                _ => "nanoseconds",
+            };
+            Arc::new(Int64Array::from(map_finite(&raw, inf, |v| {
+                units(v).ok_or_else(|| out_of_range(v, unit))
+            })?))
         }
-    }
+    })
 }
 
 /// A raw value of a date or timestamp array as messages show it.

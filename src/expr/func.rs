@@ -1,9 +1,8 @@
 //! Functions of the `--where` language: `lower`, `upper`, `length`, `abs`, `coalesce`,
 //! `CAST(x AS DATE)`, `CAST(x AS TIMESTAMP)`, the parts of dates and timestamps (`year`,
 //! `month`, `EXTRACT(HOUR FROM ts)`, `millisecond`, `decade`, `yearweek`, ...) and
-//! `date_trunc`. Each follows DuckDB's function of
-//! that name (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'`), and is exact as the
-//! rest of the language is:
+//! `date_trunc`. Each follows DuckDB's function of that name (checked against DuckDB 2.0
+//! with `SET TimeZone = 'UTC'`), and is exact as the rest of the language is:
 //!
 //! - `abs` of an integer or a decimal is its exact value (DuckDB's `abs(-128::TINYINT)`
 //!   fails; this is 128).
@@ -662,6 +661,18 @@ pub(super) fn raw(a: &ArrayRef) -> Result<Int64Array, Reason> {
         _ => arith::cast(a, &DataType::Int64)?,
     };
     Ok(r.as_primitive::<Int64Type>().clone())
+}
+
+/// Each raw value of a date or timestamp array mapped by `f`, NULL for a NULL and for an
+/// infinity (`inf`, see [`infinity`]), as DuckDB's functions of those give.
+pub(super) fn map_finite<T>(
+    raw: &Int64Array,
+    inf: Option<i64>,
+    mut f: impl FnMut(i64) -> Result<T, Reason>,
+) -> Result<Vec<Option<T>>, Reason> {
+    raw.iter()
+        .map(|v| v.filter(|v| !infinite(inf, *v)).map(&mut f).transpose())
+        .collect()
 }
 
 /// Split raw values of `per` nanoseconds into whole days and the nanoseconds into the day.
