@@ -32,10 +32,9 @@ use arrow::datatypes::{DataType, Int64Type, TimeUnit};
 
 use super::arith::{self, Value};
 use super::eval::{exact_kind, infinity, Exact, Reason};
-use super::func::{
-    days_and_ns, days_from_civil, describe, map_finite, operand_array, raw, timestamps, Arg,
-};
-use super::lit::DAY_NS;
+use super::func::{days_and_ns, describe, map_finite, operand_array, raw, timestamps, Arg};
+use super::lit::{Lit, DAY_NS};
+use super::strtime;
 
 /// What `epoch`-like functions give of a date, a timestamp or a time of day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,10 +113,13 @@ pub(super) fn epoch(e: Epoch, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reas
         i64::try_from(ns.div_euclid(e.per())).ok()
     };
     let out_of_range = |v: i64, units: &str| {
+        let value = match a.data_type() {
+            DataType::Date32 => Lit::Date(v as i32),
+            _ => Lit::Timestamp(i128::from(v) * per),
+        };
         format!(
-            "{name}(): {what} holds {}, whose {units} since 1970-01-01 are out of the range of \
-             BIGINT",
-            shown(a, v)
+            "{name}(): {what} holds {value}, whose {units} since 1970-01-01 are out of the range \
+             of BIGINT"
         )
     };
     Ok(match e {
@@ -154,33 +156,14 @@ pub(super) fn epoch(e: Epoch, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reas
     })
 }
 
-/// A raw value of a date or timestamp array as messages show it.
-fn shown(a: &ArrayRef, v: i64) -> String {
-    let one: ArrayRef = match a.data_type() {
-        DataType::Date32 => match i32::try_from(v) {
-            Ok(d) => Arc::new(Date32Array::from(vec![d])),
-            Err(_) => return v.to_string(),
-        },
-        DataType::Timestamp(unit, _) => timestamps(*unit, None, &Int64Array::from(vec![v])),
-        _ => return v.to_string(),
-    };
-    arrow::util::display::array_value_to_string(&one, 0).unwrap_or_else(|_| v.to_string())
-}
-
 /// `epoch_ms(n)` of whole numbers: timestamps of microseconds, zone-less.
 fn from_millis(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     let ms = whole(a, "epoch_ms()", what)?;
     let us = ms
-        .try_unary::<_, Int64Type, ()>(|v| v.checked_mul(1_000).ok_or(()))
-        .map_err(|()| {
-            let v = ms
-                .iter()
-                .flatten()
-                .find(|v| v.checked_mul(1_000).is_none())
-                .unwrap_or_default();
+        .try_unary::<_, Int64Type, i64>(|v| v.checked_mul(1_000).ok_or(v))
+        .map_err(|v| {
             format!(
-                "epoch_ms(): {what} holds {v}, whose timestamp is out of the range of \
-                 timestamps"
+                "epoch_ms(): {what} holds {v}, whose timestamp is out of the range of timestamps"
             )
         })?;
     Ok(timestamps(TimeUnit::Microsecond, None, &us))
@@ -252,7 +235,7 @@ pub(super) fn make_date(mut args: Vec<Arg>) -> Result<Value, Reason> {
             out.push(None);
             continue;
         };
-        out.push(Some(date_of(y, m, d).ok_or_else(|| {
+        out.push(Some(strtime::from_date(y, m, d).ok_or_else(|| {
             format!("make_date(): there is no date {y}-{m}-{d} (out of range)")
         })?));
     }
@@ -262,37 +245,6 @@ pub(super) fn make_date(mut args: Vec<Arg>) -> Result<Value, Reason> {
     } else {
         Value::Rows(r)
     })
-}
-
-/// The Date32 of `y-m-d`, when it is a date of the calendar within DuckDB's range (which
-/// leaves out the days of `±infinity`).
-fn date_of(y: i64, m: i64, d: i64) -> Option<i32> {
-    let y32 = i32::try_from(y).ok()?;
-    if !(1..=12).contains(&m) || d < 1 {
-        return None;
-    }
-    let leap = y32 % 4 == 0 && (y32 % 100 != 0 || y32 % 400 == 0);
-    let days_in = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if d > days_in[(m - 1) as usize] {
-        return None;
-    }
-    let days = days_from_civil(y, m, d);
-    i32::try_from(days)
-        .ok()
-        .filter(|d| *d != i32::MAX && *d != -i32::MAX && *d != i32::MIN)
 }
 
 #[cfg(test)]
@@ -352,17 +304,17 @@ mod tests {
 
     #[test]
     fn make_date_takes_calendar_dates_only() {
-        assert_eq!(date_of(2024, 2, 29), Some(19_782));
-        assert_eq!(date_of(2023, 2, 29), None);
-        assert_eq!(date_of(1900, 2, 29), None);
-        assert_eq!(date_of(2000, 2, 29), Some(11_016));
-        assert_eq!(date_of(2020, 13, 1), None);
-        assert_eq!(date_of(2020, 1, 0), None);
+        assert_eq!(strtime::from_date(2024, 2, 29), Some(19_782));
+        assert_eq!(strtime::from_date(2023, 2, 29), None);
+        assert_eq!(strtime::from_date(1900, 2, 29), None);
+        assert_eq!(strtime::from_date(2000, 2, 29), Some(11_016));
+        assert_eq!(strtime::from_date(2020, 13, 1), None);
+        assert_eq!(strtime::from_date(2020, 1, 0), None);
         // DuckDB's range: 5877642-06-25 (BC) to 5881580-07-10, between its infinities.
-        assert_eq!(date_of(5_881_580, 7, 10), Some(i32::MAX - 1));
-        assert_eq!(date_of(5_881_580, 7, 11), None);
-        assert_eq!(date_of(-5_877_641, 6, 25), Some(-i32::MAX + 1));
-        assert_eq!(date_of(-5_877_641, 6, 24), None);
-        assert_eq!(date_of(1 << 40, 1, 1), None);
+        assert_eq!(strtime::from_date(5_881_580, 7, 10), Some(i32::MAX - 1));
+        assert_eq!(strtime::from_date(5_881_580, 7, 11), None);
+        assert_eq!(strtime::from_date(-5_877_641, 6, 25), Some(-i32::MAX + 1));
+        assert_eq!(strtime::from_date(-5_877_641, 6, 24), None);
+        assert_eq!(strtime::from_date(1 << 40, 1, 1), None);
     }
 }

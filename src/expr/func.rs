@@ -865,16 +865,11 @@ fn part(p: Part, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
         what,
     )?;
     // An infinite date or timestamp has no parts: NULL, as in DuckDB.
-    let inf = infinity(a.data_type());
-    Ok(Arc::new(
-        raw.iter()
-            .map(|v| {
-                let v = v.filter(|v| !infinite(inf, *v))?;
-                let (days, ns) = days_and_ns(v, per);
-                Some(p.of(days, ns))
-            })
-            .collect::<Int64Array>(),
-    ))
+    let parts = map_finite(&raw, infinity(a.data_type()), |v| {
+        let (days, ns) = days_and_ns(v, per);
+        Ok(p.of(days, ns))
+    })?;
+    Ok(Arc::new(Int64Array::from(parts)))
 }
 
 /// `date_trunc`: a timestamp keeps its time zone (the truncation is computed in UTC) and its

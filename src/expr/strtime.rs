@@ -83,7 +83,7 @@ fn leap(y: i64) -> bool {
 
 /// Days since the epoch of a valid date in DuckDB's range (5877642 BC-06-25 to
 /// 5881580-07-10), proleptic Gregorian with a year 0.
-fn from_date(y: i64, m: i64, d: i64) -> Option<i32> {
+pub(super) fn from_date(y: i64, m: i64, d: i64) -> Option<i32> {
     const DAYS: [i64; 13] = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     if !(1..=12).contains(&m) || d < 1 {
         return None;
