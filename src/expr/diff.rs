@@ -260,16 +260,24 @@ fn side(a: ArrayRef, one: bool, shown: &str, what: &str) -> Result<Side, Reason>
 
 /// A string literal's value as `kind` (a date's days, a timestamp's microseconds or a time
 /// of day's), read as the comparisons read literals (`YYYY-MM-DD[ HH:MM[:SS[.f]]]`,
-/// `HH:MM[:SS[.f]]`, no time zone), to the microsecond as DuckDB's cast reads it.
-fn read_text(s: &str, kind: Kind) -> Result<i64, Reason> {
+/// `HH:MM[:SS[.f]]`, no time zone, or DuckDB's words `infinity`, `-infinity` and `epoch`), to
+/// the microsecond as DuckDB's cast reads it. `None` for an infinity (whose difference is NULL).
+fn read_text(s: &str, kind: Kind) -> Result<Option<i64>, Reason> {
     let b = s.as_bytes();
     // The strict shape read, DuckDB's reading can still find the value out of range.
     let range = |_| format!("'{s}' is out of the range of timestamps");
-    match kind {
-        Kind::Clock => lit::strict_time(s).and_then(|_| strtime::time(b).map_err(range)),
-        Kind::Date => lit::date_text(s).map(i64::from),
-        _ => lit::strict_timestamp(s).and_then(|_| strtime::timestamp(b).map_err(range)),
-    }
+    let (v, inf) = match kind {
+        Kind::Clock => (
+            lit::strict_time(s).and_then(|_| strtime::time(b).map_err(range))?,
+            None,
+        ),
+        Kind::Date => (lit::date_text(s)?.into(), infinity(&DataType::Date32)),
+        _ => (
+            lit::timestamp_literal(s).and_then(|_| strtime::timestamp(b).map_err(range))?,
+            Some(i64::MAX),
+        ),
+    };
+    Ok(Some(v).filter(|v| !infinite(inf, *v)))
 }
 
 /// `date_diff('unit', start, end)`.
@@ -333,7 +341,7 @@ pub(super) fn date_diff(unit: Unit, args: Vec<Arg>) -> Result<Value, Reason> {
             Kind::Text => {
                 let v = match &s.text {
                     None => None,
-                    Some(t) => Some(read_text(t, to)?),
+                    Some(t) => read_text(t, to)?,
                 };
                 Ok(Side {
                     kind: to,

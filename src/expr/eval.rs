@@ -33,7 +33,7 @@ use arrow::error::ArrowError;
 use super::arith;
 use super::func;
 use super::lazy::Lazy;
-use super::lit::{self, Lit, Raw, DAY_NS};
+use super::lit::{self, Lit, Raw, DAY_NS, INFINITE_NS};
 use super::parse::{ArithOp, CmpOp, Node, Tree};
 
 /// A value during evaluation.
@@ -666,6 +666,11 @@ fn materialize(l: &Lit) -> Result<Option<ArrayRef>, Reason> {
         Lit::Double(v) => Arc::new(Float64Array::from(vec![*v])),
         Lit::Str(s) => Arc::new(StringArray::from(vec![s.as_str()])),
         Lit::Date(d) => Arc::new(Date32Array::from(vec![*d])),
+        // DuckDB's infinities, as a timestamp column holds them.
+        Lit::Timestamp(INFINITE_NS) => Arc::new(TimestampMicrosecondArray::from(vec![i64::MAX])),
+        Lit::Timestamp(ns) if *ns == -INFINITE_NS => {
+            Arc::new(TimestampMicrosecondArray::from(vec![-i64::MAX]))
+        }
         Lit::Timestamp(ns) => match i64::try_from(*ns) {
             Ok(v) => Arc::new(TimestampNanosecondArray::from(vec![v])),
             Err(_) => Arc::new(TimestampMicrosecondArray::from(vec![i64::try_from(
@@ -741,9 +746,6 @@ pub(super) fn infinite(inf: Option<i64>, v: i64) -> bool {
     inf.is_some_and(|i| v == i || v == -i)
 }
 
-/// `infinity` in [`to_ns`]'s nanoseconds: beyond every finite value (at most 2^110).
-const INFINITE_NS: i128 = 1 << 120;
-
 pub(super) fn is_float(t: &DataType) -> bool {
     matches!(t, DataType::Float16 | DataType::Float32 | DataType::Float64)
 }
@@ -786,13 +788,13 @@ fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, R
         (Some(Exact::Num(scale)), Lit::Num(d)) => cmp_exact(col, op, lit::dec_to_raw(*d, scale))?,
         (Some(Exact::Num(_)), Lit::Double(v)) => cmp_f64(&to_f64(col)?, op, *v)?,
         (Some(Exact::Time(unit)), Lit::Date(d)) => {
-            cmp_exact(col, op, lit::ns_to_raw(*d as i128 * DAY_NS, unit))?
+            cmp_exact(col, op, time_raw(lit::date_ns(*d), t, unit))?
         }
         (Some(Exact::Time(unit)), Lit::Timestamp(ns)) => {
-            cmp_exact(col, op, lit::ns_to_raw(*ns, unit))?
+            cmp_exact(col, op, time_raw(*ns, t, unit))?
         }
         (Some(Exact::Time(unit)), Lit::Str(s)) => {
-            cmp_exact(col, op, lit::ns_to_raw(string_ns(s, t, unit)?, unit))?
+            cmp_exact(col, op, time_raw(string_ns(s, t, unit)?, t, unit))?
         }
         (Some(Exact::Clock(unit)), Lit::Time(ns)) => cmp_exact(col, op, lit::ns_to_raw(*ns, unit))?,
         (Some(Exact::Clock(unit)), Lit::Str(s)) => {
@@ -1128,9 +1130,9 @@ fn beyond(cmp: BooleanArray, out: &[Option<bool>], op: CmpOp) -> BooleanArray {
 /// timestamp column as a timestamp ([`string_timestamp_ns`]).
 fn string_ns(s: &str, dt: &DataType, unit_ns: i128) -> Result<i128, String> {
     Ok(if matches!(dt, DataType::Date32 | DataType::Date64) {
-        lit::date_text(s)? as i128 * DAY_NS
+        lit::date_ns(lit::date_text(s)?)
     } else {
-        string_timestamp_ns(lit::strict_timestamp(s)?, unit_ns)
+        string_timestamp_ns(lit::timestamp_literal(s)?, unit_ns)
     })
 }
 
@@ -1142,7 +1144,7 @@ fn string_ns(s: &str, dt: &DataType, unit_ns: i128) -> Result<i128, String> {
 /// the same rows in Arrow binds `TIMESTAMP_MS` and rounds the string to milliseconds; its own
 /// Parquet reader does not, and we read Parquet.) Returns nanoseconds.
 fn string_timestamp_ns(ns: i128, unit_ns: i128) -> i128 {
-    if unit_ns == 1 {
+    if unit_ns == 1 || ns == INFINITE_NS || ns == -INFINITE_NS {
         ns
     } else {
         ns.div_euclid(1_000) * 1_000
@@ -1154,6 +1156,30 @@ fn string_timestamp_ns(ns: i128, unit_ns: i128) -> i128 {
 /// microseconds (further digits dropped), or to nanoseconds for a nanosecond column.
 fn string_clock_ns(s: &str, unit_ns: i128) -> Result<i128, String> {
     Ok(string_timestamp_ns(lit::strict_time(s)?, unit_ns))
+}
+
+/// Where the instant `ns` (nanoseconds since the epoch, [`INFINITE_NS`] for `infinity`) lands
+/// among the raw values of a date or timestamp column of type `t`, `unit` nanoseconds each.
+/// The infinities are the type's ([`infinity`]), and as DuckDB's are beyond every finite
+/// value, a finite instant beyond the type's finite values lands between them and the
+/// infinity on its side (`ts_ns < DATE '3000-01-01'` holds for every finite `ts_ns`, not for
+/// `infinity`).
+fn time_raw(ns: i128, t: &DataType, unit: i128) -> Raw {
+    let Some(inf) = infinity(t).map(|i| i256::from_i128(i.into())) else {
+        return lit::ns_to_raw(ns, unit);
+    };
+    let at = |floor, exact| Raw::At { floor, exact };
+    match ns {
+        INFINITE_NS => at(inf, true),
+        _ if ns == -INFINITE_NS => at(inf.wrapping_neg(), true),
+        _ => match lit::ns_to_raw(ns, unit) {
+            Raw::At { floor, .. } if floor >= inf => at(inf.wrapping_sub(i256::ONE), false),
+            Raw::Above => at(inf.wrapping_sub(i256::ONE), false),
+            Raw::At { floor, .. } if floor <= inf.wrapping_neg() => at(inf.wrapping_neg(), false),
+            Raw::Below => at(inf.wrapping_neg(), false),
+            raw => raw,
+        },
+    }
 }
 
 /// Dates, timestamps and times of day as 128-bit nanoseconds (since the epoch, or midnight);
@@ -1188,10 +1214,10 @@ fn build_in_set(dt: &DataType, lits: &[&Lit]) -> Option<InSet> {
         for l in lits {
             let raw = match (kind, l) {
                 (Exact::Num(scale), Lit::Num(d)) => lit::dec_to_raw(*d, scale),
-                (Exact::Time(unit), Lit::Date(d)) => lit::ns_to_raw(*d as i128 * DAY_NS, unit),
-                (Exact::Time(unit), Lit::Timestamp(ns)) => lit::ns_to_raw(*ns, unit),
+                (Exact::Time(unit), Lit::Date(d)) => time_raw(lit::date_ns(*d), dt, unit),
+                (Exact::Time(unit), Lit::Timestamp(ns)) => time_raw(*ns, dt, unit),
                 (Exact::Time(unit), Lit::Str(s)) => {
-                    lit::ns_to_raw(string_ns(s, dt, unit).ok()?, unit)
+                    time_raw(string_ns(s, dt, unit).ok()?, dt, unit)
                 }
                 (Exact::Clock(unit), Lit::Time(ns)) => lit::ns_to_raw(*ns, unit),
                 (Exact::Clock(unit), Lit::Str(s)) => {

@@ -10,6 +10,11 @@ use arrow::datatypes::i256;
 /// Nanoseconds in a day.
 pub(crate) const DAY_NS: i128 = 86_400 * 1_000_000_000;
 
+/// `infinity` in nanoseconds since the epoch (`TIMESTAMP 'infinity'`, and a date's or a
+/// timestamp's infinity in 128-bit nanoseconds): beyond every finite value (at most 2^110).
+/// Its negation is `-infinity`.
+pub(crate) const INFINITE_NS: i128 = 1 << 120;
+
 /// A number with a fraction but more digits than this is a DOUBLE, as in DuckDB (whose
 /// DECIMAL stops at 38 digits).
 const MAX_DECIMAL_DIGITS: usize = 38;
@@ -35,9 +40,11 @@ pub(crate) enum Lit {
     Double(f64),
     /// A string.
     Str(String),
-    /// `DATE 'YYYY-MM-DD'`, as days since the epoch.
+    /// `DATE 'YYYY-MM-DD'`, as days since the epoch; `DATE 'infinity'` is `i32::MAX` days and
+    /// `-infinity` its negation, as DuckDB stores them.
     Date(i32),
-    /// `TIMESTAMP 'YYYY-MM-DD HH:MM:SS.fffffffff'`, as nanoseconds since the epoch (no zone).
+    /// `TIMESTAMP 'YYYY-MM-DD HH:MM:SS.fffffffff'`, as nanoseconds since the epoch (no zone);
+    /// `TIMESTAMP 'infinity'` is [`INFINITE_NS`], `-infinity` its negation.
     Timestamp(i128),
     /// `TIME 'HH:MM:SS.ffffff'`, as nanoseconds since midnight (whole microseconds, as DuckDB's
     /// `TIME`).
@@ -84,6 +91,12 @@ impl fmt::Display for Lit {
                     shown.push('…');
                 }
                 write!(f, "'{}'", shown.replace('\'', "''").escape_debug())
+            }
+            Lit::Date(d) if *d == i32::MAX || *d == -i32::MAX => {
+                write!(f, "DATE '{}'", infinity_word(*d))
+            }
+            Lit::Timestamp(ns) if *ns == INFINITE_NS || *ns == -INFINITE_NS => {
+                write!(f, "TIMESTAMP '{}'", infinity_word(*ns))
             }
             Lit::Date(d) => match arrow::temporal_conversions::date32_to_datetime(*d) {
                 Some(t) => write!(f, "DATE '{}'", t.date()),
@@ -378,6 +391,43 @@ pub(crate) fn ns_to_raw(ns: i128, unit_ns: i128) -> Raw {
     floor_div(i256::from_i128(ns), i256::from_i128(unit_ns))
 }
 
+/// `infinity` or `-infinity`, by the sign of `v`.
+fn infinity_word<T: Default + PartialOrd>(v: T) -> &'static str {
+    if v > T::default() {
+        "infinity"
+    } else {
+        "-infinity"
+    }
+}
+
+/// DuckDB's words for a date or a timestamp: `infinity` (or `inf`), `-infinity` (`-inf`) and
+/// `epoch`, in any case, with spaces around, as days since the epoch (`±i32::MAX`, the raw
+/// values DuckDB stores for the infinities, and 0). `None` for any other text.
+pub(crate) fn special_days(s: &str) -> Option<i32> {
+    super::strtime::special(s.as_bytes())
+}
+
+/// The nanoseconds since the epoch of a date's midnight; [`INFINITE_NS`] (negated) for
+/// `infinity` (`-infinity`).
+pub(crate) fn date_ns(days: i32) -> i128 {
+    match days {
+        i32::MAX => INFINITE_NS,
+        d if d == -i32::MAX => -INFINITE_NS,
+        d => i128::from(d) * DAY_NS,
+    }
+}
+
+/// A `DATE` literal: `YYYY-MM-DD`, or one of DuckDB's words ([`special_days`]).
+pub(crate) fn date_literal(s: &str) -> Result<i32, String> {
+    special_days(s).map_or_else(|| strict_date(s), Ok)
+}
+
+/// A `TIMESTAMP` literal: [`strict_timestamp`]'s text, or one of DuckDB's words
+/// ([`special_days`]), in nanoseconds since the epoch ([`date_ns`]).
+pub(crate) fn timestamp_literal(s: &str) -> Result<i128, String> {
+    special_days(s).map_or_else(|| strict_timestamp(s), |d| Ok(date_ns(d)))
+}
+
 /// Parse `YYYY-MM-DD` (exactly that shape) into days since the epoch.
 pub(crate) fn strict_date(s: &str) -> Result<i32, String> {
     use arrow::compute::kernels::cast_utils::Parser as _;
@@ -394,12 +444,13 @@ pub(crate) fn strict_date(s: &str) -> Result<i32, String> {
     arrow::datatypes::Date32Type::parse(s).ok_or_else(bad)
 }
 
-/// A string literal met by a date column: `YYYY-MM-DD`, or a timestamp's text at midnight
-/// (`'2020-01-01 00:00:00'`, which DuckDB, Spark and PostgreSQL also read as that date). A
-/// timestamp's text with a time of day is refused: those engines drop the time, which changes
-/// what `>` or `=` mean, so the user is asked to say which they meant.
+/// A string literal met by a date column: `YYYY-MM-DD`, DuckDB's words ([`special_days`]),
+/// or a timestamp's text at midnight (`'2020-01-01 00:00:00'`, which DuckDB, Spark and
+/// PostgreSQL also read as that date). A timestamp's text with a time of day is refused: those
+/// engines drop the time, which changes what `>` or `=` mean, so the user is asked to say
+/// which they meant.
 pub(crate) fn date_text(s: &str) -> Result<i32, String> {
-    let date = strict_date(s);
+    let date = date_literal(s);
     if date.is_ok() || s.len() <= 10 {
         return date;
     }

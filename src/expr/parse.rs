@@ -12,7 +12,7 @@ use sqlparser::ast::{self, BinaryOperator, UnaryOperator, Value, ValueWithSpan};
 use sqlparser::dialect::DuckDbDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{Token, Tokenizer};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 use super::cast::{IntTy, Target};
 use super::diff::Unit;
@@ -206,9 +206,7 @@ impl Tree {
 /// Parse `text` into a tree; errors are the reason only (the caller adds the option).
 pub(crate) fn parse(text: &str) -> Result<Tree, String> {
     let dialect = DuckDbDialect {};
-    let tokens = Tokenizer::new(&dialect, text)
-        .tokenize_with_location()
-        .map_err(|e| e.to_string())?;
+    let tokens = tokens(&dialect, text)?;
     let operators = tokens
         .iter()
         .filter(|t| counts_as_operator(&t.token))
@@ -236,6 +234,28 @@ pub(crate) fn parse(text: &str) -> Result<Tree, String> {
     convert(ast)
 }
 
+/// `text`'s tokens, where the field of an `EXTRACT` is written as a string: sqlparser takes
+/// only its own list of field names there (not `yearweek`, `era` or DuckDB's abbreviations
+/// such as `yr`), DuckDB any name of a part, and both take the name quoted.
+fn tokens(dialect: &DuckDbDialect, text: &str) -> Result<Vec<TokenWithSpan>, String> {
+    let mut tokens = Tokenizer::new(dialect, text)
+        .tokenize_with_location()
+        .map_err(|e| e.to_string())?;
+    let solid: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    for w in solid.windows(3) {
+        let extract =
+            matches!(&tokens[w[0]].token, Token::Word(x) if x.keyword == Keyword::EXTRACT);
+        if extract && tokens[w[1]].token == Token::LParen {
+            if let Token::Word(field) = &tokens[w[2]].token {
+                tokens[w[2]].token = Token::SingleQuotedString(field.value.clone());
+            }
+        }
+    }
+    Ok(tokens)
+}
+
 /// The operands of `text`'s top-level `AND` (outer parentheses dropped), each as sqlparser
 /// prints it, in the order [`parse`] makes them the root's children; the whole text when its
 /// root is no `AND`. `None` when it does not parse.
@@ -243,8 +263,7 @@ pub(crate) fn conjunct_texts(text: &str) -> Option<Vec<String>> {
     let dialect = DuckDbDialect {};
     let mut parser = Parser::new(&dialect)
         .with_recursion_limit(4 * MAX_OPERATORS + 64)
-        .try_with_sql(text)
-        .ok()?;
+        .with_tokens_with_locations(tokens(&dialect, text).ok()?);
     let mut e = parser.parse_expr().ok()?;
     while let ast::Expr::Nested(x) = e {
         e = *x;
@@ -698,7 +717,10 @@ fn visit(
         A::Floor { expr, field } => floor_or_ceil(Math::Floor, expr, field, tasks)?,
         A::Ceil { expr, field } => floor_or_ceil(Math::Ceil, expr, field, tasks)?,
         A::Extract { field, expr, .. } => {
-            let name = field.to_string();
+            let name = match field {
+                ast::DateTimeField::Custom(name) => name.value,
+                other => other.to_string(),
+            };
             let p = date_part(&name).ok_or_else(|| unsupported_part(&name))?;
             tasks.push(Task::Make(Make::Func(p, 1)));
             tasks.push(Task::Visit(expr));
@@ -878,9 +900,9 @@ fn typed(ts: ast::TypedString) -> Result<Lit, String> {
         }
     };
     match ts.data_type {
-        ast::DataType::Date => lit::strict_date(&s).map(Lit::Date),
+        ast::DataType::Date => lit::date_literal(&s).map(Lit::Date),
         ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => {
-            lit::strict_timestamp(&s).map(Lit::Timestamp)
+            lit::timestamp_literal(&s).map(Lit::Timestamp)
         }
         ast::DataType::Time(None, ast::TimezoneInfo::None) => lit::strict_time(&s).map(Lit::time),
         other => Err(format!(
@@ -1294,7 +1316,8 @@ fn cast_target(t: &ast::DataType) -> Result<Option<Target>, String> {
 /// `CAST('text' AS DATE | TIMESTAMP | TIME)`: the literal (NULL for a `TRY_CAST` of bad
 /// text). A date takes a timestamp's text too, and keeps its day, as DuckDB's cast does. Text
 /// the strict parsers refuse is read as DuckDB's casts read it (`strtime`: `'2024-1-5'`,
-/// `'2024/01/05'`, an offset or a zone after a timestamp), but for `infinity` and `-infinity`.
+/// `'2024/01/05'`, an offset or a zone after a timestamp); `infinity`, `-infinity` and `epoch`
+/// are what the literals make of them.
 fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
     let loose = |e: String, v: Result<i64, strtime::Bad>, inf: i64| match v {
         Ok(v) if !infinite(Some(inf), v) => Ok(v),
@@ -1302,7 +1325,7 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
     };
     let b = text.as_bytes();
     let r = match f {
-        Func::Date(_) => lit::strict_date(text)
+        Func::Date(_) => lit::date_literal(text)
             .map(Lit::Date)
             .or_else(|e| {
                 lit::strict_timestamp(text).map_err(|_| e).and_then(|ns| {
@@ -1324,7 +1347,7 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
             })
             .or_else(|e| loose(e, strtime::time(b), i64::MAX).map(|us| us as i128 * 1_000))
             .map(Lit::time),
-        _ => lit::strict_timestamp(text)
+        _ => lit::timestamp_literal(text)
             .or_else(|e| loose(e, strtime::timestamp(b), i64::MAX).map(|us| us as i128 * 1_000))
             .map(Lit::Timestamp),
     };

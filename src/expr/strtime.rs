@@ -61,7 +61,7 @@ fn one_or_two_digits(b: &[u8], pos: &mut usize) -> Option<i64> {
 }
 
 /// `word` in any case at `pos`, or its first `abbr` letters ending the string.
-fn special(b: &[u8], pos: &mut usize, word: &[u8], abbr: usize) -> bool {
+fn word(b: &[u8], pos: &mut usize, word: &[u8], abbr: usize) -> bool {
     let (mut p, mut i) = (*pos, 0);
     while p < b.len() && i < word.len() {
         if b[p].to_ascii_lowercase() != word[i] {
@@ -102,6 +102,21 @@ pub(super) fn from_date(y: i64, m: i64, d: i64) -> Option<i32> {
     i32::try_from(days_from_civil(y, m, d)).ok()
 }
 
+/// DuckDB's words for a date: `infinity` (or `inf`), `-infinity`, `epoch`, in any case, with
+/// spaces around, as days (`±i32::MAX`, 0); `None` for any other text, a date's included.
+pub(crate) fn special(b: &[u8]) -> Option<i32> {
+    let start = skip_spaces(b, 0);
+    let rest = &b[start..];
+    let rest = rest.strip_prefix(b"-").unwrap_or(rest);
+    if rest.first().is_none_or(u8::is_ascii_digit) {
+        return None;
+    }
+    match date_prefix(b) {
+        (Ok(days), end) if end == b.len() => Some(days),
+        _ => None,
+    }
+}
+
 /// DuckDB's `Date::TryConvertDate` (not strict): the days, and where the date ended.
 fn date_prefix(b: &[u8]) -> (Result<i32, Bad>, usize) {
     use Bad::*;
@@ -118,13 +133,13 @@ fn date_prefix(b: &[u8]) -> (Result<i32, Bad>, usize) {
         }
     }
     if !b[pos].is_ascii_digit() {
-        let days = if special(b, &mut pos, b"infinity", 3) {
+        let days = if word(b, &mut pos, b"infinity", 3) {
             if negative {
                 -i32::MAX
             } else {
                 i32::MAX
             }
-        } else if special(b, &mut pos, b"epoch", 5) {
+        } else if word(b, &mut pos, b"epoch", 5) {
             0
         } else {
             return (Err(Format), pos);
