@@ -212,7 +212,7 @@ class Case:
         self.floats = 0  # divisions and float operations in its conditions
         self.maths = 0  # numeric functions (round, sqrt, ...) in its conditions
         self.times = False  # its condition reads a time-of-day column
-        self.infinities = False  # its condition reads a column holding infinite dates or timestamps
+        self.infinities = False  # its condition reads a column holding infinite dates or timestamps, or writes DuckDB's 'infinity' or 'epoch'
         self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
         self.diffs = False  # its condition calls date_diff, last_day, epoch_ms or epoch_us
         self.jw_funcs = 0  # of them in its --join-where
@@ -2167,7 +2167,8 @@ def where_case(case, ctx):
     case.floats = g.FLOATS[0]
     case.maths = g.MATHS[0]
     case.times = any(re.search(rf"\b{n}\b", bj) for n in info if info[n][0] in ("time", "time_ns"))
-    case.infinities = any(re.search(rf"\b{n}\b", bj) for n in info if n.endswith("_inf") or "_inf_" in n)
+    case.infinities = (any(re.search(rf"\b{n}\b", bj) for n in info if n.endswith("_inf") or "_inf_" in n)
+                       or re.search(r"'\s*-?(inf|infinity|epoch)\s*'", bj, re.I) is not None)
     case.texts = bool(re.search(r"\bs_when\b", bj) and re.search(r"(AS|::)\s*(DATE|TIMESTAMP)\b", bj))
     case.diffs = bool(re.search(r"\b(date_?diff|last_day|epoch_ms|epoch_us)\(", bj))
     case.notes.append(f"condition: {bj}")
@@ -2553,7 +2554,7 @@ def run_all(args, s3_port):
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:
-        skipped += f"; {funcs['infinities']} cases read infinite dates or timestamps ({funcs['infinities passed']} passed)"
+        skipped += f"; {funcs['infinities']} cases read infinite dates or timestamps or wrote 'infinity' or 'epoch' ({funcs['infinities passed']} passed)"
     if funcs["texts"]:
         skipped += f"; {funcs['texts']} cases cast dates and times as text ({funcs['texts passed']} passed)"
     if funcs["diffs"]:

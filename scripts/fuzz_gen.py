@@ -535,7 +535,14 @@ def date_text(day):
     return (EPOCH + datetime.timedelta(days=day)).isoformat()
 
 
+# DuckDB's words for dates and timestamps, which the literals read too.
+SPECIAL_WORDS = ["infinity", "-infinity", "epoch", "Infinity", "-inf", " epoch "]
+
+
 def date_lit(rng, pool):
+    if rng.random() < 0.05:
+        t = rng.choice(SPECIAL_WORDS)
+        return Lit(f"DATE '{t}'") if rng.random() < 0.5 else Lit(f"'{t}'")
     day = rng.choice(pool) if pool and rng.random() < 0.7 else rng.randint(-1000, 30000)
     day = max(min(day, 2932896), -719162)
     t = date_text(day)
@@ -544,6 +551,9 @@ def date_lit(rng, pool):
 
 def ts_lit(rng, unit, pool):
     """A TIMESTAMP literal; nanosecond ones are TIMESTAMP_NS for DuckDB."""
+    if rng.random() < 0.05:
+        t = rng.choice(SPECIAL_WORDS)
+        return Lit(f"TIMESTAMP '{t}'") if rng.random() < 0.5 else Lit(f"'{t}'")
     per = PER_SECOND[unit]
     if pool and rng.random() < 0.7:
         v = rng.choice(pool)
