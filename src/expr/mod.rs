@@ -17,6 +17,7 @@
 //! the regular expressions `regexp_matches` (`~`, `~*`, `!~`, `!~*`), `regexp_full_match`
 //! (`SIMILAR TO`), `regexp_replace` and `regexp_extract`, in RE2's syntax (see `re`);
 //! `CASE WHEN ... THEN ... [ELSE ...] END` and `CASE x WHEN ...`; numbers, `'strings'`, `DATE 'YYYY-MM-DD'`, `TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f]'`,
+//! DuckDB's `'infinity'`, `'-infinity'` and `'epoch'` as dates and timestamps,
 //! `INTERVAL '3 days'`, `TRUE`, `FALSE`, `NULL`; bare boolean columns. Arithmetic of exact
 //! numbers is exact (see `arith`): integers and decimals never wrap or round, dates take days
 //! and intervals; `/` and arithmetic with a float are DuckDB's DOUBLE or FLOAT operations. Comparisons are exact and follow DuckDB: integers of every
