@@ -26,7 +26,7 @@
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, Date32Array, Int64Array};
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, TimeUnit};
 
 use super::arith::Value;
 use super::eval::{exact_kind, infinite, infinity, Exact, Reason};
@@ -274,7 +274,7 @@ fn read_text(s: &str, kind: Kind) -> Result<Option<i64>, Reason> {
         Kind::Date => (lit::date_text(s)?.into(), infinity(&DataType::Date32)),
         _ => (
             lit::timestamp_literal(s).and_then(|_| strtime::timestamp(b).map_err(range))?,
-            Some(i64::MAX),
+            infinity(&DataType::Timestamp(TimeUnit::Microsecond, None)),
         ),
     };
     Ok(Some(v).filter(|v| !infinite(inf, *v)))

@@ -1193,14 +1193,9 @@ fn to_ns(a: &ArrayRef, unit: i128) -> Result<ArrayRef, Reason> {
     {
         let inf = infinity(a.data_type()).map(i128::from);
         // |raw| < 2^63 and unit <= 86,400 × 10^9 < 2^47: the product fits 128 bits.
-        let out: Decimal128Array = a.as_primitive::<T>().unary::<_, Decimal128Type>(|v| {
-            let v = v.to_i256().as_i128();
-            match inf {
-                Some(i) if v == i => INFINITE_NS,
-                Some(i) if v == -i => -INFINITE_NS,
-                _ => v * unit,
-            }
-        });
+        let out: Decimal128Array = a
+            .as_primitive::<T>()
+            .unary::<_, Decimal128Type>(|v| lit::raw_ns(v.to_i256().as_i128(), inf, unit));
         Ok(Arc::new(out))
     }
     with_exact_type!(a.data_type(), typed(a, unit))

@@ -400,32 +400,32 @@ fn infinity_word<T: Default + PartialOrd>(v: T) -> &'static str {
     }
 }
 
-/// DuckDB's words for a date or a timestamp: `infinity` (or `inf`), `-infinity` (`-inf`) and
-/// `epoch`, in any case, with spaces around, as days since the epoch (`±i32::MAX`, the raw
-/// values DuckDB stores for the infinities, and 0). `None` for any other text.
-pub(crate) fn special_days(s: &str) -> Option<i32> {
-    super::strtime::special(s.as_bytes())
+/// A raw value of `unit` nanoseconds as nanoseconds; `±inf` (the type's raw infinities, if
+/// it has them) become [`INFINITE_NS`] and its negation.
+pub(crate) fn raw_ns(v: i128, inf: Option<i128>, unit: i128) -> i128 {
+    match inf {
+        Some(i) if v == i => INFINITE_NS,
+        Some(i) if v == -i => -INFINITE_NS,
+        _ => v * unit,
+    }
 }
 
 /// The nanoseconds since the epoch of a date's midnight; [`INFINITE_NS`] (negated) for
 /// `infinity` (`-infinity`).
 pub(crate) fn date_ns(days: i32) -> i128 {
-    match days {
-        i32::MAX => INFINITE_NS,
-        d if d == -i32::MAX => -INFINITE_NS,
-        d => i128::from(d) * DAY_NS,
-    }
+    raw_ns(days.into(), Some(i32::MAX.into()), DAY_NS)
 }
 
-/// A `DATE` literal: `YYYY-MM-DD`, or one of DuckDB's words ([`special_days`]).
+/// A `DATE` literal: `YYYY-MM-DD`, or one of DuckDB's words (`infinity`, `-infinity`,
+/// `epoch`: [`super::strtime::special`]).
 pub(crate) fn date_literal(s: &str) -> Result<i32, String> {
-    special_days(s).map_or_else(|| strict_date(s), Ok)
+    super::strtime::special(s.as_bytes()).map_or_else(|| strict_date(s), Ok)
 }
 
 /// A `TIMESTAMP` literal: [`strict_timestamp`]'s text, or one of DuckDB's words
-/// ([`special_days`]), in nanoseconds since the epoch ([`date_ns`]).
+/// ([`super::strtime::special`]), in nanoseconds since the epoch ([`date_ns`]).
 pub(crate) fn timestamp_literal(s: &str) -> Result<i128, String> {
-    special_days(s).map_or_else(|| strict_timestamp(s), |d| Ok(date_ns(d)))
+    super::strtime::special(s.as_bytes()).map_or_else(|| strict_timestamp(s), |d| Ok(date_ns(d)))
 }
 
 /// Parse `YYYY-MM-DD` (exactly that shape) into days since the epoch.
@@ -444,7 +444,7 @@ pub(crate) fn strict_date(s: &str) -> Result<i32, String> {
     arrow::datatypes::Date32Type::parse(s).ok_or_else(bad)
 }
 
-/// A string literal met by a date column: `YYYY-MM-DD`, DuckDB's words ([`special_days`]),
+/// A string literal met by a date column: `YYYY-MM-DD`, DuckDB's words ([`date_literal`]),
 /// or a timestamp's text at midnight (`'2020-01-01 00:00:00'`, which DuckDB, Spark and
 /// PostgreSQL also read as that date). A timestamp's text with a time of day is refused: those
 /// engines drop the time, which changes what `>` or `=` mean, so the user is asked to say
