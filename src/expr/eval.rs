@@ -128,7 +128,7 @@ pub(super) fn evaluate_node<'a>(
     // A node the lazy evaluator takes, or a leaf.
     let direct = |i: usize| -> Result<Option<Val<'a>>, Reason> {
         match lazy {
-            Some(lazy) if Lazy::takes(&tree.nodes[i]) => lazy.value(i, batch).map(Some),
+            Some(lazy) if lazy.takes(i) => lazy.value(i, batch).map(Some),
             _ => ev.leaf(i),
         }
     };

@@ -21,6 +21,12 @@
 //! - **`CASE`** runs each `WHEN` on the rows no earlier one took, and each value on the
 //!   rows that take it. **`coalesce`** (and `ifnull`) runs each argument on the rows the
 //!   earlier ones left NULL.
+//! - **A comparison with a constant NULL** (`x <> NULL`, `x = TRY_CAST('2021-02-30' AS
+//!   DATE)`, `x > CAST(NULL AS DATE) + 1`: a side that reads no column and is NULL) is NULL
+//!   on every row, its other side not evaluated: DuckDB's optimizer folds it so
+//!   (`ComparisonSimplificationRule`), wherever it stands. Likewise a filter `x BETWEEN lo
+//!   AND hi` with a constant NULL bound keeps no row (DuckDB splits a filter's `BETWEEN` into
+//!   two comparisons, one of which folds).
 //! - Everything else (comparisons, functions, `AND`, `OR` and `NOT` as values) runs on
 //!   every row it is given, as in DuckDB.
 //!
@@ -48,6 +54,9 @@ pub(super) struct Lazy<'a, 'b> {
     sets: &'b InSets,
     depth: Cell<usize>,
     too_deep: Cell<bool>,
+    /// The nodes that are a constant NULL (read no column, and evaluate to NULL), among the
+    /// operands of comparisons and `BETWEEN`s.
+    null: Vec<bool>,
 }
 
 /// The rows of `batch` where `tree` is TRUE, evaluated lazily. `Ok(None)`: nested deeper
@@ -62,6 +71,7 @@ pub(super) fn select(
         sets,
         depth: Cell::new(0),
         too_deep: Cell::new(false),
+        null: constant_nulls(tree, sets),
     };
     match lazy.select(tree.root(), batch) {
         Ok(rows) => Ok(Some(rows)),
@@ -71,9 +81,13 @@ pub(super) fn select(
 }
 
 impl<'a> Lazy<'a, '_> {
-    /// Whether `node` is evaluated here when the tree is evaluated lazily.
-    pub(super) fn takes(node: &Node) -> bool {
-        matches!(node, Node::Func(Func::Case(_) | Func::Coalesce, _))
+    /// Whether node `i` is evaluated here when the tree is evaluated lazily.
+    pub(super) fn takes(&self, i: usize) -> bool {
+        match &self.tree.nodes[i] {
+            Node::Func(Func::Case(_) | Func::Coalesce, _) => true,
+            Node::Cmp(_, a, b) => self.null[*a] || self.null[*b],
+            _ => false,
+        }
     }
 
     /// `f`, one level deeper.
@@ -96,6 +110,9 @@ impl<'a> Lazy<'a, '_> {
                 self.deeper(|| self.case(args, *has_else, batch))
             }
             Node::Func(Func::Coalesce, args) => self.deeper(|| self.coalesce(args, batch)),
+            Node::Cmp(_, a, b) if self.null[*a] || self.null[*b] => {
+                Ok(Val::Bool(BooleanArray::new_null(batch.num_rows())))
+            }
             _ => eval::evaluate_node(self.tree, node, self.sets, batch, Some(self)),
         }
     }
@@ -116,6 +133,12 @@ impl<'a> Lazy<'a, '_> {
                 self.deeper(|| self.any(children, want, batch))
             }
             Node::Not(c) => self.deeper(|| self.select_is(*c, !want, batch)),
+            // Never TRUE (`NOT BETWEEN` never FALSE) with a NULL bound.
+            Node::Between(_, lo, hi, negated)
+                if want != *negated && (self.null[*lo] || self.null[*hi]) =>
+            {
+                Ok(BooleanBuffer::new_unset(batch.num_rows()))
+            }
             _ => {
                 let v = self.value(node, batch)?;
                 let b = eval::as_bool(self.tree, v, node, batch.num_rows())?;
@@ -237,6 +260,48 @@ impl<'a> Lazy<'a, '_> {
         }
         eval::arith_value(func::call(Func::Coalesce, out)?, n)
     }
+}
+
+/// Which nodes of `tree` are a constant NULL, among the operands of comparisons and
+/// `BETWEEN`s: they read no column, and evaluate to NULL (a constant that fails, such as
+/// `CAST('x' AS DATE)`, is none: DuckDB leaves it unfolded).
+fn constant_nulls(tree: &Tree, sets: &InSets) -> Vec<bool> {
+    let mut null = vec![false; tree.nodes.len()];
+    let reads_columns = |root: usize| {
+        let mut stack = vec![root];
+        while let Some(i) = stack.pop() {
+            let node = &tree.nodes[i];
+            if matches!(node, Node::Column(_)) {
+                return true;
+            }
+            stack.extend((0..).map_while(|k| node.child(k)));
+        }
+        false
+    };
+    // One row and no columns: a constant's value, once.
+    let one = RecordBatch::try_new_with_options(
+        Arc::new(arrow::datatypes::Schema::empty()),
+        vec![],
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(1)),
+    )
+    .expect("a batch of no columns");
+    for node in &tree.nodes {
+        let operands: &[usize] = match node {
+            Node::Cmp(_, a, b) => &[*a, *b],
+            Node::Between(_, lo, hi, _) => &[*lo, *hi],
+            _ => continue,
+        };
+        for &c in operands {
+            if null[c] || reads_columns(c) {
+                continue;
+            }
+            null[c] = match eval::evaluate_node(tree, c, sets, &one, None) {
+                Ok(v) => !eval::valid(&v, 1).value(0),
+                Err(_) => false,
+            };
+        }
+    }
+    null
 }
 
 /// The rows of `batch` that `rows` selects.
