@@ -1,6 +1,14 @@
-//! `date_diff('unit', start, end)` (`datediff`) and `last_day(x)`, as DuckDB's functions of
-//! those names (checked against DuckDB 2.0 with `SET TimeZone = 'UTC'` by
-//! `scripts/date_func_check.py`).
+//! `date_diff('unit', start, end)` (`datediff`), `date_sub('unit', start, end)` (`datesub`)
+//! and `last_day(x)`, as DuckDB's functions of those names (checked against DuckDB 2.0 with
+//! `SET TimeZone = 'UTC'` by `scripts/date_func_check.py`).
+//!
+//! `date_sub` counts whole units instead, toward zero: months (and the units made of months)
+//! as the months of DuckDB's `age(end, start)`, after moving `start` back to the last day of
+//! `end`'s month when `end` is on it; weeks, days and shorter units as whole spans of the
+//! microseconds between them; dates as their midnights. Of a timestamp with a time zone,
+//! DuckDB's ICU counts hours, days and weeks between whole milliseconds (the start floored,
+//! the end truncated), as here, and months in its own calendar (Julian before 1582), which
+//! this refuses.
 //!
 //! `date_diff` counts the unit's boundaries crossed from `start` to `end` (T-SQL's
 //! `DATEDIFF`), as a BIGINT: `date_diff('month', DATE '2024-01-31', DATE '2024-02-01')` is 1.
@@ -282,7 +290,21 @@ fn read_text(s: &str, kind: Kind) -> Result<Option<i64>, Reason> {
 
 /// `date_diff('unit', start, end)`.
 pub(super) fn date_diff(unit: Unit, args: Vec<Arg>) -> Result<Value, Reason> {
-    let shown = format!("date_diff('{}', ...)", unit.name());
+    count(unit, args, false)
+}
+
+/// `date_sub('unit', start, end)`: the whole units from `start` to `end`.
+pub(super) fn date_sub(unit: Unit, args: Vec<Arg>) -> Result<Value, Reason> {
+    count(unit, args, true)
+}
+
+/// `date_diff` (boundaries crossed) or, `sub`, `date_sub` (whole units).
+fn count(unit: Unit, args: Vec<Arg>, sub: bool) -> Result<Value, Reason> {
+    let shown = format!(
+        "{}('{}', ...)",
+        if sub { "date_sub" } else { "date_diff" },
+        unit.name()
+    );
     // Check both arguments' types first: a NULL does not excuse a wrong type elsewhere.
     let mut sides = Vec::with_capacity(2);
     let mut null = false;
@@ -329,6 +351,19 @@ pub(super) fn date_diff(unit: Unit, args: Vec<Arg>) -> Result<Value, Reason> {
     // timestamps fails, and a string is a timestamp.
     let dates = kinds.iter().all(|k| matches!(k, Kind::Date | Kind::Text));
     let zoned = start.zoned || end.zoned;
+    if sub
+        && zoned
+        && unit.micros().is_none()
+        && !matches!(unit, Unit::Day | Unit::Week | Unit::YearWeek)
+    {
+        // ICU adds months in its own calendar (Julian before 1582-10-15, and clamping the day
+        // when it goes back), which this does not follow.
+        return Err(format!(
+            "{shown} of a timestamp with a time zone: DuckDB counts its months in ICU's \
+             calendar, which this does not follow; CAST it AS TIMESTAMP to count them as a \
+             zone-less timestamp's"
+        ));
+    }
     let to = if clock {
         Kind::Clock
     } else if dates {
@@ -385,7 +420,33 @@ pub(super) fn date_diff(unit: Unit, args: Vec<Arg>) -> Result<Value, Reason> {
             out.push(None);
             continue;
         };
-        out.push(Some(if dates {
+        out.push(Some(if sub {
+            // DuckDB counts dates as their midnights' timestamps.
+            let us = |v: i64, what: &str| match dates {
+                true => micros_of_day(v).ok_or_else(|| {
+                    format!("{shown}: {what} has a date out of the range of timestamps")
+                }),
+                false => Ok(v),
+            };
+            let (mut a, mut b) = (us(a, &whats[0])?, us(b, &whats[1])?);
+            if zoned
+                && !matches!(
+                    unit,
+                    Unit::Minute | Unit::Second | Unit::Millisecond | Unit::Microsecond
+                )
+            {
+                // DuckDB's ICU counts hours and longer units between whole milliseconds:
+                // the start floored, the end truncated toward zero.
+                a = a.div_euclid(1_000) * 1_000;
+                b = b / 1_000 * 1_000;
+            }
+            whole_units(unit, a, b).ok_or_else(|| {
+                format!(
+                    "{shown}: the difference of {} and {} leaves BIGINT",
+                    whats[0], whats[1]
+                )
+            })?
+        } else if dates {
             count_dates(unit, a, b).ok_or_else(|| {
                 format!(
                     "{shown}: {} or {} has a date whose microseconds leave BIGINT",
@@ -443,6 +504,60 @@ fn count_micros(unit: Unit, start: i64, end: i64, zoned: bool) -> Option<i64> {
         Some(per) => Some(end.div_euclid(per) - start.div_euclid(per)),
         None => Some(unit.of_days(start.div_euclid(DAY_US), end.div_euclid(DAY_US), zoned)),
     }
+}
+
+/// `date_sub` of two instants (or times of day) in microseconds: the whole units from
+/// `start` to `end`, toward zero (`None` where the microseconds between them leave BIGINT).
+/// Units of a month and longer count the months of DuckDB's `age(end, start)`, after
+/// moving `start` back to the last day of `end`'s month when `end` is on it (so that
+/// 2024-01-31 to 2024-02-29 is a whole month).
+fn whole_units(unit: Unit, start: i64, end: i64) -> Option<i64> {
+    let months = |per: i64| Some(age_months(start, end) / per);
+    match unit {
+        Unit::Millennium => months(12_000),
+        Unit::Century => months(1_200),
+        Unit::Decade => months(120),
+        Unit::Year | Unit::IsoYear => months(12),
+        Unit::Quarter => months(3),
+        Unit::Month => months(1),
+        Unit::Week | Unit::YearWeek => Some(end.checked_sub(start)? / (7 * DAY_US)),
+        Unit::Day => Some(end.checked_sub(start)? / DAY_US),
+        _ => Some(end.checked_sub(start)? / unit.micros().expect("finer than a day")),
+    }
+}
+
+/// The whole months from `start` to `end` (microseconds since the epoch), negative when
+/// `end` is earlier: DuckDB's `DateSub::MonthOperator`.
+fn age_months(start: i64, end: i64) -> i64 {
+    if start > end {
+        return -age_months(end, start);
+    }
+    let split = |us: i64| (us.div_euclid(DAY_US), us.rem_euclid(DAY_US));
+    let month_days = |y: i64, m: i64| {
+        let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+        days_from_civil(ny, nm, 1) - days_from_civil(y, m, 1)
+    };
+    let (end_day, end_time) = split(end);
+    let (ey, em, ed) = civil(end_day);
+    let (start_day, start_time) = split(start);
+    let (sy, sm, mut sd) = civil(start_day);
+    let end_days = month_days(ey, em);
+    if ed == end_days && (sd > end_days || (sd == end_days && start_time < end_time)) {
+        // The same time on the last day of the (shorter) end month, in the start's month.
+        sd = end_days;
+    }
+    // `Interval::GetAge(end, start)`: the fields' differences, each negative one borrowing
+    // from the next larger (a day borrows the start month's days).
+    let mut days = ed - sd;
+    let mut months = (ey - sy) * 12 + (em - sm);
+    if end_time < start_time {
+        days -= 1;
+    }
+    while days < 0 {
+        days += month_days(sy, sm);
+        months -= 1;
+    }
+    months
 }
 
 /// `last_day(x)`: the last day of the month of a date or of a timestamp's day (its instant,

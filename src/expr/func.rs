@@ -64,6 +64,8 @@ pub(crate) enum Func {
     Trunc(Trunc),
     /// `date_diff('unit', start, end)`: the unit's boundaries crossed (see `diff`).
     DateDiff(Unit),
+    /// `date_sub('unit', start, end)`: the whole units from start to end (see `diff`).
+    DateSub(Unit),
     /// `last_day(x)`: the last day of the month, as a date.
     LastDay,
     /// `epoch(x)`, `epoch_ms(x)`, ... (see `epoch`).
@@ -337,6 +339,7 @@ impl Func {
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
             Func::DateDiff(u) => return format!("date_diff('{}', ...)", u.name()),
+            Func::DateSub(u) => return format!("date_sub('{}', ...)", u.name()),
             Func::LastDay => "last_day",
             Func::Epoch(e) => e.name(),
             Func::ToTimestamp => "to_timestamp",
@@ -528,6 +531,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Math(m) => return super::math::call(m, args),
         Func::Case(has_else) => return case(args, has_else),
         Func::DateDiff(u) => return diff::date_diff(u, args),
+        Func::DateSub(u) => return diff::date_sub(u, args),
         Func::MakeDate => return epoch::make_date(args),
         _ => {}
     }
@@ -553,6 +557,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         | Func::Math(_)
         | Func::Case(_)
         | Func::DateDiff(_)
+        | Func::DateSub(_)
         | Func::MakeDate => {
             unreachable!("handled above")
         }

@@ -10,7 +10,7 @@
 //! `strtime`), `[TRY_]CAST` to the integer types, `DECIMAL(p, s)` and
 //! `VARCHAR` (see `cast`), the parts of dates and timestamps (`year`,
 //! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...) and `date_trunc('month', x)` (see
-//! `func`), `date_diff('day', a, b)` and `last_day(x)` (see `diff`), `epoch(x)`,
+//! `func`), `date_diff('day', a, b)`, `date_sub('month', a, b)` and `last_day(x)` (see `diff`), `epoch(x)`,
 //! `epoch_ms(x)` (and of milliseconds, the timestamp), `epoch_us`, `epoch_ns`, `julian`,
 //! `to_timestamp(s)` and `make_date(y, m, d)` (see `epoch`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
 //! `left`, `right`, `trim`, `ltrim`, `rtrim`, `replace`, `concat` and `||` (see `text`);

@@ -1015,7 +1015,7 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          coalesce, ifnull, nullif, year, quarter, month, week, day, \
                          hour, minute, second, millisecond, microsecond, nanosecond, dayofweek, \
                          isodow, dayofyear, isoyear, yearweek, decade, century, millennium, era, \
-                         date_part, date_trunc, date_diff, last_day, epoch, epoch_ms, epoch_us, \
+                         date_part, date_trunc, date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, \
                          epoch_ns, julian, to_timestamp, make_date, and CAST";
 
 /// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
@@ -1100,18 +1100,26 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
                 })?;
                 return Ok((Func::Trunc(t), args));
             }
-            "date_diff" | "datediff" => {
+            "date_diff" | "datediff" | "date_sub" | "datesub" => {
+                let f = name.replace("date", "date_").replace("__", "_");
                 if args.len() != 3 {
                     return Err(format!(
-                        "{name}() takes 3 arguments: date_diff('day', start, end)"
+                        "{name}() takes 3 arguments: {f}('day', start, end)"
                     ));
                 }
                 let unit = string_literal(args.remove(0)).ok_or_else(|| {
-                    format!(
-                        "{name}() takes the unit as a string literal: date_diff('day', start, end)"
-                    )
+                    format!("{name}() takes the unit as a string literal: {f}('day', start, end)")
                 })?;
-                return Ok((Func::DateDiff(Unit::named(&unit)?), args));
+                let unit =
+                    Unit::named(&unit).map_err(|e| e.replace("date_diff()", &format!("{f}()")))?;
+                return Ok((
+                    if f == "date_sub" {
+                        Func::DateSub(unit)
+                    } else {
+                        Func::DateDiff(unit)
+                    },
+                    args,
+                ));
             }
             "last_day" => (Func::LastDay, 1, 1),
             "epoch" => (Func::Epoch(Epoch::Seconds), 1, 1),

@@ -1633,6 +1633,140 @@ const DATE_DIFF_DUCKDB: &[(&str, &[usize])] = &[
     ("date_diff('isoyear', DATE '2019-12-30', d) = 0", &[0]),
 ];
 
+/// `date_sub`, with DuckDB 2.0.1's answers over [`infinite_table`] written to Parquet by
+/// pyarrow: whole units (months as `age`'s, a start after the end's month's last day moved
+/// back to it), toward zero, dates as their midnights, infinities giving NULL.
+/// `scripts/date_func_check.py` compares every unit row by row.
+const DATE_SUB_DUCKDB: &[(&str, &[usize])] = &[
+    ("date_sub('month', d, DATE '2020-02-29') = 1", &[0]),
+    ("date_sub('month', d, DATE '2020-02-29') = 601", &[4]),
+    (
+        "date_sub('month', DATE '2024-01-31', DATE '2024-02-29') = 1",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "date_sub('month', DATE '2024-01-30', DATE '2024-02-29') = 1",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "date_sub('month', DATE '2024-01-29', DATE '2024-02-28') = 0",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "date_sub('month', TIMESTAMP '2024-01-31 10:00:00', TIMESTAMP '2024-02-29 09:00:00') = 0",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "date_sub('month', TIMESTAMP '2024-01-29 08:00:00', TIMESTAMP '2024-02-29 09:00:00') = 1",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "date_sub('month', DATE '2024-03-31', DATE '2024-02-29') = -1",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "date_sub('month', DATE '2024-03-30', DATE '2024-02-29') = -1",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "date_sub('year', DATE '2020-02-29', DATE '2021-02-28') = 1",
+        &[0, 1, 2, 3, 4],
+    ),
+    ("date_sub('year', d, DATE '2021-01-01') = 1", &[0]),
+    ("date_sub('quarter', d, DATE '2020-12-31') = 3", &[0]),
+    (
+        "date_sub('hour', ts_ns, TIMESTAMP '2020-01-01 10:30:00') = 10",
+        &[0],
+    ),
+    (
+        "date_sub('hour', TIMESTAMP '2020-01-01 10:30:00', ts_ns) = -10",
+        &[0],
+    ),
+    ("datesub('week', d, DATE '2020-01-14') = 1", &[0]),
+    ("date_sub('day', ts_us, d) IS NULL", &[1, 2, 3]),
+    (
+        "date_sub('minute', TIME '10:00:59', TIME '10:01:00') = 0",
+        &[0, 1, 2, 3, 4],
+    ),
+    ("date_sub('decade', DATE '1969-12-31', d) = 5", &[0]),
+    ("date_sub('day', d, tz_us) = 0", &[0, 4]),
+    ("date_sub('day', '2019-12-31', d) = 1", &[0]),
+    (
+        "date_sub('ms', ts_ms, TIMESTAMP '2020-01-01 00:00:00.0019') = 1",
+        &[0],
+    ),
+    (
+        "date_sub('second', ts_us, TIMESTAMP '2019-12-31 23:59:58.5') = -1",
+        &[0],
+    ),
+    ("date_sub('millennium', DATE '0999-01-01', d) = 1", &[0]),
+    ("date_sub('isoyear', DATE '2019-12-30', d) = 0", &[0]),
+    ("date_sub('yearweek', d, DATE '2020-01-08') = 1", &[0]),
+    (
+        "date_sub('month', ts_ms, TIMESTAMP '2020-01-31 23:59:59') = 0",
+        &[0],
+    ),
+    (
+        "date_sub('day', ts_us, TIMESTAMP '2019-12-31 00:00:01') = 0",
+        &[0],
+    ),
+    // DuckDB's ICU counts a zoned timestamp's hours, days and weeks between whole
+    // milliseconds; its minutes and shorter units exactly.
+    (
+        "date_sub('hour', TIMESTAMP '2019-12-31 23:00:00.0009', tz_us) = 1",
+        &[0],
+    ),
+    (
+        "date_sub('hour', TIMESTAMP '2019-12-31 23:00:00.0009', ts_us) = 0",
+        &[0],
+    ),
+    (
+        "date_sub('day', TIMESTAMP '2019-12-31 00:00:00.0005', tz_us) = 1",
+        &[0],
+    ),
+    (
+        "date_sub('day', TIMESTAMP '2019-12-31 00:00:00.0005', ts_us) = 0",
+        &[0],
+    ),
+    (
+        "date_sub('minute', TIMESTAMP '2019-12-31 23:59:00.0009', tz_us) = 0",
+        &[0],
+    ),
+];
+
+#[test]
+fn date_sub_agrees_with_duckdb() {
+    let t = infinite_table();
+    assert_rows(&t, &[DATE_SUB_DUCKDB]);
+    assert_rows_recast_and_sliced(&t, DATE_SUB_DUCKDB, &[], 1);
+    for (text, says) in [
+        (
+            "date_sub('era', d, d) = 0",
+            "unsupported: date_sub() in era (the units are",
+        ),
+        (
+            "datesub('day', d) = 0",
+            "datesub() takes 3 arguments: date_sub(",
+        ),
+        (
+            "date_sub('day', TIME '10:00', TIME '11:00') = 0",
+            "date_sub('day', ...) of times of day: they count hours",
+        ),
+        (
+            "date_sub('day', '2020-01-01', '2020-02-01') = 31",
+            "of two strings: say what they are",
+        ),
+        (
+            "date_sub('month', d, tz_us) = 0",
+            "date_sub('month', ...) of a timestamp with a time zone: DuckDB counts its months \
+             in ICU's calendar",
+        ),
+    ] {
+        let e = refusal(text, &t);
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
 #[test]
 fn date_diff_and_last_day_agree_with_duckdb() {
     let t = infinite_table();
@@ -3954,7 +4088,10 @@ const NULL_COMPARISONS_DUCKDB: &[(&str, &[usize])] = &[
 fn comparisons_with_a_constant_null_are_null_unevaluated_as_in_duckdb() {
     let t = table();
     assert_rows(&t, &[NULL_COMPARISONS_DUCKDB]);
-    let recasts = [("i64", DataType::Decimal128(20, 0)), ("s", DataType::Utf8View)];
+    let recasts = [
+        ("i64", DataType::Decimal128(20, 0)),
+        ("s", DataType::Utf8View),
+    ];
     assert_rows_recast_and_sliced(&t, NULL_COMPARISONS_DUCKDB, &recasts, 3);
     // DuckDB fails on each: the NULL is no comparison's side (IN, DISTINCT), the BETWEEN is
     // no filter's (under NOT, IS NULL), or the constant fails rather than being NULL.
