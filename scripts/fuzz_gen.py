@@ -308,6 +308,10 @@ PER_SECOND = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}
 EPOCH = datetime.date(1970, 1, 1)
 
 
+# The timestamp columns of the last where_table with a time zone.
+ZONED = set()
+
+
 def where_table(rng, nrows):
     """A table with one column of every type `--where` compares, and a unique row id `rid`.
 
@@ -343,8 +347,11 @@ def where_table(rng, nrows):
     dpool = rng.sample(days, rng.randint(1, len(days)))
     cols["dt"] = pa.array(draw(rng, dpool, nrows, null_frac(rng)), pa.date32())
     info["dt"] = ("date", None, dpool)
+    ZONED.clear()
     for unit in TS_UNITS:
         tz = rng.choice([None, None, "UTC", "+05:30", "America/New_York"])
+        if tz:
+            ZONED.add(f"ts_{unit}")
         pool = sorted({rand_instant(rng, unit, dpool) for _ in range(rng.randint(1, 8))})
         cols[f"ts_{unit}"] = pa.array(draw(rng, pool, nrows, null_frac(rng)), pa.timestamp(unit, tz))
         info[f"ts_{unit}"] = ("ts", unit, pool)
@@ -735,6 +742,7 @@ class Ex:
         self.bjps = bjps if bjps is not None else ps
         self.mirror = None  # functions: the same call on another column (func_partner)
         self.hint = None  # functions: literal texts its values are likely to meet
+        self.zoned = False  # a timestamp with a time zone, as bloomjoin types it (a column, to_timestamp)
 
 
 class Operand:
@@ -746,6 +754,7 @@ class Operand:
     def __init__(self, name, kind, refs, lit, ps=None, days=False, unit=None):
         self.name, self.kind, self.refs, self.lit, self.ps, self.days = name, kind, refs, lit, ps, days
         self.unit = unit
+        self.zoned = False  # a timestamp column with a time zone (ZONED)
 
 
 DAYS_MAX = 10**6  # days added to a date: a date of the years 1..9999 stays a date, a timestamp
@@ -778,6 +787,7 @@ def where_operands(info, names):
             ops.append(Operand(n, kind, refs, lit))
         elif kind == "ts":
             ops.append(Operand(n, kind, refs, lit, unit=extra))
+            ops[-1].zoned = n in ZONED
     return ops
 
 
@@ -810,7 +820,9 @@ def col_ex(rng, op):
         dk = f"CAST({dk} AS DECIMAL(38,{op.ps[1]}))"
     elif op.kind == "ts":
         dk = f"CAST({dk} AS {'TIMESTAMP_NS' if op.unit == 'ns' else 'TIMESTAMP'})"
-    return Ex(bj, dk, op.kind, op.ps, ATOM, {op.name})
+    e = Ex(bj, dk, op.kind, op.ps, ATOM, {op.name})
+    e.zoned = op.zoned
+    return e
 
 
 def side(rng, e, need):
@@ -1167,7 +1179,10 @@ def in_or_null(rng, a, in_list, item):
 # and contains, their needles mostly pieces of the columns' values; abs of numbers and floats; coalesce of
 # one kind; CAST / TRY_CAST / `::` to DATE and to TIMESTAMP of dates and timestamps (and of
 # string literals); the parts of dates and timestamps (`year(x)`, `EXTRACT(week FROM x)`,
-# `date_part('dow', x)`); `date_trunc('unit', x)` of dates and timestamps; and `IS [NOT]
+# `date_part('dow', x)`); `date_trunc('unit', x)`, `date_diff` and `date_sub`, `last_day`,
+# `epoch_ms`, `epoch_us` and `epoch_ns` (BIGINTs), `epoch` and `julian` (DOUBLEs, also as
+# `date_part` and `EXTRACT`) of dates and timestamps; `to_timestamp` of numbers, floats and
+# instants' seconds; `make_date` of parts, literals and whole columns; and `IS [NOT]
 # DISTINCT FROM` over any comparable pair. Calls nest
 # (`length(lower(s))`, `year(coalesce(d, DATE '2020-01-01'))`), take arithmetic (`abs(a - b)`,
 # `CAST(ts + INTERVAL '3 hours' AS DATE)`) and compute on (`year(d) + 1`, `coalesce(a, 0) * 2`,
@@ -1264,9 +1279,10 @@ def func_operands(info, names):
 
 
 # What a function of a column of each kind may give: the kinds of its result.
-RESULTS = {"str": ["str", "str", "num", "bool", "float", "xdate", "ts"], "num": ["num", "num", "num", "str", "float"], "float": ["float"],
-           "date": ["date", "ts", "num", "num", "str"], "xdate": ["xdate", "num", "num"],
-           "ts": ["date", "ts", "num", "num", "str"], "bool": ["bool", "str"], "bin": ["bin"]}
+RESULTS = {"str": ["str", "str", "num", "bool", "float", "xdate", "ts"],
+           "num": ["num", "num", "num", "str", "float", "xdate", "ts"], "float": ["float", "ts"],
+           "date": ["date", "ts", "num", "num", "str", "float"], "xdate": ["xdate", "num", "num"],
+           "ts": ["date", "ts", "num", "num", "str", "float"], "bool": ["bool", "str"], "bin": ["bin"]}
 # How often a `where` function predicate reads a column of each kind (out of those present).
 KIND_WEIGHT = {"num": 4, "str": 4, "ts": 3, "date": 2, "xdate": 2, "float": 2, "bool": 1, "bin": 1}
 # Which kinds compare with which (the partners of a function's value).
@@ -1604,40 +1620,152 @@ def diff_src(x):
     return floor_us(x.dk) if ns_text(x) else f"CAST({x.dk} AS TIMESTAMP)"
 
 
-def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, swap=None):
-    """date_diff('unit', x, y) (datediff) of dates and timestamps: a BIGINT. A far date
-    ('xdate') meets dates only, in units of a second or longer (in milliseconds and
-    microseconds, or as a timestamp, it leaves their range: both engines fail)."""
+def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, swap=None, sub=None):
+    """date_diff('unit', x, y) (datediff) of dates and timestamps, the boundaries crossed, or
+    (`sub`) date_sub('unit', x, y) (datesub), the whole units: a BIGINT. A far date ('xdate')
+    meets dates only, in units of a second or longer (in milliseconds and microseconds, or as
+    a timestamp, it leaves their range: both engines fail; date_sub counts dates as
+    timestamps, so there both mostly fail)."""
     if x is None:
         x = time_arg(rng, ops, depth, first)
     if y is None:
         y = date_ex(rng, ops, depth + 1) if x.kind == "xdate" else time_arg(rng, ops, depth, None)
     far = "xdate" in (x.kind, y.kind)
-    unit = unit or rng.choice([u for u in DIFF_UNITS if not (far and u in ("millisecond", "microsecond"))])
+    sub = rng.random() < 0.35 if sub is None else sub
+    # date_sub of a timestamp with a time zone: DuckDB's ICU counts hours and longer between
+    # whole milliseconds (as bloomjoin), and months in its own calendar (bloomjoin refuses
+    # them); DuckDB's text here is zone-less, so only the units both count exactly.
+    exact = ("minute", "second", "millisecond", "microsecond")
+    zoned = sub and any(e.zoned or zone_unknown(ops, e) or any(o.zoned for o in ops if o.name in e.used)
+                        for e in (x, y))
+    if zoned and unit is not None and unit not in exact:
+        sub, zoned = False, False  # a mirror on a zoned column: date_diff there
+    unit = unit or rng.choice([u for u in DIFF_UNITS if not (far and u in ("millisecond", "microsecond"))
+                               and not (zoned and u not in exact)])
     name = name or rng.choice(DIFF_UNITS[unit])
     swap = rng.random() < 0.5 if swap is None else swap
     a, b = (y, x) if swap else (x, y)
-    fn = "datediff" if rng.random() < 0.2 else "date_diff"
+    word = "date_sub" if sub else "date_diff"
+    fn = word.replace("_", "") if rng.random() < 0.2 else word
     shown = name if rng.random() < 0.8 else name.upper()
     e = call_ex(f"{fn}('{shown}', {a.bj}, {b.bj})",
-                f"CAST(date_diff('{unit}', {diff_src(a)}, {diff_src(b)}) AS DECIMAL(38,0))", "num",
+                f"CAST({word}('{unit}', {diff_src(a)}, {diff_src(b)}) AS DECIMAL(38,0))", "num",
                 x.used | y.used, (19, 0))
     e.hint = ["0", "1", "-1", "2", "7", "12", "30", "365", "-365"]
-    e.mirror = lambda rng, o: mk_datediff(rng, ops, depth, o, col_ex(rng, o), y, unit, name, swap)
+    e.mirror = lambda rng, o: mk_datediff(rng, ops, depth, o, col_ex(rng, o), y, unit, name, swap, sub)
     return e
 
 
 def mk_epoch(rng, ops, depth, first, x=None, fn=None):
-    """epoch_ms(x) or epoch_us(x) of a date or a timestamp (not of far dates, which leave
-    BIGINT in microseconds): a BIGINT. DuckDB is asked of the instant as bloomjoin counts it
-    (diff_src: its epoch_ms fails on TIMESTAMP_S, _MS and _NS, and rounds a TIMESTAMP's
-    microseconds half away from zero, as bloomjoin's does)."""
+    """epoch_ms(x), epoch_us(x) or epoch_ns(x) of a date or a timestamp (not of far dates,
+    which leave BIGINT in microseconds): a BIGINT. DuckDB is asked of the instant as bloomjoin
+    counts it (diff_src: its epoch_ms fails on TIMESTAMP_S, _MS and _NS, and rounds a
+    TIMESTAMP's microseconds half away from zero, as bloomjoin's does), but for epoch_ns of a
+    nanosecond timestamp, which both count to the nanosecond. epoch_ns mostly of nanosecond
+    timestamps: of others (years 1..9999) both engines mostly fail, out of BIGINT."""
     if x is None:
         x = time_arg(rng, ops, depth, first)
-    fn = fn or rng.choice(["epoch_ms", "epoch_us"])
-    e = call_ex(f"{fn}({x.bj})", f"CAST({fn}({diff_src(x)}) AS DECIMAL(38,0))", "num", x.used, (19, 0))
+    fn = fn or rng.choice(["epoch_ms", "epoch_us"] + ["epoch_ns"] * (3 if ns_text(x) else rng.random() < 0.2))
+    src = x.dk if fn == "epoch_ns" and ns_text(x) else diff_src(x)
+    e = call_ex(f"{fn}({x.bj})", f"CAST({fn}({src}) AS DECIMAL(38,0))", "num", x.used, (19, 0))
     e.hint = ["0", "-1", "1", "86400000", "1577836800000", "1577836800000000"]
     e.mirror = lambda rng, o: mk_epoch(rng, ops, depth, o, col_ex(rng, o), fn)
+    return e
+
+
+def zone_src(x):
+    """DuckDB's text of an epoch() or julian() argument: diff_src's, a TIMESTAMPTZ where
+    bloomjoin's value has a time zone (a zoned column, to_timestamp's value): of those DuckDB's
+    ICU adds the whole milliseconds and the microseconds left as two DOUBLEs, which may differ
+    from the plain division in the last digit (as bloomjoin's do)."""
+    s = diff_src(x)
+    return f"CAST({s} AS TIMESTAMPTZ)" if x.kind == "ts" and x.zoned else s
+
+
+def zone_unknown(ops, x):
+    """Whether an epoch() argument may have a time zone that its Ex does not tell: a
+    computation over a zoned column or over to_timestamp's value (bloomjoin may keep the
+    zone, zone_src cannot say)."""
+    bare = x.bj in {q(n) for n in x.used}
+    zoned = any(o.zoned for o in ops if o.name in x.used) or "to_timestamp(" in x.bj
+    return not x.zoned and zoned and not bare
+
+
+def mk_epoch_double(rng, ops, depth, first, x=None, fn=None):
+    """epoch(x) (seconds) or julian(x) (the Julian day, its fraction the time of day) of a
+    date or a timestamp (not of far dates: as mk_epoch): a DOUBLE, DuckDB's of the same
+    instant (zone_src)."""
+    if x is None:
+        x = time_arg(rng, ops, depth, first)
+    if fn is None:
+        fn = rng.choice(["julian"] if zone_unknown(ops, x) else ["epoch", "epoch", "julian"])
+    form = rng.choice(["fn", "fn", "date_part", "extract"])
+    if form == "date_part":
+        bj = f"date_part('{fn if rng.random() < 0.8 else fn.upper()}', {x.bj})"
+    elif form == "extract":
+        bj = f"EXTRACT({fn} FROM {x.bj})"
+    else:
+        bj = f"{fn}({x.bj})"
+    e = call_ex(bj, f"{fn}({zone_src(x)})", "float", x.used)
+    e.mirror = lambda rng, o: mk_epoch_double(rng, ops, depth, o, col_ex(rng, o), fn)
+    return e
+
+
+def mk_to_timestamp(rng, ops, depth, first, x=None):
+    """to_timestamp(s) of a number or a float (seconds): a timestamp with time zone UTC
+    (zoned), DuckDB's as a zone-less TIMESTAMP (as col_ex's). DuckDB's takes a DOUBLE: its
+    text casts the number there (DuckDB's cast of a DECIMAL to DOUBLE, bloomjoin's of its
+    number). Out of the range of timestamps both engines fail."""
+    if x is None:
+        dated = of(ops, "date", "ts")
+        if first is None and dated and rng.random() < 0.5:
+            # Seconds an instant's: mostly within the range of timestamps (integer columns
+            # mostly hold seconds beyond it, where both engines fail).
+            t = time_arg(rng, ops, depth + 1, rng.choice(dated))
+            x = mk_epoch_double(rng, ops, depth + 1, None, t, "julian" if zone_unknown(ops, t) else "epoch")
+        else:
+            k = first.kind if first is not None else rng.choice([k for k in ("num", "float") if of(ops, k)])
+            x = fx(rng, ops, k, depth + 1, first)
+    e = call_ex(f"to_timestamp({x.bj})", f"CAST(to_timestamp(CAST({x.dk} AS DOUBLE)) AS TIMESTAMP)", "ts", x.used)
+    e.zoned = True
+    e.mirror = lambda rng, o: mk_to_timestamp(rng, ops, depth, o, col_ex(rng, o))
+    return e
+
+
+def make_date_arg(rng, ops, depth, part, first=None):
+    """An argument of make_date: `first` (a number column; a decimal's cast to BIGINT), else
+    mostly the part of a date or a timestamp (so that the date exists), a small literal or a
+    column of whole numbers."""
+    r = rng.random()
+    if first is not None:
+        e = col_ex(rng, first)
+        if first.ps[1] > 0:
+            # A whole number of a decimal column (make_date takes no fraction in either engine).
+            e = call_ex(f"CAST({e.bj} AS BIGINT)", f"CAST({e.dk} AS DECIMAL(38,0))", "num", e.used, (e.ps[0], 0))
+        return e
+    dated = of(ops, "date", "ts")
+    if dated and r < 0.6:
+        return mk_part(rng, ops, depth + 1, rng.choice(dated), part=part)
+    if r < 0.85:
+        values = {"year": [1970, 2000, 2024, 1, 0, -5, 9999, 10000, 294247],
+                  "month": [1, 2, 6, 12, 0, 13], "day": [1, 15, 28, 29, 30, 31, 0, 32]}[part]
+        return num_lit_ex(str(rng.choice(values)))
+    whole = [o for o in of(ops, "num") if o.ps[1] == 0]
+    return col_ex(rng, rng.choice(whole)) if whole else num_lit_ex("1")
+
+
+def mk_make_date(rng, ops, depth, first, args=None):
+    """make_date(y, m, d) of whole numbers: a date, far or not ('xdate'); an error where there
+    is none (2023-02-29), in both engines. DuckDB's takes BIGINTs: its text casts them (a
+    number beyond BIGINT fails both)."""
+    if args is None:
+        at = rng.randrange(3) if first is not None else None
+        args = [make_date_arg(rng, ops, depth, part, first if i == at else None)
+                for i, part in enumerate(("year", "month", "day"))]
+    used = set().union(*(a.used for a in args))
+    e = call_ex(f"make_date({', '.join(a.bj for a in args)})",
+                f"make_date({', '.join(f'CAST({a.dk} AS BIGINT)' for a in args)})", "xdate", used)
+    e.mirror = None
     return e
 
 
@@ -2178,7 +2306,8 @@ MAKERS = {
             (mk_part, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f))),
             (mk_datediff, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and can_part(f))),
             (mk_epoch, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts")))],
-    "float": [(mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
+    "float": [(mk_epoch_double, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+              (mk_abs_float, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
               (mk_coalesce, lambda ops, f: f is not None and f.kind == "float"),
               (mk_float_arith, lambda ops, f: (f is None and of(ops, "float")) or (f is not None and f.kind == "float")),
               (mk_div, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
@@ -2189,9 +2318,11 @@ MAKERS = {
              (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date"),
              (lambda rng, ops, d, f: mk_casewhen(rng, ops, d, f, "date"), lambda ops, f: f is not None and f.kind == "date")],
     "xdate": [(mk_cast_date, lambda ops, f: f is not None and f.kind == "xdate"),
+              (mk_make_date, lambda ops, f: f is None or f.kind == "num"),
               (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "DATE"), reads_str),
               (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           (mk_to_timestamp, lambda ops, f: (f is None and of(ops, "num", "float")) or (f is not None and f.kind in ("num", "float"))),
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "TIMESTAMP"), reads_str),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
@@ -2439,8 +2570,8 @@ def bad_call(rng, info, names):
     forms = [f"length({any_}, 1) = 1", "coalesce() IS NULL", f"frobnicate({any_}) = 1",
              f"CAST({any_} AS HUGEINT) = 1", f"CAST({any_} AS BLOB) = 'a'", "upper() = 'A'",
              f"{any_} // 2 = 1", f"mod({any_}) = 1",
-             f"abs({any_}, 2) = 1", f"date_part('epoch', {t or any_}) = 0", f"date_part({any_}) = 0",
-             f"lower({any_}, {any_}) = 'a'", f"EXTRACT(epoch FROM {t or any_}) = 0",
+             f"abs({any_}, 2) = 1", f"date_part('epoch', {num or s or any_}) = 0", f"date_part({any_}) = 0",
+             f"lower({any_}, {any_}) = 'a'", f"EXTRACT(julian FROM {s or num or any_}) = 0",
              f"date_trunc('dow', {t or any_}) IS NULL", f"date_trunc({t or any_}) IS NULL",
              f"date_trunc({any_}, {t or any_}) IS NULL", f"left({any_}) = 'a'",
              f"substr({any_}, 1, 2, 3) = 'a'", "concat() = 'a'", f"trim({any_}, 'a', 'b') = 'a'",
