@@ -1555,6 +1555,16 @@ def mk_cast_ts(rng, ops, depth, first, x=None, form=None):
     return e
 
 
+def part_call(rng, form, name, arg):
+    """bloomjoin's text of a part of `arg` in a form: `name(arg)`, `EXTRACT(name FROM arg)`
+    or `date_part('name', arg)`, the name sometimes in capitals."""
+    if form == "fn":
+        return f"{name}({arg})"
+    if form == "extract":
+        return f"EXTRACT({name if rng.random() < 0.7 else name.upper()} FROM {arg})"
+    return f"date_part('{name if rng.random() < 0.8 else name.upper()}', {arg})"
+
+
 def mk_part(rng, ops, depth, first, x=None, part=None, form=None, name=None):
     """A part of a date or timestamp, a BIGINT: year(x), EXTRACT(year FROM x) or
     date_part('year', x), under any name both engines read; DuckDB's by its full name."""
@@ -1564,12 +1574,7 @@ def mk_part(rng, ops, depth, first, x=None, part=None, form=None, name=None):
     form = form or rng.choice(["fn", "fn", "extract", "date_part"])
     fns, extracts, parts = PARTS[part]
     name = name or rng.choice({"fn": fns, "extract": extracts, "date_part": parts}[form])
-    if form == "fn":
-        bj = f"{name}({x.bj})"
-    elif form == "extract":
-        bj = f"EXTRACT({name if rng.random() < 0.7 else name.upper()} FROM {x.bj})"
-    else:
-        bj = f"date_part('{name if rng.random() < 0.8 else name.upper()}', {x.bj})"
+    bj = part_call(rng, form, name, x.bj)
     src = floor_us(x.dk) if ns_text(x) else x.dk
     e = call_ex(bj, f"CAST(date_part('{part}', {src}) AS DECIMAL(38,0))", "num", x.used, (19, 0))
     e.hint = [str(v) for v in PART_VALUES[part]]
@@ -1699,13 +1704,7 @@ def mk_epoch_double(rng, ops, depth, first, x=None, fn=None):
         x = time_arg(rng, ops, depth, first)
     if fn is None:
         fn = rng.choice(["julian"] if zone_unknown(ops, x) else ["epoch", "epoch", "julian"])
-    form = rng.choice(["fn", "fn", "date_part", "extract"])
-    if form == "date_part":
-        bj = f"date_part('{fn if rng.random() < 0.8 else fn.upper()}', {x.bj})"
-    elif form == "extract":
-        bj = f"EXTRACT({fn} FROM {x.bj})"
-    else:
-        bj = f"{fn}({x.bj})"
+    bj = part_call(rng, rng.choice(["fn", "fn", "date_part", "extract"]), fn, x.bj)
     e = call_ex(bj, f"{fn}({zone_src(x)})", "float", x.used)
     e.mirror = lambda rng, o: mk_epoch_double(rng, ops, depth, o, col_ex(rng, o), fn)
     return e

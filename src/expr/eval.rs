@@ -110,6 +110,27 @@ pub(crate) fn evaluate<'a>(
     evaluate_node(tree, tree.root(), sets, batch, None)
 }
 
+/// Whether the value of node `a` is above node `b`'s, both constants (no column), on the
+/// one-row `batch` of no columns; `None` when either fails or they do not compare.
+pub(super) fn constant_above(
+    tree: &Tree,
+    sets: &InSets,
+    batch: &RecordBatch,
+    a: usize,
+    b: usize,
+) -> Option<bool> {
+    let ev = Eval {
+        tree,
+        sets,
+        batch,
+        decoded: RefCell::new(Vec::new()),
+    };
+    let va = evaluate_node(tree, a, sets, batch, None).ok()?;
+    let vb = evaluate_node(tree, b, sets, batch, None).ok()?;
+    let above = ev.compare(CmpOp::Gt, (&va, a), (&vb, b)).ok()?;
+    (above.len() == 1 && above.is_valid(0)).then(|| above.value(0))
+}
+
 /// Evaluate the subtree of `tree` under `root` on `batch`. With `lazy`, its `CASE` and
 /// `coalesce` nodes are evaluated by it, each value only on the rows that take it.
 pub(super) fn evaluate_node<'a>(

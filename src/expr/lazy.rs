@@ -25,8 +25,9 @@
 //!   DATE)`, `x > CAST(NULL AS DATE) + 1`: a side that reads no column and is NULL) is NULL
 //!   on every row, its other side not evaluated: DuckDB's optimizer folds it so
 //!   (`ComparisonSimplificationRule`), wherever it stands. Likewise a filter `x BETWEEN lo
-//!   AND hi` with a constant NULL bound keeps no row (DuckDB splits a filter's `BETWEEN` into
-//!   two comparisons, one of which folds).
+//!   AND hi` with a constant NULL bound, or with constant bounds in the wrong order
+//!   (`x BETWEEN 16 AND 2.5`), keeps no row (DuckDB splits a filter's `BETWEEN` into two
+//!   comparisons, one of which folds, or which its filter combiner finds contradictory).
 //! - Everything else (comparisons, functions, `AND`, `OR` and `NOT` as values) runs on
 //!   every row it is given, as in DuckDB.
 //!
@@ -57,6 +58,9 @@ pub(super) struct Lazy<'a, 'b> {
     /// The nodes that are a constant NULL (read no column, and evaluate to NULL), among the
     /// operands of comparisons and `BETWEEN`s.
     null: Vec<bool>,
+    /// The `BETWEEN`s never TRUE: their bounds constants in the wrong order (`x BETWEEN 16
+    /// AND 2.5`).
+    never: Vec<bool>,
 }
 
 /// The rows of `batch` where `tree` is TRUE, evaluated lazily. `Ok(None)`: nested deeper
@@ -66,12 +70,14 @@ pub(super) fn select(
     sets: &InSets,
     batch: &RecordBatch,
 ) -> Result<Option<BooleanBuffer>, Reason> {
+    let (null, never) = constants(tree, sets);
     let lazy = Lazy {
         tree,
         sets,
         depth: Cell::new(0),
         too_deep: Cell::new(false),
-        null: constant_nulls(tree, sets),
+        null,
+        never,
     };
     match lazy.select(tree.root(), batch) {
         Ok(rows) => Ok(Some(rows)),
@@ -133,9 +139,10 @@ impl<'a> Lazy<'a, '_> {
                 self.deeper(|| self.any(children, want, batch))
             }
             Node::Not(c) => self.deeper(|| self.select_is(*c, !want, batch)),
-            // Never TRUE (`NOT BETWEEN` never FALSE) with a NULL bound.
+            // Never TRUE (`NOT BETWEEN` never FALSE) with a NULL bound, or bounds in the
+            // wrong order.
             Node::Between(_, lo, hi, negated)
-                if want != *negated && (self.null[*lo] || self.null[*hi]) =>
+                if want != *negated && (self.null[*lo] || self.null[*hi] || self.never[node]) =>
             {
                 Ok(BooleanBuffer::new_unset(batch.num_rows()))
             }
@@ -264,9 +271,11 @@ impl<'a> Lazy<'a, '_> {
 
 /// Which nodes of `tree` are a constant NULL, among the operands of comparisons and
 /// `BETWEEN`s: they read no column, and evaluate to NULL (a constant that fails, such as
-/// `CAST('x' AS DATE)`, is none: DuckDB leaves it unfolded).
-fn constant_nulls(tree: &Tree, sets: &InSets) -> Vec<bool> {
+/// `CAST('x' AS DATE)`, is none: DuckDB leaves it unfolded); and which `BETWEEN`s have
+/// constant bounds in the wrong order (never TRUE).
+fn constants(tree: &Tree, sets: &InSets) -> (Vec<bool>, Vec<bool>) {
     let mut null = vec![false; tree.nodes.len()];
+    let mut never = vec![false; tree.nodes.len()];
     let reads_columns = |root: usize| {
         let mut stack = vec![root];
         while let Some(i) = stack.pop() {
@@ -285,10 +294,16 @@ fn constant_nulls(tree: &Tree, sets: &InSets) -> Vec<bool> {
         &arrow::array::RecordBatchOptions::new().with_row_count(Some(1)),
     )
     .expect("a batch of no columns");
-    for node in &tree.nodes {
+    for (i, node) in tree.nodes.iter().enumerate() {
         let operands: &[usize] = match node {
             Node::Cmp(_, a, b) => &[*a, *b],
-            Node::Between(_, lo, hi, _) => &[*lo, *hi],
+            Node::Between(_, lo, hi, _) => {
+                // DuckDB's filter combiner finds `x >= 16 AND x <= 2.5` unsatisfiable.
+                if !reads_columns(*lo) && !reads_columns(*hi) {
+                    never[i] = eval::constant_above(tree, sets, &one, *lo, *hi) == Some(true);
+                }
+                &[*lo, *hi]
+            }
             _ => continue,
         };
         for &c in operands {
@@ -301,7 +316,7 @@ fn constant_nulls(tree: &Tree, sets: &InSets) -> Vec<bool> {
             };
         }
     }
-    null
+    (null, never)
 }
 
 /// The rows of `batch` that `rows` selects.
