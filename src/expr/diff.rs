@@ -133,6 +133,20 @@ impl Unit {
         }
     }
 
+    /// Months in the unit, for the units made of months (`date_sub` counts them in months;
+    /// `isoyear` as `year`, as DuckDB's does).
+    fn months(self) -> Option<i64> {
+        Some(match self {
+            Unit::Millennium => 12_000,
+            Unit::Century => 1_200,
+            Unit::Decade => 120,
+            Unit::Year | Unit::IsoYear => 12,
+            Unit::Quarter => 3,
+            Unit::Month => 1,
+            _ => return None,
+        })
+    }
+
     /// Microseconds in the unit, for the units shorter than a day.
     fn micros(self) -> Option<i64> {
         Some(match self {
@@ -351,11 +365,7 @@ fn count(unit: Unit, args: Vec<Arg>, sub: bool) -> Result<Value, Reason> {
     // timestamps fails, and a string is a timestamp.
     let dates = kinds.iter().all(|k| matches!(k, Kind::Date | Kind::Text));
     let zoned = start.zoned || end.zoned;
-    if sub
-        && zoned
-        && unit.micros().is_none()
-        && !matches!(unit, Unit::Day | Unit::Week | Unit::YearWeek)
-    {
+    if sub && zoned && unit.months().is_some() {
         // ICU adds months in its own calendar (Julian before 1582-10-15, and clamping the day
         // when it goes back), which this does not follow.
         return Err(format!(
@@ -512,14 +522,10 @@ fn count_micros(unit: Unit, start: i64, end: i64, zoned: bool) -> Option<i64> {
 /// moving `start` back to the last day of `end`'s month when `end` is on it (so that
 /// 2024-01-31 to 2024-02-29 is a whole month).
 fn whole_units(unit: Unit, start: i64, end: i64) -> Option<i64> {
-    let months = |per: i64| Some(age_months(start, end) / per);
+    if let Some(per) = unit.months() {
+        return Some(age_months(start, end) / per);
+    }
     match unit {
-        Unit::Millennium => months(12_000),
-        Unit::Century => months(1_200),
-        Unit::Decade => months(120),
-        Unit::Year | Unit::IsoYear => months(12),
-        Unit::Quarter => months(3),
-        Unit::Month => months(1),
         Unit::Week | Unit::YearWeek => Some(end.checked_sub(start)? / (7 * DAY_US)),
         Unit::Day => Some(end.checked_sub(start)? / DAY_US),
         _ => Some(end.checked_sub(start)? / unit.micros().expect("finer than a day")),
@@ -532,11 +538,8 @@ fn age_months(start: i64, end: i64) -> i64 {
     if start > end {
         return -age_months(end, start);
     }
-    let split = |us: i64| (us.div_euclid(DAY_US), us.rem_euclid(DAY_US));
-    let month_days = |y: i64, m: i64| {
-        let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
-        days_from_civil(ny, nm, 1) - days_from_civil(y, m, 1)
-    };
+    let split = |us: i64| days_and_ns(us, 1_000);
+    let month_days = strtime::month_days;
     let (end_day, end_time) = split(end);
     let (ey, em, ed) = civil(end_day);
     let (start_day, start_time) = split(start);
@@ -567,8 +570,7 @@ pub(super) fn last_day(a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
     let out = map_finite(&raw, infinity(a.data_type()), |v| {
         let days = days_and_ns(v, per).0;
         let (y, m, _) = civil(days);
-        let (y, m) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
-        let last = days_from_civil(y, m, 1) - 1;
+        let last = days_from_civil(y, m, strtime::month_days(y, m));
         i32::try_from(last)
             .ok()
             .filter(|d| *d != i32::MAX)

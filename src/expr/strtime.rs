@@ -81,22 +81,26 @@ fn leap(y: i64) -> bool {
     y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
 }
 
+/// The days of month `m` (1 to 12) of year `y`, proleptic Gregorian.
+pub(super) fn month_days(y: i64, m: i64) -> i64 {
+    const DAYS: [i64; 13] = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if m == 2 && leap(y) {
+        29
+    } else {
+        DAYS[m as usize]
+    }
+}
+
 /// Days since the epoch of a valid date in DuckDB's range (5877642 BC-06-25 to
 /// 5881580-07-10), proleptic Gregorian with a year 0.
 pub(super) fn from_date(y: i64, m: i64, d: i64) -> Option<i32> {
-    const DAYS: [i64; 13] = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     if !(1..=12).contains(&m) || d < 1 {
         return None;
     }
     if (y, m, d) < (-5_877_641, 6, 25) || (y, m, d) > (5_881_580, 7, 10) {
         return None;
     }
-    let last = if m == 2 && leap(y) {
-        29
-    } else {
-        DAYS[m as usize]
-    };
-    if d > last {
+    if d > month_days(y, m) {
         return None;
     }
     i32::try_from(days_from_civil(y, m, d)).ok()
