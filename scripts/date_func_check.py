@@ -1,6 +1,6 @@
 """The date functions against DuckDB's, row by row: date_diff, date_sub, last_day, the parts
 (millisecond to millennium, era, yearweek), epoch, epoch_ms/us/ns, julian, to_timestamp,
-make_date.
+make_date, strftime.
 
 Usage: date_func_check.py BLOOMJOIN OUT_DIR [N [SEED]]
 
@@ -216,10 +216,18 @@ exprs += ["to_timestamp(secs)", "to_timestamp(secs_i)", "to_timestamp(1.0000005)
           "make_date(yy, mm, dd) = d2", "epoch_ms(epoch_ms(ts_us))", "epoch(to_timestamp(secs))",
           "to_timestamp(epoch(ts_us)) = ts_us", "epoch_us(make_date(yy, mm, dd))",
           "epoch_ms(ts_us) - epoch_ms(d_ad)", "julian(d2) - julian(d1)", "epoch(t_ns) < 3600"]
+# strftime: every specifier over every instant column, both orders of the arguments.
+FORMATS = ["%Y|%G|%y|%-y|%m|%-m|%d|%-d|%j|%-j", "%H|%-H|%I|%-I|%p|%M|%-M|%S|%-S|%g|%f|%n",
+           "%a|%A|%w|%u|%b|%B|%h|%U|%W|%V", "%z|%Z|%c|%x|%X|%T|%%|é"]
+for c in INSTANTS:
+    for fmt in FORMATS:
+        exprs.append(f"strftime({c}, '{fmt}')")
+exprs += ["strftime('%d/%m/%Y', ts_us)", "strftime(d1, '%Y-%m') = '2024-01'", "strftime(tz_us, NULL)",
+          "strftime(ts_ns, '%Y%n') || 'x'", "strftime(make_date(yy, mm, dd), '%-d %B %Y')"]
 
 # The functions DuckDB computes in nanoseconds are asked of the nanosecond columns as they
 # are; seconds and milliseconds are asked as microseconds.
-EXACT_NS = ("nanosecond(", "epoch_ns(")
+EXACT_NS = ("nanosecond(", "epoch_ns(", "strftime(")
 
 
 def duck(e):

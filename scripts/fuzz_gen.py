@@ -1182,7 +1182,8 @@ def in_or_null(rng, a, in_list, item):
 # `date_part('dow', x)`); `date_trunc('unit', x)`, `date_diff` and `date_sub`, `last_day`,
 # `epoch_ms`, `epoch_us` and `epoch_ns` (BIGINTs), `epoch` and `julian` (DOUBLEs, also as
 # `date_part` and `EXTRACT`) of dates and timestamps; `to_timestamp` of numbers, floats and
-# instants' seconds; `make_date` of parts, literals and whole columns; and `IS [NOT]
+# instants' seconds; `make_date` of parts, literals and whole columns; `strftime` of dates
+# and timestamps in formats of random specifiers; and `IS [NOT]
 # DISTINCT FROM` over any comparable pair. Calls nest
 # (`length(lower(s))`, `year(coalesce(d, DATE '2020-01-01'))`), take arithmetic (`abs(a - b)`,
 # `CAST(ts + INTERVAL '3 hours' AS DATE)`) and compute on (`year(d) + 1`, `coalesce(a, 0) * 2`,
@@ -1778,6 +1779,38 @@ def mk_last_day(rng, ops, depth, first, x=None):
     return e
 
 
+# strftime's specifiers, and the literal text between them.
+STRFTIME_SPECS = ["%Y", "%G", "%y", "%-y", "%m", "%-m", "%d", "%-d", "%j", "%-j", "%H", "%-H", "%I", "%-I",
+                  "%p", "%M", "%-M", "%S", "%-S", "%g", "%f", "%n", "%a", "%A", "%w", "%u", "%b", "%h", "%B",
+                  "%U", "%W", "%V", "%z", "%Z", "%c", "%x", "%X", "%T", "%%"]
+STRFTIME_TEXT = ["-", "/", " ", ":", "|", "T", "é", "", "", ""]
+
+
+def mk_strftime(rng, ops, depth, first, x=None, fmt=None, reverse=None):
+    """strftime(x, 'format') (or strftime('format', x)) of a date or a timestamp: a string.
+    DuckDB is asked of the same instant: a nanosecond timestamp as it is (both write its
+    nanoseconds), a zoned one as a TIMESTAMPTZ (whose %Z is 'UTC'); %Z is left out where the
+    argument's zone is unknown (zone_unknown)."""
+    if x is None:
+        x = time_arg(rng, ops, depth, first)
+    zone_ok = not zone_unknown(ops, x) and not (ns_text(x) and x.zoned)
+    if fmt is None:
+        specs = [sp for sp in STRFTIME_SPECS if zone_ok or sp != "%Z"]
+        fmt = "".join(rng.choice(specs) + rng.choice(STRFTIME_TEXT) for _ in range(rng.choice([1, 1, 2, 3])))
+    if reverse is None:
+        reverse = rng.random() < 0.2
+    if ns_text(x):
+        src = x.dk
+    elif x.kind == "ts":
+        src = f"CAST({x.dk} AS TIMESTAMPTZ)" if x.zoned else f"CAST({x.dk} AS TIMESTAMP)"
+    else:
+        src = x.dk
+    bj = f"strftime({sql_str(fmt)}, {x.bj})" if reverse else f"strftime({x.bj}, {sql_str(fmt)})"
+    e = call_ex(bj, f"strftime({src}, {sql_str(fmt)})", "str", x.used)
+    e.mirror = lambda rng, o: mk_strftime(rng, ops, depth, o, col_ex(rng, o), fmt, reverse)
+    return e
+
+
 def str_piece(rng, ops, longest=3):
     """A short string literal for the string functions: mostly a piece of a value of a string
     column's pool (so that it occurs), else a character or ''."""
@@ -2291,7 +2324,10 @@ def reads_str(ops, f):
 MAKERS = {
     "str": [(mk_case, reads_str), (mk_substr, reads_str), (mk_trim, reads_str), (mk_replace, reads_str),
             (mk_concat, reads_str), (mk_re_str, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str"),
-            (mk_casewhen, lambda ops, f: f is not None and f.kind == "str"), (mk_varchar, casts_to_text)],
+            (mk_casewhen, lambda ops, f: f is not None and f.kind == "str"), (mk_varchar, casts_to_text),
+            # Twice: strings are drawn less often than other kinds.
+            (mk_strftime, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts", "xdate"))),
+            (mk_strftime, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts", "xdate")))],
     "num": [(mk_length, reads_str), (mk_strpos, reads_str), (mk_try_cast, reads_str),
             (mk_try_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             # Twice each: a CAST that can fail tests the evaluation's guards (lazy.rs).

@@ -74,6 +74,8 @@ pub(crate) enum Func {
     ToTimestamp,
     /// `make_date(year, month, day)`.
     MakeDate,
+    /// `strftime(x, format)`: a date or a timestamp as text (see `strftime`).
+    Strftime,
     /// A string function (`substr`, `trim`, `||`, ...: see `text`).
     Text(Text),
     /// A numeric function (`round`, `sqrt`, ...: see `math`).
@@ -344,6 +346,7 @@ impl Func {
             Func::Epoch(e) => e.name(),
             Func::ToTimestamp => "to_timestamp",
             Func::MakeDate => "make_date",
+            Func::Strftime => "strftime",
             Func::Text(Text::Pipe) => return "||".into(),
             Func::Case(_) => return "CASE".into(),
             Func::Cast(t, _) => return format!("CAST(... AS {})", t.shown()),
@@ -533,6 +536,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::DateDiff(u) => return diff::date_diff(u, args),
         Func::DateSub(u) => return diff::date_sub(u, args),
         Func::MakeDate => return epoch::make_date(args),
+        Func::Strftime => return super::strftime::call(args),
         _ => {}
     }
     let (a, what) = args.pop().expect("one argument");
@@ -558,7 +562,8 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         | Func::Case(_)
         | Func::DateDiff(_)
         | Func::DateSub(_)
-        | Func::MakeDate => {
+        | Func::MakeDate
+        | Func::Strftime => {
             unreachable!("handled above")
         }
     };

@@ -72,6 +72,7 @@ mod math;
 mod parse;
 mod re;
 pub(crate) mod stats;
+mod strftime;
 mod strtime;
 mod text;
 

@@ -1016,7 +1016,7 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          hour, minute, second, millisecond, microsecond, nanosecond, dayofweek, \
                          isodow, dayofyear, isoyear, yearweek, decade, century, millennium, era, \
                          date_part, date_trunc, date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, \
-                         epoch_ns, julian, to_timestamp, make_date, and CAST";
+                         epoch_ns, julian, to_timestamp, make_date, strftime, and CAST";
 
 /// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
 /// (`DISTINCT`, `FILTER`, `OVER`, named arguments, ...) are refused.
@@ -1129,6 +1129,7 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
             "julian" => (Func::Epoch(Epoch::Julian), 1, 1),
             "to_timestamp" => (Func::ToTimestamp, 1, 1),
             "make_date" => (Func::MakeDate, 3, 3),
+            "strftime" => (Func::Strftime, 2, 2),
             "nanosecond" => (Func::Part(Part::Nanosecond), 1, 1),
             other => match Part::named(other).filter(|_| {
                 // year(), month(), ... but not the abbreviations.
@@ -1172,6 +1173,33 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
         Func::Text(Text::Regex(r)) => {
             let r = regex_literals(r, &mut args)?;
             Ok((Func::Text(Text::Regex(r)), args))
+        }
+        Func::Strftime => {
+            // DuckDB also takes the format first (`strftime('%Y', d)`), and two strings
+            // neither way.
+            match (literal_text(&args[0]), literal_text(&args[1])) {
+                (Some(_), Some(_)) => {
+                    return Err("strftime() of two strings: write the date or timestamp as \
+                                DATE '...' or TIMESTAMP '...'"
+                        .into())
+                }
+                (Some(_), None) => args.swap(0, 1),
+                _ => {}
+            }
+            // A literal, as DuckDB binds the format once (it also folds constant
+            // expressions; write those as one literal here).
+            match literal_text(&args[1]) {
+                Some(f) => {
+                    super::strftime::Format::parse(f)?;
+                }
+                None if is_null(&args[1]) => {}
+                None => {
+                    return Err("strftime() takes its format as a string literal, such as \
+                                strftime(d, '%Y-%m')"
+                        .into())
+                }
+            }
+            Ok((func, args))
         }
         _ => Ok((func, args)),
     }

@@ -1734,6 +1734,83 @@ const DATE_SUB_DUCKDB: &[(&str, &[usize])] = &[
     ),
 ];
 
+/// `strftime` over [`infinite_table`], with DuckDB 2.0.1's answers (`SET TimeZone = 'UTC'`)
+/// for the same table written by pyarrow: infinities are written as words whatever the
+/// format, `%Z` is `UTC` of a timestamp with a time zone only, the format may come first.
+/// `scripts/date_func_check.py` compares every specifier row by row.
+const STRFTIME_DUCKDB: &[(&str, &[usize])] = &[
+    ("strftime(d, '%Y-%m-%d') = '2020-01-01'", &[0]),
+    ("strftime(d, '%Y') = 'infinity'", &[1]),
+    ("strftime(d, '%Y') = '-infinity'", &[2]),
+    (
+        "strftime(ts_ms, '%d/%m/%Y %H:%M:%S.%g') = '01/01/2020 00:00:00.000'",
+        &[0],
+    ),
+    (
+        "strftime(ts_us, '%A %-d %B %Y') = 'Wednesday 1 January 2020'",
+        &[0],
+    ),
+    ("strftime(ts_ns, '%n') = '000000000'", &[0, 4]),
+    (
+        "strftime(tz_us, '%Y-%m-%d %H:%M:%S%z %Z') = '1970-01-01 00:00:00+00 UTC'",
+        &[4],
+    ),
+    ("strftime(ts_us, '%Z') = ''", &[0, 4]),
+    ("strftime('%Y-%m', d) LIKE '20%'", &[0]),
+    (
+        "strftime(d, '%j|%U|%W|%V|%G|%u|%w') = '001|00|00|01|2020|3|3'",
+        &[0],
+    ),
+    ("strftime(tz_us, '%c') < '2000'", &[2, 4]),
+    ("strftime(d, NULL) IS NULL", &[0, 1, 2, 3, 4]),
+    ("strftime(NULL, '%Y') IS NULL", &[0, 1, 2, 3, 4]),
+    (
+        "strftime(d, '%%Y %-y %y %b %h %a %p %I') = '%Y 20 20 Jan Jan Wed AM 12'",
+        &[0],
+    ),
+    (
+        "strftime(ts_ns, '%x') = strftime(d, '%Y-%m-%d')",
+        &[0, 1, 2, 4],
+    ),
+    ("strftime(ts_ms, '%T') = '00:00:00'", &[0, 4]),
+    ("length(strftime(ts_us, '%n')) = 9", &[0, 2, 4]),
+];
+
+#[test]
+fn strftime_agrees_with_duckdb() {
+    let t = infinite_table();
+    assert_rows(&t, &[STRFTIME_DUCKDB]);
+    assert_rows_recast_and_sliced(&t, STRFTIME_DUCKDB, &[], 1);
+    for (text, says) in [
+        (
+            "strftime(d, '%Q') = ''",
+            "strftime()'s format '%Q' is not one: %Q is no specifier",
+        ),
+        (
+            "strftime(d, '') = ''",
+            "strftime()'s format '' is not one: it is empty",
+        ),
+        ("strftime(d, 'x%') = ''", "it ends in a lone %"),
+        ("strftime(d, '%-a') = ''", "%-a is no specifier"),
+        (
+            "strftime(d, lower('%Y')) = ''",
+            "strftime() takes its format as a string literal",
+        ),
+        (
+            "strftime('2020-01-01', '%Y') = ''",
+            "strftime() of two strings",
+        ),
+        (
+            "strftime(1, '%Y') = ''",
+            "strftime() takes a date or a timestamp, 1 is a number",
+        ),
+        ("strftime(d) = ''", "strftime() takes 2 arguments"),
+    ] {
+        let e = refusal(text, &t);
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
 #[test]
 fn date_sub_agrees_with_duckdb() {
     let t = infinite_table();
