@@ -28,7 +28,8 @@
 # (scripts/where_time_check.py); CAST of strings to DATE, TIMESTAMP and TIME against
 # DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and the date
 # functions (date_diff in every unit, last_day, the parts, epoch and epoch_ms/us/ns, julian,
-# to_timestamp, make_date) against DuckDB's, row by row (scripts/date_func_check.py).
+# to_timestamp, make_date, strftime) against DuckDB's, row by row (scripts/date_func_check.py);
+# and strptime of mutated strings in 60 formats (scripts/strptime_check.py).
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -605,8 +606,15 @@ else
     failed=$((failed + 1))
 fi
 
-section "date functions (date_diff in every unit, last_day, the parts, epoch, epoch_ms/us/ns, julian, to_timestamp, make_date; dates, timestamps of every unit and zone, times of day, literals) against DuckDB's, row by row over 3,000 generated rows"
+section "date functions (date_diff and date_sub in every unit, last_day, the parts, epoch, epoch_ms/us/ns, julian, to_timestamp, make_date, strftime; dates, timestamps of every unit and zone, times of day, literals) against DuckDB's, row by row over 3,000 generated rows"
 if "$PY" scripts/date_func_check.py "$BIN" "$OUT/date-func"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
+section "strptime and try_strptime (60 formats, 1,500 strings each: DuckDB's strftime of random instants, mutated) against DuckDB's, row by row"
+if "$PY" scripts/strptime_check.py "$BIN" "$OUT/strptime"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

@@ -214,7 +214,7 @@ class Case:
         self.times = False  # its condition reads a time-of-day column
         self.infinities = False  # its condition reads a column holding infinite dates or timestamps, or writes DuckDB's 'infinity' or 'epoch'
         self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
-        self.diffs = False  # its condition calls date_diff, date_sub, last_day, an epoch function or strftime
+        self.diffs = False  # its condition calls date_diff, date_sub, last_day, an epoch function, strftime or strptime
         self.jw_funcs = 0  # of them in its --join-where
 
     def run(self, args, check_ok=True):
@@ -2079,7 +2079,8 @@ def literal_digits(text):
 
 # A function that fails on a value (not on types): an invalid date, a count out of range.
 FUNC_VALUE_ERROR = re.compile(r"\b(make_date|to_timestamp|epoch(_ms|_us|_ns)?|julian)\(\): .*out of (the )?range"
-                              r"|\b(date_diff|date_sub)\('\w+', \.\.\.\): .*(leaves? BIGINT|out of the range)")
+                              r"|\b(date_diff|date_sub)\('\w+', \.\.\.\): .*(leaves? BIGINT|out of the range)"
+                              r"|\bstrptime\(x, '.*'\): .* holds '")
 
 
 def value_error(err):
@@ -2177,7 +2178,7 @@ def where_case(case, ctx):
     case.infinities = (any(re.search(rf"\b{n}\b", bj) for n in info if n.endswith("_inf") or "_inf_" in n)
                        or re.search(r"'\s*-?(inf|infinity|epoch)\s*'", bj, re.I) is not None)
     case.texts = bool(re.search(r"\bs_when\b", bj) and re.search(r"(AS|::)\s*(DATE|TIMESTAMP)\b", bj))
-    case.diffs = bool(re.search(r"\b(date_?diff|date_?sub|last_day|epoch(_ms|_us|_ns)?|julian|to_timestamp|make_date|strftime)\(", bj)
+    case.diffs = bool(re.search(r"\b(date_?diff|date_?sub|last_day|epoch(_ms|_us|_ns)?|julian|to_timestamp|make_date|strftime|(try_)?strptime)\(", bj)
                       or re.search(r"(date_part\('|EXTRACT\()(epoch|julian)\b", bj, re.I))
     case.notes.append(f"condition: {bj}")
 
@@ -2566,7 +2567,7 @@ def run_all(args, s3_port):
     if funcs["texts"]:
         skipped += f"; {funcs['texts']} cases cast dates and times as text ({funcs['texts passed']} passed)"
     if funcs["diffs"]:
-        skipped += f"; {funcs['diffs']} cases called date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, epoch_ns, julian, to_timestamp, make_date or strftime ({funcs['diffs passed']} passed)"
+        skipped += f"; {funcs['diffs']} cases called date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, epoch_ns, julian, to_timestamp, make_date, strftime or strptime ({funcs['diffs passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""
     print(f"fuzz: seed {args.seed}{first}, {total} cases in {time.monotonic() - start:.0f} s, {len(failures)} failed: "
           + "; ".join(parts) + skipped)

@@ -1183,7 +1183,8 @@ def in_or_null(rng, a, in_list, item):
 # `epoch_ms`, `epoch_us` and `epoch_ns` (BIGINTs), `epoch` and `julian` (DOUBLEs, also as
 # `date_part` and `EXTRACT`) of dates and timestamps; `to_timestamp` of numbers, floats and
 # instants' seconds; `make_date` of parts, literals and whole columns; `strftime` of dates
-# and timestamps in formats of random specifiers; and `IS [NOT]
+# and timestamps in formats of random specifiers; `strptime` and `try_strptime` of strings
+# (the dates-as-text column's formats, and random ones); and `IS [NOT]
 # DISTINCT FROM` over any comparable pair. Calls nest
 # (`length(lower(s))`, `year(coalesce(d, DATE '2020-01-01'))`), take arithmetic (`abs(a - b)`,
 # `CAST(ts + INTERVAL '3 hours' AS DATE)`) and compute on (`year(d) + 1`, `coalesce(a, 0) * 2`,
@@ -1693,7 +1694,8 @@ def zone_unknown(ops, x):
     computation over a zoned column or over to_timestamp's value (bloomjoin may keep the
     zone, zone_src cannot say)."""
     bare = x.bj in {q(n) for n in x.used}
-    zoned = any(o.zoned for o in ops if o.name in x.used) or "to_timestamp(" in x.bj
+    zoned = (any(o.zoned for o in ops if o.name in x.used) or "to_timestamp(" in x.bj
+             or ("strptime(" in x.bj and "%z" in x.bj))
     return not x.zoned and zoned and not bare
 
 
@@ -1808,6 +1810,41 @@ def mk_strftime(rng, ops, depth, first, x=None, fmt=None, reverse=None):
     bj = f"strftime({sql_str(fmt)}, {x.bj})" if reverse else f"strftime({x.bj}, {sql_str(fmt)})"
     e = call_ex(bj, f"strftime({src}, {sql_str(fmt)})", "str", x.used)
     e.mirror = lambda rng, o: mk_strftime(rng, ops, depth, o, col_ex(rng, o), fmt, reverse)
+    return e
+
+
+# strptime's formats: those of the dates-as-text column (WHEN_TEXTS), and runs of specifiers.
+STRPTIME_FORMATS = ["%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S.%g", "%Y-%m-%d %H:%M:%S%z", "%Y/%m/%d",
+                    "%Y %m %d", "%Y-%-m-%-d", "%H:%M", "%H:%M:%S", "%Y-%m-%d %H:%M:%SZ", "%Y-%m-%d %H:%M:%S.%f",
+                    "%Y-%m-%d %H:%M:%S.%n", "%Y-%m-%d %H:%M", "%d/%m/%Y", "%Y-%m-%d %H:%M:%S %z"]
+
+
+def mk_strptime(rng, ops, depth, first, x=None, fmt=None, try_=None):
+    """try_strptime(s, 'format') (NULL where it does not match), or strptime (fails the job
+    there, where DuckDB fails too) of a string: a timestamp. DuckDB's is given as col_ex
+    gives timestamps: of %z (a TIMESTAMPTZ in both) zone-less (zoned), of %n (a TIMESTAMP_NS
+    in both) cast to TIMESTAMP_NS, so that ns_text sees it."""
+    if x is None:
+        x = str_arg(rng, ops, depth, first)
+    if fmt is None:
+        if rng.random() < 0.75:
+            fmt = rng.choice(STRPTIME_FORMATS)
+        else:
+            specs = [sp for sp in STRFTIME_SPECS if sp not in ("%Z", "%c")]
+            fmt = "".join(rng.choice(specs) + rng.choice(STRFTIME_TEXT) for _ in range(rng.choice([1, 2, 3])))
+    if try_ is None:
+        try_ = rng.random() < 0.8
+    name = "try_strptime" if try_ else "strptime"
+    call = f"{name}({x.dk}, {sql_str(fmt)})"
+    if "%n" in fmt:
+        dk = f"CAST({call} AS TIMESTAMP_NS)" if "%z" not in fmt else f"CAST(CAST({call} AS TIMESTAMPTZ) AS TIMESTAMP)"
+    elif "%z" in fmt:
+        dk = f"CAST({call} AS TIMESTAMP)"
+    else:
+        dk = call
+    e = call_ex(f"{name}({x.bj}, {sql_str(fmt)})", dk, "ts", x.used)
+    e.zoned = "%z" in fmt
+    e.mirror = lambda rng, o: mk_strptime(rng, ops, depth, o, col_ex(rng, o), fmt, try_)
     return e
 
 
@@ -2358,6 +2395,7 @@ MAKERS = {
               (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (mk_to_timestamp, lambda ops, f: (f is None and of(ops, "num", "float")) or (f is not None and f.kind in ("num", "float"))),
+           (mk_strptime, reads_str),
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "TIMESTAMP"), reads_str),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],

@@ -76,6 +76,9 @@ pub(crate) enum Func {
     MakeDate,
     /// `strftime(x, format)`: a date or a timestamp as text (see `strftime`).
     Strftime,
+    /// `strptime(s, format)`: a string read as a timestamp; `try_strptime` (true) gives NULL
+    /// where it does not match.
+    Strptime(bool),
     /// A string function (`substr`, `trim`, `||`, ...: see `text`).
     Text(Text),
     /// A numeric function (`round`, `sqrt`, ...: see `math`).
@@ -347,6 +350,8 @@ impl Func {
             Func::ToTimestamp => "to_timestamp",
             Func::MakeDate => "make_date",
             Func::Strftime => "strftime",
+            Func::Strptime(false) => "strptime",
+            Func::Strptime(true) => "try_strptime",
             Func::Text(Text::Pipe) => return "||".into(),
             Func::Case(_) => return "CASE".into(),
             Func::Cast(t, _) => return format!("CAST(... AS {})", t.shown()),
@@ -537,6 +542,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::DateSub(u) => return diff::date_sub(u, args),
         Func::MakeDate => return epoch::make_date(args),
         Func::Strftime => return super::strftime::call(args),
+        Func::Strptime(try_) => return super::strftime::strptime(args, try_),
         _ => {}
     }
     let (a, what) = args.pop().expect("one argument");
@@ -563,7 +569,8 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         | Func::DateDiff(_)
         | Func::DateSub(_)
         | Func::MakeDate
-        | Func::Strftime => {
+        | Func::Strftime
+        | Func::Strptime(_) => {
             unreachable!("handled above")
         }
     };

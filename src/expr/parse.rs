@@ -1016,7 +1016,7 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          hour, minute, second, millisecond, microsecond, nanosecond, dayofweek, \
                          isodow, dayofyear, isoyear, yearweek, decade, century, millennium, era, \
                          date_part, date_trunc, date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, \
-                         epoch_ns, julian, to_timestamp, make_date, strftime, and CAST";
+                         epoch_ns, julian, to_timestamp, make_date, strftime, strptime, try_strptime, and CAST";
 
 /// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
 /// (`DISTINCT`, `FILTER`, `OVER`, named arguments, ...) are refused.
@@ -1130,6 +1130,8 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
             "to_timestamp" => (Func::ToTimestamp, 1, 1),
             "make_date" => (Func::MakeDate, 3, 3),
             "strftime" => (Func::Strftime, 2, 2),
+            "strptime" => (Func::Strptime(false), 2, 2),
+            "try_strptime" => (Func::Strptime(true), 2, 2),
             "nanosecond" => (Func::Part(Part::Nanosecond), 1, 1),
             other => match Part::named(other).filter(|_| {
                 // year(), month(), ... but not the abbreviations.
@@ -1190,13 +1192,29 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
             // expressions; write those as one literal here).
             match literal_text(&args[1]) {
                 Some(f) => {
-                    super::strftime::Format::parse(f)?;
+                    super::strftime::Format::parse(f, "strftime")?;
                 }
                 None if is_null(&args[1]) => {}
                 None => {
                     return Err("strftime() takes its format as a string literal, such as \
                                 strftime(d, '%Y-%m')"
                         .into())
+                }
+            }
+            Ok((func, args))
+        }
+        Func::Strptime(try_) => {
+            let name = if try_ { "try_strptime" } else { "strptime" };
+            match literal_text(&args[1]) {
+                Some(f) => {
+                    super::strftime::strptime_format(f, name)?;
+                }
+                None if is_null(&args[1]) => {}
+                None => {
+                    return Err(format!(
+                        "{name}() takes its format as a string literal, such as \
+                         {name}(s, '%d/%m/%Y')"
+                    ))
                 }
             }
             Ok((func, args))

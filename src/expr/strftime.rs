@@ -10,16 +10,25 @@
 //! `%U`, `%W`, `%V`, `%a`, `%A`, `%w`, `%u`, `%b`/`%h`, `%B`, `%z` (`+00`), `%Z` (`UTC` of a
 //! timestamp with a time zone, else empty), `%c`, `%x`, `%X`, `%T` (ISO forms) and `%%`.
 //! An infinite value is written `infinity` or `-infinity`, whatever the format.
+//!
+//! `strptime(s, 'format')` and `try_strptime` read strings back in the same formats (but
+//! `%Z`, whose time zone names DuckDB reads with ICU), a port of DuckDB's
+//! `StrpTimeFormat::Parse` as 2.0.1 behaves (`scripts/strptime_check.py` compares 60 formats
+//! on mutated strings): up to a specifier's digits for a number, names in any case, runs of
+//! spaces, the day from `%j`, `%U`/`%W` or `%G`/`%V` when no `%d` or `%m` came, DuckDB's
+//! words whatever the format, and a day past the year's last refused.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, LargeStringBuilder};
-use arrow::datatypes::DataType;
+use arrow::array::{ArrayRef, Int64Array, LargeStringBuilder};
+use arrow::datatypes::{DataType, TimeUnit};
 
 use super::arith::{Operand, Value};
 use super::eval::{infinite, infinity, Reason};
-use super::func::{civil, days_and_ns, days_from_civil, describe, raw, str_values, Arg, Part};
+use super::func::{
+    civil, days_and_ns, days_from_civil, describe, raw, str_values, timestamps, Arg, Part,
+};
 use super::lit::DAY_NS;
 
 /// What a specifier writes.
@@ -106,8 +115,8 @@ const MONTHS: [&str; 12] = [
 impl Format {
     /// The format `f`, read as DuckDB's `StrTimeFormat::ParseFormatSpecifier` reads it, or
     /// why it is not one.
-    pub(super) fn parse(f: &str) -> Result<Format, String> {
-        let bad = |why: String| format!("strftime()'s format '{f}' is not one: {why}");
+    pub(super) fn parse(f: &str, name: &str) -> Result<Format, String> {
+        let bad = |why: String| format!("{name}()'s format '{f}' is not one: {why}");
         if f.is_empty() {
             return Err(bad("it is empty".into()));
         }
@@ -182,7 +191,7 @@ impl Format {
                             'x' => "%Y-%m-%d",
                             _ => "%H:%M:%S",
                         };
-                        let sub = Format::parse(sub).expect("a valid format");
+                        let sub = Format::parse(sub, name).expect("a valid format");
                         for item in sub.items {
                             match item {
                                 Item::Text(t) => text.push_str(&t),
@@ -335,7 +344,7 @@ pub(super) fn call(mut args: Vec<Arg>) -> Result<Value, Reason> {
         Operand::One(a) => {
             let mut v = str_values(&a).ok_or_else(constant)?;
             match v.next().flatten() {
-                Some(s) => Format::parse(s)?,
+                Some(s) => Format::parse(s, "strftime")?,
                 None => return Ok(Value::Null),
             }
         }
@@ -348,10 +357,10 @@ pub(super) fn call(mut args: Vec<Arg>) -> Result<Value, Reason> {
         DataType::Date64 => (1_000_000, false),
         DataType::Timestamp(unit, zone) => (
             match unit {
-                arrow::datatypes::TimeUnit::Second => 1_000_000_000,
-                arrow::datatypes::TimeUnit::Millisecond => 1_000_000,
-                arrow::datatypes::TimeUnit::Microsecond => 1_000,
-                arrow::datatypes::TimeUnit::Nanosecond => 1,
+                TimeUnit::Second => 1_000_000_000,
+                TimeUnit::Millisecond => 1_000_000,
+                TimeUnit::Microsecond => 1_000,
+                TimeUnit::Nanosecond => 1,
             },
             zone.is_some(),
         ),
@@ -379,13 +388,469 @@ pub(super) fn call(mut args: Vec<Arg>) -> Result<Value, Reason> {
     Ok(if one { Value::One(r) } else { Value::Rows(r) })
 }
 
+/// Where a date is taken from when the format gives more than its year, month and day: the
+/// first of these specifiers the format holds (DuckDB's `offset_specifier`; a day or a month
+/// overrides the others, a year switches to them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum From {
+    /// Year, month and day alone (DuckDB's `WEEKDAY_DECIMAL`).
+    Ymd,
+    /// `%d` or `%m` came.
+    DayOrMonth,
+    /// `%y` or `%Y` came first.
+    Year,
+    IsoYear,
+    IsoWeek,
+    Week {
+        monday: bool,
+    },
+    YearDay,
+}
+
+/// What `strptime` read: DuckDB's `ParseResult`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Read {
+    /// `infinity` (true) or `-infinity`.
+    Infinity(bool),
+    /// A date, a time of day in nanoseconds (minus the UTC offset read, so that it may leave
+    /// the day) and whether the date exists.
+    At { days: Option<i64>, ns: i64 },
+}
+
+fn space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+impl Spec {
+    /// The most digits `strptime` reads for a number, 0 for the specifiers of words.
+    fn width(self) -> usize {
+        match self {
+            Spec::Weekday | Spec::IsoWeekday => 1,
+            Spec::Day { .. }
+            | Spec::Month { .. }
+            | Spec::Year2 { .. }
+            | Spec::Hour24 { .. }
+            | Spec::Hour12 { .. }
+            | Spec::Minute { .. }
+            | Spec::Second { .. }
+            | Spec::Week { .. }
+            | Spec::IsoWeek => 2,
+            Spec::YearDay { .. } => 3,
+            Spec::Fraction(d) => d as usize,
+            Spec::Year | Spec::IsoYear => 4,
+            Spec::WeekdayName { .. }
+            | Spec::MonthName { .. }
+            | Spec::AmPm
+            | Spec::Offset
+            | Spec::Zone => 0,
+        }
+    }
+}
+
+/// The index of the first of `names` that `b` holds at `pos` (ASCII case ignored), and
+/// where it ends.
+fn one_of(b: &[u8], pos: usize, names: &[&str], abbreviated: bool) -> Option<(usize, usize)> {
+    names.iter().enumerate().find_map(|(i, n)| {
+        let n = if abbreviated { &n[..3] } else { n };
+        let end = pos + n.len();
+        (end <= b.len() && b[pos..end].eq_ignore_ascii_case(n.as_bytes())).then_some((i, end))
+    })
+}
+
+impl Format {
+    /// Whether the format holds `spec`.
+    fn has(&self, spec: Spec) -> bool {
+        self.items.contains(&Item::Spec(spec))
+    }
+
+    /// Whether the format holds `%n` (a nanosecond timestamp), `%z` (one with a time zone)
+    /// and `%Z`.
+    pub(super) fn kinds(&self) -> (bool, bool, bool) {
+        (
+            self.has(Spec::Fraction(9)),
+            self.has(Spec::Offset),
+            self.has(Spec::Zone),
+        )
+    }
+
+    /// `s` read by the format as DuckDB 2.0's `StrpTimeFormat::Parse` reads it (not
+    /// strictly), or `None` where it does not match.
+    pub(super) fn read(&self, s: &[u8]) -> Option<Read> {
+        let start = s.iter().position(|c| !space(*c)).unwrap_or(s.len());
+        let b = &s[start..];
+        // The words, whatever the format.
+        if b.len() > 4 {
+            let word = |w: &str| -> Option<usize> {
+                (b.len() >= w.len() && b[..w.len()].eq_ignore_ascii_case(w.as_bytes()))
+                    .then_some(w.len())
+            };
+            let special = if b[0].is_ascii_alphabetic() {
+                word("infinity")
+                    .map(|n| (n, Some(true)))
+                    .or_else(|| word("epoch").map(|n| (n, None)))
+            } else if b[0] == b'-' {
+                word("-infinity").map(|n| (n, Some(false)))
+            } else {
+                None
+            };
+            if let Some((n, what)) = special {
+                if !b[n..].iter().all(|c| space(*c)) {
+                    return None;
+                }
+                return Some(match what {
+                    Some(positive) => Read::Infinity(positive),
+                    None => Read::At {
+                        days: Some(0),
+                        ns: 0,
+                    },
+                });
+            }
+        }
+        let (mut y, mut m, mut d) = (1900i64, 1i64, 1i64);
+        let (mut hour, mut minute, mut second, mut nanos, mut offset) =
+            (0i64, 0i64, 0i64, 0i64, 0i64);
+        let mut ampm: Option<bool> = None;
+        let mut from = From::Ymd;
+        let (mut weekno, mut weekday, mut yearday, mut has_weekday) = (0i64, 0i64, 0i64, false);
+        let (mut iso_year, mut iso_week, mut iso_weekday) = (10_000i64, 54i64, 8i64);
+        let mut pos = 0;
+        for item in &self.items {
+            let spec = match item {
+                Item::Text(t) => {
+                    let t = t.as_bytes();
+                    let mut l = 0;
+                    while l < t.len() {
+                        if space(t[l]) {
+                            // A run of spaces matches a run of spaces.
+                            if !b.get(pos).is_some_and(|c| space(*c)) {
+                                return None;
+                            }
+                            while pos < b.len() && space(b[pos]) {
+                                pos += 1;
+                            }
+                            while l < t.len() && space(t[l]) {
+                                l += 1;
+                            }
+                            continue;
+                        }
+                        if b.get(pos) != Some(&t[l]) {
+                            return None;
+                        }
+                        pos += 1;
+                        l += 1;
+                    }
+                    continue;
+                }
+                Item::Spec(s) => *s,
+            };
+            let width = spec.width();
+            if width > 0 {
+                let begin = pos;
+                let mut n = 0i64;
+                while pos < b.len() && pos < begin + width && b[pos].is_ascii_digit() {
+                    n = n * 10 + i64::from(b[pos] - b'0');
+                    pos += 1;
+                }
+                if pos == begin {
+                    return None;
+                }
+                let digits = (pos - begin) as u32;
+                match spec {
+                    Spec::Day { .. } | Spec::Month { .. } => {
+                        let (lo, hi) = if matches!(spec, Spec::Day { .. }) {
+                            (1, 31)
+                        } else {
+                            (1, 12)
+                        };
+                        if !(lo..=hi).contains(&n) {
+                            return None;
+                        }
+                        if matches!(spec, Spec::Day { .. }) {
+                            d = n;
+                        } else {
+                            m = n;
+                        }
+                        from = From::DayOrMonth;
+                    }
+                    Spec::Year2 { .. } | Spec::Year => {
+                        if matches!(from, From::IsoYear | From::IsoWeek | From::Ymd) {
+                            from = From::Year;
+                        }
+                        y = match spec {
+                            // Python's pivot: 69 to 99 are 19xx.
+                            Spec::Year2 { .. } if n >= 69 => 1900 + n,
+                            Spec::Year2 { .. } => 2000 + n,
+                            _ => n,
+                        };
+                    }
+                    Spec::IsoYear => {
+                        match from {
+                            From::DayOrMonth | From::Year => {}
+                            From::Ymd => from = From::IsoYear,
+                            From::IsoYear | From::IsoWeek if iso_year <= 9999 => return None,
+                            From::IsoYear | From::IsoWeek => {}
+                            _ => return None,
+                        }
+                        iso_year = n;
+                    }
+                    Spec::Hour24 { .. } if n >= 24 => return None,
+                    Spec::Hour12 { .. } if !(1..=12).contains(&n) => return None,
+                    Spec::Hour24 { .. } | Spec::Hour12 { .. } => hour = n,
+                    Spec::Minute { .. } if n >= 60 => return None,
+                    Spec::Minute { .. } => minute = n,
+                    Spec::Second { .. } if n >= 60 => return None,
+                    Spec::Second { .. } => second = n,
+                    Spec::Fraction(w) => nanos = n * 10i64.pow(w - digits) * 10i64.pow(9 - w),
+                    Spec::Week { monday } => {
+                        match from {
+                            From::DayOrMonth => {}
+                            From::Year | From::Ymd => from = From::Week { monday },
+                            _ => return None,
+                        }
+                        if n > 53 {
+                            return None;
+                        }
+                        weekno = n;
+                    }
+                    Spec::Weekday => {
+                        if n > 6 {
+                            return None;
+                        }
+                        has_weekday = true;
+                        weekday = n;
+                    }
+                    Spec::IsoWeek => {
+                        match from {
+                            From::Year => return None,
+                            From::DayOrMonth => {}
+                            From::Ymd => from = From::IsoWeek,
+                            From::IsoWeek | From::IsoYear if iso_week <= 53 => return None,
+                            From::IsoWeek | From::IsoYear => {}
+                            _ => return None,
+                        }
+                        if !(1..=53).contains(&n) {
+                            return None;
+                        }
+                        iso_week = n;
+                    }
+                    Spec::IsoWeekday => {
+                        if iso_weekday <= 7 || !(1..=7).contains(&n) {
+                            return None;
+                        }
+                        iso_weekday = n;
+                    }
+                    Spec::YearDay { .. } => {
+                        match from {
+                            From::DayOrMonth => {}
+                            From::Year | From::Ymd => from = From::YearDay,
+                            _ => return None,
+                        }
+                        if !(1..=366).contains(&n) {
+                            return None;
+                        }
+                        yearday = n;
+                    }
+                    _ => unreachable!("a number's specifier"),
+                }
+                continue;
+            }
+            match spec {
+                Spec::AmPm => {
+                    let pm = match b.get(pos..pos + 2).map(|w| w.to_ascii_lowercase()) {
+                        Some(w) if w == b"am" => false,
+                        Some(w) if w == b"pm" => true,
+                        _ => return None,
+                    };
+                    ampm = Some(pm);
+                    pos += 2;
+                }
+                // Weekdays' names are read, not used.
+                Spec::WeekdayName { full } => pos = one_of(b, pos, &DAYS, !full)?.1,
+                Spec::MonthName { full } => {
+                    let (i, end) = one_of(b, pos, &MONTHS, !full)?;
+                    m = i as i64 + 1;
+                    pos = end;
+                }
+                Spec::Offset => {
+                    let (end, secs) = super::strtime::utc_offset(b, pos)?;
+                    offset = secs;
+                    pos = end;
+                }
+                _ => unreachable!("refused when the format is read"),
+            }
+        }
+        if !b[pos..].iter().all(|c| space(*c)) {
+            return None;
+        }
+        if let Some(pm) = ampm {
+            if hour > 12 {
+                return None;
+            }
+            hour = match (pm, hour) {
+                (false, 12) => 0,
+                (false, h) | (true, h @ 12) => h,
+                (true, h) => h + 12,
+            };
+        }
+        let monday_of = |days: i64| days - (Part::Isodow.of(days, 0) - 1);
+        let date = match from {
+            From::IsoYear | From::IsoWeek => {
+                let iso_year = if iso_year > 9999 { 1900 } else { iso_year };
+                let iso_week = if iso_week > 53 { 1 } else { iso_week };
+                let iso_weekday = if iso_weekday > 7 { 1 } else { iso_weekday };
+                // Week 1 holds January 4.
+                let week1 = monday_of(days_from_civil(iso_year, 1, 4));
+                Some(week1 + (iso_week - 1) * 7 + iso_weekday - 1)
+            }
+            From::Week { monday } => {
+                if has_weekday {
+                    weekday = (weekday + 7 - i64::from(monday)) % 7;
+                }
+                let jan1 = days_from_civil(y, 1, 1);
+                let mut start = monday_of(jan1) - i64::from(!monday);
+                if start >= jan1 {
+                    start -= 7;
+                }
+                Some(start + weekno * 7 + weekday)
+            }
+            // DuckDB 2.0.1 refuses a day past the year's last.
+            From::YearDay if yearday > 365 + i64::from(super::strtime::month_days(y, 2) == 29) => {
+                return None
+            }
+            From::YearDay => Some(days_from_civil(y, 1, 1) + yearday - 1),
+            From::Ymd | From::DayOrMonth | From::Year => None,
+        };
+        let days = match date {
+            Some(days) => Some(days),
+            None => (d <= super::strtime::month_days(y, m)).then(|| days_from_civil(y, m, d)),
+        };
+        let ns = ((hour * 60 + minute) * 60 + second - offset) * 1_000_000_000 + nanos;
+        Some(Read::At { days, ns })
+    }
+}
+
+/// The format of `strptime` (`name`): a format without `%Z`, whose time zones' names DuckDB
+/// reads with ICU.
+pub(super) fn strptime_format(f: &str, name: &str) -> Result<Format, String> {
+    let format = Format::parse(f, name)?;
+    if format.kinds().2 {
+        return Err(format!(
+            "{name}() does not read %Z (a time zone's name, which DuckDB reads with ICU): \
+             read an offset with %z"
+        ));
+    }
+    Ok(format)
+}
+
+/// `strptime(s, format)` (`try_`: `try_strptime`): a string read as a timestamp of the format,
+/// as DuckDB's: a `TIMESTAMP`, of nanoseconds with `%n`, with a time zone (UTC) with `%z`. A
+/// string that does not match, or names a day that does not exist, fails the job (NULL under
+/// `try_strptime`).
+pub(super) fn strptime(mut args: Vec<Arg>, try_: bool) -> Result<Value, Reason> {
+    let name = if try_ { "try_strptime" } else { "strptime" };
+    let (f, f_what) = args.pop().expect("two arguments");
+    let (x, what) = args.pop().expect("two arguments");
+    let x = match x {
+        Operand::Rows(a) => Some((a, false)),
+        Operand::One(a) => Some((a, true)),
+        Operand::Null => None,
+        Operand::Interval(_) => {
+            return Err(format!("{name}() takes a string, {what} is an interval"))
+        }
+    };
+    let x = x.filter(|(a, _)| a.data_type() != &DataType::Null);
+    if let Some((a, _)) = &x {
+        if str_values(a).is_none() {
+            return Err(format!(
+                "{name}() takes a string, {what} is {}",
+                describe(a.data_type())
+            ));
+        }
+    }
+    let text = match f {
+        Operand::Null => return Ok(Value::Null),
+        Operand::One(a) if a.data_type() == &DataType::Null => return Ok(Value::Null),
+        Operand::One(a) => match str_values(&a).and_then(|mut v| v.next()) {
+            Some(Some(s)) => s.to_string(),
+            Some(None) => return Ok(Value::Null),
+            None => {
+                return Err(format!(
+                    "{name}() takes its format as a string literal, {f_what} is not one"
+                ))
+            }
+        },
+        _ => {
+            return Err(format!(
+                "{name}() takes its format as a string literal, {f_what} is not one"
+            ))
+        }
+    };
+    let format = strptime_format(&text, name)?;
+    let (nanos, zoned, _) = format.kinds();
+    let Some((a, one)) = x else {
+        return Ok(Value::Null);
+    };
+    let mut out = Vec::with_capacity(a.len());
+    for s in str_values(&a).expect("checked") {
+        let Some(s) = s else {
+            out.push(None);
+            continue;
+        };
+        let v = match format.read(s.as_bytes()) {
+            Some(Read::Infinity(positive)) => Ok(if positive { i64::MAX } else { -i64::MAX }),
+            Some(Read::At {
+                days: Some(days),
+                ns,
+            }) => {
+                let v = if nanos {
+                    days.checked_mul(DAY_NS as i64)
+                        .and_then(|v| v.checked_add(ns))
+                } else {
+                    Some(days * (DAY_NS as i64 / 1_000) + ns / 1_000)
+                };
+                v.filter(|v| !infinite(Some(i64::MAX), *v))
+                    .ok_or("out of the range of timestamps")
+            }
+            Some(Read::At { days: None, .. }) => Err("a day that does not exist"),
+            None => Err("which the format does not match"),
+        };
+        out.push(match v {
+            Ok(v) => Some(v),
+            Err(_) if try_ => None,
+            Err(why) => {
+                let shown: String = s.chars().take(60).collect();
+                let cut = if shown.len() < s.len() { "..." } else { "" };
+                return Err(format!(
+                    "{name}(x, '{}'): {what} holds '{}{cut}', {why} (try_strptime gives NULL \
+                     for it)",
+                    text.escape_debug(),
+                    shown.escape_debug()
+                ));
+            }
+        });
+    }
+    let unit = if nanos {
+        TimeUnit::Nanosecond
+    } else {
+        TimeUnit::Microsecond
+    };
+    let r = timestamps(
+        unit,
+        zoned.then(|| Arc::from("UTC")),
+        &Int64Array::from(out),
+    );
+    Ok(if one { Value::One(r) } else { Value::Rows(r) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn fmt(f: &str, days: i64, ns: i64, zoned: bool) -> String {
         let mut s = String::new();
-        Format::parse(f).unwrap().write(days, ns, zoned, &mut s);
+        Format::parse(f, "strftime")
+            .unwrap()
+            .write(days, ns, zoned, &mut s);
         s
     }
 
@@ -440,7 +905,7 @@ mod tests {
     #[test]
     fn bad_formats_are_refused_as_duckdb_refuses_them() {
         for f in ["", "%", "%Q", "%-Q", "%-", "a%%b%-%", "%C", "%-j%-", "%-a"] {
-            let e = Format::parse(f).unwrap_err();
+            let e = Format::parse(f, "strftime").unwrap_err();
             assert!(e.starts_with("strftime()'s format '"), "{f}: {e}");
         }
     }

@@ -251,7 +251,7 @@ fn time_prefix(b: &[u8]) -> Option<(usize, i64)> {
 
 /// DuckDB's `Timestamp::TryParseUTCOffset` (strict): where a `±HH[[:]MM[:SS]]` offset ends,
 /// and its seconds.
-fn utc_offset(b: &[u8], pos: usize) -> Option<(usize, i64)> {
+pub(super) fn utc_offset(b: &[u8], pos: usize) -> Option<(usize, i64)> {
     let len = b.len();
     if pos + 3 > len || !matches!(b[pos], b'+' | b'-') {
         return None;

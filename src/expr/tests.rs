@@ -1811,6 +1811,96 @@ fn strftime_agrees_with_duckdb() {
     }
 }
 
+/// The strings of [`STRPTIME_DUCKDB`]: dates and timestamps in several formats, a day that does
+/// not exist, a word, NULL.
+fn strptime_table() -> RecordBatch {
+    let s: ArrayRef = Arc::new(StringArray::from(vec![
+        Some("05/01/2024"),
+        Some("30/02/2024"),
+        Some(" 2024-01-05T10:00:00+05:30 "),
+        Some("infinity"),
+        None,
+        Some("Mon, 05 Jan 2024 12:00 PM"),
+        Some("2024-W01-1"),
+        Some("x"),
+        Some("2024 366"),
+        Some("2023 366"),
+        Some("1/2/24"),
+        Some("2024-01-05 10:00:00.123456789"),
+    ]));
+    RecordBatch::try_new(Arc::new(Schema::new(vec![field("s", &s)])), vec![s]).unwrap()
+}
+
+/// `strptime` and `try_strptime` over [`strptime_table`], with DuckDB 2.0.1's answers (`SET
+/// TimeZone = 'UTC'`) for the same strings written by pyarrow: `%z` gives a timestamp with
+/// a time zone, `%n` one of nanoseconds, words are read whatever the format, a day past the
+/// year's last is no day. `scripts/strptime_check.py` compares 60 formats row by row.
+const STRPTIME_DUCKDB: &[(&str, &[usize])] = &[
+    ("try_strptime(s, '%d/%m/%Y') = TIMESTAMP '2024-01-05 00:00:00'", &[0]),
+    ("try_strptime(s, '%d/%m/%Y') IS NULL", &[1, 2, 4, 5, 6, 7, 8, 9, 11]),
+    ("try_strptime(s, '%d/%m/%Y') = 'infinity'", &[3]),
+    ("try_strptime(s, '%-d/%-m/%y') = DATE '2024-02-01'", &[10]),
+    ("try_strptime(s, '%Y-%m-%dT%H:%M:%S%z') = TIMESTAMP '2024-01-05 04:30:00'", &[2]),
+    ("try_strptime(s, '%a, %d %b %Y %I:%M %p') = TIMESTAMP '2024-01-05 12:00:00'", &[5]),
+    ("try_strptime(s, '%G-W%V-%u') = DATE '2024-01-01'", &[6]),
+    ("try_strptime(s, '%Y %j') = DATE '2024-12-31'", &[8]),
+    ("try_strptime(s, '%Y %j') IS NOT NULL", &[3, 8]),
+    // DuckDB's text: `= TIMESTAMP_NS '2024-01-05 10:00:00.123456789'` (a TIMESTAMP literal
+    // keeps nanoseconds here).
+    (
+        "try_strptime(s, '%Y-%m-%d %H:%M:%S.%n') = TIMESTAMP '2024-01-05 10:00:00.123456789'",
+        &[11],
+    ),
+    ("epoch_ns(try_strptime(s, '%Y-%m-%d %H:%M:%S.%n')) = 1704448800123456789", &[11]),
+    ("epoch_ns(try_strptime(s, '%Y-%m-%d %H:%M:%S.%n')) % 1000 = 789", &[11]),
+    ("try_strptime(s, '%Y-%m-%d %H:%M:%S.%f') IS NOT NULL", &[3]),
+    ("CASE WHEN s LIKE '%/%/2024' AND s NOT LIKE '30%' THEN strptime(s, '%d/%m/%Y') END = DATE '2024-01-05'", &[0]),
+    ("try_strptime(s, NULL) IS NULL", &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
+    ("year(try_strptime(s, '%d/%m/%Y')) = 2024", &[0]),
+    ("strftime(try_strptime(s, '%d/%m/%Y'), '%Y-%m-%d') = '2024-01-05'", &[0]),
+];
+
+#[test]
+fn strptime_agrees_with_duckdb() {
+    let t = strptime_table();
+    assert_rows(&t, &[STRPTIME_DUCKDB]);
+    assert_rows_recast_and_sliced(&t, STRPTIME_DUCKDB, &[], 1);
+    for (text, says) in [
+        (
+            "strptime(s, '%d/%m/%Y') IS NOT NULL",
+            "strptime(x, '%d/%m/%Y'): column \"s\" holds '30/02/2024', a day that does not exist \
+             (try_strptime gives NULL for it)",
+        ),
+        (
+            "strptime(s, '%Y') IS NOT NULL",
+            "strptime(x, '%Y'): column \"s\" holds '05/01/2024', which the format does not match",
+        ),
+        (
+            "strptime(s, '%Y %Z') IS NOT NULL",
+            "strptime() does not read %Z (a time zone's name, which DuckDB reads with ICU)",
+        ),
+        (
+            "try_strptime(s, '%Q') IS NULL",
+            "try_strptime()'s format '%Q' is not one",
+        ),
+        (
+            "strptime(s, s) IS NULL",
+            "strptime() takes its format as a string literal",
+        ),
+        (
+            "strptime(1, '%Y') IS NULL",
+            "strptime() takes a string, 1 is a number",
+        ),
+        (
+            "strptime('%Y', s, 1) IS NULL",
+            "strptime() takes 2 arguments",
+        ),
+    ] {
+        let e = refusal(text, &t);
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
 #[test]
 fn date_sub_agrees_with_duckdb() {
     let t = infinite_table();
