@@ -856,50 +856,69 @@ mod tests {
 
     #[test]
     fn formats_as_duckdb() {
-        // DuckDB 2.0.1's answers.
-        let d = |y, m, d| days_from_civil(y, m, d);
-        let ts = 10 * 3_600_000_000_000;
-        assert_eq!(
-            fmt("%z|%Z|%c", d(2024, 1, 5), ts, true),
-            "+00|UTC|2024-01-05 10:00:00"
-        );
-        assert_eq!(fmt("%z|%Z|", d(2024, 1, 5), ts, false), "+00||");
-        assert_eq!(
-            fmt(
+        // DuckDB 2.0.1's answers: format, (year, month, day), nanoseconds into the day, zoned.
+        const H10: i64 = 10 * 3_600_000_000_000;
+        type Case = (&'static str, (i64, i64, i64), i64, bool, &'static str);
+        let cases: &[Case] = &[
+            (
+                "%z|%Z|%c",
+                (2024, 1, 5),
+                H10,
+                true,
+                "+00|UTC|2024-01-05 10:00:00",
+            ),
+            ("%z|%Z|", (2024, 1, 5), H10, false, "+00||"),
+            (
                 "%Y|%y|%-y|%G|%V|%U|%W|%j|%-j|%a|%A|%b|%B|%h",
-                d(-43, 3, 15),
+                (-43, 3, 15),
                 0,
-                false
+                false,
+                "-43|43|43|-43|11|10|10|074|74|Fri|Friday|Mar|March|Mar",
             ),
-            "-43|43|43|-43|11|10|10|074|74|Fri|Friday|Mar|March|Mar"
-        );
-        assert_eq!(
-            fmt("%Y|%G|%y|%-y|%j", d(5, 1, 1), 0, false),
-            "0005|0004|05|5|001"
-        );
-        assert_eq!(fmt("%Y|%G|%y", d(0, 1, 1), 0, false), "0000|-1|00");
-        assert_eq!(
-            fmt(
+            ("%Y|%G|%y|%-y|%j", (5, 1, 1), 0, false, "0005|0004|05|5|001"),
+            ("%Y|%G|%y", (0, 1, 1), 0, false, "0000|-1|00"),
+            (
                 "%Y|%G|%y|%-d|%-m|%-H|%-I|%I|%p|%-M|%-S",
-                d(-5, 1, 1),
+                (-5, 1, 1),
                 0,
-                false
+                false,
+                "-5|-6|05|1|1|0|12|12|AM|0|0",
             ),
-            "-5|-6|05|1|1|0|12|12|AM|0|0"
-        );
-        assert_eq!(
-            fmt("%x %X %T %w %u", d(1, 1, 1), 0, false),
-            "0001-01-01 00:00:00 00:00:00 1 1"
-        );
-        assert_eq!(fmt("%Y %G %y", d(12345, 1, 1), 0, false), "12345 12345 45");
-        assert_eq!(fmt("%I %p %-I", 0, 1_800_000_000_000, false), "12 AM 12");
-        assert_eq!(fmt("%I %p %-I", 0, 45_000_000_000_000, false), "12 PM 12");
-        assert_eq!(
-            fmt("%n|%f|%g", 0, 36_000_123_456_789, false),
-            "123456789|123456|123"
-        );
-        assert_eq!(fmt("a%%b", 0, 0, false), "a%b");
-        assert_eq!(fmt("é%Yü", d(2024, 1, 1), 0, false), "é2024ü");
+            (
+                "%x %X %T %w %u",
+                (1, 1, 1),
+                0,
+                false,
+                "0001-01-01 00:00:00 00:00:00 1 1",
+            ),
+            ("%Y %G %y", (12345, 1, 1), 0, false, "12345 12345 45"),
+            (
+                "%I %p %-I",
+                (1970, 1, 1),
+                1_800_000_000_000,
+                false,
+                "12 AM 12",
+            ),
+            (
+                "%I %p %-I",
+                (1970, 1, 1),
+                45_000_000_000_000,
+                false,
+                "12 PM 12",
+            ),
+            (
+                "%n|%f|%g",
+                (1970, 1, 1),
+                H10 + 123_456_789,
+                false,
+                "123456789|123456|123",
+            ),
+            ("a%%b", (1970, 1, 1), 0, false, "a%b"),
+            ("é%Yü", (2024, 1, 1), 0, false, "é2024ü"),
+        ];
+        for &(f, (y, m, d), ns, zoned, want) in cases {
+            assert_eq!(fmt(f, days_from_civil(y, m, d), ns, zoned), want, "{f}");
+        }
     }
 
     #[test]
