@@ -27,9 +27,11 @@ use arrow::datatypes::{DataType, TimeUnit};
 use super::arith::{Operand, Value};
 use super::eval::{infinite, infinity, Reason};
 use super::func::{
-    civil, days_and_ns, days_from_civil, describe, raw, str_values, timestamps, Arg, Part,
+    civil, days_and_ns, days_from_civil, describe, operand_array, str_values, time_of, timestamps,
+    Arg, Part,
 };
 use super::lit::DAY_NS;
+use super::strtime::space;
 
 /// What a specifier writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,7 +278,7 @@ impl Format {
                     let _ = write!(out, "{f:0w$}", w = digits as usize);
                 }
                 Spec::YearDay { pad } => {
-                    let doy = days - days_from_civil(y, 1, 1) + 1;
+                    let doy = Part::Doy.of(days, 0);
                     let _ = if pad {
                         write!(out, "{doy:03}")
                     } else {
@@ -314,60 +316,42 @@ impl Format {
     }
 }
 
+/// The text of a format argument (a string literal: the parser makes sure), `None` for NULL.
+fn format_text(f: Operand, name: &str, what: &str) -> Result<Option<String>, Reason> {
+    let not_one = || format!("{name}() takes its format as a string literal, {what} is not one");
+    match f {
+        Operand::Null => Ok(None),
+        Operand::One(a) if a.data_type() == &DataType::Null => Ok(None),
+        Operand::One(a) => Ok(str_values(&a)
+            .ok_or_else(not_one)?
+            .next()
+            .flatten()
+            .map(str::to_string)),
+        Operand::Rows(_) | Operand::Interval(_) => Err(not_one()),
+    }
+}
+
 /// `strftime(x, format)` (the parser has put the format second).
 pub(super) fn call(mut args: Vec<Arg>) -> Result<Value, Reason> {
     let (f, f_what) = args.pop().expect("two arguments");
     let (x, what) = args.pop().expect("two arguments");
-    let takes = "strftime() takes a date or a timestamp";
-    let x = match x {
-        Operand::Rows(a) => Some((a, false)),
-        Operand::One(a) => Some((a, true)),
-        Operand::Null => None,
-        Operand::Interval(_) => return Err(format!("{takes}, {what} is an interval")),
-    };
-    let x = x.filter(|(a, _)| a.data_type() != &DataType::Null);
-    if let Some((a, _)) = &x {
-        if !matches!(
-            a.data_type(),
-            DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
-        ) {
-            return Err(format!("{takes}, {what} is {}", describe(a.data_type())));
+    // The argument's type first: a NULL format does not excuse a wrong one.
+    let x = match operand_array(x, "strftime()", &what)? {
+        Some((a, one)) => {
+            let (values, per) = time_of(&a, "strftime() takes a date or a timestamp", &what)?;
+            Some((a, one, values, per))
         }
-    }
-    let constant = || {
-        format!("strftime() takes its format as a constant string, such as '%Y-%m', {f_what} is not one")
+        None => None,
     };
-    let format = match f {
-        Operand::Null => return Ok(Value::Null),
-        Operand::Rows(_) | Operand::Interval(_) => return Err(constant()),
-        Operand::One(a) if a.data_type() == &DataType::Null => return Ok(Value::Null),
-        Operand::One(a) => {
-            let mut v = str_values(&a).ok_or_else(constant)?;
-            match v.next().flatten() {
-                Some(s) => Format::parse(s, "strftime")?,
-                None => return Ok(Value::Null),
-            }
-        }
-    };
-    let Some((a, one)) = x else {
+    let Some(text) = format_text(f, "strftime", &f_what)? else {
         return Ok(Value::Null);
     };
-    let (per, zoned) = match a.data_type() {
-        DataType::Date32 => (DAY_NS as i64, false),
-        DataType::Date64 => (1_000_000, false),
-        DataType::Timestamp(unit, zone) => (
-            match unit {
-                TimeUnit::Second => 1_000_000_000,
-                TimeUnit::Millisecond => 1_000_000,
-                TimeUnit::Microsecond => 1_000,
-                TimeUnit::Nanosecond => 1,
-            },
-            zone.is_some(),
-        ),
-        _ => unreachable!("checked above"),
+    let format = Format::parse(&text, "strftime")?;
+    let Some((a, one, values, per)) = x else {
+        return Ok(Value::Null);
     };
+    let zoned = matches!(a.data_type(), DataType::Timestamp(_, Some(_)));
     let inf = infinity(a.data_type());
-    let values = raw(&a)?;
     let mut b = LargeStringBuilder::with_capacity(values.len(), values.len() * 16);
     let mut s = String::new();
     for v in values.iter() {
@@ -415,10 +399,6 @@ pub(super) enum Read {
     /// A date, a time of day in nanoseconds (minus the UTC offset read, so that it may leave
     /// the day) and whether the date exists.
     At { days: Option<i64>, ns: i64 },
-}
-
-fn space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
 impl Spec {
@@ -750,15 +730,7 @@ pub(super) fn strptime(mut args: Vec<Arg>, try_: bool) -> Result<Value, Reason> 
     let name = if try_ { "try_strptime" } else { "strptime" };
     let (f, f_what) = args.pop().expect("two arguments");
     let (x, what) = args.pop().expect("two arguments");
-    let x = match x {
-        Operand::Rows(a) => Some((a, false)),
-        Operand::One(a) => Some((a, true)),
-        Operand::Null => None,
-        Operand::Interval(_) => {
-            return Err(format!("{name}() takes a string, {what} is an interval"))
-        }
-    };
-    let x = x.filter(|(a, _)| a.data_type() != &DataType::Null);
+    let x = operand_array(x, &format!("{name}()"), &what)?;
     if let Some((a, _)) = &x {
         if str_values(a).is_none() {
             return Err(format!(
@@ -767,23 +739,8 @@ pub(super) fn strptime(mut args: Vec<Arg>, try_: bool) -> Result<Value, Reason> 
             ));
         }
     }
-    let text = match f {
-        Operand::Null => return Ok(Value::Null),
-        Operand::One(a) if a.data_type() == &DataType::Null => return Ok(Value::Null),
-        Operand::One(a) => match str_values(&a).and_then(|mut v| v.next()) {
-            Some(Some(s)) => s.to_string(),
-            Some(None) => return Ok(Value::Null),
-            None => {
-                return Err(format!(
-                    "{name}() takes its format as a string literal, {f_what} is not one"
-                ))
-            }
-        },
-        _ => {
-            return Err(format!(
-                "{name}() takes its format as a string literal, {f_what} is not one"
-            ))
-        }
+    let Some(text) = format_text(f, name, &f_what)? else {
+        return Ok(Value::Null);
     };
     let format = strptime_format(&text, name)?;
     let (nanos, zoned, _) = format.kinds();

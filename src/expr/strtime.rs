@@ -32,7 +32,7 @@ pub(crate) enum Bad {
 
 const DAY_US: i64 = (DAY_NS / 1_000) as i64;
 
-fn space(c: u8) -> bool {
+pub(super) fn space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
