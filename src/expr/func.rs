@@ -710,6 +710,14 @@ pub(super) fn time_of(a: &ArrayRef, takes: &str, what: &str) -> Result<(Int64Arr
     }
 }
 
+/// A string a function fails on, as its message shows it: its first 60 characters (then
+/// `...`), escaped.
+pub(super) fn shown(s: &str) -> String {
+    let head: String = s.chars().take(60).collect();
+    let cut = if head.len() < s.len() { "..." } else { "" };
+    format!("{}{cut}", head.escape_debug())
+}
+
 /// Strings read by `read` (DuckDB's reading, see `strtime`) as values of the type `ty`,
 /// which `(one, many)` name ("a date", "dates"): `None` unless `a` holds strings. Under
 /// `TRY_CAST` a string that is not one gives NULL, else the first fails the job, named as the
@@ -729,15 +737,13 @@ fn read_strings<T>(
             Some((_, Ok(v))) => Some(v),
             Some(_) if try_ => None,
             Some((s, Err(why))) => {
-                let shown: String = s.chars().take(60).collect();
-                let cut = if shown.len() < s.len() { "..." } else { "" };
                 let why = match why {
                     Bad::Format => format!("which is not {one}"),
                     Bad::Range => format!("out of the range of {many}"),
                 };
                 return Some(Err(format!(
-                    "CAST(.. AS {ty}): {what} holds '{}{cut}', {why} (TRY_CAST gives NULL for it)",
-                    shown.escape_debug()
+                    "CAST(.. AS {ty}): {what} holds '{}', {why} (TRY_CAST gives NULL for it)",
+                    shown(s)
                 )));
             }
         });

@@ -1188,38 +1188,39 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
                 (Some(_), None) => args.swap(0, 1),
                 _ => {}
             }
-            // A literal, as DuckDB binds the format once (it also folds constant
-            // expressions; write those as one literal here).
-            match literal_text(&args[1]) {
-                Some(f) => {
-                    super::strftime::Format::parse(f, "strftime")?;
-                }
-                None if is_null(&args[1]) => {}
-                None => {
-                    return Err("strftime() takes its format as a string literal, such as \
-                                strftime(d, '%Y-%m')"
-                        .into())
-                }
-            }
+            format_literal(&args[1], "strftime(d, '%Y-%m')", |f| {
+                super::strftime::Format::parse(f, "strftime").map(|_| ())
+            })?;
             Ok((func, args))
         }
         Func::Strptime(try_) => {
             let name = if try_ { "try_strptime" } else { "strptime" };
-            match literal_text(&args[1]) {
-                Some(f) => {
-                    super::strftime::strptime_format(f, name)?;
-                }
-                None if is_null(&args[1]) => {}
-                None => {
-                    return Err(format!(
-                        "{name}() takes its format as a string literal, such as \
-                         {name}(s, '%d/%m/%Y')"
-                    ))
-                }
-            }
+            format_literal(&args[1], &format!("{name}(s, '%d/%m/%Y')"), |f| {
+                super::strftime::strptime_format(f, name).map(|_| ())
+            })?;
             Ok((func, args))
         }
         _ => Ok((func, args)),
+    }
+}
+
+/// The format of `strftime` or `strptime` (`example` shows the call): a string literal, as
+/// DuckDB binds it once (DuckDB also folds constant expressions; write those as one literal
+/// here), which `check` reads to refuse a bad one now; or NULL.
+fn format_literal(
+    e: &ast::Expr,
+    example: &str,
+    check: impl Fn(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    match literal_text(e) {
+        Some(f) => check(f),
+        None if is_null(e) => Ok(()),
+        None => {
+            let name = example.split('(').next().unwrap_or(example);
+            Err(format!(
+                "{name}() takes its format as a string literal, such as {example}"
+            ))
+        }
     }
 }
 

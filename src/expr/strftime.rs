@@ -27,8 +27,8 @@ use arrow::datatypes::{DataType, TimeUnit};
 use super::arith::{Operand, Value};
 use super::eval::{infinite, infinity, Reason};
 use super::func::{
-    civil, days_and_ns, days_from_civil, describe, operand_array, str_values, time_of, timestamps,
-    Arg, Part,
+    civil, days_and_ns, days_from_civil, describe, operand_array, shown, str_values, time_of,
+    timestamps, Arg, Part,
 };
 use super::lit::DAY_NS;
 use super::strtime::space;
@@ -393,7 +393,7 @@ enum From {
 
 /// What `strptime` read: DuckDB's `ParseResult`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Read {
+enum Read {
     /// `infinity` (true) or `-infinity`.
     Infinity(bool),
     /// A date, a time of day in nanoseconds (minus the UTC offset read, so that it may leave
@@ -443,19 +443,9 @@ impl Format {
         self.items.contains(&Item::Spec(spec))
     }
 
-    /// Whether the format holds `%n` (a nanosecond timestamp), `%z` (one with a time zone)
-    /// and `%Z`.
-    pub(super) fn kinds(&self) -> (bool, bool, bool) {
-        (
-            self.has(Spec::Fraction(9)),
-            self.has(Spec::Offset),
-            self.has(Spec::Zone),
-        )
-    }
-
     /// `s` read by the format as DuckDB 2.0's `StrpTimeFormat::Parse` reads it (not
     /// strictly), or `None` where it does not match.
-    pub(super) fn read(&self, s: &[u8]) -> Option<Read> {
+    fn read(&self, s: &[u8]) -> Option<Read> {
         let start = s.iter().position(|c| !space(*c)).unwrap_or(s.len());
         let b = &s[start..];
         // The words, whatever the format.
@@ -713,7 +703,7 @@ impl Format {
 /// reads with ICU.
 pub(super) fn strptime_format(f: &str, name: &str) -> Result<Format, String> {
     let format = Format::parse(f, name)?;
-    if format.kinds().2 {
+    if format.has(Spec::Zone) {
         return Err(format!(
             "{name}() does not read %Z (a time zone's name, which DuckDB reads with ICU): \
              read an offset with %z"
@@ -743,7 +733,8 @@ pub(super) fn strptime(mut args: Vec<Arg>, try_: bool) -> Result<Value, Reason> 
         return Ok(Value::Null);
     };
     let format = strptime_format(&text, name)?;
-    let (nanos, zoned, _) = format.kinds();
+    // DuckDB's type: of nanoseconds with %n, with a time zone with %z.
+    let (nanos, zoned) = (format.has(Spec::Fraction(9)), format.has(Spec::Offset));
     let Some((a, one)) = x else {
         return Ok(Value::Null);
     };
@@ -775,13 +766,10 @@ pub(super) fn strptime(mut args: Vec<Arg>, try_: bool) -> Result<Value, Reason> 
             Ok(v) => Some(v),
             Err(_) if try_ => None,
             Err(why) => {
-                let shown: String = s.chars().take(60).collect();
-                let cut = if shown.len() < s.len() { "..." } else { "" };
                 return Err(format!(
-                    "{name}(x, '{}'): {what} holds '{}{cut}', {why} (try_strptime gives NULL \
-                     for it)",
+                    "{name}(x, '{}'): {what} holds '{}', {why} (try_strptime gives NULL for it)",
                     text.escape_debug(),
-                    shown.escape_debug()
+                    shown(s)
                 ));
             }
         });
