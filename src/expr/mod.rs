@@ -66,6 +66,7 @@ mod diff;
 mod epoch;
 mod eval;
 mod func;
+mod grapheme;
 mod lazy;
 mod lit;
 mod math;

@@ -1007,6 +1007,8 @@ fn unsupported_part(name: &str) -> String {
 /// The functions of the language, for messages.
 const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains, strpos, \
                          substr, left, right, trim, ltrim, rtrim, replace, concat, \
+                         concat_ws, split_part, lpad, rpad, reverse, repeat, translate, strlen, \
+                         bit_length, ascii, unicode, chr, levenshtein, hamming, \
                          regexp_matches, regexp_full_match, regexp_replace, regexp_extract, \
                          regexp_escape, \
                          abs, mod, round, trunc, floor, ceil, sign, sqrt, ln, log, \

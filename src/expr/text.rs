@@ -1,7 +1,9 @@
 //! String functions of the `--where` language, as DuckDB 2.0's: `starts_with` (`prefix`),
 //! `ends_with` (`suffix`), `contains`, `strpos` (`instr`, `position(p IN s)`), `substr`
 //! (`substring`, `SUBSTRING(s FROM a FOR b)`), `left`, `right`, `trim`, `ltrim`, `rtrim`
-//! (`TRIM([BOTH | LEADING | TRAILING] [c FROM] s)`), `replace`, `concat`, `||` and
+//! (`TRIM([BOTH | LEADING | TRAILING] [c FROM] s)`), `replace`, `concat`, `||`,
+//! `concat_ws`, `split_part`, `lpad`, `rpad`, `reverse`, `repeat`, `translate`, `strlen`,
+//! `bit_length`, `ascii`, `unicode`, `chr`, `levenshtein`, `hamming` (`mismatches`) and
 //! `regexp_escape` (the regular expressions themselves are in `re`).
 //!
 //! - Positions and lengths count characters (Unicode code points) from 1. `substr` takes a
@@ -13,17 +15,25 @@
 //! - `trim` without characters removes space separators (Unicode's category Zs: the space,
 //!   the no-break space, the ideographic space, ...), not tabs or line breaks, as DuckDB's.
 //!   With characters, it removes any of them.
-//! - A NULL argument gives NULL, except in `concat`, which skips NULLs (and gives `''` when
-//!   every argument is NULL), as DuckDB's.
-//! - The arguments are strings, and integers for positions and counts. DuckDB casts other
-//!   values to text for `||` and `concat`; here they are refused with the argument named.
+//! - `split_part`, `lpad`, `rpad`, `translate`, `levenshtein` and `hamming` count characters
+//!   too (an empty separator splits a string into its characters); `reverse` reverses
+//!   grapheme clusters (a letter keeps its accents, a flag its two characters), as DuckDB's,
+//!   which reverses a string of ASCII alone by characters (CR LF too).
+//!   `strlen` counts bytes, `bit_length` bits.
+//! - A NULL argument gives NULL, except in `concat` and `concat_ws` (after the separator),
+//!   which skip NULLs (and give `''` when every one is NULL), as DuckDB's.
+//! - The arguments are strings, and integers for positions and counts; `||`, `concat` and
+//!   `concat_ws` cast other values to text, as DuckDB's.
+//! - As in DuckDB, `lpad` and `rpad` fail on an empty padding they need, `chr` on a number
+//!   that is not a code point, `hamming` on strings of different lengths or empty ones, and a
+//!   result over 4,294,967,295 bytes (DuckDB's largest string) fails.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use arrow::array::{
-    cast::AsArray, Array, ArrayRef, BooleanArray, Decimal256Array, Int64Array, LargeStringBuilder,
-    StringArray,
+    cast::AsArray, Array, ArrayRef, BooleanArray, Decimal256Array, Int32Array, Int64Array,
+    LargeStringBuilder, StringArray,
 };
 use arrow::datatypes::{i256, DataType, Decimal256Type};
 use memchr::memmem::Finder;
@@ -55,6 +65,35 @@ pub(crate) enum Text {
     Regex(Re),
     /// `regexp_escape(s)`: `s` as a pattern that matches it literally.
     RegexEscape,
+    /// `concat_ws(sep, ...)`: the values (NULLs skipped, others cast to text) joined by `sep`.
+    ConcatWs,
+    /// `split_part(s, sep, i)`: the `i`-th piece of `s` split at `sep` (from the end when
+    /// negative; `''` past either end).
+    SplitPart,
+    /// `lpad(s, n, p)` (`Leading`) and `rpad` (`Trailing`): `s` padded with `p` repeated, or
+    /// cut, to `n` characters.
+    Pad(Side),
+    /// `reverse(s)`: the grapheme clusters of `s` in reverse order.
+    Reverse,
+    /// `repeat(s, n)`: `s` `n` times.
+    Repeat,
+    /// `translate(s, from, to)`: each character of `from` in `s` replaced by the one at the
+    /// same place in `to`, or removed when `to` is shorter.
+    Translate,
+    /// `strlen(s)`: bytes.
+    Strlen,
+    /// `bit_length(s)`: bits.
+    BitLength,
+    /// `ascii(s)`: the first character's code point, 0 for `''`.
+    Ascii,
+    /// `unicode(s)`: the first character's code point, -1 for `''`.
+    Unicode,
+    /// `chr(n)`: the character of code point `n`.
+    Chr,
+    /// `levenshtein(a, b)`: the edit distance in characters.
+    Levenshtein,
+    /// `hamming(a, b)` (`mismatches`): the places where strings of equal length differ.
+    Hamming,
 }
 
 /// The ends `trim` works on.
@@ -91,6 +130,20 @@ impl Text {
             Text::Pipe => "||",
             Text::Regex(r) => r.name(),
             Text::RegexEscape => "regexp_escape",
+            Text::ConcatWs => "concat_ws",
+            Text::SplitPart => "split_part",
+            Text::Pad(Side::Trailing) => "rpad",
+            Text::Pad(_) => "lpad",
+            Text::Reverse => "reverse",
+            Text::Repeat => "repeat",
+            Text::Translate => "translate",
+            Text::Strlen => "strlen",
+            Text::BitLength => "bit_length",
+            Text::Ascii => "ascii",
+            Text::Unicode => "unicode",
+            Text::Chr => "chr",
+            Text::Levenshtein => "levenshtein",
+            Text::Hamming => "hamming",
         }
     }
 
@@ -110,6 +163,20 @@ impl Text {
             "replace" => (Text::Replace, 3, 3),
             "concat" => (Text::Concat, 1, usize::MAX),
             "regexp_escape" => (Text::RegexEscape, 1, 1),
+            "concat_ws" => (Text::ConcatWs, 2, usize::MAX),
+            "split_part" => (Text::SplitPart, 3, 3),
+            "lpad" => (Text::Pad(Side::Leading), 3, 3),
+            "rpad" => (Text::Pad(Side::Trailing), 3, 3),
+            "reverse" => (Text::Reverse, 1, 1),
+            "repeat" => (Text::Repeat, 2, 2),
+            "translate" => (Text::Translate, 3, 3),
+            "strlen" => (Text::Strlen, 1, 1),
+            "bit_length" => (Text::BitLength, 1, 1),
+            "ascii" => (Text::Ascii, 1, 1),
+            "unicode" => (Text::Unicode, 1, 1),
+            "chr" => (Text::Chr, 1, 1),
+            "levenshtein" => (Text::Levenshtein, 2, 2),
+            "hamming" | "mismatches" => (Text::Hamming, 2, 2),
             _ => {
                 let (r, min, max) = Re::named(name)?;
                 (Text::Regex(r), min, max)
@@ -119,7 +186,11 @@ impl Text {
 
     fn role(self, arg: usize) -> Role {
         match (self, arg) {
-            (Text::Substr | Text::Left | Text::Right, 1..) => Role::Int,
+            (Text::Substr | Text::Left | Text::Right, 1..)
+            | (Text::Pad(_), 1)
+            | (Text::Repeat, 1)
+            | (Text::SplitPart, 2)
+            | (Text::Chr, _) => Role::Int,
             _ => Role::Str,
         }
     }
@@ -129,6 +200,8 @@ impl Text {
         match (self, role, arg) {
             (Text::Substr, Role::Int, 1) => "an integer start",
             (Text::Substr, Role::Int, _) => "an integer length",
+            (Text::SplitPart, Role::Int, _) => "an integer index",
+            (Text::Chr, Role::Int, _) => "an integer code point",
             (_, Role::Int, _) => "an integer count",
             _ => "a string",
         }
@@ -192,16 +265,18 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
     };
     // Check every argument's type first: a NULL does not excuse a wrong type elsewhere.
     let mut null = false;
+    let mut null_separator = false;
     let mut kept: Vec<(ArrayRef, bool, Role)> = Vec::with_capacity(args.len());
     for (i, (o, what)) in args.into_iter().enumerate() {
         let role = t.role(i);
         let Some((a, one)) = super::func::operand_array(o, &shown, &what)? else {
             null = true;
+            null_separator |= i == 0;
             continue;
         };
-        // `||` and concat() cast numbers, booleans, dates and timestamps to text, as DuckDB
-        // (strings stay as they are).
-        let a = if matches!(t, Text::Concat | Text::Pipe) {
+        // `||`, concat() and concat_ws()'s values cast numbers, booleans, dates and timestamps
+        // to text, as DuckDB (strings stay as they are).
+        let a = if matches!(t, Text::Concat | Text::Pipe) || (t == Text::ConcatWs && i > 0) {
             super::cast::to_varchar(&a, &shown, &what)?
         } else {
             a
@@ -227,12 +302,15 @@ pub(super) fn call(t: Text, args: Vec<Arg>) -> Result<Value, Reason> {
         }
         kept.push((a, one, role));
     }
-    if t == Text::Concat {
-        if kept.is_empty() {
+    match t {
+        Text::Concat if kept.is_empty() => {
             return Ok(Value::One(Arc::new(StringArray::from(vec![""]))));
         }
-    } else if null {
-        return Ok(Value::Null);
+        Text::Concat => {}
+        Text::ConcatWs if null_separator => return Ok(Value::Null),
+        Text::ConcatWs => {}
+        _ if null => return Ok(Value::Null),
+        _ => {}
     }
     let one = kept.iter().all(|(_, one, _)| *one);
     let n = kept
@@ -264,6 +342,20 @@ fn eval(
     ints: &[Ints],
     kept: &[(ArrayRef, bool, Role)],
 ) -> Result<ArrayRef, Reason> {
+    if t == Text::Chr {
+        return strings(n, |i, out| {
+            let Some(c) = ints[0].get(i) else {
+                return Ok(false);
+            };
+            let c = c
+                .to_i128()
+                .and_then(|c| u32::try_from(c).ok())
+                .and_then(char::from_u32)
+                .ok_or_else(|| format!("chr(): {c} is not a Unicode code point"))?;
+            out.push_char(c);
+            Ok(true)
+        });
+    }
     let s = &strs[0];
     Ok(match t {
         Text::StartsWith | Text::EndsWith | Text::Contains => {
@@ -361,7 +453,210 @@ fn eval(
             }
             Ok(true)
         })?,
+        Text::ConcatWs => strings(n, |i, out| {
+            let Some(sep) = s.get(i) else {
+                return Ok(false);
+            };
+            for (k, v) in strs[1..].iter().filter_map(|s| s.get(i)).enumerate() {
+                if k > 0 {
+                    out.push_str(sep);
+                }
+                out.push_str(v);
+            }
+            Ok(true)
+        })?,
+        Text::SplitPart => strings(n, |i, out| {
+            let (Some(v), Some(sep), Some(k)) = (s.get(i), strs[1].get(i), ints[0].get(i)) else {
+                return Ok(false);
+            };
+            out.push_str(split_part(v, sep, k));
+            Ok(true)
+        })?,
+        Text::Pad(side) => strings(n, |i, out| {
+            let (Some(v), Some(k), Some(p)) = (s.get(i), ints[0].get(i), strs[1].get(i)) else {
+                return Ok(false);
+            };
+            pad(out, v, k, p, side)?;
+            Ok(true)
+        })?,
+        Text::Reverse => strings(n, |i, out| {
+            let Some(v) = s.get(i) else {
+                return Ok(false);
+            };
+            // DuckDB reverses a string of ASCII byte by byte, CR LF too, which grapheme
+            // clusters keep in order.
+            if v.is_ascii() {
+                out.push_str(&v.chars().rev().collect::<String>());
+            } else {
+                for g in super::grapheme::clusters(v).into_iter().rev() {
+                    out.push_str(g);
+                }
+            }
+            Ok(true)
+        })?,
+        Text::Repeat => strings(n, |i, out| {
+            let (Some(v), Some(k)) = (s.get(i), ints[0].get(i)) else {
+                return Ok(false);
+            };
+            if v.is_empty() || k <= i256::ZERO {
+                return Ok(true);
+            }
+            let bytes = k.checked_mul(i256::from_i128(v.len() as i128));
+            match bytes.and_then(|b| b.to_i128()) {
+                Some(b) if b <= MAX_BYTES => {
+                    for _ in 0..k.as_i128() {
+                        out.push_str(v);
+                    }
+                    Ok(true)
+                }
+                _ => Err(too_long("repeat", format!("{k} times {} bytes", v.len()))),
+            }
+        })?,
+        Text::Translate => strings(n, |i, out| {
+            let (Some(v), Some(from), Some(to)) = (s.get(i), strs[1].get(i), strs[2].get(i)) else {
+                return Ok(false);
+            };
+            for c in v.chars() {
+                match from.chars().position(|f| f == c) {
+                    None => out.push_char(c),
+                    Some(at) => {
+                        if let Some(r) = to.chars().nth(at) {
+                            out.push_char(r);
+                        }
+                    }
+                }
+            }
+            Ok(true)
+        })?,
+        Text::Strlen | Text::BitLength => {
+            let unit = if t == Text::Strlen { 1 } else { 8 };
+            Arc::new(
+                (0..n)
+                    .map(|i| Some(s.get(i)?.len() as i64 * unit))
+                    .collect::<Int64Array>(),
+            )
+        }
+        Text::Ascii | Text::Unicode => {
+            let empty = if t == Text::Ascii { 0 } else { -1 };
+            Arc::new(
+                (0..n)
+                    .map(|i| Some(s.get(i)?.chars().next().map_or(empty, |c| c as i32)))
+                    .collect::<Int32Array>(),
+            )
+        }
+        Text::Levenshtein => Arc::new(
+            (0..n)
+                .map(|i| Some(strsim::levenshtein(s.get(i)?, strs[1].get(i)?) as i64))
+                .collect::<Int64Array>(),
+        ),
+        Text::Hamming => {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                out.push(match (s.get(i), strs[1].get(i)) {
+                    (Some(a), Some(b)) => Some(hamming(a, b)?),
+                    _ => None,
+                });
+            }
+            Arc::new(Int64Array::from(out))
+        }
+        Text::Chr => unreachable!("chr() is evaluated above"),
     })
+}
+
+/// DuckDB's longest string, in bytes.
+const MAX_BYTES: i128 = 4_294_967_295;
+
+/// The failure of `name()` making a string of `size` (its size as the message says it), longer
+/// than [`MAX_BYTES`].
+fn too_long(name: &str, size: String) -> Reason {
+    format!("{name}(): a string of {size} is longer than the longest, {MAX_BYTES} bytes")
+}
+
+/// `split_part(v, sep, k)`: the `k`-th piece (from 1; from the end when negative) of `v` split
+/// at each `sep` left to right, or at each character when `sep` is empty; `''` past either
+/// end and for 0.
+fn split_part<'a>(v: &'a str, sep: &str, k: i256) -> &'a str {
+    let Some(k) = k.to_i128().filter(|&k| k != 0) else {
+        return "";
+    };
+    let pieces: Vec<&str> = if sep.is_empty() {
+        v.char_indices()
+            .map(|(at, c)| &v[at..at + c.len_utf8()])
+            .collect()
+    } else {
+        v.split(sep).collect()
+    };
+    let at = if k > 0 {
+        k - 1
+    } else {
+        pieces.len() as i128 + k
+    };
+    usize::try_from(at)
+        .ok()
+        .and_then(|at| pieces.get(at))
+        .copied()
+        .unwrap_or("")
+}
+
+/// `lpad(v, k, p)` (`side` `Leading`) or `rpad` into `out`: `v` cut to its first `k`
+/// characters, or padded to `k` with `p` repeated (and cut) on that side.
+fn pad(out: &mut Out, v: &str, k: i256, p: &str, side: Side) -> Result<(), Reason> {
+    let name = if side == Side::Trailing {
+        "rpad"
+    } else {
+        "lpad"
+    };
+    if k <= i256::ZERO {
+        return Ok(());
+    }
+    let have = i256::from_i128(v.chars().count() as i128);
+    if k <= have {
+        out.push_str(chars_between(v, i256::ZERO, Some(k)));
+        return Ok(());
+    }
+    if p.is_empty() {
+        return Err(format!(
+            "{name}(): the padding is empty, and '{}' is shorter than {k} characters",
+            super::func::shown(v)
+        ));
+    }
+    // Every character is a byte at least: `k` characters past the longest string are too long.
+    let need = k.wrapping_sub(have);
+    if k > i256::from_i128(MAX_BYTES) {
+        return Err(too_long(name, format!("{k} characters")));
+    }
+    let need = need.as_i128() as usize;
+    let per = p.chars().count();
+    let rest = chars_between(p, i256::ZERO, Some(i256::from_i128((need % per) as i128)));
+    let bytes = v.len() as i128 + (need / per) as i128 * p.len() as i128 + rest.len() as i128;
+    if bytes > MAX_BYTES {
+        return Err(too_long(name, format!("{bytes} bytes")));
+    }
+    if side == Side::Trailing {
+        out.push_str(v);
+    }
+    for _ in 0..need / per {
+        out.push_str(p);
+    }
+    out.push_str(rest);
+    if side != Side::Trailing {
+        out.push_str(v);
+    }
+    Ok(())
+}
+
+/// `hamming(a, b)`: the characters that differ at the same places of strings of equal length,
+/// which DuckDB requires (and not empty).
+fn hamming(a: &str, b: &str) -> Result<i64, Reason> {
+    match strsim::hamming(a, b) {
+        Err(_) => Err(format!(
+            "hamming(): '{}' and '{}' are of different lengths",
+            super::func::shown(a),
+            super::func::shown(b)
+        )),
+        Ok(_) if a.is_empty() => Err("hamming(): the strings are empty".into()),
+        Ok(d) => Ok(d as i64),
+    }
 }
 
 /// A regular expression function of `strs` (the text, the pattern, `regexp_replace`'s
@@ -423,6 +718,10 @@ impl Out<'_> {
     fn push_str(&mut self, s: &str) {
         // Writing into the builder cannot fail.
         let _ = self.0.write_str(s);
+    }
+
+    fn push_char(&mut self, c: char) {
+        let _ = self.0.write_char(c);
     }
 }
 
