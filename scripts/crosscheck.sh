@@ -29,7 +29,9 @@
 # DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and the date
 # functions (date_diff in every unit, last_day, the parts, epoch and epoch_ms/us/ns, julian,
 # to_timestamp, make_date, strftime) against DuckDB's, row by row (scripts/date_func_check.py);
-# and strptime of mutated strings in 60 formats (scripts/strptime_check.py).
+# strptime of mutated strings in 60 formats (scripts/strptime_check.py); and the string
+# functions (split_part, lpad, reverse, levenshtein, ... and the older ones) over strings of
+# accents, emoji, flags, Hangul and random characters (scripts/text_func_check.py).
 # DuckDB runs the join described by the job file alone (scripts/bjcheck.py); the row
 # multisets must be identical (EXCEPT ALL both ways, and the row counts), and for the job
 # files DuckDB's row count and checksum must equal jobs/expected/<job>.json.
@@ -615,6 +617,13 @@ fi
 
 section "strptime and try_strptime (60 formats, 1,500 strings each: DuckDB's strftime of random instants, mutated) against DuckDB's, row by row"
 if "$PY" scripts/strptime_check.py "$BIN" "$OUT/strptime"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
+section "string functions (lower to levenshtein: split_part, lpad, rpad, reverse, repeat, translate, concat_ws, chr, hamming, ...) against DuckDB's, row by row over 3,000 generated rows of accents, emoji, flags, Hangul, Indic conjuncts and random characters"
+if "$PY" scripts/text_func_check.py "$BIN" "$OUT/text-func"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

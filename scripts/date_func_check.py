@@ -22,17 +22,17 @@ seconds or milliseconds is asked of the column cast to TIMESTAMP (DuckDB 2.0 fai
 the columns with a time zone, and those they meet, hold years from 1 on (before that,
 DuckDB's ICU counts decades and quarters differently from its own DATE and TIMESTAMP
 functions, which bloomjoin follows for every type)."""
-import json
 import os
 import random
 import re
 import shutil
-import subprocess
 import sys
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+import rowcheck
 
 BIN, OUT = sys.argv[1], sys.argv[2]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 3_000
@@ -245,24 +245,7 @@ f = os.path.join(OUT, "d.parquet")
 con.execute(f"COPY (SELECT *, {wants} FROM t ORDER BY id) TO '{f}'")
 pq.ParquetFile(f)  # readable
 
-same = " AND ".join(f"({e}) IS NOT DISTINCT FROM want_{i}" for i, e in enumerate(exprs))
-report = os.path.join(OUT, "r.json")
-run = subprocess.run([BIN, "-q", "train", "-i", f, "-c", "id", "--where", f"NOT ({same})", "-o",
-                      os.path.join(OUT, "x.bjf"), "--report", report], capture_output=True, text=True)
-failed = 0
-if run.returncode != 0:
-    print(f"FAILED: bloomjoin exited {run.returncode}: {run.stderr.strip()}")
-    failed += 1
-elif json.load(open(report))["rows_passing_where"]:
-    # Which expressions, each with a row where it differs.
-    for i, e in enumerate(exprs):
-        r = subprocess.run([BIN, "-q", "train", "-i", f, "-c", "id", "--where",
-                            f"({e}) IS DISTINCT FROM want_{i}", "-o", os.path.join(OUT, "y.bjf"),
-                            "--overwrite", "--report", report], capture_output=True, text=True)
-        rows = json.load(open(report))["rows_passing_where"] if r.returncode == 0 else r.stderr.strip()
-        if rows:
-            failed += 1
-            print(f"FAILED {e}: {rows} rows differ from DuckDB's {duck(e)}")
+failed = rowcheck.differing(BIN, f, OUT, exprs, lambda e: f" {duck(e)}")
 nonnull = con.execute(f"SELECT count(*) FROM '{f}' WHERE want_0 IS NOT NULL").fetchone()[0]
 print(f"date functions: {len(exprs)} expressions over {N} rows ({nonnull} of the first not NULL); "
       f"{'all agree with DuckDB' if not failed else f'{failed} FAILED'}")
