@@ -1972,6 +1972,86 @@ def mk_affix(rng, ops, depth, first, x=None, p=None, name=None):
     return e
 
 
+def mk_split_part(rng, ops, depth, first, x=None, sep=None, i=None):
+    """split_part(s, sep, i): a piece counted from either end ('' past them; an empty sep
+    splits characters)."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    sep = sep or str_piece(rng, ops, 2)
+    i = i or small_int(rng)
+    e = call_ex(f"split_part({x.bj}, {sep.bj}, {i.bj})", f"split_part({x.dk}, {sep.dk}, {i.dk})", "str", x.used)
+    e.mirror = lambda rng, o: mk_split_part(rng, ops, depth, o, col_ex(rng, o), sep, i)
+    return e
+
+
+def mk_pad(rng, ops, depth, first, x=None, n=None, p=None, name=None):
+    """lpad/rpad(s, n, p) with a padding that is not empty (an empty one that is needed fails
+    both engines), or repeat(s, n), or reverse(s) (grapheme clusters), or translate(s, a, b)."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    name = name or rng.choice(["lpad", "rpad", "repeat", "reverse", "translate"])
+    n = n or small_int(rng)
+    if p is None:
+        p = str_piece(rng, ops, 2)
+        if p.bj == "''":
+            p = Ex("'x'", "'x'", "str")
+    if name in ("lpad", "rpad"):
+        bj, dk = f"{name}({x.bj}, {n.bj}, {p.bj})", f"{name}({x.dk}, {n.dk}, {p.dk})"
+    elif name == "repeat":
+        bj, dk = f"repeat({x.bj}, {n.bj})", f"repeat({x.dk}, {n.dk})"
+    elif name == "reverse":
+        bj, dk = f"reverse({x.bj})", f"reverse({x.dk})"
+    else:
+        bj, dk = f"translate({x.bj}, {p.bj}, 'é_')", f"translate({x.dk}, {p.dk}, 'é_')"
+    e = call_ex(bj, dk, "str", x.used)
+    e.mirror = lambda rng, o: mk_pad(rng, ops, depth, o, col_ex(rng, o), n, p, name)
+    return e
+
+
+def mk_concat_ws(rng, ops, depth, first, x=None, sep=None, rest=None):
+    """concat_ws(sep, a, ...): the values that are not NULL joined by sep; chr(n) of a first
+    character's code point."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    if sep is None:
+        sep = null_ex("str") if rng.random() < 0.1 else str_piece(rng, ops, 2)
+    if rest is None:
+        rest = [null_ex("str") if rng.random() < 0.15 else str_arg(rng, ops, depth + 1)
+                for _ in range(rng.choice([0, 1, 1, 2]))]
+    if rng.random() < 0.2:
+        bj, dk = f"chr(ascii({x.bj}))", f"chr(ascii({x.dk}))"
+    else:
+        bj = "concat_ws(" + ", ".join(a.bj for a in [sep, x] + rest) + ")"
+        dk = "concat_ws(" + ", ".join(a.dk for a in [sep, x] + rest) + ")"
+    e = call_ex(bj, dk, "str", set().union(*(a.used for a in [x] + rest)))
+    e.mirror = lambda rng, o: mk_concat_ws(rng, ops, depth, o, col_ex(rng, o), sep, rest)
+    return e
+
+
+def mk_strlen(rng, ops, depth, first, x=None, y=None, name=None):
+    """strlen(s) (bytes), bit_length(s), ascii(s), unicode(s) (the first code point),
+    levenshtein(a, b) (characters), or hamming(s, reverse(s)) under a CASE that keeps '' away
+    (DuckDB fails it): numbers."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first if first is not None and first.kind == "str" else None)
+    name = name or rng.choice(["strlen", "bit_length", "ascii", "unicode", "levenshtein", "hamming", "mismatches"])
+    y = y or str_arg(rng, ops, depth + 1)
+    if name == "levenshtein":
+        call = f"levenshtein({x.bj}, {y.bj})"
+        dcall = f"levenshtein({x.dk}, {y.dk})"
+        used = x.used | y.used
+    elif name in ("hamming", "mismatches"):
+        call = f"CASE WHEN {x.bj} <> '' THEN {name}({x.bj}, reverse({x.bj})) END"
+        dcall = f"CASE WHEN {x.dk} <> '' THEN {name}({x.dk}, reverse({x.dk})) END"
+        used = x.used
+    else:
+        call, dcall, used = f"{name}({x.bj})", f"{name}({x.dk})", x.used
+    e = call_ex(call, f"CAST({dcall} AS DECIMAL(38,0))", "num", used, (19, 0))
+    e.hint = ["-1", "0", "1", "2", "3", "8", "32", "97", "233"]
+    e.mirror = lambda rng, o: mk_strlen(rng, ops, depth, o, col_ex(rng, o), y, name)
+    return e
+
+
 def mk_casewhen(rng, ops, depth, first, kind=None, x=None):
     """CASE WHEN cond THEN a [WHEN cond THEN b] [ELSE c] END, or CASE x WHEN lit THEN a ...
     END, of strings, booleans or dates (values of one type: DuckDB rounds mixed decimals as
@@ -2361,11 +2441,12 @@ def reads_str(ops, f):
 MAKERS = {
     "str": [(mk_case, reads_str), (mk_substr, reads_str), (mk_trim, reads_str), (mk_replace, reads_str),
             (mk_concat, reads_str), (mk_re_str, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str"),
+            (mk_split_part, reads_str), (mk_pad, reads_str), (mk_concat_ws, reads_str),
             (mk_casewhen, lambda ops, f: f is not None and f.kind == "str"), (mk_varchar, casts_to_text),
             # Twice: strings are drawn less often than other kinds.
             (mk_strftime, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts", "xdate"))),
             (mk_strftime, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts", "xdate")))],
-    "num": [(mk_length, reads_str), (mk_strpos, reads_str), (mk_try_cast, reads_str),
+    "num": [(mk_length, reads_str), (mk_strpos, reads_str), (mk_strlen, reads_str), (mk_try_cast, reads_str),
             (mk_try_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             # Twice each: a CAST that can fail tests the evaluation's guards (lazy.rs).
             (mk_cast, reads_str), (mk_cast, reads_str),
