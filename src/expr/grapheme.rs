@@ -6,10 +6,10 @@
 //! state machine and Unicode 15.1's `Indic_Conjunct_Break` property (the tables below, printed
 //! by `scripts/incb_table.py` from DuckDB's answers). utf8proc also clusters the unassigned
 //! code points that Unicode's defaults make pictographs or controls as other characters; so
-//! do these. Later versions of unicode-segmentation
-//! follow later versions of Unicode, which cluster the marks they added and some older ones
-//! differently from DuckDB. `scripts/text_func_check.py` compares `reverse` of every code
-//! point, among others that cluster, with DuckDB's.
+//! does [`clusters`]. Later versions of unicode-segmentation follow later versions of Unicode,
+//! which cluster the marks they added and some older ones differently from DuckDB.
+//! `scripts/text_func_check.py` compares `reverse` of every code point, among others that
+//! cluster, with DuckDB's.
 
 use unicode_segmentation::UnicodeSegmentation;
 

@@ -342,21 +342,10 @@ fn eval(
     ints: &[Ints],
     kept: &[(ArrayRef, bool, Role)],
 ) -> Result<ArrayRef, Reason> {
-    if t == Text::Chr {
-        return strings(n, |i, out| {
-            let Some(c) = ints[0].get(i) else {
-                return Ok(false);
-            };
-            let c = c
-                .to_i128()
-                .and_then(|c| u32::try_from(c).ok())
-                .and_then(char::from_u32)
-                .ok_or_else(|| format!("chr(): {c} is not a Unicode code point"))?;
-            out.push_char(c);
-            Ok(true)
-        });
-    }
-    let s = &strs[0];
+    // Every function but chr() takes a string first.
+    let Some(s) = strs.first() else {
+        return chr(n, &ints[0]);
+    };
     Ok(match t {
         Text::StartsWith | Text::EndsWith | Text::Contains => {
             let p = &strs[1];
@@ -559,7 +548,23 @@ fn eval(
             }
             Arc::new(Int64Array::from(out))
         }
-        Text::Chr => unreachable!("chr() is evaluated above"),
+        Text::Chr => chr(n, &ints[0])?,
+    })
+}
+
+/// `chr(k)`: the character of each code point.
+fn chr(n: usize, k: &Ints) -> Result<ArrayRef, Reason> {
+    strings(n, |i, out| {
+        let Some(c) = k.get(i) else {
+            return Ok(false);
+        };
+        let c = c
+            .to_i128()
+            .and_then(|c| u32::try_from(c).ok())
+            .and_then(char::from_u32)
+            .ok_or_else(|| format!("chr(): {c} is not a Unicode code point"))?;
+        out.push_char(c);
+        Ok(true)
     })
 }
 
