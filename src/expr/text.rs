@@ -475,7 +475,9 @@ fn eval(
             // DuckDB reverses a string of ASCII byte by byte, CR LF too, which grapheme
             // clusters keep in order.
             if v.is_ascii() {
-                out.push_str(&v.chars().rev().collect::<String>());
+                for c in v.chars().rev() {
+                    out.push_char(c);
+                }
             } else {
                 for g in super::grapheme::clusters(v).into_iter().rev() {
                     out.push_str(g);
@@ -606,11 +608,7 @@ fn split_part<'a>(v: &'a str, sep: &str, k: i256) -> &'a str {
 /// `lpad(v, k, p)` (`side` `Leading`) or `rpad` into `out`: `v` cut to its first `k`
 /// characters, or padded to `k` with `p` repeated (and cut) on that side.
 fn pad(out: &mut Out, v: &str, k: i256, p: &str, side: Side) -> Result<(), Reason> {
-    let name = if side == Side::Trailing {
-        "rpad"
-    } else {
-        "lpad"
-    };
+    let name = Text::Pad(side).name();
     if k <= i256::ZERO {
         return Ok(());
     }
