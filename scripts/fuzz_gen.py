@@ -2008,7 +2008,7 @@ def mk_pad(rng, ops, depth, first, x=None, n=None, p=None, name=None):
     return e
 
 
-def mk_concat_ws(rng, ops, depth, first, x=None, sep=None, rest=None):
+def mk_concat_ws(rng, ops, depth, first, x=None, sep=None, rest=None, chr_=None):
     """concat_ws(sep, a, ...): the values that are not NULL joined by sep; chr(n) of a first
     character's code point."""
     if x is None:
@@ -2018,13 +2018,14 @@ def mk_concat_ws(rng, ops, depth, first, x=None, sep=None, rest=None):
     if rest is None:
         rest = [null_ex("str") if rng.random() < 0.15 else str_arg(rng, ops, depth + 1)
                 for _ in range(rng.choice([0, 1, 1, 2]))]
-    if rng.random() < 0.2:
+    chr_ = rng.random() < 0.2 if chr_ is None else chr_
+    if chr_:
         bj, dk = f"chr(ascii({x.bj}))", f"chr(ascii({x.dk}))"
     else:
         bj = "concat_ws(" + ", ".join(a.bj for a in [sep, x] + rest) + ")"
         dk = "concat_ws(" + ", ".join(a.dk for a in [sep, x] + rest) + ")"
     e = call_ex(bj, dk, "str", set().union(*(a.used for a in [x] + rest)))
-    e.mirror = lambda rng, o: mk_concat_ws(rng, ops, depth, o, col_ex(rng, o), sep, rest)
+    e.mirror = lambda rng, o: mk_concat_ws(rng, ops, depth, o, col_ex(rng, o), sep, rest, chr_)
     return e
 
 
