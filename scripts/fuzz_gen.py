@@ -2029,13 +2029,25 @@ def mk_concat_ws(rng, ops, depth, first, x=None, sep=None, rest=None, chr_=None)
     return e
 
 
+def mk_digest(rng, ops, depth, first, x=None, name=None):
+    """md5(s), sha1(s) or sha256(s): lowercase hexadecimal text."""
+    if x is None:
+        x = fx(rng, ops, "str", depth + 1, first)
+    name = name or rng.choice(["md5", "sha1", "sha256"])
+    e = call_ex(f"{name}({x.bj})", f"{name}({x.dk})", "str", x.used)
+    e.mirror = lambda rng, o: mk_digest(rng, ops, depth, o, col_ex(rng, o), name)
+    return e
+
+
 def mk_strlen(rng, ops, depth, first, x=None, y=None, name=None):
     """strlen(s) (bytes), bit_length(s), ascii(s), unicode(s) (the first code point),
+    length_grapheme(s) (grapheme clusters),
     levenshtein(a, b) (characters), or hamming(s, reverse(s)) under a CASE that keeps '' away
     (DuckDB fails it): numbers."""
     if x is None:
         x = fx(rng, ops, "str", depth + 1, first if first is not None and first.kind == "str" else None)
-    name = name or rng.choice(["strlen", "bit_length", "ascii", "unicode", "levenshtein", "hamming", "mismatches"])
+    name = name or rng.choice(["strlen", "bit_length", "ascii", "unicode", "levenshtein", "hamming", "mismatches",
+                               "length_grapheme"])
     y = y or str_arg(rng, ops, depth + 1)
     if name == "levenshtein":
         call = f"levenshtein({x.bj}, {y.bj})"
@@ -2195,8 +2207,9 @@ def mk_re_str(rng, ops, depth, first, x=None, p=None, form=None, arg=None, opts=
 
 
 def mk_varchar(rng, ops, depth, first, op=None, form=None):
-    """CAST(x AS VARCHAR) (x::VARCHAR, CAST(x AS TEXT)) of a number, boolean, date or
-    timestamp column: DuckDB's of the column as it reads it (a zone prints +00)."""
+    """CAST(x AS VARCHAR) (x::VARCHAR, CAST(x AS TEXT)) of a number, DOUBLE, boolean, date or
+    timestamp column: DuckDB's of the column as it reads it (a zone prints +00, a float its
+    shortest digits)."""
     op = op or first
     bj, dk = op.refs(rng)
     form = form or rng.choice(["cast", "cast", "colons", "text"])
@@ -2207,7 +2220,8 @@ def mk_varchar(rng, ops, depth, first, op=None, form=None):
 
 
 def casts_to_text(ops, f):
-    return f is not None and (f.kind in ("num", "date", "ts", "bool"))
+    # A DOUBLE (not a FLOAT, which bloomjoin refuses: DuckDB writes some by a DOUBLE's digits).
+    return f is not None and (f.kind in ("num", "date", "ts", "bool") or (f.kind == "float" and f.name == "f64"))
 
 
 # The integer types of CAST, and their digits.
@@ -2442,7 +2456,7 @@ def reads_str(ops, f):
 MAKERS = {
     "str": [(mk_case, reads_str), (mk_substr, reads_str), (mk_trim, reads_str), (mk_replace, reads_str),
             (mk_concat, reads_str), (mk_re_str, reads_str), (mk_coalesce, lambda ops, f: f is not None and f.kind == "str"),
-            (mk_split_part, reads_str), (mk_pad, reads_str), (mk_concat_ws, reads_str),
+            (mk_split_part, reads_str), (mk_pad, reads_str), (mk_concat_ws, reads_str), (mk_digest, reads_str),
             (mk_casewhen, lambda ops, f: f is not None and f.kind == "str"), (mk_varchar, casts_to_text),
             # Twice: strings are drawn less often than other kinds.
             (mk_strftime, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts", "xdate"))),

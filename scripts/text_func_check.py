@@ -1,7 +1,8 @@
 """The string functions against DuckDB's, row by row: lower, upper, length, strlen,
 bit_length, ascii, unicode, chr, reverse, starts_with, ends_with, contains, strpos, substr,
 left, right, trim, ltrim, rtrim, replace, concat, ||, concat_ws, split_part, lpad, rpad,
-repeat, translate, levenshtein, hamming (mismatches).
+repeat, translate, levenshtein, hamming (mismatches), length_grapheme, md5, sha1, sha256;
+and DOUBLEs and times cast to text.
 
 Usage: text_func_check.py BLOOMJOIN OUT_DIR [N [SEED]]
 
@@ -17,8 +18,10 @@ FROM, so NULL meets NULL). The expressions that differ are printed with their co
 The functions that fail on some values (`lpad` and `rpad` on an empty padding they need,
 `hamming` on strings of different lengths or empty ones) are asked under a CASE that keeps
 those rows away, of both engines."""
+import math
 import os
 import random
+import struct
 import shutil
 import sys
 
@@ -54,6 +57,31 @@ def random_char():
             return chr(c)
 
 
+def random_float(single=False):
+    """A float of any kind: random bits, short decimals, powers of ten around where the
+    printed form turns to an exponent, integers, signed zeros, infinities and NaN (a FLOAT's
+    rounded to a FLOAT)."""
+    k = rng.random()
+    if k < 0.05:
+        return None
+    if k < 0.1:
+        return rng.choice([0.0, -0.0, math.inf, -math.inf, math.nan])
+    if k < 0.35:
+        bits = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        v = bits if math.isfinite(bits) else 1.0
+    elif k < 0.6:
+        v = round(rng.uniform(-1000, 1000), rng.randint(0, 6)) * 10.0 ** rng.randint(-8, 20)
+    elif k < 0.85:
+        v = rng.choice([1, -1, 1.5, 9.5, 1.25, 3]) * 10.0 ** rng.randint(-7, 18)
+    else:
+        v = float(rng.randint(-2**60, 2**60) >> rng.randint(0, 60))
+    if single:
+        # The nearest FLOAT (beyond its range, a FLOAT's largest).
+        v = max(-3.4e38, min(3.4e38, v))
+        v = struct.unpack("<f", struct.pack("<f", v))[0]
+    return v
+
+
 def text(most, pieces=PIECES, null=0.05):
     if rng.random() < null:
         return None
@@ -74,6 +102,12 @@ rows = {
     "n": [None if rng.random() < 0.05 else rng.randint(-8, 12) for _ in range(N)],
     "cp": [None if rng.random() < 0.05 else ord(random_char()) if rng.random() < 0.8
            else rng.choice([0, 0x7F, 0x80, 0xFFFF, 0x10FFFF, 0xE9]) for _ in range(N)],
+    "f64": [random_float() for _ in range(N)],
+    "f32": [random_float(single=True) for _ in range(N)],
+    "tm": [None if rng.random() < 0.05 else rng.randrange(86_400_000_000) // rng.choice([1, 10, 1000, 10**6])
+           * rng.choice([1, 10, 1000, 10**6]) % 86_400_000_000 for _ in range(N)],
+    "tmn": [None if rng.random() < 0.05 else rng.randrange(86_400 * 10**9) // rng.choice([1, 1000, 10**9])
+            * rng.choice([1, 1000, 10**9]) % (86_400 * 10**9) for _ in range(N)],
 }
 table = pa.table({
     "id": pa.array(rows["id"], pa.int64()),
@@ -85,6 +119,10 @@ table = pa.table({
     "pad": pa.array(rows["pad"], pa.string()),
     "n": pa.array(rows["n"], pa.int32()),
     "cp": pa.array(rows["cp"], pa.int32()),
+    "f64": pa.array(rows["f64"], pa.float64()),
+    "f32": pa.array(rows["f32"], pa.float32()),
+    "tm": pa.array(rows["tm"], pa.time64("us")),
+    "tmn": pa.array(rows["tmn"], pa.time64("ns")),
 })
 
 exprs = []
@@ -113,6 +151,12 @@ exprs += [
     "CASE WHEN length(s3) = length(s2) AND s3 <> '' THEN hamming(s3, s2) END",
     "length(reverse(s1)) = length(s1)",
     "split_part(reverse(s1), ',', n) = reverse(split_part(s1, ',', -n))",
+    # (A FLOAT is refused: DuckDB writes some FLOATs by their digits as a DOUBLE.)
+    "CAST(f64 AS VARCHAR)", "CAST(CAST(f32 AS DOUBLE) AS VARCHAR)", "f64::VARCHAR || '|' || f32::DOUBLE",
+    "concat(s3, f32::DOUBLE, n)", "concat_ws(',', f64, tm, tmn)", "CAST(tm AS VARCHAR)", "CAST(tmn AS VARCHAR)",
+    "CAST(f64 / 7 AS VARCHAR)", "CAST(f64 * 3 AS VARCHAR)", "CAST(n / 3 AS VARCHAR)", "CAST(f64 / n AS VARCHAR)",
+    "length_grapheme(s1)", "length_grapheme(s2)", "length_grapheme(s3 || sep)",
+    "md5(s1)", "sha1(s2)", "sha256(s3 || n)", "md5(s2) < '8'",
 ]
 
 con = duckdb.connect()

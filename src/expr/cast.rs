@@ -13,8 +13,10 @@
 //! - To `VARCHAR`: numbers as DuckDB prints them (a decimal with all its scale's digits,
 //!   `1.50`), booleans `true` and `false`, dates `YYYY-MM-DD` (`0045-03-15 (BC)` before year
 //!   1), timestamps `YYYY-MM-DD HH:MM:SS[.fraction]` with the fraction's trailing zeros cut
-//!   and `+00` after one with a time zone (the session's zone is UTC, as everywhere here).
-//!   Floats are refused (DuckDB prints the shortest digits by its own rules).
+//!   and `+00` after one with a time zone (the session's zone is UTC, as everywhere here),
+//!   times `HH:MM:SS[.fraction]` likewise, DOUBLEs by their shortest round-trip digits
+//!   (`0.1`, `100.0`, `1e+16`, `1.5e-05`, `nan`, `inf`). A FLOAT is refused: DuckDB writes
+//!   some by their digits as a DOUBLE.
 //!
 //! A value that does not convert (out of the target's range, a string that is not a number)
 //! fails the job with a one-line error naming it; under `TRY_CAST` it is NULL.
@@ -587,18 +589,130 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
         texts(&mut out, raw.as_primitive::<Int64Type>(), |t, v| {
             timestamp_text(t, v, per, tz.is_some())
         });
-    } else {
-        let why = if matches!(
-            dt,
-            DataType::Float16 | DataType::Float32 | DataType::Float64
-        ) {
-            ", a float (DuckDB prints the shortest digits by rules of its own)".to_string()
-        } else {
-            format!(", {}", describe(dt))
+    } else if dt == &DataType::Float64 {
+        texts(&mut out, a.as_primitive::<Float64Type>(), |t, v| {
+            if v.is_nan() {
+                // fmt writes the sign of a NaN: x86's 0/0 and inf - inf are `-nan`.
+                t.push_str(if v.is_sign_negative() { "-nan" } else { "nan" });
+            } else {
+                float_text(t, &shortest(v));
+            }
+        });
+    } else if matches!(dt, DataType::Float16 | DataType::Float32) {
+        // DuckDB's FLOAT text (fmt 6's Grisu with FLOAT bounds) falls back to the digits of
+        // the DOUBLE the FLOAT converts to wherever Grisu is unsure (1 % of random FLOATs).
+        return Err(format!(
+            "{call} does not take {what}, a FLOAT (DuckDB writes some FLOATs by their \
+             digits as a DOUBLE, others by their own): CAST it to DOUBLE first, whose digits \
+             are written alike everywhere"
+        ));
+    } else if let DataType::Time32(unit) | DataType::Time64(unit) = dt {
+        let per = match unit {
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Microsecond => 1_000,
+            TimeUnit::Nanosecond => 1,
         };
-        return Err(format!("{call} does not take {what}{why}"));
+        let raw = arith::cast(a, &DataType::Int64)?;
+        texts(&mut out, raw.as_primitive::<Int64Type>(), |t, v| {
+            time_text(t, i128::from(v) * i128::from(per), per == 1)
+        });
+    } else {
+        return Err(format!("{call} does not take {what}, {}", describe(dt)));
     }
     Ok(Arc::new(out.finish()))
+}
+
+/// The fewest digits that read back as `v`, the closest of them to `v` and on a tie the even
+/// one, with an exponent (`1.5e-5`, `1e16`): what DuckDB's fmt and Python's `repr` pick. Rust's
+/// `{:e}` gives the fewest digits but rounds a tie up (`1160542857142857.25` as `...857.3`);
+/// `{:.*e}` rounds the exact value to that many digits, half to even.
+fn shortest(v: f64) -> String {
+    let sci = format!("{v:e}");
+    let digits = sci
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .count();
+    let even = format!("{:.*e}", digits.saturating_sub(1), v);
+    if even.parse::<f64>() == Ok(v) {
+        even
+    } else {
+        sci
+    }
+}
+
+/// A float (not NaN) as DuckDB prints it, from its shortest round-trip digits `sci` (Rust's
+/// `{:e}`: `-1.5e-5`, `1e16`, `0e0`): `inf` and `-inf`; fixed notation with at least one
+/// fractional digit (`100.0`, `0.0001`, `-0.0`) for exponents from -4 to 15, else the digits
+/// with an exponent of at least two digits (`1e+16`, `1.5e-05`), as Python's `repr`.
+fn float_text(t: &mut String, sci: &str) {
+    let sci = match sci.strip_prefix('-') {
+        Some(rest) => {
+            t.push('-');
+            rest
+        }
+        None => sci,
+    };
+    if sci == "inf" {
+        t.push_str("inf");
+        return;
+    }
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (first, rest) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if (-4..16).contains(&exp) {
+        let digits = format!("{first}{rest}");
+        if exp < 0 {
+            t.push_str("0.");
+            t.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            t.push_str(&digits);
+        } else {
+            let int = exp as usize + 1;
+            if digits.len() <= int {
+                t.push_str(&digits);
+                t.extend(std::iter::repeat_n('0', int - digits.len()));
+                t.push_str(".0");
+            } else {
+                t.push_str(&digits[..int]);
+                t.push('.');
+                t.push_str(&digits[int..]);
+            }
+        }
+    } else {
+        t.push_str(first);
+        if !rest.is_empty() {
+            t.push('.');
+            t.push_str(rest);
+        }
+        let _ = write!(t, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    }
+}
+
+/// A time of day of `ns` nanoseconds as DuckDB prints it: `HH:MM:SS`, then a fraction with
+/// its trailing zeros cut, of microseconds (`TIME`), or of nanoseconds for a nanosecond
+/// column (`TIME_NS`).
+fn time_text(t: &mut String, ns: i128, nanos: bool) {
+    let secs = ns.div_euclid(1_000_000_000);
+    let frac = ns.rem_euclid(1_000_000_000);
+    let _ = write!(
+        t,
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    if frac != 0 {
+        let digits = format!("{frac:09}");
+        let digits = if nanos { &digits[..] } else { &digits[..6] };
+        let digits = digits.trim_end_matches('0');
+        if !digits.is_empty() {
+            t.push('.');
+            t.push_str(digits);
+        }
+    }
 }
 
 /// How many dates' texts a cast to text keeps at once (about eleven years of days).

@@ -81,6 +81,8 @@ pub(crate) enum Func {
     Strptime(bool),
     /// A string function (`substr`, `trim`, `||`, ...: see `text`).
     Text(Text),
+    /// `md5(x)`, `sha1(x)`, `sha256(x)`: a digest as hexadecimal text (see `digest`).
+    Digest(super::digest::Hash),
     /// A numeric function (`round`, `sqrt`, ...: see `math`).
     Math(Math),
     /// `CASE WHEN c THEN v ... [ELSE e] END`: the arguments are the conditions and values in
@@ -356,6 +358,7 @@ impl Func {
             Func::Case(_) => return "CASE".into(),
             Func::Cast(t, _) => return format!("CAST(... AS {})", t.shown()),
             Func::Text(t) => t.name(),
+            Func::Digest(h) => h.name(),
             Func::Math(m) => m.name(),
         };
         format!("{name}()")
@@ -561,6 +564,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Epoch(e) => epoch::epoch(e, &array, &what)?,
         Func::ToTimestamp => epoch::to_timestamp(&array, &what)?,
         Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
+        Func::Digest(h) => super::digest::digest(h, &array, &what)?,
         Func::Coalesce
         | Func::Extreme(_)
         | Func::Text(_)

@@ -63,6 +63,7 @@ mod arith;
 mod cast;
 mod contains;
 mod diff;
+mod digest;
 mod epoch;
 mod eval;
 mod func;

@@ -1008,7 +1008,8 @@ fn unsupported_part(name: &str) -> String {
 const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains, strpos, \
                          substr, left, right, trim, ltrim, rtrim, replace, concat, \
                          concat_ws, split_part, lpad, rpad, reverse, repeat, translate, strlen, \
-                         bit_length, ascii, unicode, chr, levenshtein, hamming, \
+                         length_grapheme, bit_length, ascii, unicode, chr, levenshtein, hamming, \
+                         md5, sha1, sha256, \
                          regexp_matches, regexp_full_match, regexp_replace, regexp_extract, \
                          regexp_escape, \
                          abs, mod, round, trunc, floor, ceil, sign, sqrt, ln, log, \
@@ -1058,6 +1059,8 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
     // The function and the least and most arguments it takes.
     let (func, min, max) = if let Some((t, min, max)) = Text::named(&name) {
         (Func::Text(t), min, max)
+    } else if let Some(h) = super::digest::Hash::named(&name) {
+        (Func::Digest(h), 1, 1)
     } else if let Some((m, min, max)) = Math::named(&name) {
         arity(&name, args.len(), min, max)?;
         let m = match m {

@@ -3,7 +3,7 @@
 //! (`substring`, `SUBSTRING(s FROM a FOR b)`), `left`, `right`, `trim`, `ltrim`, `rtrim`
 //! (`TRIM([BOTH | LEADING | TRAILING] [c FROM] s)`), `replace`, `concat`, `||`,
 //! `concat_ws`, `split_part`, `lpad`, `rpad`, `reverse`, `repeat`, `translate`, `strlen`,
-//! `bit_length`, `ascii`, `unicode`, `chr`, `levenshtein`, `hamming` (`mismatches`) and
+//! `length_grapheme`, `bit_length`, `ascii`, `unicode`, `chr`, `levenshtein`, `hamming` (`mismatches`) and
 //! `regexp_escape` (the regular expressions themselves are in `re`).
 //!
 //! - Positions and lengths count characters (Unicode code points) from 1. `substr` takes a
@@ -19,7 +19,8 @@
 //!   too (an empty separator splits a string into its characters); `reverse` reverses
 //!   grapheme clusters (a letter keeps its accents, a flag its two characters), as DuckDB's,
 //!   which reverses a string of ASCII alone by characters (CR LF too).
-//!   `strlen` counts bytes, `bit_length` bits.
+//!   `length_grapheme` counts the clusters (the bytes of a string of ASCII alone, as DuckDB's,
+//!   so CR LF is two), `strlen` bytes, `bit_length` bits.
 //! - A NULL argument gives NULL, except in `concat` and `concat_ws` (after the separator),
 //!   which skip NULLs (and give `''` when every one is NULL), as DuckDB's.
 //! - The arguments are strings, and integers for positions and counts; `||`, `concat` and
@@ -82,6 +83,8 @@ pub(crate) enum Text {
     Translate,
     /// `strlen(s)`: bytes.
     Strlen,
+    /// `length_grapheme(s)`: grapheme clusters (bytes for a string of ASCII alone).
+    LengthGrapheme,
     /// `bit_length(s)`: bits.
     BitLength,
     /// `ascii(s)`: the first character's code point, 0 for `''`.
@@ -138,6 +141,7 @@ impl Text {
             Text::Repeat => "repeat",
             Text::Translate => "translate",
             Text::Strlen => "strlen",
+            Text::LengthGrapheme => "length_grapheme",
             Text::BitLength => "bit_length",
             Text::Ascii => "ascii",
             Text::Unicode => "unicode",
@@ -171,6 +175,7 @@ impl Text {
             "repeat" => (Text::Repeat, 2, 2),
             "translate" => (Text::Translate, 3, 3),
             "strlen" => (Text::Strlen, 1, 1),
+            "length_grapheme" => (Text::LengthGrapheme, 1, 1),
             "bit_length" => (Text::BitLength, 1, 1),
             "ascii" => (Text::Ascii, 1, 1),
             "unicode" => (Text::Unicode, 1, 1),
@@ -527,6 +532,19 @@ fn eval(
                     .collect::<Int64Array>(),
             )
         }
+        // DuckDB counts a string of ASCII by its bytes (CR LF is two), as `reverse` reverses.
+        Text::LengthGrapheme => Arc::new(
+            (0..n)
+                .map(|i| {
+                    let v = s.get(i)?;
+                    Some(if v.is_ascii() {
+                        v.len()
+                    } else {
+                        super::grapheme::clusters(v).len()
+                    } as i64)
+                })
+                .collect::<Int64Array>(),
+        ),
         Text::Ascii | Text::Unicode => {
             let empty = if t == Text::Ascii { 0 } else { -1 };
             Arc::new(
