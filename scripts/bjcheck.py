@@ -256,6 +256,26 @@ def parquet_source(files):
     return f"read_parquet([{', '.join(qs(f) for f in files)}], union_by_name = true)"
 
 
+def select_items(sel):
+    """A --select list cut at its commas outside parentheses, 'strings' and "quoted names"."""
+    items, depth, quote, start = [], 0, None, 0
+    for i, c in enumerate(sel):
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth = max(0, depth - 1)
+        elif c == "," and depth == 0:
+            items.append(sel[start:i])
+            start = i + 1
+    items.append(sel[start:])
+    return items
+
+
 def resolve_select(spec, left_cols, right_cols):
     """bloomjoin's --select rules: (side, source name, output name) per output column. Under
     `coalesce-keys` each key pair is one column, of side "c" and source its position: first
@@ -278,7 +298,7 @@ def resolve_select(spec, left_cols, right_cols):
         if outputs_right:
             picked += [("r", c, None) for c in right_cols]
     else:
-        for item in (x.strip() for x in sel.split(",")):
+        for item in (x.strip() for x in select_items(sel)):
             # `column AS alias` (AS in any case) names the output column.
             words = item.split()
             alias = None
@@ -286,7 +306,16 @@ def resolve_select(spec, left_cols, right_cols):
                 alias = words[-1]
                 head = item.rstrip()[: -len(words[-1])].rstrip()
                 item = head[: -len(words[-2])].rstrip()
-            if coalesce and item in lkeys + rkeys:
+            is_column = ((coalesce and item in lkeys + rkeys)
+                         or (item.startswith("left.") and item[5:] in left_cols)
+                         or (item.startswith("right.") and item[6:] in right_cols)
+                         or item in left_cols or item in right_cols)
+            if not is_column:
+                # An expression, named by its alias: DuckDB computes it over the aliases l, r.
+                if not alias:
+                    die(f"select item {item!r} is no column and has no name")
+                picked.append(("e", item, alias))
+            elif coalesce and item in lkeys + rkeys:
                 i = lkeys.index(item) if item in lkeys else rkeys.index(item)
                 picked.append(("c", i, alias or item))
             elif item.startswith("left."):
@@ -302,6 +331,7 @@ def resolve_select(spec, left_cols, right_cols):
     # The aliases first (taken as given), then the bare names in order, a right one that is
     # taken getting "_right" until it is free.
     names = [alias if alias else name for _, name, alias in picked]
+    # (An expression's "name" is its text; its alias is always given.)
     for i, (side, name, alias) in enumerate(picked):
         if side == "r" and not alias:
             while any(j != i and names[j] == names[i] for j in range(len(names))):
@@ -386,6 +416,7 @@ def duckdb_sql(con, job):
     # A coalesced key pair (`coalesce-keys`): the left key, else the right one.
     proj = ", ".join(
         f"COALESCE(l.{qi(lkeys[name])}, r.{qi(rkeys[name])}) AS {qi(out)}" if side == "c"
+        else f"({sides_to_aliases(name)}) AS {qi(out)}" if side == "e"
         else f"{side}.{qi(name)} AS {qi(out)}"
         for side, name, out in cols)
     jt = j.get("type", "inner")

@@ -16,7 +16,8 @@
 # with keys of file and partition columns and of partition columns alone;
 # and outputs written into Hive partition directories (--partition-by), read back by DuckDB;
 # and null keys matching each other (--nulls-equal) against DuckDB's IS NOT DISTINCT FROM, and
-# key pairs as one column (--coalesce-keys) against DuckDB's COALESCE; and an extra join
+# key pairs as one column (--coalesce-keys) against DuckDB's COALESCE; and computed --select
+# columns (`price * qty AS total`) against DuckDB's SELECT expressions; and an extra join
 # condition over both sides' columns (--join-where) in DuckDB's ON clause, every join type
 # (bjcheck.py: left./right. as DuckDB's aliases); and a second run into a
 # committed output (--append, --overwrite-partitions) against both runs' rows in DuckDB; and
@@ -134,6 +135,22 @@ for type in inner left right full; do
 done
 check "$OUT/coalesce-nulls" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true join.nulls-equal=true
 check "$OUT/coalesce-select" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true "join.select=UserId AS uid, Id, left.Id AS lid, DisplayName, Text"
+
+section "computed columns in --select (DuckDB's SELECT expressions): every join type, both strategies, and as --partition-by"
+both="left.Id, right.Id AS cid, Reputation + Score AS rs, Score * 1.5 AS f, upper(DisplayName) || '/' || coalesce(Location, '?') AS tag, CASE WHEN Score > 2 THEN 'up' WHEN Score IS NULL THEN NULL ELSE 'flat' END AS mood, date_diff('day', left.CreationDate, right.CreationDate) AS days, Score > 1 AS liked, Reputation / 7 AS r7, CAST(Reputation / 7 AS VARCHAR) AS r7s, md5(Text) AS h, 42 AS answer"
+lefts="Id, DisplayName || '#' || Id AS tag, Reputation * 2 AS r2, length_grapheme(Location) AS lg, CreationDate + INTERVAL '1 day' AS next_day, CAST(UpVotes AS DOUBLE) / 3 AS u3"
+rights="Id, Score - 1 AS s1, left(Text, 5) AS t5, year(CreationDate) AS y, sha1(Text) AS h, split_part(Text, ' ', 2) AS w2"
+for type in inner left left-semi left-anti right right-semi right-anti full; do
+    case $type in
+    left-semi | left-anti) select=$lefts ;;
+    right-semi | right-anti) select=$rights ;;
+    *) select=$both ;;
+    esac
+    for strategy in replicated reduce-side; do
+        check "$OUT/computed-$type-$strategy" jobs/users_comments_left.toml "join.type=$type" "join.strategy=$strategy" "join.select=$select"
+    done
+done
+check "$OUT/computed-partition" jobs/users_comments_left.toml join.type=inner "join.select=left.Id, Score, year(right.CreationDate) AS y, Score % 3 AS m" "join.partition-by=y,m"
 
 section "composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the

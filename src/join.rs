@@ -186,6 +186,9 @@ pub(crate) struct ColumnRef {
     /// With an alias, the item as written after its side (`x AS y`): a column of that very
     /// name is selected instead, under its own name.
     pub(crate) literal: Option<String>,
+    /// The whole item as written, side included: where it names no column, an expression
+    /// (`left.price * qty AS total`; see `plan::side::resolve_select`).
+    pub(crate) item: String,
 }
 
 impl JoinJob {

@@ -132,6 +132,9 @@ pub struct OutColumn {
     /// `--coalesce-keys`: this (left) column is key `i`, and rows without a left side take
     /// the right side's key `i` (column `i` of the right batches) instead.
     pub coalesce: Option<usize>,
+    /// A computed column (`--select "expr AS name"`): its values come from its expression
+    /// (`side` and `index` mean nothing then).
+    pub(crate) computed: Option<Arc<crate::join::condition::Computed>>,
 }
 
 /// The static description of a join shared by every table and emitter.
@@ -174,6 +177,7 @@ impl JoinShape {
             .out_columns
             .iter()
             .zip(self.out_schema.fields())
+            .filter(|(c, _)| c.computed.is_none())
             .filter(|(c, _)| match c.side {
                 // A coalesced key holds right keys where a right row has no left one.
                 Side::Left => c.coalesce.is_none() || right_keys_from_left,
@@ -883,7 +887,10 @@ impl Emitter {
                     Some(s) => Ok(rb.column(index).slice(s as usize, n)),
                     None => take(rb.column(index).as_ref(), &ri, None),
                 };
-                match (c.side, right) {
+                if let Some(computed) = &c.computed {
+                    return computed.evaluate(&table.batch, &li, right.map(|rb| (rb, &ri)));
+                }
+                let column = (|| match (c.side, right) {
                     (Side::Left, _) => {
                         let l = take(table.batch.column(c.index).as_ref(), &li, None)?;
                         match (c.coalesce, right) {
@@ -897,10 +904,10 @@ impl Emitter {
                     (Side::Right, Some(rb)) => right_column(rb, c.index),
                     // Right columns of left-only rows are all null.
                     (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), n)),
-                }
+                })();
+                column.map_err(|e| Error::arrow("assembling output rows", e))
             })
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|e| Error::arrow("assembling output rows", e))?;
+            .collect::<Result<_>>()?;
         let out = RecordBatch::try_new(self.shape.out_schema.clone(), cols)
             .map_err(|e| Error::arrow("output batch", e))?;
         self.writer.write(&out)
@@ -1257,21 +1264,25 @@ mod tests {
                     side: Side::Left,
                     index: 0,
                     coalesce: None,
+                    computed: None,
                 },
                 OutColumn {
                     side: Side::Left,
                     index: 1,
                     coalesce: None,
+                    computed: None,
                 },
                 OutColumn {
                     side: Side::Right,
                     index: 0,
                     coalesce: None,
+                    computed: None,
                 },
                 OutColumn {
                     side: Side::Right,
                     index: 1,
                     coalesce: None,
+                    computed: None,
                 },
             ],
             left_schema: Arc::new(Schema::new(vec![field("lk"), field("lv")])),

@@ -5,6 +5,7 @@ mod util;
 mod append_cli;
 mod coalesce_keys_cli;
 mod composite_keys;
+mod computed_select_cli;
 mod dry_run_cli;
 mod filter_cli;
 mod filter_job_cli;

@@ -373,12 +373,36 @@ impl JoinSpec {
     }
 }
 
+/// `list` cut at its commas outside parentheses, `'strings'` and `"quoted names"`.
+fn select_items(list: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut quote, mut start) = (0usize, None, 0);
+    for (i, c) in list.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&list[start..]);
+    items
+}
+
 /// Parse a `--select` list: comma-separated names, each bare or qualified (`left.x`,
-/// `right.y`), each maybe renamed (`left.x AS y`, `AS` in any case). Resolving them against the
-/// inputs' schemas happens when the sides are planned (where a column named `x AS y`, if there
-/// is one, is that column).
+/// `right.y`), each maybe renamed (`left.x AS y`, `AS` in any case), or expressions named with
+/// `AS` (a comma within parentheses or quotes does not end an item). Resolving them against
+/// the inputs' schemas happens when the sides are planned (where a column named `x AS y`, if
+/// there is one, is that column, and an item that names no column is an expression).
 pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
-    list.split(',')
+    select_items(list)
+        .into_iter()
         .map(str::trim)
         .map(|item| {
             let (side, rest) = if let Some(n) = item.strip_prefix("left.") {
@@ -405,6 +429,7 @@ pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
                         name: column.to_string(),
                         alias: Some(alias.to_string()),
                         literal: Some(rest.to_string()),
+                        item: item.to_string(),
                     }
                 }
                 _ => ColumnRef {
@@ -412,6 +437,7 @@ pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
                     name: rest.to_string(),
                     alias: None,
                     literal: None,
+                    item: item.to_string(),
                 },
             })
         })
@@ -504,6 +530,28 @@ mod tests {
     }
 
     #[test]
+    fn select_lists_split_at_commas_outside_parentheses_and_quotes() {
+        let items: Vec<String> = parse_select(
+            "a, concat(b, ',', c) AS x ,'q,r' || d AS \"y,z\", left.e, coalesce(f, g(h, i))",
+        )
+        .unwrap()
+        .into_iter()
+        .map(|c| c.item)
+        .collect();
+        assert_eq!(
+            items,
+            [
+                "a",
+                "concat(b, ',', c) AS x",
+                "'q,r' || d AS \"y,z\"",
+                "left.e",
+                "coalesce(f, g(h, i))"
+            ]
+        );
+        assert!(parse_select("a,,b").is_err());
+    }
+
+    #[test]
     fn to_job_checks_every_option_once() {
         let job = JoinSpec {
             workers: Some(3),
@@ -523,12 +571,14 @@ mod tests {
                     name: "Id".into(),
                     alias: None,
                     literal: None,
+                    item: "left.Id".into(),
                 },
                 ColumnRef {
                     side: None,
                     name: "Text".into(),
                     alias: None,
                     literal: None,
+                    item: "Text".into(),
                 }
             ]
         );

@@ -86,6 +86,30 @@ pub(super) fn select(
     }
 }
 
+/// The value of `tree` on every row of `batch`, its `CASE`s and `coalesce`s lazily (see
+/// [`Lazy::value`]), and its conditions as values. `Ok(None)`: nested deeper than
+/// [`MAX_DEPTH`].
+pub(super) fn value<'a>(
+    tree: &'a Tree,
+    sets: &InSets,
+    batch: &RecordBatch,
+) -> Result<Option<Val<'a>>, Reason> {
+    let (null, never) = constants(tree, sets);
+    let lazy = Lazy {
+        tree,
+        sets,
+        depth: Cell::new(0),
+        too_deep: Cell::new(false),
+        null,
+        never,
+    };
+    match lazy.value(tree.root(), batch) {
+        Ok(v) => Ok(Some(v)),
+        Err(_) if lazy.too_deep.get() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 impl<'a> Lazy<'a, '_> {
     /// Whether node `i` is evaluated here when the tree is evaluated lazily.
     pub(super) fn takes(&self, i: usize) -> bool {

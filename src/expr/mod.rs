@@ -102,6 +102,22 @@ pub fn parse_timestamp(s: &str) -> Result<i128> {
     lit::strict_timestamp(s).map_err(Error::Usage)
 }
 
+/// The type a computed column of values of type `t` is written in: an exact number without
+/// a fraction is a BIGINT, one with a fraction a DECIMAL of at most 38 digits (exact
+/// arithmetic types its results as wide as they may need to be: `i32 + 1` is a DECIMAL(11,
+/// 0), a literal a DECIMAL(76, s)); a dictionary its values' type; anything else its own.
+pub(crate) fn output_type(t: &arrow::datatypes::DataType) -> arrow::datatypes::DataType {
+    use arrow::datatypes::DataType::*;
+    match t {
+        Decimal32(_, s) | Decimal64(_, s) | Decimal128(_, s) | Decimal256(_, s) if *s <= 0 => Int64,
+        Decimal32(p, s) | Decimal64(p, s) | Decimal128(p, s) | Decimal256(p, s) => {
+            Decimal128((*p).min(38), (*s).min(38))
+        }
+        Dictionary(_, v) => output_type(v),
+        other => other.clone(),
+    }
+}
+
 /// A parsed `--where` predicate. Cloning is cheap (the tree is shared).
 #[derive(Debug, Clone)]
 pub struct Predicate {
@@ -222,6 +238,11 @@ impl Predicate {
         )
     }
 
+    /// Whether the expression is a column alone.
+    pub(crate) fn is_column(&self) -> bool {
+        matches!(self.tree.nodes[self.tree.root()], parse::Node::Column(_))
+    }
+
     /// The expression as the user wrote it.
     pub fn text(&self) -> &str {
         &self.text
@@ -329,6 +350,67 @@ impl Predicate {
             eval::Val::Lit(l) => return Err(err(format!("{l} is not a boolean condition"))),
         };
         Ok(BooleanArray::new(eval::true_rows(&b), None))
+    }
+
+    /// The expression's value on each row of `batch` (a computed output column): a column,
+    /// a literal repeated, a computed value, or a condition as a boolean (TRUE, FALSE or
+    /// NULL). As for [`Predicate::evaluate`], a `CASE` or a `coalesce` keeps a failing value
+    /// away from the rows that do not take it.
+    pub fn evaluate_value(&self, batch: &RecordBatch) -> Result<arrow::array::ArrayRef> {
+        let err = |reason: String| Error::Expr {
+            context: format!("{} {}", self.context, quoted(&self.text)),
+            reason,
+        };
+        let n = batch.num_rows();
+        let v = match eval::evaluate(&self.tree, &self.sets, batch) {
+            Ok(v) => v,
+            Err(eager) if n == 0 => return Err(err(eager)),
+            Err(eager) => match lazy::value(&self.tree, &self.sets, batch) {
+                Ok(Some(v)) => v,
+                Ok(None) => return Err(err(eager)),
+                Err(e) => match eval::evaluate(&self.tree, &self.sets, &batch.slice(0, 0)) {
+                    Ok(_) => return Err(err(e)),
+                    Err(typed) => return Err(err(typed)),
+                },
+            },
+        };
+        let a = match eval::operand(v).map_err(err)? {
+            arith::Operand::Rows(a) => a,
+            arith::Operand::One(one) => crate::plan::hive::repeat(&one, n)?,
+            arith::Operand::Null => {
+                arrow::array::new_null_array(&arrow::datatypes::DataType::Null, n)
+            }
+            arith::Operand::Interval(_) => {
+                return Err(err(format!(
+                    "{} is an interval, which is no column value: add it to a date or a timestamp",
+                    self.describe_root()
+                )))
+            }
+        };
+        // A CAST's target type is the column's; other exact numbers are narrowed.
+        if matches!(
+            &self.tree.nodes[self.tree.root()],
+            parse::Node::Func(func::Func::Cast(..), _)
+        ) {
+            return Ok(a);
+        }
+        let to = output_type(a.data_type());
+        if &to == a.data_type() {
+            return Ok(a);
+        }
+        let options = arrow::compute::CastOptions {
+            safe: false,
+            ..Default::default()
+        };
+        arrow::compute::cast_with_options(&a, &to, &options).map_err(|_| {
+            err(format!(
+                "a value is out of the range of {} (CAST the expression to the type to write)",
+                match to {
+                    arrow::datatypes::DataType::Int64 => "BIGINT".to_string(),
+                    other => format!("{other}"),
+                }
+            ))
+        })
     }
 
     /// The rows of `batch` that pass, evaluated lazily (see `lazy`) since evaluating every

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use arrow::array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
 use arrow::compute::take;
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
@@ -41,6 +41,16 @@ pub(crate) struct Needed {
 /// the one side that has it. A column neither side has, or a bare name both sides have, is
 /// an error naming it.
 pub(crate) fn resolve(predicate: &Predicate, left: &Schema, right: &Schema) -> Result<Vec<Needed>> {
+    resolve_in(predicate, left, right, OPTION)
+}
+
+/// [`resolve`], its errors naming `option`.
+pub(crate) fn resolve_in(
+    predicate: &Predicate,
+    left: &Schema,
+    right: &Schema,
+    option: &str,
+) -> Result<Vec<Needed>> {
     let has = |s: &Schema, c: &str| s.field_with_name(c).is_ok();
     predicate
         .columns()
@@ -54,7 +64,7 @@ pub(crate) fn resolve(predicate: &Predicate, left: &Schema, right: &Schema) -> R
                     if !has(schema, c) {
                         let which = if side == Side::Left { "left" } else { "right" };
                         return Err(Error::param(
-                            OPTION,
+                            option,
                             format!("no {which} column {c:?} (in {name:?}){}", hint(c, schema)),
                         ));
                     }
@@ -65,7 +75,7 @@ pub(crate) fn resolve(predicate: &Predicate, left: &Schema, right: &Schema) -> R
                     (false, true) => (Side::Right, name.as_str()),
                     (true, true) => {
                         return Err(Error::param(
-                            OPTION,
+                            option,
                             format!(
                             "column {name:?} is on both sides: write left.{name} or right.{name}"
                         ),
@@ -80,7 +90,7 @@ pub(crate) fn resolve(predicate: &Predicate, left: &Schema, right: &Schema) -> R
                                 .map(|f| f.name().as_str()),
                         );
                         return Err(Error::param(
-                            OPTION,
+                            option,
                             format!(
                                 "no column {name:?} on either side{}",
                                 h.map(|h| format!("; {h}")).unwrap_or_default()
@@ -278,6 +288,103 @@ impl JoinCondition {
         let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
             .map_err(|e| Error::arrow("the --join-where batch", e))?;
         self.predicate.evaluate(&batch)
+    }
+}
+
+/// A computed output column (`--select "price * qty AS total"`): its expression, its
+/// columns located in the sides' batches, and its type.
+#[derive(Debug)]
+pub(crate) struct Computed {
+    predicate: Predicate,
+    /// Each column the expression reads: its side and index in that side's batches.
+    columns: Vec<(Side, usize)>,
+    /// The batch the expression is evaluated on: its columns under the expression's names.
+    schema: SchemaRef,
+    /// The column's type.
+    data_type: DataType,
+}
+
+impl Computed {
+    /// The expression over the sides' batches (of schemas `left` and `right`, which hand on
+    /// every column of `needed`); its type is found on no rows, so a type error fails here.
+    pub(crate) fn new(
+        predicate: Predicate,
+        needed: &[Needed],
+        left: &Schema,
+        right: &Schema,
+    ) -> Result<Self> {
+        let mut columns = Vec::with_capacity(needed.len());
+        let mut fields = Vec::with_capacity(needed.len());
+        for n in needed {
+            let schema = match n.side {
+                Side::Left => left,
+                Side::Right => right,
+            };
+            let index = schema.index_of(&n.column).map_err(|_| {
+                Error::Internal(format!("--select column {:?} not handed on", n.name))
+            })?;
+            columns.push((n.side, index));
+            fields.push(Field::new(
+                &n.name,
+                schema.field(index).data_type().clone(),
+                true,
+            ));
+        }
+        let schema = Arc::new(Schema::new(fields));
+        let data_type = predicate
+            .evaluate_value(&RecordBatch::new_empty(schema.clone()))?
+            .data_type()
+            .clone();
+        if data_type == DataType::Null {
+            return Err(Error::param(
+                "--select",
+                format!(
+                    "{:?} is always NULL, which has no type to write: CAST it (CAST(NULL AS INTEGER))",
+                    predicate.text()
+                ),
+            ));
+        }
+        Ok(Computed {
+            predicate,
+            columns,
+            schema,
+            data_type,
+        })
+    }
+
+    /// The column's type.
+    pub(crate) fn data_type(&self) -> &DataType {
+        &self.data_type
+    }
+
+    /// The values of the rows `li` of `left`, each with row `ri` of `right` (`None`: rows
+    /// without a right side, whose right columns are NULL).
+    pub(crate) fn evaluate(
+        &self,
+        left: &RecordBatch,
+        li: &UInt32Array,
+        right: Option<(&RecordBatch, &UInt32Array)>,
+    ) -> Result<ArrayRef> {
+        let columns = self
+            .columns
+            .iter()
+            .zip(self.schema.fields())
+            .map(|(&(side, index), f)| match (side, right) {
+                (Side::Left, _) => take(left.column(index).as_ref(), li, None),
+                (Side::Right, Some((rb, ri))) => take(rb.column(index).as_ref(), ri, None),
+                (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), li.len())),
+            })
+            .collect::<std::result::Result<Vec<ArrayRef>, _>>()
+            .map_err(|e| Error::arrow("the --select columns of the output rows", e))?;
+        let options = RecordBatchOptions::new().with_row_count(Some(li.len()));
+        let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
+            .map_err(|e| Error::arrow("the --select batch", e))?;
+        let v = self.predicate.evaluate_value(&batch)?;
+        if v.data_type() == &self.data_type {
+            return Ok(v);
+        }
+        arrow::compute::cast(&v, &self.data_type)
+            .map_err(|e| Error::arrow("a computed --select column", e))
     }
 }
 

@@ -179,6 +179,55 @@ pub(crate) fn plan_join(
         Some(p) => crate::join::condition::resolve(p, &ls, &rs)?,
         None => Vec::new(),
     };
+    // Computed `--select` columns: their expressions, and the columns they read, which are
+    // handed on like the output's. A semi or anti join has one side's columns to read.
+    let mut computed = Vec::with_capacity(out.len());
+    for o in &out {
+        computed.push(match &o.expr {
+            None => None,
+            Some(text) => {
+                let p = Predicate::parse(text, "--select")?;
+                // A bare name is a column of a side the join outputs, as in a column list.
+                let jt = job.join_type;
+                let none = Schema::empty();
+                let (l, r) = (
+                    if jt.outputs_left() { &ls } else { &none },
+                    if jt.outputs_right() { &rs } else { &none },
+                );
+                let reads = match crate::join::condition::resolve_in(&p, l, r, "--select") {
+                    Ok(reads) => reads,
+                    Err(e) => {
+                        // Said plainly when the other side has the column.
+                        let all = crate::join::condition::resolve_in(&p, &ls, &rs, "--select");
+                        let other = all.ok().and_then(|all| {
+                            all.into_iter().find(|n| match n.side {
+                                Side::Left => !jt.outputs_left(),
+                                Side::Right => !jt.outputs_right(),
+                            })
+                        });
+                        return Err(match other {
+                            Some(n) => {
+                                let (this, out) = match n.side {
+                                    Side::Left => ("left", "right"),
+                                    Side::Right => ("right", "left"),
+                                };
+                                Error::param(
+                                    "--select",
+                                    format!(
+                                        "a {} join outputs {out} columns only: {text:?} reads {this} column {:?}",
+                                        jt.name(),
+                                        n.column
+                                    ),
+                                )
+                            }
+                            None => e,
+                        });
+                    }
+                };
+                Some((p, reads))
+            }
+        });
+    }
     let with_pushed = |side: &SideJob, pushed: Option<&Vec<Predicate>>| -> SideJob {
         let mut side = side.clone();
         for p in pushed.into_iter().flatten() {
@@ -206,11 +255,12 @@ pub(crate) fn plan_join(
     }
     let columns = |side: Side| -> Vec<String> {
         out.iter()
-            .filter(|o| o.side == side)
+            .filter(|o| o.side == side && o.expr.is_none())
             .map(|o| o.column.clone())
             .chain(
                 needed
                     .iter()
+                    .chain(computed.iter().flatten().flat_map(|(_, reads)| reads))
                     .filter(|n| n.side == side)
                     .map(|n| n.column.clone()),
             )
@@ -239,7 +289,23 @@ pub(crate) fn plan_join(
     }
     let mut out_fields = Vec::with_capacity(out.len());
     let mut out_columns = Vec::with_capacity(out.len());
-    for o in &out {
+    for (o, c) in out.iter().zip(&computed) {
+        if let Some((p, reads)) = c {
+            let c = crate::join::condition::Computed::new(
+                p.clone(),
+                reads,
+                &left.schema,
+                &right.schema,
+            )?;
+            out_fields.push(Field::new(&o.name, c.data_type().clone(), true));
+            out_columns.push(OutColumn {
+                side: Side::Left,
+                index: 0,
+                coalesce: None,
+                computed: Some(Arc::new(c)),
+            });
+            continue;
+        }
         let schema = match o.side {
             Side::Left => &left.schema,
             Side::Right => &right.schema,
@@ -269,6 +335,7 @@ pub(crate) fn plan_join(
             side: o.side,
             index,
             coalesce,
+            computed: None,
         });
     }
     let out_schema = Schema::new(out_fields);
@@ -285,6 +352,7 @@ pub(crate) fn plan_join(
         // The key columns as they appear in the output (under their output names).
         None => out
             .iter()
+            .filter(|o| o.expr.is_none())
             .filter(|o| match o.side {
                 Side::Left => job.left.keys.contains(&o.column),
                 Side::Right => job.right.keys.contains(&o.column),
@@ -845,6 +913,71 @@ pub(crate) fn project_side(
     })
 }
 
+/// A `--select` item that is an expression rather than a column name: the expression and its
+/// `AS` name, if it has one (`None`: the item reads as a column, or not at all).
+fn computed_item(item: &str) -> Option<(String, Option<String>)> {
+    let (expr, alias) = match split_alias(item) {
+        Some((expr, alias)) => (expr, Some(alias)),
+        None => (item.trim(), None),
+    };
+    let p = Predicate::parse(expr, "--select").ok()?;
+    (!p.is_column()).then(|| (expr.to_string(), alias))
+}
+
+/// `expr AS name` (AS in any case; the name bare, or `"quoted"` with `""` for a quote): the
+/// expression and the name.
+fn split_alias(item: &str) -> Option<(&str, String)> {
+    let t = item.trim();
+    let (start, alias) = if t.ends_with('"') {
+        // The quoted name that ends the item: where it starts, skipping 'strings' and
+        // "names" before it.
+        let b = t.as_bytes();
+        let (mut i, mut last) = (0, None);
+        while i < b.len() {
+            match b[i] {
+                q @ (b'\'' | b'"') => {
+                    let open = i;
+                    i += 1;
+                    while i < b.len() && !(b[i] == q && b.get(i + 1) != Some(&q)) {
+                        i += if b[i] == q { 2 } else { 1 };
+                    }
+                    if q == b'"' && i + 1 == b.len() {
+                        last = Some(open);
+                    }
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+        let open = last?;
+        (open, t[open + 1..t.len() - 1].replace("\"\"", "\""))
+    } else {
+        let start = t
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |at| at + 1);
+        let name = &t[start..];
+        if !name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        {
+            return None;
+        }
+        (start, name.to_string())
+    };
+    let before = &t[..start];
+    if !before.ends_with(char::is_whitespace) {
+        return None;
+    }
+    let before = before.trim_end();
+    let cut = before.len().checked_sub(2)?;
+    if !before.is_char_boundary(cut) || !before[cut..].eq_ignore_ascii_case("as") {
+        return None;
+    }
+    let expr = &before[..cut];
+    (expr.ends_with(char::is_whitespace) && !alias.is_empty()).then(|| (expr.trim(), alias))
+}
+
 /// For a `--select` column not found whose name holds the word `as`: how to rename.
 fn rename_hint(name: &str) -> Option<String> {
     name.split_whitespace()
@@ -864,6 +997,8 @@ pub(crate) struct Pick {
     /// `--coalesce-keys`: the key pair this column coalesces (its left key, else its right
     /// key).
     pub key: Option<usize>,
+    /// A computed column: the expression (`side` and `column` mean nothing then).
+    pub expr: Option<String>,
 }
 
 /// Resolve `--select` against the sides' schemas (each the union of its files' columns): the
@@ -877,8 +1012,9 @@ pub(crate) fn resolve_select(
     right: &Schema,
     coalesce: Option<(&[String], &[String])>,
 ) -> Result<Vec<Pick>> {
-    // (side, column, alias, coalesced key)
+    // (side, column, alias, coalesced key); a computed column's expression, by index.
     let mut picked: Vec<(Side, String, Option<String>, Option<usize>)> = Vec::new();
+    let mut exprs: Vec<Option<String>> = Vec::new();
     let key_of = |name: &str| {
         coalesce.and_then(|(lk, rk)| {
             lk.iter()
@@ -927,6 +1063,23 @@ pub(crate) fn resolve_select(
                     Some(whole) if exists(whole) => (whole.as_str(), None),
                     _ => (r.name.as_str(), r.alias.clone()),
                 };
+                // An item that names no column and reads as an expression computes one.
+                if !exists(name) {
+                    if let Some((expr, alias)) = computed_item(&r.item) {
+                        let Some(alias) = alias else {
+                            return Err(Error::param(
+                                "--select",
+                                format!(
+                                    "{expr:?} computes a value: name its column, `{expr} AS name`"
+                                ),
+                            ));
+                        };
+                        exprs.resize(picked.len(), None);
+                        exprs.push(Some(expr));
+                        picked.push((Side::Left, alias.clone(), Some(alias), None));
+                        continue;
+                    }
+                }
                 // A bare key name under --coalesce-keys: the coalesced key, named as written.
                 if let (None, Some(i)) = (r.side, key_of(name)) {
                     let alias = alias.unwrap_or_else(|| name.to_string());
@@ -1009,13 +1162,16 @@ pub(crate) fn resolve_select(
             ));
         }
     }
+    exprs.resize(picked.len(), None);
     let mut out: Vec<Pick> = picked
         .iter()
-        .map(|(side, column, alias, key)| Pick {
+        .zip(exprs)
+        .map(|((side, column, alias, key), expr)| Pick {
             side: *side,
             column: column.clone(),
             name: alias.clone().unwrap_or_else(|| column.clone()),
             key: *key,
+            expr,
         })
         .collect();
     for i in 0..out.len() {
@@ -1153,6 +1309,45 @@ mod tests {
             ["uid=key0", "k=key0", "id=Left.id", "uid_right=Right.uid"]
         );
         assert!(resolve(Some("id, uid AS id")).is_err());
+    }
+
+    #[test]
+    fn select_items_that_name_no_column_are_computed() {
+        let l = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("a + b", DataType::Int64, true),
+        ]);
+        let r = Schema::new(vec![Field::new("uid", DataType::Int64, true)]);
+        let list = crate::cli::join::parse_select(
+            "id, left.id + uid AS s, concat('a,b', id) AS \"x y\", a + b, CAST(id AS INTEGER) AS i",
+        )
+        .unwrap();
+        let picks = resolve_select(Some(&list), JoinType::Inner, &l, &r, None).unwrap();
+        let got: Vec<(&str, Option<&str>)> = picks
+            .iter()
+            .map(|p| (p.name.as_str(), p.expr.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("id", None),
+                ("s", Some("left.id + uid")),
+                ("x y", Some("concat('a,b', id)")),
+                // A column whose name reads as an expression is that column.
+                ("a + b", None),
+                ("i", Some("CAST(id AS INTEGER)")),
+            ]
+        );
+        let err = |s: &str| {
+            let list = crate::cli::join::parse_select(s).unwrap();
+            crate::error::one_line(
+                &resolve_select(Some(&list), JoinType::Inner, &l, &r, None).unwrap_err(),
+            )
+        };
+        assert!(err("id + 1").contains("computes a value: name its column, `id + 1 AS name`"));
+        assert!(err("CAST(id AS INTEGER)").contains("computes a value"));
+        // A misspelt column is still one, with its hint.
+        assert!(err("uidd").contains("no column \"uidd\" on either side"));
     }
 
     #[test]

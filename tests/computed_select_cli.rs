@@ -1,0 +1,355 @@
+//! `join --select "expr AS name"`: computed output columns, checked against a naive reference
+//! for every join type and both strategies (values, NULLs of the missing side, types), and
+//! their refusals: no name, the other side of a semi join, a type error, a value out of
+//! BIGINT's range (exit 2, nothing written). `scripts/crosscheck.sh` compares them with
+//! DuckDB's `SELECT`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::*;
+use arrow::datatypes::DataType;
+
+use crate::util::{files_below, read_rows, run_in, write_parquet};
+
+/// Left rows (id, k, name) and right rows (rid, rk, score): keys 0 to 5 with nulls, some on
+/// one side only.
+fn write_sides(d: &Path) {
+    let l: Vec<(i64, Option<i32>, Option<&str>)> = (0..12)
+        .map(|i| {
+            let k = (i % 5 != 4).then_some((i % 6) as i32);
+            let name = (i % 4 != 3).then_some(["ann", "bo", "émile"][(i % 3) as usize]);
+            (i, k, name)
+        })
+        .collect();
+    write_parquet(
+        &d.join("left/l.parquet"),
+        vec![
+            (
+                "id",
+                Arc::new(Int64Array::from_iter_values(l.iter().map(|x| x.0))) as ArrayRef,
+            ),
+            ("k", Arc::new(Int32Array::from_iter(l.iter().map(|x| x.1)))),
+            (
+                "name",
+                Arc::new(StringArray::from_iter(l.iter().map(|x| x.2))),
+            ),
+        ],
+        5,
+    );
+    let r: Vec<(i64, Option<i64>, Option<i32>)> = (0..20)
+        .map(|i| {
+            let k = (i % 7 != 2).then_some(3 + i % 6);
+            let score = (i % 6 != 5).then_some(i as i32 * 3 - 20);
+            (100 + i, k, score)
+        })
+        .collect();
+    write_parquet(
+        &d.join("right/r.parquet"),
+        vec![
+            (
+                "rid",
+                Arc::new(Int64Array::from_iter_values(r.iter().map(|x| x.0))) as ArrayRef,
+            ),
+            ("rk", Arc::new(Int64Array::from_iter(r.iter().map(|x| x.1)))),
+            (
+                "score",
+                Arc::new(Int32Array::from_iter(r.iter().map(|x| x.2))),
+            ),
+        ],
+        7,
+    );
+}
+
+/// Join the sides with `extra` options; the output directory.
+fn join(d: &Path, out: &str, extra: &[&str]) -> std::path::PathBuf {
+    let mut args = vec![
+        "-q",
+        "join",
+        "--left",
+        "left",
+        "--left-key",
+        "k",
+        "--right",
+        "right",
+        "--right-key",
+        "rk",
+        "--output",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    run_in(d, &args).ok();
+    d.join(out)
+}
+
+/// The type of output column `name` in the first part below `dir`.
+fn column_type(dir: &Path, name: &str) -> DataType {
+    let f = files_below(dir)
+        .into_iter()
+        .find(|f| f.ends_with(".parquet"))
+        .expect("a part");
+    let file = std::fs::File::open(dir.join(f)).unwrap();
+    let b = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    b.schema()
+        .field_with_name(name)
+        .unwrap()
+        .data_type()
+        .clone()
+}
+
+#[test]
+fn computed_columns_are_their_expressions_on_the_joined_rows() {
+    let d = tempfile::tempdir().unwrap();
+    write_sides(d.path());
+    let select = "id, rid, score * 2 + k AS s2k, name || ':' || score AS tag, score > 0 AS up, \
+                  CASE WHEN score IS NULL THEN 'none' ELSE 'some' END AS has, score * 1.5 AS f, \
+                  left.id + right.rid AS sum";
+    for jt in ["inner", "left", "right", "full"] {
+        let mut want: Option<Vec<String>> = None;
+        for strategy in ["replicated", "reduce-side"] {
+            let out = format!("out-{jt}-{strategy}");
+            let dir = join(
+                d.path(),
+                &out,
+                &["--type", jt, "--strategy", strategy, "--select", select],
+            );
+            let (rows, names) = read_rows(&dir);
+            assert_eq!(
+                names,
+                ["id", "rid", "s2k", "tag", "up", "has", "f", "sum"],
+                "{jt}"
+            );
+            // The plain columns and the computed ones, row by row: the reference computes
+            // each from the row's own id, rid, score and k.
+            let (plain, _) = read_rows(&join(
+                d.path(),
+                &format!("plain-{jt}-{strategy}"),
+                &[
+                    "--type",
+                    jt,
+                    "--strategy",
+                    strategy,
+                    "--select",
+                    "id, rid, score, k, name",
+                ],
+            ));
+            let mut reference: Vec<String> = plain
+                .iter()
+                .map(|r| {
+                    let v: Vec<&str> = r.split('|').collect();
+                    let num = |s: &str| (s != "NULL").then(|| s.parse::<i64>().unwrap());
+                    let (id, rid, score, k, name) =
+                        (num(v[0]), num(v[1]), num(v[2]), num(v[3]), v[4]);
+                    let opt = |x: Option<i64>| x.map_or("NULL".to_string(), |x| x.to_string());
+                    let s2k = score.zip(k).map(|(s, k)| s * 2 + k);
+                    let tag = match (name, score) {
+                        ("NULL", _) | (_, None) => "NULL".to_string(),
+                        (n, Some(s)) => format!("{n}:{s}"),
+                    };
+                    let up = score.map_or("NULL".to_string(), |s| (s > 0).to_string());
+                    let has = if score.is_none() { "none" } else { "some" };
+                    let f = score.map_or("NULL".to_string(), |s| {
+                        format!("{}.{}", (s * 15) / 10, ((s * 15) % 10).abs())
+                    });
+                    let f = match score {
+                        Some(s) if s * 15 < 0 && (s * 15) / 10 == 0 => format!("-{f}"),
+                        _ => f,
+                    };
+                    format!(
+                        "{}|{}|{}|{tag}|{up}|{has}|{f}|{}",
+                        opt(id),
+                        opt(rid),
+                        opt(s2k),
+                        opt(id.zip(rid).map(|(a, b)| a + b))
+                    )
+                })
+                .collect();
+            reference.sort();
+            assert_eq!(rows, reference, "{jt} {strategy}");
+            match &want {
+                None => want = Some(rows),
+                Some(w) => assert_eq!(&rows, w, "{jt}: the strategies agree"),
+            }
+            let types: Vec<DataType> = ["s2k", "tag", "up", "f", "sum"]
+                .iter()
+                .map(|c| column_type(&dir, c))
+                .collect();
+            assert_eq!(
+                types[0..3],
+                [DataType::Int64, DataType::LargeUtf8, DataType::Boolean],
+                "{jt}"
+            );
+            assert!(
+                matches!(types[3], DataType::Decimal128(_, 1)),
+                "{:?}",
+                types[3]
+            );
+            assert_eq!(types[4], DataType::Int64);
+        }
+    }
+    // A semi join's computed columns read its side; a CAST keeps its type.
+    let dir = join(
+        d.path(),
+        "semi",
+        &[
+            "--type",
+            "right-semi",
+            "--select",
+            "rid, CAST(score AS SMALLINT) AS s16, md5(CAST(rid AS VARCHAR)) AS h",
+        ],
+    );
+    assert_eq!(column_type(&dir, "s16"), DataType::Int16);
+    let (rows, _) = read_rows(&dir);
+    // rid 101 (key 4, score -17): md5('101').
+    assert!(
+        rows.contains(&"101|-17|38b3eff8baf56627478ec76a704e9b52".to_string()),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn computed_columns_partition_the_output() {
+    let d = tempfile::tempdir().unwrap();
+    write_sides(d.path());
+    let dir = join(
+        d.path(),
+        "out",
+        &[
+            "--select",
+            "rid, score, score % 2 = 0 AS even",
+            "--partition-by",
+            "even",
+        ],
+    );
+    let files = files_below(&dir);
+    assert!(
+        files.iter().any(|f| f.starts_with("even=true/")),
+        "{files:?}"
+    );
+    assert!(
+        files.iter().any(|f| f.starts_with("even=false/")),
+        "{files:?}"
+    );
+}
+
+#[test]
+fn computed_columns_refuse_what_they_cannot_compute() {
+    let d = tempfile::tempdir().unwrap();
+    write_sides(d.path());
+    let refused = |select: &str, jt: &str, code: i32, needles: &[&str]| {
+        let args = [
+            "-q",
+            "join",
+            "--left",
+            "left",
+            "--left-key",
+            "k",
+            "--right",
+            "right",
+            "--right-key",
+            "rk",
+            "--type",
+            jt,
+            "--select",
+            select,
+            "--output",
+            "no",
+        ];
+        let e = run_in(d.path(), &args).fails(code, needles);
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        assert!(!d.path().join("no").exists(), "{select}: nothing written");
+    };
+    refused(
+        "rid, score * 2",
+        "inner",
+        2,
+        &[
+            "--select",
+            "\"score * 2\" computes a value: name its column, `score * 2 AS name`",
+        ],
+    );
+    refused(
+        "rid, name || 'x' AS n",
+        "right-semi",
+        2,
+        &["a right-semi join outputs right columns only", "\"name\""],
+    );
+    refused("rid, name + 1 AS n", "inner", 2, &["--select", "name"]);
+    refused("rid, NULL AS n", "inner", 2, &["always NULL", "CAST"]);
+    refused(
+        "rid, nosuch * 2 AS n",
+        "inner",
+        2,
+        &["--select", "no column \"nosuch\" on either side"],
+    );
+    // Beyond BIGINT: a value error, when the rows are joined.
+    refused(
+        "rid, rid * 9223372036854775807 AS n",
+        "inner",
+        2,
+        &["out of the range of BIGINT", "CAST"],
+    );
+}
+
+#[test]
+fn readme_computed_columns_example_is_true() {
+    let (dir, _) = crate::util::run_readme_example("- Computed columns: an item of `--select`");
+    let out = dir.path().join("out/weighted_comments");
+    assert_eq!(column_type(&out, "weight"), DataType::Int64);
+    assert_eq!(column_type(&out, "preview"), DataType::LargeUtf8);
+    let (rows, names) = read_rows(&out);
+    assert_eq!(names, ["Id", "DisplayName", "weight", "preview"]);
+    assert!(rows
+        .iter()
+        .all(|r| r.ends_with("...") || r.ends_with("|NULL")));
+    let files = files_below(&out);
+    assert!(files.iter().any(|f| f.starts_with("year=20")), "{files:?}");
+}
+
+/// A regression: a semi join's computed column read a bare name both sides have as
+/// ambiguous, where a column list reads it as the output side's (found by the DuckDB
+/// cross-check, `year(CreationDate)` in a right-semi join).
+#[test]
+fn semi_joins_read_bare_names_from_their_side() {
+    let d = tempfile::tempdir().unwrap();
+    let ids = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
+    write_parquet(
+        &d.path().join("left/l.parquet"),
+        vec![("k", ids(vec![1, 2, 3])), ("v", ids(vec![10, 20, 30]))],
+        10,
+    );
+    write_parquet(
+        &d.path().join("right/r.parquet"),
+        vec![("k", ids(vec![2, 3, 4])), ("v", ids(vec![200, 300, 400]))],
+        10,
+    );
+    let run = |jt: &str, out: &str| {
+        run_in(
+            d.path(),
+            &[
+                "-q",
+                "join",
+                "--left",
+                "left",
+                "--left-key",
+                "k",
+                "--right",
+                "right",
+                "--right-key",
+                "k",
+                "--type",
+                jt,
+                "--select",
+                "k, v + 1 AS w",
+                "--output",
+                out,
+            ],
+        )
+        .ok();
+        read_rows(&d.path().join(out)).0
+    };
+    assert_eq!(run("left-semi", "ls"), ["2|21", "3|31"]);
+    assert_eq!(run("right-semi", "rs"), ["2|201", "3|301"]);
+    assert_eq!(run("left-anti", "la"), ["1|11"]);
+    assert_eq!(run("right-anti", "ra"), ["4|401"]);
+}
