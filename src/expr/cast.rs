@@ -792,22 +792,9 @@ fn timestamp_text(t: &mut String, v: i64, per: i64, zoned: bool) {
     if write_date(t, days) {
         t.push_str(" (BC)");
     }
-    let secs = ns / 1_000_000_000;
-    let frac = ns % 1_000_000_000;
-    let _ = write!(
-        t,
-        " {:02}:{:02}:{:02}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    );
-    if frac != 0 {
-        let digits = format!("{frac:09}");
-        // DuckDB prints microseconds, or nanoseconds for a nanosecond timestamp.
-        let digits = if per == 1 { &digits[..] } else { &digits[..6] };
-        t.push('.');
-        t.push_str(digits.trim_end_matches('0'));
-    }
+    t.push(' ');
+    // DuckDB prints microseconds, or nanoseconds for a nanosecond timestamp.
+    time_text(t, ns.into(), per == 1);
     if zoned {
         t.push_str("+00");
     }

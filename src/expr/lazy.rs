@@ -70,15 +70,7 @@ pub(super) fn select(
     sets: &InSets,
     batch: &RecordBatch,
 ) -> Result<Option<BooleanBuffer>, Reason> {
-    let (null, never) = constants(tree, sets);
-    let lazy = Lazy {
-        tree,
-        sets,
-        depth: Cell::new(0),
-        too_deep: Cell::new(false),
-        null,
-        never,
-    };
+    let lazy = Lazy::new(tree, sets);
     match lazy.select(tree.root(), batch) {
         Ok(rows) => Ok(Some(rows)),
         Err(_) if lazy.too_deep.get() => Ok(None),
@@ -94,15 +86,7 @@ pub(super) fn value<'a>(
     sets: &InSets,
     batch: &RecordBatch,
 ) -> Result<Option<Val<'a>>, Reason> {
-    let (null, never) = constants(tree, sets);
-    let lazy = Lazy {
-        tree,
-        sets,
-        depth: Cell::new(0),
-        too_deep: Cell::new(false),
-        null,
-        never,
-    };
+    let lazy = Lazy::new(tree, sets);
     match lazy.value(tree.root(), batch) {
         Ok(v) => Ok(Some(v)),
         Err(_) if lazy.too_deep.get() => Ok(None),
@@ -110,7 +94,20 @@ pub(super) fn value<'a>(
     }
 }
 
-impl<'a> Lazy<'a, '_> {
+impl<'a, 'b> Lazy<'a, 'b> {
+    /// The lazy evaluator of `tree`.
+    fn new(tree: &'a Tree, sets: &'b InSets) -> Self {
+        let (null, never) = constants(tree, sets);
+        Lazy {
+            tree,
+            sets,
+            depth: Cell::new(0),
+            too_deep: Cell::new(false),
+            null,
+            never,
+        }
+    }
+
     /// Whether node `i` is evaluated here when the tree is evaluated lazily.
     pub(super) fn takes(&self, i: usize) -> bool {
         match &self.tree.nodes[i] {

@@ -215,6 +215,34 @@ fn hint(column: &str, schema: &Schema) -> String {
         .unwrap_or_default()
 }
 
+/// The `needed` columns (of `option`) located in the sides' batches (of schemas `left` and
+/// `right`): each one's side and index, and the schema of a batch of them under their names.
+fn locate(
+    needed: &[Needed],
+    left: &Schema,
+    right: &Schema,
+    option: &str,
+) -> Result<(Vec<(Side, usize)>, SchemaRef)> {
+    let mut columns = Vec::with_capacity(needed.len());
+    let mut fields = Vec::with_capacity(needed.len());
+    for n in needed {
+        let schema = match n.side {
+            Side::Left => left,
+            Side::Right => right,
+        };
+        let index = schema
+            .index_of(&n.column)
+            .map_err(|_| Error::Internal(format!("{option} column {:?} not handed on", n.name)))?;
+        columns.push((n.side, index));
+        fields.push(Field::new(
+            &n.name,
+            schema.field(index).data_type().clone(),
+            true,
+        ));
+    }
+    Ok((columns, Arc::new(Schema::new(fields))))
+}
+
 /// The condition, its columns located in the sides' batches.
 #[derive(Debug)]
 pub(crate) struct JoinCondition {
@@ -234,24 +262,7 @@ impl JoinCondition {
         left: &Schema,
         right: &Schema,
     ) -> Result<Self> {
-        let mut columns = Vec::with_capacity(needed.len());
-        let mut fields = Vec::with_capacity(needed.len());
-        for n in needed {
-            let schema = match n.side {
-                Side::Left => left,
-                Side::Right => right,
-            };
-            let index = schema.index_of(&n.column).map_err(|_| {
-                Error::Internal(format!("{OPTION} column {:?} not handed on", n.name))
-            })?;
-            columns.push((n.side, index));
-            fields.push(Field::new(
-                &n.name,
-                schema.field(index).data_type().clone(),
-                true,
-            ));
-        }
-        let schema = Arc::new(Schema::new(fields));
+        let (columns, schema) = locate(needed, left, right, OPTION)?;
         // Types are checked on no rows: a comparison of a string with a number fails here.
         predicate.evaluate(&RecordBatch::new_empty(schema.clone()))?;
         Ok(JoinCondition {
@@ -313,24 +324,7 @@ impl Computed {
         left: &Schema,
         right: &Schema,
     ) -> Result<Self> {
-        let mut columns = Vec::with_capacity(needed.len());
-        let mut fields = Vec::with_capacity(needed.len());
-        for n in needed {
-            let schema = match n.side {
-                Side::Left => left,
-                Side::Right => right,
-            };
-            let index = schema.index_of(&n.column).map_err(|_| {
-                Error::Internal(format!("--select column {:?} not handed on", n.name))
-            })?;
-            columns.push((n.side, index));
-            fields.push(Field::new(
-                &n.name,
-                schema.field(index).data_type().clone(),
-                true,
-            ));
-        }
-        let schema = Arc::new(Schema::new(fields));
+        let (columns, schema) = locate(needed, left, right, "--select")?;
         let data_type = predicate
             .evaluate_value(&RecordBatch::new_empty(schema.clone()))?
             .data_type()
