@@ -216,6 +216,7 @@ class Case:
         self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
         self.diffs = False  # its condition calls date_diff, date_sub, last_day, an epoch function, strftime or strptime
         self.jw_funcs = 0  # of them in its --join-where
+        self.computed = False  # a computed --select column
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -1575,7 +1576,9 @@ def join_case(case, ctx):
             sample = None
         if (sample is None and jdraw >= 0.3) or (sample is not None and not sample.pairs and jdraw >= 0.05):
             jdraw = 1.0
-    if jdraw < 0.5:
+    def case_cols():
+        """The case's columns for a --join-where or a computed column: name -> (side, kind,
+        pool, type)."""
         jw_cols = {}
         # (kind, pool, type): the type of a number or timestamp column, for its arithmetic.
         side_cols = {
@@ -1598,6 +1601,10 @@ def join_case(case, ctx):
             for c in names_:
                 if c in side_cols[side]:
                     jw_cols[c] = (side,) + side_cols[side][c]
+        return jw_cols
+
+    if jdraw < 0.5:
+        jw_cols = case_cols()
         # Functions in its predicates: a generator of their own (fuzz_gen's functions).
         g.FUNCS[0] = 0
         g.CASTS[0] = 0
@@ -1622,6 +1629,33 @@ def join_case(case, ctx):
     # own, as above).
     krng = random.Random(f"{ctx.seed}:join-coalesce-keys:{case.index}")
     coalesce = krng.random() < 0.2 and jt in ("inner", "left", "right", "full")
+
+    def digits(t):
+        """(integer digits, scale) of a key type; None for a type that is no exact number."""
+        if t.startswith("decimal:"):
+            p, sc = map(int, t.split(":")[1:])
+            return p - sc, sc
+        return {"int32": (10, 0), "int64": (19, 0), "uint64": (20, 0)}.get(t)
+    dl, dr = digits(lt), digits(rt)
+    if coalesce and dl and dr and max(dl[0], dr[0]) + max(dl[1], dr[1]) > 38:
+        # The keys' common type needs more than 38 digits: bloomjoin's coalesced column is a
+        # DECIMAL of up to 76, exact; DuckDB's COALESCE is a DECIMAL(38, s) with its scale cut
+        # (DECIMAL(18,5) and DECIMAL(38,1): -0.00681 becomes 0.0; seed 135, join case 18).
+        coalesce = False
+    # Sometimes a computed --select column, `(<condition over both sides>) AS cw`, against
+    # DuckDB's SELECT expression (a generator of its own): a predicate of the join-where's
+    # generator, TRUE, FALSE or NULL on each output row, a missing side's columns NULL.
+    crng = random.Random(f"{ctx.seed}:join-computed:{case.index}")
+    if select is not None and jt in ("inner", "left", "right", "full") and not coalesce and crng.random() < 0.6:
+        cbj, cdk, _ = jw_predicate(crng, case_cols(), lkeys.split(","), None,
+                                   random.Random(f"{ctx.seed}:join-computed-func:{case.index}"))
+        at = join.index("--select") + 1
+        join[at] += f", ({cbj}) AS cw"
+        lsel += f", ({cdk}) AS __cw"
+        select.append("__cw")
+        aliases[len(select) - 1] = "cw"
+        case.computed = True
+        case.notes.append(f"--select ... ({cbj}) AS cw")
     if jt in ("left-semi", "left-anti"):
         neg = "NOT " if jt == "left-anti" else ""
         sql = f"SELECT {lsel} FROM {L} l WHERE {neg}EXISTS (SELECT 1 FROM {R} r WHERE {on})"
@@ -2450,6 +2484,7 @@ def run_case(job):
     r["texts"] = case.texts
     r["diffs"] = case.diffs
     r["jw_funcs"] = case.jw_funcs
+    r["computed"] = case.computed
     return r
 
 
@@ -2515,7 +2550,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "diffs"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "diffs", "computed"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2560,6 +2595,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['floats']} cases divided or computed in floats ({funcs['floats passed']} passed)"
     if funcs["maths"]:
         skipped += f"; {funcs['maths']} cases with numeric functions ({funcs['maths passed']} passed)"
+    if funcs["computed"]:
+        skipped += f"; {funcs['computed']} joins with a computed --select column ({funcs['computed passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:

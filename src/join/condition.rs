@@ -377,7 +377,12 @@ impl Computed {
         if v.data_type() == &self.data_type {
             return Ok(v);
         }
-        arrow::compute::cast(&v, &self.data_type)
+        // Not `safe`: a value the column's type cannot hold is an error, never a NULL.
+        let options = arrow::compute::CastOptions {
+            safe: false,
+            ..Default::default()
+        };
+        arrow::compute::cast_with_options(&v, &self.data_type, &options)
             .map_err(|e| Error::arrow("a computed --select column", e))
     }
 }
