@@ -31,7 +31,7 @@ use arrow::array::{
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{
     i256, DataType, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int16Type, Int32Type,
-    Int64Type, Int8Type, TimeUnit, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 
 use super::arith;
@@ -579,12 +579,7 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
             t.push_str(text);
         });
     } else if let DataType::Timestamp(unit, tz) = dt {
-        let per = match unit {
-            TimeUnit::Second => 1_000_000_000,
-            TimeUnit::Millisecond => 1_000_000,
-            TimeUnit::Microsecond => 1_000,
-            TimeUnit::Nanosecond => 1,
-        };
+        let per = crate::key::unit_ns(unit);
         let raw = arith::cast(a, &DataType::Int64)?;
         texts(&mut out, raw.as_primitive::<Int64Type>(), |t, v| {
             timestamp_text(t, v, per, tz.is_some())
@@ -607,12 +602,7 @@ pub(super) fn to_varchar(a: &ArrayRef, call: &str, what: &str) -> Result<ArrayRe
              are written alike everywhere"
         ));
     } else if let DataType::Time32(unit) | DataType::Time64(unit) = dt {
-        let per = match unit {
-            TimeUnit::Second => 1_000_000_000,
-            TimeUnit::Millisecond => 1_000_000,
-            TimeUnit::Microsecond => 1_000,
-            TimeUnit::Nanosecond => 1,
-        };
+        let per = crate::key::unit_ns(unit);
         let raw = arith::cast(a, &DataType::Int64)?;
         texts(&mut out, raw.as_primitive::<Int64Type>(), |t, v| {
             time_text(t, i128::from(v) * i128::from(per), per == 1)

@@ -243,6 +243,28 @@ fn locate(
     Ok((columns, Arc::new(Schema::new(fields))))
 }
 
+/// The batch of `schema` holding `columns` (see [`locate`]) of the rows `li` of `left`, each
+/// with row `ri` of `right` (`None`: rows without a right side, whose right columns are NULL).
+fn rows_batch(
+    columns: &[(Side, usize)],
+    schema: &SchemaRef,
+    left: &RecordBatch,
+    li: &UInt32Array,
+    right: Option<(&RecordBatch, &UInt32Array)>,
+) -> std::result::Result<RecordBatch, arrow::error::ArrowError> {
+    let arrays = columns
+        .iter()
+        .zip(schema.fields())
+        .map(|(&(side, index), f)| match (side, right) {
+            (Side::Left, _) => take(left.column(index).as_ref(), li, None),
+            (Side::Right, Some((rb, ri))) => take(rb.column(index).as_ref(), ri, None),
+            (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), li.len())),
+        })
+        .collect::<std::result::Result<Vec<ArrayRef>, _>>()?;
+    let options = RecordBatchOptions::new().with_row_count(Some(li.len()));
+    RecordBatch::try_new_with_options(schema.clone(), arrays, &options)
+}
+
 /// The condition, its columns located in the sides' batches.
 #[derive(Debug)]
 pub(crate) struct JoinCondition {
@@ -286,18 +308,8 @@ impl JoinCondition {
         right: &RecordBatch,
         ri: &UInt32Array,
     ) -> Result<BooleanArray> {
-        let columns = self
-            .columns
-            .iter()
-            .map(|&(side, index)| match side {
-                Side::Left => take(left.column(index).as_ref(), li, None),
-                Side::Right => take(right.column(index).as_ref(), ri, None),
-            })
-            .collect::<std::result::Result<Vec<ArrayRef>, _>>()
+        let batch = rows_batch(&self.columns, &self.schema, left, li, Some((right, ri)))
             .map_err(|e| Error::arrow("the --join-where columns of the candidate pairs", e))?;
-        let options = RecordBatchOptions::new().with_row_count(Some(li.len()));
-        let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
-            .map_err(|e| Error::arrow("the --join-where batch", e))?;
         self.predicate.evaluate(&batch)
     }
 }
@@ -359,20 +371,8 @@ impl Computed {
         li: &UInt32Array,
         right: Option<(&RecordBatch, &UInt32Array)>,
     ) -> Result<ArrayRef> {
-        let columns = self
-            .columns
-            .iter()
-            .zip(self.schema.fields())
-            .map(|(&(side, index), f)| match (side, right) {
-                (Side::Left, _) => take(left.column(index).as_ref(), li, None),
-                (Side::Right, Some((rb, ri))) => take(rb.column(index).as_ref(), ri, None),
-                (Side::Right, None) => Ok(arrow::array::new_null_array(f.data_type(), li.len())),
-            })
-            .collect::<std::result::Result<Vec<ArrayRef>, _>>()
+        let batch = rows_batch(&self.columns, &self.schema, left, li, right)
             .map_err(|e| Error::arrow("the --select columns of the output rows", e))?;
-        let options = RecordBatchOptions::new().with_row_count(Some(li.len()));
-        let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
-            .map_err(|e| Error::arrow("the --select batch", e))?;
         let v = self.predicate.evaluate_value(&batch)?;
         if v.data_type() == &self.data_type {
             return Ok(v);
