@@ -618,6 +618,25 @@ def names_of(text):
     return [c.strip() for c in text.split(",")]
 
 
+def filter_select(sel, input_cols):
+    """`filter --select` as (output name, SQL over the input's view i) per output column: a
+    column, `column AS name`, or `expression AS name` (DuckDB computes it over i's columns)."""
+    if not sel:
+        return [(c, f"i.{qi(c)}") for c in input_cols]
+    picks = []
+    for item in (x.strip() for x in select_items(sel)):
+        if item in input_cols:
+            picks.append((item, f"i.{qi(item)}"))
+            continue
+        words = item.split()
+        if len(words) < 3 or words[-2].lower() != "as":
+            die(f"select item {item!r} is no column and has no name")
+        head = item.rstrip()[: -len(words[-1])].rstrip()
+        head = head[: -len(words[-2])].rstrip()
+        picks.append((words[-1], f"i.{qi(head)}" if head in input_cols else f"({head})"))
+    return picks
+
+
 def cmd_filter(args):
     o = filter_args(args)
     output = o["output"]
@@ -630,12 +649,13 @@ def cmd_filter(args):
     label += f" where {o['train-where']!r}, fpp {fpp})" if o.get("train-where") else f", fpp {fpp})"
     con = duckdb.connect()
     files, tfiles = expand(o["input"]), expand(o["train-input"])
-    cols = names_of(o["select"]) if o.get("select") else columns_of(con, files)
+    picks = filter_select(o.get("select"), columns_of(con, files))
+    cols = [name for name, _ in picks]
     # --partition-by: those columns as their directories hold them (text; an empty string as
     # null), as the output is read back.
     pcols = names_of(o["partition-by"]) if o.get("partition-by") else []
     proj = ", ".join(
-        f"NULLIF(CAST(i.{qi(c)} AS VARCHAR), '') AS {qi(c)}" if c in pcols else f"i.{qi(c)}" for c in cols)
+        f"NULLIF(CAST({sql} AS VARCHAR), '') AS {qi(c)}" if c in pcols else f"{sql} AS {qi(c)}" for c, sql in picks)
     where = f" WHERE {o['where']}" if o.get("where") else ""
     twhere = f"({o['train-where']}) AND " if o.get("train-where") else ""
     # The input rows that pass --where (i), and the trained key set (k): the distinct key

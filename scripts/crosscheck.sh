@@ -24,7 +24,7 @@
 # the filter job (`bloomjoin filter`) against DuckDB's semi-join of the trained key set (every
 # row of a trained key kept, nothing but input rows that pass --where, the others of keys outside
 # the set and within a bound from the filter's fpp): integer, string and composite keys, a
-# --where and a --select, a filter in Spark's format, TPC-H, Hive partitions and files of
+# --where and a --select (computed and renamed columns too), a filter in Spark's format, TPC-H, Hive partitions and files of
 # different columns; --where over TIME columns of every unit and their functions
 # (scripts/where_time_check.py); CAST of strings to DATE, TIMESTAMP and TIME against
 # DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and the date
@@ -596,6 +596,18 @@ filter_check filter-partitioned 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPL
     "Id, UserId, Score" --partition-by=Score --workers 3
 filter_check filter-invert-partitioned 0.05 "$HIVE/left" id "v > 0.3" "$HIVE/right" rid "" "" \
     --invert --partition-by=dt,rid --workers 2 --split-rows 100
+# --select computes and renames columns (the --where language, against DuckDB's SELECT of
+# the same expressions): integers, text, dates and booleans of the sample; TPC-H's decimals,
+# dates and Utf8View strings; a computed partition column of an inverted filter.
+filter_check filter-computed 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "Score >= 0" \
+    "Id, UserId AS uid, Score * 10 + length(Text) AS w, upper(left(Text, 12)) AS head, year(CreationDate) AS y, Score > 2 AS good" \
+    --workers 3 --batch-size 100
+filter_check filter-tpch-computed 0.01 "$TPCH/orders.parquet" o_orderkey \
+    "o_orderdate >= DATE '1995-03-01' AND o_orderdate < DATE '1995-04-01'" "$TPCH/lineitem.parquet" l_orderkey \
+    "" "l_orderkey AS k, l_extendedprice * (1 - l_discount) AS revenue, l_shipdate - l_commitdate AS late, month(l_shipdate) AS m, l_shipmode || '/' || l_returnflag AS mode" \
+    --workers 2
+filter_check filter-invert-computed 0.05 "$HIVE/left" id "v > 0.3" "$HIVE/right" rid "" \
+    "rid, w * 2 + h AS wh, dt + 1 AS next_day, h % 2 = 0 AS even" --invert --partition-by=even --workers 2 --split-rows 100
 
 section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then

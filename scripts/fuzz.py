@@ -217,6 +217,7 @@ class Case:
         self.diffs = False  # its condition calls date_diff, date_sub, last_day, an epoch function, strftime or strptime
         self.jw_funcs = 0  # of them in its --join-where
         self.computed = False  # a computed --select column
+        self.fcomputed = False  # a computed --select column in its filter step
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -1816,6 +1817,7 @@ def join_case(case, ctx):
         filtered = filter_step(case, ctx, frng_step, con, argparse.Namespace(
             train=train, trained=lsrc, right=R, lkeys=lkeys.split(","), rkeys=rkeys.split(","), on=on_eq,
             rwhere=rwhere, rnames=rnames, spark_tuple=spark_tuple,
+            rinfo=rinfo, rcols=rcols, rvalues=TableSample(right).values,
             join_probed=("--filter" in join and "--no-prefilter" not in join)))
     skipped = report["right"]["row_groups_skipped_by_sbbf"]
     pruned = report["left"]["files_pruned_by_partition"] + report["right"]["files_pruned_by_partition"]
@@ -1953,6 +1955,18 @@ def filter_step(case, ctx, rng, con, f):
             else:
                 case.notes.append(f"filter: --partition-by {','.join(drawn[0])} not drawn (a value too long for a directory name)")
     proj = [f"NULLIF(CAST(r.{g.q(c)} AS VARCHAR), '') AS {g.q(c)}" if pby and c in pby else f"r.{g.q(c)}" for c in cols]
+    # Sometimes a computed --select column, `(<condition>) AS cw`: a condition of the
+    # --where generator over the right side's columns, against DuckDB's SELECT expression (a
+    # generator of its own).
+    crng = random.Random(f"{ctx.seed}:filter-computed:{case.index}")
+    computed = None
+    if select is not None and f.rcols and crng.random() < 0.5:
+        computed = g.condition(crng, f.rinfo, f.rcols, frng=random.Random(f"{ctx.seed}:filter-computed-func:{case.index}"),
+                               values=f.rvalues)
+        cols = cols + ["cw"]
+        proj.append(f"({computed[1]}) AS cw")
+        case.notes.append(f"filter --select ... ({computed[0]}) AS cw")
+        case.fcomputed = True
     ref_sql = (f"SELECT {', '.join(proj)}, CASE WHEN NOT ({nn}) THEN 0 WHEN {in_set} THEN 1 ELSE 2 END AS __class, "
                f"{', '.join(f'{k} AS __key{i}' for i, k in enumerate(keyq))} FROM {f.right} r")
     try:
@@ -2013,7 +2027,7 @@ def filter_step(case, ctx, rng, con, f):
     if f.rwhere is not None:
         base += ["--where", f.rwhere[0]]
     if select is not None:
-        base += ["--select", ",".join(select)]
+        base += ["--select", ",".join(g.q(c) for c in select) + (f", ({computed[0]}) AS cw" if computed else "")]
     if rng.random() < 0.4:
         base += ["--batch-size", str(rng.choice([1, 7, 100, 4096]))]
     if rng.random() < 0.4:
@@ -2485,6 +2499,7 @@ def run_case(job):
     r["diffs"] = case.diffs
     r["jw_funcs"] = case.jw_funcs
     r["computed"] = case.computed
+    r["fcomputed"] = case.fcomputed
     return r
 
 
@@ -2550,7 +2565,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "diffs", "computed"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "diffs", "computed", "fcomputed"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2597,6 +2612,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['maths']} cases with numeric functions ({funcs['maths passed']} passed)"
     if funcs["computed"]:
         skipped += f"; {funcs['computed']} joins with a computed --select column ({funcs['computed passed']} passed)"
+    if funcs["fcomputed"]:
+        skipped += f"; {funcs['fcomputed']} filter steps with a computed --select column ({funcs['fcomputed passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:

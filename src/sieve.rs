@@ -23,6 +23,8 @@ use crate::bloom::{BloomFilter, BloomParams};
 use crate::commit::partition::{OutputPartitioning, PartSink};
 use crate::commit::{FileFormat, OutputDir, WriteMode};
 use crate::error::{Error, Result};
+use crate::expr::Predicate;
+use crate::join::condition::Computed;
 use crate::join::KeptReport;
 use crate::join::SideJob;
 use crate::map::prefilter::RightPrefilter;
@@ -39,7 +41,9 @@ pub struct FilterJob {
     pub(crate) filter: Location,
     /// The input side: locations, key columns, `--where`, Hive partitions.
     pub(crate) input: SideJob,
-    /// `--select`: the output columns, in order (`None`: every input column).
+    /// `--select`: its items, in order (`None`: every input column): a column, a column
+    /// renamed (`column AS name`) or a computed column (`expression AS name`), resolved against
+    /// the input's columns when it is planned.
     pub(crate) select: Option<Vec<String>>,
     /// How a filter in Spark's format hashed its keys.
     pub(crate) spark_keys: SparkKeyMode,
@@ -230,6 +234,110 @@ pub fn check(job: &FilterJob) -> Result<()> {
     OutputDir::prepare(job.output.clone(), job.write_mode).map(|_| ())
 }
 
+/// One `--select` item, resolved against the input's columns.
+enum Pick {
+    /// An input column.
+    Column(String),
+    /// A computed column's expression.
+    Computed(Predicate),
+}
+
+/// An output column in the map stage.
+enum Output {
+    /// The index of the input column in the side's batches.
+    Column(usize),
+    /// A computed column.
+    Computed(Computed),
+}
+
+/// Resolve `--select` (its items; `None`: every column) against `all`, the input's columns:
+/// each output column's name and what it is. An item that is a column's name (bare or
+/// `"quoted"`) is that column, whatever it looks like; `x AS name` renames column `x` or, where
+/// `x` is an expression of the `--where` language, computes it.
+fn resolve_select(items: Option<&[String]>, all: &Schema) -> Result<Vec<(String, Pick)>> {
+    let Some(items) = items else {
+        return Ok(all
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), Pick::Column(f.name().clone())))
+            .collect());
+    };
+    let column_of = |text: &str| -> Option<String> {
+        if all.index_of(text).is_ok() {
+            return Some(text.to_string());
+        }
+        let p = Predicate::parse(text, "--select").ok()?;
+        let c = p.columns().first()?;
+        (p.is_column() && all.index_of(c).is_ok()).then(|| c.clone())
+    };
+    let not_a_column = |c: &str| {
+        let hint = crate::error::did_you_mean(c, all)
+            .or_else(|| crate::plan::side::rename_hint(c))
+            .unwrap_or_else(|| {
+                format!(
+                    "it has {}",
+                    all.fields()
+                        .iter()
+                        .map(|f| f.name().as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            });
+        Error::param(
+            "--select",
+            format!("{c:?} is not a column of the input ({hint})"),
+        )
+    };
+    let mut picks: Vec<(String, Pick)> = Vec::with_capacity(items.len());
+    for item in items {
+        let (name, pick) = if let Some(c) = column_of(item) {
+            (c.clone(), Pick::Column(c))
+        } else if let Some((expr, alias)) = crate::plan::side::split_alias(item) {
+            match column_of(expr) {
+                Some(c) => (alias, Pick::Column(c)),
+                None => {
+                    let p = Predicate::parse(expr, "--select")?;
+                    if p.is_column() {
+                        return Err(not_a_column(&p.columns()[0]));
+                    }
+                    if let Some(c) = p.columns().iter().find(|c| all.index_of(c).is_err()) {
+                        let hint = crate::error::did_you_mean(c, all)
+                            .map(|h| format!("; {h}"))
+                            .unwrap_or_default();
+                        return Err(Error::param(
+                            "--select",
+                            format!("no column {c:?} in the input (in {expr:?}){hint}"),
+                        ));
+                    }
+                    (alias, Pick::Computed(p))
+                }
+            }
+        } else if let Some((expr, _)) = crate::plan::side::computed_item(item) {
+            return Err(Error::param(
+                "--select",
+                format!("{expr:?} computes a value: name its column, `{expr} AS name`"),
+            ));
+        } else {
+            return Err(not_a_column(item));
+        };
+        if picks.iter().any(|(n, _)| *n == name) {
+            return Err(Error::param(
+                "--select",
+                match &pick {
+                    Pick::Column(c) if *c == name => {
+                        format!("column {name:?} is selected twice (name the second with `AS`)")
+                    }
+                    _ => {
+                        format!("two output columns would be named {name:?}: rename one with `AS`")
+                    }
+                },
+            ));
+        }
+        picks.push((name, pick));
+    }
+    Ok(picks)
+}
+
 /// The planned job: the input side and the output's shape.
 struct FilterPlan {
     /// The input, its key columns first.
@@ -238,8 +346,8 @@ struct FilterPlan {
     columns: Vec<String>,
     /// Their schema.
     out_schema: SchemaRef,
-    /// Where each output column is in the side's batches.
-    indices: Vec<usize>,
+    /// Each output column: where it is in the side's batches, or how it is computed.
+    outputs: Vec<Output>,
     /// The Parquet Bloom filters the parts get.
     blooms: crate::bloom::sbbf::WriteBlooms,
     /// `--partition-by`.
@@ -261,34 +369,22 @@ fn plan(
         return Err(Error::Usage("no input files".into()));
     }
     let all = crate::plan::side::union_by_name(&plan);
-    let columns: Vec<String> = match &job.select {
-        Some(cols) => {
-            for c in cols {
-                if all.field_with_name(c).is_err() {
-                    return Err(Error::param(
-                        "--select",
-                        format!(
-                            "{c:?} is not a column of the input ({})",
-                            match crate::error::did_you_mean(c, &all) {
-                                Some(hint) => hint,
-                                None => format!(
-                                    "it has {}",
-                                    all.fields()
-                                        .iter()
-                                        .map(|f| f.name().as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                ),
-                            }
-                        ),
-                    ));
-                }
+    let picks = resolve_select(job.select.as_deref(), &all)?;
+    // The columns handed on: those output, then those the computed columns read.
+    let mut read: Vec<String> = Vec::new();
+    for (_, p) in &picks {
+        let names = match p {
+            Pick::Column(c) => std::slice::from_ref(c),
+            Pick::Computed(e) => e.columns(),
+        };
+        for c in names {
+            if !read.contains(c) {
+                read.push(c.clone());
             }
-            cols.clone()
         }
-        None => all.fields().iter().map(|f| f.name().clone()).collect(),
-    };
-    let side = project_side("input", plan, &job.input, &columns)?;
+    }
+    let columns: Vec<String> = picks.iter().map(|(name, _)| name.clone()).collect();
+    let side = project_side("input", plan, &job.input, &read)?;
     if let Some((filter, meta)) = filter {
         let name = job.filter.to_string();
         crate::join::spark_keys_of(
@@ -301,19 +397,26 @@ fn plan(
         )?;
         crate::join::check_key_of(filter, meta, &name, "--key", &job.input.keys, &side)?;
     }
+    let outputs: Vec<Output> = picks
+        .into_iter()
+        .map(|(_, p)| match p {
+            Pick::Column(c) => Ok(Output::Column(side.schema.index_of(&c).expect("planned"))),
+            Pick::Computed(e) => Computed::on(e, &side.schema).map(Output::Computed),
+        })
+        .collect::<Result<_>>()?;
     let out_schema = Schema::new(
         columns
             .iter()
-            .map(|c| {
-                let f = side.schema.field_with_name(c).expect("planned");
-                Field::new(c, f.data_type().clone(), true)
+            .zip(&outputs)
+            .map(|(name, o)| {
+                let data_type = match o {
+                    Output::Column(i) => side.schema.field(*i).data_type(),
+                    Output::Computed(c) => c.data_type(),
+                };
+                Field::new(name, data_type.clone(), true)
             })
             .collect::<Vec<_>>(),
     );
-    let indices: Vec<usize> = columns
-        .iter()
-        .map(|c| side.schema.index_of(c).expect("planned"))
-        .collect();
     let partitioning = job
         .partition_by
         .as_deref()
@@ -348,7 +451,7 @@ fn plan(
         side,
         columns,
         out_schema: Arc::new(out_schema),
-        indices,
+        outputs,
         blooms,
         partitioning: partitioning.map(Arc::new),
     })
@@ -469,7 +572,7 @@ fn map(
         side,
         columns,
         out_schema,
-        indices,
+        outputs,
         blooms,
         partitioning,
     } = plan(job, Some((&mut filter, meta)))?;
@@ -548,9 +651,15 @@ fn map(
                         .map_err(|e| Error::arrow("--invert", e))?
                 }
             };
-            let batch = batch
-                .project(&indices)
-                .map_err(|e| Error::arrow("projecting the output columns", e))?;
+            let arrays = outputs
+                .iter()
+                .map(|o| match o {
+                    Output::Column(i) => Ok(Arc::clone(batch.column(*i))),
+                    Output::Computed(c) => c.evaluate_batch(&batch),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let batch = RecordBatch::try_new(Arc::clone(&out_schema), arrays)
+                .map_err(|e| Error::arrow("the output columns", e))?;
             sink.write(&batch)
         },
     )?;
@@ -606,4 +715,73 @@ fn map(
         peak_rss_bytes: None,
     };
     Ok((report, parts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::DataType;
+
+    fn resolved(select: &str, all: &Schema) -> Result<Vec<(String, Option<String>)>> {
+        let items: Vec<String> = crate::cli::join::select_items(select)
+            .into_iter()
+            .map(|i| i.trim().to_string())
+            .collect();
+        Ok(resolve_select(Some(&items), all)?
+            .into_iter()
+            .map(|(name, p)| match p {
+                Pick::Column(c) => (name, Some(c)),
+                Pick::Computed(_) => (name, None),
+            })
+            .collect())
+    }
+
+    #[test]
+    fn select_items_are_columns_renames_or_computed() {
+        let all = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("a + b", DataType::Int64, true),
+            Field::new("sold as new", DataType::Boolean, true),
+            Field::new("x,y", DataType::Utf8, true),
+        ]);
+        let col = |n: &str, c: &str| (n.to_string(), Some(c.to_string()));
+        assert_eq!(
+            resolved(
+                "id, a + b, sold as new, \"x,y\", id AS key, \"a + b\" AS ab, id * 2 AS twice, concat('a,b', id) AS \"c d\"",
+                &all
+            )
+            .unwrap(),
+            vec![
+                col("id", "id"),
+                col("a + b", "a + b"),
+                col("sold as new", "sold as new"),
+                col("x,y", "x,y"),
+                col("key", "id"),
+                col("ab", "a + b"),
+                ("twice".to_string(), None),
+                ("c d".to_string(), None),
+            ]
+        );
+        // No select: every column, as it is.
+        let every = resolve_select(None, &all).unwrap();
+        assert_eq!(every.len(), 4);
+        for (select, needle) in [
+            ("id * 2", "computes a value: name its column"),
+            (
+                "nope",
+                "\"nope\" is not a column of the input (it has id, a + b",
+            ),
+            ("idd", "did you mean \"id\""),
+            (
+                "nope * 2 AS n",
+                "no column \"nope\" in the input (in \"nope * 2\")",
+            ),
+            ("id, id", "column \"id\" is selected twice"),
+            ("id, 1 AS id", "two output columns would be named \"id\""),
+            ("id as", "not a column of the input"),
+        ] {
+            let e = resolved(select, &all).unwrap_err().to_string();
+            assert!(e.contains(needle), "{select}: {e}");
+        }
+    }
 }

@@ -248,7 +248,7 @@ fn bad_input_is_one_line_and_writes_nothing() {
         (&["--key", "Nope", "-o", "out"][..], "column \"Nope\": no such column (key of --input"),
         (&["--key", "UserDisplayName", "-o", "out"], "key family mismatch: the filter users.bjf holds integer keys, but --key UserDisplayName holds bytes keys"),
         (&["--key", "UserId", "--select", "Id,Nope", "-o", "out"], "invalid --select: \"Nope\" is not a column of the input"),
-        (&["--key", "UserId", "--select", "Id,Id", "-o", "out"], "invalid --select: column \"Id\" appears twice"),
+        (&["--key", "UserId", "--select", "Id,Id", "-o", "out"], "invalid --select: column \"Id\" is selected twice (name the second with `AS`)"),
         (&["--key", "UserId", "--where", "Nope > 1", "-o", "out"], "Nope"),
         (&["--key", "UserId", "-o", "ftp://x/out"], "ftp"),
     ] {

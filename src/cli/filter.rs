@@ -36,7 +36,8 @@ pub struct FilterSpec {
     #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
     #[serde(rename = "where")]
     pub predicate: Option<String>,
-    /// Output columns, comma-separated [default: every input column].
+    /// Output columns, comma-separated: a column, `column AS name`, or `expression AS name`
+    /// (the --where language: `Score * 2 AS double`) [default: every input column].
     #[arg(long, value_name = "COLS")]
     pub select: Option<String>,
     /// Output directory (a path or an object-store URL).
@@ -157,7 +158,7 @@ impl FilterSpec {
         let select = self
             .select
             .as_deref()
-            .map(|list| crate::cli::key_columns(list, "--select"))
+            .map(select_items)
             .transpose()?;
         if self.batch_size == 0 {
             return Err(Error::param("--batch-size", "must be at least 1"));
@@ -237,4 +238,20 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
         crate::cli::print(&report.summary())?;
     }
     Ok(())
+}
+
+/// A `--select` list's items (cut at commas outside parentheses and quotes), each resolved
+/// against the input's columns when the job is planned.
+fn select_items(list: &str) -> Result<Vec<String>> {
+    let items: Vec<String> = crate::cli::join::select_items(list)
+        .into_iter()
+        .map(|i| i.trim().to_string())
+        .collect();
+    if items.iter().any(String::is_empty) {
+        return Err(Error::param(
+            "--select",
+            format!("{list:?} has an empty column name"),
+        ));
+    }
+    Ok(items)
 }

@@ -374,7 +374,7 @@ impl JoinSpec {
 }
 
 /// `list` cut at its commas outside parentheses, `'strings'` and `"quoted names"`.
-fn select_items(list: &str) -> Vec<&str> {
+pub(crate) fn select_items(list: &str) -> Vec<&str> {
     let mut items = Vec::new();
     let (mut depth, mut quote, mut start) = (0usize, None, 0);
     for (i, c) in list.char_indices() {

@@ -373,7 +373,40 @@ impl Computed {
     ) -> Result<ArrayRef> {
         let batch = rows_batch(&self.columns, &self.schema, left, li, right)
             .map_err(|e| Error::arrow("the --select columns of the output rows", e))?;
-        let v = self.predicate.evaluate_value(&batch)?;
+        self.value(&batch)
+    }
+
+    /// The expression over one side's batches, of `schema` (the `filter` job's computed
+    /// columns): it reads their columns by name.
+    pub(crate) fn on(predicate: Predicate, schema: &Schema) -> Result<Self> {
+        let needed: Vec<Needed> = predicate
+            .columns()
+            .iter()
+            .map(|c| Needed {
+                name: c.clone(),
+                side: Side::Left,
+                column: c.clone(),
+            })
+            .collect();
+        Self::new(predicate, &needed, schema, &Schema::empty())
+    }
+
+    /// The values of every row of `batch` (of the schema [`Computed::on`] was given).
+    pub(crate) fn evaluate_batch(&self, batch: &RecordBatch) -> Result<ArrayRef> {
+        let columns = self
+            .columns
+            .iter()
+            .map(|&(_, i)| Arc::clone(batch.column(i)))
+            .collect();
+        let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        let batch = RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
+            .map_err(|e| Error::arrow("the --select columns of the output rows", e))?;
+        self.value(&batch)
+    }
+
+    /// The expression's values over `batch` (of its columns), as the column's type.
+    fn value(&self, batch: &RecordBatch) -> Result<ArrayRef> {
+        let v = self.predicate.evaluate_value(batch)?;
         if v.data_type() == &self.data_type {
             return Ok(v);
         }

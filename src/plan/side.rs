@@ -915,7 +915,7 @@ pub(crate) fn project_side(
 
 /// A `--select` item that is an expression rather than a column name: the expression and its
 /// `AS` name, if it has one (`None`: the item reads as a column, or not at all).
-fn computed_item(item: &str) -> Option<(String, Option<String>)> {
+pub(crate) fn computed_item(item: &str) -> Option<(String, Option<String>)> {
     let (expr, alias) = match split_alias(item) {
         Some((expr, alias)) => (expr, Some(alias)),
         None => (item.trim(), None),
@@ -926,7 +926,7 @@ fn computed_item(item: &str) -> Option<(String, Option<String>)> {
 
 /// `expr AS name` (AS in any case; the name bare, or `"quoted"` with `""` for a quote): the
 /// expression and the name.
-fn split_alias(item: &str) -> Option<(&str, String)> {
+pub(crate) fn split_alias(item: &str) -> Option<(&str, String)> {
     let t = item.trim();
     let (start, alias) = if t.ends_with('"') {
         // The quoted name that ends the item: where it starts, skipping 'strings' and
@@ -979,7 +979,7 @@ fn split_alias(item: &str) -> Option<(&str, String)> {
 }
 
 /// For a `--select` column not found whose name holds the word `as`: how to rename.
-fn rename_hint(name: &str) -> Option<String> {
+pub(crate) fn rename_hint(name: &str) -> Option<String> {
     name.split_whitespace()
         .any(|w| w.eq_ignore_ascii_case("as"))
         .then(|| "to rename a column, write `column AS name`, with one AS".to_string())
