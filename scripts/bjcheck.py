@@ -276,6 +276,29 @@ def select_items(sel):
     return items
 
 
+def star_item(item):
+    """A `*` item of --select (`*`, `left.*`, `right.*`, maybe `EXCLUDE (a, "b")`): (side "l",
+    "r" or None, the names excluded), or None for another item."""
+    side = None
+    for prefix, sd in (("left.", "l"), ("right.", "r")):
+        if item.startswith(prefix + "*"):
+            side, item = sd, item[len(prefix):]
+    if not item.startswith("*"):
+        return None
+    rest = item[1:].strip()
+    if not rest:
+        return side, []
+    if rest[:7].lower() != "exclude":
+        die(f"select item {item!r}: after a *, only EXCLUDE")
+    rest = rest[7:].strip()
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1]
+    names = []
+    for n in (x.strip() for x in select_items(rest)):
+        names.append(n[1:-1].replace('""', '"') if len(n) >= 2 and n[0] == n[-1] == '"' else n)
+    return side, names
+
+
 def resolve_select(spec, left_cols, right_cols):
     """bloomjoin's --select rules: (side, source name, output name) per output column. Under
     `coalesce-keys` each key pair is one column, of side "c" and source its position: first
@@ -288,17 +311,36 @@ def resolve_select(spec, left_cols, right_cols):
     coalesce = bool(spec.get("coalesce-keys"))
     picked = []
     sel = spec.get("select")
-    if sel is None:
+
+    def every():
+        out, lc, rc = [], left_cols, right_cols
         if coalesce:
-            picked += [("c", i, k) for i, k in enumerate(lkeys)]
-            left_cols = [c for c in left_cols if c not in lkeys]
-            right_cols = [c for c in right_cols if c not in rkeys]
+            out += [("c", i, k) for i, k in enumerate(lkeys)]
+            lc = [c for c in left_cols if c not in lkeys]
+            rc = [c for c in right_cols if c not in rkeys]
         if outputs_left:
-            picked += [("l", c, None) for c in left_cols]
+            out += [("l", c, None) for c in lc]
         if outputs_right:
-            picked += [("r", c, None) for c in right_cols]
+            out += [("r", c, None) for c in rc]
+        return out
+
+    if sel is None:
+        picked = every()
     else:
         for item in (x.strip() for x in select_items(sel)):
+            star = star_item(item)
+            if star is not None:
+                side, excluded = star
+                cols = every() if side is None else [(side, c, None) for c in (left_cols if side == "l" else right_cols)]
+                for x in excluded:
+                    only = {"left": "l", "right": "r"}.get(x.split(".", 1)[0]) if side is None and "." in x else None
+                    name = x.split(".", 1)[1] if only else x
+                    kept = [p for p in cols if not ((lkeys[p[1]] if p[0] == "c" else p[1]) == name and only in (None, p[0]))]
+                    if len(kept) == len(cols):
+                        die(f"EXCLUDE {x!r} of {item!r} is no column")
+                    cols = kept
+                picked += cols
+                continue
             # `column AS alias` (AS in any case) names the output column.
             words = item.split()
             alias = None
@@ -625,6 +667,10 @@ def filter_select(sel, input_cols):
         return [(c, f"i.{qi(c)}") for c in input_cols]
     picks = []
     for item in (x.strip() for x in select_items(sel)):
+        star = star_item(item) if item not in input_cols else None
+        if star is not None:
+            picks += [(c, f"i.{qi(c)}") for c in input_cols if c not in star[1]]
+            continue
         if item in input_cols:
             picks.append((item, f"i.{qi(item)}"))
             continue

@@ -136,7 +136,7 @@ done
 check "$OUT/coalesce-nulls" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true join.nulls-equal=true
 check "$OUT/coalesce-select" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true "join.select=UserId AS uid, Id, left.Id AS lid, DisplayName, Text"
 
-section "computed columns in --select (DuckDB's SELECT expressions): every join type, both strategies, and as --partition-by"
+section "computed columns in --select (DuckDB's SELECT expressions): every join type, both strategies, and as --partition-by; stars"
 both="left.Id, right.Id AS cid, Reputation + Score AS rs, Score * 1.5 AS f, upper(DisplayName) || '/' || coalesce(Location, '?') AS tag, CASE WHEN Score > 2 THEN 'up' WHEN Score IS NULL THEN NULL ELSE 'flat' END AS mood, date_diff('day', left.CreationDate, right.CreationDate) AS days, Score > 1 AS liked, Reputation / 7 AS r7, CAST(Reputation / 7 AS VARCHAR) AS r7s, md5(Text) AS h, 42 AS answer"
 lefts="Id, DisplayName || '#' || Id AS tag, Reputation * 2 AS r2, length_grapheme(Location) AS lg, CreationDate + INTERVAL '1 day' AS next_day, CAST(UpVotes AS DOUBLE) / 3 AS u3"
 rights="Id, Score - 1 AS s1, left(Text, 5) AS t5, year(CreationDate) AS y, sha1(Text) AS h, split_part(Text, ' ', 2) AS w2"
@@ -151,6 +151,12 @@ for type in inner left left-semi left-anti right right-semi right-anti full; do
     done
 done
 check "$OUT/computed-partition" jobs/users_comments_left.toml join.type=inner "join.select=left.Id, Score, year(right.CreationDate) AS y, Score % 3 AS m" "join.partition-by=y,m"
+# `*`, `left.*` and `right.*` with EXCLUDE lists, beside computed columns and coalesced keys.
+check "$OUT/star" jobs/users_comments_left.toml join.type=full "join.select=*, Score * 2 AS s2"
+check "$OUT/star-exclude" jobs/users_comments_left.toml join.type=left join.strategy=reduce-side \
+    "join.select=left.* EXCLUDE (Location, \"UpVotes\"), right.* EXCLUDE (Text, CreationDate)"
+check "$OUT/star-coalesce" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true "join.select=* EXCLUDE (Text, left.CreationDate)"
+check "$OUT/star-semi" jobs/users_comments_left.toml join.type=right-semi "join.select=* EXCLUDE (Text), Score + 1 AS s1"
 
 section "composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the
@@ -608,6 +614,8 @@ filter_check filter-tpch-computed 0.01 "$TPCH/orders.parquet" o_orderkey \
     --workers 2
 filter_check filter-invert-computed 0.05 "$HIVE/left" id "v > 0.3" "$HIVE/right" rid "" \
     "rid, w * 2 + h AS wh, dt + 1 AS next_day, h % 2 = 0 AS even" --invert --partition-by=even --workers 2 --split-rows 100
+filter_check filter-star 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" \
+    "* EXCLUDE (Text), Score + 1 AS s1" --workers 2
 
 section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then

@@ -290,6 +290,32 @@ fn resolve_select(items: Option<&[String]>, all: &Schema) -> Result<Vec<(String,
     };
     let mut picks: Vec<(String, Pick)> = Vec::with_capacity(items.len());
     for item in items {
+        // `*`, maybe `EXCLUDE (columns)`: every input column but those.
+        if let Some(excluded) =
+            crate::plan::side::star_item(item).filter(|_| column_of(item).is_none())
+        {
+            let excluded = excluded?;
+            if let Some(x) = excluded.iter().find(|x| all.index_of(x).is_err()) {
+                return Err(Error::param(
+                    "--select",
+                    format!("{x:?} of the EXCLUDE list is not a column of the input"),
+                ));
+            }
+            for f in all.fields() {
+                let name = f.name();
+                if excluded.contains(name) {
+                    continue;
+                }
+                if picks.iter().any(|(n, _)| n == name) {
+                    return Err(Error::param(
+                        "--select",
+                        format!("column {name:?} is selected twice (name the second with `AS`)"),
+                    ));
+                }
+                picks.push((name.clone(), Pick::Column(name.clone())));
+            }
+            continue;
+        }
         let (name, pick) = if let Some(c) = column_of(item) {
             (c.clone(), Pick::Column(c))
         } else if let Some((expr, alias)) = crate::plan::side::split_alias(item) {
@@ -762,6 +788,15 @@ mod tests {
                 ("c d".to_string(), None),
             ]
         );
+        assert_eq!(
+            resolved("* EXCLUDE (\"x,y\", \"a + b\"), id * 2 AS twice", &all).unwrap(),
+            vec![
+                col("id", "id"),
+                col("sold as new", "sold as new"),
+                ("twice".to_string(), None)
+            ]
+        );
+        assert_eq!(resolved("*", &all).unwrap().len(), 4);
         // No select: every column, as it is.
         let every = resolve_select(None, &all).unwrap();
         assert_eq!(every.len(), 4);
@@ -779,6 +814,12 @@ mod tests {
             ("id, id", "column \"id\" is selected twice"),
             ("id, 1 AS id", "two output columns would be named \"id\""),
             ("id as", "not a column of the input"),
+            ("*, id", "column \"id\" is selected twice"),
+            (
+                "* EXCLUDE (nope)",
+                "\"nope\" of the EXCLUDE list is not a column of the input",
+            ),
+            ("* AS all", "after a *, write EXCLUDE (columns) or nothing"),
         ] {
             let e = resolved(select, &all).unwrap_err().to_string();
             assert!(e.contains(needle), "{select}: {e}");

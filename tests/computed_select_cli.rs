@@ -487,3 +487,36 @@ fn filter_select_refuses_what_it_cannot_compute() {
         assert!(!d.path().join("no").exists(), "{select}: nothing written");
     }
 }
+
+#[test]
+fn stars_select_every_column_but_those_excluded() {
+    let d = tempfile::tempdir().unwrap();
+    write_sides(d.path());
+    let names = |dir: &Path| read_rows(dir).1;
+    assert_eq!(
+        names(&join(d.path(), "all", &["--select", "*, score * 2 AS s2"])),
+        ["id", "k", "name", "rid", "rk", "score", "s2"]
+    );
+    let left = join(
+        d.path(),
+        "left-star",
+        &["--type", "left", "--select", "left.* EXCLUDE (name), rid"],
+    );
+    assert_eq!(names(&left), ["id", "k", "rid"]);
+    // The same rows as the columns listed.
+    let listed = join(
+        d.path(),
+        "listed",
+        &["--type", "left", "--select", "id, k, rid"],
+    );
+    assert_eq!(read_rows(&left).0, read_rows(&listed).0);
+    let filter = filter_right(d.path());
+    filter("f", &["--select", "* EXCLUDE rk, score + 1 AS s1"]).ok();
+    assert_eq!(names(&d.path().join("f")), ["rid", "score", "s1"]);
+    let e = filter("no", &["--select", "* EXCLUDE (nope)"]).fails(
+        2,
+        &["--select: \"nope\" of the EXCLUDE list is not a column of the input"],
+    );
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(!d.path().join("no").exists());
+}

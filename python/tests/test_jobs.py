@@ -572,6 +572,22 @@ def test_filter_rows_keeps_what_the_cli_keeps(tmp_path):
         bloomjoin.filter_rows(output=str(tmp_path / "bad"), **options, nope=1)
 
 
+def test_filter_rows_renames_and_computes_columns(tmp_path):
+    bloomjoin.train(input=[USERS], column="Id", where="Reputation > 1500",
+                    output=str(tmp_path / "users.bjf"))
+    report = bloomjoin.filter_rows(filter=str(tmp_path / "users.bjf"), input=COMMENTS, key="UserId",
+                                   select=["Id", "Score", "Score * 10 + 1 AS s", "UserId AS uid"],
+                                   output=str(tmp_path / "out"))
+    t = pq.read_table(tmp_path / "out")
+    assert t.column_names == report["columns"] == ["Id", "Score", "s", "uid"]
+    assert t.num_rows == report["rows_out"] > 0
+    assert t.column("s").to_pylist() == [None if x is None else x * 10 + 1 for x in t.column("Score").to_pylist()]
+    with pytest.raises(bloomjoin.errors.UsageError, match="computes a value: name its column"):
+        bloomjoin.filter_rows(filter=str(tmp_path / "users.bjf"), input=COMMENTS, key="UserId",
+                              select="Id, Score * 2", output=str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()
+
+
 def test_filter_rows_invert_partitioned_and_dry_run(tmp_path):
     bloomjoin.train(input=[USERS], column="Id", where="Reputation > 1500",
                     output=str(tmp_path / "users.bjf"))

@@ -37,7 +37,8 @@ pub struct FilterSpec {
     #[serde(rename = "where")]
     pub predicate: Option<String>,
     /// Output columns, comma-separated: a column, `column AS name`, or `expression AS name`
-    /// (the --where language: `Score * 2 AS double`) [default: every input column].
+    /// (the --where language: `Score * 2 AS double`), `*` or `* EXCLUDE (a, b)` [default: every
+    /// input column].
     #[arg(long, value_name = "COLS")]
     pub select: Option<String>,
     /// Output directory (a path or an object-store URL).
@@ -155,11 +156,7 @@ impl FilterSpec {
             return Err(Error::param("--input", "is required"));
         }
         let keys = crate::cli::key_columns(&self.key, "--key")?;
-        let select = self
-            .select
-            .as_deref()
-            .map(select_items)
-            .transpose()?;
+        let select = self.select.as_deref().map(select_items).transpose()?;
         if self.batch_size == 0 {
             return Err(Error::param("--batch-size", "must be at least 1"));
         }

@@ -71,7 +71,8 @@ pub struct JoinSpec {
     /// sides partitioned by key through local disk).
     #[arg(long, value_enum, default_value = "auto")]
     pub strategy: Strategy,
-    /// Output columns, comma-separated: `left.x`, `right.y` or unambiguous bare names
+    /// Output columns, comma-separated: `left.x`, `right.y` or unambiguous bare names, `x AS
+    /// name`, `expression AS name`, `*`, `left.*`, `right.*` (`EXCLUDE (a, b)` after a `*`)
     /// [default: all left columns, then all right columns].
     #[arg(long, value_name = "COLS")]
     pub select: Option<String>,

@@ -924,6 +924,49 @@ pub(crate) fn computed_item(item: &str) -> Option<(String, Option<String>)> {
     (!p.is_column()).then(|| (expr.to_string(), alias))
 }
 
+/// A `*` item of `--select` (`*`, `* EXCLUDE (a, b)` or `* EXCLUDE a`, after `left.` or
+/// `right.` in a join, AS DuckDB writes them): the names it excludes. `None`: no `*`.
+pub(crate) fn star_item(text: &str) -> Option<Result<Vec<String>>> {
+    let rest = text.trim().strip_prefix('*')?.trim_start();
+    if rest.is_empty() {
+        return Some(Ok(Vec::new()));
+    }
+    let bad = || {
+        Error::param(
+            "--select",
+            format!(
+                "{:?}: after a *, write EXCLUDE (columns) or nothing",
+                text.trim()
+            ),
+        )
+    };
+    let list = match rest.get(..7) {
+        Some(w) if w.eq_ignore_ascii_case("exclude") => rest[7..].trim(),
+        _ => return Some(Err(bad())),
+    };
+    let inner = match list.strip_prefix('(') {
+        Some(l) => match l.strip_suffix(')') {
+            Some(inner) => inner,
+            None => return Some(Err(bad())),
+        },
+        None => list,
+    };
+    let names: Vec<String> = crate::cli::join::select_items(inner)
+        .into_iter()
+        .map(|n| {
+            let n = n.trim();
+            match n.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+                Some(q) => q.replace("\"\"", "\""),
+                None => n.to_string(),
+            }
+        })
+        .collect();
+    if names.iter().any(String::is_empty) {
+        return Some(Err(bad()));
+    }
+    Some(Ok(names))
+}
+
 /// `expr AS name` (AS in any case; the name bare, or `"quoted"` with `""` for a quote): the
 /// expression and the name.
 pub(crate) fn split_alias(item: &str) -> Option<(&str, String)> {
@@ -1023,32 +1066,34 @@ pub(crate) fn resolve_select(
         })
     };
     let (left_keys, right_keys): (&[String], &[String]) = coalesce.unwrap_or((&[], &[]));
-    match select {
-        None => {
-            picked.extend(
-                left_keys
+    // Every column of a side the join outputs (a coalesced key once, first): no --select, or `*`.
+    let every = || {
+        let mut all: Vec<(Side, String, Option<String>, Option<usize>)> = left_keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (Side::Left, k.clone(), None, Some(i)))
+            .collect();
+        if jt.outputs_left() {
+            all.extend(
+                left.fields()
                     .iter()
-                    .enumerate()
-                    .map(|(i, k)| (Side::Left, k.clone(), None, Some(i))),
+                    .filter(|f| !left_keys.contains(f.name()))
+                    .map(|f| (Side::Left, f.name().clone(), None, None)),
             );
-            if jt.outputs_left() {
-                picked.extend(
-                    left.fields()
-                        .iter()
-                        .filter(|f| !left_keys.contains(f.name()))
-                        .map(|f| (Side::Left, f.name().clone(), None, None)),
-                );
-            }
-            if jt.outputs_right() {
-                picked.extend(
-                    right
-                        .fields()
-                        .iter()
-                        .filter(|f| !right_keys.contains(f.name()))
-                        .map(|f| (Side::Right, f.name().clone(), None, None)),
-                );
-            }
         }
+        if jt.outputs_right() {
+            all.extend(
+                right
+                    .fields()
+                    .iter()
+                    .filter(|f| !right_keys.contains(f.name()))
+                    .map(|f| (Side::Right, f.name().clone(), None, None)),
+            );
+        }
+        all
+    };
+    match select {
+        None => picked = every(),
         Some(list) => {
             for r in list {
                 // A column named like a rename (`x AS y`) is that column, under its name.
@@ -1059,6 +1104,62 @@ pub(crate) fn resolve_select(
                         left.index_of(n).is_ok() || right.index_of(n).is_ok() || key_of(n).is_some()
                     }
                 };
+                // `*`, `left.*`, `right.*`, maybe `EXCLUDE (columns)`.
+                if let Some(excluded) = star_item(&r.name).filter(|_| !exists(&r.name)) {
+                    let excluded = excluded?;
+                    if r.alias.is_some() {
+                        return Err(Error::param(
+                            "--select",
+                            format!("{:?}: a * cannot be renamed", r.item.trim()),
+                        ));
+                    }
+                    let mut cols = match r.side {
+                        None => every(),
+                        Some(side) => {
+                            let (outputs, schema, this, other) = match side {
+                                Side::Left => (jt.outputs_left(), left, "left", "right"),
+                                Side::Right => (jt.outputs_right(), right, "right", "left"),
+                            };
+                            if !outputs {
+                                return Err(Error::param(
+                                    "--select",
+                                    format!(
+                                        "a {} join outputs {other} columns only, not {this}.*",
+                                        jt.name()
+                                    ),
+                                ));
+                            }
+                            schema
+                                .fields()
+                                .iter()
+                                .map(|f| (side, f.name().clone(), None, None))
+                                .collect()
+                        }
+                    };
+                    for x in &excluded {
+                        let (only, name) = match (x.strip_prefix("left."), x.strip_prefix("right."))
+                        {
+                            (Some(n), _) if r.side.is_none() => (Some(Side::Left), n),
+                            (_, Some(n)) if r.side.is_none() => (Some(Side::Right), n),
+                            _ => (None, x.as_str()),
+                        };
+                        let before = cols.len();
+                        cols.retain(|(side, c, _, _)| {
+                            !(c == name && only.is_none_or(|s| s == *side))
+                        });
+                        if cols.len() == before {
+                            return Err(Error::param(
+                                "--select",
+                                format!(
+                                    "{x:?} of the EXCLUDE list is not a column of {:?}",
+                                    r.item.trim()
+                                ),
+                            ));
+                        }
+                    }
+                    picked.extend(cols);
+                    continue;
+                }
                 let (name, alias) = match &r.literal {
                     Some(whole) if exists(whole) => (whole.as_str(), None),
                     _ => (r.name.as_str(), r.alias.clone()),
@@ -1309,6 +1410,70 @@ mod tests {
             ["uid=key0", "k=key0", "id=Left.id", "uid_right=Right.uid"]
         );
         assert!(resolve(Some("id, uid AS id")).is_err());
+    }
+
+    #[test]
+    fn stars_select_every_column_of_their_sides_but_those_excluded() {
+        let l = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("x", DataType::Utf8, true),
+        ]);
+        let r = Schema::new(vec![
+            Field::new("uid", DataType::Int64, true),
+            Field::new("x", DataType::Utf8, true),
+            Field::new("y", DataType::Utf8, true),
+        ]);
+        let resolve = |s: &str, jt: JoinType| {
+            let list = crate::cli::join::parse_select(s).unwrap();
+            resolve_select(Some(&list), jt, &l, &r, None).map(|v| {
+                v.into_iter()
+                    .map(|p| match p.expr {
+                        Some(_) => format!("{}=expr", p.name),
+                        None => format!("{}={:?}.{}", p.name, p.side, p.column),
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        let every = [
+            "id=Left.id",
+            "x=Left.x",
+            "uid=Right.uid",
+            "x_right=Right.x",
+            "y=Right.y",
+        ];
+        assert_eq!(resolve("*", JoinType::Inner).unwrap(), every);
+        assert_eq!(resolve("left.*, right.*", JoinType::Full).unwrap(), every);
+        assert_eq!(
+            resolve("*, id + uid AS s", JoinType::Inner).unwrap(),
+            [&every[..], &["s=expr"]].concat()
+        );
+        assert_eq!(
+            resolve("right.* EXCLUDE (x, \"y\"), left.id", JoinType::Left).unwrap(),
+            ["uid=Right.uid", "id=Left.id"]
+        );
+        // A bare name excludes it from both sides; a qualified one from its side.
+        assert_eq!(
+            resolve("* exclude x", JoinType::Inner).unwrap(),
+            ["id=Left.id", "uid=Right.uid", "y=Right.y"]
+        );
+        assert_eq!(
+            resolve("* EXCLUDE (left.x)", JoinType::Inner).unwrap(),
+            ["id=Left.id", "uid=Right.uid", "x=Right.x", "y=Right.y"]
+        );
+        // A semi join's * is its side's columns.
+        assert_eq!(
+            resolve("*", JoinType::RightSemi).unwrap(),
+            ["uid=Right.uid", "x=Right.x", "y=Right.y"]
+        );
+        let err = |s: &str, jt| crate::error::one_line(&resolve(s, jt).unwrap_err());
+        assert!(err("left.*", JoinType::RightSemi)
+            .contains("a right-semi join outputs right columns only, not left.*"));
+        assert!(err("* EXCLUDE (nope)", JoinType::Inner)
+            .contains("\"nope\" of the EXCLUDE list is not a column of \"* EXCLUDE (nope)\""));
+        assert!(err("*, id", JoinType::Inner).contains("column \"id\" is selected twice"));
+        assert!(err("* REPLACE (1 AS id)", JoinType::Inner)
+            .contains("after a *, write EXCLUDE (columns) or nothing"));
+        assert!(err("* EXCLUDE (a,)", JoinType::Inner).contains("after a *"));
     }
 
     #[test]
