@@ -410,6 +410,12 @@ fn plan(
         }
     }
     let columns: Vec<String> = picks.iter().map(|(name, _)| name.clone()).collect();
+    // The output columns that are key columns, under their output names (`UserId AS uid`).
+    let key_outputs: Vec<String> = picks
+        .iter()
+        .filter(|(_, p)| matches!(p, Pick::Column(c) if job.input.keys.contains(c)))
+        .map(|(name, _)| name.clone())
+        .collect();
     let side = project_side("input", plan, &job.input, &read)?;
     if let Some((filter, meta)) = filter {
         let name = job.filter.to_string();
@@ -458,9 +464,7 @@ fn plan(
     )?;
     // The key columns in the files (a partition column's values are in the directory names).
     let blooms = crate::bloom::sbbf::WriteBlooms {
-        columns: job
-            .input
-            .keys
+        columns: key_outputs
             .iter()
             .filter(|k| {
                 !partition_by.contains(k)

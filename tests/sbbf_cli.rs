@@ -1406,3 +1406,52 @@ fn probe_column_reads_decimals_as_the_column_stores_them() {
     )
     .fails(2, &["\"abc\"", "small", "Decimal"]);
 }
+
+/// A regression: `filter --select "UserId AS uid"` wrote no SBBF on the key, which it looked
+/// for under the input's name.
+#[test]
+fn filter_writes_sbbfs_on_its_key_columns_under_their_output_names() {
+    let dir = crate::util::readme_dir();
+    let d = dir.path();
+    run_in(
+        d,
+        &[
+            "-q",
+            "train",
+            "--input",
+            "data/sample/users",
+            "--column",
+            "Id",
+            "--output",
+            "u.bjf",
+        ],
+    )
+    .ok();
+    run_in(
+        d,
+        &[
+            "-q",
+            "filter",
+            "--filter",
+            "u.bjf",
+            "--input",
+            "data/sample/comments",
+            "--key",
+            "UserId",
+            "--select",
+            "Id, UserId AS uid, UserId + 0 AS same",
+            "--output",
+            "out",
+        ],
+    )
+    .ok();
+    let parts = parts(&d.join("out"));
+    assert!(!parts.is_empty());
+    for p in parts {
+        for group in sbbfs(&p) {
+            for (c, f) in group {
+                assert_eq!(f.is_some(), c == "uid", "{c} in {}", p.display());
+            }
+        }
+    }
+}
