@@ -289,6 +289,13 @@ fn computed_columns_refuse_what_they_cannot_compute() {
         2,
         &["out of the range of BIGINT", "CAST"],
     );
+    // Beyond 38 digits: named as SQL names the type.
+    refused(
+        "rid, rid * 1000000000000000000000000000000000000.5 AS n",
+        "inner",
+        2,
+        &["a value is out of the range of DECIMAL(38,1) (CAST the expression"],
+    );
 }
 
 #[test]

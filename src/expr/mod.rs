@@ -407,6 +407,7 @@ impl Predicate {
                 "a value is out of the range of {} (CAST the expression to the type to write)",
                 match to {
                     arrow::datatypes::DataType::Int64 => "BIGINT".to_string(),
+                    arrow::datatypes::DataType::Decimal128(p, s) => format!("DECIMAL({p},{s})"),
                     other => format!("{other}"),
                 }
             ))
