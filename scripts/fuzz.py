@@ -218,6 +218,7 @@ class Case:
         self.jw_funcs = 0  # of them in its --join-where
         self.computed = False  # a computed --select column
         self.fcomputed = False  # a computed --select column in its filter step
+        self.star = False  # --select *
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -1541,6 +1542,12 @@ def join_case(case, ctx):
                 aliases[i] = f"{c}_{arng.choice(['as', 'x'])}"
                 items[i] += f" {arng.choice(['AS', 'as'])} {aliases[i]}"
         join += ["--select", ",".join(items)]
+    elif random.Random(f"{ctx.seed}:join-star:{case.index}").random() < 0.15:
+        # `*` is the default list (coalesced keys once, first; a semi join's side), written
+        # out (a generator of its own, as above).
+        join += ["--select", "*"]
+        case.notes.append("--select *")
+        case.star = True
 
     # DuckDB's query, built before the join runs: --partition-by draws on its output columns.
     con = duck()
@@ -2500,6 +2507,7 @@ def run_case(job):
     r["jw_funcs"] = case.jw_funcs
     r["computed"] = case.computed
     r["fcomputed"] = case.fcomputed
+    r["star"] = case.star
     return r
 
 
@@ -2565,7 +2573,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "diffs", "computed", "fcomputed"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "diffs", "computed", "fcomputed", "star"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2614,6 +2622,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['computed']} joins with a computed --select column ({funcs['computed passed']} passed)"
     if funcs["fcomputed"]:
         skipped += f"; {funcs['fcomputed']} filter steps with a computed --select column ({funcs['fcomputed passed']} passed)"
+    if funcs["star"]:
+        skipped += f"; {funcs['star']} joins with --select * ({funcs['star passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:

@@ -1371,16 +1371,22 @@ mod tests {
         }
     }
 
+    /// A schema of nullable columns.
+    fn schema(cols: &[(&str, DataType)]) -> Schema {
+        Schema::new(
+            cols.iter()
+                .map(|(n, t)| Field::new(*n, t.clone(), true))
+                .collect::<Vec<_>>(),
+        )
+    }
+
     #[test]
     fn coalesced_keys_come_first_and_answer_to_either_key_name() {
-        let l = Schema::new(vec![
-            Field::new("x", DataType::Utf8, true),
-            Field::new("id", DataType::Int64, true),
-        ]);
-        let r = Schema::new(vec![
-            Field::new("uid", DataType::Int64, true),
-            Field::new("id", DataType::Utf8, true),
-            Field::new("x", DataType::Utf8, true),
+        let l = schema(&[("x", DataType::Utf8), ("id", DataType::Int64)]);
+        let r = schema(&[
+            ("uid", DataType::Int64),
+            ("id", DataType::Utf8),
+            ("x", DataType::Utf8),
         ]);
         let (lk, rk) = (vec!["id".to_string()], vec!["uid".to_string()]);
         let resolve = |s: Option<&str>| {
@@ -1414,14 +1420,11 @@ mod tests {
 
     #[test]
     fn stars_select_every_column_of_their_sides_but_those_excluded() {
-        let l = Schema::new(vec![
-            Field::new("id", DataType::Int64, true),
-            Field::new("x", DataType::Utf8, true),
-        ]);
-        let r = Schema::new(vec![
-            Field::new("uid", DataType::Int64, true),
-            Field::new("x", DataType::Utf8, true),
-            Field::new("y", DataType::Utf8, true),
+        let l = schema(&[("id", DataType::Int64), ("x", DataType::Utf8)]);
+        let r = schema(&[
+            ("uid", DataType::Int64),
+            ("x", DataType::Utf8),
+            ("y", DataType::Utf8),
         ]);
         let resolve = |s: &str, jt: JoinType| {
             let list = crate::cli::join::parse_select(s).unwrap();
