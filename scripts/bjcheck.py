@@ -276,9 +276,47 @@ def select_items(sel):
     return items
 
 
+def unquote(name):
+    """A column name as a --select list writes it: bare, or "quoted" ("" a quote)."""
+    name = name.strip()
+    return name[1:-1].replace('""', '"') if len(name) >= 2 and name[0] == name[-1] == '"' else name
+
+
+def split_as(item):
+    """`thing AS name` (AS in any case, the name bare or "quoted"): (thing, name), else None."""
+    item = item.strip()
+    if item.endswith('"'):
+        # The quoted name that ends the item: the last '"' that opens a name reaching the end.
+        i, start = 0, None
+        while i < len(item):
+            if item[i] in "'\"":
+                q, j = item[i], i + 1
+                while j < len(item) and not (item[j] == q and item[j + 1:j + 2] != q):
+                    j += 2 if item[j] == q else 1
+                if q == '"' and j == len(item) - 1:
+                    start = i
+                i = j + 1
+            else:
+                i += 1
+        if start is None:
+            return None
+        head, name = item[:start], unquote(item[start:])
+    else:
+        words = item.split()
+        if len(words) < 3:
+            return None
+        head, name = item[: -len(words[-1])], words[-1]
+    head = head.rstrip()
+    if head[-2:].lower() != "as" or not head[:-2].endswith((" ", "\t")):
+        return None
+    return head[:-2].strip(), name
+
+
 def star_item(item):
-    """A `*` item of --select (`*`, `left.*`, `right.*`, maybe `EXCLUDE (a, "b")`): (side "l",
-    "r" or None, the names excluded), or None for another item."""
+    """A `*` item of --select (`*`, `left.*`, `right.*`, then maybe DuckDB's `EXCLUDE (a,
+    "b")`, `REPLACE (expr AS a)` and `RENAME (a AS b)`, in that order, a list in parentheses or
+    one item): (side "l", "r" or None, the names excluded, [(expression, column replaced)],
+    [(column, new name)]), or None for another item."""
     side = None
     for prefix, sd in (("left.", "l"), ("right.", "r")):
         if item.startswith(prefix + "*"):
@@ -286,17 +324,40 @@ def star_item(item):
     if not item.startswith("*"):
         return None
     rest = item[1:].strip()
-    if not rest:
-        return side, []
-    if rest[:7].lower() != "exclude":
-        die(f"select item {item!r}: after a *, only EXCLUDE")
-    rest = rest[7:].strip()
-    if rest.startswith("(") and rest.endswith(")"):
-        rest = rest[1:-1]
-    names = []
-    for n in (x.strip() for x in select_items(rest)):
-        names.append(n[1:-1].replace('""', '"') if len(n) >= 2 and n[0] == n[-1] == '"' else n)
-    return side, names
+    lists = {"exclude": [], "replace": [], "rename": []}
+    for word in lists:
+        if rest[:len(word)].lower() != word:
+            continue
+        rest = rest[len(word):].strip()
+        if rest.startswith("("):
+            depth, quote = 0, None
+            for i, c in enumerate(rest):
+                if quote:
+                    quote = None if c == quote else quote
+                elif c in "'\"":
+                    quote = c
+                elif c == "(":
+                    depth += 1
+                elif c == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            inner, rest = rest[1:i], rest[i + 1:].strip()
+        elif word == "exclude":
+            inner, _, rest = rest.partition(" ")
+        else:
+            inner, rest = rest, ""
+        for x in (x.strip() for x in select_items(inner)):
+            if word == "exclude":
+                lists[word].append(unquote(x))
+            else:
+                pair = split_as(x)
+                if pair is None:
+                    die(f"select item {item!r}: {x!r} has no AS")
+                lists[word].append(pair if word == "replace" else (unquote(pair[0]), pair[1]))
+    if rest:
+        die(f"select item {item!r}: after a *, only EXCLUDE, REPLACE and RENAME, in that order")
+    return side, lists["exclude"], lists["replace"], lists["rename"]
 
 
 def resolve_select(spec, left_cols, right_cols):
@@ -330,15 +391,31 @@ def resolve_select(spec, left_cols, right_cols):
         for item in (x.strip() for x in select_items(sel)):
             star = star_item(item)
             if star is not None:
-                side, excluded = star
+                side, excluded, replaced, renamed = star
                 cols = every() if side is None else [(side, c, None) for c in (left_cols if side == "l" else right_cols)]
-                for x in excluded:
+
+                def hits(x):
+                    # The columns of the star x names: `left.x` / `right.x` one side's in a bare *.
                     only = {"left": "l", "right": "r"}.get(x.split(".", 1)[0]) if side is None and "." in x else None
                     name = x.split(".", 1)[1] if only else x
-                    kept = [p for p in cols if not ((lkeys[p[1]] if p[0] == "c" else p[1]) == name and only in (None, p[0]))]
-                    if len(kept) == len(cols):
+                    return [i for i, p in enumerate(cols)
+                            if (lkeys[p[1]] if p[0] == "c" else p[1]) == name and only in (None, p[0])]
+
+                for x in excluded:
+                    gone = hits(x)
+                    if not gone:
                         die(f"EXCLUDE {x!r} of {item!r} is no column")
-                    cols = kept
+                    cols = [p for i, p in enumerate(cols) if i not in gone]
+                for x, to in renamed:
+                    (i,) = hits(x)
+                    cols[i] = (cols[i][0], cols[i][1], to)
+                for expr, x in replaced:
+                    (i,) = hits(x)
+                    # The replacement, resolved as the item `expr AS x` would be.
+                    qx = x if x.replace("_", "a").isalnum() else '"' + x.replace('"', '""') + '"'
+                    sub = dict(spec, select=f"{expr} AS {qx}")
+                    ((rside, rname, _),) = resolve_select(sub, left_cols, right_cols)
+                    cols[i] = (rside, rname, x)
                 picked += cols
                 continue
             # `column AS alias` (AS in any case) names the output column.
@@ -669,7 +746,15 @@ def filter_select(sel, input_cols):
     for item in (x.strip() for x in select_items(sel)):
         star = star_item(item) if item not in input_cols else None
         if star is not None:
-            picks += [(c, f"i.{qi(c)}") for c in input_cols if c not in star[1]]
+            _, excluded, replaced, renamed = star
+            for c in input_cols:
+                if c in excluded:
+                    continue
+                expr = next((e for e, x in replaced if x == c), None)
+                if expr is not None:
+                    picks.append((c, f"i.{qi(expr)}" if expr in input_cols else f"({expr})"))
+                else:
+                    picks.append((dict(renamed).get(c, c), f"i.{qi(c)}"))
             continue
         if item in input_cols:
             picks.append((item, f"i.{qi(item)}"))

@@ -157,6 +157,11 @@ check "$OUT/star-exclude" jobs/users_comments_left.toml join.type=left join.stra
     "join.select=left.* EXCLUDE (Location, \"UpVotes\"), right.* EXCLUDE (Text, CreationDate)"
 check "$OUT/star-coalesce" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true "join.select=* EXCLUDE (Text, left.CreationDate)"
 check "$OUT/star-semi" jobs/users_comments_left.toml join.type=right-semi "join.select=* EXCLUDE (Text), Score + 1 AS s1"
+# DuckDB's REPLACE and RENAME after a star: computed or renamed columns in their places.
+check "$OUT/star-replace" jobs/users_comments_left.toml join.type=inner \
+    "join.select=left.* REPLACE (upper(DisplayName) AS DisplayName, Reputation * 2 AS Reputation) RENAME (Id AS user_id), right.* EXCLUDE (Text) REPLACE (left.Id AS UserId) RENAME Id AS comment_id"
+check "$OUT/star-replace-coalesce" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true join.strategy=reduce-side \
+    "join.select=* EXCLUDE (Text) REPLACE (coalesce(Score, 0) + 1 AS Score) RENAME (left.CreationDate AS joined, right.CreationDate AS commented)"
 
 section "composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the
@@ -616,6 +621,8 @@ filter_check filter-invert-computed 0.05 "$HIVE/left" id "v > 0.3" "$HIVE/right"
     "rid, w * 2 + h AS wh, dt + 1 AS next_day, h % 2 = 0 AS even" --invert --partition-by=even --workers 2 --split-rows 100
 filter_check filter-star 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" \
     "* EXCLUDE (Text), Score + 1 AS s1" --workers 2
+filter_check filter-star-replace 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" \
+    "* EXCLUDE (Text) REPLACE (Score * 10 AS Score, Id AS PostId) RENAME (UserId AS uid)" --workers 2
 
 section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then

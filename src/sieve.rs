@@ -288,35 +288,9 @@ fn resolve_select(items: Option<&[String]>, all: &Schema) -> Result<Vec<(String,
             format!("{c:?} is not a column of the input ({hint})"),
         )
     };
-    let mut picks: Vec<(String, Pick)> = Vec::with_capacity(items.len());
-    for item in items {
-        // `*`, maybe `EXCLUDE (columns)`: every input column but those.
-        if let Some(excluded) =
-            crate::plan::side::star_item(item).filter(|_| column_of(item).is_none())
-        {
-            let excluded = excluded?;
-            if let Some(x) = excluded.iter().find(|x| all.index_of(x).is_err()) {
-                return Err(Error::param(
-                    "--select",
-                    format!("{x:?} of the EXCLUDE list is not a column of the input"),
-                ));
-            }
-            for f in all.fields() {
-                let name = f.name();
-                if excluded.contains(name) {
-                    continue;
-                }
-                if picks.iter().any(|(n, _)| n == name) {
-                    return Err(Error::param(
-                        "--select",
-                        format!("column {name:?} is selected twice (name the second with `AS`)"),
-                    ));
-                }
-                picks.push((name.clone(), Pick::Column(name.clone())));
-            }
-            continue;
-        }
-        let (name, pick) = if let Some(c) = column_of(item) {
+    // One item that is no `*`: its output name and what it is.
+    let resolve_one = |item: &str| -> Result<(String, Pick)> {
+        Ok(if let Some(c) = column_of(item) {
             (c.clone(), Pick::Column(c))
         } else if let Some((expr, alias)) = crate::plan::side::split_alias(item) {
             match column_of(expr) {
@@ -345,21 +319,64 @@ fn resolve_select(items: Option<&[String]>, all: &Schema) -> Result<Vec<(String,
             ));
         } else {
             return Err(not_a_column(item));
-        };
-        if picks.iter().any(|(n, _)| *n == name) {
-            return Err(Error::param(
-                "--select",
-                match &pick {
-                    Pick::Column(c) if *c == name => {
-                        format!("column {name:?} is selected twice (name the second with `AS`)")
-                    }
-                    _ => {
-                        format!("two output columns would be named {name:?}: rename one with `AS`")
-                    }
-                },
-            ));
+        })
+    };
+    let mut picks: Vec<(String, Pick)> = Vec::with_capacity(items.len());
+    for item in items {
+        let mut one = Vec::new();
+        // `*`, maybe `EXCLUDE`, `REPLACE` and `RENAME` lists: every input column but those
+        // excluded, some computed or renamed in their place.
+        if let Some(star) = crate::plan::side::star_item(item).filter(|_| column_of(item).is_none())
+        {
+            let star = star?;
+            let lists = star.exclude.iter().map(|x| ("EXCLUDE", x));
+            let lists = lists
+                .chain(star.replace.iter().map(|(_, x)| ("REPLACE", x)))
+                .chain(star.rename.iter().map(|(x, _)| ("RENAME", x)));
+            for (list, x) in lists {
+                if all.index_of(x).is_err() {
+                    return Err(Error::param(
+                        "--select",
+                        format!("{x:?} of the {list} list is not a column of the input"),
+                    ));
+                }
+            }
+            for f in all.fields() {
+                let name = f.name();
+                if star.exclude.contains(name) {
+                    continue;
+                }
+                if let Some((expr, _)) = star.replace.iter().find(|(_, x)| x == name) {
+                    let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+                    let (_, pick) = resolve_one(&format!("{expr} AS {quoted}"))?;
+                    one.push((name.clone(), pick));
+                } else if let Some((_, to)) = star.rename.iter().find(|(x, _)| x == name) {
+                    one.push((to.clone(), Pick::Column(name.clone())));
+                } else {
+                    one.push((name.clone(), Pick::Column(name.clone())));
+                }
+            }
+        } else {
+            one.push(resolve_one(item)?);
         }
-        picks.push((name, pick));
+        for (name, pick) in one {
+            if let Some((_, first)) = picks.iter().find(|(n, _)| *n == name) {
+                return Err(Error::param(
+                    "--select",
+                    match (first, &pick) {
+                        (Pick::Column(a), Pick::Column(c)) if *a == name && *c == name => {
+                            format!("column {name:?} is selected twice (name the second with `AS`)")
+                        }
+                        _ => {
+                            format!(
+                                "two output columns would be named {name:?}: rename one with `AS`"
+                            )
+                        }
+                    },
+                ));
+            }
+            picks.push((name, pick));
+        }
     }
     Ok(picks)
 }
@@ -801,6 +818,19 @@ mod tests {
             ]
         );
         assert_eq!(resolved("*", &all).unwrap().len(), 4);
+        // DuckDB's REPLACE and RENAME: the column computed or renamed in its place.
+        assert_eq!(
+            resolved(
+                "* EXCLUDE \"x,y\" REPLACE (id * 2 AS id, \"a + b\" AS \"sold as new\") RENAME (\"a + b\" AS ab)",
+                &all
+            )
+            .unwrap(),
+            vec![
+                ("id".to_string(), None),
+                col("ab", "a + b"),
+                col("sold as new", "a + b"),
+            ]
+        );
         // No select: every column, as it is.
         let every = resolve_select(None, &all).unwrap();
         assert_eq!(every.len(), 4);
@@ -823,7 +853,30 @@ mod tests {
                 "* EXCLUDE (nope)",
                 "\"nope\" of the EXCLUDE list is not a column of the input",
             ),
-            ("* AS all", "after a *, write EXCLUDE (columns) or nothing"),
+            (
+                "* AS all",
+                "after a *, write EXCLUDE (columns), REPLACE (expression AS column) or RENAME",
+            ),
+            (
+                "* REPLACE (1 AS nope)",
+                "\"nope\" of the REPLACE list is not a column of the input",
+            ),
+            (
+                "* RENAME (nope AS x)",
+                "\"nope\" of the RENAME list is not a column of the input",
+            ),
+            (
+                "* REPLACE (nope + 1 AS id)",
+                "no column \"nope\" in the input (in \"nope + 1\")",
+            ),
+            (
+                "* RENAME (id AS \"x,y\")",
+                "two output columns would be named \"x,y\"",
+            ),
+            (
+                "* EXCLUDE (id) RENAME (id AS k)",
+                "in both the EXCLUDE and the RENAME list",
+            ),
         ] {
             let e = resolved(select, &all).unwrap_err().to_string();
             assert!(e.contains(needle), "{select}: {e}");

@@ -527,3 +527,56 @@ fn stars_select_every_column_but_those_excluded() {
     assert_eq!(e.trim().lines().count(), 1, "{e}");
     assert!(!d.path().join("no").exists());
 }
+
+#[test]
+fn stars_replace_and_rename_columns_in_their_place() {
+    let d = tempfile::tempdir().unwrap();
+    write_sides(d.path());
+    // DuckDB's `* EXCLUDE (...) REPLACE (...) RENAME (...)`: the same rows as the list written
+    // out, the columns in the star's order.
+    let star = join(
+        d.path(),
+        "star",
+        &[
+            "--select",
+            "left.* EXCLUDE (k) REPLACE (upper(name) AS name) RENAME (id AS uid), right.* REPLACE (score * 2 AS score)",
+        ],
+    );
+    let listed = join(
+        d.path(),
+        "listed",
+        &[
+            "--select",
+            "id AS uid, upper(name) AS name, rid, rk, score * 2 AS score",
+        ],
+    );
+    assert_eq!(read_rows(&star).1, ["uid", "name", "rid", "rk", "score"]);
+    assert_eq!(read_rows(&star), read_rows(&listed));
+    let filter = filter_right(d.path());
+    filter(
+        "f",
+        &["--select", "* REPLACE (rk + 1 AS rk) RENAME rid AS r"],
+    )
+    .ok();
+    filter("fl", &["--select", "rid AS r, rk + 1 AS rk, score"]).ok();
+    assert_eq!(read_rows(&d.path().join("f")).1, ["r", "rk", "score"]);
+    assert_eq!(
+        read_rows(&d.path().join("f")),
+        read_rows(&d.path().join("fl"))
+    );
+    // A name the star does not give, or that both sides give, is one line, exit 2, no output.
+    for (select, needle) in [
+        (
+            "* REPLACE (1 AS nope)",
+            "--select: \"nope\" of the REPLACE list is not a column of the input",
+        ),
+        (
+            "* RENAME (score AS rid)",
+            "two output columns would be named \"rid\"",
+        ),
+    ] {
+        let e = filter("no", &["--select", select]).fails(2, &[needle]);
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        assert!(!d.path().join("no").exists());
+    }
+}

@@ -37,8 +37,8 @@ pub struct FilterSpec {
     #[serde(rename = "where")]
     pub predicate: Option<String>,
     /// Output columns, comma-separated: a column, `column AS name`, or `expression AS name`
-    /// (the --where language: `Score * 2 AS double`), `*` or `* EXCLUDE (a, b)` [default: every
-    /// input column].
+    /// (the --where language: `Score * 2 AS double`), `*`, maybe with DuckDB's `EXCLUDE (a, b)`,
+    /// `REPLACE (expression AS a)` and `RENAME (a AS b)` [default: every input column].
     #[arg(long, value_name = "COLS")]
     pub select: Option<String>,
     /// Output directory (a path or an object-store URL).

@@ -924,47 +924,155 @@ pub(crate) fn computed_item(item: &str) -> Option<(String, Option<String>)> {
     (!p.is_column()).then(|| (expr.to_string(), alias))
 }
 
-/// A `*` item of `--select` (`*`, `* EXCLUDE (a, b)` or `* EXCLUDE a`, after `left.` or
-/// `right.` in a join, AS DuckDB writes them): the names it excludes. `None`: no `*`.
-pub(crate) fn star_item(text: &str) -> Option<Result<Vec<String>>> {
-    let rest = text.trim().strip_prefix('*')?.trim_start();
-    if rest.is_empty() {
-        return Some(Ok(Vec::new()));
+/// A `*` item of `--select`, as DuckDB writes them: `*`, then maybe `EXCLUDE (a, b)`, `REPLACE
+/// (expression AS column, ...)` and `RENAME (column AS name, ...)`, in that order (each list
+/// in parentheses, or one item without them), after `left.` or `right.` in a join.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Star {
+    /// The columns left out.
+    pub exclude: Vec<String>,
+    /// (expression, column): the column's values are the expression's, in its place.
+    pub replace: Vec<(String, String)>,
+    /// (column, name): the column under another name, in its place.
+    pub rename: Vec<(String, String)>,
+}
+
+/// A column name as `--select` lists write it: bare, or `"quoted"` with `""` for a quote.
+fn unquote(name: &str) -> String {
+    let n = name.trim();
+    match n.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+        Some(q) if n.len() >= 2 => q.replace("\"\"", "\""),
+        _ => n.to_string(),
     }
+}
+
+/// The end of the parenthesized list `text` opens (`text` starts with `(`): the index of its
+/// `)`, skipping `'strings'`, `"names"` and nested parentheses.
+fn closing_paren(text: &str) -> Option<usize> {
+    let (mut depth, mut quote) = (0usize, None);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parse a `*` item (see [`Star`]); `None`: the item is no `*`.
+pub(crate) fn star_item(text: &str) -> Option<Result<Star>> {
+    let mut rest = text.trim().strip_prefix('*')?.trim_start();
+    let item = text.trim();
     let bad = || {
         Error::param(
             "--select",
             format!(
-                "{:?}: after a *, write EXCLUDE (columns) or nothing",
-                text.trim()
+                "{item:?}: after a *, write EXCLUDE (columns), REPLACE (expression AS column) \
+                 or RENAME (column AS name), in that order, or nothing"
             ),
         )
     };
-    let list = match rest.get(..7) {
-        Some(w) if w.eq_ignore_ascii_case("exclude") => rest[7..].trim(),
-        _ => return Some(Err(bad())),
-    };
-    let inner = match list.strip_prefix('(') {
-        Some(l) => match l.strip_suffix(')') {
-            Some(inner) => inner,
-            None => return Some(Err(bad())),
-        },
-        None => list,
-    };
-    let names: Vec<String> = crate::cli::join::select_items(inner)
-        .into_iter()
-        .map(|n| {
-            let n = n.trim();
-            match n.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
-                Some(q) => q.replace("\"\"", "\""),
-                None => n.to_string(),
+    let mut star = Star::default();
+    for (n, word) in ["EXCLUDE", "REPLACE", "RENAME"].into_iter().enumerate() {
+        let Some(after) = rest
+            .get(..word.len())
+            .filter(|w| w.eq_ignore_ascii_case(word))
+            .map(|_| &rest[word.len()..])
+            .filter(|a| a.starts_with(|c: char| c.is_whitespace() || c == '('))
+        else {
+            continue;
+        };
+        let after = after.trim_start();
+        let (list, next) = if after.starts_with('(') {
+            let Some(close) = closing_paren(after) else {
+                return Some(Err(bad()));
+            };
+            (&after[1..close], &after[close + 1..])
+        } else if n == 0 {
+            // One name without parentheses: a "quoted name" or a word.
+            let end = if after.starts_with('"') {
+                let b = after.as_bytes();
+                let mut i = 1;
+                while i < b.len() && !(b[i] == b'"' && b.get(i + 1) != Some(&b'"')) {
+                    i += if b[i] == b'"' { 2 } else { 1 };
+                }
+                (i + 1).min(after.len())
+            } else {
+                after.find(char::is_whitespace).unwrap_or(after.len())
+            };
+            (&after[..end], &after[end..])
+        } else {
+            (after, "")
+        };
+        rest = next.trim_start();
+        let items: Vec<&str> = crate::cli::join::select_items(list)
+            .into_iter()
+            .map(str::trim)
+            .collect();
+        if items.iter().any(|i| i.is_empty()) {
+            return Some(Err(bad()));
+        }
+        for i in items {
+            if n == 0 {
+                star.exclude.push(unquote(i));
+                continue;
             }
-        })
-        .collect();
-    if names.iter().any(String::is_empty) {
+            let Some((expr, name)) = split_alias(i) else {
+                let what = if n == 1 {
+                    "expression AS column"
+                } else {
+                    "column AS name"
+                };
+                return Some(Err(Error::param(
+                    "--select",
+                    format!("{i:?} of {item:?}: write {what}"),
+                )));
+            };
+            if n == 1 {
+                star.replace.push((expr.to_string(), name));
+            } else {
+                star.rename.push((unquote(expr), name));
+            }
+        }
+    }
+    if !rest.is_empty() {
         return Some(Err(bad()));
     }
-    Some(Ok(names))
+    // Each column in one list, once (as DuckDB has them).
+    let lists = [
+        ("EXCLUDE", star.exclude.clone()),
+        (
+            "REPLACE",
+            star.replace.iter().map(|r| r.1.clone()).collect(),
+        ),
+        ("RENAME", star.rename.iter().map(|r| r.0.clone()).collect()),
+    ];
+    for (a, (la, names)) in lists.iter().enumerate() {
+        for (i, x) in names.iter().enumerate() {
+            if names[..i].contains(x) {
+                return Some(Err(Error::param(
+                    "--select",
+                    format!("{x:?} is twice in the {la} list of {item:?}"),
+                )));
+            }
+            if let Some((lb, _)) = lists[a + 1..].iter().find(|(_, o)| o.contains(x)) {
+                return Some(Err(Error::param(
+                    "--select",
+                    format!("{x:?} is in both the {la} and the {lb} list of {item:?}"),
+                )));
+            }
+        }
+    }
+    Some(Ok(star))
 }
 
 /// `expr AS name` (AS in any case; the name bare, or `"quoted"` with `""` for a quote): the
@@ -1104,15 +1212,10 @@ pub(crate) fn resolve_select(
                         left.index_of(n).is_ok() || right.index_of(n).is_ok() || key_of(n).is_some()
                     }
                 };
-                // `*`, `left.*`, `right.*`, maybe `EXCLUDE (columns)`.
-                if let Some(excluded) = star_item(&r.name).filter(|_| !exists(&r.name)) {
-                    let excluded = excluded?;
-                    if r.alias.is_some() {
-                        return Err(Error::param(
-                            "--select",
-                            format!("{:?}: a * cannot be renamed", r.item.trim()),
-                        ));
-                    }
+                // `*`, `left.*`, `right.*`, maybe `EXCLUDE`, `REPLACE` and `RENAME` lists.
+                let text = r.literal.as_deref().unwrap_or(&r.name);
+                if let Some(star) = star_item(text).filter(|_| !exists(text)) {
+                    let star = star?;
                     let mut cols = match r.side {
                         None => every(),
                         Some(side) => {
@@ -1136,28 +1239,86 @@ pub(crate) fn resolve_select(
                                 .collect()
                         }
                     };
-                    for x in &excluded {
+                    // The columns of the star a name of its lists means: in a bare `*`,
+                    // `left.x` and `right.x` mean one side's.
+                    let matching = |cols: &[(Side, String, Option<String>, Option<usize>)],
+                                    x: &str,
+                                    list: &str|
+                     -> Result<Vec<usize>> {
                         let (only, name) = match (x.strip_prefix("left."), x.strip_prefix("right."))
                         {
                             (Some(n), _) if r.side.is_none() => (Some(Side::Left), n),
                             (_, Some(n)) if r.side.is_none() => (Some(Side::Right), n),
-                            _ => (None, x.as_str()),
+                            _ => (None, x),
                         };
-                        let before = cols.len();
-                        cols.retain(|(side, c, _, _)| {
-                            !(c == name && only.is_none_or(|s| s == *side))
-                        });
-                        if cols.len() == before {
+                        let at: Vec<usize> = (0..cols.len())
+                            .filter(|&i| cols[i].1 == name && only.is_none_or(|s| s == cols[i].0))
+                            .collect();
+                        if at.is_empty() {
                             return Err(Error::param(
                                 "--select",
                                 format!(
-                                    "{x:?} of the EXCLUDE list is not a column of {:?}",
+                                    "{x:?} of the {list} list is not a column of {:?}",
                                     r.item.trim()
                                 ),
                             ));
                         }
+                        Ok(at)
+                    };
+                    for x in &star.exclude {
+                        let at = matching(&cols, x, "EXCLUDE")?;
+                        for i in at.into_iter().rev() {
+                            cols.remove(i);
+                        }
                     }
-                    picked.extend(cols);
+                    let one = |cols: &[(Side, String, Option<String>, Option<usize>)],
+                               x: &str,
+                               list: &str|
+                     -> Result<usize> {
+                        match matching(cols, x, list)?.as_slice() {
+                            [i] => Ok(*i),
+                            _ => Err(Error::param(
+                                "--select",
+                                format!(
+                                    "{x:?} of the {list} list of {:?} is a column of both sides: \
+                                     write left.{x} or right.{x}, or use left.* and right.*",
+                                    r.item.trim()
+                                ),
+                            )),
+                        }
+                    };
+                    for (x, name) in &star.rename {
+                        let i = one(&cols, x, "RENAME")?;
+                        cols[i].2 = Some(name.clone());
+                    }
+                    // A replaced column is the item `expression AS column`, in its place.
+                    let mut replaced: Vec<(usize, Pick)> = Vec::new();
+                    for (expr, x) in &star.replace {
+                        let i = one(&cols, x, "REPLACE")?;
+                        let name = if x.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                            x.clone()
+                        } else {
+                            format!("\"{}\"", x.replace('"', "\"\""))
+                        };
+                        let item = crate::cli::join::parse_select(&format!("{expr} AS {name}"))?;
+                        let mut pick = resolve_select(Some(&item), jt, left, right, coalesce)?;
+                        replaced.push((i, pick.remove(0)));
+                    }
+                    for (i, col) in cols.into_iter().enumerate() {
+                        match replaced.iter().find(|(at, _)| *at == i) {
+                            Some((_, p)) => {
+                                exprs.resize(picked.len(), None);
+                                exprs.push(p.expr.clone());
+                                picked.push((
+                                    p.side,
+                                    p.column.clone(),
+                                    Some(p.name.clone()),
+                                    p.key,
+                                ));
+                            }
+                            None => picked.push(col),
+                        }
+                    }
                     continue;
                 }
                 let (name, alias) = match &r.literal {
@@ -1474,9 +1635,79 @@ mod tests {
         assert!(err("* EXCLUDE (nope)", JoinType::Inner)
             .contains("\"nope\" of the EXCLUDE list is not a column of \"* EXCLUDE (nope)\""));
         assert!(err("*, id", JoinType::Inner).contains("column \"id\" is selected twice"));
-        assert!(err("* REPLACE (1 AS id)", JoinType::Inner)
-            .contains("after a *, write EXCLUDE (columns) or nothing"));
+        assert!(err("* AS all", JoinType::Inner).contains(
+            "after a *, write EXCLUDE (columns), REPLACE (expression AS column) or RENAME"
+        ));
         assert!(err("* EXCLUDE (a,)", JoinType::Inner).contains("after a *"));
+        assert!(err("* RENAME (id AS a) EXCLUDE (x)", JoinType::Inner).contains("in that order"));
+    }
+
+    #[test]
+    fn stars_replace_and_rename_columns_in_their_place() {
+        let l = schema(&[("id", DataType::Int64), ("x", DataType::Utf8)]);
+        let r = schema(&[("uid", DataType::Int64), ("x", DataType::Utf8)]);
+        let resolve = |s: &str, jt: JoinType| {
+            let list = crate::cli::join::parse_select(s).unwrap();
+            resolve_select(Some(&list), jt, &l, &r, None).map(|v| {
+                v.into_iter()
+                    .map(|p| match p.expr {
+                        Some(e) => format!("{}=({e})", p.name),
+                        None => format!("{}={:?}.{}", p.name, p.side, p.column),
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        // As DuckDB: EXCLUDE, then REPLACE, then RENAME; each in the column's place.
+        assert_eq!(
+            resolve("left.* REPLACE (id * 10 AS id), right.*", JoinType::Inner).unwrap(),
+            [
+                "id=(id * 10)",
+                "x=Left.x",
+                "uid=Right.uid",
+                "x_right=Right.x"
+            ]
+        );
+        assert_eq!(
+            resolve(
+                "* EXCLUDE (right.x) REPLACE (upper(left.x) AS \"x\") RENAME (uid AS \"u id\")",
+                JoinType::Inner
+            )
+            .unwrap(),
+            ["id=Left.id", "x=(upper(left.x))", "u id=Right.uid"]
+        );
+        // A column as the replacement is that column, under the replaced one's name.
+        assert_eq!(
+            resolve("right.* replace (left.x as x)", JoinType::Inner).unwrap(),
+            ["uid=Right.uid", "x=Left.x"]
+        );
+        assert_eq!(
+            resolve("* RENAME (left.x AS lx, right.x AS rx)", JoinType::Inner).unwrap(),
+            ["id=Left.id", "lx=Left.x", "uid=Right.uid", "rx=Right.x"]
+        );
+        assert_eq!(
+            resolve("* RENAME uid AS u", JoinType::Inner).unwrap(),
+            ["id=Left.id", "x=Left.x", "u=Right.uid", "x_right=Right.x"]
+        );
+        let err = |s: &str| crate::error::one_line(&resolve(s, JoinType::Inner).unwrap_err());
+        assert!(err("* REPLACE (1 AS x)").contains(
+            "\"x\" of the REPLACE list of \"* REPLACE (1 AS x)\" is a column of both sides"
+        ));
+        assert!(err("* RENAME (x AS y)").contains("is a column of both sides"));
+        assert!(err("left.* REPLACE (1 AS nope)").contains(
+            "\"nope\" of the REPLACE list is not a column of \"left.* REPLACE (1 AS nope)\""
+        ));
+        assert!(err("* RENAME (nope AS y)").contains("\"nope\" of the RENAME list is not a column"));
+        assert!(err("left.* REPLACE (id AS id, 2 AS id)")
+            .contains("\"id\" is twice in the REPLACE list"));
+        assert!(err("left.* EXCLUDE (x) REPLACE (1 AS x)")
+            .contains("\"x\" is in both the EXCLUDE and the REPLACE list"));
+        assert!(err("left.* REPLACE (1 AS x) RENAME (x AS y)")
+            .contains("\"x\" is in both the REPLACE and the RENAME list"));
+        assert!(err("left.* REPLACE (1 + AS x)").contains("--select"));
+        assert!(err("left.* REPLACE (id)")
+            .contains("\"id\" of \"* REPLACE (id)\": write expression AS column"));
+        assert!(err("left.* RENAME (id)").contains("write column AS name"));
+        assert!(err("left.* RENAME (id AS x)").contains("two output columns would be named \"x\""));
     }
 
     #[test]
