@@ -576,8 +576,14 @@ def ts_lit(rng, unit, pool):
     if frac:
         digits = f"{frac:09d}".rstrip("0")
         base += "." + digits
-        if len(digits) > 6:
-            return Lit(f"TIMESTAMP '{base}'", f"TIMESTAMP_NS '{base}'")
+    # DuckDB's literals of a precision, written alike for both (1 in 10): the text rounded to
+    # milliseconds or seconds half away from zero, or kept to nanoseconds.
+    if rng.random() < 0.1:
+        word = rng.choice(["TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_US", "DATETIME", "timestamp_ns"])
+        if word != "timestamp_ns" or -106751 <= day <= 106750:
+            return Lit(f"{word} '{base}'")
+    if frac and len(digits) > 6:
+        return Lit(f"TIMESTAMP '{base}'", f"TIMESTAMP_NS '{base}'")
     if rng.random() < 0.15:
         return Lit(f"'{base}'")
     return Lit(f"TIMESTAMP '{base}'")

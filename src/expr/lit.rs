@@ -465,6 +465,39 @@ pub(crate) fn date_text(s: &str) -> Result<i32, String> {
     }
 }
 
+/// A timestamp literal (`ns`, from `text`) as DuckDB's `TIMESTAMP_NS` (`digits` 9),
+/// `TIMESTAMP_US` (6), `TIMESTAMP_MS` (3) or `TIMESTAMP_S` (0) cast of the text has it: the
+/// microseconds of the text (further digits dropped), rounded to milliseconds or seconds half
+/// away from zero; a nanosecond one only within the nanosecond range. Infinities stay.
+pub(crate) fn timestamp_of_precision(l: Lit, digits: u32, text: &str) -> Result<Lit, String> {
+    let Lit::Timestamp(ns) = l else {
+        return Ok(l);
+    };
+    if ns == INFINITE_NS || ns == -INFINITE_NS {
+        return Ok(l);
+    }
+    if digits == 9 {
+        // DuckDB keeps i64::MAX and MIN for its infinities.
+        return if ns > i128::from(i64::MIN) && ns < i128::from(i64::MAX) {
+            Ok(l)
+        } else {
+            Err(format!(
+                "{text:?} is out of the range of TIMESTAMP_NS (years 1677 to 2262)"
+            ))
+        };
+    }
+    // The fraction's digits beyond microseconds dropped: the microsecond at or before.
+    let us = ns.div_euclid(1_000);
+    let step = 10i128.pow(6 - digits);
+    let half = step / 2;
+    let rounded = if us >= 0 {
+        (us + half) / step
+    } else {
+        -((-us + half) / step)
+    };
+    Ok(Lit::Timestamp(rounded * step * 1_000))
+}
+
 /// Parse `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]` (up to 9 fractional digits, no time zone) into
 /// nanoseconds since the epoch.
 pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {

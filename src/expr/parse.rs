@@ -244,6 +244,34 @@ fn tokens(dialect: &DuckDbDialect, text: &str) -> Result<Vec<TokenWithSpan>, Str
     let solid: Vec<usize> = (0..tokens.len())
         .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
         .collect();
+    // DuckDB's `TIMESTAMP_MS '...'` (and `_NS`, `_US`, `_S`, `DATETIME`) is its cast of the
+    // string; sqlparser reads no such typed string: make it `CAST('...' AS TIMESTAMP_MS)`.
+    for w in solid.windows(2).rev() {
+        let unit = match &tokens[w[0]].token {
+            Token::Word(x) if x.quote_style.is_none() => timestamp_precision(&x.value),
+            _ => None,
+        };
+        let after_dot = w[0] > 0 && tokens[w[0] - 1].token == Token::Period;
+        if unit.is_none() || after_dot {
+            continue;
+        }
+        if let Token::SingleQuotedString(_) = tokens[w[1]].token {
+            let at = |t: Token| TokenWithSpan::new(t, tokens[w[0]].span);
+            let (name, text) = (tokens[w[0]].token.clone(), tokens[w[1]].token.clone());
+            let cast = [
+                at(Token::make_keyword("CAST")),
+                at(Token::LParen),
+                at(text),
+                at(Token::make_keyword("AS")),
+                at(name),
+                at(Token::RParen),
+            ];
+            tokens.splice(w[0]..=w[1], cast);
+        }
+    }
+    let solid: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
     for w in solid.windows(3) {
         let extract =
             matches!(&tokens[w[0]].token, Token::Word(x) if x.keyword == Keyword::EXTRACT);
@@ -677,6 +705,34 @@ fn visit(
             format: None,
         } => {
             let try_ = matches!(kind, ast::CastKind::TryCast | ast::CastKind::SafeCast);
+            if let Some(digits) = timestamp_precision(&data_type.to_string()) {
+                // `TIMESTAMP_MS '...'`: a literal only.
+                let Some(text) = literal_text(&expr) else {
+                    return Err(format!(
+                        "unsupported: CAST of an expression to {data_type} (it takes a string \
+                         literal, {data_type} '2024-01-05 10:00:00'; a column casts to TIMESTAMP)"
+                    ));
+                };
+                // Digits beyond nanoseconds dropped, as DuckDB drops them.
+                let text = &match text.split_once('.') {
+                    Some((head, frac)) if digits == 9 => {
+                        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+                        let cut = n.min(9);
+                        format!("{head}.{}{}", &frac[..cut], &frac[n..])
+                    }
+                    _ => text.to_string(),
+                };
+                let node = match cast_literal(Func::Timestamp(try_), text, try_)
+                    .and_then(|l| lit::timestamp_of_precision(l, digits, text))
+                {
+                    Ok(l) => Node::Lit(l),
+                    Err(reason) => {
+                        Node::Fails(reason, DataType::Timestamp(TimeUnit::Nanosecond, None))
+                    }
+                };
+                push(nodes, done, node);
+                return Ok(());
+            }
             let f = match data_type {
                 ast::DataType::Date => Func::Date(try_),
                 ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => Func::Timestamp(try_),
@@ -835,6 +891,18 @@ fn literal_text(e: &ast::Expr) -> Option<&str> {
             value: Value::SingleQuotedString(s),
             ..
         }) => Some(s),
+        _ => None,
+    }
+}
+
+/// The fractional digits DuckDB's `TIMESTAMP_NS`, `TIMESTAMP_US` (and `DATETIME`),
+/// `TIMESTAMP_MS` and `TIMESTAMP_S` keep (any case).
+fn timestamp_precision(name: &str) -> Option<u32> {
+    match name.to_ascii_uppercase().as_str() {
+        "TIMESTAMP_NS" => Some(9),
+        "TIMESTAMP_US" | "DATETIME" => Some(6),
+        "TIMESTAMP_MS" => Some(3),
+        "TIMESTAMP_S" => Some(0),
         _ => None,
     }
 }

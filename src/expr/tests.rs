@@ -1650,6 +1650,46 @@ fn infinity_and_epoch_literals_agree_with_duckdb() {
     }
 }
 
+/// DuckDB's `TIMESTAMP_NS`, `TIMESTAMP_US` (`DATETIME`), `TIMESTAMP_MS` and `TIMESTAMP_S`
+/// literals and casts of a string, with DuckDB 2.0.1's answers over [`infinite_table`]: the
+/// text's microseconds (a nanosecond literal's nanoseconds, digits beyond dropped), rounded to
+/// milliseconds or seconds half away from zero.
+#[test]
+fn timestamp_literals_of_a_precision_agree_with_duckdb() {
+    let t = infinite_table();
+    assert_rows(
+        &t,
+        &[&[
+            ("ts_us = TIMESTAMP_S '2020-01-01 00:00:00.4'", &[0]),
+            ("ts_ms = TIMESTAMP_MS '1970-01-01 00:00:00.0004999'", &[4]),
+            (
+                "ts_ns = TIMESTAMP_NS '1970-01-01 00:00:00.0000000001'",
+                &[4],
+            ),
+            ("ts_us <= TIMESTAMP_S '1969-12-31 23:59:59.5'", &[2]),
+            ("ts_us <= TIMESTAMP_S '1969-12-31 23:59:59.6'", &[2, 4]),
+            ("ts_ns >= TIMESTAMP_MS 'infinity'", &[1]),
+            ("d = DATETIME '2020-01-01 00:00:00.0000009'", &[0]),
+            ("ts_ms = '2020-01-01'::TIMESTAMP_US", &[0]),
+            ("TRY_CAST('x' AS TIMESTAMP_S) IS NULL", &[0, 1, 2, 3, 4]),
+            ("ts_us = timestamp_s '2019-12-31 23:59:59.5'", &[0]),
+            (
+                "ts_ns < TIMESTAMP_NS '1970-01-01 00:00:00.000000001'",
+                &[2, 4],
+            ),
+            (
+                "ts_ms > CAST('1969-12-31 23:59:59.9995' AS TIMESTAMP_MS)",
+                &[0, 1, 4],
+            ),
+        ]],
+    );
+    let e = refusal("ts_us = CAST(ts_ms AS TIMESTAMP_S)", &t);
+    assert!(
+        e.contains("CAST of an expression to TIMESTAMP_S (it takes a string literal"),
+        "{e}"
+    );
+}
+
 /// `date_diff` and `last_day`, with DuckDB 2.0.1's answers over [`infinite_table`] written to
 /// Parquet by pyarrow: boundaries crossed in each unit, strings read as the other argument's
 /// type, infinities giving NULL, and `yearweek` counting Mondays only where a timestamp has a
