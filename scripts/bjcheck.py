@@ -355,9 +355,21 @@ def star_item(item):
                 if pair is None:
                     die(f"select item {item!r}: {x!r} has no AS")
                 lists[word].append(pair if word == "replace" else (unquote(pair[0]), pair[1]))
+    pattern = None
+    if rest.split(" ")[0].lower() in ("not", "like", "ilike", "similar"):
+        pattern, rest = rest, ""
     if rest:
-        die(f"select item {item!r}: after a *, only EXCLUDE, REPLACE and RENAME, in that order")
-    return side, lists["exclude"], lists["replace"], lists["rename"]
+        die(f"select item {item!r}: after a *, only EXCLUDE, REPLACE and RENAME, in that order, or a pattern")
+    return side, lists["exclude"], lists["replace"], lists["rename"], pattern
+
+
+def matching(names, pattern):
+    """The names DuckDB's `* LIKE 'pattern'` (or ILIKE, SIMILAR TO, NOT ...) keeps, in order."""
+    if pattern is None:
+        return names
+    values = ", ".join(f"({i}, {qs(n)})" for i, n in enumerate(names))
+    rows = duckdb.connect().execute(f"SELECT n FROM (VALUES {values}) t(i, n) WHERE n {pattern} ORDER BY i").fetchall()
+    return [r[0] for r in rows]
 
 
 def resolve_select(spec, left_cols, right_cols):
@@ -391,7 +403,7 @@ def resolve_select(spec, left_cols, right_cols):
         for item in (x.strip() for x in select_items(sel)):
             star = star_item(item)
             if star is not None:
-                side, excluded, replaced, renamed = star
+                side, excluded, replaced, renamed, pattern = star
                 cols = every() if side is None else [(side, c, None) for c in (left_cols if side == "l" else right_cols)]
 
                 def hits(x):
@@ -406,6 +418,9 @@ def resolve_select(spec, left_cols, right_cols):
                     if not gone:
                         die(f"EXCLUDE {x!r} of {item!r} is no column")
                     cols = [p for i, p in enumerate(cols) if i not in gone]
+                name_of = lambda p: lkeys[p[1]] if p[0] == "c" else p[1]
+                kept = matching([name_of(p) for p in cols], pattern)
+                cols = [p for p in cols if name_of(p) in kept]
                 for x, to in renamed:
                     (i,) = hits(x)
                     cols[i] = (cols[i][0], cols[i][1], to)
@@ -746,8 +761,8 @@ def filter_select(sel, input_cols):
     for item in (x.strip() for x in select_items(sel)):
         star = star_item(item) if item not in input_cols else None
         if star is not None:
-            _, excluded, replaced, renamed = star
-            for c in input_cols:
+            _, excluded, replaced, renamed, pattern = star
+            for c in matching(input_cols, pattern):
                 if c in excluded:
                     continue
                 expr = next((e for e, x in replaced if x == c), None)

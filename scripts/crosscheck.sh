@@ -162,6 +162,10 @@ check "$OUT/star-replace" jobs/users_comments_left.toml join.type=inner \
     "join.select=left.* REPLACE (upper(DisplayName) AS DisplayName, Reputation * 2 AS Reputation) RENAME (Id AS user_id), right.* EXCLUDE (Text) REPLACE (left.Id AS UserId) RENAME Id AS comment_id"
 check "$OUT/star-replace-coalesce" jobs/users_comments_left.toml join.type=full join.coalesce-keys=true join.strategy=reduce-side \
     "join.select=* EXCLUDE (Text) REPLACE (coalesce(Score, 0) + 1 AS Score) RENAME (left.CreationDate AS joined, right.CreationDate AS commented)"
+# DuckDB's patterns on the names after a star: LIKE, ILIKE, SIMILAR TO, NOT.
+check "$OUT/star-like" jobs/users_comments_left.toml join.type=left \
+    "join.select=left.* EXCLUDE (Id) ILIKE '%name%', right.* NOT LIKE '%Id%'"
+check "$OUT/star-similar" jobs/users_comments_left.toml join.type=full join.strategy=reduce-side "join.select=* SIMILAR TO '.*(Date|Id)'"
 
 section "composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the
@@ -623,6 +627,8 @@ filter_check filter-star 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comme
     "* EXCLUDE (Text), Score + 1 AS s1" --workers 2
 filter_check filter-star-replace 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" \
     "* EXCLUDE (Text) REPLACE (Score * 10 AS Score, Id AS PostId) RENAME (UserId AS uid)" --workers 2
+filter_check filter-star-like 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" \
+    "* LIKE '%Id', Score" --workers 2
 
 section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then

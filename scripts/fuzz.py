@@ -1594,6 +1594,17 @@ def join_case(case, ctx):
                 star_rep.append(side)
             if ren:
                 text += " RENAME (" + ", ".join(f"{c} AS {c}_rn" for c in ren) + ")"
+            elif not rep and srng.random() < 0.4:
+                # A pattern on the names, last (DuckDB says which it keeps); one that keeps
+                # none is not drawn.
+                pat = srng.choice(["LIKE '%k%'", "NOT LIKE '%k%'", "ILIKE 'R_%'", "LIKE '_i%'",
+                                   "SIMILAR TO '.(s|a).*'", "NOT ILIKE '%PART'"])
+                values = ", ".join(f"({i}, '{c}')" for i, c in enumerate(kept))
+                hit = [r[0] for r in duck().execute(
+                    f"SELECT n FROM (VALUES {values}) t(i, n) WHERE n {pat} ORDER BY i").fetchall()]
+                if hit:
+                    text += f" {pat}"
+                    kept = hit
             star_items.append(text)
             for c in kept:
                 aliases_at = len(select)
@@ -2689,7 +2700,7 @@ def run_all(args, s3_port):
     if funcs["star"]:
         skipped += f"; {funcs['star']} joins with --select * ({funcs['star passed']} passed)"
     if funcs["star_mods"]:
-        skipped += f"; {funcs['star_mods']} joins with left.* or right.* and EXCLUDE, REPLACE or RENAME ({funcs['star_mods passed']} passed)"
+        skipped += f"; {funcs['star_mods']} joins with left.* or right.* and EXCLUDE, REPLACE, RENAME or a pattern ({funcs['star_mods passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:

@@ -341,7 +341,9 @@ fn resolve_select(items: Option<&[String]>, all: &Schema) -> Result<Vec<(String,
                     ));
                 }
             }
-            for f in all.fields() {
+            let names: Vec<&str> = all.fields().iter().map(|f| f.name().as_str()).collect();
+            let keep = star.keeps(&names, item)?;
+            for (f, _) in all.fields().iter().zip(keep).filter(|(_, k)| *k) {
                 let name = f.name();
                 if star.exclude.contains(name) {
                     continue;
@@ -818,6 +820,10 @@ mod tests {
             ]
         );
         assert_eq!(resolved("*", &all).unwrap().len(), 4);
+        assert_eq!(
+            resolved("* EXCLUDE id NOT LIKE '%a%'", &all).unwrap(),
+            vec![col("x,y", "x,y")]
+        );
         // DuckDB's REPLACE and RENAME: the column computed or renamed in its place.
         assert_eq!(
             resolved(
@@ -877,6 +883,7 @@ mod tests {
                 "* EXCLUDE (id) RENAME (id AS k)",
                 "in both the EXCLUDE and the RENAME list",
             ),
+            ("* LIKE 'z%'", "no column's name matches"),
         ] {
             let e = resolved(select, &all).unwrap_err().to_string();
             assert!(e.contains(needle), "{select}: {e}");

@@ -560,6 +560,13 @@ fn stars_replace_and_rename_columns_in_their_place() {
     .ok();
     filter("fl", &["--select", "rid AS r, rk + 1 AS rk, score"]).ok();
     assert_eq!(read_rows(&d.path().join("f")).1, ["r", "rk", "score"]);
+    // DuckDB's pattern on the names, last: the columns it matches.
+    let like = join(
+        d.path(),
+        "like",
+        &["--select", "* EXCLUDE (left.name) NOT LIKE 'r%'"],
+    );
+    assert_eq!(read_rows(&like).1, ["id", "k", "score"]);
     assert_eq!(
         read_rows(&d.path().join("f")),
         read_rows(&d.path().join("fl"))

@@ -927,7 +927,7 @@ pub(crate) fn computed_item(item: &str) -> Option<(String, Option<String>)> {
 /// A `*` item of `--select`, as DuckDB writes them: `*`, then maybe `EXCLUDE (a, b)`, `REPLACE
 /// (expression AS column, ...)` and `RENAME (column AS name, ...)`, in that order (each list
 /// in parentheses, or one item without them), after `left.` or `right.` in a join.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Star {
     /// The columns left out.
     pub exclude: Vec<String>,
@@ -935,6 +935,35 @@ pub(crate) struct Star {
     pub replace: Vec<(String, String)>,
     /// (column, name): the column under another name, in its place.
     pub rename: Vec<(String, String)>,
+    /// `[NOT] LIKE | ILIKE | SIMILAR TO 'pattern' [ESCAPE 'c']`, last: the columns whose
+    /// names it matches (with no `REPLACE` or `RENAME`, as in DuckDB).
+    pub pattern: Option<Predicate>,
+}
+
+impl Star {
+    /// Which of `names` the star keeps by its pattern (all, without one); none kept is an
+    /// error, as in DuckDB.
+    pub(crate) fn keeps(&self, names: &[&str], item: &str) -> Result<Vec<bool>> {
+        let Some(p) = &self.pattern else {
+            return Ok(vec![true; names.len()]);
+        };
+        let batch = arrow::record_batch::RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("name", DataType::Utf8, false)])),
+            vec![Arc::new(arrow::array::StringArray::from(names.to_vec()))],
+        )
+        .map_err(|e| Error::arrow("--select", e))?;
+        let kept = p.evaluate(&batch)?;
+        let kept: Vec<bool> = (0..names.len())
+            .map(|i| arrow::array::Array::is_valid(&kept, i) && kept.value(i))
+            .collect();
+        if !kept.contains(&true) {
+            return Err(Error::param(
+                "--select",
+                format!("{item:?}: no column's name matches"),
+            ));
+        }
+        Ok(kept)
+    }
 }
 
 /// A column name as `--select` lists write it: bare, or `"quoted"` with `""` for a quote.
@@ -977,7 +1006,8 @@ pub(crate) fn star_item(text: &str) -> Option<Result<Star>> {
             "--select",
             format!(
                 "{item:?}: after a *, write EXCLUDE (columns), REPLACE (expression AS column) \
-                 or RENAME (column AS name), in that order, or nothing"
+                 or RENAME (column AS name), in that order, or a pattern (LIKE 'l_%'), or \
+                 nothing"
             ),
         )
     };
@@ -1043,6 +1073,27 @@ pub(crate) fn star_item(text: &str) -> Option<Result<Star>> {
                 star.rename.push((unquote(expr), name));
             }
         }
+    }
+    // A pattern on the names, last: `[NOT] LIKE | ILIKE | SIMILAR TO 'pattern'`.
+    let word = rest
+        .split(|c: char| c.is_whitespace() || c == '\'')
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    if ["NOT", "LIKE", "ILIKE", "SIMILAR"].contains(&word.as_str()) {
+        if !star.replace.is_empty() || !star.rename.is_empty() {
+            return Some(Err(Error::param(
+                "--select",
+                format!(
+                    "{item:?}: REPLACE and RENAME do not combine with a pattern (as in DuckDB)"
+                ),
+            )));
+        }
+        match Predicate::parse(&format!("name {rest}"), "--select") {
+            Ok(p) if p.columns() == ["name"] => star.pattern = Some(p),
+            _ => return Some(Err(bad())),
+        }
+        rest = "";
     }
     if !rest.is_empty() {
         return Some(Err(bad()));
@@ -1271,6 +1322,10 @@ pub(crate) fn resolve_select(
                             cols.remove(i);
                         }
                     }
+                    let names: Vec<&str> = cols.iter().map(|c| c.1.as_str()).collect();
+                    let keep = star.keeps(&names, r.item.trim())?;
+                    let mut keep = keep.into_iter();
+                    cols.retain(|_| keep.next().unwrap_or(false));
                     let one = |cols: &[(Side, String, Option<String>, Option<usize>)],
                                x: &str,
                                list: &str|
@@ -1707,6 +1762,23 @@ mod tests {
         assert!(err("left.* REPLACE (id)")
             .contains("\"id\" of \"* REPLACE (id)\": write expression AS column"));
         assert!(err("left.* RENAME (id)").contains("write column AS name"));
+        // DuckDB's patterns on the names, after any EXCLUDE.
+        assert_eq!(
+            resolve("* LIKE '%id'", JoinType::Inner).unwrap(),
+            ["id=Left.id", "uid=Right.uid"]
+        );
+        assert_eq!(
+            resolve("* EXCLUDE (left.x) NOT ILIKE 'U%'", JoinType::Inner).unwrap(),
+            ["id=Left.id", "x=Right.x"]
+        );
+        assert_eq!(
+            resolve("right.* SIMILAR TO 'u?id'", JoinType::Inner).unwrap(),
+            ["uid=Right.uid"]
+        );
+        assert!(err("* LIKE 'z%'").contains("\"* LIKE 'z%'\": no column's name matches"));
+        assert!(err("* RENAME (uid AS u) LIKE 'u%'")
+            .contains("REPLACE and RENAME do not combine with a pattern"));
+        assert!(err("* LIKE x").contains("or a pattern (LIKE 'l_%')"));
         assert!(err("left.* RENAME (id AS x)").contains("two output columns would be named \"x\""));
     }
 
