@@ -318,6 +318,10 @@ def star_item(item):
     one item): (side "l", "r" or None, the names excluded, [(expression, column replaced)],
     [(column, new name)]), or None for another item."""
     side = None
+    if item[:8].lower() == "columns(" and item.endswith(")"):
+        # DuckDB's COLUMNS('regex'): the columns whose names the regex finds a match in.
+        inner = item[8:-1].strip()
+        return None, [], [], [], None if inner == "*" else f"regexp_matches(n, {inner})"
     for prefix, sd in (("left.", "l"), ("right.", "r")):
         if item.startswith(prefix + "*"):
             side, item = sd, item[len(prefix):]
@@ -357,18 +361,19 @@ def star_item(item):
                 lists[word].append(pair if word == "replace" else (unquote(pair[0]), pair[1]))
     pattern = None
     if rest.split(" ")[0].lower() in ("not", "like", "ilike", "similar"):
-        pattern, rest = rest, ""
+        pattern, rest = f"n {rest}", ""
     if rest:
         die(f"select item {item!r}: after a *, only EXCLUDE, REPLACE and RENAME, in that order, or a pattern")
     return side, lists["exclude"], lists["replace"], lists["rename"], pattern
 
 
 def matching(names, pattern):
-    """The names DuckDB's `* LIKE 'pattern'` (or ILIKE, SIMILAR TO, NOT ...) keeps, in order."""
+    """The names DuckDB's `* LIKE 'pattern'` (or ILIKE, SIMILAR TO, NOT ..., COLUMNS('regex'))
+    keeps, in order: `pattern` is its condition on the name, n."""
     if pattern is None:
         return names
     values = ", ".join(f"({i}, {qs(n)})" for i, n in enumerate(names))
-    rows = duckdb.connect().execute(f"SELECT n FROM (VALUES {values}) t(i, n) WHERE n {pattern} ORDER BY i").fetchall()
+    rows = duckdb.connect().execute(f"SELECT n FROM (VALUES {values}) t(i, n) WHERE {pattern} ORDER BY i").fetchall()
     return [r[0] for r in rows]
 
 

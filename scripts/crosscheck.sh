@@ -166,6 +166,7 @@ check "$OUT/star-replace-coalesce" jobs/users_comments_left.toml join.type=full 
 check "$OUT/star-like" jobs/users_comments_left.toml join.type=left \
     "join.select=left.* EXCLUDE (Id) ILIKE '%name%', right.* NOT LIKE '%Id%'"
 check "$OUT/star-similar" jobs/users_comments_left.toml join.type=full join.strategy=reduce-side "join.select=* SIMILAR TO '.*(Date|Id)'"
+check "$OUT/star-columns" jobs/users_comments_left.toml join.type=inner "join.select=COLUMNS('(?i)^(u|s)'), left.Id"
 
 section "composite key: TPC-H lineitem x partsupp on (partkey, suppkey), every join type, both strategies"
 # A small TPC-H (scale 0.01: 60,175 lineitem and 8,000 partsupp rows), generated once into the

@@ -824,6 +824,10 @@ mod tests {
             resolved("* EXCLUDE id NOT LIKE '%a%'", &all).unwrap(),
             vec![col("x,y", "x,y")]
         );
+        assert_eq!(
+            resolved("COLUMNS('[+,]')", &all).unwrap(),
+            vec![col("a + b", "a + b"), col("x,y", "x,y")]
+        );
         // DuckDB's REPLACE and RENAME: the column computed or renamed in its place.
         assert_eq!(
             resolved(
@@ -884,6 +888,7 @@ mod tests {
                 "in both the EXCLUDE and the RENAME list",
             ),
             ("* LIKE 'z%'", "no column's name matches"),
+            ("COLUMNS('^z')", "no column's name matches"),
         ] {
             let e = resolved(select, &all).unwrap_err().to_string();
             assert!(e.contains(needle), "{select}: {e}");

@@ -38,8 +38,8 @@ pub struct FilterSpec {
     pub predicate: Option<String>,
     /// Output columns, comma-separated: a column, `column AS name`, or `expression AS name`
     /// (the --where language: `Score * 2 AS double`), `*`, maybe with DuckDB's `EXCLUDE (a, b)`,
-    /// `REPLACE (expression AS a)`, `RENAME (a AS b)` or `LIKE 'pattern'` [default: every input
-    /// column].
+    /// `REPLACE (expression AS a)`, `RENAME (a AS b)` or `LIKE 'pattern'`; `COLUMNS('regex')`
+    /// [default: every input column].
     #[arg(long, value_name = "COLS")]
     pub select: Option<String>,
     /// Output directory (a path or an object-store URL).

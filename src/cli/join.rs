@@ -73,8 +73,8 @@ pub struct JoinSpec {
     pub strategy: Strategy,
     /// Output columns, comma-separated: `left.x`, `right.y` or unambiguous bare names, `x AS
     /// name`, `expression AS name`, `*`, `left.*`, `right.*` (after a `*`, DuckDB's `EXCLUDE (a,
-    /// b)`, `REPLACE (expression AS a)`, `RENAME (a AS b)`, `LIKE 'pattern'`) [default: all left
-    /// columns, then all right columns].
+    /// b)`, `REPLACE (expression AS a)`, `RENAME (a AS b)`, `LIKE 'pattern'`), `COLUMNS('regex')`
+    /// [default: all left columns, then all right columns].
     #[arg(long, value_name = "COLS")]
     pub select: Option<String>,
     /// Reducers (partitions, output parts) of the reduce-side strategy; more when the left

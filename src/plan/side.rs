@@ -998,10 +998,44 @@ fn closing_paren(text: &str) -> Option<usize> {
     None
 }
 
-/// Parse a `*` item (see [`Star`]); `None`: the item is no `*`.
+/// Parse a `*` item (see [`Star`]), or DuckDB's `COLUMNS('regex')` (the columns whose names
+/// the regular expression finds a match in) or `COLUMNS(*)`; `None`: the item is neither.
 pub(crate) fn star_item(text: &str) -> Option<Result<Star>> {
-    let mut rest = text.trim().strip_prefix('*')?.trim_start();
     let item = text.trim();
+    if item
+        .get(..8)
+        .is_some_and(|w| w.eq_ignore_ascii_case("columns("))
+    {
+        let Some(inner) = item[8..].strip_suffix(')') else {
+            return Some(Err(Error::param(
+                "--select",
+                format!("{item:?}: write COLUMNS('regex') alone (it is no column to rename or compute with)"),
+            )));
+        };
+        let inner = inner.trim();
+        if inner == "*" {
+            return Some(Ok(Star::default()));
+        }
+        if !(inner.len() >= 2 && inner.starts_with('\'') && inner.ends_with('\'')) {
+            return Some(Err(Error::param(
+                "--select",
+                format!("{item:?}: COLUMNS takes a regular expression ('^l_') or *"),
+            )));
+        }
+        let text = format!("regexp_matches(name, {inner})");
+        let p = Predicate::parse(&text, "--select").map_err(|e| {
+            let e = e.to_string();
+            let reason = e
+                .strip_prefix(&format!("--select {text:?}: "))
+                .unwrap_or(&e);
+            Error::param("--select", format!("{item:?}: {reason}"))
+        });
+        return Some(p.map(|p| Star {
+            pattern: Some(p),
+            ..Star::default()
+        }));
+    }
+    let mut rest = item.strip_prefix('*')?.trim_start();
     let bad = || {
         Error::param(
             "--select",
@@ -1773,6 +1807,20 @@ mod tests {
         assert!(err("* RENAME (uid AS u) LIKE 'u%'")
             .contains("REPLACE and RENAME do not combine with a pattern"));
         assert!(err("* LIKE x").contains("or a pattern (LIKE 'l_%')"));
+        // DuckDB's COLUMNS('regex'): the names it finds a match in, on both sides.
+        assert_eq!(
+            resolve("COLUMNS('^u|d$')", JoinType::Inner).unwrap(),
+            ["id=Left.id", "uid=Right.uid"]
+        );
+        assert_eq!(
+            resolve("columns(*)", JoinType::Inner).unwrap(),
+            ["id=Left.id", "x=Left.x", "uid=Right.uid", "x_right=Right.x"]
+        );
+        assert!(err("COLUMNS('[')")
+            .contains("\"COLUMNS('[')\": the regular expression \"[\" is not valid"));
+        assert!(err("COLUMNS(x)").contains("COLUMNS takes a regular expression ('^l_') or *"));
+        assert!(err("COLUMNS('x') AS y").contains("write COLUMNS('regex') alone"));
+        assert!(err("COLUMNS('z')").contains("no column's name matches"));
         assert!(err("left.* RENAME (id AS x)").contains("two output columns would be named \"x\""));
     }
 
