@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow::array::{BooleanArray, RecordBatch};
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::datatypes::{Field, FieldRef, Schema, SchemaRef};
 use serde::Serialize;
 
 use crate::bloom::codec;
@@ -341,13 +341,14 @@ fn resolve_select(items: Option<&[String]>, all: &Schema) -> Result<Vec<(String,
                     ));
                 }
             }
-            let names: Vec<&str> = all.fields().iter().map(|f| f.name().as_str()).collect();
+            // The pattern judges the names left after EXCLUDE, as DuckDB's does.
+            let fields: Vec<&FieldRef> = (all.fields().iter())
+                .filter(|f| !star.exclude.contains(f.name()))
+                .collect();
+            let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
             let keep = star.keeps(&names, item)?;
-            for (f, _) in all.fields().iter().zip(keep).filter(|(_, k)| *k) {
+            for (f, _) in fields.into_iter().zip(keep).filter(|(_, k)| *k) {
                 let name = f.name();
-                if star.exclude.contains(name) {
-                    continue;
-                }
                 if let Some((expr, _)) = star.replace.iter().find(|(_, x)| x == name) {
                     let quoted = format!("\"{}\"", name.replace('"', "\"\""));
                     let (_, pick) = resolve_one(&format!("{expr} AS {quoted}"))?;
@@ -889,6 +890,7 @@ mod tests {
             ),
             ("* LIKE 'z%'", "no column's name matches"),
             ("COLUMNS('^z')", "no column's name matches"),
+            ("* EXCLUDE (id) LIKE 'i%'", "no column's name matches"),
         ] {
             let e = resolved(select, &all).unwrap_err().to_string();
             assert!(e.contains(needle), "{select}: {e}");
