@@ -438,13 +438,12 @@ def resolve_select(spec, left_cols, right_cols):
                     cols[i] = (rside, rname, x)
                 picked += cols
                 continue
-            # `column AS alias` (AS in any case) names the output column.
-            words = item.split()
+            # `column AS alias` (AS in any case, the alias bare or "quoted") names the output
+            # column.
             alias = None
-            if len(words) >= 3 and words[-2].lower() == "as":
-                alias = words[-1]
-                head = item.rstrip()[: -len(words[-1])].rstrip()
-                item = head[: -len(words[-2])].rstrip()
+            pair = split_as(item)
+            if pair is not None:
+                item, alias = pair
             is_column = ((coalesce and item in lkeys + rkeys)
                          or (item.startswith("left.") and item[5:] in left_cols)
                          or (item.startswith("right.") and item[6:] in right_cols)
@@ -779,12 +778,11 @@ def filter_select(sel, input_cols):
         if item in input_cols:
             picks.append((item, f"i.{qi(item)}"))
             continue
-        words = item.split()
-        if len(words) < 3 or words[-2].lower() != "as":
+        pair = split_as(item)
+        if pair is None:
             die(f"select item {item!r} is no column and has no name")
-        head = item.rstrip()[: -len(words[-1])].rstrip()
-        head = head[: -len(words[-2])].rstrip()
-        picks.append((words[-1], f"i.{qi(head)}" if head in input_cols else f"({head})"))
+        head, name = pair
+        picks.append((name, f"i.{qi(head)}" if head in input_cols else f"({head})"))
     return picks
 
 

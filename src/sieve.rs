@@ -350,7 +350,7 @@ fn resolve_select(items: Option<&[String]>, all: &Schema) -> Result<Vec<(String,
             for (f, _) in fields.into_iter().zip(keep).filter(|(_, k)| *k) {
                 let name = f.name();
                 if let Some((expr, _)) = star.replace.iter().find(|(_, x)| x == name) {
-                    let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+                    let quoted = crate::plan::side::quote_name(name);
                     let (_, pick) = resolve_one(&format!("{expr} AS {quoted}"))?;
                     one.push((name.clone(), pick));
                 } else if let Some((_, to)) = star.rename.iter().find(|(x, _)| x == name) {

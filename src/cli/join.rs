@@ -420,21 +420,16 @@ pub(crate) fn parse_select(list: &str) -> Result<Vec<ColumnRef>> {
                     format!("{list:?} has an empty column name"),
                 ));
             }
-            // `column AS alias`: the last word after an `AS` that follows a column.
-            let words: Vec<&str> = rest.split_whitespace().collect();
-            Ok(match words.as_slice() {
-                [.., as_, alias] if words.len() >= 3 && as_.eq_ignore_ascii_case("as") => {
-                    let column = rest[..rest.len() - alias.len()].trim_end();
-                    let column = column[..column.len() - as_.len()].trim_end();
-                    ColumnRef {
-                        side,
-                        name: column.to_string(),
-                        alias: Some(alias.to_string()),
-                        literal: Some(rest.to_string()),
-                        item: item.to_string(),
-                    }
-                }
-                _ => ColumnRef {
+            // `column AS alias`, the alias bare or `"quoted"`.
+            Ok(match crate::plan::side::split_alias(rest) {
+                Some((column, alias)) => ColumnRef {
+                    side,
+                    name: column.to_string(),
+                    alias: Some(alias),
+                    literal: Some(rest.to_string()),
+                    item: item.to_string(),
+                },
+                None => ColumnRef {
                     side,
                     name: rest.to_string(),
                     alias: None,
@@ -551,6 +546,18 @@ mod tests {
             ]
         );
         assert!(parse_select("a,,b").is_err());
+        // A quoted alias is the name inside the quotes (it was `"uid"`, quotes and all, and one
+        // with a space was no alias at all).
+        let aliases: Vec<Option<String>> =
+            parse_select("left.Id AS \"u id\", Id AS \"uid\", x as y, \"a\"\"b\" AS c")
+                .unwrap()
+                .into_iter()
+                .map(|c| c.alias)
+                .collect();
+        assert_eq!(
+            aliases,
+            [Some("u id"), Some("uid"), Some("y"), Some("c")].map(|a| a.map(String::from))
+        );
     }
 
     #[test]

@@ -976,6 +976,22 @@ fn unquote(name: &str) -> String {
     }
 }
 
+/// The index of the quote that closes the one at `open` in `b` (a doubled quote is one
+/// character of the text); `b.len()` when none does.
+fn closing_quote(b: &[u8], open: usize) -> usize {
+    let q = b[open];
+    let mut i = open + 1;
+    while i < b.len() && !(b[i] == q && b.get(i + 1) != Some(&q)) {
+        i += if b[i] == q { 2 } else { 1 };
+    }
+    i
+}
+
+/// `name` as a `--select` list may write any name: `"quoted"`, with `""` for a quote.
+pub(crate) fn quote_name(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
 /// The end of the parenthesized list `text` opens (`text` starts with `(`): the index of its
 /// `)`, skipping `'strings'`, `"names"` and nested parentheses.
 fn closing_paren(text: &str) -> Option<usize> {
@@ -1065,12 +1081,7 @@ pub(crate) fn star_item(text: &str) -> Option<Result<Star>> {
         } else if n == 0 {
             // One name without parentheses: a "quoted name" or a word.
             let end = if after.starts_with('"') {
-                let b = after.as_bytes();
-                let mut i = 1;
-                while i < b.len() && !(b[i] == b'"' && b.get(i + 1) != Some(&b'"')) {
-                    i += if b[i] == b'"' { 2 } else { 1 };
-                }
-                (i + 1).min(after.len())
+                (closing_quote(after.as_bytes(), 0) + 1).min(after.len())
             } else {
                 after.find(char::is_whitespace).unwrap_or(after.len())
             };
@@ -1134,13 +1145,10 @@ pub(crate) fn star_item(text: &str) -> Option<Result<Star>> {
         return Some(Err(bad()));
     }
     // Each column in one list, once (as DuckDB has them).
-    let lists = [
-        ("EXCLUDE", star.exclude.clone()),
-        (
-            "REPLACE",
-            star.replace.iter().map(|r| r.1.clone()).collect(),
-        ),
-        ("RENAME", star.rename.iter().map(|r| r.0.clone()).collect()),
+    let lists: [(&str, Vec<&String>); 3] = [
+        ("EXCLUDE", star.exclude.iter().collect()),
+        ("REPLACE", star.replace.iter().map(|r| &r.1).collect()),
+        ("RENAME", star.rename.iter().map(|r| &r.0).collect()),
     ];
     for (a, (la, names)) in lists.iter().enumerate() {
         for (i, x) in names.iter().enumerate() {
@@ -1174,10 +1182,7 @@ pub(crate) fn split_alias(item: &str) -> Option<(&str, String)> {
             match b[i] {
                 q @ (b'\'' | b'"') => {
                     let open = i;
-                    i += 1;
-                    while i < b.len() && !(b[i] == q && b.get(i + 1) != Some(&q)) {
-                        i += if b[i] == q { 2 } else { 1 };
-                    }
+                    i = closing_quote(b, open);
                     if q == b'"' && i + 1 == b.len() {
                         last = Some(open);
                     }
@@ -1385,12 +1390,10 @@ pub(crate) fn resolve_select(
                     let mut replaced: Vec<(usize, Pick)> = Vec::new();
                     for (expr, x) in &star.replace {
                         let i = one(&cols, x, "REPLACE")?;
-                        let name = if x.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                            x.clone()
-                        } else {
-                            format!("\"{}\"", x.replace('"', "\"\""))
-                        };
-                        let item = crate::cli::join::parse_select(&format!("{expr} AS {name}"))?;
+                        let item = crate::cli::join::parse_select(&format!(
+                            "{expr} AS {}",
+                            quote_name(x)
+                        ))?;
                         let mut pick = resolve_select(Some(&item), jt, left, right, coalesce)?;
                         replaced.push((i, pick.remove(0)));
                     }
