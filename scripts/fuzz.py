@@ -214,6 +214,7 @@ class Case:
         self.times = False  # its condition reads a time-of-day column
         self.infinities = False  # its condition reads a column holding infinite dates or timestamps, or writes DuckDB's 'infinity' or 'epoch'
         self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
+        self.zoned = False  # its condition writes a TIMESTAMPTZ literal or a string with a UTC offset
         self.diffs = False  # its condition calls date_diff, date_sub, last_day, an epoch function, strftime or strptime
         self.jw_funcs = 0  # of them in its --join-where
         self.computed = False  # a computed --select column
@@ -2307,6 +2308,8 @@ def where_case(case, ctx):
     case.infinities = (any(re.search(rf"\b{n}\b", bj) for n in info if n.endswith("_inf") or "_inf_" in n)
                        or re.search(r"'\s*-?(inf|infinity|epoch)\s*'", bj, re.I) is not None)
     case.texts = bool(re.search(r"\bs_when\b", bj) and re.search(r"(AS|::)\s*(DATE|TIMESTAMP)\b", bj))
+    case.zoned = re.search(r"TIMESTAMPTZ|WITH TIME ZONE|\d\d:\d\d(\.\d+)?(Z|[+-]\d\d[\d:]*| (UTC|utc|GMT|Etc/UTC))'",
+                           bj, re.I) is not None
     case.diffs = bool(re.search(r"\b(date_?diff|date_?sub|last_day|epoch(_ms|_us|_ns)?|julian|to_timestamp|make_date|strftime|(try_)?strptime)\(", bj)
                       or re.search(r"(date_part\('|EXTRACT\()(epoch|julian)\b", bj, re.I))
     case.notes.append(f"condition: {bj}")
@@ -2578,6 +2581,7 @@ def run_case(job):
     r["infinities"] = case.infinities
     r["texts"] = case.texts
     r["diffs"] = case.diffs
+    r["zoned"] = case.zoned
     r["jw_funcs"] = case.jw_funcs
     r["computed"] = case.computed
     r["fcomputed"] = case.fcomputed
@@ -2648,7 +2652,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "diffs", "computed", "fcomputed", "star", "star_mods"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "diffs", "computed", "fcomputed", "star", "star_mods"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2707,6 +2711,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['infinities']} cases read infinite dates or timestamps or wrote 'infinity' or 'epoch' ({funcs['infinities passed']} passed)"
     if funcs["texts"]:
         skipped += f"; {funcs['texts']} cases cast dates and times as text ({funcs['texts passed']} passed)"
+    if funcs["zoned"]:
+        skipped += f"; {funcs['zoned']} cases wrote a TIMESTAMPTZ or a UTC offset ({funcs['zoned passed']} passed)"
     if funcs["diffs"]:
         skipped += f"; {funcs['diffs']} cases called date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, epoch_ns, julian, to_timestamp, make_date, strftime or strptime ({funcs['diffs passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""

@@ -480,9 +480,11 @@ def rand_instant(rng, unit, days):
 class Lit:
     """A literal: its bloomjoin text and its DuckDB text."""
 
-    def __init__(self, bj, dk=None):
+    def __init__(self, bj, dk=None, tz=False):
         self.bj = bj
         self.dk = bj if dk is None else dk
+        # A string with a UTC offset: typed, it is a TIMESTAMPTZ.
+        self.tz = tz
 
 
 def q(name):
@@ -556,10 +558,21 @@ def date_lit(rng, pool):
     return Lit(f"DATE '{t}'") if rng.random() < 0.7 else Lit(f"'{t}'")
 
 
-def ts_lit(rng, unit, pool):
-    """A TIMESTAMP literal; nanosecond ones are TIMESTAMP_NS for DuckDB."""
+# UTC offsets a TIMESTAMPTZ literal or a string met by a zoned column may carry: (seconds
+# east of UTC, texts DuckDB reads for it).
+OFFSETS = [(0, ["Z", "+00", "-00:00", " UTC", " utc", " GMT", " Etc/UTC"]), (3600, ["+01", "+01:00", "+0100"]),
+           (-18000, ["-05", "-05:00"]), (19800, ["+05:30", "+0530"]), (-34200, ["-09:30"]),
+           (50400, ["+14", "+14:00"]), (3723, ["+01:02:03"])]
+
+
+def ts_lit(rng, unit, pool, zoned=False):
+    """A TIMESTAMP literal; nanosecond ones are TIMESTAMP_NS for DuckDB. Sometimes (1 in 5) a
+    TIMESTAMPTZ literal with a UTC offset, or against a column with a time zone a string with
+    one: the text's wall clock is the instant plus the offset."""
     if rng.random() < 0.05:
         t = rng.choice(SPECIAL_WORDS)
+        if rng.random() < 0.2:
+            return Lit(f"TIMESTAMPTZ '{t}'")
         return Lit(f"TIMESTAMP '{t}'") if rng.random() < 0.5 else Lit(f"'{t}'")
     per = PER_SECOND[unit]
     if pool and rng.random() < 0.7:
@@ -568,6 +581,11 @@ def ts_lit(rng, unit, pool):
     else:
         ns = rand_instant(rng, "ns", [0, 18262, 19000])
     ns += rng.choice([0, 0, 0, 1, -1, 1000, 10**9 // 2])
+    offset = None
+    if rng.random() < 0.2:
+        east, texts = rng.choice(OFFSETS)
+        offset = rng.choice(texts)
+        ns += east * 10**9
     secs, frac = divmod(ns, 10**9)
     day, sod = divmod(secs, 86400)
     if not (-719162 <= day <= 2932896):
@@ -576,6 +594,17 @@ def ts_lit(rng, unit, pool):
     if frac:
         digits = f"{frac:09d}".rstrip("0")
         base += "." + digits
+    if offset is not None:
+        # A string with an offset against a zone-less column is refused (DuckDB drops it).
+        if zoned and rng.random() < 0.5:
+            return Lit(f"'{base}{offset}'", tz=True)
+        word = rng.choice(["TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE", "timestamptz"])
+        bj = f"{word} '{base}{offset}'"
+        # DuckDB compares no TIMESTAMPTZ with a TIMESTAMP_NS (its text of a zone-less
+        # nanosecond column): the same instant cast (UTC), as bloomjoin compares them.
+        if unit == "ns" and not zoned:
+            return Lit(bj, f"CAST({bj} AS TIMESTAMP_NS)")
+        return Lit(bj)
     # DuckDB's literals of a precision, written alike for both (1 in 10): the text rounded to
     # milliseconds or seconds half away from zero, or kept to nanoseconds.
     if rng.random() < 0.1:
@@ -623,7 +652,7 @@ def literal_for(rng, info, name):
     if kind == "date":
         return date_lit(rng, pool)
     if kind == "ts":
-        return ts_lit(rng, extra, pool)
+        return ts_lit(rng, extra, pool, name in ZONED)
     if kind == "str":
         return str_lit(rng, pool)
     if kind == "bin":
@@ -974,9 +1003,11 @@ def time_lit_ex(rng, ops, kind):
         lit = date_lit(rng, []) if kind == "date" else ts_lit(rng, "us", [])
     bj, dk = lit.bj, lit.dk
     if bj.startswith("'"):
-        word = "DATE" if kind == "date" else "TIMESTAMP"
+        word = "DATE" if kind == "date" else "TIMESTAMPTZ" if lit.tz else "TIMESTAMP"
         bj, dk = f"{word} {bj}", f"{word} {dk}"
-    return Ex(bj, dk, kind)
+    e = Ex(bj, dk, kind)
+    e.zoned = re.match(r"(TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE) ", bj, re.I) is not None
+    return e
 
 
 def time_leaf(rng, ops, kind, first=None):
@@ -1706,7 +1737,8 @@ def zone_unknown(ops, x):
     zone, zone_src cannot say)."""
     bare = x.bj in {q(n) for n in x.used}
     zoned = (any(o.zoned for o in ops if o.name in x.used) or "to_timestamp(" in x.bj
-             or ("strptime(" in x.bj and "%z" in x.bj))
+             or ("strptime(" in x.bj and "%z" in x.bj)
+             or re.search(r"TIMESTAMPTZ|WITH TIME ZONE", x.bj, re.I) is not None)
     return not x.zoned and zoned and not bare
 
 
@@ -2585,13 +2617,20 @@ def cast_lit(rng, ops, kind):
     else:
         form = rng.choice(["cast", "cast", "colons", "try"])
     word = "DATE" if kind == "date" else "TIMESTAMP"
+    # A string with a UTC offset is cast to TIMESTAMPTZ mostly (its offset then counts), and
+    # any timestamp's text now and then (whole microseconds in both engines).
+    tz = kind == "ts" and (rng.random() < (0.7 if t.zoned else 0.1))
+    if tz:
+        word = rng.choice(["TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE"])
     bj = {"cast": f"CAST('{text}' AS {word})", "colons": f"'{text}'::{word}", "try": f"TRY_CAST('{text}' AS {word})"}[form]
     dword = word
     frac = text.partition(".")[2]
-    if kind == "ts" and len(frac.rstrip("0")) > 6:
+    if kind == "ts" and not tz and len(frac.rstrip("0")) > 6:
         dword = "TIMESTAMP_NS"
     dk = f"{'TRY_CAST' if form == 'try' else 'CAST'}('{text}' AS {dword})"
-    return Ex(bj, dk, kind)
+    e = Ex(bj, dk, kind)
+    e.zoned = tz
+    return e
 
 
 def func_partner(rng, ops, a, values, fn=0.3, first=None):
@@ -2877,6 +2916,10 @@ def plain_predicate(rng, info, names):
         # PostgreSQL) casts it to a date and drops the time (seed 2611402, where 756).
         bare = lit.bj.startswith("'")
         if info[other][0] not in COMPATIBLE[kind] or (bare and info[other][0] != kind):
+            MIXED[0] += 1
+        # A string with a UTC offset against a zone-less timestamp: DuckDB drops the offset,
+        # bloomjoin refuses.
+        elif lit.tz and name not in ZONED:
             MIXED[0] += 1
         return f"{col} {op} {lit.bj}", f"{col} {op} {lit.dk}"
     if r < 0.6:

@@ -1,4 +1,4 @@
-"""CAST of a string column to DATE, TIMESTAMP and TIME against DuckDB's casts.
+"""CAST of a string column to DATE, TIMESTAMP, TIME and TIMESTAMPTZ against DuckDB's casts.
 
 Usage: strtime_check.py BLOOMJOIN OUT_DIR [N [SEED]]
 
@@ -10,7 +10,9 @@ trailing text; and times of day alone. DuckDB computes TRY_CAST of each to the t
 in a Parquet file beside the string; `bloomjoin train --where` must find every row's three
 casts equal to DuckDB's (IS NOT DISTINCT FROM, so NULL meets NULL). The differing strings are
 printed. Then CAST (not TRY_CAST) must fail, naming the column, for a string TRY_CAST gives
-NULL, and pass for the ones it reads.
+NULL, and pass for the ones it reads. TIMESTAMPTZ is checked the same way over the strings
+without a time zone's name other than UTC's; one with such a name must be refused (there is no
+time zone database here; DuckDB's ICU reads it).
 
 Not generated: a UTC offset followed by a colon (`+05:30:`). There DuckDB reads past the end
 of the string: the same text is a timestamp or NULL depending on the bytes after it in memory
@@ -19,6 +21,7 @@ where its source of August 2026, which bloomjoin follows, rejects it."""
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -105,7 +108,8 @@ def zone():
                 (2, lambda: rng.choice("+-") + digits(2, 2, 0) + rng.choice([":", ""]) + digits(1, 2, 0)),
                 (1, lambda: rng.choice("+-") + digits(2, 2, 0) + ":" + digits(2, 2, 0) + ":" + digits(1, 2, 0)),
                 (2, lambda: " " + rng.choice(["UTC", "utc", "America/New_York", "Europe/Berlin", "Foo/Bar",
-                                               "Etc/GMT+5", "EST5EDT", "x y", ""])),
+                                               "Etc/GMT+5", "EST5EDT", "x y", "", "GMT", "Etc/UTC", "zulu",
+                                               "UTC+02", "Etc/GMT-0"])),
                 (1, lambda: rng.choice(["z", "+", "-", " +05", "+05 ", "+5:30", "+05:3", "Zx", " ~", " Z", "Z "])))
 
 
@@ -189,6 +193,70 @@ for ty, col in (("DATE", "want_d"), ("TIMESTAMP", "want_ts"), ("TIME", "want_t")
     if ok.returncode != 0 or json.load(open(report))["rows_passing_where"] != read[col.replace("want_", "want_")]:
         print(f"FAILED CAST(s AS {ty}) of the strings it reads: exit {ok.returncode}: {ok.stderr.strip()}")
         failed += 1
+# TIMESTAMPTZ: the instant, the offset subtracted. A zone's name other than UTC's is read by
+# DuckDB's ICU and refused here (there is no time zone database), even by TRY_CAST: those
+# strings are checked to fail, the others to agree.
+UTC_NAMES = {n.lower() for n in ["UTC", "GMT", "UCT", "Universal", "Zulu", "Greenwich", "GMT0", "GMT+0",
+                                 "GMT-0", "Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Universal", "Etc/Zulu",
+                                 "Etc/Greenwich", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0"]}
+
+
+def named(s):
+    """The time zone's name after a timestamp's time, if it is not UTC's."""
+    m = re.search(r"\d:[\d:.]*\s*(?:Z|[+-][\d:]*)?[ ]([A-Za-z][A-Za-z0-9_/+\-:]*)", s)
+    return m is not None and m.group(1).lower() not in UTC_NAMES
+
+
+tz_strings = [x for x in strings if not named(x)]
+zoned = [x for x in strings if named(x)]
+tz = pa.table({"id": pa.array(range(len(tz_strings)), pa.int64()), "s": pa.array(tz_strings, pa.string())})
+con.execute("SELECT 1").fetchall()  # no unfinished result before register
+con.register("tz_strings", tz)
+ftz = os.path.join(OUT, "tz.parquet")
+con.execute(f"COPY (SELECT id, s, TRY_CAST(s AS TIMESTAMPTZ) AS want_tz FROM tz_strings ORDER BY id) TO '{ftz}'")
+read["want_tz"] = con.execute(f"SELECT count(*) FROM '{ftz}' WHERE want_tz IS NOT NULL").fetchone()[0]
+run = subprocess.run([BIN, "-q", "train", "-i", ftz, "-c", "id", "--where",
+                      "TRY_CAST(s AS TIMESTAMPTZ) IS DISTINCT FROM want_tz", "-o", os.path.join(OUT, "tz.bjf"),
+                      "--report", report], capture_output=True, text=True)
+if run.returncode != 0:
+    print(f"FAILED TIMESTAMPTZ: bloomjoin exited {run.returncode}: {run.stderr.strip()}")
+    failed += 1
+elif differ := json.load(open(report))["rows_passing_where"]:
+    out = os.path.join(OUT, "differ-TIMESTAMPTZ")
+    subprocess.run([BIN, "-q", "filter", "-i", ftz, "-k", "id", "--filter", os.path.join(OUT, "tz.bjf"),
+                    "-o", out, "--select", "id,s"], check=True)
+    shown = con.execute(f"SELECT s, want_tz::VARCHAR FROM '{ftz}' WHERE id IN (SELECT id FROM "
+                        f"'{out}/*.parquet') LIMIT 8").fetchall()
+    print(f"FAILED TIMESTAMPTZ: {differ} of {len(tz_strings)} strings cast differently, e.g. (string, DuckDB): {shown}")
+    failed += 1
+bad = con.execute(f"SELECT id FROM '{ftz}' WHERE want_tz IS NULL AND s IS NOT NULL LIMIT 1").fetchone()
+checks = [(ftz, f"id = {bad[0]} AND CAST(s AS TIMESTAMPTZ) IS NOT NULL", 'column "s" holds')]
+# A zone's name other than UTC's that DuckDB reads, alone in a file: refused, even by TRY_CAST.
+zoned_read = [x for x in zoned if con.execute("SELECT TRY_CAST(? AS TIMESTAMPTZ)", [x]).fetchone()[0] is not None]
+if zoned_read:
+    fz = os.path.join(OUT, "zoned.parquet")
+    con.execute("SELECT 1").fetchall()
+    con.register("zoned", pa.table({"id": [0], "s": [zoned_read[0]]}))
+    con.execute(f"COPY zoned TO '{fz}'")
+    checks.append((fz, "TRY_CAST(s AS TIMESTAMPTZ) IS NULL", "names a time zone other than UTC"))
+else:
+    print("FAILED: no generated string names a time zone DuckDB reads")
+    failed += 1
+for f_, where, says in checks:
+    run = subprocess.run([BIN, "-q", "train", "-i", f_, "-c", "id", "--where", where, "-o",
+                          os.path.join(OUT, "y.bjf")], capture_output=True, text=True)
+    err = run.stderr.strip()
+    if run.returncode != 2 or says not in err or "\n" in err or os.path.exists(os.path.join(OUT, "y.bjf")):
+        print(f"FAILED TIMESTAMPTZ refusal ({where} over {f_}): exit {run.returncode}: {err}")
+        failed += 1
+ok = subprocess.run([BIN, "-q", "train", "-i", ftz, "-c", "id", "--where",
+                     "want_tz IS NOT NULL AND CAST(s AS TIMESTAMPTZ) = want_tz", "-o", os.path.join(OUT, "z.bjf"),
+                     "--overwrite", "--report", report], capture_output=True, text=True)
+if ok.returncode != 0 or json.load(open(report))["rows_passing_where"] != read["want_tz"]:
+    print(f"FAILED CAST(s AS TIMESTAMPTZ) of the strings it reads: exit {ok.returncode}: {ok.stderr.strip()}")
+    failed += 1
 print(f"CAST of strings: {len(strings)} strings, DuckDB reads {read['want_d']} as dates, {read['want_ts']} "
-      f"as timestamps, {read['want_t']} as times; {'all agree' if not failed else f'{failed} checks FAILED'}")
+      f"as timestamps, {read['want_t']} as times, {read['want_tz']} of the {len(tz_strings)} without a zone's "
+      f"name other than UTC's as timestamps with time zone ({len(zoned)} with one, refused); "
+      f"{'all agree' if not failed else f'{failed} checks FAILED'}")
 sys.exit(1 if failed else 0)

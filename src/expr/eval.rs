@@ -699,6 +699,16 @@ fn materialize(l: &Lit) -> Result<Option<ArrayRef>, Reason> {
             )
             .map_err(|_| format!("{l} is out of range"))?])),
         },
+        // Whole microseconds (DuckDB's TIMESTAMPTZ), labelled UTC.
+        Lit::TimestampTz(ns) => {
+            let us = match *ns {
+                INFINITE_NS => i64::MAX,
+                ns if ns == -INFINITE_NS => -i64::MAX,
+                ns => i64::try_from(ns.div_euclid(1000))
+                    .map_err(|_| format!("{l} is out of range"))?,
+            };
+            Arc::new(TimestampMicrosecondArray::from(vec![us]).with_timezone("UTC"))
+        }
         // Whole microseconds (DuckDB's TIME) unless the value has digits below them.
         Lit::Time(ns) => {
             let v = i64::try_from(*ns).map_err(|_| format!("{l} is out of range"))?;
@@ -811,7 +821,7 @@ fn cmp_lit(col: &ArrayRef, op: CmpOp, l: &Lit) -> Result<Option<BooleanArray>, R
         (Some(Exact::Time(unit)), Lit::Date(d)) => {
             cmp_exact(col, op, time_raw(lit::date_ns(*d), t, unit))?
         }
-        (Some(Exact::Time(unit)), Lit::Timestamp(ns)) => {
+        (Some(Exact::Time(unit)), Lit::Timestamp(ns) | Lit::TimestampTz(ns)) => {
             cmp_exact(col, op, time_raw(*ns, t, unit))?
         }
         (Some(Exact::Time(unit)), Lit::Str(s)) => {
@@ -1150,10 +1160,14 @@ fn beyond(cmp: BooleanArray, out: &[Option<bool>], op: CmpOp) -> BooleanArray {
 /// nanoseconds since the epoch: a date column reads it as a date ([`lit::date_text`]), a
 /// timestamp column as a timestamp ([`string_timestamp_ns`]).
 fn string_ns(s: &str, dt: &DataType, unit_ns: i128) -> Result<i128, String> {
-    Ok(if matches!(dt, DataType::Date32 | DataType::Date64) {
-        lit::date_ns(lit::date_text(s)?)
-    } else {
-        string_timestamp_ns(lit::timestamp_literal(s)?, unit_ns)
+    Ok(match dt {
+        DataType::Date32 | DataType::Date64 => lit::date_ns(lit::date_text(s)?),
+        // A timestamp with a time zone reads the string as DuckDB's TIMESTAMPTZ cast does:
+        // a UTC offset in it counts.
+        DataType::Timestamp(_, Some(_)) => {
+            string_timestamp_ns(lit::timestamptz_literal(s)?, unit_ns)
+        }
+        _ => string_timestamp_ns(lit::timestamp_literal(s)?, unit_ns),
     })
 }
 
@@ -1231,7 +1245,9 @@ fn build_in_set(dt: &DataType, lits: &[&Lit]) -> Option<InSet> {
             let raw = match (kind, l) {
                 (Exact::Num(scale), Lit::Num(d)) => lit::dec_to_raw(*d, scale),
                 (Exact::Time(unit), Lit::Date(d)) => time_raw(lit::date_ns(*d), dt, unit),
-                (Exact::Time(unit), Lit::Timestamp(ns)) => time_raw(*ns, dt, unit),
+                (Exact::Time(unit), Lit::Timestamp(ns) | Lit::TimestampTz(ns)) => {
+                    time_raw(*ns, dt, unit)
+                }
                 (Exact::Time(unit), Lit::Str(s)) => {
                     time_raw(string_ns(s, dt, unit).ok()?, dt, unit)
                 }

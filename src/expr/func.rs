@@ -55,6 +55,9 @@ pub(crate) enum Func {
     Date(bool),
     /// `CAST(x AS TIMESTAMP)`; `TRY_CAST` (true) gives NULL where a string is not one.
     Timestamp(bool),
+    /// `CAST(x AS TIMESTAMPTZ)` (`TIMESTAMP WITH TIME ZONE`): the instant, labelled UTC;
+    /// `TRY_CAST` (true) gives NULL where a string is not one.
+    TimestampTz(bool),
     /// `CAST(x AS TIME)`; `TRY_CAST` (true) gives NULL for an infinite timestamp or a string
     /// that is not a time.
     Clock(bool),
@@ -342,6 +345,7 @@ impl Func {
             Func::Extreme(false) => "least",
             Func::Date(_) => return "CAST(... AS DATE)".into(),
             Func::Timestamp(_) => return "CAST(... AS TIMESTAMP)".into(),
+            Func::TimestampTz(_) => return "CAST(... AS TIMESTAMPTZ)".into(),
             Func::Clock(_) => return "CAST(... AS TIME)".into(),
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
@@ -557,6 +561,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Abs => abs(&array, &what)?,
         Func::Date(try_) => to_date(&array, try_, &what)?,
         Func::Timestamp(try_) => to_timestamp(&array, try_, &what)?,
+        Func::TimestampTz(try_) => to_timestamptz(&array, try_, &what)?,
         Func::Clock(try_) => to_clock(&array, try_, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
@@ -739,14 +744,20 @@ fn read_strings<T>(
         out.push(match s.map(|s| (s, read(s.as_bytes()))) {
             None => None,
             Some((_, Ok(v))) => Some(v),
-            Some(_) if try_ => None,
+            // A zone's name is a value DuckDB reads (with its ICU) and we cannot: never NULL.
+            Some((_, Err(why))) if try_ && why != Bad::Zone => None,
             Some((s, Err(why))) => {
                 let why = match why {
-                    Bad::Format => format!("which is not {one}"),
-                    Bad::Range => format!("out of the range of {many}"),
+                    Bad::Format => format!("which is not {one} (TRY_CAST gives NULL for it)"),
+                    Bad::Range => {
+                        format!("out of the range of {many} (TRY_CAST gives NULL for it)")
+                    }
+                    Bad::Zone => "which names a time zone other than UTC: there is no time zone \
+                                  database here; write its UTC offset instead, such as +01:00"
+                        .to_string(),
                 };
                 return Some(Err(format!(
-                    "CAST(.. AS {ty}): {what} holds '{}', {why} (TRY_CAST gives NULL for it)",
+                    "CAST(.. AS {ty}): {what} holds '{}', {why}",
                     shown(s)
                 )));
             }
@@ -811,6 +822,40 @@ fn to_timestamp(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason
     rescale(a, unit, &|| {
         format!("{what} has a date out of the range of timestamps")
     })
+}
+
+/// `CAST(... AS TIMESTAMPTZ)`: the instant, labelled UTC (DuckDB's with `TimeZone = 'UTC'`).
+/// A string is read by `strtime` with its UTC offset subtracted (`'2024-01-05 10:00+02'` is
+/// 08:00 UTC; a zone's name must be UTC's); a date is its midnight in UTC, a timestamp
+/// without a time zone is read as UTC, one with a zone keeps its instant; units as
+/// `CAST(... AS TIMESTAMP)` keeps them.
+fn to_timestamptz(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reason> {
+    let utc = Some(Arc::<str>::from("UTC"));
+    if let Some(us) = read_strings(
+        a,
+        try_,
+        what,
+        ("TIMESTAMPTZ", "a timestamp", "timestamps"),
+        strtime::timestamptz,
+    ) {
+        return Ok(Arc::new(
+            TimestampMicrosecondArray::from(us?).with_timezone_opt(utc),
+        ));
+    }
+    if !matches!(
+        a.data_type(),
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
+    ) {
+        return Err(format!(
+            "CAST(... AS TIMESTAMPTZ) takes a date, a timestamp or a string, {what} is {}",
+            describe(a.data_type())
+        ));
+    }
+    let t = to_timestamp(a, try_, what)?;
+    let DataType::Timestamp(unit, _) = t.data_type() else {
+        unreachable!("CAST(... AS TIMESTAMP) gives a timestamp")
+    };
+    Ok(timestamps(*unit, utc, &raw(&t)?))
 }
 
 /// `CAST(... AS TIME)`: a time of day in whole microseconds (DuckDB's `TIME`), of a zone-less

@@ -46,6 +46,10 @@ pub(crate) enum Lit {
     /// `TIMESTAMP 'YYYY-MM-DD HH:MM:SS.fffffffff'`, as nanoseconds since the epoch (no zone);
     /// `TIMESTAMP 'infinity'` is [`INFINITE_NS`], `-infinity` its negation.
     Timestamp(i128),
+    /// `TIMESTAMPTZ '...'` (`TIMESTAMP WITH TIME ZONE`): the instant, as nanoseconds since the
+    /// epoch in UTC, whole microseconds (DuckDB's `TIMESTAMPTZ`); infinities as
+    /// [`Lit::Timestamp`]'s.
+    TimestampTz(i128),
     /// `TIME 'HH:MM:SS.ffffff'`, as nanoseconds since midnight (whole microseconds, as DuckDB's
     /// `TIME`).
     Time(i128),
@@ -71,6 +75,7 @@ impl Lit {
             Lit::Str(_) => "a string",
             Lit::Date(_) => "a date",
             Lit::Timestamp(_) => "a timestamp",
+            Lit::TimestampTz(_) => "a timestamp with time zone",
             Lit::Time(_) => "a time of day",
             Lit::Bool(_) => "a boolean",
             Lit::Null => "NULL",
@@ -97,6 +102,17 @@ impl fmt::Display for Lit {
             }
             Lit::Timestamp(ns) if *ns == INFINITE_NS || *ns == -INFINITE_NS => {
                 write!(f, "TIMESTAMP '{}'", infinity_word(*ns))
+            }
+            Lit::TimestampTz(ns) if *ns == INFINITE_NS || *ns == -INFINITE_NS => {
+                write!(f, "TIMESTAMPTZ '{}'", infinity_word(*ns))
+            }
+            Lit::TimestampTz(ns) => {
+                let shown = Lit::Timestamp(*ns).to_string();
+                let text = shown.strip_prefix("TIMESTAMP ").unwrap_or(&shown);
+                match text.strip_suffix('\'') {
+                    Some(t) => write!(f, "TIMESTAMPTZ {t}+00'"),
+                    None => write!(f, "TIMESTAMPTZ {text}"),
+                }
             }
             Lit::Date(d) => match arrow::temporal_conversions::date32_to_datetime(*d) {
                 Some(t) => write!(f, "DATE '{}'", t.date()),
@@ -523,6 +539,80 @@ pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {
     Ok(ns + time_of_day(rest).ok_or_else(bad)?)
 }
 
+/// A `TIMESTAMPTZ` literal, or a string met by a timestamp column with a time zone:
+/// [`strict_timestamp`]'s text, then a zone: none (UTC, DuckDB's with `TimeZone = 'UTC'`),
+/// `Z`, a UTC offset `±HH[[:]MM[:SS]]` (DuckDB's), or a space and one of UTC's names
+/// (`UTC`, `GMT`, ...: [`super::strtime::utc_name`]); or one of DuckDB's words. The instant,
+/// in nanoseconds since the epoch (the offset subtracted: `'2024-01-05 10:00:00+02'` is 08:00
+/// UTC). Another zone's name is refused, naming it: there is no time zone database here.
+pub(crate) fn timestamptz_literal(s: &str) -> Result<i128, String> {
+    if let Some(d) = super::strtime::special(s.as_bytes()) {
+        return Ok(date_ns(d));
+    }
+    let bad = || {
+        format!(
+            "'{s}' is not a timestamp with time zone (expected 'YYYY-MM-DD HH:MM:SS' with up \
+             to 9 fractional digits, then maybe Z, a UTC offset such as +02 or -05:30, or \
+             ' UTC')"
+        )
+    };
+    // The time of day runs from the 12th character to the first that is not a digit, a colon
+    // or a point; the zone follows.
+    let b = s.as_bytes();
+    let head = match b.len() > 11 {
+        true => {
+            11 + b[11..]
+                .iter()
+                .position(|c| !(c.is_ascii_digit() || matches!(c, b':' | b'.')))
+                .unwrap_or(b.len() - 11)
+        }
+        false => b.len(),
+    };
+    let ns = strict_timestamp(&s[..head]).map_err(|_| bad())?;
+    let zone = &s[head..];
+    let offset = match zone.as_bytes() {
+        [] | [b'Z'] => 0,
+        [b'+' | b'-', ..] => match super::strtime::utc_offset(zone.as_bytes(), 0) {
+            Some((end, seconds)) if end == zone.len() => seconds,
+            _ => return Err(bad()),
+        },
+        [b' ', name @ ..] if super::strtime::utc_name(name) => 0,
+        [b' ', b'+' | b'-', ..] => {
+            return Err(format!(
+                "'{s}' is not a timestamp with time zone: write the UTC offset right after the \
+                 time, without a space ('{}{}')",
+                &s[..head],
+                &zone[1..]
+            ))
+        }
+        [b' ', name @ ..]
+            if !name.is_empty()
+                && name
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || b"_/+-:".contains(c)) =>
+        {
+            return Err(format!(
+                "'{s}' names the time zone '{}', which is not UTC: there is no time zone \
+                 database here; write its UTC offset instead, as '{}+01:00'",
+                &zone[1..],
+                &s[..head]
+            ))
+        }
+        _ => return Err(bad()),
+    };
+    Ok(ns - i128::from(offset) * 1_000_000_000)
+}
+
+/// The [`Lit::TimestampTz`] of the instant `ns` ([`timestamptz_literal`]'s): whole
+/// microseconds, further digits dropped, as DuckDB's `TIMESTAMPTZ` holds it.
+pub(crate) fn timestamptz(ns: i128) -> Lit {
+    match ns {
+        INFINITE_NS => Lit::TimestampTz(ns),
+        ns if ns == -INFINITE_NS => Lit::TimestampTz(ns),
+        ns => Lit::TimestampTz(ns.div_euclid(1_000) * 1_000),
+    }
+}
+
 /// `HH:MM[:SS[.f]]` (two digits each, up to 23:59:59, up to 9 fractional digits after the
 /// seconds) as nanoseconds since midnight; `None` for anything else.
 fn time_of_day(s: &str) -> Option<i128> {
@@ -722,6 +812,50 @@ mod tests {
         ] {
             assert!(strict_timestamp(bad).is_err(), "{bad}");
         }
+    }
+
+    /// A `TIMESTAMPTZ`'s text: the instant, its UTC offset subtracted (DuckDB's shapes: `Z`,
+    /// `±HH`, `±HHMM`, `±HH:MM[:SS]`, a space and one of UTC's names); other zones' names and
+    /// a space before an offset refused, naming what to write.
+    #[test]
+    fn timestamptz_literals_subtract_their_offsets() {
+        let hour = 3_600_000_000_000;
+        for (text, ns) in [
+            ("1970-01-01 02:00:00+02", 0),
+            ("1970-01-01 02:00:00+0200", 0),
+            ("1970-01-01 02:00:00+02:00", 0),
+            ("1969-12-31 19:00:00-05", 0),
+            ("1970-01-01 00:00:00Z", 0),
+            ("1970-01-01T00:00:00 utc", 0),
+            ("1970-01-01 00:00:00 Etc/GMT-0", 0),
+            ("1970-01-01 01:02:03+01:02:03", 0),
+            ("1970-01-01 00:00:00.5-00:30", hour / 2 + 500_000_000),
+            ("1970-01-01", 0),
+            ("1970-01-02 00:00:00", 24 * hour),
+        ] {
+            assert_eq!(timestamptz_literal(text), Ok(ns), "{text}");
+        }
+        assert_eq!(timestamptz_literal("infinity"), Ok(INFINITE_NS));
+        assert_eq!(
+            timestamptz(-1),
+            Lit::TimestampTz(-1_000),
+            "whole microseconds, floored"
+        );
+        for (bad, says) in [
+            ("1970-01-01 00:00:00 Europe/Oslo", "'Europe/Oslo', which is not UTC"),
+            ("1970-01-01 00:00:00 +02", "without a space ('1970-01-01 00:00:00+02')"),
+            ("1970-01-01 00:00:00+2", "is not a timestamp with time zone"),
+            ("1970-01-01 00:00:00z", "is not a timestamp with time zone"),
+            ("1970-01-01+02", "is not a timestamp with time zone"),
+            ("1970-01-01 00:00:00 UTC x", "is not a timestamp with time zone"),
+        ] {
+            let e = timestamptz_literal(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        assert_eq!(
+            Lit::TimestampTz(hour).to_string(),
+            "TIMESTAMPTZ '1970-01-01 01:00:00+00'"
+        );
     }
 
     #[test]

@@ -735,21 +735,30 @@ fn visit(
             }
             let f = match data_type {
                 ast::DataType::Date => Func::Date(try_),
-                ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => Func::Timestamp(try_),
+                ast::DataType::Timestamp(
+                    None,
+                    ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone,
+                ) => Func::Timestamp(try_),
+                ast::DataType::Timestamp(
+                    None,
+                    ast::TimezoneInfo::Tz | ast::TimezoneInfo::WithTimeZone,
+                ) => Func::TimestampTz(try_),
                 ast::DataType::Time(None, ast::TimezoneInfo::None) => Func::Clock(try_),
                 other => match cast_target(&other)? {
                     Some(t) => Func::Cast(t, try_),
-                    None => {
-                        return Err(format!(
-                            "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, TIME, \
-                             VARCHAR, DECIMAL(p, s) and the integer types TINYINT to UBIGINT)"
-                        ))
-                    }
+                    None => return Err(format!(
+                        "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, TIMESTAMPTZ, \
+                             TIME, VARCHAR, DECIMAL(p, s) and the integer types TINYINT to \
+                             UBIGINT)"
+                    )),
                 },
             };
-            match literal_text(&expr)
-                .filter(|_| matches!(f, Func::Date(_) | Func::Timestamp(_) | Func::Clock(_)))
-            {
+            match literal_text(&expr).filter(|_| {
+                matches!(
+                    f,
+                    Func::Date(_) | Func::Timestamp(_) | Func::TimestampTz(_) | Func::Clock(_)
+                )
+            }) {
                 Some(s) => {
                     let node = match cast_literal(f, s, try_) {
                         Ok(l) => Node::Lit(l),
@@ -758,6 +767,9 @@ fn visit(
                             match f {
                                 Func::Date(_) => DataType::Date32,
                                 Func::Clock(_) => DataType::Time64(TimeUnit::Microsecond),
+                                Func::TimestampTz(_) => {
+                                    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+                                }
                                 _ => DataType::Timestamp(TimeUnit::Nanosecond, None),
                             },
                         ),
@@ -969,12 +981,17 @@ fn typed(ts: ast::TypedString) -> Result<Lit, String> {
     };
     match ts.data_type {
         ast::DataType::Date => lit::date_literal(&s).map(Lit::Date),
-        ast::DataType::Timestamp(None, ast::TimezoneInfo::None) => {
-            lit::timestamp_literal(&s).map(Lit::Timestamp)
+        ast::DataType::Timestamp(
+            None,
+            ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone,
+        ) => lit::timestamp_literal(&s).map(Lit::Timestamp),
+        ast::DataType::Timestamp(None, ast::TimezoneInfo::Tz | ast::TimezoneInfo::WithTimeZone) => {
+            lit::timestamptz_literal(&s).map(lit::timestamptz)
         }
         ast::DataType::Time(None, ast::TimezoneInfo::None) => lit::strict_time(&s).map(Lit::time),
         other => Err(format!(
-            "unsupported literal type {other} (DATE, TIMESTAMP and TIME are supported)"
+            "unsupported literal type {other} (DATE, TIMESTAMP, TIMESTAMPTZ and TIME are \
+             supported)"
         )),
     }
 }
@@ -1475,12 +1492,21 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
             })
             .or_else(|e| loose(e, strtime::time(b), i64::MAX).map(|us| us as i128 * 1_000))
             .map(Lit::time),
+        Func::TimestampTz(_) => lit::timestamptz_literal(text)
+            .or_else(|e| loose(e, strtime::timestamptz(b), i64::MAX).map(|us| us as i128 * 1_000))
+            .map(lit::timestamptz),
         _ => lit::timestamp_literal(text)
             .or_else(|e| loose(e, strtime::timestamp(b), i64::MAX).map(|us| us as i128 * 1_000))
             .map(Lit::Timestamp),
     };
     match r {
-        Err(_) if try_ => Ok(Lit::Null),
+        // A zone's name is a value DuckDB reads (with its ICU) and we cannot: never NULL.
+        Err(_)
+            if try_
+                && !matches!(f, Func::TimestampTz(_) if strtime::timestamptz(b) == Err(strtime::Bad::Zone)) =>
+        {
+            Ok(Lit::Null)
+        }
         r => r,
     }
 }

@@ -1,6 +1,6 @@
 //! Strings read as dates, timestamps and times of day the way DuckDB 2.0's casts read them,
-//! for `CAST(s AS DATE | TIMESTAMP | TIME)` of a string column (and a literal the strict
-//! parsers of `lit` refuse). A port of DuckDB's `Date::TryConvertDate`,
+//! for `CAST(s AS DATE | TIMESTAMP | TIMESTAMPTZ | TIME)` of a string column (and a literal
+//! the strict parsers of `lit` refuse). A port of DuckDB's `Date::TryConvertDate`,
 //! `Timestamp::TryConvertTimestampTZ`, `Time::TryConvertInternal`,
 //! `Timestamp::TryParseUTCOffset` and of the casts that call them, quirks included:
 //!
@@ -12,7 +12,8 @@
 //! - A timestamp is a date, then after one space or `T` a time `H:M[:S[.fraction]]` (up to 24
 //!   hours, further fraction digits dropped), then `Z`, a UTC offset `±HH[[:]MM[:SS]]` or a
 //!   space and a time zone's name, all ignored (DuckDB's `TIMESTAMP` cast keeps the wall
-//!   clock), and spaces.
+//!   clock), and spaces. `CAST(s AS TIMESTAMPTZ)` subtracts the offset instead, and takes
+//!   only UTC's names (there is no time zone database here).
 //! - A time of day is `H:M[:S[.fraction]]` followed by anything (`'12:00:00+05'` is noon), up
 //!   to 24:00:00, or else the time of day of a timestamp.
 //!
@@ -28,6 +29,8 @@ use super::lit::DAY_NS;
 pub(crate) enum Bad {
     Format,
     Range,
+    /// A time zone's name other than UTC's, for a `TIMESTAMPTZ`.
+    Zone,
 }
 
 const DAY_US: i64 = (DAY_NS / 1_000) as i64;
@@ -296,6 +299,47 @@ fn from_datetime(days: i32, us: i64) -> Option<i64> {
 /// `CAST(s AS TIMESTAMP)`: DuckDB's `Timestamp::TryConvertTimestamp` without using the offset,
 /// in microseconds (`±i64::MAX` for `infinity` and `-infinity`).
 pub(crate) fn timestamp(b: &[u8]) -> Result<i64, Bad> {
+    zoned(b, false)
+}
+
+/// `CAST(s AS TIMESTAMPTZ)`: DuckDB's `Timestamp::TryConvertTimestampTZ` with the offset
+/// subtracted (the instant in UTC, as DuckDB with `TimeZone = 'UTC'`), in microseconds. A
+/// zone's name must be one of UTC's ([`utc_name`]): there is no time zone database here
+/// ([`Bad::Zone`] for another, which DuckDB's ICU would read).
+pub(crate) fn timestamptz(b: &[u8]) -> Result<i64, Bad> {
+    zoned(b, true)
+}
+
+/// The names DuckDB's ICU gives UTC (any case): a time zone's name after a timestamp that
+/// changes nothing.
+pub(crate) fn utc_name(name: &[u8]) -> bool {
+    const NAMES: &[&str] = &[
+        "UTC",
+        "GMT",
+        "UCT",
+        "Universal",
+        "Zulu",
+        "Greenwich",
+        "GMT0",
+        "GMT+0",
+        "GMT-0",
+        "Etc/UTC",
+        "Etc/GMT",
+        "Etc/UCT",
+        "Etc/Universal",
+        "Etc/Zulu",
+        "Etc/Greenwich",
+        "Etc/GMT0",
+        "Etc/GMT+0",
+        "Etc/GMT-0",
+    ];
+    NAMES
+        .iter()
+        .any(|n| n.as_bytes().eq_ignore_ascii_case(name))
+}
+
+/// [`timestamp`], and with `tz` [`timestamptz`].
+fn zoned(b: &[u8], tz: bool) -> Result<i64, Bad> {
     let (days, mut pos) = date_prefix(b);
     let days = days?;
     let len = b.len();
@@ -323,28 +367,45 @@ pub(crate) fn timestamp(b: &[u8]) -> Result<i64, Bad> {
             }
             pos += end;
             let v = from_datetime(days, us).ok_or(Bad::Range)?;
+            let mut offset = 0;
+            let mut named = None;
             if pos < len {
                 if b[pos] == b'Z' {
                     pos += 1;
-                } else if let Some((p, _)) = utc_offset(b, pos) {
+                } else if let Some((p, seconds)) = utc_offset(b, pos) {
                     pos = p;
+                    offset = seconds;
                 } else {
                     // A time zone's name, after a space.
                     if b[pos] != b' ' {
                         return Err(Bad::Format);
                     }
                     pos += 1;
+                    let start = pos;
                     while pos < len
                         && (b[pos].is_ascii_alphanumeric() || b"_/+-:".contains(&b[pos]))
                     {
                         pos += 1;
                     }
+                    named = Some(&b[start..pos]);
                 }
                 if skip_spaces(b, pos) < len {
                     return Err(Bad::Format);
                 }
             }
-            Ok(v)
+            if !tz {
+                return Ok(v);
+            }
+            match named {
+                // A zone's name starts with a letter: DuckDB's ICU knows no other (` +05`, ` 1`:
+                // NULL for TRY_CAST).
+                Some([c, ..]) if !c.is_ascii_alphabetic() => return Err(Bad::Format),
+                Some(n) if !n.is_empty() && !utc_name(n) => return Err(Bad::Zone),
+                _ => {}
+            }
+            v.checked_sub(offset * 1_000_000)
+                .filter(|v| !infinite(Some(i64::MAX), *v))
+                .ok_or(Bad::Range)
         }
         _ => Err(Bad::Format),
     }

@@ -1690,6 +1690,128 @@ fn timestamp_literals_of_a_precision_agree_with_duckdb() {
     );
 }
 
+/// DuckDB's `TIMESTAMPTZ` (`TIMESTAMP WITH TIME ZONE`): literals and casts (of strings, with a
+/// UTC offset, `Z` or one of UTC's names; of dates and timestamps), and strings met by a
+/// timestamp column with a time zone, which read their offset as DuckDB's cast does. DuckDB
+/// 2.0.1's answers (`TimeZone = 'UTC'`) over [`infinite_table`] and a string column, written to
+/// Parquet by pyarrow.
+#[test]
+fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
+    let t = infinite_table();
+    let s: ArrayRef = Arc::new(StringArray::from(vec![
+        Some("2020-01-01 02:00:00+02"),
+        Some("2020-01-01 00:00:00 utc"),
+        Some("2019-12-31T23:59:59.9999999-00:00:01"),
+        Some("x"),
+        None,
+    ]));
+    let mut fields: Vec<Field> = t
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(field("s", &s));
+    let mut columns = t.columns().to_vec();
+    columns.push(s);
+    let t = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    assert_rows(
+        &t,
+        &[&[
+            ("tz_us = TIMESTAMPTZ '2020-01-01 02:00:00+02'", &[0]),
+            ("tz_us = '2020-01-01 02:00:00+02'", &[0]),
+            ("tz_us = '2020-01-01T00:00:00Z'", &[0]),
+            ("tz_us = '2019-12-31 19:00:00-05'", &[0]),
+            ("tz_us < '2020-01-01 00:00:00.000001 UTC'", &[0, 2, 4]),
+            (
+                "tz_us >= TIMESTAMP WITH TIME ZONE '1970-01-01 05:30:00+05:30'",
+                &[0, 1, 4],
+            ),
+            ("ts_us = TIMESTAMPTZ '2020-01-01 00:00:00+00'", &[0]),
+            (
+                "ts_ns = CAST('1969-12-31 23:00:00-01' AS TIMESTAMPTZ)",
+                &[4],
+            ),
+            ("tz_us = '2020-01-01 01:00:00+01'::TIMESTAMPTZ", &[0]),
+            ("CAST(ts_us AS TIMESTAMPTZ) = tz_us", &[0, 1, 2, 4]),
+            ("CAST(d AS TIMESTAMPTZ) = tz_us", &[0, 1, 2, 4]),
+            (
+                "CAST(CAST(ts_us AS TIMESTAMPTZ) AS VARCHAR) = '2020-01-01 00:00:00+00'",
+                &[0],
+            ),
+            (
+                "CAST(TIMESTAMPTZ '2020-01-01 02:00:00+02' AS VARCHAR) = '2020-01-01 00:00:00+00'",
+                &[0, 1, 2, 3, 4],
+            ),
+            (
+                "hour(CAST('2020-01-01 10:00:00+02' AS TIMESTAMPTZ)) = 8",
+                &[0, 1, 2, 3, 4],
+            ),
+            (
+                "tz_us IN ('2020-01-01 01:00:00+01', '1970-01-01 00:00:00Z')",
+                &[0, 4],
+            ),
+            (
+                "tz_us BETWEEN '2019-12-31 23:00:00-01' AND '2020-01-01 00:00:00+00'",
+                &[0],
+            ),
+            ("TRY_CAST(s AS TIMESTAMPTZ) = tz_us", &[0]),
+            ("TRY_CAST(s AS TIMESTAMPTZ) IS NULL", &[3, 4]),
+            ("tz_us = TIMESTAMPTZ '2020-01-01 00:00:00'", &[0]),
+            ("tz_us > TIMESTAMPTZ 'infinity'", &[]),
+            ("tz_us >= TIMESTAMPTZ 'infinity'", &[1]),
+            ("tz_us = TIMESTAMPTZ 'epoch'", &[4]),
+            (
+                "ts_ms >= TIMESTAMPTZ '2019-12-31 23:59:59.9999999-00:00:01'",
+                &[1],
+            ),
+            (
+                "tz_us = TIMESTAMPTZ '2019-12-31 23:59:59.9999999-00:00:01'",
+                &[],
+            ),
+            ("CAST(tz_us AS TIMESTAMPTZ) = tz_us", &[0, 1, 2, 4]),
+            (
+                "tz_us < TIMESTAMP WITHOUT TIME ZONE '2020-01-01 00:00:00'",
+                &[2, 4],
+            ),
+            ("ts_ns = CAST(ts_ns AS TIMESTAMPTZ)", &[0, 1, 2, 4]),
+        ]],
+    );
+    for (text, says) in [
+        // DuckDB reads a zone's name with ICU's database; there is none here.
+        (
+            "tz_us = '2020-01-01 01:00:00 Europe/Oslo'",
+            "names the time zone 'Europe/Oslo', which is not UTC",
+        ),
+        (
+            "tz_us = TIMESTAMPTZ '2020-01-01 01:00:00 CET'",
+            "'2020-01-01 01:00:00+01:00'",
+        ),
+        (
+            "TRY_CAST(substr(s, 1, 19) || ' Europe/Oslo' AS TIMESTAMPTZ) IS NULL",
+            "names a time zone other than UTC",
+        ),
+        (
+            "TRY_CAST('2020-01-01 01:00:00 Europe/Oslo' AS TIMESTAMPTZ) IS NULL",
+            "'Europe/Oslo', which is not UTC",
+        ),
+        // DuckDB's TIMESTAMP drops an offset, which would silently change `=` and `<`.
+        ("ts_us = '2020-01-01 02:00:00+02'", "is not a timestamp"),
+        ("CAST(s AS TIMESTAMPTZ) < '2020-01-01'", "holds 'x'"),
+        (
+            "tz_us = '2020-01-01 02:00:00 +02'",
+            "without a space ('2020-01-01 02:00:00+02')",
+        ),
+        (
+            "CAST(1 AS TIMESTAMPTZ) IS NULL",
+            "CAST(... AS TIMESTAMPTZ) takes a date",
+        ),
+    ] {
+        let e = refusal(text, &t);
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
 /// `date_diff` and `last_day`, with DuckDB 2.0.1's answers over [`infinite_table`] written to
 /// Parquet by pyarrow: boundaries crossed in each unit, strings read as the other argument's
 /// type, infinities giving NULL, and `yearweek` counting Mondays only where a timestamp has a
