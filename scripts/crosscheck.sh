@@ -631,10 +631,11 @@ filter_check filter-star-replace 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMP
 filter_check filter-star-like 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId "" \
     "* LIKE '%Id', Score" --workers 2
 # TIMESTAMPTZ: a literal with a UTC offset against the sample's zone-less timestamps (read as
-# UTC), and casts to it written out (a timestamp with time zone, and its text).
+# UTC), and casts to it written out (a timestamp with time zone, and its text); a cast to
+# TIMESTAMP_S (rounded to the second).
 filter_check filter-timestamptz 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId \
     "CreationDate >= TIMESTAMPTZ '2012-06-01 02:00:00+02' AND CreationDate < '2016-01-01 00:00:00' OR CreationDate = TIMESTAMP WITH TIME ZONE '2008-07-31 05:40:56.518-05:30'" \
-    "Id, CAST(CreationDate AS TIMESTAMPTZ) AS created, CAST(CAST(CreationDate AS TIMESTAMPTZ) AS VARCHAR) AS created_text, hour(CAST('2024-01-05 10:00:00-03' AS TIMESTAMPTZ)) AS h" \
+    "Id, CAST(CreationDate AS TIMESTAMPTZ) AS created, CAST(CAST(CreationDate AS TIMESTAMPTZ) AS VARCHAR) AS created_text, hour(CAST('2024-01-05 10:00:00-03' AS TIMESTAMPTZ)) AS h, CAST(CreationDate AS TIMESTAMP_S) AS sec, CAST(CreationDate AS TIMESTAMP_S) = CreationDate AS whole" \
     --workers 2
 
 section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"

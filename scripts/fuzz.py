@@ -215,12 +215,14 @@ class Case:
         self.infinities = False  # its condition reads a column holding infinite dates or timestamps, or writes DuckDB's 'infinity' or 'epoch'
         self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
         self.zoned = False  # its condition writes a TIMESTAMPTZ literal or a string with a UTC offset
+        self.units = False  # its condition casts to TIMESTAMP_S, TIMESTAMP_MS or TIMESTAMP_NS
         self.diffs = False  # its condition calls date_diff, date_sub, last_day, an epoch function, strftime or strptime
         self.jw_funcs = 0  # of them in its --join-where
         self.computed = False  # a computed --select column
         self.fcomputed = False  # a computed --select column in its filter step
         self.star = False  # --select *
         self.star_mods = False  # --select left.* / right.* with EXCLUDE, REPLACE, RENAME
+        self.columns = False  # --select COLUMNS('regex')
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -1621,6 +1623,22 @@ def join_case(case, ctx):
         star_note = len(case.notes)
         case.notes.append(f"--select {', '.join(star_items)}")
         case.star_mods = True
+    elif not coalesce and random.Random(f"{ctx.seed}:join-columns:{case.index}").random() < 0.1:
+        # DuckDB's COLUMNS('regex'): the columns of both sides (a semi or anti join's side), in
+        # the default order, whose names the regex finds a match in, DuckDB saying which (a
+        # generator of its own, as above); one that matches none is not drawn.
+        crng = random.Random(f"{ctx.seed}:join-columns-draw:{case.index}")
+        cols = {"left-semi": lnames, "left-anti": lnames, "right-semi": rnames, "right-anti": rnames}.get(jt, lnames + rnames)
+        pat = crng.choice(["k", "^r", "(?i)K$", "^(l|r)k", "[0-9]", "s$", "^.i", "a|s", "^[a-l]", "(?i)^R[A-Z]$"])
+        values = ", ".join(f"({i}, '{c}')" for i, c in enumerate(cols))
+        hit = [r[0] for r in duck().execute(
+            f"SELECT n FROM (VALUES {values}) t(i, n) WHERE regexp_matches(n, '{pat}') ORDER BY i").fetchall()]
+        if hit:
+            select = hit
+            items = [("left." if c in lnames else "right.") + c for c in hit]
+            join += ["--select", f"COLUMNS('{pat}')"]
+            case.notes.append(f"--select COLUMNS('{pat}')")
+            case.columns = True
 
     # DuckDB's query, built before the join runs: --partition-by draws on its output columns.
     con = duck()
@@ -2310,6 +2328,7 @@ def where_case(case, ctx):
     case.texts = bool(re.search(r"\bs_when\b", bj) and re.search(r"(AS|::)\s*(DATE|TIMESTAMP)\b", bj))
     case.zoned = re.search(r"TIMESTAMPTZ|WITH TIME ZONE|\d\d:\d\d(\.\d+)?(Z|[+-]\d\d[\d:]*| (UTC|utc|GMT|Etc/UTC))'",
                            bj, re.I) is not None
+    case.units = re.search(r"(\bAS|::)\s*TIMESTAMP_(S|MS|NS)\b", bj) is not None
     case.diffs = bool(re.search(r"\b(date_?diff|date_?sub|last_day|epoch(_ms|_us|_ns)?|julian|to_timestamp|make_date|strftime|(try_)?strptime)\(", bj)
                       or re.search(r"(date_part\('|EXTRACT\()(epoch|julian)\b", bj, re.I))
     case.notes.append(f"condition: {bj}")
@@ -2582,11 +2601,13 @@ def run_case(job):
     r["texts"] = case.texts
     r["diffs"] = case.diffs
     r["zoned"] = case.zoned
+    r["units"] = case.units
     r["jw_funcs"] = case.jw_funcs
     r["computed"] = case.computed
     r["fcomputed"] = case.fcomputed
     r["star"] = case.star
     r["star_mods"] = case.star_mods
+    r["columns"] = case.columns
     return r
 
 
@@ -2652,7 +2673,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "diffs", "computed", "fcomputed", "star", "star_mods"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "diffs", "computed", "fcomputed", "star", "star_mods", "columns"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2705,6 +2726,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['star']} joins with --select * ({funcs['star passed']} passed)"
     if funcs["star_mods"]:
         skipped += f"; {funcs['star_mods']} joins with left.* or right.* and EXCLUDE, REPLACE, RENAME or a pattern ({funcs['star_mods passed']} passed)"
+    if funcs["columns"]:
+        skipped += f"; {funcs['columns']} joins with --select COLUMNS('regex') ({funcs['columns passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:
@@ -2713,6 +2736,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['texts']} cases cast dates and times as text ({funcs['texts passed']} passed)"
     if funcs["zoned"]:
         skipped += f"; {funcs['zoned']} cases wrote a TIMESTAMPTZ or a UTC offset ({funcs['zoned passed']} passed)"
+    if funcs["units"]:
+        skipped += f"; {funcs['units']} cases cast to TIMESTAMP_S, _MS or _NS ({funcs['units passed']} passed)"
     if funcs["diffs"]:
         skipped += f"; {funcs['diffs']} cases called date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, epoch_ns, julian, to_timestamp, make_date, strftime or strptime ({funcs['diffs passed']} passed)"
     first = f" (cases {args.first}..{args.first + args.cases - 1})" if args.first else ""

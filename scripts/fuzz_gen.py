@@ -1580,17 +1580,27 @@ def mk_cast_text(rng, ops, depth, first, to, x=None, form=None):
     return e
 
 
-def mk_cast_ts(rng, ops, depth, first, x=None, form=None):
+def mk_cast_ts(rng, ops, depth, first, x=None, form=None, to=None, unit=False):
     """CAST(x AS TIMESTAMP) (x::TIMESTAMP, TRY_CAST) of a date or a timestamp: DuckDB's of a
-    TIMESTAMP_NS is the value itself."""
+    TIMESTAMP_NS is the value itself. With `unit`, a cast to TIMESTAMP_S or TIMESTAMP_MS (the
+    instant rounded half away from zero in both engines; DuckDB has no cast of a TIMESTAMP_NS
+    to TIMESTAMP_S), or of a nanosecond value to TIMESTAMP_NS (itself)."""
     if x is None:
         x = time_arg(rng, ops, depth, first)
     form = form or rng.choice(["cast", "cast", "colons", "try"])
-    bj = {"cast": f"CAST({x.bj} AS TIMESTAMP)", "colons": f"{arg(x)}::TIMESTAMP",
-          "try": f"TRY_CAST({x.bj} AS TIMESTAMP)"}[form]
-    dk = x.dk if ns_text(x) else f"CAST({x.dk} AS TIMESTAMP)"
+    if to is None:
+        to = "TIMESTAMP"
+        if unit:
+            to = rng.choice(["TIMESTAMP_MS", "TIMESTAMP_NS"] if ns_text(x) else ["TIMESTAMP_S", "TIMESTAMP_MS"])
+    bj = {"cast": f"CAST({x.bj} AS {to})", "colons": f"{arg(x)}::{to}",
+          "try": f"TRY_CAST({x.bj} AS {to})"}[form]
+    if to == "TIMESTAMP":
+        dk = x.dk if ns_text(x) else f"CAST({x.dk} AS TIMESTAMP)"
+    else:
+        dk = f"{'TRY_CAST' if form == 'try' else 'CAST'}({x.dk} AS {to})"
     e = call_ex(bj, dk, "ts", x.used)
-    e.mirror = lambda rng, o: mk_cast_ts(rng, ops, depth, o, col_ex(rng, o), form)
+    e.mirror = lambda rng, o: mk_cast_ts(rng, ops, depth, o, col_ex(rng, o), form,
+                                         None if to in ("TIMESTAMP_NS", "TIMESTAMP_S") else to, unit)
     return e
 
 
@@ -2533,6 +2543,8 @@ MAKERS = {
               (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "DATE"), reads_str),
               (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           (lambda rng, ops, d, f: mk_cast_ts(rng, ops, d, f, unit=True),
+            lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (mk_to_timestamp, lambda ops, f: (f is None and of(ops, "num", "float")) or (f is not None and f.kind in ("num", "float"))),
            (mk_strptime, reads_str),
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),

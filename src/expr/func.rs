@@ -58,6 +58,10 @@ pub(crate) enum Func {
     /// `CAST(x AS TIMESTAMPTZ)` (`TIMESTAMP WITH TIME ZONE`): the instant, labelled UTC;
     /// `TRY_CAST` (true) gives NULL where a string is not one.
     TimestampTz(bool),
+    /// `CAST(x AS TIMESTAMP_S | TIMESTAMP_MS | TIMESTAMP_NS)` of a column: the instant in that
+    /// unit, rounded half away from zero; `TRY_CAST` (true) gives NULL where a string is not a
+    /// timestamp or a value is out of the unit's range.
+    TimestampUnit(TimeUnit, bool),
     /// `CAST(x AS TIME)`; `TRY_CAST` (true) gives NULL for an infinite timestamp or a string
     /// that is not a time.
     Clock(bool),
@@ -346,6 +350,7 @@ impl Func {
             Func::Date(_) => return "CAST(... AS DATE)".into(),
             Func::Timestamp(_) => return "CAST(... AS TIMESTAMP)".into(),
             Func::TimestampTz(_) => return "CAST(... AS TIMESTAMPTZ)".into(),
+            Func::TimestampUnit(u, _) => return format!("CAST(... AS {})", unit_type(u)),
             Func::Clock(_) => return "CAST(... AS TIME)".into(),
             Func::Part(p) => p.name(),
             Func::Trunc(_) => "date_trunc",
@@ -562,6 +567,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::Date(try_) => to_date(&array, try_, &what)?,
         Func::Timestamp(try_) => to_timestamp(&array, try_, &what)?,
         Func::TimestampTz(try_) => to_timestamptz(&array, try_, &what)?,
+        Func::TimestampUnit(u, try_) => to_timestamp_unit(&array, u, try_, &what)?,
         Func::Clock(try_) => to_clock(&array, try_, &what)?,
         Func::Part(p) => part(p, &array, &what)?,
         Func::Trunc(t) => trunc(t, &array, &what)?,
@@ -856,6 +862,94 @@ fn to_timestamptz(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reas
         unreachable!("CAST(... AS TIMESTAMP) gives a timestamp")
     };
     Ok(timestamps(*unit, utc, &raw(&t)?))
+}
+
+/// DuckDB's name of the zone-less timestamp type of `unit`.
+fn unit_type(unit: TimeUnit) -> &'static str {
+    match unit {
+        TimeUnit::Second => "TIMESTAMP_S",
+        TimeUnit::Millisecond => "TIMESTAMP_MS",
+        TimeUnit::Microsecond => "TIMESTAMP",
+        TimeUnit::Nanosecond => "TIMESTAMP_NS",
+    }
+}
+
+/// `CAST(... AS TIMESTAMP_S | TIMESTAMP_MS | TIMESTAMP_NS)` of a column, as DuckDB 2.0.1 casts
+/// (a `TIMESTAMP_S` held in milliseconds, whole seconds, as Parquet holds seconds):
+/// the instant (a date's midnight, a zoned timestamp's instant in UTC, a string read as
+/// `CAST(... AS TIMESTAMP)` reads it, to microseconds) rounded to the unit half away from zero
+/// from its exact value (`'1969-12-31 23:59:59.5'` is 23:59:59 in seconds, a nanosecond
+/// timestamp's 1.4995 ms is 1 ms), the infinities kept. A value out of the unit's range (a
+/// nanosecond timestamp's years 1677 to 2262) fails the cast (`TRY_CAST`: NULL). DuckDB reads a
+/// string's nanoseconds for `TIMESTAMP_NS`, which `strtime` does not: a string column is
+/// refused there. (DuckDB has no cast of `TIMESTAMP_NS` to `TIMESTAMP_S`; this rounds it as
+/// the others.)
+fn to_timestamp_unit(
+    a: &ArrayRef,
+    unit: TimeUnit,
+    try_: bool,
+    what: &str,
+) -> Result<ArrayRef, Reason> {
+    let ty = unit_type(unit);
+    let string = str_values(a).is_some();
+    if string && unit == TimeUnit::Nanosecond {
+        return Err(format!(
+            "CAST(... AS TIMESTAMP_NS) of a string: {what} is a string column, whose \
+             nanoseconds DuckDB reads and this does not; cast it to TIMESTAMP"
+        ));
+    }
+    if !string
+        && !matches!(
+            a.data_type(),
+            DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
+        )
+    {
+        return Err(format!(
+            "CAST(... AS {ty}) takes a date, a timestamp or a string, {what} is {}",
+            describe(a.data_type())
+        ));
+    }
+    let t = to_timestamp(a, try_, what)?;
+    let per = i128::from(unit_ns(t.data_type()).expect("a timestamp"));
+    let to_per = i128::from(unit_ns(&DataType::Timestamp(unit, None)).expect("a timestamp"));
+    let inf = infinity(t.data_type());
+    let mut out = Vec::with_capacity(t.len());
+    for v in raw(&t)?.iter() {
+        out.push(match v {
+            None => None,
+            Some(v) if infinite(inf, v) => Some(v.signum() * i64::MAX),
+            Some(v) => {
+                let ns = i128::from(v) * per;
+                let half = to_per / 2;
+                let r = if ns >= 0 {
+                    (ns + half) / to_per
+                } else {
+                    -((-ns + half) / to_per)
+                };
+                match i64::try_from(r)
+                    .ok()
+                    .filter(|r| !infinite(Some(i64::MAX), *r))
+                {
+                    // Seconds are held in milliseconds (whole seconds), as Parquet, pyarrow
+                    // and our reader hold them: there is no Parquet type of seconds.
+                    Some(r) if unit == TimeUnit::Second => Some(r * 1_000),
+                    Some(r) => Some(r),
+                    None if try_ => None,
+                    None => {
+                        return Err(format!(
+                            "CAST(... AS {ty}): {what} holds a timestamp out of the range of \
+                             {ty} (TRY_CAST gives NULL for it)"
+                        ))
+                    }
+                }
+            }
+        });
+    }
+    let held = match unit {
+        TimeUnit::Second => TimeUnit::Millisecond,
+        u => u,
+    };
+    Ok(timestamps(held, None, &Int64Array::from(out)))
 }
 
 /// `CAST(... AS TIME)`: a time of day in whole microseconds (DuckDB's `TIME`), of a zone-less

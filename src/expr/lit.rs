@@ -842,12 +842,21 @@ mod tests {
             "whole microseconds, floored"
         );
         for (bad, says) in [
-            ("1970-01-01 00:00:00 Europe/Oslo", "'Europe/Oslo', which is not UTC"),
-            ("1970-01-01 00:00:00 +02", "without a space ('1970-01-01 00:00:00+02')"),
+            (
+                "1970-01-01 00:00:00 Europe/Oslo",
+                "'Europe/Oslo', which is not UTC",
+            ),
+            (
+                "1970-01-01 00:00:00 +02",
+                "without a space ('1970-01-01 00:00:00+02')",
+            ),
             ("1970-01-01 00:00:00+2", "is not a timestamp with time zone"),
             ("1970-01-01 00:00:00z", "is not a timestamp with time zone"),
             ("1970-01-01+02", "is not a timestamp with time zone"),
-            ("1970-01-01 00:00:00 UTC x", "is not a timestamp with time zone"),
+            (
+                "1970-01-01 00:00:00 UTC x",
+                "is not a timestamp with time zone",
+            ),
         ] {
             let e = timestamptz_literal(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");

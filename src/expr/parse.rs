@@ -706,12 +706,18 @@ fn visit(
         } => {
             let try_ = matches!(kind, ast::CastKind::TryCast | ast::CastKind::SafeCast);
             if let Some(digits) = timestamp_precision(&data_type.to_string()) {
-                // `TIMESTAMP_MS '...'`: a literal only.
+                // A column: its instants in the unit (`TIMESTAMP_US` and `DATETIME` are
+                // `TIMESTAMP`).
                 let Some(text) = literal_text(&expr) else {
-                    return Err(format!(
-                        "unsupported: CAST of an expression to {data_type} (it takes a string \
-                         literal, {data_type} '2024-01-05 10:00:00'; a column casts to TIMESTAMP)"
-                    ));
+                    let f = match digits {
+                        0 => Func::TimestampUnit(TimeUnit::Second, try_),
+                        3 => Func::TimestampUnit(TimeUnit::Millisecond, try_),
+                        9 => Func::TimestampUnit(TimeUnit::Nanosecond, try_),
+                        _ => Func::Timestamp(try_),
+                    };
+                    tasks.push(Task::Make(Make::Func(f, 1)));
+                    tasks.push(Task::Visit(expr));
+                    return Ok(());
                 };
                 // Digits beyond nanoseconds dropped, as DuckDB drops them.
                 let text = &match text.split_once('.') {
@@ -746,11 +752,13 @@ fn visit(
                 ast::DataType::Time(None, ast::TimezoneInfo::None) => Func::Clock(try_),
                 other => match cast_target(&other)? {
                     Some(t) => Func::Cast(t, try_),
-                    None => return Err(format!(
-                        "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP, TIMESTAMPTZ, \
-                             TIME, VARCHAR, DECIMAL(p, s) and the integer types TINYINT to \
-                             UBIGINT)"
-                    )),
+                    None => {
+                        return Err(format!(
+                            "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP (and _S, \
+                             _MS, _NS), TIMESTAMPTZ, TIME, VARCHAR, DECIMAL(p, s) and the \
+                             integer types TINYINT to UBIGINT)"
+                        ))
+                    }
                 },
             };
             match literal_text(&expr).filter(|_| {
