@@ -848,20 +848,24 @@ fn to_timestamptz(a: &ArrayRef, try_: bool, what: &str) -> Result<ArrayRef, Reas
             TimestampMicrosecondArray::from(us?).with_timezone_opt(utc),
         ));
     }
-    if !matches!(
-        a.data_type(),
-        DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
-    ) {
-        return Err(format!(
-            "CAST(... AS TIMESTAMPTZ) takes a date, a timestamp or a string, {what} is {}",
-            describe(a.data_type())
-        ));
-    }
+    instants("TIMESTAMPTZ", a, what)?;
     let t = to_timestamp(a, try_, what)?;
     let DataType::Timestamp(unit, _) = t.data_type() else {
         unreachable!("CAST(... AS TIMESTAMP) gives a timestamp")
     };
     Ok(timestamps(*unit, utc, &raw(&t)?))
+}
+
+/// That `a` (not a string) holds instants, a cast to the timestamp type `ty` takes: dates and
+/// timestamps.
+fn instants(ty: &str, a: &ArrayRef, what: &str) -> Result<(), Reason> {
+    match a.data_type() {
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(..) => Ok(()),
+        other => Err(format!(
+            "CAST(... AS {ty}) takes a date, a timestamp or a string, {what} is {}",
+            describe(other)
+        )),
+    }
 }
 
 /// DuckDB's name of the zone-less timestamp type of `unit`.
@@ -898,16 +902,8 @@ fn to_timestamp_unit(
              nanoseconds DuckDB reads and this does not; cast it to TIMESTAMP"
         ));
     }
-    if !string
-        && !matches!(
-            a.data_type(),
-            DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
-        )
-    {
-        return Err(format!(
-            "CAST(... AS {ty}) takes a date, a timestamp or a string, {what} is {}",
-            describe(a.data_type())
-        ));
+    if !string {
+        instants(ty, a, what)?;
     }
     let t = to_timestamp(a, try_, what)?;
     let per = i128::from(unit_ns(t.data_type()).expect("a timestamp"));
