@@ -26,7 +26,7 @@
 # the set and within a bound from the filter's fpp): integer, string and composite keys, a
 # --where and a --select (computed and renamed columns too), a filter in Spark's format, TPC-H, Hive partitions and files of
 # different columns; --where over TIME columns of every unit and their functions
-# (scripts/where_time_check.py); CAST of strings to DATE, TIMESTAMP and TIME against
+# (scripts/where_time_check.py); CAST of strings to DATE, TIMESTAMP, TIME and TIMESTAMPTZ against
 # DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and the date
 # functions (date_diff in every unit, last_day, the parts, epoch and epoch_ms/us/ns, julian,
 # to_timestamp, make_date, strftime) against DuckDB's, row by row (scripts/date_func_check.py);
@@ -659,7 +659,7 @@ else
     failed=$((failed + 1))
 fi
 
-section "CAST of strings to DATE, TIMESTAMP and TIME (TRY_CAST and CAST) against DuckDB's casts of 20,000 generated strings"
+section "CAST of strings to DATE, TIMESTAMP, TIME and TIMESTAMPTZ (TRY_CAST and CAST) against DuckDB's casts of 20,000 generated strings"
 if "$PY" scripts/strtime_check.py "$BIN" "$OUT/strtime"; then
     passed=$((passed + 1))
 else
