@@ -777,6 +777,7 @@ class Ex:
         self.bjps = bjps if bjps is not None else ps
         self.mirror = None  # functions: the same call on another column (func_partner)
         self.hint = None  # functions: literal texts its values are likely to meet
+        self.source = None  # functions: an argument it is worth comparing with (func_partner)
         self.zoned = False  # a timestamp with a time zone, as bloomjoin types it (a column, to_timestamp)
 
 
@@ -1591,7 +1592,14 @@ def mk_cast_ts(rng, ops, depth, first, x=None, form=None, to=None, unit=False):
     if to is None:
         to = "TIMESTAMP"
         if unit:
-            to = rng.choice(["TIMESTAMP_MS", "TIMESTAMP_NS"] if ns_text(x) else ["TIMESTAMP_S", "TIMESTAMP_MS"])
+            # Mostly a coarser unit than the column's, so that values round.
+            finer = getattr(first, "unit", None)
+            if ns_text(x):
+                to = rng.choice(["TIMESTAMP_MS", "TIMESTAMP_MS", "TIMESTAMP_NS"])
+            elif finer == "ms":
+                to = rng.choice(["TIMESTAMP_S", "TIMESTAMP_S", "TIMESTAMP_MS"])
+            else:
+                to = rng.choice(["TIMESTAMP_S", "TIMESTAMP_MS"])
     bj = {"cast": f"CAST({x.bj} AS {to})", "colons": f"{arg(x)}::{to}",
           "try": f"TRY_CAST({x.bj} AS {to})"}[form]
     if to == "TIMESTAMP":
@@ -1599,6 +1607,9 @@ def mk_cast_ts(rng, ops, depth, first, x=None, form=None, to=None, unit=False):
     else:
         dk = f"{'TRY_CAST' if form == 'try' else 'CAST'}({x.dk} AS {to})"
     e = call_ex(bj, dk, "ts", x.used)
+    if to != "TIMESTAMP":
+        # The value before its rounding: which way each row rounded shows on every row.
+        e.source = x
     e.mirror = lambda rng, o: mk_cast_ts(rng, ops, depth, o, col_ex(rng, o), form,
                                          None if to in ("TIMESTAMP_NS", "TIMESTAMP_S") else to, unit)
     return e
@@ -2543,6 +2554,11 @@ MAKERS = {
               (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "DATE"), reads_str),
               (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "xdate"), lambda ops, f: f is not None and f.kind == "xdate")],
     "ts": [(mk_cast_ts, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           # Three times: a rounding to whole seconds or milliseconds shows on few rows.
+           (lambda rng, ops, d, f: mk_cast_ts(rng, ops, d, f, unit=True),
+            lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           (lambda rng, ops, d, f: mk_cast_ts(rng, ops, d, f, unit=True),
+            lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_cast_ts(rng, ops, d, f, unit=True),
             lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (mk_to_timestamp, lambda ops, f: (f is None and of(ops, "num", "float")) or (f is not None and f.kind in ("num", "float"))),
@@ -2650,6 +2666,8 @@ def func_partner(rng, ops, a, values, fn=0.3, first=None):
     compares with, or (`fn` of the time) a call: mostly the same one on another column of
     `first`'s kind (`lower(left.ls) = lower(right.rs)`), else another of a kind it compares with."""
     cols = [o for o in ops if o.kind in FUNC_COMPATIBLE[a.kind]]
+    if a.source is not None and rng.random() < 0.3:
+        return a.source
     if rng.random() >= fn or not cols:
         if not cols or rng.random() < (0.75 if values is not None else 0.55):
             return func_lit(rng, ops, a, values)
