@@ -1690,6 +1690,32 @@ def diff_src(x):
     return floor_us(x.dk) if ns_text(x) else f"CAST({x.dk} AS TIMESTAMP)"
 
 
+def bare_text(lit, other):
+    """The string of a timestamp literal `lit` that, bare, reads as the same instant where it
+    meets `other` (a timestamp: a TIMESTAMPTZ literal only where `other` is known to have a
+    time zone); else None."""
+    m = re.fullmatch(r"(TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE|timestamptz|TIMESTAMP) ('[^']*')", lit.bj)
+    if m is None or other.kind != "ts" or (m.group(1) != "TIMESTAMP" and not other.zoned):
+        return None
+    return m.group(2)
+
+
+def offset_lit_ex(rng, ops, x):
+    """A TIMESTAMPTZ literal with a UTC offset from the values of the zoned column `x` reads;
+    None where it reads none or no draw gave one."""
+    srcs = [o for o in ops if o.zoned and o.name in x.used]
+    for _ in range(30 if srcs else 0):
+        lit = rng.choice(srcs).lit(rng)
+        if lit.tz or re.match(r"(TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE) '[^']*'$", lit.bj, re.I):
+            bj, dk = (f"TIMESTAMPTZ {lit.bj}", f"TIMESTAMPTZ {lit.dk}") if lit.tz else (lit.bj, lit.dk)
+            if re.search(r"infinity|epoch", bj, re.I):
+                continue
+            e = Ex(bj, dk, "ts")
+            e.zoned = True
+            return e
+    return None
+
+
 def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, swap=None, sub=None):
     """date_diff('unit', x, y) (datediff) of dates and timestamps, the boundaries crossed, or
     (`sub`) date_sub('unit', x, y) (datesub), the whole units: a BIGINT. A far date ('xdate')
@@ -1698,6 +1724,12 @@ def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, sw
     timestamps, so there both mostly fail)."""
     if x is None:
         x = time_arg(rng, ops, depth, first)
+    bare = rng.random() < 0.3
+    if y is None and x.zoned and rng.random() < 0.7:
+        # A zoned column against an instant written with a UTC offset, mostly as a bare string
+        # (DuckDB reads it as a TIMESTAMPTZ there: the offset counts).
+        y = offset_lit_ex(rng, ops, x)
+        bare = y is not None and rng.random() < 0.8
     if y is None:
         y = date_ex(rng, ops, depth + 1) if x.kind == "xdate" else time_arg(rng, ops, depth, None)
     far = "xdate" in (x.kind, y.kind)
@@ -1718,7 +1750,15 @@ def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, sw
     word = "date_sub" if sub else "date_diff"
     fn = word.replace("_", "") if rng.random() < 0.2 else word
     shown = name if rng.random() < 0.8 else name.upper()
-    e = call_ex(f"{fn}('{shown}', {a.bj}, {b.bj})",
+    abj, bbj = a.bj, b.bj
+    if bare:
+        # A timestamp literal as a bare string: it is read as the other argument's type, so
+        # against a timestamp with a time zone its UTC offset counts (DuckDB's TIMESTAMPTZ).
+        if bare_text(b, a):
+            bbj = bare_text(b, a)
+        elif bare_text(a, b):
+            abj = bare_text(a, b)
+    e = call_ex(f"{fn}('{shown}', {abj}, {bbj})",
                 f"CAST({word}('{unit}', {diff_src(a)}, {diff_src(b)}) AS DECIMAL(38,0))", "num",
                 x.used | y.used, (19, 0))
     e.hint = ["0", "1", "-1", "2", "7", "12", "30", "365", "-365"]
@@ -2761,7 +2801,12 @@ def func_predicate(rng, ops, first, values=None):
     kinds = RESULTS[first.kind]
     if first.name == "s_when" and rng.random() < 0.7:
         kinds = ["xdate", "ts"]  # dates and times as text: mostly cast (when_text_columns)
-    a = fx(rng, ops, rng.choice(kinds), 0, first, need_fn=True)
+    if first.zoned and rng.random() < 0.6:
+        # date_diff and date_sub of a column with a time zone: strings they meet there are
+        # read with their UTC offsets (mk_datediff), which other draws seldom reach.
+        a = mk_datediff(rng, ops, 0, first, col_ex(rng, first))
+    else:
+        a = fx(rng, ops, rng.choice(kinds), 0, first, need_fn=True)
     a = compose(rng, ops, a, first)
     if a.kind == "bool":
         r = rng.random()

@@ -284,7 +284,10 @@ fn side(a: ArrayRef, one: bool, shown: &str, what: &str) -> Result<Side, Reason>
 /// of day's), read as the comparisons read literals (`YYYY-MM-DD[ HH:MM[:SS[.f]]]`,
 /// `HH:MM[:SS[.f]]`, no time zone, or DuckDB's words `infinity`, `-infinity` and `epoch`), to
 /// the microsecond as DuckDB's cast reads it. `None` for an infinity (whose difference is NULL).
-fn read_text(s: &str, kind: Kind) -> Result<Option<i64>, Reason> {
+/// Met by a timestamp with a time zone (`zoned`), the string is DuckDB's `TIMESTAMPTZ`: a UTC
+/// offset in it counts (`'2024-01-05 10:00:00+02'` is 08:00 UTC), as where it meets such a
+/// column in a comparison.
+fn read_text(s: &str, kind: Kind, zoned: bool) -> Result<Option<i64>, Reason> {
     let b = s.as_bytes();
     // The strict shape read, DuckDB's reading can still find the value out of range.
     let range = |_| format!("'{s}' is out of the range of timestamps");
@@ -294,6 +297,10 @@ fn read_text(s: &str, kind: Kind) -> Result<Option<i64>, Reason> {
             None,
         ),
         Kind::Date => (lit::date_text(s)?.into(), infinity(&DataType::Date32)),
+        _ if zoned => (
+            lit::timestamptz_literal(s).and_then(|_| strtime::timestamptz(b).map_err(range))?,
+            infinity(&DataType::Timestamp(TimeUnit::Microsecond, None)),
+        ),
         _ => (
             lit::timestamp_literal(s).and_then(|_| strtime::timestamp(b).map_err(range))?,
             infinity(&DataType::Timestamp(TimeUnit::Microsecond, None)),
@@ -386,7 +393,7 @@ fn count(unit: Unit, args: Vec<Arg>, sub: bool) -> Result<Value, Reason> {
             Kind::Text => {
                 let v = match &s.text {
                     None => None,
-                    Some(t) => read_text(t, to)?,
+                    Some(t) => read_text(t, to, zoned)?,
                 };
                 Ok(Side {
                     kind: to,

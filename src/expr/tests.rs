@@ -2293,6 +2293,27 @@ const DATE_DIFF_DUCKDB: &[(&str, &[usize])] = &[
     ("date_diff('dow', '1970-01-01 00:00:00', d) > 10000", &[0]),
     ("last_day(tz_us) - 30 = d", &[0, 4]),
     ("date_diff('isoyear', DATE '2019-12-30', d) = 0", &[0]),
+    // A string met by a timestamp with a time zone is a TIMESTAMPTZ: its offset counts.
+    (
+        "date_diff('hour', tz_us, '2020-01-01 10:00:00+02') = 8",
+        &[0],
+    ),
+    (
+        "date_diff('day', tz_us, '2020-01-01 23:00:00-02') = 1",
+        &[0],
+    ),
+    (
+        "date_diff('hour', tz_us, '2020-01-01 10:00:00 UTC') = 10",
+        &[0],
+    ),
+    (
+        "date_diff('second', '1970-01-01 00:00:00Z', tz_us) = 0",
+        &[4],
+    ),
+    (
+        "date_diff('yearweek', '2020-01-06 00:30:00+01', tz_us) = 0",
+        &[0],
+    ),
 ];
 
 /// `date_sub`, with DuckDB 2.0.1's answers over [`infinite_table`] written to Parquet by
@@ -2300,6 +2321,14 @@ const DATE_DIFF_DUCKDB: &[(&str, &[usize])] = &[
 /// back to it), toward zero, dates as their midnights, infinities giving NULL.
 /// `scripts/date_func_check.py` compares every unit row by row.
 const DATE_SUB_DUCKDB: &[(&str, &[usize])] = &[
+    (
+        "date_sub('minute', '2020-01-01 10:00:00+02', tz_us) = -480",
+        &[0],
+    ),
+    (
+        "datesub('hour', tz_us, '2020-01-01 05:30:00+05:30') = 0",
+        &[0],
+    ),
     ("date_sub('month', d, DATE '2020-02-29') = 1", &[0]),
     ("date_sub('month', d, DATE '2020-02-29') = 601", &[4]),
     (
@@ -2811,6 +2840,16 @@ fn date_diff_and_last_day_agree_with_duckdb() {
         ),
         ("last_day(5) = d", "last_day() takes a date or a timestamp"),
         ("date_diff('day', d, TIMESTAMP 'junk') = 0", "junk"),
+        // DuckDB reads another zone's name with ICU's database, which there is not here.
+        (
+            "date_diff('hour', tz_us, '2020-01-01 10:00:00 Europe/Oslo') = 9",
+            "write its UTC offset instead",
+        ),
+        // DuckDB drops the offset where the other argument has no time zone (10 hours).
+        (
+            "date_diff('hour', ts_us, '2020-01-01 10:00:00+02') = 10",
+            "2020-01-01 10:00:00+02",
+        ),
     ] {
         let e = refusal(text, &t);
         assert!(e.contains(says), "{text}: {e}");
