@@ -1002,6 +1002,12 @@ def time_lit_ex(rng, ops, kind):
         lit = rng.choice(srcs).lit(rng)
     else:
         lit = date_lit(rng, []) if kind == "date" else ts_lit(rng, "us", [])
+    return typed_lit_ex(lit, kind)
+
+
+def typed_lit_ex(lit, kind):
+    """The Ex of a DATE (kind 'date') or timestamp Lit, a bare string typed (a TIMESTAMPTZ
+    where it carries a UTC offset)."""
     bj, dk = lit.bj, lit.dk
     if bj.startswith("'"):
         word = "DATE" if kind == "date" else "TIMESTAMPTZ" if lit.tz else "TIMESTAMP"
@@ -1705,13 +1711,8 @@ def offset_lit_ex(rng, ops, x):
     None where it reads none or no draw gave one."""
     srcs = [o for o in ops if o.zoned and o.name in x.used]
     for _ in range(30 if srcs else 0):
-        lit = rng.choice(srcs).lit(rng)
-        if lit.tz or re.match(r"(TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE) '[^']*'$", lit.bj, re.I):
-            bj, dk = (f"TIMESTAMPTZ {lit.bj}", f"TIMESTAMPTZ {lit.dk}") if lit.tz else (lit.bj, lit.dk)
-            if re.search(r"infinity|epoch", bj, re.I):
-                continue
-            e = Ex(bj, dk, "ts")
-            e.zoned = True
+        e = typed_lit_ex(rng.choice(srcs).lit(rng), "ts")
+        if e.zoned and not re.search(r"infinity|epoch", e.bj, re.I):
             return e
     return None
 
@@ -1754,10 +1755,10 @@ def mk_datediff(rng, ops, depth, first, x=None, y=None, unit=None, name=None, sw
     if bare:
         # A timestamp literal as a bare string: it is read as the other argument's type, so
         # against a timestamp with a time zone its UTC offset counts (DuckDB's TIMESTAMPTZ).
-        if bare_text(b, a):
-            bbj = bare_text(b, a)
-        elif bare_text(a, b):
-            abj = bare_text(a, b)
+        if (t := bare_text(b, a)) is not None:
+            bbj = t
+        elif (t := bare_text(a, b)) is not None:
+            abj = t
     e = call_ex(f"{fn}('{shown}', {abj}, {bbj})",
                 f"CAST({word}('{unit}', {diff_src(a)}, {diff_src(b)}) AS DECIMAL(38,0))", "num",
                 x.used | y.used, (19, 0))
