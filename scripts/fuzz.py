@@ -216,6 +216,7 @@ class Case:
         self.texts = False  # its condition reads the dates-as-text column and casts to DATE or TIMESTAMP
         self.zoned = False  # its condition writes a TIMESTAMPTZ literal or a string with a UTC offset
         self.units = False  # its condition casts to TIMESTAMP_S, TIMESTAMP_MS or TIMESTAMP_NS
+        self.at_zones = False  # its condition converts with AT TIME ZONE or timezone()
         self.diffs = False  # its condition calls date_diff, date_sub, last_day, an epoch function, strftime or strptime
         self.jw_funcs = 0  # of them in its --join-where
         self.computed = False  # a computed --select column
@@ -2329,6 +2330,7 @@ def where_case(case, ctx):
     case.zoned = re.search(r"TIMESTAMPTZ|WITH TIME ZONE|\d\d:\d\d(\.\d+)?(Z|[+-]\d\d[\d:]*| (UTC|utc|GMT|Etc/UTC))'",
                            bj, re.I) is not None
     case.units = re.search(r"(\bAS|::)\s*TIMESTAMP_(S|MS|NS)\b", bj) is not None
+    case.at_zones = re.search(r"\bAT TIME ZONE\b|\btimezone\(", bj) is not None
     case.diffs = bool(re.search(r"\b(date_?diff|date_?sub|last_day|epoch(_ms|_us|_ns)?|julian|to_timestamp|make_date|strftime|(try_)?strptime)\(", bj)
                       or re.search(r"(date_part\('|EXTRACT\()(epoch|julian)\b", bj, re.I))
     case.notes.append(f"condition: {bj}")
@@ -2602,6 +2604,7 @@ def run_case(job):
     r["diffs"] = case.diffs
     r["zoned"] = case.zoned
     r["units"] = case.units
+    r["at_zones"] = case.at_zones
     r["jw_funcs"] = case.jw_funcs
     r["computed"] = case.computed
     r["fcomputed"] = case.fcomputed
@@ -2673,7 +2676,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "diffs", "computed", "fcomputed", "star", "star_mods", "columns"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "at_zones", "diffs", "computed", "fcomputed", "star", "star_mods", "columns"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2736,6 +2739,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['texts']} cases cast dates and times as text ({funcs['texts passed']} passed)"
     if funcs["zoned"]:
         skipped += f"; {funcs['zoned']} cases wrote a TIMESTAMPTZ or a UTC offset ({funcs['zoned passed']} passed)"
+    if funcs["at_zones"]:
+        skipped += f"; {funcs['at_zones']} cases converted with AT TIME ZONE ({funcs['at_zones passed']} passed)"
     if funcs["units"]:
         skipped += f"; {funcs['units']} cases cast to TIMESTAMP_S, _MS or _NS ({funcs['units passed']} passed)"
     if funcs["diffs"]:

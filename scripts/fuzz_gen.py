@@ -1478,6 +1478,12 @@ def mk_coalesce(rng, ops, depth, first, kind=None):
             lit = first.lit(rng) if first is not None and first.kind == "ts" else None
             if lit is None or not lit.bj.startswith(("'", "TIMESTAMP")):
                 rest.append(null_ex(kind))
+            elif lit.tz or re.match(r"(TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE) ", lit.bj, re.I):
+                # An instant with a UTC offset (a zoned column's value) is a TIMESTAMPTZ; DuckDB
+                # mixes none with a TIMESTAMP_NS (its text of the column): the instant cast, as
+                # ts_lit writes it (seed 176, where 233: typed TIMESTAMP, its offset refused).
+                bj = lit.bj if lit.bj.startswith("T") else f"TIMESTAMPTZ {lit.bj}"
+                rest.append(Ex(bj, f"CAST({bj} AS TIMESTAMP_NS)", "ts"))
             else:
                 rest.append(Ex(*(t if t.startswith("TIMESTAMP") else f"TIMESTAMP {t}" for t in (lit.bj, lit.dk)), "ts"))
         else:
@@ -1677,6 +1683,42 @@ def mk_trunc(rng, ops, depth, first, x=None, unit=None, name=None):
         src = f"CAST({src} AS TIMESTAMP)"
     e = call_ex(f"date_trunc('{shown}', {x.bj})", f"date_trunc('{unit}', {src})", "ts", x.used)
     e.mirror = lambda rng, o: mk_trunc(rng, ops, depth, o, col_ex(rng, o), unit, name)
+    return e
+
+
+# Zones for AT TIME ZONE and timezone(): half-hour and 45-minute zones, both hemispheres'
+# daylight saving, a date line zone, zones whose offsets changed, links and ICU's fixed offsets
+# (GMT+2 is east, POSIX's Etc/GMT+2 west; UTC with whole hours only, see expr::zone).
+AT_ZONES = ["UTC", "Europe/Oslo", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu",
+            "Australia/Sydney", "Australia/Lord_Howe", "America/St_Johns", "Pacific/Auckland",
+            "America/Sao_Paulo", "Asia/Tokyo", "Pacific/Kiritimati", "US/Eastern", "CET", "EST5EDT",
+            "Etc/GMT+2", "GMT+2", "GMT-03:30", "GMT+0545", "UTC+5", "UTC-11"]
+
+
+def mk_at_zone(rng, ops, depth, first, x=None, zone=None, form=None):
+    """x AT TIME ZONE 'zone' (timezone('zone', x)) of a date or a timestamp: an instant (a
+    timestamp with a time zone) becomes the zone's wall clock, a wall clock (or a date's
+    midnight) the instant. DuckDB's texts of timestamps are zone-less UTC wall clocks (col_ex),
+    so its text goes through timezone('UTC', ...) on the instant's side."""
+    if x is None:
+        x = time_arg(rng, ops, depth, first)
+    if x.kind not in ("date", "ts"):
+        return mk_trunc(rng, ops, depth, first, x)
+    zone = zone or rng.choice(AT_ZONES)
+    shown = zone if rng.random() < 0.8 or zone.startswith(("GMT", "UTC")) else zone.lower()
+    form = form or rng.choice(["at", "at", "fn"])
+    bj = f"{arg(x)} AT TIME ZONE '{shown}'" if form == "at" else f"timezone('{shown}', {x.bj})"
+    # DuckDB converts a TIMESTAMP_S or _MS to TIMESTAMPTZ_NS here, which fails outside the
+    # years 1677..2262 (seed 179, where 587): as a TIMESTAMP (microseconds) it does not.
+    src = x.dk if x.kind == "date" or ns_text(x) else f"CAST({x.dk} AS TIMESTAMP)"
+    if x.zoned:
+        dk = f"timezone('{zone}', timezone('UTC', {src}))"
+    else:
+        dk = f"timezone('UTC', timezone('{zone}', {src}))"
+    e = Ex(bj if form == "fn" else f"({bj})", dk, "ts", None, ATOM, x.used)
+    e.zoned = not x.zoned
+    e.source = x
+    e.mirror = lambda rng, o: mk_at_zone(rng, ops, depth, o, col_ex(rng, o), zone, form)
     return e
 
 
@@ -2605,6 +2647,9 @@ MAKERS = {
            (mk_to_timestamp, lambda ops, f: (f is None and of(ops, "num", "float")) or (f is not None and f.kind in ("num", "float"))),
            (mk_strptime, reads_str),
            (mk_trunc, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           # Twice: each direction (an instant to a wall clock, a wall clock to an instant).
+           (mk_at_zone, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
+           (mk_at_zone, lambda ops, f: (f is None and of(ops, "date", "ts")) or (f is not None and f.kind in ("date", "ts"))),
            (lambda rng, ops, d, f: mk_cast_text(rng, ops, d, f, "TIMESTAMP"), reads_str),
            (lambda rng, ops, d, f: mk_coalesce(rng, ops, d, f, "ts"), lambda ops, f: f is not None and f.kind in ("date", "ts"))],
     "bool": [(mk_coalesce, lambda ops, f: f is not None and f.kind == "bool"), (mk_affix, reads_str),
@@ -2806,6 +2851,25 @@ def func_predicate(rng, ops, first, values=None):
         # date_diff and date_sub of a column with a time zone: strings they meet there are
         # read with their UTC offsets (mk_datediff), which other draws seldom reach.
         a = mk_datediff(rng, ops, 0, first, col_ex(rng, first))
+    elif first.kind in ("date", "ts") and rng.random() < 0.35:
+        # AT TIME ZONE of the column, half the time a part of its result (the wall clock's
+        # hour, day, ...: what the zone's offset changes), which the kinds' draws seldom reach.
+        # Half the time of a column with a time zone when `first` has none: an instant to the
+        # zone's wall clock, the direction a zone-less column never takes.
+        src = first
+        zoned = [o for o in ops if o.zoned]
+        if not first.zoned and zoned and rng.random() < 0.5:
+            src = rng.choice(zoned)
+        a = mk_at_zone(rng, ops, 0, src, col_ex(rng, src))
+        if rng.random() < 0.5:
+            a = mk_part(rng, ops, 0, src, a)
+        if rng.random() < 0.5:
+            # Against a value it takes on some rows: an offset applied the wrong way or at the
+            # wrong instant moves the rows that match (a mirror on another column, in the same
+            # zone, would move with it).
+            b = func_lit(rng, ops, a, values)
+            op = rng.choice(["=", "=", "<>", "<", ">=", "IS NOT DISTINCT FROM"])
+            return f"{a.bj} {op} {b.bj}", f"{a.dk} {op} {b.dk}", a.used | b.used
     else:
         a = fx(rng, ops, rng.choice(kinds), 0, first, need_fn=True)
     a = compose(rng, ops, a, first)

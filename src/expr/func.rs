@@ -79,6 +79,9 @@ pub(crate) enum Func {
     Epoch(Epoch),
     /// `to_timestamp(seconds)`: a timestamp with time zone.
     ToTimestamp,
+    /// `x AT TIME ZONE 'zone'`, `timezone('zone', x)`: an instant as the zone's wall-clock
+    /// time, or a wall-clock time (or a date) in the zone as an instant (see `zone`).
+    AtZone(super::zone::Zone),
     /// `make_date(year, month, day)`.
     MakeDate,
     /// `strftime(x, format)`: a date or a timestamp as text (see `strftime`).
@@ -359,6 +362,7 @@ impl Func {
             Func::LastDay => "last_day",
             Func::Epoch(e) => e.name(),
             Func::ToTimestamp => "to_timestamp",
+            Func::AtZone(z) => return format!("AT TIME ZONE '{}'", z.name()),
             Func::MakeDate => "make_date",
             Func::Strftime => "strftime",
             Func::Strptime(false) => "strptime",
@@ -574,6 +578,7 @@ pub(super) fn call(f: Func, mut args: Vec<Arg>) -> Result<Value, Reason> {
         Func::LastDay => diff::last_day(&array, &what)?,
         Func::Epoch(e) => epoch::epoch(e, &array, &what)?,
         Func::ToTimestamp => epoch::to_timestamp(&array, &what)?,
+        Func::AtZone(z) => super::zone::at_zone(z, &array, &what)?,
         Func::Cast(t, try_) => super::cast::cast(t, try_, &array, &what)?,
         Func::Digest(h) => super::digest::digest(h, &array, &what)?,
         Func::Coalesce
@@ -750,7 +755,7 @@ fn read_strings<T>(
         out.push(match s.map(|s| (s, read(s.as_bytes()))) {
             None => None,
             Some((_, Ok(v))) => Some(v),
-            // A zone's name is a value DuckDB reads (with its ICU) and we cannot: never NULL.
+            // A zone's name we do not know may be one DuckDB's ICU reads: never NULL.
             Some((_, Err(why))) if try_ && why != Bad::Zone => None,
             Some((s, Err(why))) => {
                 let why = match why {
@@ -758,8 +763,9 @@ fn read_strings<T>(
                     Bad::Range => {
                         format!("out of the range of {many} (TRY_CAST gives NULL for it)")
                     }
-                    Bad::Zone => "which names a time zone other than UTC: there is no time zone \
-                                  database here; write its UTC offset instead, such as +01:00"
+                    Bad::Zone => "which names a time zone the bundled time zone database \
+                                  does not know: write its IANA name (Europe/Oslo) or its UTC \
+                                  offset (+01:00)"
                         .to_string(),
                 };
                 return Some(Err(format!(

@@ -544,7 +544,8 @@ pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {
 /// `Z`, a UTC offset `±HH[[:]MM[:SS]]` (DuckDB's), or a space and one of UTC's names
 /// (`UTC`, `GMT`, ...: [`super::strtime::utc_name`]); or one of DuckDB's words. The instant,
 /// in nanoseconds since the epoch (the offset subtracted: `'2024-01-05 10:00:00+02'` is 08:00
-/// UTC). Another zone's name is refused, naming it: there is no time zone database here.
+/// UTC). Another zone's name (`' Europe/Oslo'`, `' GMT+2'`) reads the wall-clock time there,
+/// from the time zone database bundled in the binary (see `zone`).
 pub(crate) fn timestamptz_literal(s: &str) -> Result<i128, String> {
     if let Some(d) = super::strtime::special(s.as_bytes()) {
         return Ok(date_ns(d));
@@ -585,18 +586,20 @@ pub(crate) fn timestamptz_literal(s: &str) -> Result<i128, String> {
                 &zone[1..]
             ))
         }
+        // A zone's name: the wall-clock time there (a gap's with the offset before it, a
+        // fold's with the offset after it, as DuckDB's ICU reads them).
         [b' ', name @ ..]
-            if !name.is_empty()
+            if name.first().is_some_and(u8::is_ascii_alphabetic)
                 && name
                     .iter()
                     .all(|c| c.is_ascii_alphanumeric() || b"_/+-:".contains(c)) =>
         {
-            return Err(format!(
-                "'{s}' names the time zone '{}', which is not UTC: there is no time zone \
-                 database here; write its UTC offset instead, as '{}+01:00'",
-                &zone[1..],
-                &s[..head]
-            ))
+            let zone = super::zone::Zone::named(&zone[1..]).map_err(|e| format!("'{s}': {e}"))?;
+            let second = i64::try_from(ns.div_euclid(1_000_000_000)).map_err(|_| bad())?;
+            i64::from(
+                zone.offset_of_local(second)
+                    .map_err(|e| format!("'{s}': {e}"))?,
+            )
         }
         _ => return Err(bad()),
     };
@@ -841,10 +844,15 @@ mod tests {
             Lit::TimestampTz(-1_000),
             "whole microseconds, floored"
         );
+        // A zone's name: the wall-clock time there (Oslo was an hour east in 1970).
+        assert_eq!(
+            timestamptz_literal("1970-01-01 01:00:00 Europe/Oslo"),
+            Ok(0)
+        );
         for (bad, says) in [
             (
-                "1970-01-01 00:00:00 Europe/Oslo",
-                "'Europe/Oslo', which is not UTC",
+                "1970-01-01 00:00:00 Europe/Olso",
+                "unknown time zone 'Europe/Olso'",
             ),
             (
                 "1970-01-01 00:00:00 +02",

@@ -77,6 +77,7 @@ pub(crate) mod stats;
 mod strftime;
 mod strtime;
 mod text;
+mod zone;
 
 use std::sync::Arc;
 

@@ -455,6 +455,14 @@ fn visit(
             }
         },
         A::Interval(iv) => push(nodes, done, Node::Lit(interval(iv)?)),
+        A::AtTimeZone {
+            timestamp,
+            time_zone,
+        } => {
+            let zone = zone_literal(*time_zone, "x AT TIME ZONE 'Europe/Oslo'")?;
+            tasks.push(Task::Make(Make::Func(Func::AtZone(zone), 1)));
+            tasks.push(Task::Visit(timestamp));
+        }
         A::BinaryOp {
             left,
             op: op @ (BinaryOperator::And | BinaryOperator::Or),
@@ -928,6 +936,14 @@ fn timestamp_precision(name: &str) -> Option<u32> {
 }
 
 /// The string of a (possibly parenthesized) string literal.
+/// The zone of `AT TIME ZONE` or `timezone()`: a string literal naming one (`example` shows
+/// how).
+fn zone_literal(e: ast::Expr, example: &str) -> Result<super::zone::Zone, String> {
+    let name =
+        string_literal(e).ok_or_else(|| format!("the time zone is a string literal: {example}"))?;
+    super::zone::Zone::named(&name)
+}
+
 fn string_literal(mut e: ast::Expr) -> Option<String> {
     loop {
         match e {
@@ -1112,7 +1128,7 @@ const FUNCTIONS: &str = "lower, upper, length, starts_with, ends_with, contains,
                          hour, minute, second, millisecond, microsecond, nanosecond, dayofweek, \
                          isodow, dayofyear, isoyear, yearweek, decade, century, millennium, era, \
                          date_part, date_trunc, date_diff, date_sub, last_day, epoch, epoch_ms, epoch_us, \
-                         epoch_ns, julian, to_timestamp, make_date, strftime, strptime, try_strptime, and CAST";
+                         epoch_ns, julian, to_timestamp, make_date, strftime, strptime, try_strptime, timezone, and CAST";
 
 /// The name of a plain call `name(a, b, ...)`, in lowercase, and its arguments; other forms
 /// (`DISTINCT`, `FILTER`, `OVER`, named arguments, ...) are refused.
@@ -1220,6 +1236,15 @@ fn function(name: String, mut args: Vec<ast::Expr>) -> Result<(Func, Vec<ast::Ex
                 ));
             }
             "last_day" => (Func::LastDay, 1, 1),
+            "timezone" => {
+                if args.len() != 2 {
+                    return Err(format!(
+                        "{name}() takes 2 arguments: timezone('Europe/Oslo', x)"
+                    ));
+                }
+                let zone = zone_literal(args.remove(0), "timezone('Europe/Oslo', x)")?;
+                return Ok((Func::AtZone(zone), args));
+            }
             "epoch" => (Func::Epoch(Epoch::Seconds), 1, 1),
             "epoch_ms" => (Func::Epoch(Epoch::Millis), 1, 1),
             "epoch_us" => (Func::Epoch(Epoch::Micros), 1, 1),

@@ -29,7 +29,7 @@ use super::lit::DAY_NS;
 pub(crate) enum Bad {
     Format,
     Range,
-    /// A time zone's name other than UTC's, for a `TIMESTAMPTZ`.
+    /// A time zone's name the bundled database lacks, for a `TIMESTAMPTZ`.
     Zone,
 }
 
@@ -304,8 +304,8 @@ pub(crate) fn timestamp(b: &[u8]) -> Result<i64, Bad> {
 
 /// `CAST(s AS TIMESTAMPTZ)`: DuckDB's `Timestamp::TryConvertTimestampTZ` with the offset
 /// subtracted (the instant in UTC, as DuckDB with `TimeZone = 'UTC'`), in microseconds. A
-/// zone's name must be one of UTC's ([`utc_name`]): there is no time zone database here
-/// ([`Bad::Zone`] for another, which DuckDB's ICU would read).
+/// zone's name reads the wall-clock time there (see `zone`); [`Bad::Zone`] for a name the
+/// bundled time zone database lacks (DuckDB's ICU may know it: `PST`).
 pub(crate) fn timestamptz(b: &[u8]) -> Result<i64, Bad> {
     zoned(b, true)
 }
@@ -400,7 +400,18 @@ fn zoned(b: &[u8], tz: bool) -> Result<i64, Bad> {
                 // A zone's name starts with a letter: DuckDB's ICU knows no other (` +05`, ` 1`:
                 // NULL for TRY_CAST).
                 Some([c, ..]) if !c.is_ascii_alphabetic() => return Err(Bad::Format),
-                Some(n) if !n.is_empty() && !utc_name(n) => return Err(Bad::Zone),
+                // Another zone's name: the wall-clock time there, as `zone` reads it; a name
+                // the bundled database lacks (ICU's `PST`, or none) is refused, never NULL.
+                Some(n) if !n.is_empty() && !utc_name(n) => {
+                    let zone = std::str::from_utf8(n)
+                        .ok()
+                        .and_then(|n| super::zone::Zone::named(n).ok())
+                        .ok_or(Bad::Zone)?;
+                    offset = zone
+                        .offset_of_local(v.div_euclid(1_000_000))
+                        .map_err(|_| Bad::Range)?
+                        .into();
+                }
                 _ => {}
             }
             v.checked_sub(offset * 1_000_000)

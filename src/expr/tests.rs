@@ -2135,13 +2135,9 @@ fn timestamp_unit_casts_of_columns_agree_with_duckdb() {
     }
 }
 
-/// DuckDB's `TIMESTAMPTZ` (`TIMESTAMP WITH TIME ZONE`): literals and casts (of strings, with a
-/// UTC offset, `Z` or one of UTC's names; of dates and timestamps), and strings met by a
-/// timestamp column with a time zone, which read their offset as DuckDB's cast does. DuckDB
-/// 2.0.1's answers (`TimeZone = 'UTC'`) over [`infinite_table`] and a string column, written to
-/// Parquet by pyarrow.
-#[test]
-fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
+/// [`infinite_table`] and a string column `s` of timestamps with offsets, UTC's name, and one
+/// that is none.
+fn infinite_table_with_strings() -> RecordBatch {
     let t = infinite_table();
     let s: ArrayRef = Arc::new(StringArray::from(vec![
         Some("2020-01-01 02:00:00+02"),
@@ -2159,7 +2155,17 @@ fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
     fields.push(field("s", &s));
     let mut columns = t.columns().to_vec();
     columns.push(s);
-    let t = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+}
+
+/// DuckDB's `TIMESTAMPTZ` (`TIMESTAMP WITH TIME ZONE`): literals and casts (of strings, with a
+/// UTC offset, `Z` or one of UTC's names; of dates and timestamps), and strings met by a
+/// timestamp column with a time zone, which read their offset as DuckDB's cast does. DuckDB
+/// 2.0.1's answers (`TimeZone = 'UTC'`) over [`infinite_table`] and a string column, written to
+/// Parquet by pyarrow.
+#[test]
+fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
+    let t = infinite_table_with_strings();
     assert_rows(
         &t,
         &[&[
@@ -2223,22 +2229,15 @@ fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
         ]],
     );
     for (text, says) in [
-        // DuckDB reads a zone's name with ICU's database; there is none here.
+        // A zone's name the bundled database lacks (ICU's legacy `PST` is one DuckDB reads)
+        // is refused, never NULL.
         (
-            "tz_us = '2020-01-01 01:00:00 Europe/Oslo'",
-            "names the time zone 'Europe/Oslo', which is not UTC",
+            "tz_us = '2020-01-01 01:00:00 PST'",
+            "unknown time zone 'PST'",
         ),
         (
-            "tz_us = TIMESTAMPTZ '2020-01-01 01:00:00 CET'",
-            "'2020-01-01 01:00:00+01:00'",
-        ),
-        (
-            "TRY_CAST(substr(s, 1, 19) || ' Europe/Oslo' AS TIMESTAMPTZ) IS NULL",
-            "names a time zone other than UTC",
-        ),
-        (
-            "TRY_CAST('2020-01-01 01:00:00 Europe/Oslo' AS TIMESTAMPTZ) IS NULL",
-            "'Europe/Oslo', which is not UTC",
+            "TRY_CAST(substr(s, 1, 19) || ' PST' AS TIMESTAMPTZ) IS NULL",
+            "names a time zone the bundled time zone database does not know",
         ),
         // DuckDB's TIMESTAMP drops an offset, which would silently change `=` and `<`.
         ("ts_us = '2020-01-01 02:00:00+02'", "is not a timestamp"),
@@ -2250,6 +2249,114 @@ fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
         (
             "CAST(1 AS TIMESTAMPTZ) IS NULL",
             "CAST(... AS TIMESTAMPTZ) takes a date",
+        ),
+    ] {
+        let e = refusal(text, &t);
+        assert!(e.contains(says) && !e.contains('\n'), "{text}: {e}");
+    }
+}
+
+/// Time zones by name: `AT TIME ZONE`, `timezone()`, and zones' names in `TIMESTAMPTZ`
+/// literals, casts and strings met by a zoned column. DuckDB 2.0.1's answers (`TimeZone =
+/// 'UTC'`, its ICU) over [`infinite_table`] and a string column written to Parquet by pyarrow:
+/// half-hour and 45-minute zones, a date line zone, zones whose offset changed between 1970
+/// and 2020, ICU's `GMT+2` against POSIX's `Etc/GMT+2`, and infinities kept.
+const AT_TIME_ZONE_DUCKDB: &[(&str, &[usize])] = &[
+    ("tz_us AT TIME ZONE 'America/New_York' = TIMESTAMP '2019-12-31 19:00:00'", &[0]),
+    ("ts_us AT TIME ZONE 'Asia/Kolkata' = TIMESTAMPTZ '2019-12-31 18:30:00+00'", &[0]),
+    ("hour(tz_us AT TIME ZONE 'Asia/Kathmandu') = 5", &[0, 4]),
+    ("minute(tz_us AT TIME ZONE 'Asia/Kathmandu') = 45", &[0]),
+    ("d AT TIME ZONE 'Europe/Oslo' = TIMESTAMPTZ '2019-12-31 23:00:00Z'", &[0]),
+    ("timezone('Europe/Oslo', ts_ns) < CAST(ts_ns AS TIMESTAMPTZ)", &[0, 4]),
+    ("(tz_us AT TIME ZONE 'UTC') = ts_us", &[0, 1, 2, 4]),
+    ("tz_us AT TIME ZONE 'GMT+2' = ts_us + INTERVAL 2 HOUR", &[0, 1, 2, 4]),
+    ("ts_ms AT TIME ZONE 'America/Los_Angeles' > tz_us", &[0, 4]),
+    ("(ts_us AT TIME ZONE 'Europe/Oslo') AT TIME ZONE 'Europe/Oslo' = ts_us", &[0, 1, 2, 4]),
+    ("hour(tz_us AT TIME ZONE 'Australia/Lord_Howe') = 11", &[0]),
+    ("minute(tz_us AT TIME ZONE 'Australia/Lord_Howe') = 30", &[]),
+    ("ts_us AT TIME ZONE 'EST5EDT' IS NULL", &[3]),
+    ("CAST(tz_us AT TIME ZONE 'Pacific/Kiritimati' AS DATE) = DATE '2020-01-01'", &[0]),
+    ("CAST(tz_us AT TIME ZONE 'Pacific/Kiritimati' AS DATE) = DATE '1969-12-31'", &[4]),
+    ("ts_ns AT TIME ZONE 'Asia/Tokyo' = tz_us - INTERVAL 9 HOUR", &[0, 1, 2, 4]),
+    ("tz_us AT TIME ZONE 'us/eastern' = ts_ms - INTERVAL 5 HOUR", &[0, 1, 2, 4]),
+    ("ts_us AT TIME ZONE 'GMT-03:30' = tz_us + INTERVAL '3 hours 30 minutes'", &[0, 1, 2, 4]),
+    ("ts_us AT TIME ZONE 'GMT+0530' < tz_us", &[0, 4]),
+    ("ts_us AT TIME ZONE 'Etc/GMT+2' > tz_us", &[0, 4]),
+    ("timezone('America/Sao_Paulo', tz_us) = TIMESTAMP '2019-12-31 21:00:00'", &[0]),
+    ("timezone('America/Sao_Paulo', tz_us) = TIMESTAMP '1969-12-31 21:00:00'", &[4]),
+    ("d AT TIME ZONE 'Asia/Tokyo' > TIMESTAMPTZ '2000-01-01 00:00:00Z'", &[0, 1]),
+    ("date_trunc('day', tz_us AT TIME ZONE 'America/St_Johns') = TIMESTAMP '2019-12-31 00:00:00'", &[0]),
+    ("tz_us = TIMESTAMPTZ '2020-01-01 01:00:00 Europe/Oslo'", &[0]),
+    ("tz_us = '2020-01-01 01:00:00 Europe/Oslo'", &[0]),
+    ("tz_us = TIMESTAMPTZ '2020-01-01 01:00:00 CET'", &[0]),
+    ("tz_us = '2019-12-31 19:00:00 America/New_York'", &[0]),
+    ("tz_us = TIMESTAMPTZ '2020-01-01 02:00:00 GMT+2'", &[0]),
+    ("tz_us = TIMESTAMPTZ '1970-01-01 10:00:00 australia/sydney'", &[4]),
+    ("TRY_CAST(substr(s, 1, 19) || ' Europe/Oslo' AS TIMESTAMPTZ) IS NULL", &[3, 4]),
+    ("TRY_CAST(substr(s, 1, 19) || ' Europe/Oslo' AS TIMESTAMPTZ) = tz_us - INTERVAL 1 HOUR", &[]),
+    ("TRY_CAST('2020-01-01 01:00:00 Europe/Oslo' AS TIMESTAMPTZ) = tz_us", &[0]),
+    ("CAST('2020-01-01 05:45:00 Asia/Kathmandu' AS TIMESTAMPTZ) = tz_us", &[0]),
+    ("date_diff('hour', tz_us, '2020-01-01 10:00:00 Europe/Oslo') = 9", &[0]),
+    ("date_diff('minute', tz_us, '1970-01-01 00:00:00 Asia/Kolkata') = -330", &[4]),
+    ("tz_us IN ('2020-01-01 01:00:00 Europe/Oslo', '1970-01-01 01:00:00 Europe/Oslo')", &[0, 4]),
+    ("tz_us = TIMESTAMPTZ '2020-01-01 02:00:00 UTC+2'", &[0]),
+    ("tz_us = TIMESTAMPTZ '2020-01-01 02:00:00 GMT+02:00'", &[0]),
+    ("ts_us AT TIME ZONE 'UTC+5' = tz_us - INTERVAL 5 HOUR", &[0, 1, 2, 4]),
+    (
+        "TIMESTAMP '9999-12-31 23:00:00' AT TIME ZONE 'Europe/Oslo' = TIMESTAMPTZ '9999-12-31 22:00:00Z'",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "TIMESTAMPTZ '9999-12-31 23:00:00+00' AT TIME ZONE 'Asia/Tokyo' - INTERVAL 9 HOUR = TIMESTAMP '9999-12-31 23:00:00'",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "TIMESTAMP '0001-01-01 00:00:00' AT TIME ZONE 'Europe/Oslo' < TIMESTAMPTZ '0001-01-01 00:00:00Z'",
+        &[0, 1, 2, 3, 4],
+    ),
+];
+
+#[test]
+fn time_zones_by_name_agree_with_duckdb() {
+    let t = infinite_table_with_strings();
+    assert_rows(&t, &[AT_TIME_ZONE_DUCKDB]);
+    assert_rows_recast_and_sliced(&t, AT_TIME_ZONE_DUCKDB, &[], 1);
+    for (text, says) in [
+        (
+            "tz_us AT TIME ZONE 'Mars/Base' IS NULL",
+            "unknown time zone 'Mars/Base'",
+        ),
+        (
+            "tz_us AT TIME ZONE '+02:00' IS NULL",
+            "write a UTC offset as 'GMT+02:00'",
+        ),
+        // DuckDB reads `UTC-03:30` as three hours west (ICU drops the minutes).
+        (
+            "tz_us AT TIME ZONE 'UTC-03:30' IS NULL",
+            "unknown time zone 'UTC-03:30'",
+        ),
+        (
+            "tz_us AT TIME ZONE s IS NULL",
+            "the time zone is a string literal",
+        ),
+        (
+            "timezone(s, tz_us) IS NULL",
+            "the time zone is a string literal",
+        ),
+        ("timezone('UTC') IS NULL", "timezone() takes 2 arguments"),
+        (
+            "'2020-01-01' AT TIME ZONE 'UTC' IS NULL",
+            "AT TIME ZONE 'UTC' of a string ('2020-01-01'): say what it is",
+        ),
+        ("s AT TIME ZONE 'UTC' IS NULL", "of a string (column \"s\")"),
+        (
+            "1 AT TIME ZONE 'Europe/Oslo' IS NULL",
+            "AT TIME ZONE 'Europe/Oslo' takes a timestamp or a date",
+        ),
+        // DuckDB answers (19999-12-31 23:00:00+00); the database stops at 9999.
+        (
+            "make_date(20000, 1, 1) AT TIME ZONE 'Europe/Oslo' IS NULL",
+            "out of the years -9999 to 9999",
         ),
     ] {
         let e = refusal(text, &t);
@@ -2840,10 +2947,9 @@ fn date_diff_and_last_day_agree_with_duckdb() {
         ),
         ("last_day(5) = d", "last_day() takes a date or a timestamp"),
         ("date_diff('day', d, TIMESTAMP 'junk') = 0", "junk"),
-        // DuckDB reads another zone's name with ICU's database, which there is not here.
         (
-            "date_diff('hour', tz_us, '2020-01-01 10:00:00 Europe/Oslo') = 9",
-            "write its UTC offset instead",
+            "date_diff('hour', tz_us, '2020-01-01 10:00:00 Mars/Base') = 9",
+            "unknown time zone 'Mars/Base'",
         ),
         // DuckDB drops the offset where the other argument has no time zone (10 hours).
         (

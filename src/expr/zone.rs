@@ -1,0 +1,329 @@
+//! Time zones by name: `x AT TIME ZONE 'Europe/Oslo'` and `timezone('Europe/Oslo', x)`, as
+//! DuckDB's (its ICU) with the session time zone UTC.
+//!
+//! - A timestamp with a time zone (an instant) becomes the wall-clock time a clock in the zone
+//!   showed then: a timestamp without one, of the same unit.
+//! - A timestamp without a time zone (a wall-clock time) or a date (its midnight) becomes the
+//!   instant a clock in the zone showed it: a timestamp with time zone UTC. A wall-clock time
+//!   the zone skipped (a spring-forward gap) or showed twice (a fall-back fold) is read as ICU
+//!   reads it, the later of its two readings: with the offset before a gap, after a fold.
+//!
+//! The zone is an IANA name (`America/New_York`, `US/Eastern`, `CET`, `EST5EDT`, `Etc/GMT-2`,
+//! in any case) from the database bundled in the binary (jiff's), never the machine's, so an
+//! answer does not depend on where the job runs; or ICU's fixed offsets `GMT+2`, `GMT-03:30`,
+//! `GMT+0530`, `UTC+2` (east of UTC, as ICU reads them, unlike POSIX's `Etc/GMT+2`; `UTC` with
+//! whole hours only, since ICU drops the minutes of `UTC-03:30`). `infinity` and
+//! `-infinity` stay as they are.
+
+use std::sync::{Arc, OnceLock};
+
+use arrow::array::{ArrayRef, Int64Array};
+use arrow::datatypes::{DataType, TimeUnit};
+use jiff::civil::DateTime;
+use jiff::tz::{AmbiguousOffset, TimeZone, TimeZoneDatabase};
+use jiff::Timestamp;
+
+use super::eval::{infinity, Reason};
+use super::func::{civil, describe, raw, timestamps};
+
+/// A time zone: a fixed offset or an IANA zone of the bundled database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Zone {
+    /// Seconds east of UTC: `UTC`, `GMT+2`, `GMT-03:30`.
+    Fixed(i32),
+    /// The zone at this index of the bundled database's sorted names.
+    Named(u16),
+}
+
+/// The bundled database and its zones' names, sorted, each zone read on first use.
+struct Zones {
+    db: TimeZoneDatabase,
+    names: Vec<String>,
+    read: Vec<OnceLock<TimeZone>>,
+}
+
+fn zones() -> &'static Zones {
+    static ZONES: OnceLock<Zones> = OnceLock::new();
+    ZONES.get_or_init(|| {
+        let db = TimeZoneDatabase::bundled();
+        let mut names: Vec<String> = db.available().map(|n| n.as_str().to_string()).collect();
+        names.sort();
+        let read = names.iter().map(|_| OnceLock::new()).collect();
+        Zones { db, names, read }
+    })
+}
+
+impl Zone {
+    /// The zone `name` names, or a one-line error saying what names are read.
+    pub(crate) fn named(name: &str) -> Result<Zone, Reason> {
+        if name.eq_ignore_ascii_case("UTC") {
+            return Ok(Zone::Fixed(0));
+        }
+        if let Some(seconds) = fixed_offset(name) {
+            return Ok(Zone::Fixed(seconds));
+        }
+        let z = zones();
+        // `Etc/Unknown` is jiff's name for a zone it does not know; ICU has no such zone.
+        let at = z
+            .names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))
+            .filter(|_| !name.eq_ignore_ascii_case("Etc/Unknown"));
+        match at.and_then(|i| u16::try_from(i).ok()) {
+            Some(i) => Ok(Zone::Named(i)),
+            None if name.starts_with(['+', '-']) => Err(format!(
+                "unknown time zone '{name}': write a UTC offset as 'GMT{name}' (east of UTC), \
+                 or name the zone, such as 'Europe/Oslo'"
+            )),
+            None => Err(format!(
+                "unknown time zone '{name}': name an IANA zone, such as 'Europe/Oslo', \
+                 'America/New_York' or 'UTC', or an offset east of UTC, such as 'GMT+05:30'"
+            )),
+        }
+    }
+
+    /// The zone's name, as messages show it.
+    pub(crate) fn name(&self) -> String {
+        match *self {
+            Zone::Fixed(0) => "UTC".to_string(),
+            Zone::Fixed(s) => {
+                let (sign, a) = if s < 0 { ('-', -s) } else { ('+', s) };
+                format!("UTC{sign}{:02}:{:02}", a / 3600, a / 60 % 60)
+            }
+            Zone::Named(i) => zones().names[usize::from(i)].clone(),
+        }
+    }
+
+    fn zone(&self, i: u16) -> Result<&'static TimeZone, Reason> {
+        let z = zones();
+        let i = usize::from(i);
+        if let Some(tz) = z.read[i].get() {
+            return Ok(tz);
+        }
+        let tz =
+            z.db.get(&z.names[i])
+                .map_err(|e| format!("time zone '{}': {e}", z.names[i]))?;
+        Ok(z.read[i].get_or_init(|| tz))
+    }
+
+    /// The zone's offset east of UTC, in seconds, at the instant `second` seconds after the
+    /// epoch.
+    fn offset_at(&self, second: i64) -> Result<i32, Reason> {
+        match *self {
+            Zone::Fixed(s) => Ok(s),
+            Zone::Named(i) => {
+                // The database's instants stop a day short of the years' ends (so that every
+                // offset keeps them in range); within two days of them the edge's offset holds
+                // (no zone changes its clocks on the year's last or first days).
+                let (min, max) = (Timestamp::MIN.as_second(), Timestamp::MAX.as_second());
+                let near = second.clamp(min, max);
+                if second.abs_diff(near) > 2 * 86_400 {
+                    return Err(self.beyond());
+                }
+                let t = Timestamp::from_second(near).map_err(|_| self.beyond())?;
+                Ok(self.zone(i)?.to_offset(t).seconds())
+            }
+        }
+    }
+
+    /// The offset east of UTC, in seconds, at which the zone's clocks showed the wall-clock
+    /// time `second` seconds after 1970-01-01 00:00:00: before a gap, after a fold (ICU's
+    /// reading, the later instant).
+    pub(crate) fn offset_of_local(&self, second: i64) -> Result<i32, Reason> {
+        match *self {
+            Zone::Fixed(s) => Ok(s),
+            Zone::Named(i) => {
+                let (days, of_day) = (second.div_euclid(86_400), second.rem_euclid(86_400));
+                let (y, m, d) = civil(days);
+                let civil = i16::try_from(y)
+                    .ok()
+                    .and_then(|y| {
+                        let hms = |v: i64| i8::try_from(v).ok();
+                        DateTime::new(
+                            y,
+                            hms(m)?,
+                            hms(d)?,
+                            hms(of_day / 3600)?,
+                            hms(of_day / 60 % 60)?,
+                            hms(of_day % 60)?,
+                            0,
+                        )
+                        .ok()
+                    })
+                    .ok_or_else(|| self.beyond())?;
+                Ok(match self.zone(i)?.to_ambiguous_timestamp(civil).offset() {
+                    AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
+                    AmbiguousOffset::Gap { before, .. } => before.seconds(),
+                    AmbiguousOffset::Fold { after, .. } => after.seconds(),
+                })
+            }
+        }
+    }
+
+    fn beyond(&self) -> Reason {
+        format!(
+            "AT TIME ZONE '{}': a timestamp out of the years -9999 to 9999, which the time \
+             zone database covers",
+            self.name()
+        )
+    }
+}
+
+/// ICU's custom zone `GMT` or `UTC` and a signed offset (`+2`, `-03`, `+2:30`, `+05:30`,
+/// `+0530`): its seconds east of UTC, hours up to 23; after `UTC` whole hours only.
+fn fixed_offset(name: &str) -> Option<i32> {
+    let (utc, rest) = match name.strip_prefix("GMT") {
+        Some(rest) => (false, rest),
+        None => (true, name.strip_prefix("UTC")?),
+    };
+    let (sign, digits) = match rest.as_bytes().first()? {
+        b'+' => (1, &rest[1..]),
+        b'-' => (-1, &rest[1..]),
+        _ => return None,
+    };
+    let num = |s: &str| -> Option<i32> {
+        (!s.is_empty() && s.len() <= 2 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let (h, m) = match digits.split_once(':') {
+        Some((h, m)) if m.len() == 2 => (num(h)?, num(m)?),
+        Some(_) => return None,
+        None if digits.len() == 4 => (num(&digits[..2])?, num(&digits[2..])?),
+        None => (num(digits)?, 0),
+    };
+    // ICU reads `UTC` and an offset's hours only (`UTC-03:30` is three hours west): one with
+    // minutes is refused rather than read either way.
+    (h <= 23 && m <= 59 && !(utc && m != 0)).then_some(sign * (h * 3600 + m * 60))
+}
+
+/// `x AT TIME ZONE zone`: see the module's documentation.
+pub(super) fn at_zone(zone: Zone, a: &ArrayRef, what: &str) -> Result<ArrayRef, Reason> {
+    let shown = || format!("AT TIME ZONE '{}'", zone.name());
+    let (unit, zoned) = match a.data_type() {
+        DataType::Timestamp(u, z) => (*u, z.is_some()),
+        DataType::Date32 => (TimeUnit::Microsecond, false),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            return Err(format!(
+                "{} of a string ({what}): say what it is, TIMESTAMP '...' (a wall-clock time) \
+                 or TIMESTAMPTZ '...' (an instant)",
+                shown()
+            ))
+        }
+        t => {
+            return Err(format!(
+                "{} takes a timestamp or a date, {what} is {}",
+                shown(),
+                describe(t)
+            ))
+        }
+    };
+    let per_second: i64 = match unit {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    };
+    let inf = infinity(a.data_type());
+    let values = raw(a)?;
+    let is_date = a.data_type() == &DataType::Date32;
+    let out_of_range = || {
+        format!(
+            "{}: {what} holds a value whose result is out of the range of timestamps",
+            shown()
+        )
+    };
+    let mut out = Vec::with_capacity(values.len());
+    for v in values.iter() {
+        let Some(v) = v else {
+            out.push(None);
+            continue;
+        };
+        if inf.is_some_and(|i| v == i || v == -i) {
+            out.push(Some(if v > 0 { i64::MAX } else { -i64::MAX }));
+            continue;
+        }
+        // A date is its midnight, in microseconds.
+        let v = if is_date {
+            v.checked_mul(86_400 * per_second)
+                .ok_or_else(out_of_range)?
+        } else {
+            v
+        };
+        let second = v.div_euclid(per_second);
+        let r = if zoned {
+            let offset = zone.offset_at(second)?;
+            v.checked_add(i64::from(offset) * per_second)
+        } else {
+            let offset = zone.offset_of_local(second)?;
+            v.checked_sub(i64::from(offset) * per_second)
+        };
+        // An infinity's raw value is no finite result.
+        match r.filter(|r| *r != i64::MAX && *r != -i64::MAX && *r != i64::MIN) {
+            Some(r) => out.push(Some(r)),
+            None => return Err(out_of_range()),
+        }
+    }
+    let out = Int64Array::from(out);
+    Ok(timestamps(
+        unit,
+        (!zoned).then(|| Arc::<str>::from("UTC")),
+        &out,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zones_are_read_by_name_and_as_icu_offsets() {
+        assert_eq!(Zone::named("utc"), Ok(Zone::Fixed(0)));
+        assert_eq!(Zone::named("GMT+2"), Ok(Zone::Fixed(7200)));
+        assert_eq!(Zone::named("GMT-03:30"), Ok(Zone::Fixed(-12600)));
+        assert_eq!(Zone::named("UTC-03"), Ok(Zone::Fixed(-10800)));
+        assert_eq!(Zone::named("UTC-03:00"), Ok(Zone::Fixed(-10800)));
+        assert_eq!(Zone::named("GMT+0530"), Ok(Zone::Fixed(19800)));
+        assert_eq!(Zone::named("GMT+2:30"), Ok(Zone::Fixed(9000)));
+        // DuckDB 2.0.1 reads `UTC-03:30` as three hours west: refused.
+        for bad in [
+            "GMT+25",
+            "GMT+5:3",
+            "+02:00",
+            "Nowhere/Land",
+            "",
+            "Etc/Unknown",
+            "UTC-03:30",
+        ] {
+            assert!(Zone::named(bad).is_err(), "{bad}");
+        }
+        let oslo = Zone::named("europe/OSLO").unwrap();
+        assert_eq!(oslo.name(), "Europe/Oslo");
+        // 2024-07-05 12:00:00 UTC: CEST.
+        assert_eq!(oslo.offset_at(1_720_180_800), Ok(7200));
+        // POSIX's sign: Etc/GMT-2 is two hours east.
+        let etc = Zone::named("Etc/GMT-2").unwrap();
+        assert_eq!(etc.offset_at(0), Ok(7200));
+    }
+
+    #[test]
+    fn gaps_and_folds_read_as_icu_reads_them() {
+        let ny = Zone::named("America/New_York").unwrap();
+        let local = |y, m, d, h, mi| {
+            jiff::civil::date(y, m, d)
+                .at(h, mi, 0, 0)
+                .to_zoned(TimeZone::UTC)
+                .unwrap()
+                .timestamp()
+                .as_second()
+        };
+        // DuckDB 2.0.1: TIMESTAMP '2024-03-10 02:30:00' AT TIME ZONE 'America/New_York' is
+        // 07:30 UTC (the gap, EST), '2024-11-03 01:30:00' is 06:30 UTC (the fold, EST).
+        assert_eq!(ny.offset_of_local(local(2024, 3, 10, 2, 30)), Ok(-5 * 3600));
+        assert_eq!(ny.offset_of_local(local(2024, 11, 3, 1, 30)), Ok(-5 * 3600));
+        assert_eq!(ny.offset_of_local(local(2024, 7, 1, 1, 30)), Ok(-4 * 3600));
+        let oslo = Zone::named("Europe/Oslo").unwrap();
+        assert_eq!(oslo.offset_of_local(local(2024, 3, 31, 2, 30)), Ok(3600));
+        assert_eq!(oslo.offset_of_local(local(2024, 10, 27, 2, 30)), Ok(3600));
+    }
+}
