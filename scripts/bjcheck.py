@@ -80,6 +80,14 @@ SEP = "\x1f"
 NULL = "\\N"
 
 
+def utc_connection():
+    """A DuckDB connection whose session time zone is UTC, as bloomjoin reads timestamps with a
+    time zone (their parts, AT TIME ZONE, casts to text), whatever the machine's zone."""
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
 def die(msg, code=2):
     print(f"bjcheck: {msg}", file=sys.stderr)
     sys.exit(code)
@@ -677,7 +685,7 @@ def cmd_duckdb(args):
     job = load_job(job_path, sets)
     output = output or job["join"]["output"]
     label = job_path + "".join(f" --set {s}" for s in sets) + "".join(f" after --set {s}" for s in earlier)
-    con = duckdb.connect()
+    con = utc_connection()
     sql, names = duckdb_sql(con, job)
     failures = []
     pby = job["join"].get("partition-by")
@@ -796,7 +804,7 @@ def cmd_filter(args):
     label = f"filter {output} (--key {o['key']}" + (" --invert" if o.get("invert") else "") + "".join(
         f" --{n} {o[n]!r}" for n in ("where", "select") if o.get(n)) + f"; trained on {o['train-column']}"
     label += f" where {o['train-where']!r}, fpp {fpp})" if o.get("train-where") else f", fpp {fpp})"
-    con = duckdb.connect()
+    con = utc_connection()
     files, tfiles = expand(o["input"]), expand(o["train-input"])
     picks = filter_select(o.get("select"), columns_of(con, files))
     cols = [name for name, _ in picks]

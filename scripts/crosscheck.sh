@@ -637,6 +637,13 @@ filter_check filter-timestamptz 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPL
     "CreationDate >= TIMESTAMPTZ '2012-06-01 02:00:00+02' AND CreationDate < '2016-01-01 00:00:00' OR CreationDate = TIMESTAMP WITH TIME ZONE '2008-07-31 05:40:56.518-05:30'" \
     "Id, CAST(CreationDate AS TIMESTAMPTZ) AS created, CAST(CAST(CreationDate AS TIMESTAMPTZ) AS VARCHAR) AS created_text, hour(CAST('2024-01-05 10:00:00-03' AS TIMESTAMPTZ)) AS h, CAST(CreationDate AS TIMESTAMP_S) AS sec, CAST(CreationDate AS TIMESTAMP_S) = CreationDate AS whole" \
     --workers 2
+# Time zones by name: AT TIME ZONE and timezone() both ways (the sample's zone-less timestamps
+# as wall clocks in a zone, and as instants shown in one), a zone's name in a literal, written
+# out and compared.
+filter_check filter-at-time-zone 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMPLE/comments UserId \
+    "hour(CAST(CreationDate AS TIMESTAMPTZ) AT TIME ZONE 'America/New_York') BETWEEN 9 AND 17 OR CreationDate AT TIME ZONE 'Asia/Kolkata' < TIMESTAMPTZ '2012-01-01 00:00:00 Europe/Oslo'" \
+    "Id, CAST(CreationDate AS TIMESTAMPTZ) AT TIME ZONE 'America/New_York' AS ny, timezone('Asia/Kathmandu', CreationDate) AS kathmandu, dayofweek(CAST(CreationDate AS TIMESTAMPTZ) AT TIME ZONE 'Pacific/Kiritimati') AS kiritimati_dow, CreationDate AT TIME ZONE 'GMT-03:30' AS west" \
+    --workers 2 --batch-size 100
 
 section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
