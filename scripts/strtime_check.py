@@ -11,8 +11,9 @@ in a Parquet file beside the string; `bloomjoin train --where` must find every r
 casts equal to DuckDB's (IS NOT DISTINCT FROM, so NULL meets NULL). The differing strings are
 printed. Then CAST (not TRY_CAST) must fail, naming the column, for a string TRY_CAST gives
 NULL, and pass for the ones it reads. TIMESTAMPTZ is checked the same way over the strings
-without a time zone's name other than UTC's; one with such a name must be refused (there is no
-time zone database here; DuckDB's ICU reads it).
+without a time zone's name or with one the bundled database holds (`America/New_York`,
+`EST5EDT`, ICU's `UTC+02`, ...: the wall-clock time there); one with a name it lacks that
+DuckDB's ICU reads (`PST`) must be refused, even by TRY_CAST.
 
 Not generated: a UTC offset followed by a colon (`+05:30:`). There DuckDB reads past the end
 of the string: the same text is a timestamp or NULL depending on the bytes after it in memory
@@ -109,7 +110,8 @@ def zone():
                 (1, lambda: rng.choice("+-") + digits(2, 2, 0) + ":" + digits(2, 2, 0) + ":" + digits(1, 2, 0)),
                 (2, lambda: " " + rng.choice(["UTC", "utc", "America/New_York", "Europe/Berlin", "Foo/Bar",
                                                "Etc/GMT+5", "EST5EDT", "x y", "", "GMT", "Etc/UTC", "zulu",
-                                               "UTC+02", "Etc/GMT-0"])),
+                                               "UTC+02", "Etc/GMT-0", "PST", "Asia/Kathmandu",
+                                               "australia/lord_howe"])),
                 (1, lambda: rng.choice(["z", "+", "-", " +05", "+05 ", "+5:30", "+05:3", "Zx", " ~", " Z", "Z "])))
 
 
@@ -193,18 +195,30 @@ for ty, col in (("DATE", "want_d"), ("TIMESTAMP", "want_ts"), ("TIME", "want_t")
     if ok.returncode != 0 or json.load(open(report))["rows_passing_where"] != read[col.replace("want_", "want_")]:
         print(f"FAILED CAST(s AS {ty}) of the strings it reads: exit {ok.returncode}: {ok.stderr.strip()}")
         failed += 1
-# TIMESTAMPTZ: the instant, the offset subtracted. A zone's name other than UTC's is read by
-# DuckDB's ICU and refused here (there is no time zone database), even by TRY_CAST: those
-# strings are checked to fail, the others to agree.
+# TIMESTAMPTZ: the instant, the offset subtracted; after a zone's name, the wall-clock time
+# there (the bundled database's, expr::zone). A name the database lacks is refused, even by
+# TRY_CAST (DuckDB's ICU may read it: `PST`): those strings are checked to fail, the others to
+# agree.
 UTC_NAMES = {n.lower() for n in ["UTC", "GMT", "UCT", "Universal", "Zulu", "Greenwich", "GMT0", "GMT+0",
                                  "GMT-0", "Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Universal", "Etc/Zulu",
                                  "Etc/Greenwich", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0"]}
 
 
+# The generated names the bundled database holds (zone(): IANA names and ICU's `UTC+02`).
+KNOWN_NAMES = {"america/new_york", "europe/berlin", "etc/gmt+5", "est5edt", "utc+02", "asia/kathmandu",
+               "australia/lord_howe"}
+
+
 def named(s):
-    """The time zone's name after a timestamp's time, if it is not UTC's."""
+    """Whether a time zone's name after a timestamp's time is one the bundled database lacks."""
     m = re.search(r"\d:[\d:.]*\s*(?:Z|[+-][\d:]*)?[ ]([A-Za-z][A-Za-z0-9_/+\-:]*)", s)
-    return m is not None and m.group(1).lower() not in UTC_NAMES
+    return m is not None and m.group(1).lower() not in UTC_NAMES | KNOWN_NAMES
+
+
+def known_zone(s):
+    """Whether a zone's name the database holds follows a timestamp's time."""
+    m = re.search(r"\d:[\d:.]*\s*(?:Z|[+-][\d:]*)?[ ]([A-Za-z][A-Za-z0-9_/+\-:]*)", s)
+    return m is not None and m.group(1).lower() in KNOWN_NAMES
 
 
 tz_strings = [x for x in strings if not named(x)]
@@ -231,16 +245,16 @@ elif differ := json.load(open(report))["rows_passing_where"]:
     failed += 1
 bad = con.execute(f"SELECT id FROM '{ftz}' WHERE want_tz IS NULL AND s IS NOT NULL LIMIT 1").fetchone()
 checks = [(ftz, f"id = {bad[0]} AND CAST(s AS TIMESTAMPTZ) IS NOT NULL", 'column "s" holds')]
-# A zone's name other than UTC's that DuckDB reads, alone in a file: refused, even by TRY_CAST.
+# A zone's name the database lacks that DuckDB reads, alone in a file: refused, even by TRY_CAST.
 zoned_read = [x for x in zoned if con.execute("SELECT TRY_CAST(? AS TIMESTAMPTZ)", [x]).fetchone()[0] is not None]
 if zoned_read:
     fz = os.path.join(OUT, "zoned.parquet")
     con.execute("SELECT 1").fetchall()
     con.register("zoned", pa.table({"id": [0], "s": [zoned_read[0]]}))
     con.execute(f"COPY zoned TO '{fz}'")
-    checks.append((fz, "TRY_CAST(s AS TIMESTAMPTZ) IS NULL", "names a time zone other than UTC"))
+    checks.append((fz, "TRY_CAST(s AS TIMESTAMPTZ) IS NULL", "names a time zone the bundled time zone database does not know"))
 else:
-    print("FAILED: no generated string names a time zone DuckDB reads")
+    print("FAILED: no generated string names a time zone DuckDB reads and the database lacks")
     failed += 1
 for f_, where, says in checks:
     run = subprocess.run([BIN, "-q", "train", "-i", f_, "-c", "id", "--where", where, "-o",
@@ -257,6 +271,7 @@ if ok.returncode != 0 or json.load(open(report))["rows_passing_where"] != read["
     failed += 1
 print(f"CAST of strings: {len(strings)} strings, DuckDB reads {read['want_d']} as dates, {read['want_ts']} "
       f"as timestamps, {read['want_t']} as times, {read['want_tz']} of the {len(tz_strings)} without a zone's "
-      f"name other than UTC's as timestamps with time zone ({len(zoned)} with one, refused); "
+      f"name the database lacks as timestamps with time zone ({sum(map(known_zone, tz_strings))} of them "
+      f"with one it holds; {len(zoned)} with one it lacks, refused); "
       f"{'all agree' if not failed else f'{failed} checks FAILED'}")
 sys.exit(1 if failed else 0)

@@ -756,7 +756,7 @@ fn read_strings<T>(
             None => None,
             Some((_, Ok(v))) => Some(v),
             // A zone's name we do not know may be one DuckDB's ICU reads: never NULL.
-            Some((_, Err(why))) if try_ && why != Bad::Zone => None,
+            Some((_, Err(why))) if try_ && !matches!(why, Bad::Zone | Bad::ZoneRange) => None,
             Some((s, Err(why))) => {
                 let why = match why {
                     Bad::Format => format!("which is not {one} (TRY_CAST gives NULL for it)"),
@@ -766,6 +766,10 @@ fn read_strings<T>(
                     Bad::Zone => "which names a time zone the bundled time zone database \
                                   does not know: write its IANA name (Europe/Oslo) or its UTC \
                                   offset (+01:00)"
+                        .to_string(),
+                    Bad::ZoneRange => "a wall-clock time in a named time zone after the year \
+                                       9999, which the bundled time zone database does not \
+                                       cover"
                         .to_string(),
                 };
                 return Some(Err(format!(

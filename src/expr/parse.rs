@@ -1536,7 +1536,7 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
         // A zone's name is a value DuckDB reads (with its ICU) and we cannot: never NULL.
         Err(_)
             if try_
-                && !matches!(f, Func::TimestampTz(_) if strtime::timestamptz(b) == Err(strtime::Bad::Zone)) =>
+                && !matches!(f, Func::TimestampTz(_) if matches!(strtime::timestamptz(b), Err(strtime::Bad::Zone | strtime::Bad::ZoneRange))) =>
         {
             Ok(Lit::Null)
         }

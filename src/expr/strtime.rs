@@ -31,6 +31,9 @@ pub(crate) enum Bad {
     Range,
     /// A time zone's name the bundled database lacks, for a `TIMESTAMPTZ`.
     Zone,
+    /// A wall-clock time in a named zone after the years the bundled database covers (DuckDB's
+    /// ICU extends the zone's rules).
+    ZoneRange,
 }
 
 const DAY_US: i64 = (DAY_NS / 1_000) as i64;
@@ -409,7 +412,7 @@ fn zoned(b: &[u8], tz: bool) -> Result<i64, Bad> {
                         .ok_or(Bad::Zone)?;
                     offset = zone
                         .offset_of_local(v.div_euclid(1_000_000))
-                        .map_err(|_| Bad::Range)?
+                        .map_err(|_| Bad::ZoneRange)?
                         .into();
                 }
                 _ => {}

@@ -2314,6 +2314,16 @@ const AT_TIME_ZONE_DUCKDB: &[(&str, &[usize])] = &[
         "TIMESTAMP '0001-01-01 00:00:00' AT TIME ZONE 'Europe/Oslo' < TIMESTAMPTZ '0001-01-01 00:00:00Z'",
         &[0, 1, 2, 3, 4],
     ),
+    // Before the database's years: each zone's local mean time (Kathmandu +05:41:16, New York
+    // -04:56:02).
+    (
+        "make_date(-10000, 1, 1) AT TIME ZONE 'Asia/Kathmandu' = CAST(make_date(-10000, 1, 1) AS TIMESTAMP) - INTERVAL '5 hours 41 minutes 16 seconds'",
+        &[0, 1, 2, 3, 4],
+    ),
+    (
+        "hour(CAST(make_date(-10000, 1, 1) AS TIMESTAMPTZ) AT TIME ZONE 'America/New_York') = 19",
+        &[0, 1, 2, 3, 4],
+    ),
 ];
 
 #[test]
@@ -2356,7 +2366,7 @@ fn time_zones_by_name_agree_with_duckdb() {
         // DuckDB answers (19999-12-31 23:00:00+00); the database stops at 9999.
         (
             "make_date(20000, 1, 1) AT TIME ZONE 'Europe/Oslo' IS NULL",
-            "out of the years -9999 to 9999",
+            "after the year 9999",
         ),
     ] {
         let e = refusal(text, &t);

@@ -115,9 +115,10 @@ impl Zone {
                 // The database's instants stop a day short of the years' ends (so that every
                 // offset keeps them in range); within two days of them the edge's offset holds
                 // (no zone changes its clocks on the year's last or first days).
+                // Before them every zone keeps its first offset (its local mean time) forever.
                 let (min, max) = (Timestamp::MIN.as_second(), Timestamp::MAX.as_second());
                 let near = second.clamp(min, max);
-                if second.abs_diff(near) > 2 * 86_400 {
+                if second > max + 2 * 86_400 {
                     return Err(self.beyond());
                 }
                 let t = Timestamp::from_second(near).map_err(|_| self.beyond())?;
@@ -135,6 +136,10 @@ impl Zone {
             Zone::Named(i) => {
                 let (days, of_day) = (second.div_euclid(86_400), second.rem_euclid(86_400));
                 let (y, m, d) = civil(days);
+                if y < -9999 {
+                    // Local mean time, before any zone's first transition (see `offset_at`).
+                    return self.offset_at(Timestamp::MIN.as_second());
+                }
                 let civil = i16::try_from(y)
                     .ok()
                     .and_then(|y| {
@@ -162,8 +167,8 @@ impl Zone {
 
     fn beyond(&self) -> Reason {
         format!(
-            "AT TIME ZONE '{}': a timestamp out of the years -9999 to 9999, which the time \
-             zone database covers",
+            "AT TIME ZONE '{}': a timestamp after the year 9999, which the time zone \
+             database does not cover",
             self.name()
         )
     }
