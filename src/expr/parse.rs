@@ -935,7 +935,6 @@ fn timestamp_precision(name: &str) -> Option<u32> {
     }
 }
 
-/// The string of a (possibly parenthesized) string literal.
 /// The zone of `AT TIME ZONE` or `timezone()`: a string literal naming one (`example` shows
 /// how).
 fn zone_literal(e: ast::Expr, example: &str) -> Result<super::zone::Zone, String> {
@@ -944,6 +943,7 @@ fn zone_literal(e: ast::Expr, example: &str) -> Result<super::zone::Zone, String
     super::zone::Zone::named(&name)
 }
 
+/// The string of a (possibly parenthesized) string literal.
 fn string_literal(mut e: ast::Expr) -> Option<String> {
     loop {
         match e {
@@ -1533,7 +1533,8 @@ fn cast_literal(f: Func, text: &str, try_: bool) -> Result<Lit, String> {
             .map(Lit::Timestamp),
     };
     match r {
-        // A zone's name is a value DuckDB reads (with its ICU) and we cannot: never NULL.
+        // A zone's name we do not know (or a year after 9999 in one) may be a value DuckDB's
+        // ICU reads: never NULL.
         Err(_)
             if try_
                 && !matches!(f, Func::TimestampTz(_) if matches!(strtime::timestamptz(b), Err(strtime::Bad::Zone | strtime::Bad::ZoneRange))) =>
