@@ -12,7 +12,8 @@
 //! `EXTRACT(MONTH FROM x)`, `date_part('week', x)`, ...) and `date_trunc('month', x)` (see
 //! `func`), `date_diff('day', a, b)`, `date_sub('month', a, b)` and `last_day(x)` (see `diff`), `epoch(x)`,
 //! `epoch_ms(x)` (and of milliseconds, the timestamp), `epoch_us`, `epoch_ns`, `julian`,
-//! `to_timestamp(s)` and `make_date(y, m, d)` (see `epoch`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
+//! `to_timestamp(s)` and `make_date(y, m, d)` (see `epoch`); `x AT TIME ZONE 'Europe/Oslo'` and
+//! `timezone('Europe/Oslo', x)` (see `zone`); the string functions `starts_with`, `ends_with`, `contains`, `strpos`, `substr`,
 //! `left`, `right`, `trim`, `ltrim`, `rtrim`, `replace`, `concat` and `||` (see `text`);
 //! the regular expressions `regexp_matches` (`~`, `~*`, `!~`, `!~*`), `regexp_full_match`
 //! (`SIMILAR TO`), `regexp_replace` and `regexp_extract`, in RE2's syntax (see `re`);
