@@ -1478,14 +1478,13 @@ def mk_coalesce(rng, ops, depth, first, kind=None):
             lit = first.lit(rng) if first is not None and first.kind == "ts" else None
             if lit is None or not lit.bj.startswith(("'", "TIMESTAMP")):
                 rest.append(null_ex(kind))
-            elif lit.tz or re.match(r"(TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE) ", lit.bj, re.I):
-                # An instant with a UTC offset (a zoned column's value) is a TIMESTAMPTZ; DuckDB
-                # mixes none with a TIMESTAMP_NS (its text of the column): the instant cast, as
-                # ts_lit writes it (seed 176, where 233: typed TIMESTAMP, its offset refused).
-                bj = lit.bj if lit.bj.startswith("T") else f"TIMESTAMPTZ {lit.bj}"
-                rest.append(Ex(bj, f"CAST({bj} AS TIMESTAMP_NS)", "ts"))
             else:
-                rest.append(Ex(*(t if t.startswith("TIMESTAMP") else f"TIMESTAMP {t}" for t in (lit.bj, lit.dk)), "ts"))
+                # Typed as time_lit_ex types it: an instant with a UTC offset (a zoned column's
+                # value) is a TIMESTAMPTZ (seed 176, where 233: typed TIMESTAMP, its offset was
+                # refused). DuckDB mixes none with a TIMESTAMP_NS (its text of the column): the
+                # instant cast, as ts_lit writes it.
+                e = typed_lit_ex(lit, "ts")
+                rest.append(Ex(e.bj, f"CAST({e.bj} AS TIMESTAMP_NS)", "ts") if e.zoned else e)
         else:
             lit = func_lit(rng, ops, Ex("", "", kind), None, cast=False)
             # Nor a literal with digits below the microsecond (a nanosecond value: the same).

@@ -209,16 +209,21 @@ KNOWN_NAMES = {"america/new_york", "europe/berlin", "etc/gmt+5", "est5edt", "utc
                "australia/lord_howe"}
 
 
+def zone_name(s):
+    """The time zone's name after a timestamp's time, in lowercase; None where there is none."""
+    m = re.search(r"\d:[\d:.]*\s*(?:Z|[+-][\d:]*)?[ ]([A-Za-z][A-Za-z0-9_/+\-:]*)", s)
+    return m.group(1).lower() if m else None
+
+
 def named(s):
     """Whether a time zone's name after a timestamp's time is one the bundled database lacks."""
-    m = re.search(r"\d:[\d:.]*\s*(?:Z|[+-][\d:]*)?[ ]([A-Za-z][A-Za-z0-9_/+\-:]*)", s)
-    return m is not None and m.group(1).lower() not in UTC_NAMES | KNOWN_NAMES
+    n = zone_name(s)
+    return n is not None and n not in UTC_NAMES | KNOWN_NAMES
 
 
 def known_zone(s):
     """Whether a zone's name the database holds follows a timestamp's time."""
-    m = re.search(r"\d:[\d:.]*\s*(?:Z|[+-][\d:]*)?[ ]([A-Za-z][A-Za-z0-9_/+\-:]*)", s)
-    return m is not None and m.group(1).lower() in KNOWN_NAMES
+    return zone_name(s) in KNOWN_NAMES
 
 
 tz_strings = [x for x in strings if not named(x)]
