@@ -23,7 +23,7 @@ use jiff::civil::DateTime;
 use jiff::tz::{AmbiguousOffset, TimeZone, TimeZoneDatabase};
 use jiff::Timestamp;
 
-use super::eval::{infinity, Reason};
+use super::eval::{infinite, infinity, Reason};
 use super::func::{civil, describe, raw, timestamps};
 
 /// A time zone: a fixed offset or an IANA zone of the bundled database.
@@ -51,6 +51,19 @@ fn zones() -> &'static Zones {
         let read = names.iter().map(|_| OnceLock::new()).collect();
         Zones { db, names, read }
     })
+}
+
+/// The bundled database's zone at index `i` of its sorted names, read on first use.
+fn named_zone(i: u16) -> Result<&'static TimeZone, Reason> {
+    let z = zones();
+    let i = usize::from(i);
+    if let Some(tz) = z.read[i].get() {
+        return Ok(tz);
+    }
+    let tz =
+        z.db.get(&z.names[i])
+            .map_err(|e| format!("time zone '{}': {e}", z.names[i]))?;
+    Ok(z.read[i].get_or_init(|| tz))
 }
 
 impl Zone {
@@ -94,18 +107,6 @@ impl Zone {
         }
     }
 
-    fn zone(&self, i: u16) -> Result<&'static TimeZone, Reason> {
-        let z = zones();
-        let i = usize::from(i);
-        if let Some(tz) = z.read[i].get() {
-            return Ok(tz);
-        }
-        let tz =
-            z.db.get(&z.names[i])
-                .map_err(|e| format!("time zone '{}': {e}", z.names[i]))?;
-        Ok(z.read[i].get_or_init(|| tz))
-    }
-
     /// The zone's offset east of UTC, in seconds, at the instant `second` seconds after the
     /// epoch.
     fn offset_at(&self, second: i64) -> Result<i32, Reason> {
@@ -113,16 +114,16 @@ impl Zone {
             Zone::Fixed(s) => Ok(s),
             Zone::Named(i) => {
                 // The database's instants stop a day short of the years' ends (so that every
-                // offset keeps them in range); within two days of them the edge's offset holds
-                // (no zone changes its clocks on the year's last or first days).
-                // Before them every zone keeps its first offset (its local mean time) forever.
+                // offset keeps them in range). Within two days after the last one the edge's
+                // offset holds (no zone changes its clocks on the year's last days); before the
+                // first one every zone keeps its first offset (its local mean time) forever.
                 let (min, max) = (Timestamp::MIN.as_second(), Timestamp::MAX.as_second());
                 let near = second.clamp(min, max);
                 if second > max + 2 * 86_400 {
                     return Err(self.beyond());
                 }
                 let t = Timestamp::from_second(near).map_err(|_| self.beyond())?;
-                Ok(self.zone(i)?.to_offset(t).seconds())
+                Ok(named_zone(i)?.to_offset(t).seconds())
             }
         }
     }
@@ -156,11 +157,13 @@ impl Zone {
                         .ok()
                     })
                     .ok_or_else(|| self.beyond())?;
-                Ok(match self.zone(i)?.to_ambiguous_timestamp(civil).offset() {
-                    AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
-                    AmbiguousOffset::Gap { before, .. } => before.seconds(),
-                    AmbiguousOffset::Fold { after, .. } => after.seconds(),
-                })
+                Ok(
+                    match named_zone(i)?.to_ambiguous_timestamp(civil).offset() {
+                        AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
+                        AmbiguousOffset::Gap { before, .. } => before.seconds(),
+                        AmbiguousOffset::Fold { after, .. } => after.seconds(),
+                    },
+                )
             }
         }
     }
@@ -223,12 +226,7 @@ pub(super) fn at_zone(zone: Zone, a: &ArrayRef, what: &str) -> Result<ArrayRef, 
             ))
         }
     };
-    let per_second: i64 = match unit {
-        TimeUnit::Second => 1,
-        TimeUnit::Millisecond => 1_000,
-        TimeUnit::Microsecond => 1_000_000,
-        TimeUnit::Nanosecond => 1_000_000_000,
-    };
+    let per_second = 1_000_000_000 / crate::key::unit_ns(&unit);
     let inf = infinity(a.data_type());
     let values = raw(a)?;
     let is_date = a.data_type() == &DataType::Date32;
@@ -244,7 +242,7 @@ pub(super) fn at_zone(zone: Zone, a: &ArrayRef, what: &str) -> Result<ArrayRef, 
             out.push(None);
             continue;
         };
-        if inf.is_some_and(|i| v == i || v == -i) {
+        if infinite(inf, v) {
             out.push(Some(if v > 0 { i64::MAX } else { -i64::MAX }));
             continue;
         }
