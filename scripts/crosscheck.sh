@@ -27,7 +27,8 @@
 # --where and a --select (computed and renamed columns too), a filter in Spark's format, TPC-H, Hive partitions and files of
 # different columns; --where over TIME columns of every unit and their functions
 # (scripts/where_time_check.py); CAST of strings to DATE, TIMESTAMP, TIME and TIMESTAMPTZ against
-# DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); and the date
+# DuckDB's casts of 20,000 generated strings (scripts/strtime_check.py); time zones by name,
+# every name DuckDB knows and ICU's custom IDs, over 83,657 instants (scripts/zone_check.py); and the date
 # functions (date_diff in every unit, last_day, the parts, epoch and epoch_ms/us/ns, julian,
 # to_timestamp, make_date, strftime) against DuckDB's, row by row (scripts/date_func_check.py);
 # strptime of mutated strings in 60 formats (scripts/strptime_check.py); and the string
@@ -647,6 +648,13 @@ filter_check filter-at-time-zone 0.01 $SAMPLE/users Id "Reputation > 1500" $SAMP
 
 section "Parquet Bloom filters (SBBF): our outputs read by DuckDB and pyarrow, pyarrow's read by us"
 if "$PY" scripts/sbbf_interop.py "$BIN" "$OUT/sbbf"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+
+section "time zones by name: every name DuckDB knows (IANA and ICU's legacy PST, IST, ...) and ICU's custom IDs (GMT+5, gmt-03:30, GMT+5:30:15, UTC+14), AT TIME ZONE both ways and in a cast string, row by row over 83,657 instants against DuckDB's, refusals as DuckDB's"
+if "$PY" scripts/zone_check.py "$BIN" "$OUT/zones"; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1))

@@ -1686,12 +1686,15 @@ def mk_trunc(rng, ops, depth, first, x=None, unit=None, name=None):
 
 
 # Zones for AT TIME ZONE and timezone(): half-hour and 45-minute zones, both hemispheres'
-# daylight saving, a date line zone, zones whose offsets changed, links and ICU's fixed offsets
-# (GMT+2 is east, POSIX's Etc/GMT+2 west; UTC with whole hours only, see expr::zone).
+# daylight saving, a date line zone, zones whose offsets changed, links, ICU's legacy names
+# (PST, IST) and ICU's fixed offsets (GMT+2 is east, POSIX's Etc/GMT+2 west; gmt in any case,
+# seconds too; UTC with whole hours only, see expr::zone). scripts/zone_check.py compares every
+# name; these are the ones whose conditions the fuzzer builds.
 AT_ZONES = ["UTC", "Europe/Oslo", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu",
             "Australia/Sydney", "Australia/Lord_Howe", "America/St_Johns", "Pacific/Auckland",
             "America/Sao_Paulo", "Asia/Tokyo", "Pacific/Kiritimati", "US/Eastern", "CET", "EST5EDT",
-            "Etc/GMT+2", "GMT+2", "GMT-03:30", "GMT+0545", "UTC+5", "UTC-11"]
+            "Etc/GMT+2", "GMT+2", "GMT-03:30", "GMT+0545", "UTC+5", "UTC-11", "PST", "ist", "gmt+5:30:15",
+            "UTC+14"]
 
 
 def mk_at_zone(rng, ops, depth, first, x=None, zone=None, form=None):

@@ -307,8 +307,8 @@ pub(crate) fn timestamp(b: &[u8]) -> Result<i64, Bad> {
 
 /// `CAST(s AS TIMESTAMPTZ)`: DuckDB's `Timestamp::TryConvertTimestampTZ` with the offset
 /// subtracted (the instant in UTC, as DuckDB with `TimeZone = 'UTC'`), in microseconds. A
-/// zone's name reads the wall-clock time there (see `zone`); [`Bad::Zone`] for a name the
-/// bundled time zone database lacks (DuckDB's ICU may know it: `PST`).
+/// zone's name reads the wall-clock time there (see `zone`); [`Bad::Zone`] for a name
+/// bloomjoin does not read (DuckDB's ICU may know it: `SystemV/EST5EDT`).
 pub(crate) fn timestamptz(b: &[u8]) -> Result<i64, Bad> {
     zoned(b, true)
 }
@@ -404,7 +404,7 @@ fn zoned(b: &[u8], tz: bool) -> Result<i64, Bad> {
                 // NULL for TRY_CAST).
                 Some([c, ..]) if !c.is_ascii_alphabetic() => return Err(Bad::Format),
                 // Another zone's name: the wall-clock time there, as `zone` reads it; a name
-                // the bundled database lacks (ICU's `PST`, or none) is refused, never NULL.
+                // bloomjoin does not read (ICU's `SystemV/EST5EDT`, or none) is refused, never NULL.
                 Some(n) if !n.is_empty() && !utc_name(n) => {
                     let zone = std::str::from_utf8(n)
                         .ok()

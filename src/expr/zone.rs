@@ -26,6 +26,60 @@ use jiff::Timestamp;
 use super::eval::{infinite, infinity, Reason};
 use super::func::{civil, describe, raw, timestamps};
 
+/// ICU's legacy zone IDs (Java's three-letter IDs, and three old names) the IANA database no
+/// longer holds, and the IANA zones ICU links them to. Each reads as its zone in DuckDB 2.0.1
+/// at every instant `scripts/zone_check.py` tries (1800 to 2100), both ways. `BST` is Dhaka's,
+/// `IST` India's, `CST` Chicago's, as ICU has them.
+const ICU_LINKS: [(&str, &str); 34] = [
+    ("ACT", "Australia/Darwin"),
+    ("AET", "Australia/Sydney"),
+    ("AGT", "America/Argentina/Buenos_Aires"),
+    ("ART", "Africa/Cairo"),
+    ("AST", "America/Anchorage"),
+    ("BET", "America/Sao_Paulo"),
+    ("BST", "Asia/Dhaka"),
+    ("CAT", "Africa/Harare"),
+    ("CNT", "America/St_Johns"),
+    ("CST", "America/Chicago"),
+    ("CTT", "Asia/Shanghai"),
+    ("EAT", "Africa/Addis_Ababa"),
+    ("ECT", "Europe/Paris"),
+    ("IET", "America/Indiana/Indianapolis"),
+    ("IST", "Asia/Kolkata"),
+    ("JST", "Asia/Tokyo"),
+    ("MIT", "Pacific/Apia"),
+    ("NET", "Asia/Yerevan"),
+    ("NST", "Pacific/Auckland"),
+    ("PLT", "Asia/Karachi"),
+    ("PNT", "America/Phoenix"),
+    ("PRT", "America/Puerto_Rico"),
+    ("PST", "America/Los_Angeles"),
+    ("SST", "Pacific/Guadalcanal"),
+    ("VST", "Asia/Ho_Chi_Minh"),
+    ("Canada/East-Saskatchewan", "America/Regina"),
+    ("US/Pacific-New", "America/Los_Angeles"),
+    // ICU's SystemV zones without daylight saving: fixed offsets.
+    ("SystemV/AST4", "Etc/GMT+4"),
+    ("SystemV/EST5", "Etc/GMT+5"),
+    ("SystemV/CST6", "Etc/GMT+6"),
+    ("SystemV/MST7", "Etc/GMT+7"),
+    ("SystemV/PST8", "Etc/GMT+8"),
+    ("SystemV/YST9", "Etc/GMT+9"),
+    ("SystemV/HST10", "Etc/GMT+10"),
+];
+
+/// ICU's SystemV zones with daylight saving, which keep the US rules of 1976 in every year
+/// since 1902 (and 1974's and 1975's): no IANA zone is any of them, so they are refused. Each
+/// with the IANA zone a user likely means.
+const ICU_RULE_ZONES: [(&str, &str); 6] = [
+    ("SystemV/AST4ADT", "America/Halifax"),
+    ("SystemV/EST5EDT", "America/New_York"),
+    ("SystemV/CST6CDT", "America/Chicago"),
+    ("SystemV/MST7MDT", "America/Denver"),
+    ("SystemV/PST8PDT", "America/Los_Angeles"),
+    ("SystemV/YST9YDT", "America/Anchorage"),
+];
+
 /// A time zone: a fixed offset or an IANA zone of the bundled database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Zone {
@@ -75,8 +129,25 @@ impl Zone {
         if let Some(seconds) = fixed_offset(name) {
             return Ok(Zone::Fixed(seconds));
         }
+        if let Some(rule) = ICU_RULE_ZONES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            return Err(format!(
+                "time zone '{}' is ICU's obsolete rule zone (its standard time, and daylight \
+                 saving from the last Sunday of April to the last of October, in every year \
+                 since 1902), which no IANA zone matches: name an IANA zone, such as '{}'",
+                rule.0, rule.1
+            ));
+        }
+        // ICU's legacy names for IANA zones (`PST`), read as their zones.
+        let name = ICU_LINKS
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map_or(name, |(_, zone)| zone);
         let z = zones();
-        // `Etc/Unknown` is jiff's name for a zone it does not know; ICU has no such zone.
+        // `Etc/Unknown` is jiff's name for a zone it does not know (ICU's, which DuckDB reads
+        // as UTC): a name that says its zone is unknown is refused as a likely mistake.
         let at = z
             .names
             .iter()
@@ -101,7 +172,12 @@ impl Zone {
             Zone::Fixed(0) => "UTC".to_string(),
             Zone::Fixed(s) => {
                 let (sign, a) = if s < 0 { ('-', -s) } else { ('+', s) };
-                format!("UTC{sign}{:02}:{:02}", a / 3600, a / 60 % 60)
+                let seconds = if a % 60 == 0 {
+                    String::new()
+                } else {
+                    format!(":{:02}", a % 60)
+                };
+                format!("GMT{sign}{:02}:{:02}{seconds}", a / 3600, a / 60 % 60)
             }
             Zone::Named(i) => zones().names[usize::from(i)].clone(),
         }
@@ -177,12 +253,21 @@ impl Zone {
     }
 }
 
-/// ICU's custom zone `GMT` or `UTC` and a signed offset (`+2`, `-03`, `+2:30`, `+05:30`,
-/// `+0530`): its seconds east of UTC, hours up to 23; after `UTC` whole hours only.
+/// ICU's custom zone `GMT` (any case) and a signed offset, or `UTC` and a signed number of
+/// hours: the seconds east of UTC.
+///
+/// After `GMT`, as ICU's custom time zone IDs: `H`, `HH`, `HMM`, `HHMM`, `HMMSS`, `HHMMSS`, or
+/// `H[H]:MM[:SS]`, hours up to 23 and minutes and seconds up to 59 (`GMT+005` is five minutes,
+/// `GMT+5:30:15` five and a half hours and 15 seconds).
+///
+/// After `UTC` (DuckDB's own reading, upper case only), whole hours from -12 to +14, the hours
+/// of the IANA zones `Etc/GMT+12` to `Etc/GMT-14`; DuckDB drops any minutes (`UTC-03:30` is
+/// three hours west), so an offset with minutes is refused rather than read either way.
 fn fixed_offset(name: &str) -> Option<i32> {
-    let (utc, rest) = match name.strip_prefix("GMT") {
-        Some(rest) => (false, rest),
-        None => (true, name.strip_prefix("UTC")?),
+    let (utc, rest) = if name.get(..3)?.eq_ignore_ascii_case("GMT") {
+        (false, &name[3..])
+    } else {
+        (true, name.strip_prefix("UTC")?)
     };
     let (sign, digits) = match rest.as_bytes().first()? {
         b'+' => (1, &rest[1..]),
@@ -194,15 +279,40 @@ fn fixed_offset(name: &str) -> Option<i32> {
             .then(|| s.parse().ok())
             .flatten()
     };
-    let (h, m) = match digits.split_once(':') {
-        Some((h, m)) if m.len() == 2 => (num(h)?, num(m)?),
-        Some(_) => return None,
-        None if digits.len() == 4 => (num(&digits[..2])?, num(&digits[2..])?),
-        None => (num(digits)?, 0),
+    let (h, m, sec) = if digits.contains(':') {
+        let mut parts = digits.split(':');
+        let h = num(parts.next()?)?;
+        let mut two = || parts.next().filter(|p| p.len() == 2).and_then(num);
+        let m = two()?;
+        let sec = match parts.next() {
+            None => 0,
+            Some(p) if p.len() == 2 => num(p)?,
+            Some(_) => return None,
+        };
+        if parts.next().is_some() {
+            return None;
+        }
+        (h, m, sec)
+    } else {
+        // The hours take one or two digits, the minutes and seconds two each.
+        let hours = match digits.len() {
+            1 | 2 => digits.len(),
+            3 | 5 => 1,
+            4 | 6 => 2,
+            _ => return None,
+        };
+        let (h, rest) = digits.split_at(hours);
+        let (m, sec) = rest.split_at(rest.len().min(2));
+        let or_zero = |s: &str| if s.is_empty() { Some(0) } else { num(s) };
+        (num(h)?, or_zero(m)?, or_zero(sec)?)
     };
-    // ICU reads `UTC` and an offset's hours only (`UTC-03:30` is three hours west): one with
-    // minutes is refused rather than read either way.
-    (h <= 23 && m <= 59 && !(utc && m != 0)).then_some(sign * (h * 3600 + m * 60))
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    if utc && (m != 0 || sec != 0 || !(-12..=14).contains(&(sign * h))) {
+        return None;
+    }
+    Some(sign * (h * 3600 + m * 60 + sec))
 }
 
 /// `x AT TIME ZONE zone`: see the module's documentation.
@@ -288,15 +398,50 @@ mod tests {
         assert_eq!(Zone::named("UTC-03:00"), Ok(Zone::Fixed(-10800)));
         assert_eq!(Zone::named("GMT+0530"), Ok(Zone::Fixed(19800)));
         assert_eq!(Zone::named("GMT+2:30"), Ok(Zone::Fixed(9000)));
-        // DuckDB 2.0.1 reads `UTC-03:30` as three hours west: refused.
+        // ICU's custom IDs, as DuckDB 2.0.1 reads them (scripts/zone_check.py).
+        for (name, seconds) in [
+            ("gmt-3", -10800),
+            ("Gmt+5", 18000),
+            ("GMT+005", 300),
+            ("GMT+123", 4980),
+            ("GMT+12345", 5025),
+            ("GMT-235959", -86399),
+            ("GMT+05:30:15", 19815),
+            ("GMT+5:30:15", 19815),
+            ("UTC+14", 50400),
+            ("UTC-12", -43200),
+            ("UTC+0500", 18000),
+        ] {
+            assert_eq!(Zone::named(name), Ok(Zone::Fixed(seconds)), "{name}");
+        }
+        assert_eq!(Zone::named("GMT+5:30:15").unwrap().name(), "GMT+05:30:15");
+        assert_eq!(Zone::named("UTC-3").unwrap().name(), "GMT-03:00");
+        // DuckDB 2.0.1 refuses all of these but `UTC-03:30` (three hours west: refused here
+        // rather than read either way) and `Etc/Unknown` (UTC; a likely mistake).
         for bad in [
             "GMT+25",
+            "GMT+24",
+            "GMT+2400",
+            "GMT+2360",
+            "GMT+235960",
+            "GMT+1234567",
             "GMT+5:3",
+            "GMT+005:30",
+            "GMT+5:30:1",
+            "GMT+5:",
+            "GMT+5:30:",
+            "GMT+5:30:15:1",
+            "GMT+ 5",
+            "GMT+5 ",
             "+02:00",
             "Nowhere/Land",
             "",
             "Etc/Unknown",
             "UTC-03:30",
+            "UTC+15",
+            "UTC-13",
+            "utc+5",
+            "Z",
         ] {
             assert!(Zone::named(bad).is_err(), "{bad}");
         }
@@ -304,6 +449,26 @@ mod tests {
         assert_eq!(oslo.name(), "Europe/Oslo");
         // 2024-07-05 12:00:00 UTC: CEST.
         assert_eq!(oslo.offset_at(1_720_180_800), Ok(7200));
+        // ICU's legacy names, in any case, as their IANA zones.
+        for (legacy, iana) in [
+            ("PST", "America/Los_Angeles"),
+            ("ist", "Asia/Kolkata"),
+            ("BST", "Asia/Dhaka"),
+            ("systemv/est5", "Etc/GMT+5"),
+            ("US/Pacific-New", "America/Los_Angeles"),
+        ] {
+            assert_eq!(Zone::named(legacy), Zone::named(iana), "{legacy}");
+        }
+        // Every link's zone is in the bundled database.
+        for (legacy, iana) in ICU_LINKS {
+            assert!(
+                matches!(Zone::named(legacy), Ok(Zone::Named(_))),
+                "{legacy} -> {iana}"
+            );
+        }
+        // ICU's SystemV rule zones are no IANA zone: refused, naming one a user likely means.
+        let e = Zone::named("SystemV/EST5EDT").unwrap_err();
+        assert!(e.contains("'America/New_York'"), "{e}");
         // POSIX's sign: Etc/GMT-2 is two hours east.
         let etc = Zone::named("Etc/GMT-2").unwrap();
         assert_eq!(etc.offset_at(0), Ok(7200));
