@@ -350,6 +350,9 @@ enum Make {
 fn convert(root: ast::Expr) -> Result<Tree, String> {
     let mut nodes: Vec<Node> = Vec::new();
     let mut done: Vec<usize> = Vec::new();
+    // The literals written as DuckDB's `TIMESTAMP_NS` (`TIMESTAMP_NS '...'`, `CAST('...' AS
+    // TIMESTAMP_NS)`), whatever their digits: see `ns_lists`.
+    let mut ns_typed: Vec<usize> = Vec::new();
     let mut tasks = vec![Task::Visit(Box::new(root))];
     let push = |nodes: &mut Vec<Node>, done: &mut Vec<usize>, n: Node| {
         nodes.push(n);
@@ -357,7 +360,7 @@ fn convert(root: ast::Expr) -> Result<Tree, String> {
     };
     while let Some(task) = tasks.pop() {
         match task {
-            Task::Visit(e) => visit(*e, &mut tasks, &mut nodes, &mut done, push)?,
+            Task::Visit(e) => visit(*e, &mut tasks, &mut nodes, &mut done, &mut ns_typed, push)?,
             Task::Make(m) => {
                 let mut take = |k: usize| done.split_off(done.len() - k);
                 let node = match m {
@@ -377,11 +380,13 @@ fn convert(root: ast::Expr) -> Result<Tree, String> {
                     Make::InList(k, neg) => {
                         let c = take(k);
                         unify_doubles(&mut nodes, &c);
+                        ns_lists(&mut nodes, &c, &ns_typed, "an IN list")?;
                         Node::InList(c, neg)
                     }
                     Make::Between(neg) => {
                         let c = take(3);
                         unify_doubles(&mut nodes, &c);
+                        ns_lists(&mut nodes, &c, &ns_typed, "BETWEEN")?;
                         Node::Between(c[0], c[1], c[2], neg)
                     }
                     Make::Like(p, neg, ci) => Node::Like(take(1)[0], p, neg, ci),
@@ -416,11 +421,64 @@ fn unify_doubles(nodes: &mut [Node], operands: &[usize]) {
     }
 }
 
+/// DuckDB binds an `IN` list and its operand (and `BETWEEN`'s three operands) to one type,
+/// and a `TIMESTAMP_NS` literal among them (bloomjoin's `TIMESTAMP` with digits past the
+/// microsecond is one, as its text for DuckDB is) makes it `TIMESTAMP_NS`, even when the
+/// operand is a timestamp with a time zone (DuckDB 2.0.1; not when it is one of nanoseconds;
+/// `BETWEEN` refuses that mix). Its strings are then cast to `TIMESTAMP_NS`: nanoseconds kept,
+/// a UTC offset or a zone's name dropped (`tz IN (TIMESTAMP_NS '2000-01-01', '2031-08-10
+/// 05:30:00+05:30')` misses the instant 2031-08-10 00:00 UTC; `ts_us BETWEEN '2020-01-01
+/// 00:00:00.0000001' AND TIMESTAMP_NS '2030-01-01'` misses 2020-01-01 00:00). So such strings
+/// are read here as `TIMESTAMP_NS '...'` (whatever the operand, as DuckDB does), and one with
+/// a time zone is refused rather than read either way, as against a column without one;
+/// `TIMESTAMPTZ '...'` says what it means. `what` names the construct in messages.
+fn ns_lists(
+    nodes: &mut [Node],
+    operands: &[usize],
+    ns_typed: &[usize],
+    what: &str,
+) -> Result<(), String> {
+    let Some(shown) = operands.iter().find_map(|&i| match &nodes[i] {
+        Node::Lit(l @ Lit::Timestamp(v))
+            if ns_typed.contains(&i)
+                || (v.rem_euclid(1_000) != 0 && v.abs() != lit::INFINITE_NS) =>
+        {
+            Some(l.to_string())
+        }
+        _ => None,
+    }) else {
+        return Ok(());
+    };
+    for &i in operands {
+        let Node::Lit(Lit::Str(s)) = &nodes[i] else {
+            continue;
+        };
+        let read = lit::timestamp_literal(s)
+            .and_then(|v| lit::timestamp_of_precision(Lit::Timestamp(v), 9, s));
+        nodes[i] = match read {
+            Ok(l) => Node::Lit(l),
+            Err(_) if lit::timestamp_literal(s).is_err() && lit::timestamptz_literal(s).is_ok() => {
+                return Err(format!(
+                    "'{s}' in {what} with {shown}, which DuckDB reads as TIMESTAMP_NS, \
+                     dropping the string's time zone: write TIMESTAMPTZ '{s}' for the instant"
+                ))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "'{s}' in {what} with {shown}, which DuckDB reads as TIMESTAMP_NS: {e}"
+                ))
+            }
+        };
+    }
+    Ok(())
+}
+
 fn visit(
     e: ast::Expr,
     tasks: &mut Vec<Task>,
     nodes: &mut Vec<Node>,
     done: &mut Vec<usize>,
+    ns_typed: &mut Vec<usize>,
     push: impl Fn(&mut Vec<Node>, &mut Vec<usize>, Node),
 ) -> Result<(), String> {
     use ast::Expr as A;
@@ -745,6 +803,9 @@ fn visit(
                     }
                 };
                 push(nodes, done, node);
+                if digits == 9 {
+                    ns_typed.push(nodes.len() - 1);
+                }
                 return Ok(());
             }
             let f = match data_type {

@@ -2171,6 +2171,64 @@ fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
         &[&[
             ("tz_us = TIMESTAMPTZ '2020-01-01 02:00:00+02'", &[0]),
             ("tz_us = '2020-01-01 02:00:00+02'", &[0]),
+            // An IN list with a TIMESTAMP_NS literal is DuckDB's TIMESTAMP_NS, its strings too
+            // (nanoseconds kept), even of a zoned operand (fuzz seed 186, where case 187; the
+            // second to the fifth fail on the build before expr::parse::ns_lists).
+            (
+                "tz_us IN (TIMESTAMP_NS '2000-01-01', '2020-01-01 00:00:00')",
+                &[0],
+            ),
+            (
+                "tz_us IN (TIMESTAMP_NS '2000-01-01', '2020-01-01 00:00:00.0000001')",
+                &[],
+            ),
+            (
+                "tz_us IN (CAST('2000-01-01' AS TIMESTAMP_NS), '2020-01-01 00:00:00.0000009')",
+                &[],
+            ),
+            (
+                "ts_us IN (TIMESTAMP_NS '2000-01-01', '2020-01-01 00:00:00.0000001')",
+                &[],
+            ),
+            (
+                "ts_ms NOT IN (TIMESTAMP_NS '2000-01-01', '2020-01-01 00:00:00.000000001')",
+                &[0, 1, 2, 4],
+            ),
+            (
+                "d IN (TIMESTAMP_NS '2000-01-01', '2020-01-01 00:00:00')",
+                &[0],
+            ),
+            (
+                "tz_us NOT IN (TIMESTAMP_NS '2000-01-01', '2020-01-01')",
+                &[1, 2, 4],
+            ),
+            (
+                "ts_ns IN ('1970-01-01 00:00:00', TIMESTAMP_NS '2000-01-01', 'infinity')",
+                &[1, 4],
+            ),
+            ("tz_us IN ('2020-01-01 00:00:00.0000001')", &[0]),
+            ("ts_us IN ('2020-01-01 00:00:00.0000001')", &[0]),
+            (
+                "tz_us IN (TIMESTAMP_MS '2000-01-01', '2020-01-01 02:00:00+02')",
+                &[0],
+            ),
+            // BETWEEN too (the first two fail on the build before).
+            (
+                "ts_us BETWEEN '2020-01-01 00:00:00.0000001' AND TIMESTAMP_NS '2030-01-01'",
+                &[],
+            ),
+            (
+                "ts_us NOT BETWEEN '2020-01-01 00:00:00.0000001' AND TIMESTAMP_NS '2030-01-01'",
+                &[0, 1, 2, 4],
+            ),
+            (
+                "ts_ms BETWEEN TIMESTAMP_NS '1960-01-01' AND '1969-12-31 23:59:59.9999999'",
+                &[],
+            ),
+            (
+                "ts_us BETWEEN '2020-01-01 00:00:00.0000001' AND TIMESTAMP '2030-01-01'",
+                &[0],
+            ),
             ("tz_us = '2020-01-01T00:00:00Z'", &[0]),
             ("tz_us = '2019-12-31 19:00:00-05'", &[0]),
             ("tz_us < '2020-01-01 00:00:00.000001 UTC'", &[0, 2, 4]),
@@ -2241,6 +2299,26 @@ fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
         ),
         // DuckDB's TIMESTAMP drops an offset, which would silently change `=` and `<`.
         ("ts_us = '2020-01-01 02:00:00+02'", "is not a timestamp"),
+        // So does an IN list DuckDB binds to TIMESTAMP_NS, even of a zoned operand (fuzz seed
+        // 186, where case 187: DuckDB 2.0.1 keeps no row of `tz_us IN (TIMESTAMP_NS
+        // '2000-01-01', '2020-01-01 02:00:00+02')`, bloomjoin kept the 00:00 UTC ones).
+        (
+            "tz_us IN (TIMESTAMP '2000-01-01 00:00:00.000000001', '2020-01-01 02:00:00+02')",
+            "in an IN list with TIMESTAMP '2000-01-01 00:00:00.000000001', which DuckDB reads \
+             as TIMESTAMP_NS, dropping the string's time zone",
+        ),
+        (
+            "'2020-01-01 02:00:00 Europe/Oslo' NOT IN (tz_us, TIMESTAMP_NS '2000-01-01')",
+            "write TIMESTAMPTZ '2020-01-01 02:00:00 Europe/Oslo' for the instant",
+        ),
+        (
+            "tz_us IN (TIMESTAMP_NS '2000-01-01', '1000-01-01 00:00:00')",
+            "which DuckDB reads as TIMESTAMP_NS: \"1000-01-01 00:00:00\" is out of the range",
+        ),
+        (
+            "tz_us IN (TIMESTAMP_NS '2000-01-01', '2020-1-1')",
+            "which DuckDB reads as TIMESTAMP_NS: '2020-1-1' is not a timestamp",
+        ),
         ("CAST(s AS TIMESTAMPTZ) < '2020-01-01'", "holds 'x'"),
         (
             "tz_us = '2020-01-01 02:00:00 +02'",
