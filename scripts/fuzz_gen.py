@@ -1213,7 +1213,9 @@ def ns_list(items):
     zone (expr::parse::ns_lists). So where a list holds such a literal, its strings with a time
     zone are typed TIMESTAMPTZ in both texts (the instant, which both engines compare alike).
     `items` are Lit or Ex; changed in place."""
-    if not any(NS_TYPED.match(i.bj) for i in items):
+    # A member DuckDB's text types TIMESTAMP_NS: a literal, or a nanosecond column (its text
+    # is zone-less there, so a zoned one counts too).
+    if not any(NS_TYPED.match(i.bj) or "TIMESTAMP_NS" in i.dk for i in items):
         return
     for i in items:
         if ZONED_TEXT.fullmatch(i.bj):

@@ -56,6 +56,9 @@ struct Frame<'a> {
     next: usize,
     vals: Vec<(Val<'a>, usize)>,
     acc: Option<BooleanArray>,
+    /// An `IN` list: one of its values is a timestamp of nanoseconds without a time zone, so
+    /// DuckDB binds the list to `TIMESTAMP_NS` (see [`ns_member`]).
+    ns: bool,
 }
 
 impl<'a> Frame<'a> {
@@ -65,8 +68,16 @@ impl<'a> Frame<'a> {
             next: 0,
             vals: Vec::new(),
             acc: None,
+            ns: false,
         }
     }
+}
+
+/// Whether `v` is a value DuckDB types `TIMESTAMP_NS` (nanoseconds, no time zone): beside one,
+/// DuckDB binds an `IN` list's or `BETWEEN`'s strings to `TIMESTAMP_NS` (`parse::ns_lists`
+/// does it for literals, where the tree is built; this for columns and computed values).
+fn ns_member(v: &Val) -> bool {
+    matches!(v, Val::Arr(a) if a.data_type() == &DataType::Timestamp(TimeUnit::Nanosecond, None))
 }
 
 /// `IN` lists of at least this many literals are looked up in a sorted set (built once per
@@ -304,9 +315,15 @@ impl<'a> Eval<'a, '_> {
                     f.acc = Some(b);
                     f.next = items.len();
                 }
-                None => f.vals.push((v, child)),
+                None => {
+                    f.ns |= ns_member(&v);
+                    f.vals.push((v, child))
+                }
             },
+            // A string waits for the list's other values: how DuckDB reads it depends on them.
+            Node::InList(..) if matches!(v, Val::Lit(Lit::Str(_))) => f.vals.push((v, child)),
             Node::InList(..) => {
+                f.ns |= ns_member(&v);
                 let (x, xi) = &f.vals[0];
                 let eq = self.compare(CmpOp::Eq, (x, *xi), (&v, child))?;
                 f.acc = Some(match f.acc.take() {
@@ -367,7 +384,27 @@ impl<'a> Eval<'a, '_> {
             }
             Node::And(_) | Node::Or(_) => f.acc.expect("AND and OR have operands"),
             Node::InList(_, negated) => {
-                let acc = f.acc.expect("IN has a list");
+                let mut acc = f.acc;
+                let ns = f.ns;
+                // The operand and the strings that waited for the list's other values (none
+                // when a set answered the list at once).
+                if let Some((x, xi)) = vals.next() {
+                    for (v, i) in vals {
+                        let eq = match v {
+                            Val::Lit(Lit::Str(s)) if ns => {
+                                let l =
+                                    super::lit::ns_string(s, "an IN list", "a TIMESTAMP_NS value")?;
+                                self.compare(CmpOp::Eq, (&x, xi), (&Val::Lit(&l), i))?
+                            }
+                            v => self.compare(CmpOp::Eq, (&x, xi), (&v, i))?,
+                        };
+                        acc = Some(match acc.take() {
+                            None => eq,
+                            Some(acc) => or_kleene(&acc, &eq).map_err(kernel)?,
+                        });
+                    }
+                }
+                let acc = acc.expect("IN has a list");
                 if *negated {
                     not(&acc).map_err(kernel)?
                 } else {
@@ -407,6 +444,23 @@ impl<'a> Eval<'a, '_> {
                 let (x, xi) = arg();
                 let (lo, loi) = arg();
                 let (hi, hii) = arg();
+                // Beside a TIMESTAMP_NS value, DuckDB reads a string bound as TIMESTAMP_NS.
+                let ns = [&x, &lo, &hi].into_iter().any(ns_member);
+                let read = |v: Val<'a>| -> Result<(Val<'a>, Option<Lit>), Reason> {
+                    match v {
+                        Val::Lit(Lit::Str(s)) if ns => Ok((
+                            v,
+                            Some(super::lit::ns_string(s, "BETWEEN", "a TIMESTAMP_NS value")?),
+                        )),
+                        v => Ok((v, None)),
+                    }
+                };
+                let ((x, xl), (lo, lol), (hi, hil)) = (read(x)?, read(lo)?, read(hi)?);
+                let (x, lo, hi) = (
+                    xl.as_ref().map_or(x, Val::Lit),
+                    lol.as_ref().map_or(lo, Val::Lit),
+                    hil.as_ref().map_or(hi, Val::Lit),
+                );
                 let ge = self.compare(CmpOp::GtEq, (&x, xi), (&lo, loi))?;
                 let le = self.compare(CmpOp::LtEq, (&x, xi), (&hi, hii))?;
                 let both = and_kleene(&ge, &le).map_err(kernel)?;

@@ -514,6 +514,23 @@ pub(crate) fn timestamp_of_precision(l: Lit, digits: u32, text: &str) -> Result<
     Ok(Lit::Timestamp(rounded * step * 1_000))
 }
 
+/// A string DuckDB binds to `TIMESTAMP_NS` beside `beside` in `what` (an `IN` list, `BETWEEN`;
+/// see `parse::ns_lists`): its `TIMESTAMP_NS '...'`, nanoseconds kept; a string with a time
+/// zone (which DuckDB drops there), outside the years 1677 to 2262, or no timestamp, refused.
+pub(crate) fn ns_string(s: &str, what: &str, beside: &str) -> Result<Lit, String> {
+    let plain = timestamp_literal(s);
+    match plain.and_then(|v| timestamp_of_precision(Lit::Timestamp(v), 9, s)) {
+        Ok(l) => Ok(l),
+        Err(_) if timestamp_literal(s).is_err() && timestamptz_literal(s).is_ok() => Err(format!(
+            "'{s}' in {what} with {beside}, which DuckDB reads as TIMESTAMP_NS, dropping the \
+             string's time zone: write TIMESTAMPTZ '{s}' for the instant"
+        )),
+        Err(e) => Err(format!(
+            "'{s}' in {what} with {beside}, which DuckDB reads as TIMESTAMP_NS: {e}"
+        )),
+    }
+}
+
 /// Parse `YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]` (up to 9 fractional digits, no time zone) into
 /// nanoseconds since the epoch.
 pub(crate) fn strict_timestamp(s: &str) -> Result<i128, String> {

@@ -453,22 +453,7 @@ fn ns_lists(
         let Node::Lit(Lit::Str(s)) = &nodes[i] else {
             continue;
         };
-        let read = lit::timestamp_literal(s)
-            .and_then(|v| lit::timestamp_of_precision(Lit::Timestamp(v), 9, s));
-        nodes[i] = match read {
-            Ok(l) => Node::Lit(l),
-            Err(_) if lit::timestamp_literal(s).is_err() && lit::timestamptz_literal(s).is_ok() => {
-                return Err(format!(
-                    "'{s}' in {what} with {shown}, which DuckDB reads as TIMESTAMP_NS, \
-                     dropping the string's time zone: write TIMESTAMPTZ '{s}' for the instant"
-                ))
-            }
-            Err(e) => {
-                return Err(format!(
-                    "'{s}' in {what} with {shown}, which DuckDB reads as TIMESTAMP_NS: {e}"
-                ))
-            }
-        };
+        nodes[i] = Node::Lit(lit::ns_string(s, what, &shown)?);
     }
     Ok(())
 }

@@ -2212,6 +2212,15 @@ fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
                 "tz_us IN (TIMESTAMP_MS '2000-01-01', '2020-01-01 02:00:00+02')",
                 &[0],
             ),
+            // A column of nanoseconds without a time zone does it too, computed or not.
+            (
+                "ts_us IN (ts_ns + INTERVAL 1 DAY, '2020-01-01 00:00:00.0000001')",
+                &[1, 2],
+            ),
+            (
+                "ts_us BETWEEN '2020-01-01 00:00:00.0000001' AND ts_ns + INTERVAL 1 DAY",
+                &[1],
+            ),
             // BETWEEN too (the first two fail on the build before).
             (
                 "ts_us BETWEEN '2020-01-01 00:00:00.0000001' AND TIMESTAMP_NS '2030-01-01'",
@@ -2314,6 +2323,11 @@ fn timestamptz_literals_casts_and_offsets_agree_with_duckdb() {
         (
             "tz_us IN (TIMESTAMP_NS '2000-01-01', '1000-01-01 00:00:00')",
             "which DuckDB reads as TIMESTAMP_NS: \"1000-01-01 00:00:00\" is out of the range",
+        ),
+        (
+            "tz_us IN (ts_ns + INTERVAL 1 DAY, '2020-01-01 02:00:00+02')",
+            "'2020-01-01 02:00:00+02' in an IN list with a TIMESTAMP_NS value, which DuckDB \
+             reads as TIMESTAMP_NS, dropping the string's time zone",
         ),
         (
             "tz_us IN (TIMESTAMP_NS '2000-01-01', '2020-1-1')",
