@@ -519,9 +519,10 @@ pub(crate) fn timestamp_of_precision(l: Lit, digits: u32, text: &str) -> Result<
 /// zone (which DuckDB drops there), outside the years 1677 to 2262, or no timestamp, refused.
 pub(crate) fn ns_string(s: &str, what: &str, beside: &str) -> Result<Lit, String> {
     let plain = timestamp_literal(s);
+    let zoned = plain.is_err() && timestamptz_literal(s).is_ok();
     match plain.and_then(|v| timestamp_of_precision(Lit::Timestamp(v), 9, s)) {
         Ok(l) => Ok(l),
-        Err(_) if timestamp_literal(s).is_err() && timestamptz_literal(s).is_ok() => Err(format!(
+        Err(_) if zoned => Err(format!(
             "'{s}' in {what} with {beside}, which DuckDB reads as TIMESTAMP_NS, dropping the \
              string's time zone: write TIMESTAMPTZ '{s}' for the instant"
         )),
