@@ -10,11 +10,12 @@
 //!
 //! The zone is an IANA name (`America/New_York`, `US/Eastern`, `CET`, `EST5EDT`, `Etc/GMT-2`,
 //! in any case) from the database bundled in the binary (jiff's), never the machine's, so an
-//! answer does not depend on where the job runs; or ICU's fixed offsets `GMT+2`, `GMT-03:30`,
-//! `GMT+0530`, `UTC+2` (east of UTC, as ICU reads them, unlike POSIX's `Etc/GMT+2`; `UTC` with
-//! whole hours only, since ICU drops the minutes of `UTC-03:30`). `infinity` and
-//! `-infinity` stay as they are.
+//! answer does not depend on where the job runs; one of ICU's legacy names for an IANA zone
+//! (`PST`, see `ICU_LINKS`); or ICU's fixed offsets `GMT+2`, `GMT-03:30`, `GMT+0530`, `UTC+2`
+//! (east of UTC, as ICU reads them, unlike POSIX's `Etc/GMT+2`; see `fixed_offset`).
+//! `infinity` and `-infinity` stay as they are.
 
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use arrow::array::{ArrayRef, Int64Array};
@@ -94,6 +95,9 @@ struct Zones {
     db: TimeZoneDatabase,
     names: Vec<String>,
     read: Vec<OnceLock<TimeZone>>,
+    /// Every name a zone is read by, in lower case (the database's and ICU's legacy ones), and
+    /// the index of its zone in `names`: a string column's zone names are looked up per row.
+    index: HashMap<String, u16>,
 }
 
 fn zones() -> &'static Zones {
@@ -103,7 +107,27 @@ fn zones() -> &'static Zones {
         let mut names: Vec<String> = db.available().map(|n| n.as_str().to_string()).collect();
         names.sort();
         let read = names.iter().map(|_| OnceLock::new()).collect();
-        Zones { db, names, read }
+        let mut index: HashMap<String, u16> = names
+            .iter()
+            .enumerate()
+            // `Etc/Unknown` is jiff's name for a zone it does not know (ICU's, which DuckDB
+            // reads as UTC): a name that says its zone is unknown is refused as a likely
+            // mistake.
+            .filter(|(_, n)| !n.eq_ignore_ascii_case("Etc/Unknown"))
+            .filter_map(|(i, n)| Some((n.to_ascii_lowercase(), u16::try_from(i).ok()?)))
+            .collect();
+        // ICU's legacy names for IANA zones (`PST`), read as their zones.
+        for (legacy, zone) in ICU_LINKS {
+            if let Some(&i) = index.get(&zone.to_ascii_lowercase()) {
+                index.insert(legacy.to_ascii_lowercase(), i);
+            }
+        }
+        Zones {
+            db,
+            names,
+            read,
+            index,
+        }
     })
 }
 
@@ -140,21 +164,8 @@ impl Zone {
                 rule.0, rule.1
             ));
         }
-        // ICU's legacy names for IANA zones (`PST`), read as their zones.
-        let name = ICU_LINKS
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map_or(name, |(_, zone)| zone);
-        let z = zones();
-        // `Etc/Unknown` is jiff's name for a zone it does not know (ICU's, which DuckDB reads
-        // as UTC): a name that says its zone is unknown is refused as a likely mistake.
-        let at = z
-            .names
-            .iter()
-            .position(|n| n.eq_ignore_ascii_case(name))
-            .filter(|_| !name.eq_ignore_ascii_case("Etc/Unknown"));
-        match at.and_then(|i| u16::try_from(i).ok()) {
-            Some(i) => Ok(Zone::Named(i)),
+        match zones().index.get(&name.to_ascii_lowercase()) {
+            Some(&i) => Ok(Zone::Named(i)),
             None if name.starts_with(['+', '-']) => Err(format!(
                 "unknown time zone '{name}': write a UTC offset as 'GMT{name}' (east of UTC), \
                  or name the zone, such as 'Europe/Oslo'"
