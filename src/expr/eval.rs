@@ -80,6 +80,17 @@ fn ns_member(v: &Val) -> bool {
     matches!(v, Val::Arr(a) if a.data_type() == &DataType::Timestamp(TimeUnit::Nanosecond, None))
 }
 
+/// A string of `what` (an `IN` list, `BETWEEN`) beside a `TIMESTAMP_NS` value (`ns`), as DuckDB
+/// reads it there ([`super::lit::ns_string`]); `None` for any other value.
+fn ns_read(v: &Val, ns: bool, what: &str) -> Result<Option<Lit>, Reason> {
+    match v {
+        Val::Lit(Lit::Str(s)) if ns => {
+            super::lit::ns_string(s, what, "a TIMESTAMP_NS value").map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
 /// `IN` lists of at least this many literals are looked up in a sorted set (built once per
 /// column type) instead of compared one value at a time.
 pub(crate) const IN_SET_MIN: usize = 16;
@@ -390,14 +401,9 @@ impl<'a> Eval<'a, '_> {
                 // when a set answered the list at once).
                 if let Some((x, xi)) = vals.next() {
                     for (v, i) in vals {
-                        let eq = match v {
-                            Val::Lit(Lit::Str(s)) if ns => {
-                                let l =
-                                    super::lit::ns_string(s, "an IN list", "a TIMESTAMP_NS value")?;
-                                self.compare(CmpOp::Eq, (&x, xi), (&Val::Lit(&l), i))?
-                            }
-                            v => self.compare(CmpOp::Eq, (&x, xi), (&v, i))?,
-                        };
+                        let l = ns_read(&v, ns, "an IN list")?;
+                        let v = l.as_ref().map_or(v, Val::Lit);
+                        let eq = self.compare(CmpOp::Eq, (&x, xi), (&v, i))?;
                         acc = Some(match acc.take() {
                             None => eq,
                             Some(acc) => or_kleene(&acc, &eq).map_err(kernel)?,
@@ -446,16 +452,11 @@ impl<'a> Eval<'a, '_> {
                 let (hi, hii) = arg();
                 // Beside a TIMESTAMP_NS value, DuckDB reads a string bound as TIMESTAMP_NS.
                 let ns = [&x, &lo, &hi].into_iter().any(ns_member);
-                let read = |v: Val<'a>| -> Result<(Val<'a>, Option<Lit>), Reason> {
-                    match v {
-                        Val::Lit(Lit::Str(s)) if ns => Ok((
-                            v,
-                            Some(super::lit::ns_string(s, "BETWEEN", "a TIMESTAMP_NS value")?),
-                        )),
-                        v => Ok((v, None)),
-                    }
-                };
-                let ((x, xl), (lo, lol), (hi, hil)) = (read(x)?, read(lo)?, read(hi)?);
+                let (xl, lol, hil) = (
+                    ns_read(&x, ns, "BETWEEN")?,
+                    ns_read(&lo, ns, "BETWEEN")?,
+                    ns_read(&hi, ns, "BETWEEN")?,
+                );
                 let (x, lo, hi) = (
                     xl.as_ref().map_or(x, Val::Lit),
                     lol.as_ref().map_or(lo, Val::Lit),
