@@ -1374,12 +1374,12 @@ fn sbbf_off(job: &JoinJob, plan: &JoinPlan) -> Option<String> {
         )
     } else if matches!(
         plan.left.family(),
-        KeyFamily::Timestamp | KeyFamily::TimestampTz
+        KeyFamily::Timestamp | KeyFamily::TimestampTz | KeyFamily::Time
     ) {
-        Some(
-            "timestamp keys: a Parquet Bloom filter holds the column's raw values in its own unit"
-                .to_string(),
-        )
+        Some(format!(
+            "{} keys: a Parquet Bloom filter holds the column's raw values in its own unit",
+            plan.left.family()
+        ))
     } else if !plan
         .right
         .plan
@@ -1411,7 +1411,10 @@ fn pruning_ranges(
                 prefiltering
                     && matches!(
                         fam,
-                        KeyFamily::Integer | KeyFamily::Timestamp | KeyFamily::TimestampTz
+                        KeyFamily::Integer
+                            | KeyFamily::Timestamp
+                            | KeyFamily::TimestampTz
+                            | KeyFamily::Time
                     )
             })
         })

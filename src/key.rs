@@ -69,6 +69,8 @@ pub enum KeyFamily {
     /// [`hash_tuple_into`]); the filter's metadata records each component's column and
     /// family. No key column has this family.
     Tuple,
+    /// Times of day (`Time32`, `Time64`), of any unit, as nanoseconds since midnight.
+    Time,
 }
 
 impl KeyFamily {
@@ -90,6 +92,7 @@ impl KeyFamily {
             KeyFamily::Timestamp => 4,
             KeyFamily::TimestampTz => 5,
             KeyFamily::Tuple => 6,
+            KeyFamily::Time => 7,
         }
     }
 
@@ -102,6 +105,7 @@ impl KeyFamily {
             4 => Some(KeyFamily::Timestamp),
             5 => Some(KeyFamily::TimestampTz),
             6 => Some(KeyFamily::Tuple),
+            7 => Some(KeyFamily::Time),
             _ => None,
         }
     }
@@ -133,6 +137,7 @@ impl KeyFamily {
             | DataType::FixedSizeBinary(_) => Some(KeyFamily::Bytes),
             DataType::Timestamp(_, None) => Some(KeyFamily::Timestamp),
             DataType::Timestamp(_, Some(_)) => Some(KeyFamily::TimestampTz),
+            DataType::Time32(_) | DataType::Time64(_) => Some(KeyFamily::Time),
             DataType::Dictionary(k, v) if k.is_dictionary_key_type() => KeyFamily::of(v),
             _ => None,
         }
@@ -149,7 +154,7 @@ impl KeyFamily {
                 )
             } else {
                 format!(
-                    "type {data_type} cannot be a key (integers, decimals, dates, timestamps, strings and binary can)"
+                    "type {data_type} cannot be a key (integers, decimals, dates, times, timestamps, strings and binary can)"
                 )
             },
         })
@@ -165,6 +170,7 @@ impl fmt::Display for KeyFamily {
             KeyFamily::Timestamp => "timestamp",
             KeyFamily::TimestampTz => "timestamptz",
             KeyFamily::Tuple => "tuple",
+            KeyFamily::Time => "time",
         })
     }
 }
@@ -178,9 +184,10 @@ impl FromStr for KeyFamily {
             "any" => Ok(KeyFamily::Any),
             "timestamp" => Ok(KeyFamily::Timestamp),
             "timestamptz" => Ok(KeyFamily::TimestampTz),
+            "time" => Ok(KeyFamily::Time),
             other => Err(Error::param(
                 "key family",
-                format!("{other:?} (expected integer, bytes, timestamp, timestamptz or any)"),
+                format!("{other:?} (expected integer, bytes, timestamp, timestamptz, time or any)"),
             )),
         }
     }
@@ -515,6 +522,10 @@ pub fn hash_array_with<H: KeyHasher>(
             out.extend(a.values().iter().map(|b| h.hash_int(b as i64)));
         }
         DataType::Timestamp(unit, _) => timestamps(array, unit_ns(unit), h, out)?,
+        DataType::Time32(_) | DataType::Time64(_) => {
+            let (values, unit) = time_values(array).ok_or_else(|| unsupported(dt))?;
+            hashes_of_ns(&values, array, unit, h, out)?
+        }
         DataType::Decimal32(_, s) => decimals::<Decimal32Type, H>(array, *s, h, out)?,
         DataType::Decimal64(_, s) => decimals::<Decimal64Type, H>(array, *s, h, out)?,
         DataType::Decimal128(_, s) => decimals::<Decimal128Type, H>(array, *s, h, out)?,
@@ -556,7 +567,7 @@ pub fn hash_array_with<H: KeyHasher>(
 
 pub(crate) fn unsupported(dt: &DataType) -> Error {
     Error::Usage(format!(
-        "type {dt} cannot be a key (integers, decimals, dates, timestamps, strings and binary can)"
+        "type {dt} cannot be a key (integers, decimals, dates, times, timestamps, strings and binary can)"
     ))
 }
 
@@ -664,10 +675,52 @@ pub(crate) fn timestamp_values(array: &dyn Array) -> &[i64] {
     }
 }
 
+/// The raw values of a time-of-day array (`Time32` widened to `i64`, `Time64` as stored;
+/// null slots hold any value) and the nanoseconds of its unit; `None` for other types.
+pub(crate) fn time_values(array: &dyn Array) -> Option<(std::borrow::Cow<'_, [i64]>, i64)> {
+    use arrow::datatypes::{
+        Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
+        TimeUnit,
+    };
+    use std::borrow::Cow;
+    let wide = |v: &[i32]| Cow::Owned(v.iter().map(|&x| x as i64).collect());
+    Some(match array.data_type() {
+        DataType::Time32(TimeUnit::Second) => (
+            wide(array.as_primitive::<Time32SecondType>().values()),
+            1_000_000_000,
+        ),
+        DataType::Time32(TimeUnit::Millisecond) => (
+            wide(array.as_primitive::<Time32MillisecondType>().values()),
+            1_000_000,
+        ),
+        DataType::Time64(TimeUnit::Microsecond) => (
+            Cow::Borrowed(&array.as_primitive::<Time64MicrosecondType>().values()[..]),
+            1_000,
+        ),
+        DataType::Time64(TimeUnit::Nanosecond) => (
+            Cow::Borrowed(&array.as_primitive::<Time64NanosecondType>().values()[..]),
+            1,
+        ),
+        _ => return None,
+    })
+}
+
 /// Timestamp keys (raw values of `unit` nanoseconds each) by their value in nanoseconds.
 /// Errors when a non-null key cannot be held by the hasher.
 fn timestamps<H: KeyHasher>(array: &dyn Array, unit: i64, h: &H, out: &mut Vec<u64>) -> Result<()> {
-    let values = timestamp_values(array);
+    hashes_of_ns(timestamp_values(array), array, unit, h, out)
+}
+
+/// The hashes of `values` (timestamps or times of day, of `unit` nanoseconds each) of
+/// `array` by their value in nanoseconds. Errors when a non-null key cannot be held by the
+/// hasher.
+fn hashes_of_ns<H: KeyHasher>(
+    values: &[i64],
+    array: &dyn Array,
+    unit: i64,
+    h: &H,
+    out: &mut Vec<u64>,
+) -> Result<()> {
     let start = out.len();
     if h.hash_timestamps(values, unit, out) {
         return Ok(());
@@ -916,6 +969,14 @@ pub fn hash_text_key_with<H: KeyHasher>(text: &str, family: KeyFamily, hasher: &
                 ))
             })
         }
+        KeyFamily::Time => {
+            let ns = parse_text_time(text)?;
+            hasher.hash_timestamp(ns).ok_or_else(|| {
+                Error::Unrepresentable(format!(
+                    "time key {text:?}: the filter's hasher holds no times of day"
+                ))
+            })
+        }
         KeyFamily::Any => Err(Error::Usage(
             "the filter does not record its key family (Spark format): say whether the keys are integers, bytes or timestamps".into(),
         )),
@@ -941,6 +1002,16 @@ pub(crate) fn parse_text_timestamp(text: &str, family: KeyFamily) -> Result<i128
         Error::Usage(format!(
             "key {text:?} is not a timestamp (YYYY-MM-DD HH:MM:SS with up to 9 fractional digits{}), and the filter holds {family} keys",
             if family == KeyFamily::TimestampTz { ", in UTC" } else { "" }
+        ))
+    })
+}
+
+/// A text key of the time family (a `probe` line or field) as nanoseconds since midnight:
+/// `HH:MM[:SS]` with up to 9 fractional digits.
+pub(crate) fn parse_text_time(text: &str) -> Result<i128> {
+    crate::expr::parse_time(text.trim()).map_err(|_| {
+        Error::Usage(format!(
+            "key {text:?} is not a time of day (HH:MM:SS with up to 9 fractional digits), and the filter holds time keys"
         ))
     })
 }
@@ -980,8 +1051,9 @@ pub enum CanonicalKeys {
     Num(LargeBinaryArray),
     /// Bytes keys.
     Bytes(LargeBinaryArray),
-    /// Timestamp keys (either timestamp family), as nanoseconds since the epoch (null slots
-    /// hold any value). They equal only each other.
+    /// Timestamp keys (either timestamp family) as nanoseconds since the epoch, or times of
+    /// day as nanoseconds since midnight (null slots hold any value). They equal only each
+    /// other, and the families never meet in one join.
     Time(Vec<i128>),
 }
 
@@ -1039,7 +1111,7 @@ impl CanonicalKeys {
                     .map_err(|e| Error::arrow("key to bytes", e))?;
                 Ok(CanonicalKeys::Bytes(b.as_binary::<i64>().clone()))
             }
-            KeyFamily::Timestamp | KeyFamily::TimestampTz => {
+            KeyFamily::Timestamp | KeyFamily::TimestampTz | KeyFamily::Time => {
                 let unpacked;
                 let array = match array.data_type() {
                     DataType::Dictionary(_, v) => {
@@ -1049,15 +1121,16 @@ impl CanonicalKeys {
                     }
                     _ => array,
                 };
-                let unit = match array.data_type() {
-                    DataType::Timestamp(u, _) => unit_ns(u) as i128,
-                    other => return Err(unsupported(other)),
+                let (values, unit) = match array.data_type() {
+                    DataType::Timestamp(u, _) => (
+                        std::borrow::Cow::Borrowed(timestamp_values(array)),
+                        unit_ns(u),
+                    ),
+                    _ => time_values(array).ok_or_else(|| unsupported(array.data_type()))?,
                 };
+                let unit = unit as i128;
                 Ok(CanonicalKeys::Time(
-                    timestamp_values(array)
-                        .iter()
-                        .map(|&v| v as i128 * unit)
-                        .collect(),
+                    values.iter().map(|&v| v as i128 * unit).collect(),
                 ))
             }
             KeyFamily::Any | KeyFamily::Tuple => Err(unsupported(array.data_type())),
@@ -1253,6 +1326,54 @@ mod tests {
                     hash_timestamp(v as i128 * unit_ns(&w[0]) as i128, seed)
                 );
             }
+        }
+
+        /// A time of day hashes and compares as its nanoseconds since midnight, whatever its
+        /// unit: `s` seconds of `Time32(s)` is `s * 1000` of `Time32(ms)`, `s * 10^6` of
+        /// `Time64(us)` and `s * 10^9` of `Time64(ns)` (and a value off a unit's grid meets no
+        /// coarser one); the canonical keys, the text key and the key range agree.
+        #[test]
+        fn times_hash_by_value_across_units(
+            s in 0i32..86_400,
+            sub in 1i64..1_000_000_000,
+            seed in any::<u64>(),
+        ) {
+            use arrow::array::{
+                Time32MillisecondArray, Time32SecondArray, Time64MicrosecondArray,
+                Time64NanosecondArray,
+            };
+            let one = |a: &dyn Array| hash_array(a, seed).unwrap().hashes[0];
+            let ns = s as i64 * 1_000_000_000;
+            let arrays: [ArrayRef; 4] = [
+                Arc::new(Time32SecondArray::from(vec![s])),
+                Arc::new(Time32MillisecondArray::from(vec![s * 1000])),
+                Arc::new(Time64MicrosecondArray::from(vec![s as i64 * 1_000_000])),
+                Arc::new(Time64NanosecondArray::from(vec![ns])),
+            ];
+            for a in &arrays {
+                prop_assert_eq!(KeyFamily::of(a.data_type()), Some(KeyFamily::Time));
+                prop_assert_eq!(one(a.as_ref()), hash_timestamp(ns as i128, seed));
+                let CanonicalKeys::Time(c) = CanonicalKeys::try_new(a.as_ref()).unwrap() else {
+                    panic!("times are canonical nanoseconds");
+                };
+                prop_assert_eq!(c, vec![ns as i128]);
+                prop_assert_eq!(
+                    crate::map::prune::key_range(a.as_ref()),
+                    Some((ns as i128, ns as i128))
+                );
+            }
+            let text = format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+            prop_assert_eq!(
+                hash_text_key_with(&text, KeyFamily::Time, &Xxh3(seed)).unwrap(),
+                one(arrays[3].as_ref())
+            );
+            let off = Time64NanosecondArray::from(vec![ns + sub]);
+            prop_assert_ne!(one(&off), one(arrays[0].as_ref()));
+            let text = format!("{text}.{sub:09}");
+            prop_assert_eq!(
+                hash_text_key_with(&text, KeyFamily::Time, &Xxh3(seed)).unwrap(),
+                one(&off)
+            );
         }
     }
 

@@ -4,7 +4,7 @@
 //! the integer filters as format version 1 wrote them (never regenerated): this build must
 //! still read them and find their keys.
 
-use arrow::array::{Int64Array, StringArray};
+use arrow::array::{Int64Array, StringArray, Time32SecondArray, Time64NanosecondArray};
 use bloomjoin::bloom::codec::{self, FilterMeta};
 use bloomjoin::bloom::{BloomFilter, BloomParams, Layout};
 use bloomjoin::key::KeyFamily;
@@ -36,12 +36,19 @@ fn golden_filters() -> Vec<(&'static str, BloomFilter)> {
     let mut e = meta_free(Layout::Split, 2048, 8, 7, KeyFamily::Bytes);
     e.insert_array(&StringArray::from(vec!["alice", "bob", "zoë", "", "7"]))
         .unwrap();
+    // Times of day (family 7): 1..=20 seconds after midnight, inserted in nanoseconds.
+    let mut t = meta_free(Layout::Split, 1024, 8, 0, KeyFamily::Time);
+    t.insert_array(&Time64NanosecondArray::from(
+        (1..=20).map(|s| s * 1_000_000_000).collect::<Vec<i64>>(),
+    ))
+    .unwrap();
     vec![
         ("blocked_int.bjf", a),
         ("classic_int.bjf", b),
         ("blocked_str.bjf", c),
         ("split_int.bjf", d),
         ("split_str.bjf", e),
+        ("split_time.bjf", t),
     ]
 }
 
@@ -83,8 +90,15 @@ fn answers(f: &BloomFilter) -> String {
             }
         })
         .collect(),
+        // Times of day 0..64 seconds, probed in seconds (the keys were inserted in
+        // nanoseconds: one value in any unit).
+        KeyFamily::Time => {
+            let probes = Time32SecondArray::from((0..64).collect::<Vec<i32>>());
+            let hits = f.probe_array(&probes).unwrap();
+            hits.iter().map(|b| if b { '1' } else { '0' }).collect()
+        }
         KeyFamily::Any | KeyFamily::Tuple | KeyFamily::Timestamp | KeyFamily::TimestampTz => {
-            panic!("the native golden filters hold integer or bytes keys")
+            panic!("the native golden filters hold integer, bytes or time keys")
         }
     }
 }

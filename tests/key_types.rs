@@ -1219,3 +1219,271 @@ fn the_files_of_one_side_may_hold_a_column_in_types_that_meet_by_value() {
         assert_eq!(b.schema().field(0).data_type(), &want_type, "{name}");
     }
 }
+
+/// Times of day (`TIME`, `TIME_NS`) are keys: every unit meets by value in nanoseconds since
+/// midnight, as DuckDB compares `TIME` with `TIME_NS` (`01:00:00` meets `01:00:00.000000000`,
+/// not `01:00:00.000000001`), in every join type and strategy; the key range prunes row
+/// groups; the files of one side may differ in unit; `probe` reads `HH:MM:SS[.f]`; a time
+/// never meets a timestamp or an integer, and Spark's format, which has no TIME, refuses one.
+#[test]
+fn time_keys_of_every_unit_meet_by_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let strs = |v: &[&str]| -> ArrayRef { Arc::new(StringArray::from(v.to_vec())) };
+    write_parquet(
+        &d.join("lt/l.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Time32MillisecondArray::from(vec![
+                    Some(1_000),
+                    Some(1_500),
+                    Some(10_000),
+                    None,
+                    Some(2_000),
+                ])) as ArrayRef,
+            ),
+            ("v", strs(&["a1", "a1.5", "a10", "anull", "a2"])),
+        ],
+        10,
+    );
+    // Row groups of two rows: [1 s, 1.5 s], [1.5 s + 1 ns, 10 s], [null, 20 s], [1 s]; the
+    // third is outside the left keys' range (1 s to 10 s), its statistics skip it.
+    write_parquet(
+        &d.join("rt/r.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Time64NanosecondArray::from(vec![
+                    Some(S),
+                    Some(S + S / 2),
+                    Some(S + S / 2 + 1),
+                    Some(10 * S),
+                    None,
+                    Some(20 * S),
+                    Some(S),
+                ])) as ArrayRef,
+            ),
+            (
+                "w",
+                strs(&["b1", "b1.5", "b1.5+1ns", "b10", "bnull", "b20", "b1'"]),
+            ),
+        ],
+        2,
+    );
+    let f = train(d, "lt", &[]);
+    let inner = ["a1|b1", "a1|b1'", "a1.5|b1.5", "a10|b10"];
+    let r = check(d, &f, ("lt", "rt"), "inner", "v,w", &inner);
+    assert_eq!(r["right"]["row_groups_skipped"].as_u64(), Some(1), "{r}");
+    assert_eq!(r["right"]["rows_skipped_by_stats"].as_u64(), Some(2), "{r}");
+    let mut left = inner.to_vec();
+    left.extend(["a2|NULL", "anull|NULL"]);
+    check(d, &f, ("lt", "rt"), "left", "v,w", &left);
+    check(
+        d,
+        &f,
+        ("lt", "rt"),
+        "left-semi",
+        "v",
+        &["a1", "a1.5", "a10"],
+    );
+    check(d, &f, ("lt", "rt"), "left-anti", "v", &["a2", "anull"]);
+    check(
+        d,
+        &f,
+        ("lt", "rt"),
+        "right-semi",
+        "w",
+        &["b1", "b1'", "b1.5", "b10"],
+    );
+    check(
+        d,
+        &f,
+        ("lt", "rt"),
+        "right-anti",
+        "w",
+        &["b1.5+1ns", "bnull", "b20"],
+    );
+    let mut full = inner.to_vec();
+    full.extend([
+        "NULL|b1.5+1ns",
+        "NULL|bnull",
+        "NULL|b20",
+        "a2|NULL",
+        "anull|NULL",
+    ]);
+    check(d, &f, ("lt", "rt"), "full", "v,w", &full);
+
+    // One side's files in seconds and microseconds: one key type (the finer unit).
+    write_parquet(
+        &d.join("rmix/s.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Time32SecondArray::from(vec![1, 2])) as ArrayRef,
+            ),
+            ("w", strs(&["s1", "s2"])),
+        ],
+        10,
+    );
+    write_parquet(
+        &d.join("rmix/u.parquet"),
+        vec![
+            (
+                "k",
+                Arc::new(Time64MicrosecondArray::from(vec![1_500_000, 3_000_000])) as ArrayRef,
+            ),
+            ("w", strs(&["u1.5", "u3"])),
+        ],
+        10,
+    );
+    check(
+        d,
+        &f,
+        ("lt", "rmix"),
+        "inner",
+        "v,w",
+        &["a1|s1", "a2|s2", "a1.5|u1.5"],
+    );
+
+    // probe reads times of day as text; inspect shows the family.
+    let out = run_stdin(
+        d,
+        &["probe", "--filter", &f],
+        "00:00:01\n00:00:01.5\n00:00:10.000000000\n00:00:02\n",
+    )
+    .ok();
+    assert_eq!(out, "maybe\nmaybe\nmaybe\nmaybe\n");
+    run_stdin(d, &["probe", "--filter", &f], "1000\n").fails(
+        2,
+        &["stdin line 1", "\"1000\" is not a time of day", "time keys"],
+    );
+    let json = run_in(d, &["inspect", &f, "--json"]).ok();
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(j["key_family"], "time", "{j}");
+
+    // A time never meets a timestamp or an integer (DuckDB: no cast from TIME to
+    // TIMESTAMP); nothing is written.
+    write_parquet(
+        &d.join("ts/t.parquet"),
+        vec![(
+            "k",
+            Arc::new(TimestampNanosecondArray::from(vec![S])) as ArrayRef,
+        )],
+        10,
+    );
+    write_parquet(
+        &d.join("ints/i.parquet"),
+        vec![("k", Arc::new(Int64Array::from(vec![1_000, S])) as ArrayRef)],
+        10,
+    );
+    for (right, other) in [("ts", "timestamp"), ("ints", "integer")] {
+        run_in(
+            d,
+            &[
+                "join",
+                "-q",
+                "--filter",
+                &f,
+                "--left",
+                "lt",
+                "--left-key",
+                "k",
+                "--right",
+                right,
+                "--right-key",
+                "k",
+                "--output",
+                "out",
+            ],
+        )
+        .fails(2, &["key family mismatch", "time keys", other]);
+        assert!(!d.join("out").exists());
+    }
+    // Spark's format has no TIME: train, and a join that builds its filter for Spark's
+    // layout, refuse with one line and write nothing.
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "lt", "--column", "k", "--layout", "spark-v1", "--output",
+            "s.bjf",
+        ],
+    )
+    .fails(2, &["Spark's BloomFilter has no TIME type"]);
+    assert!(!d.join("s.bjf").exists());
+
+    // A composite key with a time component: (id, time) meets across units.
+    write_parquet(
+        &d.join("cl/l.parquet"),
+        vec![
+            ("id", Arc::new(Int32Array::from(vec![1, 1, 2])) as ArrayRef),
+            (
+                "t",
+                Arc::new(Time64MicrosecondArray::from(vec![
+                    1_000_000, 2_000_000, 1_000_000,
+                ])) as ArrayRef,
+            ),
+            ("v", strs(&["l1a", "l1b", "l2a"])),
+        ],
+        10,
+    );
+    write_parquet(
+        &d.join("cr/r.parquet"),
+        vec![
+            (
+                "id",
+                Arc::new(Int64Array::from(vec![1, 2, 2, 1])) as ArrayRef,
+            ),
+            (
+                "t",
+                Arc::new(Time32MillisecondArray::from(vec![
+                    2_000, 1_000, 2_000, 1_001,
+                ])) as ArrayRef,
+            ),
+            ("w", strs(&["r1b", "r2a", "r2b", "r1x"])),
+        ],
+        10,
+    );
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "cl", "--column", "id,t", "--output", "c.bjf",
+        ],
+    )
+    .ok();
+    for extra in [vec![], vec!["--strategy", "reduce-side"]] {
+        let mut a = vec![
+            "join",
+            "-q",
+            "--filter",
+            "c.bjf",
+            "--left",
+            "cl",
+            "--left-key",
+            "id,t",
+            "--right",
+            "cr",
+            "--right-key",
+            "id,t",
+            "--select",
+            "v,w",
+            "--output",
+            "cout",
+            "--overwrite",
+        ];
+        a.extend_from_slice(&extra);
+        run_in(d, &a).ok();
+        assert_eq!(
+            read_rows(&d.join("cout")).0,
+            sorted(&["l1b|r1b", "l2a|r2a"]),
+            "{extra:?}"
+        );
+    }
+    let out = run_stdin(
+        d,
+        &["probe", "--filter", "c.bjf"],
+        "1\t00:00:02\n2\t00:00:01.000\n",
+    )
+    .ok();
+    assert_eq!(out, "maybe\nmaybe\n");
+}

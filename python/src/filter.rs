@@ -445,7 +445,8 @@ impl Filter {
     }
 
     /// The key family: "integer", "bytes", "timestamp" (no time zone), "timestamptz" (with
-    /// one), or "any" (Spark's format does not record it).
+    /// one), "time" (times of day), "tuple" (a composite key), or "any" (Spark's format does
+    /// not record it).
     #[getter]
     fn key_family(&self) -> String {
         self.filter.family().to_string()

@@ -471,11 +471,12 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
                         | KeyFamily::Bytes
                         | KeyFamily::Timestamp
                         | KeyFamily::TimestampTz
+                        | KeyFamily::Time
                 )
             })
         {
             return Err(bad(
-                "a composite key filter must record two or more key columns of family integer, bytes, timestamp or timestamptz (metadata key_columns)".into(),
+                "a composite key filter must record two or more key columns of family integer, bytes, timestamp, timestamptz or time (metadata key_columns)".into(),
             ));
         }
     }

@@ -930,12 +930,15 @@ pub fn hash_into(params: &BloomParams, array: &dyn Array, out: &mut Vec<u64>) ->
     if let Some(h) = params.sbbf_hasher() {
         return key::hash_array_with(array, &h, out);
     }
+    if params.layout.is_spark() && KeyFamily::of(array.data_type()) == Some(KeyFamily::Time) {
+        return Err(spark_keys::spark_time());
+    }
     let spark = spark::SparkHasher::new(params);
     if let spark_keys::SparkKeys::Xxhash64(ty) = params.spark_keys {
         // Spark's xxhash64 of the key as the filter's Spark type, inserted as a long.
         let family = KeyFamily::of(array.data_type()).ok_or_else(|| {
             Error::Usage(format!(
-                "type {} cannot be a key (integers, decimals, dates, timestamps, strings and binary can)",
+                "type {} cannot be a key (integers, decimals, dates, times, timestamps, strings and binary can)",
                 array.data_type()
             ))
         })?;
@@ -1309,6 +1312,9 @@ impl BloomFilter {
                     params.layout
                 ),
             ));
+        }
+        if family == KeyFamily::Time && params.layout.is_spark() {
+            return Err(spark_keys::spark_time());
         }
         if params.layout == Layout::Sbbf {
             match params.physical {

@@ -224,6 +224,12 @@ impl SparkType {
                 SparkType::Decimal(*p, *s as u8)
             }
             D::Timestamp(_, _) => SparkType::Timestamp,
+            D::Time32(_) | D::Time64(_) => {
+                return Err(Error::Usage(format!(
+                    "column {column:?}: {}",
+                    crate::error::one_line(&spark_time())
+                )))
+            }
             t if KeyFamily::of(t) == Some(KeyFamily::Bytes) => SparkType::String,
             other => {
                 return Err(Error::Usage(format!(
@@ -240,7 +246,7 @@ impl SparkType {
             KeyFamily::Integer => Some(SparkType::Bigint),
             KeyFamily::Bytes => Some(SparkType::String),
             KeyFamily::Timestamp | KeyFamily::TimestampTz => Some(SparkType::Timestamp),
-            KeyFamily::Any | KeyFamily::Tuple => None,
+            KeyFamily::Any | KeyFamily::Tuple | KeyFamily::Time => None,
         }
     }
 
@@ -486,6 +492,13 @@ pub fn xxhash64_text_tuple(
     Ok(seeds[0])
 }
 
+/// The error for a time-of-day key in a Spark filter.
+pub(crate) fn spark_time() -> Error {
+    Error::Usage(
+        "time-of-day keys cannot go into a Spark filter: Spark's BloomFilter has no TIME type (cast the key to a string, or train our format)".into(),
+    )
+}
+
 /// One text key as a one-row array of its family: a number (integer family; `is_date`:
 /// `YYYY-MM-DD` too, as its day number), a timestamp, or the text's bytes.
 fn text_key_array(text: &str, family: KeyFamily, is_date: bool) -> Result<arrow::array::ArrayRef> {
@@ -543,6 +556,7 @@ fn text_key_array(text: &str, family: KeyFamily, is_date: bool) -> Result<arrow:
                     .into(),
             ))
         }
+        KeyFamily::Time => return Err(spark_time()),
     };
     Ok(array)
 }

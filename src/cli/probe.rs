@@ -71,8 +71,9 @@ fn spark_types(args: &Args, families: &[KeyFamily]) -> Result<Vec<SparkType>> {
         return families
             .iter()
             .map(|f| {
-                SparkType::for_family(*f).ok_or_else(|| {
-                    Error::param("--key-type", format!("{f}: not the type of a key column"))
+                SparkType::for_family(*f).ok_or_else(|| match f {
+                    KeyFamily::Time => crate::bloom::spark_keys::spark_time(),
+                    _ => Error::param("--key-type", format!("{f}: not the type of a key column")),
                 })
             })
             .collect();

@@ -104,6 +104,12 @@ pub fn parse_timestamp(s: &str) -> Result<i128> {
     lit::strict_timestamp(s).map_err(Error::Usage)
 }
 
+/// Parse a time of day, `HH:MM[:SS[.f]]` (up to 9 fractional digits, up to 23:59:59), into
+/// nanoseconds since midnight, as `TIME` literals of `--where` are read.
+pub fn parse_time(s: &str) -> Result<i128> {
+    lit::strict_time(s).map_err(Error::Usage)
+}
+
 /// The type a computed column of values of type `t` is written in: an exact number without
 /// a fraction is a BIGINT, one with a fraction a DECIMAL of at most 38 digits (exact
 /// arithmetic types its results as wide as they may need to be: `i32 + 1` is a DECIMAL(11,

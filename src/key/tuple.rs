@@ -549,8 +549,9 @@ pub fn with_text_canon<R>(
             super::parse_text_timestamp(text, family)?,
             f,
         )),
+        KeyFamily::Time => Ok(with_wide_canon(super::parse_text_time(text)?, f)),
         other => Err(Error::Usage(format!(
-            "a key component of family {other}: say whether it is integer, bytes, timestamp or timestamptz"
+            "a key component of family {other}: say whether it is integer, bytes, timestamp, timestamptz or time"
         ))),
     }
 }

@@ -630,7 +630,7 @@ impl SbbfTier {
         };
         // A decimal stores its unscaled integer (7.00 as 700), a boolean is no integer the probe
         // keys encode, a Date64 may be stored in milliseconds rather than our days, and a
-        // timestamp holds its own unit rather than our nanoseconds: their SBBFs say nothing
+        // timestamp or a time of day holds its own unit rather than our nanoseconds: their SBBFs say nothing
         // about our keys by value.
         let value_type = |t: &DataType| match t {
             DataType::Dictionary(_, v) => v.as_ref().clone(),
@@ -646,6 +646,8 @@ impl SbbfTier {
                     | DataType::Boolean
                     | DataType::Date64
                     | DataType::Timestamp(..)
+                    | DataType::Time32(_)
+                    | DataType::Time64(_)
             )
         }) {
             return None;

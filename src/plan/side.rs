@@ -567,6 +567,16 @@ fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
         };
         return Some(D::Timestamp(unit, za.clone()));
     }
+    // Times of day of different units: the finer unit, which holds every value of the
+    // coarser one.
+    if let (D::Time32(ua) | D::Time64(ua), D::Time32(ub) | D::Time64(ub)) = (&a, &b) {
+        return Some(match crate::key::unit_ns(ua).min(crate::key::unit_ns(ub)) {
+            1 => D::Time64(arrow::datatypes::TimeUnit::Nanosecond),
+            1_000 => D::Time64(arrow::datatypes::TimeUnit::Microsecond),
+            1_000_000 => D::Time32(arrow::datatypes::TimeUnit::Millisecond),
+            _ => D::Time32(arrow::datatypes::TimeUnit::Second),
+        });
+    }
     let rank = |t: &DataType, family: [&DataType; 3]| family.iter().position(|f| *f == t);
     for family in [
         [&D::Float16, &D::Float32, &D::Float64],
