@@ -86,6 +86,8 @@ KEY_TYPES = {
     "timestamp_ms": pa.array([i * 1000 for i in range(M)], pa.timestamp("ms")),
     "timestamp_us_utc": pa.array([i * 10**6 for i in range(M)], pa.timestamp("us", "UTC")),
     "decimal": pa.array([decimal.Decimal(i % 300) / 4 for i in range(M)], pa.decimal128(12, 2)),
+    "time32_ms": pa.array([i * 7_919 % 86_400_000 for i in range(M)], pa.time32("ms")),
+    "time64_ns": pa.array([i * 1_000_000_007 % (86_400 * 10**9) for i in range(M)], pa.time64("ns")),
 }
 
 
@@ -106,6 +108,23 @@ def test_every_key_type_builds_what_train_builds_or_is_refused_alike(tmp_path, k
         return
     same_filter(bloomjoin.Filter.build(keys, column="k", layout=layout),
                 bloomjoin.Filter.open(out), [keys])
+
+
+def test_times_of_day_are_keys_by_value_in_any_unit():
+    # datetime.time is pyarrow's time64[us]; the same times in seconds or nanoseconds are the
+    # same keys, and a time off the microsecond grid is another key.
+    times = [datetime.time(h, m, s) for h in range(24) for m in range(0, 60, 7) for s in (0, 30)]
+    f = bloomjoin.Filter.build(pa.array(times))
+    assert f.key_family == "time" and f.info()["metadata"]["key_type"] == "Time64(µs)"
+    assert all(t in f for t in times)
+    secs = [t.hour * 3600 + t.minute * 60 + t.second for t in times]
+    assert f.contains(pa.array(secs, pa.time32("s"))).to_pylist() == [True] * len(secs)
+    assert f.contains(pa.array([s * 10**9 for s in secs], pa.time64("ns"))).to_pylist() == [True] * len(secs)
+    off = f.contains(pa.array([s * 10**9 + 1 for s in secs], pa.time64("ns"))).to_pylist()
+    assert sum(off) < len(secs) // 10, sum(off)
+    # A time is no timestamp: the filter refuses one as no key of its kind.
+    with pytest.raises(bloomjoin.errors.KeyTypeError):
+        f.contains(pa.array([0], pa.timestamp("us")))
 
 
 def test_the_spark_format_and_xxhash64_keys_are_trains(tmp_path):
