@@ -16,9 +16,14 @@ Composite keys with timestamp components: (id, ts) tuples whose id widths and ti
 units (and zones) differ across the sides, keyed as `k1,k2`, joined by DuckDB on
 `l.k1 = r.k1 AND l.k2 = r.k2`.
 
+Times of day (`TIME` of seconds, milliseconds and microseconds, `TIME_NS`) meet by value, as
+single keys and as a component of a composite key.
+
 Where DuckDB converts and we refuse, the refusal is checked instead: a timestamp with a time
 zone against one without (DuckDB converts with its session time zone; we exit 2 with a
-one-line "time zone mismatch" error naming both key columns).
+one-line "time zone mismatch" error naming both key columns). A time of day against a
+timestamp is refused by both (DuckDB: no cast from TIME to TIMESTAMP; we: "key family
+mismatch").
 """
 
 import datetime
@@ -123,6 +128,19 @@ def cases():
     yield "ts[s,Europe/Paris]-ts[us,UTC]", pa.array(
         [0, 3600, None], t("s", tz="Europe/Paris")
     ), pa.array([0, 3_600_000_000, 1, None], t("us", tz="UTC"))
+    # Times of day: TIME (ms, us) and TIME_NS meet by value (DuckDB casts TIME to
+    # TIME_NS), so 00:00:01.5 meets 00:00:01.500000000 and not 00:00:01.500000001.
+    yield "time32[ms]-time64[ns]", pa.array(
+        [1_000, 1_500, None, 86_399_999, 0, 1_500], pa.time32("ms")
+    ), pa.array(
+        [S, S + S // 2, S + S // 2 + 1, None, 86_399_999 * 10**6, 0, 2 * S], pa.time64("ns")
+    )
+    yield "time32[s]-time64[us]", pa.array([1, 2, None, 86_399, 0], pa.time32("s")), pa.array(
+        [1_000_000, 2_000_001, None, 86_399_000_000, 0, 1_000_000], pa.time64("us")
+    )
+    yield "time64[us]-time64[ns]", pa.array(
+        [1_500_000, 1_500_001, None, 0], pa.time64("us")
+    ), pa.array([1_500_000_000, 1_500_001_000, 1_500_000_001, None, 0], pa.time64("ns"))
     words = ["ab", "cd", None, "zoë", "ef", "ab", ""]
     other = ["cd", "zoë", "xy", None, "ab", "", "AB"]
     b = lambda v: [None if s is None else s.encode() for s in v]  # noqa: E731
@@ -172,6 +190,13 @@ def composite_cases():
     ], [
         ints([1, 2, 2, 1, 3, 3], pa.uint8()),
         pa.array([S, S + S // 2, S + S // 2 + 1, S, 0, None], t("ns", tz="+02:00")),
+    ]
+    yield "(int32,time64[us])-(int64,time32[ms])", [
+        ints([1, 1, 2, None, 3], pa.int32()),
+        pa.array([1_000_000, 2_000_000, 1_000_000, 1_000_000, None], pa.time64("us")),
+    ], [
+        ints([1, 2, 2, 1, 3, 1], pa.int64()),
+        pa.array([2_000, 1_000, 2_000, 1_001, None, 1_000], pa.time32("ms")),
     ]
 
 
@@ -267,6 +292,29 @@ def main():
                 or "\n" in err or os.path.exists(o)):
             print(f"FAILED {name}: exit {r.returncode}, {err!r}")
             failed += 1
+
+    # A time of day never meets a timestamp: DuckDB cannot cast one to the other, and we
+    # refuse with one line naming both families.
+    d = os.path.join(out, "time-timestamp")
+    lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
+    write(lpath, pa.array([1_000], pa.time32("ms")), "lid")
+    write(rpath, pa.array([S], pa.timestamp("ns")), "rid")
+    try:
+        con.sql(f"SELECT count(*) FROM '{lpath}' l JOIN '{rpath}' r ON l.k = r.k").fetchall()
+        duck_refuses = False
+    except duckdb.Error:
+        duck_refuses = True
+    o = os.path.join(d, "out")
+    r = run([
+        binary, "-q", "join", "--no-prefilter", "--left", lpath, "--left-key", "k",
+        "--right", rpath, "--right-key", "k", "--output", o,
+    ])
+    checked += 1
+    err = r.stderr.strip()
+    if (not duck_refuses or r.returncode != 2 or "key family mismatch" not in err
+            or "time keys" not in err or "\n" in err or os.path.exists(o)):
+        print(f"FAILED time-timestamp: DuckDB refuses: {duck_refuses}; exit {r.returncode}, {err!r}")
+        failed += 1
 
     print(f"key types: {checked - failed} of {checked} joins equal to DuckDB's")
     return 1 if failed else 0
