@@ -224,6 +224,7 @@ class Case:
         self.star = False  # --select *
         self.star_mods = False  # --select left.* / right.* with EXCLUDE, REPLACE, RENAME
         self.columns = False  # --select COLUMNS('regex')
+        self.time_keys = False  # a key component of times of day
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -688,6 +689,12 @@ def key_array(values, tname):
         unit = tname[3:]
         f = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}[unit]
         return pa.array([None if v is None else v * f for v in values], pa.timestamp(unit))
+    if tname.startswith("time_"):
+        # Seconds since midnight, as a time of day of the unit (TIME, or TIME_NS).
+        unit = tname[5:]
+        f = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}[unit]
+        t = pa.time32(unit) if unit in ("s", "ms") else pa.time64(unit)
+        return pa.array([None if v is None else v * f for v in values], t)
     if tname == "binary":
         return pa.array(values, pa.binary())
     if tname == "large_binary":
@@ -702,6 +709,8 @@ def key_kind(tname):
         return ("int", tname)
     if tname == "date32":
         return ("date", None)
+    if tname.startswith("time_"):
+        return ("time", None)
     if tname in KEY_TYPES_BIN:
         return ("bin", None)
     return ("str", None)
@@ -816,7 +825,8 @@ def hive_condition(rng, name, used):
 # and signedness, decimals) with numbers, strings with strings, binary with binary, dates and
 # timestamps with each other; each as both bloomjoin's `--where` language and DuckDB compare
 # them.
-JW_COMPATIBLE = {"num": {"num"}, "str": {"str"}, "bin": {"bin"}, "date": {"date", "ts"}, "ts": {"date", "ts"}}
+JW_COMPATIBLE = {"num": {"num"}, "str": {"str"}, "bin": {"bin"}, "date": {"date", "ts"}, "ts": {"date", "ts"},
+                 "time": {"time"}}
 JW_OPS = ["=", "==", "<>", "!=", "<", "<=", ">", ">="]
 
 
@@ -828,6 +838,8 @@ def jw_kind(key_type):
         return "date"
     if key_type.startswith("ts_"):
         return "ts"
+    if key_type.startswith("time_"):
+        return "time"
     return "bin" if key_type in KEY_TYPES_BIN else "str"
 
 
@@ -849,6 +861,11 @@ def jw_literal(rng, kind, pool):
         return g.bin_lit(rng, pool)
     if kind == "date":
         return g.date_lit(rng, pool)
+    if kind == "time":
+        # Times of day: the pool holds whole seconds since midnight.
+        secs = rng.choice(pool) if pool and rng.random() < 0.7 else rng.randint(0, 86_399)
+        secs = min(86_399, max(0, secs + rng.choice([0, 0, 1, -1])))
+        return g.Lit(f"TIME '{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}'")
     # Timestamps: the pool holds whole seconds since the epoch (as the case's timestamp keys).
     secs = rng.choice(pool) if pool and rng.random() < 0.7 else rng.randint(-(10**9), 10**9)
     secs += rng.choice([0, 0, 1, -1])
@@ -1276,6 +1293,14 @@ def join_case(case, ctx):
             pool2 = sorted({rng.choice([0, -1, 1, 86_399, 951_782_400, -2**31, 2**31 - 1,
                                         rng.randint(-(10**9), 10**9)]) for _ in range(rng.randint(1, 6))})
             extra2 = [rng.randint(-(10**9), 10**9) for _ in range(2)]
+            # Half of them times of day instead (TIME of seconds, milliseconds and
+            # microseconds, TIME_NS): the same draws, as seconds since midnight (a generator
+            # of its own, so that a seed's other draws stay what they were).
+            if random.Random(f"{ctx.seed}:join-time:{case.index}").random() < 0.5:
+                lt2, rt2 = "time_" + lt2[3:], "time_" + rt2[3:]
+                case.time_keys = True
+                pool2 = sorted({v % 86_400 for v in pool2})
+                extra2 = [v % 86_400 for v in extra2]
         left = left.append_column("lk2", key_array(g.draw(rng, pool2, nl, g.null_frac(rng)), lt2))
         right = right.append_column("rk2", key_array(g.draw(rng, pool2 + extra2, nr, g.null_frac(rng)), rt2))
         case.notes.append(f"composite key: (lk {lt}, lk2 {lt2}) = (rk {rt}, rk2 {rt2})")
@@ -1425,6 +1450,10 @@ def join_case(case, ctx):
         # documented refusal.
         case.notes.append(f"bloomjoin: {err.strip()}")
         return "refused (spark long)"
+    if code == 2 and layout.startswith("spark") and "Spark's BloomFilter has no TIME type" in err:
+        # A time of day is no Spark type: a documented refusal.
+        case.notes.append(f"bloomjoin: {err.strip()}")
+        return "refused (spark time)"
     if code == 2 and spark_tuple and mixed_files and "hashes the key as its Spark type" in err:
         # xxhash64 hashes each column as one Spark type: files that hold a key column in
         # different types are a documented refusal.
@@ -2611,6 +2640,7 @@ def run_case(job):
     r["star"] = case.star
     r["star_mods"] = case.star_mods
     r["columns"] = case.columns
+    r["time_keys"] = case.time_keys
     return r
 
 
@@ -2676,7 +2706,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "at_zones", "diffs", "computed", "fcomputed", "star", "star_mods", "columns"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "at_zones", "diffs", "computed", "fcomputed", "star", "star_mods", "columns", "time_keys"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2731,6 +2761,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['star_mods']} joins with left.* or right.* and EXCLUDE, REPLACE, RENAME or a pattern ({funcs['star_mods passed']} passed)"
     if funcs["columns"]:
         skipped += f"; {funcs['columns']} joins with --select COLUMNS('regex') ({funcs['columns passed']} passed)"
+    if funcs["time_keys"]:
+        skipped += f"; {funcs['time_keys']} joins on a time-of-day key component ({funcs['time_keys passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:

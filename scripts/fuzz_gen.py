@@ -1117,6 +1117,12 @@ def lit_from_text(kind, text):
         if re.fullmatch(r"\d{4}-\d\d-\d\d", text):
             return Ex(f"DATE '{text}'", f"DATE '{text}'", "date", val=text)
         return None
+    if kind == "time":
+        m = re.fullmatch(r"\d\d:\d\d:\d\d(?:\.(\d+))?", text)
+        if not m:
+            return None
+        word = "TIME_NS" if m.group(1) and len(m.group(1).rstrip("0")) > 6 else "TIME"
+        return Ex(f"TIME '{text}'", f"{word} '{text}'", "time", val=text)
     text = re.sub(r"\+00(:00)?$", "", text)  # a TIMESTAMPTZ in UTC
     m = re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.(\d+))?", text)
     if not m:
