@@ -483,6 +483,22 @@ pub(crate) fn check_key_of(
             side.family()
         )));
     }
+    // UUIDs and strings are both bytes keys, but a UUID's are its 16 bytes and a string's its
+    // text: probed against each other they would find nothing, silently.
+    let uuid_filter = meta.logical_type.as_deref() == Some("UUID");
+    let text_filter = meta.key_type.as_deref().is_some_and(|t| t.contains("Utf8"));
+    let side_text = crate::plan::side::is_text(side.schema.field(0).data_type());
+    let side_uuid = crate::plan::side::uuid_key(side, &keys[0]);
+    if (uuid_filter && side_text) || (text_filter && side_uuid) {
+        let (ours, theirs) = if uuid_filter {
+            ("UUIDs (16 bytes)", "a string")
+        } else {
+            ("strings", "a UUID (16 bytes)")
+        };
+        return Err(Error::Usage(format!(
+            "type mismatch: the filter {filter} holds {ours}, but {flag} {key} is {theirs}: a UUID's bytes never equal its text (DuckDB casts the text to a UUID); train the filter on the key's own type"
+        )));
+    }
     Ok(())
 }
 

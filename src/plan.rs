@@ -225,6 +225,23 @@ impl InputFile {
         self.metadata.metadata()
     }
 
+    /// Whether the file's top-level column `column` is a UUID: 16 bytes of Parquet's `UUID`
+    /// logical type (DuckDB's `UUID`), which the reader hands on as `FixedSizeBinary(16)`.
+    pub fn is_uuid(&self, column: &str) -> bool {
+        self.parquet()
+            .file_metadata()
+            .schema_descr()
+            .columns()
+            .iter()
+            .any(|c| {
+                c.path().parts() == [column]
+                    && matches!(
+                        c.logical_type_ref(),
+                        Some(parquet::basic::LogicalType::Uuid)
+                    )
+            })
+    }
+
     /// The Arrow schema.
     pub fn schema(&self) -> &SchemaRef {
         self.metadata.schema()

@@ -1243,6 +1243,9 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 shard: job.shard.map(|s| s.to_string()),
                 // Sized by folding: `merge` folds such partials and re-checks this target.
                 fpp: folding.then_some(fpp),
+                logical_type: (columns.len() == 1
+                    && plan.files.iter().any(|f| f.is_uuid(&columns[0])))
+                .then(|| "UUID".to_string()),
                 ..FilterMeta::default()
             },
         );

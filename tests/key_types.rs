@@ -1487,3 +1487,173 @@ fn time_keys_of_every_unit_meet_by_value() {
     .ok();
     assert_eq!(out, "maybe\nmaybe\n");
 }
+
+/// A Parquet file of one `UUID` column `k` (16 bytes each, Parquet's UUID logical type, as
+/// DuckDB and pyarrow write it) and an `Int64` column `id`, through the crate's low-level
+/// writer (the Arrow writer does not mark UUIDs).
+fn write_uuids(path: &Path, uuids: &[u128]) {
+    use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int64Type};
+    use parquet::file::writer::SerializedFileWriter;
+    let schema = Arc::new(
+        parquet::schema::parser::parse_message_type(
+            "message m { required fixed_len_byte_array(16) k (UUID); required int64 id; }",
+        )
+        .unwrap(),
+    );
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = SerializedFileWriter::new(file, schema, Default::default()).unwrap();
+    let mut rg = w.next_row_group().unwrap();
+    let mut col = rg.next_column().unwrap().unwrap();
+    let values: Vec<FixedLenByteArray> = uuids
+        .iter()
+        .map(|u| FixedLenByteArray::from(u.to_be_bytes().to_vec()))
+        .collect();
+    col.typed::<FixedLenByteArrayType>()
+        .write_batch(&values, None, None)
+        .unwrap();
+    col.close().unwrap();
+    let mut col = rg.next_column().unwrap().unwrap();
+    let ids: Vec<i64> = (0..uuids.len() as i64).collect();
+    col.typed::<Int64Type>()
+        .write_batch(&ids, None, None)
+        .unwrap();
+    col.close().unwrap();
+    rg.close().unwrap();
+    w.close().unwrap();
+}
+
+/// A UUID key is its 16 bytes and a string key its text: they are both bytes keys, but never
+/// meet, where DuckDB casts the text to a UUID and joins them. Every way they could be
+/// brought together fails with one line and writes nothing: a join of the two (either side),
+/// a filter trained on one probing the other (`join --filter`, `filter`). UUIDs still meet
+/// plain 16-byte binary keys by their bytes (as DuckDB compares a UUID with a BLOB), and
+/// `probe` of a UUID filter reads UUID text, as DuckDB does, in any case and with or without
+/// hyphens.
+#[test]
+fn uuid_keys_never_meet_strings_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let uuids: Vec<u128> = (1..=4)
+        .map(|i| i * 0x0123_4567_89ab_cdef_0011_2233_4455_6677)
+        .collect();
+    let text = |u: u128| {
+        let h = format!("{u:032x}");
+        format!(
+            "{}-{}-{}-{}-{}",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..]
+        )
+    };
+    write_uuids(&d.join("u/u.parquet"), &uuids);
+    write_parquet(
+        &d.join("s/s.parquet"),
+        vec![(
+            "k",
+            Arc::new(StringArray::from(vec![text(uuids[0]), text(uuids[2])])) as ArrayRef,
+        )],
+        10,
+    );
+    write_parquet(
+        &d.join("b/b.parquet"),
+        vec![(
+            "k",
+            Arc::new(
+                FixedSizeBinaryArray::try_from_iter(
+                    [uuids[1], uuids[3], 7].iter().map(|u| u.to_be_bytes()),
+                )
+                .unwrap(),
+            ) as ArrayRef,
+        )],
+        10,
+    );
+    let join = |filter: Option<&str>, left: &str, right: &str, out: &str| {
+        let mut a = vec!["join", "-q"];
+        match filter {
+            Some(f) => a.extend(["--filter", f]),
+            None => a.push("--no-prefilter"),
+        }
+        a.extend([
+            "--left",
+            left,
+            "--left-key",
+            "k",
+            "--right",
+            right,
+            "--right-key",
+            "k",
+            "--output",
+            out,
+        ]);
+        run_in(d, &a)
+    };
+    join(None, "u", "s", "o1").fails(
+        2,
+        &[
+            "type mismatch",
+            "--left-key k is a UUID (16 bytes)",
+            "--right-key k is a string",
+        ],
+    );
+    join(None, "s", "u", "o2").fails(2, &["--right-key k is a UUID", "--left-key k is a string"]);
+    let fu = train(d, "u", &[]);
+    let fs = train(d, "s", &[]);
+    let json = run_in(d, &["inspect", &fu, "--json"]).ok();
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(j["metadata"]["logical_type"], "UUID", "{j}");
+    for (f, input, needle) in [
+        (&fu, "s", "holds UUIDs (16 bytes), but --key k is a string"),
+        (&fs, "u", "holds strings, but --key k is a UUID (16 bytes)"),
+    ] {
+        run_in(
+            d,
+            &[
+                "filter", "-q", "--filter", f, "--input", input, "--key", "k", "--output", "o3",
+            ],
+        )
+        .fails(2, &["type mismatch", needle]);
+    }
+    join(Some(&fs), "s", "u", "o4").fails(2, &["type mismatch"]);
+    for o in ["o1", "o2", "o3", "o4"] {
+        assert!(!d.join(o).exists(), "{o}");
+    }
+    // UUIDs meet 16-byte binary keys by their bytes.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--filter",
+            &fu,
+            "--left",
+            "u",
+            "--left-key",
+            "k",
+            "--right",
+            "b",
+            "--right-key",
+            "k",
+            "--select",
+            "id",
+            "--output",
+            "o5",
+        ],
+    )
+    .ok();
+    assert_eq!(read_rows(&d.join("o5")).0, sorted(&["1", "3"]));
+    // probe reads UUID text; text that is no UUID is a one-line error.
+    let keys = format!(
+        "{}\n{}\n{{{}}}\n{}\n",
+        text(uuids[0]),
+        text(uuids[1]).to_uppercase().replace('-', ""),
+        text(uuids[2]),
+        text(5)
+    );
+    let out = run_stdin(d, &["probe", "--filter", &fu], &keys).ok();
+    assert_eq!(out, "maybe\nmaybe\nmaybe\nno\n");
+    run_stdin(d, &["probe", "--filter", &fu], "not-a-uuid\n")
+        .fails(2, &["stdin line 1", "is not a UUID"]);
+}

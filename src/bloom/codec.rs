@@ -125,6 +125,10 @@ pub struct FilterMeta {
     /// The Arrow type of the key column.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_type: Option<String>,
+    /// The Parquet logical type of the key column where it changes what the keys' bytes
+    /// mean: `UUID` (16 bytes; a string key is its text, so the two never meet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logical_type: Option<String>,
     /// The `--where` predicate applied before training.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicate: Option<String>,

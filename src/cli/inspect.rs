@@ -263,7 +263,10 @@ impl FilterInfo {
             rows.push(("column", c.clone()));
         }
         if let Some(t) = &m.key_type {
-            rows.push(("key type", t.clone()));
+            match &m.logical_type {
+                Some(l) => rows.push(("key type", format!("{t} ({l})"))),
+                None => rows.push(("key type", t.clone())),
+            }
         }
         if !m.key_columns.is_empty() {
             rows.push((

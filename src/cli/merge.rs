@@ -190,6 +190,9 @@ pub fn merge_and_fold(
         if meta.key_type != m.key_type {
             meta.key_type = None;
         }
+        if meta.logical_type != m.logical_type {
+            meta.logical_type = None;
+        }
         if meta.predicate != m.predicate {
             meta.predicate = None;
         }

@@ -90,8 +90,32 @@ fn hash_line(
     filter: &BloomFilter,
     family: KeyFamily,
     is_date: bool,
+    uuid: bool,
     at: &str,
 ) -> Result<u64> {
+    if uuid {
+        // A UUID filter holds the 16 bytes: the key is read as DuckDB reads a UUID's text
+        // (32 hex digits in any case, hyphens anywhere, optionally in braces).
+        let t = line.trim();
+        let t = t
+            .strip_prefix('{')
+            .and_then(|t| t.strip_suffix('}'))
+            .unwrap_or(t);
+        let hex: Vec<u8> = t.bytes().filter(|&b| b != b'-').collect();
+        let bytes: Option<Vec<u8>> = (hex.len() == 32)
+            .then(|| {
+                hex.chunks(2)
+                    .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
+                    .collect()
+            })
+            .flatten();
+        return match bytes {
+            Some(b) => Ok(filter.params().hash_bytes(&b)),
+            None => Err(Error::Usage(format!(
+                "{at}: key {line:?} is not a UUID (32 hex digits, hyphens allowed), and the filter holds UUIDs"
+            ))),
+        };
+    }
     if family == KeyFamily::Integer && is_date {
         if let Ok(days) = crate::expr::parse_date(line.trim()) {
             return Ok(filter.params().hash_i64(days as i64));
@@ -277,8 +301,9 @@ pub fn run(args: Args) -> Result<()> {
     }
     // Date64 keys are their day numbers too (issue 16), as in a tuple's fields below.
     let is_date = matches!(meta.key_type.as_deref(), Some("Date32" | "Date64"));
+    let uuid = meta.logical_type.as_deref() == Some("UUID") && family == KeyFamily::Bytes;
     probe_lines(&args, &filter, |line, at| {
-        hash_line(line, &filter, family, is_date, at)
+        hash_line(line, &filter, family, is_date, uuid, at)
     })
 }
 

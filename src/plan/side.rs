@@ -280,6 +280,9 @@ pub(crate) fn plan_join(
         if let Some(e) = date_mismatch(job, &left, &right, i) {
             return Err(e);
         }
+        if let Some(e) = uuid_mismatch(job, &left, &right, i) {
+            return Err(e);
+        }
         if lf != rf {
             return Err(Error::Usage(format!(
                 "key family mismatch: --left-key {} holds {lf} keys, --right-key {} holds {rf} keys",
@@ -430,6 +433,43 @@ fn date_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput, i: usize) -
         left.schema.field(i).data_type(),
         job.right.keys[i],
         right.schema.field(i).data_type(),
+    )))
+}
+
+/// Whether key column `column` of a side is a UUID in some file ([`InputFile::is_uuid`]).
+///
+/// [`InputFile::is_uuid`]: crate::plan::InputFile::is_uuid
+pub(crate) fn uuid_key(side: &SideInput, column: &str) -> bool {
+    side.plan.files.iter().any(|f| f.is_uuid(column))
+}
+
+/// Whether a key column's type is a string type (or a dictionary of one).
+pub(crate) fn is_text(t: &DataType) -> bool {
+    let t = match t {
+        DataType::Dictionary(_, v) => v.as_ref(),
+        t => t,
+    };
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// The error for a UUID key on one side and a string key on the other. Both are bytes keys,
+/// but a UUID's keys are its 16 bytes and a string's its text, so they would never meet:
+/// DuckDB casts the text to a UUID (`'00000000-0000-0000-0000-000000003039'` meets the UUID
+/// it spells, in either case), and a join that silently met nothing would be wrong rows.
+/// Refused with one line until the keys can be cast. A UUID meets binary keys by its bytes,
+/// as DuckDB compares it with a BLOB.
+fn uuid_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput, i: usize) -> Option<Error> {
+    let text = |s: &SideInput| is_text(s.schema.field(i).data_type());
+    let (lk, rk) = (&job.left.keys[i], &job.right.keys[i]);
+    let (uuid, other, uuid_side, other_side) = if text(right) && uuid_key(left, lk) {
+        (lk, rk, "--left-key", "--right-key")
+    } else if text(left) && uuid_key(right, rk) {
+        (rk, lk, "--right-key", "--left-key")
+    } else {
+        return None;
+    };
+    Some(Error::Usage(format!(
+        "type mismatch: {uuid_side} {uuid} is a UUID (16 bytes) but {other_side} {other} is a string: a UUID's bytes never equal its text (DuckDB casts the text to a UUID); write the key as one type on both sides"
     )))
 }
 
