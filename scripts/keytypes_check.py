@@ -17,13 +17,15 @@ units (and zones) differ across the sides, keyed as `k1,k2`, joined by DuckDB on
 `l.k1 = r.k1 AND l.k2 = r.k2`.
 
 Times of day (`TIME` of seconds, milliseconds and microseconds, `TIME_NS`) meet by value, as
-single keys and as a component of a composite key.
+single keys and as a component of a composite key. A UUID (Parquet's UUID logical type)
+meets 16-byte binary keys by its bytes.
 
 Where DuckDB converts and we refuse, the refusal is checked instead: a timestamp with a time
 zone against one without (DuckDB converts with its session time zone; we exit 2 with a
 one-line "time zone mismatch" error naming both key columns). A time of day against a
 timestamp is refused by both (DuckDB: no cast from TIME to TIMESTAMP; we: "key family
-mismatch").
+mismatch"). A UUID against a string: DuckDB casts the text to a UUID and joins; we refuse
+with one line naming both keys, never a silent empty join.
 """
 
 import datetime
@@ -141,6 +143,12 @@ def cases():
     yield "time64[us]-time64[ns]", pa.array(
         [1_500_000, 1_500_001, None, 0], pa.time64("us")
     ), pa.array([1_500_000_000, 1_500_001_000, 1_500_000_001, None, 0], pa.time64("ns"))
+    # A UUID (Parquet's UUID logical type) meets 16-byte binary keys by its bytes, as DuckDB
+    # compares a UUID with a BLOB.
+    u = [(i * 0x0123456789ABCDEF00112233).to_bytes(16, "big") for i in range(1, 6)]
+    yield "uuid-fixed_size_binary(16)", pa.array(
+        [u[0], u[1], None, u[2], u[1]], pa.uuid()
+    ), pa.array([u[1], u[3], None, u[0], b"\x00" * 16], pa.binary(16))
     words = ["ab", "cd", None, "zoë", "ef", "ab", ""]
     other = ["cd", "zoë", "xy", None, "ab", "", "AB"]
     b = lambda v: [None if s is None else s.encode() for s in v]  # noqa: E731
@@ -292,6 +300,29 @@ def main():
                 or "\n" in err or os.path.exists(o)):
             print(f"FAILED {name}: exit {r.returncode}, {err!r}")
             failed += 1
+
+    # A UUID against a string key: DuckDB casts the text to a UUID and joins; a UUID's keys
+    # are its bytes and a string's its text, so we refuse with one line rather than meet
+    # nothing (a safe refusal: DuckDB's rows are checked to be there, so the refusal is not
+    # of an empty join).
+    d = os.path.join(out, "uuid-string")
+    lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
+    import uuid as uuidlib
+    us = [uuidlib.UUID(int=i * 7919 + 12345) for i in range(4)]
+    write(lpath, pa.array([x.bytes for x in us], pa.uuid()), "lid")
+    write(rpath, pa.array([str(us[0]), str(us[2]).upper()]), "rid")
+    duck_rows = len(con.sql(f"SELECT 1 FROM '{lpath}' l JOIN '{rpath}' r ON l.k = r.k").fetchall())
+    o = os.path.join(d, "out")
+    r = run([
+        binary, "-q", "join", "--no-prefilter", "--left", lpath, "--left-key", "k",
+        "--right", rpath, "--right-key", "k", "--output", o,
+    ])
+    checked += 1
+    err = r.stderr.strip()
+    if (duck_rows != 2 or r.returncode != 2 or "is a UUID (16 bytes)" not in err
+            or "\n" in err or os.path.exists(o)):
+        print(f"FAILED uuid-string: DuckDB rows {duck_rows}; exit {r.returncode}, {err!r}")
+        failed += 1
 
     # A time of day never meets a timestamp: DuckDB cannot cast one to the other, and we
     # refuse with one line naming both families.
