@@ -109,6 +109,34 @@ fn format_arg(py: Python<'_>, format: Option<&str>, default: FileFormat) -> PyRe
 }
 
 impl Filter {
+    /// Whether the filter holds UUIDs (trained on a Parquet UUID column, or built from
+    /// ``pa.uuid()`` keys).
+    fn holds_uuids(&self) -> bool {
+        self.meta.logical_type.as_deref() == Some("UUID")
+    }
+
+    /// A UUID filter's keys are 16 bytes: strings probed against it would find nothing,
+    /// silently, so they are a KeyTypeError.
+    fn check_uuid_keys(
+        &self,
+        py: Python<'_>,
+        arrays: &[arrow::array::ArrayRef],
+        what: &str,
+    ) -> PyResult<()> {
+        use arrow::datatypes::DataType as D;
+        let text = |t: &D| {
+            matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View)
+                || matches!(t, D::Dictionary(_, v) if matches!(v.as_ref(), D::Utf8 | D::LargeUtf8 | D::Utf8View))
+        };
+        if self.holds_uuids() && arrays.iter().any(|a| text(a.data_type())) {
+            return Err(errors::key_type(
+                py,
+                format!("{what}: the filter holds UUIDs (16 bytes), but the keys are strings: a UUID's bytes never equal its text; pass uuid.UUID values, pa.uuid() or 16-byte binary"),
+            ));
+        }
+        Ok(())
+    }
+
     fn decoded(bytes: &[u8], location: &str) -> bloomjoin::Result<Filter> {
         let (filter, meta) = codec::decode(bytes, location)?;
         Ok(Filter {
@@ -191,6 +219,13 @@ impl Filter {
             // A Series' name names its one key column.
             spec.column = arrow_io::series_name(values);
         }
+        // pyarrow's UUID extension type (``pa.uuid()``, what ``pa.array([uuid.UUID(...)])``
+        // makes) arrives as its 16-byte storage: the filter records that it holds UUIDs.
+        let uuid = values
+            .getattr("type")
+            .and_then(|t| t.getattr("extension_name"))
+            .and_then(|n| n.extract::<String>())
+            .is_ok_and(|n| n == "arrow.uuid");
         let job = spec.to_job().py_err(py)?;
         // Keys that cannot be keys are a KeyTypeError, as in `contains`.
         let built = crate::jobs::run_detached(py, move || Ok(build(&job, &arrays, "build()")))?
@@ -209,9 +244,13 @@ impl Filter {
                     e => errors::new_err(py, errors::class_name(&e), line, e.exit_code()),
                 }
             })?;
+        let mut meta = built.meta;
+        if uuid && single {
+            meta.logical_type = Some("UUID".into());
+        }
         Ok(Filter {
             filter: Arc::new(built.filter),
-            meta: built.meta,
+            meta,
             format: built.format,
             location: "<built>".into(),
             file_bytes: None,
@@ -286,6 +325,7 @@ impl Filter {
         values: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arrays = arrow_io::import_keys(values, "contains()")?;
+        self.check_uuid_keys(py, &arrays, "contains()")?;
         let filter = &self.filter;
         let arity = self.meta.key_columns.len();
         let probed = py.detach(|| -> bloomjoin::Result<BooleanArray> {
@@ -342,8 +382,28 @@ impl Filter {
                 probe_tuple(&self.filter, arity, &refs, ("tuple", "value")).map_err(in_err)?;
             return Ok(bits.iter().any(|b| b));
         }
-        let one = PyList::new(py, [key])?;
+        let one = if self.holds_uuids() && key.is_instance_of::<pyo3::types::PyString>() {
+            // A UUID's text, as DuckDB and Python's uuid module read it: its 16 bytes.
+            let parsed = py
+                .import("uuid")?
+                .getattr("UUID")?
+                .call1((key,))
+                .and_then(|u| u.getattr("bytes"))
+                .map_err(|e| {
+                    errors::key_type(
+                        py,
+                        format!(
+                            "in: {} is not a UUID, and the filter holds UUIDs ({e})",
+                            key.repr().map(|r| r.to_string()).unwrap_or_default()
+                        ),
+                    )
+                })?;
+            PyList::new(py, [parsed])?
+        } else {
+            PyList::new(py, [key])?
+        };
         let arrays = arrow_io::import_keys(one.as_any(), "in")?;
+        self.check_uuid_keys(py, &arrays, "in")?;
         let mut hit = false;
         for a in &arrays {
             let bits = probe(&self.filter, self.meta.key_columns.len(), a).map_err(in_err)?;

@@ -127,6 +127,32 @@ def test_times_of_day_are_keys_by_value_in_any_unit():
         f.contains(pa.array([0], pa.timestamp("us")))
 
 
+def test_uuid_keys_are_their_bytes_and_never_meet_strings(tmp_path):
+    import uuid
+    uuids = [uuid.UUID(int=i * 0x0123456789ABCDEF0011 + 7) for i in range(200)]
+    # pa.uuid() keys (what pa.array of uuid.UUID values makes) and a Parquet UUID column
+    # train the same filter, which records that it holds UUIDs.
+    built = bloomjoin.Filter.build(pa.array(uuids), column="k")
+    assert built.info()["metadata"]["logical_type"] == "UUID"
+    src = tmp_path / "u.parquet"
+    pq.write_table(pa.table({"k": pa.array(uuids)}), src)
+    cli("train", "-i", src, "-c", "k", "-o", tmp_path / "u.bjf")
+    trained_ = bloomjoin.Filter.open(tmp_path / "u.bjf")
+    assert trained_.info()["metadata"]["logical_type"] == "UUID"
+    same_filter(built, trained_, [pa.array(uuids)])
+    for f in (built, trained_):
+        assert f.contains(pa.array(uuids)).to_pylist() == [True] * len(uuids)
+        assert f.contains(pa.array([u.bytes for u in uuids], pa.binary(16))).to_pylist() == [True] * len(uuids)
+        # `in` takes a UUID, or its text as DuckDB and the uuid module read it.
+        assert uuids[3] in f and str(uuids[4]) in f and str(uuids[5]).upper() in f
+        assert str(uuid.UUID(int=1)) not in f
+        with pytest.raises(bloomjoin.errors.KeyTypeError, match="is not a UUID"):
+            "not-a-uuid" in f
+        # Strings never equal a UUID's bytes: an array of them is refused, not answered False.
+        with pytest.raises(bloomjoin.errors.KeyTypeError, match="the keys are strings"):
+            f.contains(pa.array([str(u) for u in uuids]))
+
+
 def test_the_spark_format_and_xxhash64_keys_are_trains(tmp_path):
     flags = ["--layout", "spark-v2", "--format", "spark", "--spark-keys", "xxhash64",
              "--seed", "-1640531527"]
