@@ -837,6 +837,31 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
                     .unwrap(),
                 ),
             ),
+            // Times of day stored in their own unit (milliseconds, microseconds, nanoseconds).
+            (
+                "tm_ms",
+                Arc::new(Time32MillisecondArray::from(
+                    ints.iter()
+                        .map(|k| k.map(|k| (k.rem_euclid(86_400) * 1000) as i32))
+                        .collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "tm_us",
+                Arc::new(Time64MicrosecondArray::from(
+                    ints.iter()
+                        .map(|k| k.map(|k| k.rem_euclid(86_400) * 1_000_003))
+                        .collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "tm_ns",
+                Arc::new(Time64NanosecondArray::from(
+                    ints.iter()
+                        .map(|k| k.map(|k| k.rem_euclid(86_400) * 1_000_000_007))
+                        .collect::<Vec<_>>(),
+                )),
+            ),
             ("n", Arc::new(Int64Array::from_iter_values(0..n as i64))),
         ]
     };
@@ -853,7 +878,7 @@ fn a_dictionary_encoded_key_gives_the_filter_of_its_rows() {
 
     for col in [
         "i64", "i32", "date", "utf8", "view", "bin", "i16", "u8", "u32", "u64", "ts_us", "ts_ns",
-        "dec9", "dec18",
+        "dec9", "dec18", "tm_ms", "tm_us", "tm_ns",
     ] {
         let train = |input: &str, workers: &str, filter: Option<&str>| {
             let out = format!("{input}-{col}-{workers}-{}.bjf", filter.is_some());

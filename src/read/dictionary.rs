@@ -26,6 +26,7 @@ use std::sync::Arc;
 use arrow::array::{
     ArrayRef, BinaryArray, BinaryViewArray, Date32Array, Decimal128Array, Int16Array, Int32Array,
     Int64Array, Int8Array, LargeBinaryArray, LargeStringArray, StringArray, StringViewArray,
+    Time32MillisecondArray, Time64MicrosecondArray, Time64NanosecondArray,
     TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray, UInt16Array,
     UInt32Array, UInt64Array, UInt8Array,
 };
@@ -264,6 +265,17 @@ fn plain_type(arrow: &DataType, physical: PhysicalType, logical: Option<&Logical
             PhysicalType::INT32 | PhysicalType::INT64,
             Some(LogicalType::Decimal(d)),
         ) => i32::from(*p) == d.precision && i32::from(*s) == d.scale,
+        // Times of day stored in the unit the reader hands on (a `Time32(s)` column is stored
+        // in milliseconds, and divided on reading: row by row).
+        (
+            DataType::Time32(TimeUnit::Millisecond),
+            PhysicalType::INT32,
+            Some(LogicalType::Time(t)),
+        ) => t.unit == Unit::MILLIS,
+        (DataType::Time64(unit), PhysicalType::INT64, Some(LogicalType::Time(t))) => matches!(
+            (unit, &t.unit),
+            (TimeUnit::Microsecond, Unit::MICROS) | (TimeUnit::Nanosecond, Unit::NANOS)
+        ),
         (
             DataType::Utf8
             | DataType::LargeUtf8
@@ -383,6 +395,15 @@ fn decode(arrow: &DataType, physical: PhysicalType, buf: &[u8], n: usize) -> Opt
         DataType::UInt64 => Arc::new(UInt64Array::from_iter_values(
             fixed::<8>(buf, n)?.map(u64::from_le_bytes),
         )),
+        DataType::Time32(TimeUnit::Millisecond) => Arc::new(
+            Time32MillisecondArray::from_iter_values(fixed::<4>(buf, n)?.map(i32::from_le_bytes)),
+        ),
+        DataType::Time64(TimeUnit::Microsecond) => Arc::new(
+            Time64MicrosecondArray::from_iter_values(fixed::<8>(buf, n)?.map(i64::from_le_bytes)),
+        ),
+        DataType::Time64(TimeUnit::Nanosecond) => Arc::new(
+            Time64NanosecondArray::from_iter_values(fixed::<8>(buf, n)?.map(i64::from_le_bytes)),
+        ),
         DataType::Timestamp(unit, tz) => {
             let values = fixed::<8>(buf, n)?.map(i64::from_le_bytes);
             match unit {
@@ -564,6 +585,38 @@ mod tests {
             .map(|v| v.unwrap())
             .collect();
         assert_eq!(got, ["a rather long value, over 12 bytes", "b", "é"]);
+    }
+
+    /// Times of day stored in their own unit (milliseconds, microseconds, nanoseconds) take
+    /// the shortcut, with the values the row path reads; `Time32(s)`, stored in milliseconds
+    /// and divided on reading, does not.
+    #[test]
+    fn times_of_day_take_the_dictionary_in_their_stored_unit() {
+        use arrow::datatypes::{
+            Time32MillisecondType, Time64MicrosecondType, Time64NanosecondType,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let props = || WriterProperties::builder().build();
+        let ms: ArrayRef = Arc::new(Time32MillisecondArray::from(vec![1_000, 86_399_999, 1_000]));
+        let d = keys(&file(dir.path(), ms, props())).expect("an all-dictionary chunk");
+        assert_eq!(
+            d.values.as_primitive::<Time32MillisecondType>().values(),
+            &[1_000, 86_399_999]
+        );
+        let us: ArrayRef = Arc::new(Time64MicrosecondArray::from(vec![7, 7, 5]));
+        let d = keys(&file(dir.path(), us, props())).expect("an all-dictionary chunk");
+        assert_eq!(
+            d.values.as_primitive::<Time64MicrosecondType>().values(),
+            &[7, 5]
+        );
+        let ns: ArrayRef = Arc::new(Time64NanosecondArray::from(vec![1, 86_399_999_999_999]));
+        let d = keys(&file(dir.path(), ns, props())).expect("an all-dictionary chunk");
+        assert_eq!(
+            d.values.as_primitive::<Time64NanosecondType>().values(),
+            &[1, 86_399_999_999_999]
+        );
+        let s: ArrayRef = Arc::new(arrow::array::Time32SecondArray::from(vec![1, 2, 2]));
+        assert!(keys(&file(dir.path(), s, props())).is_none());
     }
 
     #[test]
