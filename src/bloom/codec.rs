@@ -378,9 +378,14 @@ pub fn decode_native(bytes: &[u8], location: &str) -> Result<(BloomFilter, Filte
             "key family \"any\" with the {layout} layout (only Spark layouts have it)"
         )));
     }
-    if version == 1 && matches!(family, KeyFamily::Timestamp | KeyFamily::TimestampTz) {
+    if version == 1
+        && matches!(
+            family,
+            KeyFamily::Timestamp | KeyFamily::TimestampTz | KeyFamily::Time
+        )
+    {
         return Err(bad(format!(
-            "key family {family} in format version 1 (timestamp keys exist from version 2)"
+            "key family {family} in format version 1 ({family} keys exist from version 2)"
         )));
     }
     // Header bytes 44..48, by layout: sbbf's physical type, the Spark layouts' key mode,
@@ -738,10 +743,15 @@ mod tests {
         assert!(BloomFilter::try_new(spark, KeyFamily::Tuple).is_err());
     }
 
-    /// Issue 16: the timestamp families have codes 4 and 5, in version 2 only.
+    /// Issue 16: the timestamp families have codes 4 and 5, the time family 7, in version 2
+    /// only.
     #[test]
     fn timestamp_families_round_trip_in_version_2_only() {
-        for (family, code) in [(KeyFamily::Timestamp, 4u8), (KeyFamily::TimestampTz, 5)] {
+        for (family, code) in [
+            (KeyFamily::Timestamp, 4u8),
+            (KeyFamily::TimestampTz, 5),
+            (KeyFamily::Time, 7),
+        ] {
             let params = BloomParams::explicit(Layout::Blocked, 512, 3, 0).unwrap();
             let mut f = BloomFilter::try_new(params, family).unwrap();
             f.insert_hash(crate::key::hash_timestamp(1_000_000_000, 0));
@@ -753,7 +763,10 @@ mod tests {
             let e = decode(&with_fresh_checksum(bytes), "x")
                 .unwrap_err()
                 .to_string();
-            assert!(e.contains("timestamp keys exist from version 2"), "{e}");
+            assert!(
+                e.contains(&format!("{family} keys exist from version 2")),
+                "{e}"
+            );
         }
     }
 
