@@ -87,6 +87,87 @@ fn check(
     first.unwrap()
 }
 
+/// The joins of `check` of every type over `lt` x `right` on `k`, selecting `v` (left) and
+/// `w` (right): `inner` are the matched pairs, `left_only` and `right_only` the values of
+/// the unmatched rows; the semi and anti joins' rows follow from them. Returns the inner
+/// join's report.
+fn check_every_type(
+    d: &Path,
+    filter: &str,
+    right: &str,
+    inner: &[&str],
+    left_only: &[&str],
+    right_only: &[&str],
+) -> serde_json::Value {
+    let sides = ("lt", right);
+    let r = check(d, filter, sides, "inner", "v,w", inner);
+    let side = |i: usize| -> Vec<&str> {
+        let mut v: Vec<&str> = inner.iter().map(|p| p.split('|').nth(i).unwrap()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    // The pairs, and the unmatched rows of the sides a join type keeps, padded with NULL.
+    let rows = |left: bool, right: bool| -> Vec<String> {
+        let l = left_only
+            .iter()
+            .filter(|_| left)
+            .map(|x| format!("{x}|NULL"));
+        let r = right_only
+            .iter()
+            .filter(|_| right)
+            .map(|x| format!("NULL|{x}"));
+        inner
+            .iter()
+            .map(|p| p.to_string())
+            .chain(l)
+            .chain(r)
+            .collect()
+    };
+    for (join_type, keeps) in [
+        ("left", (true, false)),
+        ("right", (false, true)),
+        ("full", (true, true)),
+    ] {
+        let want = rows(keeps.0, keeps.1);
+        let want: Vec<&str> = want.iter().map(String::as_str).collect();
+        check(d, filter, sides, join_type, "v,w", &want);
+    }
+    check(d, filter, sides, "left-semi", "v", &side(0));
+    check(d, filter, sides, "left-anti", "v", left_only);
+    check(d, filter, sides, "right-semi", "w", &side(1));
+    check(d, filter, sides, "right-anti", "w", right_only);
+    r
+}
+
+/// `join` of `left` and `right` on `k` into `out`, with `filter`, or without the prefilter.
+fn join_on_k(
+    d: &Path,
+    filter: Option<&str>,
+    left: &str,
+    right: &str,
+    out: &str,
+) -> crate::util::Run {
+    let mut a = vec!["join", "-q"];
+    match filter {
+        Some(f) => a.extend(["--filter", f]),
+        None => a.push("--no-prefilter"),
+    }
+    a.extend([
+        "--left",
+        left,
+        "--left-key",
+        "k",
+        "--right",
+        right,
+        "--right-key",
+        "k",
+        "--output",
+        out,
+    ]);
+    run_in(d, &a)
+}
+
 const S: i64 = 1_000_000_000;
 
 /// A left side in milliseconds, right sides in nanoseconds and seconds; `zone` for both.
@@ -202,27 +283,16 @@ fn timestamp_keys_of_every_unit_meet_by_instant() {
         write_timestamps(d, zone, right_zone);
         let f = train(d, "lt", &[]);
         let inner = ["a1|b1", "a1|b1'", "a1.5|b1.5", "a-1|b-1"];
-        let r = check(d, &f, ("lt", "rt"), "inner", "v,w", &inner);
-        assert_eq!(r["right"]["row_groups_skipped"].as_u64(), Some(1), "{r}");
-        assert_eq!(r["right"]["rows_skipped_by_stats"].as_u64(), Some(2), "{r}");
-        let mut left = inner.to_vec();
-        left.extend(["a2|NULL", "anull|NULL"]);
-        check(d, &f, ("lt", "rt"), "left", "v,w", &left);
-        check(
+        let r = check_every_type(
             d,
             &f,
-            ("lt", "rt"),
-            "left-semi",
-            "v",
-            &["a1", "a1.5", "a-1"],
+            "rt",
+            &inner,
+            &["a2", "anull"],
+            &["b1.5+1ns", "bnull", "b3"],
         );
-        check(d, &f, ("lt", "rt"), "left-anti", "v", &["a2", "anull"]);
-        let mut right = inner.to_vec();
-        right.extend(["NULL|b1.5+1ns", "NULL|bnull", "NULL|b3"]);
-        check(d, &f, ("lt", "rt"), "right", "v,w", &right);
-        let mut full = right.clone();
-        full.extend(["a2|NULL", "anull|NULL"]);
-        check(d, &f, ("lt", "rt"), "full", "v,w", &full);
+        assert_eq!(r["right"]["row_groups_skipped"].as_u64(), Some(1), "{r}");
+        assert_eq!(r["right"]["rows_skipped_by_stats"].as_u64(), Some(2), "{r}");
         // Seconds against milliseconds; 4 s is outside the left range.
         check(
             d,
@@ -306,26 +376,8 @@ fn timestamp_zone_mismatch_is_an_error_naming_both_columns() {
     let d = dir.path();
     write_timestamps(d, None, Some("UTC"));
     let f = train(d, "lt", &[]);
-    let join = |filter: Option<&str>, left: &str, right: &str| {
-        let mut a = vec!["join", "-q"];
-        match filter {
-            Some(f) => a.extend(["--filter", f]),
-            None => a.push("--no-prefilter"),
-        }
-        a.extend([
-            "--left",
-            left,
-            "--left-key",
-            "k",
-            "--right",
-            right,
-            "--right-key",
-            "k",
-            "--output",
-            "out",
-        ]);
-        run_in(d, &a)
-    };
+    let join =
+        |filter: Option<&str>, left: &str, right: &str| join_on_k(d, filter, left, right, "out");
     join(Some(&f), "lt", "rt").fails(
         2,
         &[
@@ -1273,46 +1325,16 @@ fn time_keys_of_every_unit_meet_by_value() {
     );
     let f = train(d, "lt", &[]);
     let inner = ["a1|b1", "a1|b1'", "a1.5|b1.5", "a10|b10"];
-    let r = check(d, &f, ("lt", "rt"), "inner", "v,w", &inner);
-    assert_eq!(r["right"]["row_groups_skipped"].as_u64(), Some(1), "{r}");
-    assert_eq!(r["right"]["rows_skipped_by_stats"].as_u64(), Some(2), "{r}");
-    let mut left = inner.to_vec();
-    left.extend(["a2|NULL", "anull|NULL"]);
-    check(d, &f, ("lt", "rt"), "left", "v,w", &left);
-    check(
+    let r = check_every_type(
         d,
         &f,
-        ("lt", "rt"),
-        "left-semi",
-        "v",
-        &["a1", "a1.5", "a10"],
-    );
-    check(d, &f, ("lt", "rt"), "left-anti", "v", &["a2", "anull"]);
-    check(
-        d,
-        &f,
-        ("lt", "rt"),
-        "right-semi",
-        "w",
-        &["b1", "b1'", "b1.5", "b10"],
-    );
-    check(
-        d,
-        &f,
-        ("lt", "rt"),
-        "right-anti",
-        "w",
+        "rt",
+        &inner,
+        &["a2", "anull"],
         &["b1.5+1ns", "bnull", "b20"],
     );
-    let mut full = inner.to_vec();
-    full.extend([
-        "NULL|b1.5+1ns",
-        "NULL|bnull",
-        "NULL|b20",
-        "a2|NULL",
-        "anull|NULL",
-    ]);
-    check(d, &f, ("lt", "rt"), "full", "v,w", &full);
+    assert_eq!(r["right"]["row_groups_skipped"].as_u64(), Some(1), "{r}");
+    assert_eq!(r["right"]["rows_skipped_by_stats"].as_u64(), Some(2), "{r}");
 
     // One side's files in seconds and microseconds: one key type (the finer unit).
     write_parquet(
@@ -1378,26 +1400,8 @@ fn time_keys_of_every_unit_meet_by_value() {
         10,
     );
     for (right, other) in [("ts", "timestamp"), ("ints", "integer")] {
-        run_in(
-            d,
-            &[
-                "join",
-                "-q",
-                "--filter",
-                &f,
-                "--left",
-                "lt",
-                "--left-key",
-                "k",
-                "--right",
-                right,
-                "--right-key",
-                "k",
-                "--output",
-                "out",
-            ],
-        )
-        .fails(2, &["key family mismatch", "time keys", other]);
+        join_on_k(d, Some(&f), "lt", right, "out")
+            .fails(2, &["key family mismatch", "time keys", other]);
         assert!(!d.join("out").exists());
     }
     // Spark's format has no TIME: train, and a join that builds its filter for Spark's
@@ -1571,24 +1575,7 @@ fn uuid_keys_never_meet_strings_silently() {
         10,
     );
     let join = |filter: Option<&str>, left: &str, right: &str, out: &str| {
-        let mut a = vec!["join", "-q"];
-        match filter {
-            Some(f) => a.extend(["--filter", f]),
-            None => a.push("--no-prefilter"),
-        }
-        a.extend([
-            "--left",
-            left,
-            "--left-key",
-            "k",
-            "--right",
-            right,
-            "--right-key",
-            "k",
-            "--output",
-            out,
-        ]);
-        run_in(d, &a)
+        join_on_k(d, filter, left, right, out)
     };
     join(None, "u", "s", "o1").fails(
         2,
