@@ -710,7 +710,8 @@ def key_kind(tname):
     if tname == "date32":
         return ("date", None)
     if tname.startswith("time_"):
-        return ("time", None)
+        # (kind, unit) as fuzz_gen's time columns: DuckDB's TIME_NS is a kind of its own.
+        return ("time_ns" if tname == "time_ns" else "time", tname[5:])
     if tname in KEY_TYPES_BIN:
         return ("bin", None)
     return ("str", None)
@@ -826,7 +827,7 @@ def hive_condition(rng, name, used):
 # timestamps with each other; each as both bloomjoin's `--where` language and DuckDB compare
 # them.
 JW_COMPATIBLE = {"num": {"num"}, "str": {"str"}, "bin": {"bin"}, "date": {"date", "ts"}, "ts": {"date", "ts"},
-                 "time": {"time"}}
+                 "time": {"time"}, "time_ns": {"time_ns"}}
 JW_OPS = ["=", "==", "<>", "!=", "<", "<=", ">", ">="]
 
 
@@ -839,7 +840,8 @@ def jw_kind(key_type):
     if key_type.startswith("ts_"):
         return "ts"
     if key_type.startswith("time_"):
-        return "time"
+        # DuckDB compares TIME_NS with TIME only by `=` (or after a cast): kinds apart.
+        return "time_ns" if key_type == "time_ns" else "time"
     return "bin" if key_type in KEY_TYPES_BIN else "str"
 
 
@@ -861,11 +863,12 @@ def jw_literal(rng, kind, pool):
         return g.bin_lit(rng, pool)
     if kind == "date":
         return g.date_lit(rng, pool)
-    if kind == "time":
+    if kind in ("time", "time_ns"):
         # Times of day: the pool holds whole seconds since midnight.
         secs = rng.choice(pool) if pool and rng.random() < 0.7 else rng.randint(0, 86_399)
         secs = min(86_399, max(0, secs + rng.choice([0, 0, 1, -1])))
-        return g.Lit(f"TIME '{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}'")
+        text = f"{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}"
+        return g.Lit(f"TIME '{text}'", f"TIME_NS '{text}'" if kind == "time_ns" else None)
     # Timestamps: the pool holds whole seconds since the epoch (as the case's timestamp keys).
     secs = rng.choice(pool) if pool and rng.random() < 0.7 else rng.randint(-(10**9), 10**9)
     secs += rng.choice([0, 0, 1, -1])
@@ -1203,7 +1206,20 @@ def join_where(rng, cols, keys, sample=None, frng=None):
 def join_case(case, ctx):
     rng = case.rng
     family = rng.choice(["int", "int", "int", "date", "str", "str", "bin", "dec"])
-    if family == "int":
+    # Some date cases are times of day instead (TIME of seconds, milliseconds and
+    # microseconds, TIME_NS), from a generator of their own (a seed's other cases stay what
+    # they were).
+    trng = random.Random(f"{ctx.seed}:join-time-key:{case.index}")
+    if family == "date" and trng.random() < 0.4:
+        family = "time"
+        case.time_keys = True
+    if family == "time":
+        units = ["time_s", "time_ms", "time_us", "time_ns"]
+        lt, rt = trng.choice(units), trng.choice(units)
+        secs = [0, 1, 59, 3600, 43_200, 86_399] + [trng.randrange(86_400) for _ in range(20)]
+        pool = sorted(set(trng.sample(secs, trng.randint(1, len(secs)))))
+        lpool = rpool = pool
+    elif family == "int":
         lt, rt = rng.choice(KEY_TYPES_INT), rng.choice(KEY_TYPES_INT)
         if not ctx.u64_meets_signed and ((lt == "uint64" and rt in g.SIGNED) or (rt == "uint64" and lt in g.SIGNED)):
             case.skipped_u64 = 1
@@ -1372,8 +1388,10 @@ def join_case(case, ctx):
         case.notes.append(f"partition columns in the key: ({lkeys}) = ({rkeys})")
 
     kl, kr = key_kind(lt), key_kind(rt)
-    linfo = {"lk": (kl[0], kl[1], lpool), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
-    rinfo = {"rk": (kr[0], kr[1], rpool), "ra": ("int", "int32", apool), "rs": ("str", None, spool)}
+    # A time key's pool in its stored unit, as fuzz_gen's time columns hold theirs.
+    in_unit = lambda k, pool: [v * g.PER_SECOND[k[1]] for v in pool] if family == "time" else pool  # noqa: E731
+    linfo = {"lk": (kl[0], kl[1], in_unit(kl, lpool)), "la": ("int", "int32", apool), "ls": ("str", None, spool)}
+    rinfo = {"rk": (kr[0], kr[1], in_unit(kr, rpool)), "ra": ("int", "int32", apool), "rs": ("str", None, spool)}
     r = rng.random()
     # Conditions on the other columns only when a key is a decimal (conditions draw on the
     # kinds int, date, str and bin).
@@ -1459,7 +1477,8 @@ def join_case(case, ctx):
         # different types are a documented refusal.
         case.notes.append(f"bloomjoin: {err.strip()}")
         return "refused (spark types)"
-    if code == 2 and layout == "sbbf" and ("cannot be an sbbf key" in err or (mixed_files and "Parquet type" in err)):
+    if code == 2 and layout == "sbbf" and ("cannot be an sbbf key" in err or "holds time keys" in err
+                                           or (mixed_files and "Parquet type" in err)):
         # Decimal keys (Parquet's filter hashes their stored form, which differs by writer)
         # and files storing the key in different physical types: documented refusals.
         case.notes.append(f"bloomjoin: {err.strip()}")
@@ -1569,6 +1588,9 @@ def join_case(case, ctx):
     # own, as above).
     krng = random.Random(f"{ctx.seed}:join-coalesce-keys:{case.index}")
     coalesce = krng.random() < 0.2 and jt in ("inner", "left", "right", "full")
+    if coalesce and family == "time" and (lt == "time_ns") != (rt == "time_ns"):
+        # DuckDB's COALESCE refuses to mix TIME and TIME_NS (bloomjoin's is the finer unit).
+        coalesce = False
 
     def digits(t):
         """(integer digits, scale) of a key type; None for a type that is no exact number."""
