@@ -1117,12 +1117,14 @@ def lit_from_text(kind, text):
         if re.fullmatch(r"\d{4}-\d\d-\d\d", text):
             return Ex(f"DATE '{text}'", f"DATE '{text}'", "date", val=text)
         return None
-    if kind == "time":
+    if kind in ("time", "time_ns"):
+        # A time of day (whole microseconds for a TIME literal of ours, as DuckDB's TIME):
+        # DuckDB's TIME_NS for a nanosecond column, which it compares with TIME only by `=`.
         m = re.fullmatch(r"\d\d:\d\d:\d\d(?:\.(\d+))?", text)
-        if not m:
+        if not m or (m.group(1) and len(m.group(1).rstrip("0")) > 6):
             return None
-        word = "TIME_NS" if m.group(1) and len(m.group(1).rstrip("0")) > 6 else "TIME"
-        return Ex(f"TIME '{text}'", f"{word} '{text}'", "time", val=text)
+        word = "TIME_NS" if kind == "time_ns" else "TIME"
+        return Ex(f"TIME '{text}'", f"{word} '{text}'", kind, val=text)
     text = re.sub(r"\+00(:00)?$", "", text)  # a TIMESTAMPTZ in UTC
     m = re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.(\d+))?", text)
     if not m:
