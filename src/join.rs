@@ -473,6 +473,12 @@ pub(crate) fn check_key_of(
                     keys[i]
                 )));
             }
+            if let Some(c) = meta.key_columns.get(i) {
+                let (uuid, text) = (c.logical_type == "UUID", c.key_type.contains("Utf8"));
+                if let Some(e) = uuid_text_mismatch(uuid, text, side, keys, i, filter, flag) {
+                    return Err(e);
+                }
+            }
         }
         return Ok(());
     }
@@ -483,23 +489,38 @@ pub(crate) fn check_key_of(
             side.family()
         )));
     }
-    // UUIDs and strings are both bytes keys, but a UUID's are its 16 bytes and a string's its
-    // text: probed against each other they would find nothing, silently.
-    let uuid_filter = meta.logical_type.as_deref() == Some("UUID");
-    let text_filter = meta.key_type.as_deref().is_some_and(|t| t.contains("Utf8"));
-    let side_text = crate::plan::side::is_text(side.schema.field(0).data_type());
-    let side_uuid = crate::plan::side::uuid_key(side, &keys[0]);
-    if (uuid_filter && side_text) || (text_filter && side_uuid) {
-        let (ours, theirs) = if uuid_filter {
-            ("UUIDs (16 bytes)", "a string")
-        } else {
-            ("strings", "a UUID (16 bytes)")
-        };
-        return Err(Error::Usage(format!(
-            "type mismatch: the filter {filter} holds {ours}, but {flag} {key} is {theirs}: a UUID's bytes never equal its text (DuckDB casts the text to a UUID); train the filter on the key's own type"
-        )));
+    let uuid = meta.logical_type.as_deref() == Some("UUID");
+    let text = meta.key_type.as_deref().is_some_and(|t| t.contains("Utf8"));
+    match uuid_text_mismatch(uuid, text, side, keys, 0, filter, flag) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// UUIDs and strings are both bytes keys, but a UUID's are its 16 bytes and a string's its
+/// text: probed against each other they would find nothing, silently. The error when key
+/// column `i` of `side` (`keys[i]` of option `flag`) is a string and the filter's column
+/// holds UUIDs (`uuid`), or is a UUID and the filter's holds strings (`text`).
+fn uuid_text_mismatch(
+    uuid: bool,
+    text: bool,
+    side: &SideInput,
+    keys: &[String],
+    i: usize,
+    filter: &str,
+    flag: &str,
+) -> Option<Error> {
+    let side_text = crate::key::is_text(side.schema.field(i).data_type());
+    let side_uuid = crate::plan::side::uuid_key(side, &keys[i]);
+    let (ours, theirs) = match (uuid && side_text, text && side_uuid) {
+        (true, _) => ("UUIDs (16 bytes)", "a string"),
+        (_, true) => ("strings", "a UUID (16 bytes)"),
+        _ => return None,
+    };
+    Some(Error::Usage(format!(
+        "type mismatch: the filter {filter} holds {ours}, but {flag} {} is {theirs}: a UUID's bytes never equal its text (DuckDB casts the text to a UUID); train the filter on the key's own type",
+        keys[i]
+    )))
 }
 
 /// Apply `--spark-keys` to the loaded filter: a filter in Spark's format (which does not

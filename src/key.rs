@@ -565,6 +565,16 @@ pub fn hash_array_with<H: KeyHasher>(
     KeyFamily::of(dt).ok_or_else(|| unsupported(dt))
 }
 
+/// Whether a key column's type is a string type (or a dictionary of one): a bytes key that
+/// is text, which a UUID's 16 bytes never equal.
+pub fn is_text(t: &DataType) -> bool {
+    let t = match t {
+        DataType::Dictionary(_, v) => v.as_ref(),
+        t => t,
+    };
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
 pub(crate) fn unsupported(dt: &DataType) -> Error {
     Error::Usage(format!(
         "type {dt} cannot be a key (integers, decimals, dates, times, timestamps, strings and binary can)"

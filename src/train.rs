@@ -1232,10 +1232,15 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
 
         // Write.
         let t_write = Instant::now();
+        let uuids: Vec<bool> = columns
+            .iter()
+            .map(|c| plan.files.iter().any(|f| f.is_uuid(c)))
+            .collect();
         let meta = filter_meta(
             columns,
             &families,
             &file_keys[0].key_types,
+            &uuids,
             &spark_types,
             FilterMeta {
                 predicate: predicate.map(|p| p.text().to_string()),
@@ -1243,9 +1248,6 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                 shard: job.shard.map(|s| s.to_string()),
                 // Sized by folding: `merge` folds such partials and re-checks this target.
                 fpp: folding.then_some(fpp),
-                logical_type: (columns.len() == 1
-                    && plan.files.iter().any(|f| f.is_uuid(&columns[0])))
-                .then(|| "UUID".to_string()),
                 ..FilterMeta::default()
             },
         );
@@ -1428,20 +1430,24 @@ fn finish_sizing(
 }
 
 /// The metadata of a filter of the key `columns` (names; "" for an unnamed one), with their
-/// `families`, Arrow `key_types` and Spark types (`--spark-keys xxhash64` on a composite
-/// key), over the rest of `meta` (predicate, inputs, shard, fpp).
+/// `families`, Arrow `key_types`, whether each is a UUID (`uuids`; missing ones are not) and
+/// Spark types (`--spark-keys xxhash64` on a composite key), over the rest of `meta`
+/// (predicate, inputs, shard, fpp).
 fn filter_meta(
     columns: &[String],
     families: &[KeyFamily],
     key_types: &[arrow::datatypes::DataType],
+    uuids: &[bool],
     spark_types: &[SparkType],
     meta: FilterMeta,
 ) -> FilterMeta {
     let single = columns.len() == 1;
+    let uuid = |i: usize| uuids.get(i).copied().unwrap_or(false);
     FilterMeta {
         created_by: crate::CREATED_BY.to_string(),
         column: single.then(|| columns[0].clone()).filter(|c| !c.is_empty()),
         key_type: single.then(|| key_types[0].to_string()),
+        logical_type: (single && uuid(0)).then(|| "UUID".to_string()),
         key_columns: if single {
             Vec::new()
         } else {
@@ -1458,6 +1464,11 @@ fn filter_meta(
                         .get(i)
                         .map(|t| t.to_string())
                         .unwrap_or_default(),
+                    logical_type: if uuid(i) {
+                        "UUID".into()
+                    } else {
+                        String::new()
+                    },
                 })
                 .collect()
         },

@@ -1607,6 +1607,58 @@ fn uuid_keys_never_meet_strings_silently() {
     for o in ["o1", "o2", "o3", "o4"] {
         assert!(!d.join(o).exists(), "{o}");
     }
+    // The same for a UUID in a composite key: the filter records it per column.
+    write_parquet(
+        &d.join("s2/s.parquet"),
+        vec![
+            ("id", Arc::new(Int64Array::from(vec![0, 2])) as ArrayRef),
+            (
+                "k",
+                Arc::new(StringArray::from(vec![text(uuids[0]), text(uuids[2])])) as ArrayRef,
+            ),
+        ],
+        10,
+    );
+    run_in(d, &["train", "-q", "-i", "u", "-c", "id,k", "-o", "cu.bjf"]).ok();
+    let json = run_in(d, &["inspect", "cu.bjf", "--json"]).ok();
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        j["metadata"]["key_columns"][1]["logical_type"], "UUID",
+        "{j}"
+    );
+    run_in(
+        d,
+        &[
+            "filter", "-q", "--filter", "cu.bjf", "--input", "s2", "--key", "id,k", "--output",
+            "o6",
+        ],
+    )
+    .fails(
+        2,
+        &[
+            "type mismatch",
+            "holds UUIDs (16 bytes), but --key k is a string",
+        ],
+    );
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--left",
+            "u",
+            "--left-key",
+            "id,k",
+            "--right",
+            "s2",
+            "--right-key",
+            "id,k",
+            "--output",
+            "o7",
+        ],
+    )
+    .fails(2, &["type mismatch", "--left-key k is a UUID (16 bytes)"]);
+    assert!(!d.join("o6").exists() && !d.join("o7").exists());
     // UUIDs meet 16-byte binary keys by their bytes.
     run_in(
         d,

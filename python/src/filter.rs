@@ -123,12 +123,8 @@ impl Filter {
         arrays: &[arrow::array::ArrayRef],
         what: &str,
     ) -> PyResult<()> {
-        use arrow::datatypes::DataType as D;
-        let text = |t: &D| {
-            matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View)
-                || matches!(t, D::Dictionary(_, v) if matches!(v.as_ref(), D::Utf8 | D::LargeUtf8 | D::Utf8View))
-        };
-        if self.holds_uuids() && arrays.iter().any(|a| text(a.data_type())) {
+        let text = |a: &arrow::array::ArrayRef| bloomjoin::key::is_text(a.data_type());
+        if self.holds_uuids() && arrays.iter().any(text) {
             return Err(errors::key_type(
                 py,
                 format!("{what}: the filter holds UUIDs (16 bytes), but the keys are strings: a UUID's bytes never equal its text; pass uuid.UUID values, pa.uuid() or 16-byte binary"),

@@ -164,6 +164,10 @@ pub struct KeyColumn {
     /// `string`); "" otherwise.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub spark_type: String,
+    /// `UUID` for a column of Parquet's UUID logical type (16 bytes, never equal to a
+    /// string's text); "" otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub logical_type: String,
 }
 
 impl FilterMeta {
@@ -205,6 +209,7 @@ fn native_head(filter: &BloomFilter, meta: &FilterMeta, reserve_words: bool) -> 
                 family: KeyFamily::Any,
                 key_type: String::new(),
                 spark_type: String::new(),
+                logical_type: String::new(),
             });
         for (c, t) in with_types.key_columns.iter_mut().zip(filter.spark_types()) {
             c.spark_type = t.to_string();
@@ -711,6 +716,7 @@ mod tests {
             name: name.into(),
             family,
             key_type: "Int32".into(),
+            logical_type: String::new(),
         };
         let meta = FilterMeta {
             created_by: "bloomjoin test".into(),
@@ -847,6 +853,7 @@ mod tests {
             family: KeyFamily::Integer,
             key_type: String::new(),
             spark_type: String::new(),
+            logical_type: String::new(),
         };
         let meta = FilterMeta {
             key_columns: vec![col("a"), col("b")],

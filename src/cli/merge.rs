@@ -183,6 +183,9 @@ pub fn merge_and_fold(
             if ours.key_type != theirs.key_type {
                 ours.key_type.clear();
             }
+            if ours.logical_type != theirs.logical_type {
+                ours.logical_type.clear();
+            }
         }
         if meta.column != m.column {
             meta.column = None;

@@ -94,8 +94,8 @@ fn hash_line(
     at: &str,
 ) -> Result<u64> {
     if uuid {
-        // A UUID filter holds the 16 bytes: the key is read as DuckDB reads a UUID's text
-        // (32 hex digits in any case, hyphens anywhere, optionally in braces).
+        // A UUID filter holds the 16 bytes: the key is read as a UUID's text (32 hex digits
+        // in any case, with or without hyphens, optionally in braces), as DuckDB casts it.
         let t = line.trim();
         let t = t
             .strip_prefix('{')

@@ -443,15 +443,6 @@ pub(crate) fn uuid_key(side: &SideInput, column: &str) -> bool {
     side.plan.files.iter().any(|f| f.is_uuid(column))
 }
 
-/// Whether a key column's type is a string type (or a dictionary of one).
-pub(crate) fn is_text(t: &DataType) -> bool {
-    let t = match t {
-        DataType::Dictionary(_, v) => v.as_ref(),
-        t => t,
-    };
-    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-}
-
 /// The error for a UUID key on one side and a string key on the other. Both are bytes keys,
 /// but a UUID's keys are its 16 bytes and a string's its text, so they would never meet:
 /// DuckDB casts the text to a UUID (`'00000000-0000-0000-0000-000000003039'` meets the UUID
@@ -459,7 +450,7 @@ pub(crate) fn is_text(t: &DataType) -> bool {
 /// Refused with one line until the keys can be cast. A UUID meets binary keys by its bytes,
 /// as DuckDB compares it with a BLOB.
 fn uuid_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput, i: usize) -> Option<Error> {
-    let text = |s: &SideInput| is_text(s.schema.field(i).data_type());
+    let text = |s: &SideInput| crate::key::is_text(s.schema.field(i).data_type());
     let (lk, rk) = (&job.left.keys[i], &job.right.keys[i]);
     let (uuid, other, uuid_side, other_side) = if text(right) && uuid_key(left, lk) {
         (lk, rk, "--left-key", "--right-key")

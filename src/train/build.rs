@@ -334,6 +334,7 @@ fn build_in_pool(job: &BuildJob, chunks: &[ArrayRef], what: &str) -> Result<Buil
         &names,
         &families,
         &types,
+        &[],
         &spark_types,
         FilterMeta {
             fpp: folding.then_some(fpp),
