@@ -47,31 +47,30 @@ fn values_i128(a: &dyn Array) -> Option<Vec<Option<i128>>> {
         DataType::UInt32 => of::<UInt32Type>(a),
         DataType::UInt64 => of::<UInt64Type>(a),
         DataType::Date32 => of::<Date32Type>(a),
-        // Timestamps by value in nanoseconds, whatever their unit (the left and right keys
-        // of a join may differ in unit; both are timestamps of one family).
-        DataType::Timestamp(unit, _) => {
-            let unit = crate::key::unit_ns(unit) as i128;
-            let ns = arrow::compute::cast(a, &DataType::Int64).ok()?;
-            ns.as_primitive::<Int64Type>()
+        // Timestamps and times of day by value in nanoseconds, whatever their unit (the left
+        // and right keys of a join may differ in unit; both are of one family).
+        DataType::Timestamp(..) | DataType::Time32(_) | DataType::Time64(_) => {
+            let (raw, unit) = stored_ns(a)?;
+            raw.as_primitive::<Int64Type>()
                 .iter()
                 .map(|v| v.map(|v| v as i128 * unit))
                 .collect()
         }
-        // Times of day by value in nanoseconds since midnight, whatever their unit.
-        DataType::Time32(_) | DataType::Time64(_) => {
-            let (values, unit) = crate::key::time_values(a)?;
-            let nulls = a.logical_nulls();
-            values
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| {
-                    (!nulls.as_ref().is_some_and(|n| n.is_null(i)))
-                        .then_some(v as i128 * unit as i128)
-                })
-                .collect()
-        }
         _ => return None,
     })
+}
+
+/// The stored integers of a timestamp or time-of-day array as `Int64`, and the nanoseconds
+/// of its unit; `None` for other types.
+fn stored_ns(a: &dyn Array) -> Option<(ArrayRef, i128)> {
+    let (unit, raw) = match a.data_type() {
+        DataType::Timestamp(u, _) | DataType::Time64(u) => (u, DataType::Int64),
+        DataType::Time32(u) => (u, DataType::Int32),
+        _ => return None,
+    };
+    let raw = arrow::compute::cast(a, &raw).ok()?;
+    let raw = arrow::compute::cast(&raw, &DataType::Int64).ok()?;
+    Some((raw, crate::key::unit_ns(unit) as i128))
 }
 
 /// The row groups of `rgs` in `file` whose key column `key_name` may hold a key in `range`
@@ -251,23 +250,11 @@ pub(crate) fn key_range(col: &dyn Array) -> Option<KeyRange> {
         DataType::UInt32 => range::<UInt32Type>(a, 1),
         DataType::UInt64 => range::<UInt64Type>(a, 1),
         DataType::Date32 => range::<Date32Type>(a, 1),
-        // Instants in nanoseconds, whatever the unit: the order of the stored integers.
-        DataType::Timestamp(unit, _) => {
-            let raw = arrow::compute::cast(a, &DataType::Int64).ok()?;
-            range::<Int64Type>(raw.as_ref(), crate::key::unit_ns(unit) as i128)
-        }
-        // Times of day in nanoseconds since midnight, whatever the unit.
-        DataType::Time32(_) | DataType::Time64(_) => {
-            let (values, unit) = crate::key::time_values(a)?;
-            let nulls = a.logical_nulls();
-            let mut it = values
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !nulls.as_ref().is_some_and(|n| n.is_null(*i)))
-                .map(|(_, &v)| v);
-            let first = it.next()?;
-            let (lo, hi) = it.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v)));
-            Some((lo as i128 * unit as i128, hi as i128 * unit as i128))
+        // Instants and times of day in nanoseconds, whatever the unit: the order of the
+        // stored integers.
+        DataType::Timestamp(..) | DataType::Time32(_) | DataType::Time64(_) => {
+            let (raw, unit) = stored_ns(a)?;
+            range::<Int64Type>(raw.as_ref(), unit)
         }
         _ => None,
     }
@@ -342,6 +329,36 @@ mod tests {
             |_| {},
         );
         assert_eq!(kept, vec![0]);
+    }
+
+    /// Times of day: ranges and row-group statistics in nanoseconds since midnight, whatever
+    /// the unit (a `Time32(s)` column's statistics, stored in milliseconds, read as seconds).
+    #[test]
+    fn time_ranges_are_nanoseconds() {
+        use arrow::array::{Time32SecondArray, Time64MicrosecondArray};
+        let us = Time64MicrosecondArray::from(vec![Some(1_500_000), None, Some(7)]);
+        assert_eq!(key_range(&us), Some((7_000, 1_500_000_000)));
+        assert_eq!(
+            key_range(&Time64MicrosecondArray::from(vec![None, None])),
+            None
+        );
+        let dir = tempfile::tempdir().unwrap();
+        // Row groups [0 s, 1 s] and [3 s, 4 s] against left keys 1.5 s to 3 s: the first out.
+        let f = write(
+            &dir.path().join("t.parquet"),
+            Arc::new(Time32SecondArray::from(vec![0, 1, 3, 4])),
+            2,
+        );
+        let mut skipped = Vec::new();
+        let kept = row_groups_in_range(
+            &f,
+            "k",
+            vec![0, 1],
+            (1_500_000_000, 3_000_000_000),
+            false,
+            |rg| skipped.push(rg),
+        );
+        assert_eq!((kept, skipped), (vec![1], vec![0]));
     }
 
     fn write(path: &std::path::Path, col: ArrayRef, rg_rows: usize) -> std::sync::Arc<InputFile> {
