@@ -997,15 +997,25 @@ impl PartWriter {
             path: local,
             upload,
         };
-        let writer = ArrowWriter::try_new(
-            file,
-            self.schema.clone(),
-            Some(WriterProperties::clone(&self.props)),
-        )
-        .map_err(|source| Error::Parquet {
+        let perr = |source| Error::Parquet {
             location: target.to_string(),
             source,
-        })?;
+        };
+        let props = WriterProperties::clone(&self.props);
+        // Columns of a Parquet logical type their Arrow type does not say (a UUID, an
+        // INTERVAL) are written with it.
+        let writer =
+            match crate::read::logical::writer_schema(&self.schema, props.coerce_types()) {
+                None => ArrowWriter::try_new(file, self.schema.clone(), Some(props)),
+                Some(schemas) => {
+                    let (plain, descr) = schemas.map_err(perr)?;
+                    let options = parquet::arrow::arrow_writer::ArrowWriterOptions::new()
+                        .with_properties(props)
+                        .with_parquet_schema(descr);
+                    ArrowWriter::try_new_with_options(file, plain, options)
+                }
+            }
+            .map_err(perr)?;
         self.file = Some(OpenFile {
             writer,
             failed,

@@ -478,6 +478,10 @@ pub(crate) fn check_key_of(
                 if let Some(e) = uuid_text_mismatch(uuid, text, side, keys, i, filter, flag) {
                     return Err(e);
                 }
+                let utc = c.logical_type == "TIMETZ";
+                if let Some(e) = time_utc_filter_mismatch(utc, side, keys, i, filter, flag) {
+                    return Err(e);
+                }
             }
         }
         return Ok(());
@@ -491,10 +495,44 @@ pub(crate) fn check_key_of(
     }
     let uuid = meta.logical_type.as_deref() == Some("UUID");
     let text = meta.key_type.as_deref().is_some_and(|t| t.contains("Utf8"));
-    match uuid_text_mismatch(uuid, text, side, keys, 0, filter, flag) {
+    let utc = meta.logical_type.as_deref() == Some("TIMETZ");
+    match uuid_text_mismatch(uuid, text, side, keys, 0, filter, flag)
+        .or_else(|| time_utc_filter_mismatch(utc, side, keys, 0, filter, flag))
+    {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Times of day adjusted to UTC (DuckDB's `TIMETZ`) and local ones meet only under a session
+/// time zone, so they are refused against each other (see the join's check in
+/// `plan::side`). The error when key column `i` of `side` (`keys[i]` of option `flag`) is a
+/// time of day of the other kind than the filter's (`utc`: the filter records `TIMETZ`).
+fn time_utc_filter_mismatch(
+    utc: bool,
+    side: &SideInput,
+    keys: &[String],
+    i: usize,
+    filter: &str,
+    flag: &str,
+) -> Option<Error> {
+    if side.families.get(i) != Some(&KeyFamily::Time) {
+        return None;
+    }
+    let side_utc = crate::plan::side::time_utc_key(side, &keys[i]);
+    if side_utc == utc {
+        return None;
+    }
+    let kind = |utc: bool| match utc {
+        true => "times of day adjusted to UTC (TIMETZ)",
+        false => "local times of day (TIME)",
+    };
+    Some(Error::Usage(format!(
+        "time zone mismatch: the filter {filter} holds {}, but {flag} {} holds {}: they meet only under a session time zone; train the filter on the key's own type",
+        kind(utc),
+        keys[i],
+        kind(side_utc)
+    )))
 }
 
 /// UUIDs and strings are both bytes keys, but a UUID's are its 16 bytes and a string's its

@@ -156,8 +156,11 @@ pub struct InputFile {
     pub location: Location,
     /// Size in bytes.
     pub size: u64,
-    /// The decoded footer and the Arrow schema.
+    /// The decoded footer and the Arrow schema. `INTERVAL` columns are read as their 12
+    /// bytes (see [`crate::read::logical`]).
     pub metadata: ArrowReaderMetadata,
+    /// The Parquet logical types of top-level columns that their Arrow types do not say.
+    pub annotations: Vec<(String, crate::read::logical::Annotation)>,
 }
 
 impl InputFile {
@@ -199,8 +202,20 @@ impl InputFile {
                 }
             }
         };
+        let (meta, annotations) = crate::read::logical::read_footer(meta);
         let metadata = ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::new())
             .map_err(perr)?;
+        // Each annotated column's field says its Parquet logical type, for the checks of
+        // conditions and keys and for the output's writer.
+        let metadata = match crate::read::logical::annotated_schema(metadata.schema(), &annotations)
+        {
+            Some(schema) => ArrowReaderMetadata::try_new(
+                Arc::clone(metadata.metadata()),
+                ArrowReaderOptions::new().with_schema(schema),
+            )
+            .map_err(perr)?,
+            None => metadata,
+        };
         // Dictionary columns with 8- or 16-bit indices (pandas categoricals) are read with
         // 32-bit ones: a join's build side concatenates batches whose dictionaries together
         // outgrow 127 values, and an output row group holds the values of many input ones,
@@ -217,6 +232,7 @@ impl InputFile {
             location,
             size,
             metadata,
+            annotations,
         })
     }
 
@@ -228,18 +244,30 @@ impl InputFile {
     /// Whether the file's top-level column `column` is a UUID: 16 bytes of Parquet's `UUID`
     /// logical type (DuckDB's `UUID`), which the reader hands on as `FixedSizeBinary(16)`.
     pub fn is_uuid(&self, column: &str) -> bool {
-        self.parquet()
-            .file_metadata()
-            .schema_descr()
-            .columns()
+        self.annotation(column) == Some(crate::read::logical::Annotation::Uuid)
+    }
+
+    /// Refuse a key column `column` of a Parquet type whose bytes are not its value: an
+    /// `INTERVAL`, which SQL engines compare normalized (DuckDB's `INTERVAL '1 month'` equals
+    /// `INTERVAL '30 days'`, and `'1 day'` equals `'24 hours'`) but which reaches us as 12 bytes.
+    pub fn check_key(&self, column: &str) -> Result<()> {
+        match self.annotation(column) {
+            Some(crate::read::logical::Annotation::Interval) => Err(Error::Column {
+                file: self.location.to_string(),
+                column: column.to_string(),
+                reason: "an INTERVAL cannot be a key: SQL engines compare intervals normalized (INTERVAL '1 month' equals '30 days', '1 day' equals '24 hours'), and its stored months, days and milliseconds would not meet so; key on a column of the interval in one unit".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The Parquet logical type of top-level column `column` that its Arrow type does not
+    /// say, if it has one.
+    pub fn annotation(&self, column: &str) -> Option<crate::read::logical::Annotation> {
+        self.annotations
             .iter()
-            .any(|c| {
-                c.path().parts() == [column]
-                    && matches!(
-                        c.logical_type_ref(),
-                        Some(parquet::basic::LogicalType::Uuid)
-                    )
-            })
+            .find(|(c, _)| c == column)
+            .map(|(_, a)| *a)
     }
 
     /// The Arrow schema.

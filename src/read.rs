@@ -18,6 +18,7 @@ use crate::plan::{InputFile, RangeReader, Split};
 
 pub(crate) mod ahead;
 pub mod dictionary;
+pub mod logical;
 pub(crate) mod pages;
 
 /// Bytes of decoded predicate columns kept per row group for the projection: a row group's

@@ -461,11 +461,17 @@ fn plan(
             .iter()
             .zip(&outputs)
             .map(|(name, o)| {
-                let data_type = match o {
-                    Output::Column(i) => side.schema.field(*i).data_type(),
-                    Output::Computed(c) => c.data_type(),
+                let (data_type, annotation) = match o {
+                    Output::Column(i) => (
+                        side.schema.field(*i).data_type(),
+                        crate::read::logical::annotation(side.schema.field(*i)),
+                    ),
+                    Output::Computed(c) => (c.data_type(), None),
                 };
-                Field::new(name, data_type.clone(), true)
+                crate::read::logical::annotate(
+                    Field::new(name, data_type.clone(), true),
+                    annotation,
+                )
             })
             .collect::<Vec<_>>(),
     );

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::expr::Predicate;
 use crate::key::KeyFamily;
 use crate::plan::side::Source;
-use crate::plan::{self, Plan, RangeReader, SplitOptions};
+use crate::plan::{self, InputFile, Plan, RangeReader, SplitOptions};
 use crate::read::ahead::ReadAhead;
 use crate::read::{ReadOptions, SplitReader};
 use crate::store::Location;
@@ -465,6 +465,7 @@ fn check_inputs(
                 },
             };
             let fam = KeyFamily::check(&dt, &file, column)?;
+            f.check_key(column)?;
             match &*family {
                 None => *family = Some((fam, dt.to_string(), file.clone())),
                 Some((f0, t0, file0)) if *f0 != fam => {
@@ -1232,15 +1233,15 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
 
         // Write.
         let t_write = Instant::now();
-        let uuids: Vec<bool> = columns
+        let logical: Vec<Option<&str>> = columns
             .iter()
-            .map(|c| plan.files.iter().any(|f| f.is_uuid(c)))
+            .map(|c| recorded_logical_type(&plan.files, c))
             .collect();
         let meta = filter_meta(
             columns,
             &families,
             &file_keys[0].key_types,
-            &uuids,
+            &logical,
             &spark_types,
             FilterMeta {
                 predicate: predicate.map(|p| p.text().to_string()),
@@ -1437,17 +1438,17 @@ fn filter_meta(
     columns: &[String],
     families: &[KeyFamily],
     key_types: &[arrow::datatypes::DataType],
-    uuids: &[bool],
+    logical: &[Option<&str>],
     spark_types: &[SparkType],
     meta: FilterMeta,
 ) -> FilterMeta {
     let single = columns.len() == 1;
-    let uuid = |i: usize| uuids.get(i).copied().unwrap_or(false);
+    let logical_type = |i: usize| logical.get(i).copied().flatten();
     FilterMeta {
         created_by: crate::CREATED_BY.to_string(),
         column: single.then(|| columns[0].clone()).filter(|c| !c.is_empty()),
         key_type: single.then(|| key_types[0].to_string()),
-        logical_type: (single && uuid(0)).then(|| "UUID".to_string()),
+        logical_type: logical_type(0).filter(|_| single).map(str::to_string),
         key_columns: if single {
             Vec::new()
         } else {
@@ -1464,15 +1465,29 @@ fn filter_meta(
                         .get(i)
                         .map(|t| t.to_string())
                         .unwrap_or_default(),
-                    logical_type: if uuid(i) {
-                        "UUID".into()
-                    } else {
-                        String::new()
-                    },
+                    logical_type: logical_type(i).unwrap_or_default().to_string(),
                 })
                 .collect()
         },
         ..meta
+    }
+}
+
+/// The logical type a filter records for key column `column` of `files`, where it changes
+/// what the keys mean: `UUID` (16 bytes, never a string's text), `TIMETZ` (times of day
+/// adjusted to UTC, never met with local ones).
+pub(crate) fn recorded_logical_type(
+    files: &[std::sync::Arc<InputFile>],
+    column: &str,
+) -> Option<&'static str> {
+    use crate::read::logical::Annotation;
+    let any = |a: Annotation| files.iter().any(|f| f.annotation(column) == Some(a));
+    if any(Annotation::Uuid) {
+        Some("UUID")
+    } else if any(Annotation::TimeUtc) {
+        Some("TIMETZ")
+    } else {
+        None
     }
 }
 

@@ -275,13 +275,69 @@ impl Predicate {
             })
             .collect::<Result<_>>()?;
         let empty = RecordBatch::new_empty(Arc::new(Schema::new(fields)));
-        self.evaluate(&empty).map(|_| ()).map_err(|e| match e {
-            Error::Expr { context, reason } => Error::Expr {
-                context: format!("{file}: {context}"),
-                reason,
-            },
-            other => other,
-        })
+        self.check_logical(empty.schema_ref())
+            .and_then(|()| self.evaluate(&empty).map(|_| ()))
+            .map_err(|e| match e {
+                Error::Expr { context, reason } => Error::Expr {
+                    context: format!("{file}: {context}"),
+                    reason,
+                },
+                other => other,
+            })
+    }
+
+    /// Refuse what the expression does with a column whose Arrow type is not its value (see
+    /// [`crate::read::logical`]), where DuckDB would answer otherwise: a UUID may be tested
+    /// with `IS [NOT] NULL` or compared with another UUID column (their bytes are equal
+    /// exactly when the UUIDs are, and order as DuckDB orders UUIDs); an `INTERVAL` may only
+    /// be tested with `IS [NOT] NULL`. A column alone (`--select` passing it on) is fine.
+    pub(crate) fn check_logical(&self, schema: &Schema) -> Result<()> {
+        use crate::read::logical::{annotation, Annotation};
+        let nodes = &self.tree.nodes;
+        let kind = |i: usize| match &nodes[i] {
+            parse::Node::Column(c) => schema.field_with_name(c).ok().and_then(annotation),
+            _ => None,
+        };
+        let mut parent = vec![None; nodes.len()];
+        for (i, n) in nodes.iter().enumerate() {
+            let mut k = 0;
+            while let Some(c) = n.child(k) {
+                parent[c] = Some(i);
+                k += 1;
+            }
+        }
+        for (i, n) in nodes.iter().enumerate() {
+            let parse::Node::Column(c) = n else {
+                continue;
+            };
+            let a = match kind(i) {
+                Some(a @ (Annotation::Uuid | Annotation::Interval)) => a,
+                _ => continue,
+            };
+            let ok = match parent[i].map(|p| &nodes[p]) {
+                None | Some(parse::Node::IsNull(..)) => true,
+                // UUIDs order as their bytes, in DuckDB too.
+                Some(parse::Node::Cmp(_, x, y) | parse::Node::Distinct(x, y, _)) => {
+                    a == Annotation::Uuid && kind(*x) == Some(a) && kind(*y) == Some(a)
+                }
+                _ => false,
+            };
+            if !ok {
+                let reason = match a {
+                    Annotation::Uuid => format!(
+                        "column {c:?} is a UUID, read as its 16 bytes: it can be tested with IS [NOT] NULL and compared with another UUID column, not with text or anything else (DuckDB would cast text to a UUID; its bytes are not its text)"
+                    ),
+                    _ => format!(
+                        "column {c:?} is a Parquet INTERVAL, read as its 12 bytes (months, days, milliseconds): it can be tested with IS [NOT] NULL and passed on, not compared or computed on (DuckDB compares intervals normalized: '1 month' equals '30 days')"
+                    ),
+                };
+                return Err(Error::Expr {
+                    context: format!("{} {}", self.context, quoted(&self.text)),
+                    reason,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The error for column `c` of the expression, which `schema` (of `file`) lacks.

@@ -234,10 +234,9 @@ fn locate(
             .index_of(&n.column)
             .map_err(|_| Error::Internal(format!("{option} column {:?} not handed on", n.name)))?;
         columns.push((n.side, index));
-        fields.push(Field::new(
-            &n.name,
-            schema.field(index).data_type().clone(),
-            true,
+        fields.push(crate::read::logical::annotate(
+            Field::new(&n.name, schema.field(index).data_type().clone(), true),
+            crate::read::logical::annotation(schema.field(index)),
         ));
     }
     Ok((columns, Arc::new(Schema::new(fields))))
@@ -285,6 +284,7 @@ impl JoinCondition {
         right: &Schema,
     ) -> Result<Self> {
         let (columns, schema) = locate(needed, left, right, OPTION)?;
+        predicate.check_logical(&schema)?;
         // Types are checked on no rows: a comparison of a string with a number fails here.
         predicate.evaluate(&RecordBatch::new_empty(schema.clone()))?;
         Ok(JoinCondition {
@@ -337,6 +337,7 @@ impl Computed {
         right: &Schema,
     ) -> Result<Self> {
         let (columns, schema) = locate(needed, left, right, "--select")?;
+        predicate.check_logical(&schema)?;
         let data_type = predicate
             .evaluate_value(&RecordBatch::new_empty(schema.clone()))?
             .data_type()

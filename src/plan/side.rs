@@ -17,6 +17,7 @@ use crate::expr::Predicate;
 use crate::join::{ColumnRef, JoinJob, JoinType, OutColumn, Side, SideJob};
 use crate::key::KeyFamily;
 use crate::plan::{self, Plan, SplitOptions};
+use crate::read::logical;
 
 /// One side, planned and checked.
 pub(crate) struct SideInput {
@@ -283,6 +284,9 @@ pub(crate) fn plan_join(
         if let Some(e) = uuid_mismatch(job, &left, &right, i) {
             return Err(e);
         }
+        if let Some(e) = time_utc_mismatch(job, &left, &right, i) {
+            return Err(e);
+        }
         if lf != rf {
             return Err(Error::Usage(format!(
                 "key family mismatch: --left-key {} holds {lf} keys, --right-key {} holds {rf} keys",
@@ -315,11 +319,14 @@ pub(crate) fn plan_join(
         };
         let index = schema.index_of(&o.column).expect("planned");
         let mut data_type = schema.field(index).data_type().clone();
+        let mut annotation = logical::annotation(schema.field(index));
         // A coalesced key pair: the left key (the first columns of both sides' batches), else
         // the right one, in their common type.
         let coalesce = match o.key {
             Some(i) => {
                 let rt = right.schema.field(i).data_type();
+                annotation =
+                    annotation.filter(|a| logical::annotation(right.schema.field(i)) == Some(*a));
                 data_type = common_type(&data_type, rt).ok_or_else(|| {
                     Error::param(
                         "--coalesce-keys",
@@ -333,7 +340,10 @@ pub(crate) fn plan_join(
             }
             None => None,
         };
-        out_fields.push(Field::new(&o.name, data_type, true));
+        out_fields.push(logical::annotate(
+            Field::new(&o.name, data_type, true),
+            annotation,
+        ));
         out_columns.push(OutColumn {
             side: o.side,
             index,
@@ -461,6 +471,45 @@ fn uuid_mismatch(job: &JoinJob, left: &SideInput, right: &SideInput, i: usize) -
     };
     Some(Error::Usage(format!(
         "type mismatch: {uuid_side} {uuid} is a UUID (16 bytes) but {other_side} {other} is a string: a UUID's bytes never equal its text (DuckDB casts the text to a UUID); write the key as one type on both sides"
+    )))
+}
+
+/// Whether key column `i` of `side` holds times of day adjusted to UTC (Parquet's `TIME`
+/// with `isAdjustedToUTC`, DuckDB's `TIMETZ`) in some file.
+pub(crate) fn time_utc_key(side: &SideInput, column: &str) -> bool {
+    side.plan
+        .files
+        .iter()
+        .any(|f| f.annotation(column) == Some(logical::Annotation::TimeUtc))
+}
+
+/// The error for a time-of-day key adjusted to UTC (DuckDB's `TIMETZ`) on one side and a
+/// local one (`TIME`) on the other: as for timestamps with and without a time zone, SQL
+/// engines convert one to the other with a session time zone (DuckDB meets `TIMETZ
+/// '10:00:00+00'` with `TIME '10:00:00'` under `TimeZone = 'UTC'` and not under
+/// `'America/New_York'`); we refuse.
+fn time_utc_mismatch(
+    job: &JoinJob,
+    left: &SideInput,
+    right: &SideInput,
+    i: usize,
+) -> Option<Error> {
+    if left.families[i] != KeyFamily::Time || right.families[i] != KeyFamily::Time {
+        return None;
+    }
+    let (lk, rk) = (&job.left.keys[i], &job.right.keys[i]);
+    let (lu, ru) = (time_utc_key(left, lk), time_utc_key(right, rk));
+    if lu == ru {
+        return None;
+    }
+    let describe = |utc: bool| match utc {
+        true => "a time of day adjusted to UTC (TIMETZ)",
+        false => "a local time of day (TIME)",
+    };
+    Some(Error::Usage(format!(
+        "time zone mismatch: --left-key {lk} is {} but --right-key {rk} is {}: they meet only under a session time zone; cast one side",
+        describe(lu),
+        describe(ru)
     )))
 }
 
@@ -825,6 +874,7 @@ pub(crate) fn project_side(
                 },
             };
             let fam = KeyFamily::check(&key_type, &file, key)?;
+            f.check_key(key)?;
             match *family {
                 None => *family = Some(fam),
                 Some(f0) if f0 != fam => {
@@ -863,7 +913,10 @@ pub(crate) fn project_side(
             let dt = schema.field(i).data_type();
             match &fields[n] {
                 None => {
-                    fields[n] = Some(Field::new(c, dt.clone(), true));
+                    fields[n] = Some(logical::annotate(
+                        Field::new(c, dt.clone(), true),
+                        f.annotation(c),
+                    ));
                     seen_in[n] = file.clone();
                 }
                 Some(field) => {
@@ -887,7 +940,10 @@ pub(crate) fn project_side(
                             "the {name} files' column {c} holds {before} in one file and {dt} in {file}: it is read as {common}, exact, and written so where it is output: pyarrow and Spark read that type, Polars does not, DuckDB reads it as a DOUBLE; cast the column to one type in every file to keep it narrower"
                         ));
                     }
-                    fields[n] = Some(Field::new(c, common, true));
+                    // A Parquet logical type the files agree on (a UUID in every file)
+                    // is the output's too.
+                    let agreed = logical::annotation(field).filter(|a| f.annotation(c) == Some(*a));
+                    fields[n] = Some(logical::annotate(Field::new(c, common, true), agreed));
                 }
             }
             // The file's column index, turned into its position in the batch below.

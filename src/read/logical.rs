@@ -1,0 +1,398 @@
+//! Parquet logical types that the Arrow types of the parquet crate's reader do not keep.
+//!
+//! Four column types of DuckDB (and other writers) come out of the reader as a plainer Arrow
+//! type, and an output written from that type is no longer the input's type:
+//!
+//! | Parquet column | Arrow type read | without this module, written back as |
+//! |---|---|---|
+//! | `INTERVAL` (12 bytes: months, days, milliseconds) | `FixedSizeBinary(12)` (see below) | months lost |
+//! | `UUID` (16 bytes) | `FixedSizeBinary(16)` | `BLOB` in DuckDB |
+//! | `JSON` (text) | `Utf8` | `VARCHAR` in DuckDB |
+//! | `TIME` adjusted to UTC (DuckDB's `TIMETZ`) | `Time64` | `TIME` in DuckDB |
+//!
+//! The crate reads an `INTERVAL` as `Interval(DayTime)`, which has no months: a join that
+//! passed `INTERVAL '1 month 2 days'` through wrote `2 days`. [`InputFile::open`] therefore
+//! rewrites every `INTERVAL` leaf of a footer's schema to a plain 12-byte
+//! `FIXED_LEN_BYTE_ARRAY` before the Arrow schema is derived from it, so the column is read
+//! as its exact bytes.
+//!
+//! Each top-level column's [`Annotation`] is kept in [`InputFile`]; planning puts it on the
+//! output schema's fields ([`annotate`], under the metadata key [`KEY`]) where every input
+//! file that holds the column agrees on it, and the output writer ([`writer_schema`]) gives
+//! those columns their Parquet logical type back. The key never reaches the written file's
+//! embedded Arrow schema.
+//!
+//! [`InputFile::open`]: crate::plan::InputFile::open
+//! [`InputFile`]: crate::plan::InputFile
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::datatypes::{Field, Schema, SchemaRef};
+use parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
+use parquet::file::metadata::{FileMetaData, ParquetMetaData};
+use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
+
+/// The field metadata key of an output column's [`Annotation`].
+pub const KEY: &str = "bloomjoin:parquet_type";
+
+/// A Parquet logical type an Arrow type does not say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Annotation {
+    /// `INTERVAL`: 12 bytes (months, days, milliseconds, little-endian), read as
+    /// `FixedSizeBinary(12)`.
+    Interval,
+    /// `UUID`: 16 bytes, read as `FixedSizeBinary(16)`.
+    Uuid,
+    /// `JSON`: text, read as `Utf8`.
+    Json,
+    /// `TIME` adjusted to UTC (DuckDB's `TIMETZ`, normalized to UTC when written), read as
+    /// `Time32`/`Time64` like a local time of day.
+    TimeUtc,
+}
+
+impl Annotation {
+    /// Its name in field metadata and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Annotation::Interval => "INTERVAL",
+            Annotation::Uuid => "UUID",
+            Annotation::Json => "JSON",
+            Annotation::TimeUtc => "TIME adjusted to UTC",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Annotation> {
+        [
+            Annotation::Interval,
+            Annotation::Uuid,
+            Annotation::Json,
+            Annotation::TimeUtc,
+        ]
+        .into_iter()
+        .find(|a| a.name() == s)
+    }
+
+    /// The annotation of a Parquet leaf, if it has one of ours.
+    fn of_leaf(t: &Type) -> Option<Annotation> {
+        if !t.is_primitive() {
+            return None;
+        }
+        let info = t.get_basic_info();
+        match (info.logical_type_ref(), info.converted_type()) {
+            (Some(LogicalType::Uuid), _) => Some(Annotation::Uuid),
+            (Some(LogicalType::Json), _) | (None, ConvertedType::JSON) => Some(Annotation::Json),
+            (Some(LogicalType::Time(t)), _) if t.is_adjusted_to_u_t_c => Some(Annotation::TimeUtc),
+            (_, ConvertedType::INTERVAL) => Some(Annotation::Interval),
+            _ => None,
+        }
+    }
+}
+
+/// The footer `meta` with every `INTERVAL` leaf read as plain 12 bytes, and the annotations
+/// of its top-level columns (by name; an `INTERVAL` among them).
+pub fn read_footer(meta: ParquetMetaData) -> (ParquetMetaData, Vec<(String, Annotation)>) {
+    let descr = meta.file_metadata().schema_descr();
+    let annotations: Vec<(String, Annotation)> = descr
+        .root_schema()
+        .get_fields()
+        .iter()
+        .filter_map(|f| Annotation::of_leaf(f).map(|a| (f.name().to_string(), a)))
+        .collect();
+    let has_interval = descr
+        .columns()
+        .iter()
+        .any(|c| c.converted_type() == ConvertedType::INTERVAL);
+    if !has_interval {
+        return (meta, annotations);
+    }
+    let root = plain_intervals(&descr.root_schema_ptr());
+    let fm = meta.file_metadata();
+    let file_metadata = FileMetaData::new(
+        fm.version(),
+        fm.num_rows(),
+        fm.created_by().map(str::to_string),
+        fm.key_value_metadata().cloned(),
+        Arc::new(SchemaDescriptor::new(root)),
+        fm.column_orders().cloned(),
+    );
+    let mut builder = meta.into_builder();
+    let row_groups = builder.take_row_groups();
+    let page_index = builder.take_page_index();
+    let meta = parquet::file::metadata::ParquetMetaDataBuilder::new(file_metadata)
+        .set_row_groups(row_groups)
+        .set_page_index(page_index)
+        .build();
+    (meta, annotations)
+}
+
+/// `t` with every `INTERVAL` leaf made a plain `FIXED_LEN_BYTE_ARRAY` of its length.
+fn plain_intervals(t: &TypePtr) -> TypePtr {
+    match t.as_ref() {
+        Type::PrimitiveType {
+            basic_info,
+            physical_type,
+            type_length,
+            ..
+        } if basic_info.converted_type() == ConvertedType::INTERVAL => {
+            let mut b = Type::primitive_type_builder(basic_info.name(), *physical_type)
+                .with_length(*type_length)
+                .with_id(basic_info.has_id().then(|| basic_info.id()));
+            if basic_info.has_repetition() {
+                b = b.with_repetition(basic_info.repetition());
+            }
+            Arc::new(
+                b.build()
+                    .expect("a fixed-length leaf without a logical type"),
+            )
+        }
+        Type::PrimitiveType { .. } => Arc::clone(t),
+        Type::GroupType { basic_info, fields } => Arc::new(Type::GroupType {
+            basic_info: basic_info.clone(),
+            fields: fields.iter().map(plain_intervals).collect(),
+        }),
+    }
+}
+
+/// `schema` (a file's, as the reader derives it) with each top-level column of
+/// `annotations` carrying its annotation; `None` when there is none.
+pub fn annotated_schema(
+    schema: &SchemaRef,
+    annotations: &[(String, Annotation)],
+) -> Option<SchemaRef> {
+    if annotations.is_empty() {
+        return None;
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let a = annotations
+                .iter()
+                .find(|(c, _)| c == f.name())
+                .map(|(_, a)| *a);
+            match a {
+                Some(a) => annotate(f.as_ref().clone(), Some(a)),
+                None => f.as_ref().clone(),
+            }
+        })
+        .collect();
+    Some(Arc::new(Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    )))
+}
+
+/// `field` carrying `annotation` (or none) in its metadata.
+pub fn annotate(field: Field, annotation: Option<Annotation>) -> Field {
+    let mut metadata = field.metadata().clone();
+    match annotation {
+        Some(a) => metadata.insert(KEY.to_string(), a.name().to_string()),
+        None => metadata.remove(KEY),
+    };
+    field.with_metadata(metadata)
+}
+
+/// The annotation `field` carries.
+pub fn annotation(field: &Field) -> Option<Annotation> {
+    field.metadata().get(KEY).and_then(|s| Annotation::parse(s))
+}
+
+/// For a writer of `schema` (with the writer's `coerce_types`): when some field carries an
+/// annotation, the schema without the annotations (for the file's embedded Arrow schema) and
+/// the Parquet schema with each annotated top-level column's logical type restored. `None`
+/// when no field carries one.
+pub fn writer_schema(
+    schema: &Schema,
+    coerce_types: bool,
+) -> Option<parquet::errors::Result<(SchemaRef, SchemaDescriptor)>> {
+    let annotated: HashMap<&str, Annotation> = schema
+        .fields()
+        .iter()
+        .filter_map(|f| annotation(f).map(|a| (f.name().as_str(), a)))
+        .collect();
+    if annotated.is_empty() {
+        return None;
+    }
+    let plain = Arc::new(Schema::new_with_metadata(
+        schema
+            .fields()
+            .iter()
+            .map(|f| annotate(f.as_ref().clone(), None))
+            .collect::<Vec<_>>(),
+        schema.metadata().clone(),
+    ));
+    Some(
+        parquet::arrow::ArrowSchemaConverter::new()
+            .with_coerce_types(coerce_types)
+            .convert(&plain)
+            .and_then(|descr| {
+                let root = descr.root_schema();
+                let fields = root
+                    .get_fields()
+                    .iter()
+                    .map(|f| match annotated.get(f.name()) {
+                        Some(a) => restore(f, *a),
+                        None => Ok(Arc::clone(f)),
+                    })
+                    .collect::<parquet::errors::Result<Vec<_>>>()?;
+                let root = Type::group_type_builder(root.name())
+                    .with_fields(fields)
+                    .build()?;
+                Ok((plain, SchemaDescriptor::new(Arc::new(root))))
+            }),
+    )
+}
+
+/// Leaf `t` (as the converter made it) with `a`'s logical type, where its physical type can
+/// hold it; otherwise `t` as it is.
+fn restore(t: &TypePtr, a: Annotation) -> parquet::errors::Result<TypePtr> {
+    let Type::PrimitiveType {
+        basic_info,
+        physical_type,
+        type_length,
+        ..
+    } = t.as_ref()
+    else {
+        return Ok(Arc::clone(t));
+    };
+    let mut b = Type::primitive_type_builder(basic_info.name(), *physical_type)
+        .with_length(*type_length)
+        .with_id(basic_info.has_id().then(|| basic_info.id()));
+    if basic_info.has_repetition() {
+        b = b.with_repetition(basic_info.repetition());
+    }
+    let b = match (a, physical_type, basic_info.logical_type_ref()) {
+        (Annotation::Interval, PhysicalType::FIXED_LEN_BYTE_ARRAY, _) if *type_length == 12 => {
+            b.with_converted_type(ConvertedType::INTERVAL)
+        }
+        (Annotation::Uuid, PhysicalType::FIXED_LEN_BYTE_ARRAY, _) if *type_length == 16 => {
+            b.with_logical_type(Some(LogicalType::Uuid))
+        }
+        (Annotation::Json, PhysicalType::BYTE_ARRAY, Some(LogicalType::String)) => {
+            b.with_logical_type(Some(LogicalType::Json))
+        }
+        (Annotation::TimeUtc, _, Some(LogicalType::Time(t))) => {
+            b.with_logical_type(Some(LogicalType::time(true, t.unit)))
+        }
+        _ => return Ok(Arc::clone(t)),
+    };
+    Ok(Arc::new(b.build()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, FixedSizeBinaryArray, RecordBatch, StringArray};
+    use arrow::datatypes::DataType;
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+    use parquet::arrow::arrow_writer::ArrowWriterOptions;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    /// Write `batch` with annotations restored, read the footer back: the leaves' logical
+    /// types, and the Arrow schema our reader derives from it.
+    fn round_trip(batch: &RecordBatch) -> (Vec<(String, Annotation)>, SchemaRef, Vec<u8>) {
+        let (plain, descr) = writer_schema(&batch.schema(), true).unwrap().unwrap();
+        let mut buf = Vec::new();
+        let options = ArrowWriterOptions::new()
+            .with_properties(
+                parquet::file::properties::WriterProperties::builder()
+                    .set_coerce_types(true)
+                    .build(),
+            )
+            .with_parquet_schema(descr);
+        let mut w = ArrowWriter::try_new_with_options(&mut buf, plain, options).unwrap();
+        w.write(batch).unwrap();
+        w.close().unwrap();
+        let reader = SerializedFileReader::new(bytes::Bytes::from(buf.clone())).unwrap();
+        let (meta, annotations) = read_footer(reader.metadata().clone());
+        let schema =
+            ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::new()).unwrap();
+        (annotations, Arc::clone(schema.schema()), buf)
+    }
+
+    #[test]
+    fn annotated_columns_are_written_with_their_logical_types_and_read_back_exactly() {
+        // 1 month, 2 days, 3,500 ms: the months are what Interval(DayTime) would drop.
+        let interval: Vec<u8> = [1u32, 2, 3_500]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let uuid = [7u8; 16];
+        let schema = Arc::new(Schema::new(vec![
+            annotate(
+                Field::new("iv", DataType::FixedSizeBinary(12), true),
+                Some(Annotation::Interval),
+            ),
+            annotate(
+                Field::new("u", DataType::FixedSizeBinary(16), true),
+                Some(Annotation::Uuid),
+            ),
+            annotate(
+                Field::new("j", DataType::Utf8, true),
+                Some(Annotation::Json),
+            ),
+            Field::new("plain", DataType::FixedSizeBinary(12), true),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(FixedSizeBinaryArray::try_from_iter([interval.clone()].into_iter()).unwrap()),
+            Arc::new(FixedSizeBinaryArray::try_from_iter([uuid].into_iter()).unwrap()),
+            Arc::new(StringArray::from(vec!["{\"a\":1}"])),
+            Arc::new(FixedSizeBinaryArray::try_from_iter([interval.clone()].into_iter()).unwrap()),
+        ];
+        let batch = RecordBatch::try_new(schema, columns).unwrap();
+        let (annotations, read, buf) = round_trip(&batch);
+        assert_eq!(
+            annotations,
+            vec![
+                ("iv".to_string(), Annotation::Interval),
+                ("u".to_string(), Annotation::Uuid),
+                ("j".to_string(), Annotation::Json),
+            ]
+        );
+        // The interval is read as its 12 bytes, not as Interval(DayTime).
+        assert_eq!(read.field(0).data_type(), &DataType::FixedSizeBinary(12));
+        // No annotation key in the file's embedded Arrow schema.
+        assert!(!String::from_utf8_lossy(&buf).contains(KEY));
+        // The values read back through the rewritten footer are the bytes written.
+        let reader =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::new_with_metadata(
+                bytes::Bytes::from(buf.clone()),
+                ArrowReaderMetadata::try_new(
+                    Arc::new(
+                        read_footer(
+                            SerializedFileReader::new(bytes::Bytes::from(buf))
+                                .unwrap()
+                                .metadata()
+                                .clone(),
+                        )
+                        .0,
+                    ),
+                    ArrowReaderOptions::new(),
+                )
+                .unwrap(),
+            )
+            .build()
+            .unwrap();
+        let got = reader.into_iter().next().unwrap().unwrap();
+        let iv = got
+            .column(0)
+            .as_any()
+            .downcast_ref::<FixedSizeBinaryArray>()
+            .unwrap();
+        assert_eq!(iv.value(0), &interval[..]);
+    }
+
+    #[test]
+    fn fields_without_annotations_need_no_parquet_schema() {
+        let schema = Schema::new(vec![Field::new("a", DataType::Int64, true)]);
+        assert!(writer_schema(&schema, true).is_none());
+        let f = annotate(
+            Field::new("a", DataType::Utf8, true),
+            Some(Annotation::Json),
+        );
+        assert_eq!(annotation(&f), Some(Annotation::Json));
+        assert_eq!(annotation(&annotate(f, None)), None);
+    }
+}
