@@ -205,9 +205,12 @@ impl InputFile {
         let (meta, annotations) = crate::read::logical::read_footer(meta);
         let metadata = ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::new())
             .map_err(perr)?;
-        // Each annotated column's field says its Parquet logical type, for the checks of
-        // conditions and keys and for the output's writer.
-        let metadata = match crate::read::logical::annotated_schema(metadata.schema(), &annotations)
+        // INT96 timestamps in microseconds (see `int96_as_micros`), and each annotated
+        // column's field saying its Parquet logical type, for the checks of conditions and
+        // keys and for the output's writer.
+        let int96 = crate::read::logical::int96_as_micros(metadata.metadata(), metadata.schema());
+        let schema = int96.as_ref().unwrap_or(metadata.schema());
+        let metadata = match crate::read::logical::annotated_schema(schema, &annotations).or(int96)
         {
             Some(schema) => ArrowReaderMetadata::try_new(
                 Arc::clone(metadata.metadata()),

@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
 use parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
 use parquet::file::metadata::{FileMetaData, ParquetMetaData};
 use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
@@ -181,6 +181,124 @@ pub fn annotated_schema(
         fields,
         schema.metadata().clone(),
     )))
+}
+
+/// The Arrow schema `schema` of the file of footer `meta` with its INT96 timestamps read in
+/// microseconds, when the file has some and no embedded Arrow schema says their unit; `None`
+/// otherwise.
+///
+/// The parquet crate reads an INT96 (the legacy timestamp Spark, Hive and Impala write) as
+/// `Timestamp(ns)`, whose `i64` holds only the years 1677 to 2262: `9999-12-31`, the "open
+/// end" of many warehouse tables, came out as a date in 1816, and such keys met nothing.
+/// DuckDB and Spark read INT96 in microseconds. A file whose embedded Arrow schema (pyarrow's)
+/// gives the column a unit is read in that unit, as the writer asked.
+pub fn int96_as_micros(meta: &ParquetMetaData, schema: &SchemaRef) -> Option<SchemaRef> {
+    let fm = meta.file_metadata();
+    let descr = fm.schema_descr();
+    if !descr
+        .columns()
+        .iter()
+        .any(|c| c.physical_type() == PhysicalType::INT96)
+    {
+        return None;
+    }
+    if fm
+        .key_value_metadata()
+        .is_some_and(|kv| kv.iter().any(|e| e.key == "ARROW:schema"))
+    {
+        return None;
+    }
+    let root = descr.root_schema();
+    let mut changed = false;
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let pt = root.get_fields().iter().find(|t| t.name() == f.name());
+            match pt.and_then(|pt| micros(pt, f.data_type())) {
+                Some(dt) => {
+                    changed = true;
+                    f.as_ref().clone().with_data_type(dt)
+                }
+                None => f.as_ref().clone(),
+            }
+        })
+        .collect();
+    changed.then(|| Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())))
+}
+
+/// Arrow type `dt`, which the crate derived from Parquet type `pt`, with each INT96
+/// timestamp in it in microseconds; `None` when it has none. Structs, lists (both Parquet
+/// list layouts) and maps are walked.
+fn micros(pt: &Type, dt: &DataType) -> Option<DataType> {
+    let field = |pt: &Type, f: &FieldRef| -> Option<FieldRef> {
+        micros(pt, f.data_type()).map(|t| Arc::new(f.as_ref().clone().with_data_type(t)))
+    };
+    // A list's or map's one repeated child: the element itself (two-level lists, a map's
+    // key-value group) or, holding one field, the group around it (three-level lists).
+    let repeated = |pt: &Type| -> Option<TypePtr> {
+        match pt {
+            Type::GroupType { fields, .. } if fields.len() == 1 => Some(Arc::clone(&fields[0])),
+            _ => None,
+        }
+    };
+    match (pt, dt) {
+        (
+            Type::PrimitiveType {
+                physical_type: PhysicalType::INT96,
+                ..
+            },
+            DataType::Timestamp(TimeUnit::Nanosecond, tz),
+        ) => Some(DataType::Timestamp(TimeUnit::Microsecond, tz.clone())),
+        (Type::GroupType { fields, .. }, DataType::Struct(children)) => {
+            let new: Vec<Option<FieldRef>> = children
+                .iter()
+                .map(|c| {
+                    fields
+                        .iter()
+                        .find(|t| t.name() == c.name())
+                        .and_then(|t| field(t, c))
+                })
+                .collect();
+            new.iter().any(Option::is_some).then(|| {
+                DataType::Struct(
+                    children
+                        .iter()
+                        .zip(new)
+                        .map(|(c, n)| n.unwrap_or_else(|| Arc::clone(c)))
+                        .collect(),
+                )
+            })
+        }
+        // A repeated leaf outside a list group: a list of it.
+        (Type::PrimitiveType { .. }, DataType::List(f)) => field(pt, f).map(DataType::List),
+        (Type::GroupType { .. }, DataType::List(f) | DataType::LargeList(f)) => {
+            let rep = repeated(pt)?;
+            // Parquet's rules for lists written before the three-level layout: the repeated
+            // field is the element when it is a leaf, a group of several fields, or a group
+            // named `array` or `<list>_tuple`; otherwise its one field is.
+            let element = match rep.as_ref() {
+                Type::GroupType { fields, .. }
+                    if fields.len() == 1
+                        && rep.name() != "array"
+                        && rep.name() != format!("{}_tuple", pt.name()) =>
+                {
+                    Arc::clone(&fields[0])
+                }
+                _ => rep,
+            };
+            let f = field(&element, f)?;
+            Some(match dt {
+                DataType::LargeList(_) => DataType::LargeList(f),
+                _ => DataType::List(f),
+            })
+        }
+        (Type::GroupType { .. }, DataType::Map(entries, sorted)) => {
+            let rep = repeated(pt)?;
+            field(&rep, entries).map(|e| DataType::Map(e, *sorted))
+        }
+        _ => None,
+    }
 }
 
 /// `field` carrying `annotation` (or none) in its metadata.
@@ -382,6 +500,44 @@ mod tests {
             .downcast_ref::<FixedSizeBinaryArray>()
             .unwrap();
         assert_eq!(iv.value(0), &interval[..]);
+    }
+
+    #[test]
+    fn int96_timestamps_are_microseconds_at_any_depth_and_int64_nanoseconds_stay() {
+        let message = "message spark_schema {
+            optional int96 a;
+            optional int64 ns (TIMESTAMP(NANOS,false));
+            optional group st { optional int96 t; optional int64 n; }
+            optional group l3 (LIST) { repeated group list { optional int96 element; } }
+            optional group ls (LIST) { repeated group list { optional group element { optional int96 t; } } }
+            optional group l2 (LIST) { repeated int96 element; }
+            optional group la (LIST) { repeated group array { optional int96 t; } }
+            repeated int96 r;
+            optional group m (MAP) { repeated group key_value { required binary key (STRING); optional int96 value; } }
+        }";
+        let root = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
+        let descr = SchemaDescriptor::new(Arc::clone(&root));
+        let schema = parquet::arrow::parquet_to_arrow_schema(&descr, None).unwrap();
+        let mut shown = Vec::new();
+        for f in schema.fields() {
+            let pt = root
+                .get_fields()
+                .iter()
+                .find(|t| t.name() == f.name())
+                .unwrap();
+            let t = micros(pt, f.data_type());
+            let text = format!("{}", t.as_ref().unwrap_or(f.data_type()));
+            // No nanosecond timestamp is left but the INT64 one.
+            assert_eq!(
+                text.contains("(ns"),
+                f.name() == "ns",
+                "{}: {text}",
+                f.name()
+            );
+            assert_eq!(t.is_none(), f.name() == "ns", "{}", f.name());
+            shown.push(f.name().clone());
+        }
+        assert_eq!(shown, ["a", "ns", "st", "l3", "ls", "l2", "la", "r", "m"]);
     }
 
     #[test]
