@@ -332,7 +332,8 @@ def main():
             print(f"FAILED {name}: {why}")
             failed += 1
 
-    for name, why in [*timetz(binary, out, con), *passthrough(binary, out, con)]:
+    for name, why in [*timetz(binary, out, con), *passthrough(binary, out, con),
+                      *int96(binary, out, con)]:
         checked += 1
         if why:
             print(f"FAILED pass-through {name}: {why}")
@@ -427,6 +428,85 @@ def timetz(binary, out, con):
     ok = (r.returncode == 2 and "time zone mismatch" in err and "\n" not in err
           and not os.path.exists(o) and utc != ny)
     yield "timetz-time", None if ok else f"exit {r.returncode}, {err!r}; DuckDB UTC {utc}, New York {ny}"
+
+
+def int96(binary, out, con):
+    """(check name, None or why it failed): INT96 timestamps written as Spark writes them (no
+    embedded Arrow schema), dates from 0001 to 9999, top-level and inside a struct, a list, a
+    list of structs and a map: passed on, as keys against DuckDB's TIMESTAMP keys in every
+    join type, and in a condition, all as DuckDB reads them (in microseconds)."""
+    d = os.path.join(out, "int96")
+    os.makedirs(d, exist_ok=True)
+    D = datetime.datetime
+    ts = pa.array([D(1, 1, 1), D(1500, 6, 1, 12, 0, 0, 123456), D(2024, 1, 1),
+                   D(9999, 12, 31, 23, 59, 59, 999999), None, D(2262, 4, 12)], pa.timestamp("us"))
+    table = pa.table({
+        "lid": pa.array(range(6), pa.int32()),
+        "k": ts,
+        "st": pa.StructArray.from_arrays([ts, pa.array(range(6))], names=["t", "n"]),
+        "lst": pa.array([[D(1, 1, 1)], [D(9999, 1, 1), None], [], None, [D(2000, 1, 1)], []],
+                        pa.list_(pa.timestamp("us"))),
+        "lst_st": pa.array([[{"t": D(1, 1, 1)}], [{"t": D(9999, 1, 1)}], [], None, [{"t": None}],
+                            []], pa.list_(pa.struct([("t", pa.timestamp("us"))]))),
+        "m": pa.array([[("a", D(1, 1, 1))], [("b", D(9999, 1, 1))], [], None,
+                       [("c", D(2000, 1, 1))], []], pa.map_(pa.string(), pa.timestamp("us"))),
+    })
+    lpath, rpath = os.path.join(d, "l/l.parquet"), os.path.join(d, "r/r.parquet")
+    os.makedirs(os.path.dirname(lpath), exist_ok=True)
+    os.makedirs(os.path.dirname(rpath), exist_ok=True)
+    pq.write_table(table, lpath, use_deprecated_int96_timestamps=True, store_schema=False,
+                   row_group_size=2)
+    con.execute(f"""COPY (SELECT * FROM (VALUES (0, TIMESTAMP '9999-12-31 23:59:59.999999'),
+        (1, TIMESTAMP '0001-01-01'), (2, TIMESTAMP '2024-01-01'), (3, NULL),
+        (4, TIMESTAMP '1500-06-01 12:00:00.123456'), (5, TIMESTAMP '1500-06-01 12:00:00'))
+        t(rid, k)) TO '{rpath}'""")
+    filt = os.path.join(d, "l.bjf")
+    r = run([binary, "-q", "train", "--input", lpath, "--column", "k", "--output", filt])
+    if r.returncode != 0:
+        yield "int96 train", r.stderr.strip()
+        return
+    o = os.path.join(d, "filter")
+    r = run([binary, "-q", "filter", "--filter", filt, "--input", lpath, "--key", "k",
+             "--output", o])
+    if r.returncode != 0:
+        yield "int96 pass-through", r.stderr.strip()
+    else:
+        parts = f"read_parquet('{o}/part-*.parquet')"
+        want = f"SELECT * FROM '{lpath}' WHERE k IS NOT NULL"
+        types = [c[:2] for c in con.sql(f"DESCRIBE SELECT * FROM {parts}").fetchall()]
+        want_types = [c[:2] for c in con.sql(f"DESCRIBE {want}").fetchall()]
+        if types != want_types:
+            yield "int96 pass-through", f"types {types}, DuckDB's {want_types}"
+        else:
+            extra = con.sql(f"SELECT count(*) FROM ((SELECT * FROM {parts} EXCEPT ALL {want}) "
+                            f"UNION ALL ({want} EXCEPT ALL SELECT * FROM {parts}))").fetchall()[0][0]
+            yield "int96 pass-through", f"{extra} rows differ" if extra else None
+    for jt in JOIN_TYPES:
+        if jt in ONE_SIDE:
+            select, sql = ONE_SIDE[jt]
+            want = rows(con, sql.format(l=lpath, r=rpath, on="l.k = r.k"))
+        else:
+            select = "lid,rid"
+            want = rows(con, f"SELECT l.lid, r.rid FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r "
+                             "ON l.k = r.k")
+        o = os.path.join(d, jt)
+        r = run([binary, "-q", "join", "--filter", filt, "--left", lpath, "--left-key", "k",
+                 "--right", rpath, "--right-key", "k", "--type", jt, "--select", select,
+                 "--output", o])
+        if r.returncode != 0:
+            yield f"int96 {jt}", r.stderr.strip()
+            continue
+        got = rows(con, f"SELECT {select} FROM read_parquet('{o}/part-*.parquet')")
+        yield f"int96 {jt}", None if got == want else f"bloomjoin {got}, DuckDB {want}"
+    cond = "k < TIMESTAMP '1600-01-01' OR k > TIMESTAMP '2262-04-11 23:47:16.854775'"
+    o = os.path.join(d, "where")
+    r = run([binary, "-q", "join", "--left", rpath, "--left-key", "rid", "--right", lpath,
+             "--right-key", "lid", "--right-where", cond, "--select", "right.lid",
+             "--output", o])
+    want = rows(con, f"SELECT lid FROM '{lpath}' WHERE {cond}")
+    got = (rows(con, f"SELECT lid FROM read_parquet('{o}/part-*.parquet')")
+           if r.returncode == 0 else r.stderr.strip())
+    yield "int96 where", None if got == want and want else f"bloomjoin {got}, DuckDB {want}"
 
 
 def passthrough(binary, out, con):
