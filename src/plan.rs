@@ -253,7 +253,37 @@ impl InputFile {
     /// Refuse a key column `column` of a Parquet type whose bytes are not its value: an
     /// `INTERVAL`, which SQL engines compare normalized (DuckDB's `INTERVAL '1 month'` equals
     /// `INTERVAL '30 days'`, and `'1 day'` equals `'24 hours'`) but which reaches us as 12 bytes.
-    pub fn check_key(&self, column: &str) -> Result<()> {
+    ///
+    /// Also refuse times of day adjusted to UTC (DuckDB's `TIMETZ`) in this file where the
+    /// side's `first` file holds local ones (`TIME`), or the other way round: they meet only
+    /// under a session time zone, as a timestamp with a time zone and one without.
+    pub fn check_key(&self, column: &str, first: &InputFile) -> Result<()> {
+        use crate::read::logical::Annotation::TimeUtc;
+        let utc = |f: &InputFile| f.annotation(column) == Some(TimeUtc);
+        let is_time = |f: &InputFile| {
+            f.schema().field_with_name(column).is_ok_and(|c| {
+                matches!(
+                    c.data_type(),
+                    arrow::datatypes::DataType::Time32(_) | arrow::datatypes::DataType::Time64(_)
+                )
+            })
+        };
+        if is_time(self) && is_time(first) && utc(self) != utc(first) {
+            let kind = |f: &InputFile| match utc(f) {
+                true => "times of day adjusted to UTC (TIMETZ)",
+                false => "local times of day (TIME)",
+            };
+            return Err(Error::Column {
+                file: self.location.to_string(),
+                column: column.to_string(),
+                reason: format!(
+                    "holds {}, but {} holds {}: they meet only under a session time zone; write the column as one type in every file",
+                    kind(self),
+                    first.location,
+                    kind(first)
+                ),
+            });
+        }
         match self.annotation(column) {
             Some(crate::read::logical::Annotation::Interval) => Err(Error::Column {
                 file: self.location.to_string(),

@@ -465,7 +465,7 @@ fn check_inputs(
                 },
             };
             let fam = KeyFamily::check(&dt, &file, column)?;
-            f.check_key(column)?;
+            f.check_key(column, &plan.files[0])?;
             match &*family {
                 None => *family = Some((fam, dt.to_string(), file.clone())),
                 Some((f0, t0, file0)) if *f0 != fam => {

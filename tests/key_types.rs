@@ -2140,7 +2140,25 @@ fn logical_types_pass_through_with_their_values_and_types() {
             "--right-key t holds local times of day (TIME)",
         ],
     );
-    assert!(!d.join("bad").exists());
+    // A side whose files hold both kinds is refused too, naming the file.
+    std::fs::create_dir_all(d.join("mixed")).unwrap();
+    std::fs::copy(d.join("l/l.parquet"), d.join("mixed/a.parquet")).unwrap();
+    std::fs::copy(d.join("local/t.parquet"), d.join("mixed/b.parquet")).unwrap();
+    run_in(
+        d,
+        &[
+            "train", "--input", "mixed", "--column", "t", "--output", "m.bjf",
+        ],
+    )
+    .fails(
+        2,
+        &[
+            "mixed/b.parquet: column \"t\": holds local times of day (TIME)",
+            "TIMETZ",
+        ],
+    );
+    on_t("mixed", "l", "bad", &[]).fails(2, &["holds local times of day (TIME)"]);
+    assert!(!d.join("bad").exists() && !d.join("m.bjf").exists());
     // Two UUID columns compare by their bytes, which are equal exactly when the UUIDs are.
     run_in(
         d,

@@ -874,7 +874,7 @@ pub(crate) fn project_side(
                 },
             };
             let fam = KeyFamily::check(&key_type, &file, key)?;
-            f.check_key(key)?;
+            f.check_key(key, &plan.files[0])?;
             match *family {
                 None => *family = Some(fam),
                 Some(f0) if f0 != fam => {
