@@ -27,6 +27,9 @@
 (g) `bloomjoin join --partition-by dt,region,h` of the same inputs: Spark reads the output back
     (partition columns inferred as date, string, int) as its own join, and Spark's partitionBy
     of those rows makes the same directory names (escaping, __HIVE_DEFAULT_PARTITION__).
+(h) INT96 timestamps Spark writes (0001-01-01 to 9999-12-31, top-level, in a struct and an
+    array): `bloomjoin join` on them as keys equals Spark's join, and Spark reads bloomjoin's
+    output of those columns as its input.
 
 Run by scripts/spark-interop.sh (which makes the venv). Exits 1 on any mismatch; the last
 line is `N passed, M failed`.
@@ -573,6 +576,62 @@ def main():
     rows = sorted((tuple(r) for r in ours_df.select(*cols).collect()), key=repr)
     check("Spark's read of bloomjoin's partitioned output == Spark's join", rows == spark_rows,
           f"{len(rows)} rows vs {len(spark_rows)}")
+
+    # --- (h) INT96 timestamps as Spark writes them --------------------------------------------
+    print("(h) INT96 timestamps written by Spark, 0001 to 9999", flush=True)
+    # Spark writes INT96 by default (spark.sql.parquet.outputTimestampType), with no Arrow
+    # schema: bloomjoin must read them in microseconds (the parquet crate's nanoseconds end in
+    # 2262), as Spark does, top-level and nested, as keys and passed on.
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    spark.conf.set("spark.sql.parquet.int96RebaseModeInWrite", "CORRECTED")
+    spark.conf.set("spark.sql.parquet.int96RebaseModeInRead", "CORRECTED")
+    spark.conf.set("spark.sql.parquet.datetimeRebaseModeInWrite", "CORRECTED")
+    spark.conf.set("spark.sql.parquet.datetimeRebaseModeInRead", "CORRECTED")
+    stamps = ["0001-01-01 00:00:00", "1500-06-01 12:00:00.123456", "2024-01-01 00:00:00",
+              "9999-12-31 23:59:59.999999", None, "2262-04-12 00:00:00"]
+    old_type = spark.conf.get("spark.sql.parquet.outputTimestampType")
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "INT96")
+    (spark.createDataFrame(list(enumerate(stamps)), "id int, s string")
+     .select("id", F.to_timestamp("s").alias("ts"))
+     .withColumn("st", F.struct(F.col("ts").alias("t"), F.col("id").alias("n")))
+     .withColumn("arr", F.array("ts", F.lit(None).cast("timestamp")))
+     .coalesce(1).write.parquet(str(work / "int96")))
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    keys = ["9999-12-31 23:59:59.999999", "0001-01-01 00:00:00", "2024-01-01 00:00:00",
+            "1500-06-01 12:00:00", "2262-04-12 00:00:00", None]
+    # A TIMESTAMP_NTZ key: INT96 is read without a time zone, as DuckDB reads it (a
+    # zoned key against it is refused as any zoned against a zone-less timestamp).
+    (spark.createDataFrame(list(enumerate(keys)), "rid int, s string")
+     .select("rid", F.to_timestamp("s").cast("timestamp_ntz").alias("ts")).coalesce(1)
+     .write.parquet(str(work / "micros")))
+    spark.conf.set("spark.sql.parquet.outputTimestampType", old_type)
+    int96_files = sorted((work / "int96").glob("*.parquet"))
+    physical = {c.name: c.physical_type for c in pq.ParquetFile(int96_files[0]).schema}
+    check("Spark wrote its timestamps as INT96", physical.get("ts") == "INT96", str(physical))
+    i96, mic = spark.read.parquet(str(work / "int96")), spark.read.parquet(str(work / "micros"))
+    spark_rows = sorted((tuple(r) for r in i96.join(mic, i96["ts"] == mic["ts"])
+                         .select("id", "rid").collect()), key=repr)
+    out = work / "bj_int96"
+    bj("join", "-q", "--left", work / "micros", "--left-key", "ts", "--right", work / "int96",
+       "--right-key", "ts", "--select", "right.id, left.rid", "--output", out)
+    t = pq.read_table(out)
+    rows = sorted(zip(t.column("id").to_pylist(), t.column("rid").to_pylist()), key=repr)
+    check("bloomjoin join on Spark's INT96 key == Spark's join", rows == spark_rows and len(rows) == 4,
+          f"{rows} vs {spark_rows}")
+    out = work / "bj_int96_all"
+    bj("join", "-q", "--left", work / "micros", "--left-key", "rid", "--right", work / "int96",
+       "--right-key", "id", "--select", "right.*", "--output", out)
+    # Microseconds since the epoch (bloomjoin's timestamps are written without a time zone,
+    # which Spark reads as TIMESTAMP_NTZ: cast in the UTC session, the same instants).
+    micros = ["id", "unix_micros(CAST(ts AS TIMESTAMP)) AS ts",
+              "unix_micros(CAST(st.t AS TIMESTAMP)) AS st",
+              "transform(arr, x -> unix_micros(CAST(x AS TIMESTAMP))) AS arr"]
+    want = sorted((tuple(r) for r in i96.selectExpr(*micros).collect()), key=repr)
+    ours = spark.read.parquet(str(out)).selectExpr(*micros)
+    got = sorted((tuple(r) for r in ours.collect()), key=repr)
+    check("Spark reads bloomjoin's output of INT96 columns (top-level, struct, array) as its input",
+          got == want and len(got) == 6,
+          f"{len(got)} rows, 0001-01-01 to 9999-12-31" if got == want else f"{got} vs {want}")
 
     spark.stop()
     print(f"keys on which Spark and bloomjoin agreed: {agreed_keys} ({time.time() - t0:.0f}s)")
