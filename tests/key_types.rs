@@ -2140,6 +2140,21 @@ fn logical_types_pass_through_with_their_values_and_types() {
             "--right-key t holds local times of day (TIME)",
         ],
     );
+    // A composite key's columns show their logical types too.
+    run_in(
+        d,
+        &[
+            "train", "-q", "--input", "l", "--column", "k,u,t", "--output", "kut.bjf",
+        ],
+    )
+    .ok();
+    let shown = run_in(d, &["inspect", "kut.bjf"]).ok();
+    assert!(
+        shown.contains(
+            "key columns   k (integer, Int64), u (bytes, FixedSizeBinary(16) (UUID)), t (time, Time64(µs) (TIMETZ))"
+        ),
+        "{shown}"
+    );
     // A side whose files hold both kinds is refused too, naming the file.
     std::fs::create_dir_all(d.join("mixed")).unwrap();
     std::fs::copy(d.join("l/l.parquet"), d.join("mixed/a.parquet")).unwrap();

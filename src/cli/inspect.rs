@@ -284,10 +284,16 @@ impl FilterInfo {
                         } else {
                             format!(", Spark {}", c.spark_type)
                         };
+                        // Its logical type (UUID, TIMETZ) as the one-column key's shows.
+                        let logical = if c.logical_type.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", c.logical_type)
+                        };
                         if c.key_type.is_empty() {
                             format!("{name} ({}{spark})", c.family)
                         } else {
-                            format!("{name} ({}, {}{spark})", c.family, c.key_type)
+                            format!("{name} ({}, {}{logical}{spark})", c.family, c.key_type)
                         }
                     })
                     .collect::<Vec<_>>()
