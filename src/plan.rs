@@ -300,7 +300,7 @@ impl InputFile {
         self.annotations
             .iter()
             .find(|(c, _)| c == column)
-            .map(|(_, a)| *a)
+            .map(|(_, a)| a.clone())
     }
 
     /// The Arrow schema.

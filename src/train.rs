@@ -1481,7 +1481,11 @@ pub(crate) fn recorded_logical_type(
     column: &str,
 ) -> Option<&'static str> {
     use crate::read::logical::Annotation;
-    let any = |a: Annotation| files.iter().any(|f| f.annotation(column) == Some(a));
+    let any = |a: Annotation| {
+        files
+            .iter()
+            .any(|f| f.annotation(column).as_ref() == Some(&a))
+    };
     if any(Annotation::Uuid) {
         Some("UUID")
     } else if any(Annotation::TimeUtc) {

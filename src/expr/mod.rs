@@ -289,8 +289,9 @@ impl Predicate {
     /// Refuse what the expression does with a column whose Arrow type is not its value (see
     /// [`crate::read::logical`]), where DuckDB would answer otherwise: a UUID may be tested
     /// with `IS [NOT] NULL` or compared with another UUID column (their bytes are equal
-    /// exactly when the UUIDs are, and order as DuckDB orders UUIDs); an `INTERVAL` may only
-    /// be tested with `IS [NOT] NULL`. A column alone (`--select` passing it on) is fine.
+    /// exactly when the UUIDs are, and order as DuckDB orders UUIDs); an `INTERVAL`, a
+    /// `GEOMETRY`, a `GEOGRAPHY` or a `VARIANT` may only be tested with `IS [NOT] NULL`. A
+    /// column alone (`--select` passing it on) is fine.
     pub(crate) fn check_logical(&self, schema: &Schema) -> Result<()> {
         use crate::read::logical::{annotation, Annotation};
         let nodes = &self.tree.nodes;
@@ -311,14 +312,17 @@ impl Predicate {
                 continue;
             };
             let a = match kind(i) {
-                Some(a @ (Annotation::Uuid | Annotation::Interval)) => a,
-                _ => continue,
+                // JSON is text and a TIMETZ a time of day, as DuckDB compares them.
+                Some(Annotation::Json | Annotation::TimeUtc) | None => continue,
+                Some(a) => a,
             };
             let ok = match parent[i].map(|p| &nodes[p]) {
                 None | Some(parse::Node::IsNull(..)) => true,
                 // UUIDs order as their bytes, in DuckDB too.
                 Some(parse::Node::Cmp(_, x, y) | parse::Node::Distinct(x, y, _)) => {
-                    a == Annotation::Uuid && kind(*x) == Some(a) && kind(*y) == Some(a)
+                    a == Annotation::Uuid
+                        && kind(*x).as_ref() == Some(&a)
+                        && kind(*y).as_ref() == Some(&a)
                 }
                 _ => false,
             };
@@ -327,8 +331,12 @@ impl Predicate {
                     Annotation::Uuid => format!(
                         "column {c:?} is a UUID, read as its 16 bytes: it can be tested with IS [NOT] NULL and compared with another UUID column, not with text or anything else (DuckDB would cast text to a UUID; its bytes are not its text)"
                     ),
-                    _ => format!(
+                    Annotation::Interval => format!(
                         "column {c:?} is a Parquet INTERVAL, read as its 12 bytes (months, days, milliseconds): it can be tested with IS [NOT] NULL and passed on, not compared or computed on (DuckDB compares intervals normalized: '1 month' equals '30 days')"
+                    ),
+                    other => format!(
+                        "column {c:?} is a Parquet {}, read as its encoded bytes: it can be tested with IS [NOT] NULL and passed on, not compared or computed on (DuckDB compares its values, and casts text to them)",
+                        other.name()
                     ),
                 };
                 return Err(Error::Expr {

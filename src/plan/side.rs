@@ -325,8 +325,8 @@ pub(crate) fn plan_join(
         let coalesce = match o.key {
             Some(i) => {
                 let rt = right.schema.field(i).data_type();
-                annotation =
-                    annotation.filter(|a| logical::annotation(right.schema.field(i)) == Some(*a));
+                annotation = annotation
+                    .filter(|a| logical::annotation(right.schema.field(i)).as_ref() == Some(a));
                 data_type = common_type(&data_type, rt).ok_or_else(|| {
                     Error::param(
                         "--coalesce-keys",
@@ -942,7 +942,8 @@ pub(crate) fn project_side(
                     }
                     // A Parquet logical type the files agree on (a UUID in every file)
                     // is the output's too.
-                    let agreed = logical::annotation(field).filter(|a| f.annotation(c) == Some(*a));
+                    let agreed =
+                        logical::annotation(field).filter(|a| f.annotation(c).as_ref() == Some(a));
                     fields[n] = Some(logical::annotate(Field::new(c, common, true), agreed));
                 }
             }

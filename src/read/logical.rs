@@ -1,6 +1,6 @@
 //! Parquet logical types that the Arrow types of the parquet crate's reader do not keep.
 //!
-//! Four column types of DuckDB (and other writers) come out of the reader as a plainer Arrow
+//! Some column types of DuckDB (and other writers) come out of the reader as a plainer Arrow
 //! type, and an output written from that type is no longer the input's type:
 //!
 //! | Parquet column | Arrow type read | without this module, written back as |
@@ -9,6 +9,10 @@
 //! | `UUID` (16 bytes) | `FixedSizeBinary(16)` | `BLOB` in DuckDB |
 //! | `JSON` (text) | `Utf8` | `VARCHAR` in DuckDB |
 //! | `TIME` adjusted to UTC (DuckDB's `TIMETZ`) | `Time64` | `TIME` in DuckDB |
+//! | `GEOMETRY`, `GEOGRAPHY`, and GeoParquet's geometry columns (DuckDB's default) | `Binary` | `BLOB` |
+//! | `VARIANT` | `Struct` of its encoded parts | a `STRUCT` of them |
+//!
+//! INT96 timestamps are read in microseconds ([`int96_as_micros`]).
 //!
 //! The crate reads an `INTERVAL` as `Interval(DayTime)`, which has no months: a join that
 //! passed `INTERVAL '1 month 2 days'` through wrote `2 days`. [`InputFile::open`] therefore
@@ -29,7 +33,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
-use parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
+use parquet::basic::{
+    ConvertedType, EdgeInterpolationAlgorithm, LogicalType, Type as PhysicalType,
+};
 use parquet::file::metadata::{FileMetaData, ParquetMetaData};
 use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
 
@@ -37,7 +43,8 @@ use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
 pub const KEY: &str = "bloomjoin:parquet_type";
 
 /// A Parquet logical type an Arrow type does not say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type")]
 pub enum Annotation {
     /// `INTERVAL`: 12 bytes (months, days, milliseconds, little-endian), read as
     /// `FixedSizeBinary(12)`.
@@ -49,40 +56,77 @@ pub enum Annotation {
     /// `TIME` adjusted to UTC (DuckDB's `TIMETZ`, normalized to UTC when written), read as
     /// `Time32`/`Time64` like a local time of day.
     TimeUtc,
+    /// `GEOMETRY` (well-known binary) of a coordinate reference system (`None`: the
+    /// format's default, `OGC:CRS84`), read as `Binary`.
+    Geometry {
+        /// The CRS as the file gives it.
+        crs: Option<String>,
+    },
+    /// `GEOGRAPHY` (well-known binary on a sphere or spheroid), read as `Binary`.
+    Geography {
+        /// The CRS as the file gives it.
+        crs: Option<String>,
+        /// The edge interpolation algorithm (`SPHERICAL`, `VINCENTY`, ...), if given.
+        algorithm: Option<String>,
+    },
+    /// A GeoParquet geometry column (the file's `geo` metadata names it, well-known binary in
+    /// a plain binary column, as DuckDB writes `GEOMETRY` by default) of a CRS other than the
+    /// default: its CRS is a PROJJSON object that Parquet's `GEOMETRY` does not hold, so it is
+    /// written as plain binary. (One of the default CRS is a [`Annotation::Geometry`].)
+    GeoParquet,
+    /// `VARIANT`: a group of `metadata`, `value` and shredded `typed_value` columns, read as
+    /// a `Struct` of them.
+    Variant {
+        /// The variant specification's version, if given.
+        version: Option<i8>,
+    },
 }
 
+/// The edge interpolation algorithms of `GEOGRAPHY`, by name.
+const ALGORITHMS: [EdgeInterpolationAlgorithm; 5] = [
+    EdgeInterpolationAlgorithm::SPHERICAL,
+    EdgeInterpolationAlgorithm::VINCENTY,
+    EdgeInterpolationAlgorithm::THOMAS,
+    EdgeInterpolationAlgorithm::ANDOYER,
+    EdgeInterpolationAlgorithm::KARNEY,
+];
+
 impl Annotation {
-    /// Its name in field metadata and messages.
-    pub fn name(self) -> &'static str {
+    /// Its name in messages.
+    pub fn name(&self) -> &'static str {
         match self {
             Annotation::Interval => "INTERVAL",
             Annotation::Uuid => "UUID",
             Annotation::Json => "JSON",
             Annotation::TimeUtc => "TIME adjusted to UTC",
+            Annotation::Geometry { .. } | Annotation::GeoParquet => "GEOMETRY",
+            Annotation::Geography { .. } => "GEOGRAPHY",
+            Annotation::Variant { .. } => "VARIANT",
         }
     }
 
-    fn parse(s: &str) -> Option<Annotation> {
-        [
-            Annotation::Interval,
-            Annotation::Uuid,
-            Annotation::Json,
-            Annotation::TimeUtc,
-        ]
-        .into_iter()
-        .find(|a| a.name() == s)
-    }
-
-    /// The annotation of a Parquet leaf, if it has one of ours.
-    fn of_leaf(t: &Type) -> Option<Annotation> {
-        if !t.is_primitive() {
-            return None;
-        }
+    /// The annotation of a top-level Parquet column, if it has one of ours.
+    fn of_column(t: &Type) -> Option<Annotation> {
         let info = t.get_basic_info();
+        if !t.is_primitive() {
+            return match info.logical_type_ref() {
+                Some(LogicalType::Variant(v)) => Some(Annotation::Variant {
+                    version: v.specification_version,
+                }),
+                _ => None,
+            };
+        }
         match (info.logical_type_ref(), info.converted_type()) {
             (Some(LogicalType::Uuid), _) => Some(Annotation::Uuid),
             (Some(LogicalType::Json), _) | (None, ConvertedType::JSON) => Some(Annotation::Json),
             (Some(LogicalType::Time(t)), _) if t.is_adjusted_to_u_t_c => Some(Annotation::TimeUtc),
+            (Some(LogicalType::Geometry(g)), _) => {
+                Some(Annotation::Geometry { crs: g.crs.clone() })
+            }
+            (Some(LogicalType::Geography(g)), _) => Some(Annotation::Geography {
+                crs: g.crs.clone(),
+                algorithm: g.algorithm.map(|a| format!("{a:?}")),
+            }),
             (_, ConvertedType::INTERVAL) => Some(Annotation::Interval),
             _ => None,
         }
@@ -97,8 +141,20 @@ pub fn read_footer(meta: ParquetMetaData) -> (ParquetMetaData, Vec<(String, Anno
         .root_schema()
         .get_fields()
         .iter()
-        .filter_map(|f| Annotation::of_leaf(f).map(|a| (f.name().to_string(), a)))
+        .filter_map(|f| Annotation::of_column(f).map(|a| (f.name().to_string(), a)))
         .collect();
+    let geo: Vec<(String, Annotation)> = geoparquet(&meta)
+        .into_iter()
+        .filter(|(c, _)| {
+            !annotations.iter().any(|(a, _)| a == c)
+                && descr.columns().iter().any(|l| {
+                    l.path().parts() == [c.as_str()]
+                        && l.physical_type() == PhysicalType::BYTE_ARRAY
+                })
+        })
+        .collect();
+    let mut annotations = annotations;
+    annotations.extend(geo);
     let has_interval = descr
         .columns()
         .iter()
@@ -124,6 +180,43 @@ pub fn read_footer(meta: ParquetMetaData) -> (ParquetMetaData, Vec<(String, Anno
         .set_page_index(page_index)
         .build();
     (meta, annotations)
+}
+
+/// The geometry columns of a GeoParquet file (its `geo` key-value metadata, version 1):
+/// those of well-known binary, each a [`Annotation::Geometry`] of the default CRS
+/// (`OGC:CRS84`) when it gives none, else a [`Annotation::GeoParquet`].
+fn geoparquet(meta: &ParquetMetaData) -> Vec<(String, Annotation)> {
+    let Some(geo) = meta
+        .file_metadata()
+        .key_value_metadata()
+        .and_then(|kv| kv.iter().find(|e| e.key == "geo"))
+        .and_then(|e| e.value.as_deref())
+        .and_then(|v| serde_json::from_str::<serde_json::Value>(v).ok())
+    else {
+        return Vec::new();
+    };
+    let Some(columns) = geo.get("columns").and_then(|c| c.as_object()) else {
+        return Vec::new();
+    };
+    columns
+        .iter()
+        .filter(|(_, c)| {
+            c.get("encoding")
+                .and_then(|e| e.as_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("WKB"))
+        })
+        .map(|(name, c)| {
+            // GeoParquet's default CRS, said as Parquet says it (a `GEOMETRY` without a CRS
+            // means the same, but DuckDB reads it as another type).
+            let a = match c.get("crs") {
+                None => Annotation::Geometry {
+                    crs: Some("OGC:CRS84".into()),
+                },
+                Some(_) => Annotation::GeoParquet,
+            };
+            (name.clone(), a)
+        })
+        .collect()
 }
 
 /// `t` with every `INTERVAL` leaf made a plain `FIXED_LEN_BYTE_ARRAY` of its length.
@@ -170,7 +263,7 @@ pub fn annotated_schema(
             let a = annotations
                 .iter()
                 .find(|(c, _)| c == f.name())
-                .map(|(_, a)| *a);
+                .map(|(_, a)| a.clone());
             match a {
                 Some(a) => annotate(f.as_ref().clone(), Some(a)),
                 None => f.as_ref().clone(),
@@ -305,7 +398,10 @@ fn micros(pt: &Type, dt: &DataType) -> Option<DataType> {
 pub fn annotate(field: Field, annotation: Option<Annotation>) -> Field {
     let mut metadata = field.metadata().clone();
     match annotation {
-        Some(a) => metadata.insert(KEY.to_string(), a.name().to_string()),
+        Some(a) => metadata.insert(
+            KEY.to_string(),
+            serde_json::to_string(&a).expect("an annotation serializes"),
+        ),
         None => metadata.remove(KEY),
     };
     field.with_metadata(metadata)
@@ -313,7 +409,10 @@ pub fn annotate(field: Field, annotation: Option<Annotation>) -> Field {
 
 /// The annotation `field` carries.
 pub fn annotation(field: &Field) -> Option<Annotation> {
-    field.metadata().get(KEY).and_then(|s| Annotation::parse(s))
+    field
+        .metadata()
+        .get(KEY)
+        .and_then(|s| serde_json::from_str(s).ok())
 }
 
 /// For a writer of `schema` (with the writer's `coerce_types`): when some field carries an
@@ -350,7 +449,7 @@ pub fn writer_schema(
                     .get_fields()
                     .iter()
                     .map(|f| match annotated.get(f.name()) {
-                        Some(a) => restore(f, *a),
+                        Some(a) => restore(f, a),
                         None => Ok(Arc::clone(f)),
                     })
                     .collect::<parquet::errors::Result<Vec<_>>>()?;
@@ -362,11 +461,24 @@ pub fn writer_schema(
     )
 }
 
-/// Leaf `t` (as the converter made it) with `a`'s logical type, where its physical type can
-/// hold it; otherwise `t` as it is.
-fn restore(t: &TypePtr, a: Annotation) -> parquet::errors::Result<TypePtr> {
+/// Column `t` (as the converter made it) with `a`'s logical type, where its physical type
+/// can hold it; otherwise `t` as it is.
+fn restore(t: &TypePtr, a: &Annotation) -> parquet::errors::Result<TypePtr> {
+    let info = t.get_basic_info();
+    if let Type::GroupType { fields, .. } = t.as_ref() {
+        let Annotation::Variant { version } = a else {
+            return Ok(Arc::clone(t));
+        };
+        let mut b = Type::group_type_builder(info.name())
+            .with_fields(fields.clone())
+            .with_id(info.has_id().then(|| info.id()))
+            .with_logical_type(Some(LogicalType::variant(*version)));
+        if info.has_repetition() {
+            b = b.with_repetition(info.repetition());
+        }
+        return Ok(Arc::new(b.build()?));
+    }
     let Type::PrimitiveType {
-        basic_info,
         physical_type,
         type_length,
         ..
@@ -374,13 +486,14 @@ fn restore(t: &TypePtr, a: Annotation) -> parquet::errors::Result<TypePtr> {
     else {
         return Ok(Arc::clone(t));
     };
-    let mut b = Type::primitive_type_builder(basic_info.name(), *physical_type)
+    let mut b = Type::primitive_type_builder(info.name(), *physical_type)
         .with_length(*type_length)
-        .with_id(basic_info.has_id().then(|| basic_info.id()));
-    if basic_info.has_repetition() {
-        b = b.with_repetition(basic_info.repetition());
+        .with_id(info.has_id().then(|| info.id()));
+    if info.has_repetition() {
+        b = b.with_repetition(info.repetition());
     }
-    let b = match (a, physical_type, basic_info.logical_type_ref()) {
+    let binary = *physical_type == PhysicalType::BYTE_ARRAY;
+    let b = match (a, physical_type, info.logical_type_ref()) {
         (Annotation::Interval, PhysicalType::FIXED_LEN_BYTE_ARRAY, _) if *type_length == 12 => {
             b.with_converted_type(ConvertedType::INTERVAL)
         }
@@ -392,6 +505,15 @@ fn restore(t: &TypePtr, a: Annotation) -> parquet::errors::Result<TypePtr> {
         }
         (Annotation::TimeUtc, _, Some(LogicalType::Time(t))) => {
             b.with_logical_type(Some(LogicalType::time(true, t.unit)))
+        }
+        (Annotation::Geometry { crs }, _, None) if binary => {
+            b.with_logical_type(Some(LogicalType::geometry(crs.clone())))
+        }
+        (Annotation::Geography { crs, algorithm }, _, None) if binary => {
+            let algorithm = algorithm
+                .as_ref()
+                .and_then(|n| ALGORITHMS.into_iter().find(|a| &format!("{a:?}") == n));
+            b.with_logical_type(Some(LogicalType::geography(crs.clone(), algorithm)))
         }
         _ => return Ok(Arc::clone(t)),
     };
@@ -500,6 +622,99 @@ mod tests {
             .downcast_ref::<FixedSizeBinaryArray>()
             .unwrap();
         assert_eq!(iv.value(0), &interval[..]);
+    }
+
+    #[test]
+    fn geometries_geographies_and_variants_keep_their_logical_types() {
+        use arrow::array::{BinaryArray, StructArray};
+        let wkb: &[u8] = &[
+            1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63, 0, 0, 0, 0, 0, 0, 0, 64,
+        ];
+        let variant_fields = arrow::datatypes::Fields::from(vec![
+            Field::new("metadata", DataType::Binary, false),
+            Field::new("value", DataType::Binary, true),
+        ]);
+        let geometry = Annotation::Geometry {
+            crs: Some("srid:4326".into()),
+        };
+        let geography = Annotation::Geography {
+            crs: None,
+            algorithm: Some("VINCENTY".into()),
+        };
+        let variant = Annotation::Variant { version: Some(1) };
+        let schema = Arc::new(Schema::new(vec![
+            annotate(
+                Field::new("g", DataType::Binary, true),
+                Some(geometry.clone()),
+            ),
+            annotate(
+                Field::new("h", DataType::Binary, true),
+                Some(geography.clone()),
+            ),
+            annotate(
+                Field::new("v", DataType::Struct(variant_fields.clone()), true),
+                Some(variant.clone()),
+            ),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(BinaryArray::from(vec![wkb])),
+            Arc::new(BinaryArray::from(vec![wkb])),
+            Arc::new(StructArray::new(
+                variant_fields,
+                vec![
+                    Arc::new(BinaryArray::from(vec![&[1u8, 0, 0][..]])),
+                    Arc::new(BinaryArray::from(vec![&[12u8, 7][..]])),
+                ],
+                None,
+            )),
+        ];
+        let batch = RecordBatch::try_new(schema, columns).unwrap();
+        let (annotations, _, _) = round_trip(&batch);
+        assert_eq!(
+            annotations,
+            vec![
+                ("g".to_string(), geometry),
+                ("h".to_string(), geography),
+                ("v".to_string(), variant),
+            ]
+        );
+    }
+
+    #[test]
+    fn geoparquet_columns_are_geometries() {
+        use arrow::array::BinaryArray;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Binary, true),
+            Field::new("b", DataType::Binary, true),
+            Field::new("c", DataType::Binary, true),
+        ]));
+        let one = || Arc::new(BinaryArray::from(vec![&[1u8][..]])) as ArrayRef;
+        let batch = RecordBatch::try_new(schema.clone(), vec![one(), one(), one()]).unwrap();
+        let geo = r#"{"version":"1.0.0","primary_column":"a","columns":{"a":{"encoding":"WKB","geometry_types":[]},"b":{"encoding":"WKB","crs":{"id":{"authority":"EPSG","code":3857}}},"c":{"encoding":"point"}}}"#;
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_key_value_metadata(Some(vec![parquet::file::metadata::KeyValue::new(
+                "geo".into(),
+                geo.to_string(),
+            )]))
+            .build();
+        let mut buf = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut buf, schema, Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let reader = SerializedFileReader::new(bytes::Bytes::from(buf)).unwrap();
+        let (_, annotations) = read_footer(reader.metadata().clone());
+        assert_eq!(
+            annotations,
+            vec![
+                (
+                    "a".to_string(),
+                    Annotation::Geometry {
+                        crs: Some("OGC:CRS84".into())
+                    }
+                ),
+                ("b".to_string(), Annotation::GeoParquet),
+            ]
+        );
     }
 
     #[test]
