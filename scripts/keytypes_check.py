@@ -344,12 +344,17 @@ def main():
 
 
 # Columns of every type DuckDB writes, passed on by a join and by the filter job: the output
-# must hold the same values, read by DuckDB as the same types (a Parquet INTERVAL, UUID, JSON
-# or TIMETZ column among them, whose Arrow types do not say so).
+# must hold the same values, read by DuckDB as the same types (a Parquet INTERVAL, UUID, JSON,
+# TIMETZ or VARIANT column and a GeoParquet GEOMETRY among them, whose Arrow types do not say
+# so).
 PASSTHROUGH = """
 SELECT k, iv, u, j, ttz, t, tns, ts, tsns, tss, tsms, tstz, d, dec, hdec, b, bl, s, e, ut,
-       us, ui, ub, lst, st, m
+       us, ui, ub, lst, st, m, geo, var
 FROM (SELECT range AS k,
+             CASE WHEN range % 3 = 2 THEN NULL
+                  ELSE ('POINT(' || range || ' ' || (range * 2) || ')')::GEOMETRY END AS geo,
+             CASE WHEN range % 4 = 1 THEN {'a': range, 'b': [range::VARCHAR, 'x']}::VARIANT
+                  ELSE (range * 10)::VARIANT END AS var,
              CASE WHEN range % 4 = 3 THEN NULL
                   ELSE to_months(range::INT) + to_days((range * 3)::INT)
                        + to_milliseconds(range * 1001) END AS iv,
