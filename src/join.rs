@@ -523,10 +523,7 @@ fn time_utc_filter_mismatch(
     if side_utc == utc {
         return None;
     }
-    let kind = |utc: bool| match utc {
-        true => "times of day adjusted to UTC (TIMETZ)",
-        false => "local times of day (TIME)",
-    };
+    let kind = crate::read::logical::times_of_day;
     Some(Error::Usage(format!(
         "time zone mismatch: the filter {filter} holds {}, but {flag} {} holds {}: they meet only under a session time zone; train the filter on the key's own type",
         kind(utc),

@@ -269,10 +269,7 @@ impl InputFile {
             })
         };
         if is_time(self) && is_time(first) && utc(self) != utc(first) {
-            let kind = |f: &InputFile| match utc(f) {
-                true => "times of day adjusted to UTC (TIMETZ)",
-                false => "local times of day (TIME)",
-            };
+            let kind = |f: &InputFile| crate::read::logical::times_of_day(utc(f));
             return Err(Error::Column {
                 file: self.location.to_string(),
                 column: column.to_string(),

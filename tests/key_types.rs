@@ -1492,21 +1492,27 @@ fn time_keys_of_every_unit_meet_by_value() {
     assert_eq!(out, "maybe\nmaybe\n");
 }
 
+/// The crate's low-level Parquet writer of a new file at `path` of the schema `message`
+/// (Parquet's schema text), for logical types the Arrow writer does not write.
+fn low_level_writer(
+    path: &Path,
+    message: &str,
+) -> parquet::file::writer::SerializedFileWriter<std::fs::File> {
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    parquet::file::writer::SerializedFileWriter::new(file, schema, Default::default()).unwrap()
+}
+
 /// A Parquet file of one `UUID` column `k` (16 bytes each, Parquet's UUID logical type, as
 /// DuckDB and pyarrow write it) and an `Int64` column `id`, through the crate's low-level
 /// writer (the Arrow writer does not mark UUIDs).
 fn write_uuids(path: &Path, uuids: &[u128]) {
     use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int64Type};
-    use parquet::file::writer::SerializedFileWriter;
-    let schema = Arc::new(
-        parquet::schema::parser::parse_message_type(
-            "message m { required fixed_len_byte_array(16) k (UUID); required int64 id; }",
-        )
-        .unwrap(),
+    let mut w = low_level_writer(
+        path,
+        "message m { required fixed_len_byte_array(16) k (UUID); required int64 id; }",
     );
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = SerializedFileWriter::new(file, schema, Default::default()).unwrap();
     let mut rg = w.next_row_group().unwrap();
     let mut col = rg.next_column().unwrap().unwrap();
     let values: Vec<FixedLenByteArray> = uuids
@@ -1705,22 +1711,16 @@ fn uuid_keys_never_meet_strings_silently() {
 fn write_logical_types(path: &Path, rows: i64) {
     use parquet::data_type::{ByteArray, ByteArrayType, FixedLenByteArray};
     use parquet::data_type::{FixedLenByteArrayType, Int64Type};
-    use parquet::file::writer::SerializedFileWriter;
-    let schema = Arc::new(
-        parquet::schema::parser::parse_message_type(
-            "message m {
+    let mut w = low_level_writer(
+        path,
+        "message m {
                 required int64 k;
                 required fixed_len_byte_array(12) iv (INTERVAL);
                 required fixed_len_byte_array(16) u (UUID);
                 required binary j (JSON);
                 required int64 t (TIME(MICROS,true));
             }",
-        )
-        .unwrap(),
     );
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = SerializedFileWriter::new(file, schema, Default::default()).unwrap();
     let mut rg = w.next_row_group().unwrap();
     let ids: Vec<i64> = (0..rows).collect();
     let mut col = rg.next_column().unwrap().unwrap();
@@ -2101,13 +2101,16 @@ fn logical_types_pass_through_with_their_values_and_types() {
         2,
         &[
             "time zone mismatch",
-            "--left-key t is a time of day adjusted to UTC (TIMETZ)",
-            "--right-key t is a local time of day (TIME)",
+            "--left-key t holds times of day adjusted to UTC (TIMETZ)",
+            "--right-key t holds local times of day (TIME)",
         ],
     );
     on_t("local", "l", "bad", &[]).fails(
         2,
-        &["time zone mismatch", "--left-key t is a local time of day"],
+        &[
+            "time zone mismatch",
+            "--left-key t holds local times of day",
+        ],
     );
     run_in(
         d,
@@ -2207,20 +2210,14 @@ fn logical_types_pass_through_with_their_values_and_types() {
 /// days since 1970-01-01, each at 12:00:00.000001.
 fn write_int96(path: &Path, days: &[Option<i64>]) {
     use parquet::data_type::{Int64Type, Int96, Int96Type};
-    use parquet::file::writer::SerializedFileWriter;
-    let schema = Arc::new(
-        parquet::schema::parser::parse_message_type(
-            "message spark_schema {
+    let mut w = low_level_writer(
+        path,
+        "message spark_schema {
                 required int64 k;
                 optional int96 ts;
                 optional group st { optional int96 t; }
             }",
-        )
-        .unwrap(),
     );
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = SerializedFileWriter::new(file, schema, Default::default()).unwrap();
     let mut rg = w.next_row_group().unwrap();
     let ids: Vec<i64> = (0..days.len() as i64).collect();
     let mut col = rg.next_column().unwrap().unwrap();

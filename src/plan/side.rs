@@ -502,14 +502,10 @@ fn time_utc_mismatch(
     if lu == ru {
         return None;
     }
-    let describe = |utc: bool| match utc {
-        true => "a time of day adjusted to UTC (TIMETZ)",
-        false => "a local time of day (TIME)",
-    };
     Some(Error::Usage(format!(
-        "time zone mismatch: --left-key {lk} is {} but --right-key {rk} is {}: they meet only under a session time zone; cast one side",
-        describe(lu),
-        describe(ru)
+        "time zone mismatch: --left-key {lk} holds {} but --right-key {rk} holds {}: they meet only under a session time zone; cast one side",
+        logical::times_of_day(lu),
+        logical::times_of_day(ru)
     )))
 }
 

@@ -82,6 +82,15 @@ pub enum Annotation {
     },
 }
 
+/// What a time-of-day key holds, for messages: times adjusted to UTC (`utc`, DuckDB's
+/// `TIMETZ`) or local ones (`TIME`).
+pub fn times_of_day(utc: bool) -> &'static str {
+    match utc {
+        true => "times of day adjusted to UTC (TIMETZ)",
+        false => "local times of day (TIME)",
+    }
+}
+
 /// The edge interpolation algorithms of `GEOGRAPHY`, by name.
 const ALGORITHMS: [EdgeInterpolationAlgorithm; 5] = [
     EdgeInterpolationAlgorithm::SPHERICAL,
