@@ -10,7 +10,8 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
 
   join     random left and right tables (every key type bloomjoin accepts, nulls and
            duplicates on both sides, sorted or not, in a third of the cases 2 or 3 more
-           string columns on the right, 1 to 3 files, row groups of 1 to 100,000
+           string columns on the right, in a fifth a UUID column on the right (Parquet's
+           UUID type, which the output must keep), 1 to 3 files, row groups of 1 to 100,000
            rows, statistics and dictionaries on or off, Parquet Bloom filters in a third of
            pyarrow's files; sides in Hive partition directories, whose column may be a
            side's `--where`, join the key or be the whole key (a file then holds one key, and
@@ -225,6 +226,7 @@ class Case:
         self.star_mods = False  # --select left.* / right.* with EXCLUDE, REPLACE, RENAME
         self.columns = False  # --select COLUMNS('regex')
         self.time_keys = False  # a key component of times of day
+        self.uuids = False  # a UUID column passed on
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -326,6 +328,10 @@ def canon_table(table):
             c = c.cast(pa.string())
         elif pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
             c = c.cast(pa.binary())
+        if isinstance(t, pa.BaseExtensionType) and t.extension_name == "arrow.uuid":
+            # A UUID as DuckDB's Arrow export gives it: its text.
+            cols.append([None if v is None else str(v) for v in c.to_pylist()])
+            continue
         cols.append([canon_value(v) for v in c.to_pylist()])
     return collections.Counter(zip(*cols)) if cols else collections.Counter()
 
@@ -1333,6 +1339,16 @@ def join_case(case, ctx):
             right = right.append_column(c, pa.array(g.draw(wrng, pool, nr, g.null_frac(wrng)), pa.string()))
             wide.append(c)
         case.notes.append(f"more right string columns: {', '.join(wide)}")
+    # Sometimes a UUID column on the right (Parquet's UUID logical type), passed on: the output
+    # must hold it as a UUID with its values (a generator of its own, as above).
+    grng = random.Random(f"{ctx.seed}:join-uuid:{case.index}")
+    uuids = []
+    if grng.random() < 0.2:
+        pool = [grng.getrandbits(128).to_bytes(16, "big") for _ in range(grng.randint(1, 20))]
+        right = right.append_column("ru", pa.array(g.draw(grng, pool, nr, g.null_frac(grng)), pa.uuid()))
+        uuids = ["ru"]
+        case.uuids = True
+        case.notes.append("a right UUID column: ru")
     os.makedirs(os.path.join(case.dir, "left"))
     os.makedirs(os.path.join(case.dir, "right"))
     # Sometimes the files of one side hold an integer key in different types, each one that
@@ -1572,7 +1588,7 @@ def join_case(case, ctx):
     join += ["--report", "report.json"]
     # Sometimes a projection: some of the output columns in any order, each bare or qualified.
     lnames = ["lk", "lid", "la", "ls"] + (["lk2"] if composite else [])
-    rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else []) + wide
+    rnames = ["rk", "rid", "ra", "rs"] + (["rk2"] if composite else []) + wide + uuids
     if unioned or hive:
         # A side's columns in the order DuckDB's union_by_name gives them (the order they
         # first appear, file by file; a partition column last), which bloomjoin's `*` must
@@ -2663,6 +2679,7 @@ def run_case(job):
     r["star_mods"] = case.star_mods
     r["columns"] = case.columns
     r["time_keys"] = case.time_keys
+    r["uuids"] = case.uuids
     return r
 
 
@@ -2728,7 +2745,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "at_zones", "diffs", "computed", "fcomputed", "star", "star_mods", "columns", "time_keys"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "at_zones", "diffs", "computed", "fcomputed", "star", "star_mods", "columns", "time_keys", "uuids"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2785,6 +2802,8 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['columns']} joins with --select COLUMNS('regex') ({funcs['columns passed']} passed)"
     if funcs["time_keys"]:
         skipped += f"; {funcs['time_keys']} joins on a time-of-day key component ({funcs['time_keys passed']} passed)"
+    if funcs["uuids"]:
+        skipped += f"; {funcs['uuids']} joins with a UUID column on the right ({funcs['uuids passed']} passed)"
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:
