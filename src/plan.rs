@@ -149,6 +149,9 @@ const LOCAL_FOOTER_GUESS: u64 = 8 * 1024;
 /// network, not a core.
 const REMOTE_OPENS: usize = 32;
 
+/// A change to the Arrow schema a file is read with (`None`: none to make).
+type SchemaStep<'a> = &'a dyn Fn(&SchemaRef) -> Option<SchemaRef>;
+
 /// One Parquet input file with its footer.
 #[derive(Debug)]
 pub struct InputFile {
@@ -203,33 +206,37 @@ impl InputFile {
             }
         };
         let (meta, annotations) = crate::read::logical::read_footer(meta);
-        let metadata = ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::new())
+        let derived = ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::new())
             .map_err(perr)?;
-        // INT96 timestamps in microseconds (see `int96_as_micros`), and each annotated
-        // column's field saying its Parquet logical type, for the checks of conditions and
-        // keys and for the output's writer.
-        let int96 = crate::read::logical::int96_as_micros(metadata.metadata(), metadata.schema());
-        let schema = int96.as_ref().unwrap_or(metadata.schema());
-        let metadata = match crate::read::logical::annotated_schema(schema, &annotations).or(int96)
-        {
-            Some(schema) => ArrowReaderMetadata::try_new(
-                Arc::clone(metadata.metadata()),
+        // The schema the file is read with, where it differs from the one derived from its
+        // footer, each step over the one before:
+        // - INT96 timestamps in microseconds (see `int96_as_micros`);
+        // - each annotated column's field saying its Parquet logical type, for the checks of
+        //   conditions and keys and for the output's writer;
+        // - dictionary columns with 8- or 16-bit indices (pandas categoricals) read with
+        //   32-bit ones: a join's build side concatenates batches whose dictionaries together
+        //   outgrow 127 values, and an output row group holds the values of many input ones,
+        //   which pyarrow and Polars then cannot read back under the narrow type.
+        let steps: [SchemaStep; 3] = [
+            &|s| crate::read::logical::int96_as_micros(derived.metadata(), s),
+            &|s| crate::read::logical::annotated_schema(s, &annotations),
+            &|s| wide_dictionaries(s),
+        ];
+        let mut schema = Arc::clone(derived.schema());
+        let mut changed = false;
+        for step in steps {
+            if let Some(s) = step(&schema) {
+                schema = s;
+                changed = true;
+            }
+        }
+        let metadata = match changed {
+            true => ArrowReaderMetadata::try_new(
+                Arc::clone(derived.metadata()),
                 ArrowReaderOptions::new().with_schema(schema),
             )
             .map_err(perr)?,
-            None => metadata,
-        };
-        // Dictionary columns with 8- or 16-bit indices (pandas categoricals) are read with
-        // 32-bit ones: a join's build side concatenates batches whose dictionaries together
-        // outgrow 127 values, and an output row group holds the values of many input ones,
-        // which pyarrow and Polars then cannot read back under the narrow type.
-        let metadata = match wide_dictionaries(metadata.schema()) {
-            Some(schema) => ArrowReaderMetadata::try_new(
-                Arc::clone(metadata.metadata()),
-                ArrowReaderOptions::new().with_schema(schema),
-            )
-            .map_err(perr)?,
-            None => metadata,
+            false => derived,
         };
         Ok(InputFile {
             location,
