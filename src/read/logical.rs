@@ -37,7 +37,7 @@ use parquet::basic::{
     ConvertedType, EdgeInterpolationAlgorithm, LogicalType, Type as PhysicalType,
 };
 use parquet::file::metadata::{FileMetaData, ParquetMetaData};
-use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
+use parquet::schema::types::{BasicTypeInfo, SchemaDescriptor, Type, TypePtr};
 
 /// The field metadata key of an output column's [`Annotation`].
 pub const KEY: &str = "bloomjoin:parquet_type";
@@ -236,23 +236,32 @@ fn plain_intervals(t: &TypePtr) -> TypePtr {
             physical_type,
             type_length,
             ..
-        } if basic_info.converted_type() == ConvertedType::INTERVAL => {
-            let mut b = Type::primitive_type_builder(basic_info.name(), *physical_type)
-                .with_length(*type_length)
-                .with_id(basic_info.has_id().then(|| basic_info.id()));
-            if basic_info.has_repetition() {
-                b = b.with_repetition(basic_info.repetition());
-            }
-            Arc::new(
-                b.build()
-                    .expect("a fixed-length leaf without a logical type"),
-            )
-        }
+        } if basic_info.converted_type() == ConvertedType::INTERVAL => Arc::new(
+            leaf(basic_info, *physical_type, *type_length)
+                .build()
+                .expect("a fixed-length leaf without a logical type"),
+        ),
         Type::PrimitiveType { .. } => Arc::clone(t),
         Type::GroupType { basic_info, fields } => Arc::new(Type::GroupType {
             basic_info: basic_info.clone(),
             fields: fields.iter().map(plain_intervals).collect(),
         }),
+    }
+}
+
+/// A builder of the leaf `info` names, of `physical` type and `length`, with its repetition
+/// and field id and no logical type: a leaf as it is, its annotation to be set or left out.
+fn leaf(
+    info: &BasicTypeInfo,
+    physical: PhysicalType,
+    length: i32,
+) -> parquet::schema::types::PrimitiveTypeBuilder<'_> {
+    let b = Type::primitive_type_builder(info.name(), physical)
+        .with_length(length)
+        .with_id(info.has_id().then(|| info.id()));
+    match info.has_repetition() {
+        true => b.with_repetition(info.repetition()),
+        false => b,
     }
 }
 
@@ -495,12 +504,7 @@ fn restore(t: &TypePtr, a: &Annotation) -> parquet::errors::Result<TypePtr> {
     else {
         return Ok(Arc::clone(t));
     };
-    let mut b = Type::primitive_type_builder(info.name(), *physical_type)
-        .with_length(*type_length)
-        .with_id(info.has_id().then(|| info.id()));
-    if info.has_repetition() {
-        b = b.with_repetition(info.repetition());
-    }
+    let b = leaf(info, *physical_type, *type_length);
     let binary = *physical_type == PhysicalType::BYTE_ARRAY;
     let b = match (a, physical_type, info.logical_type_ref()) {
         (Annotation::Interval, PhysicalType::FIXED_LEN_BYTE_ARRAY, _) if *type_length == 12 => {
