@@ -474,12 +474,8 @@ pub(crate) fn check_key_of(
                 )));
             }
             if let Some(c) = meta.key_columns.get(i) {
-                let (uuid, text) = (c.logical_type == "UUID", c.key_type.contains("Utf8"));
-                if let Some(e) = uuid_text_mismatch(uuid, text, side, keys, i, filter, flag) {
-                    return Err(e);
-                }
-                let utc = c.logical_type == "TIMETZ";
-                if let Some(e) = time_utc_filter_mismatch(utc, side, keys, i, filter, flag) {
+                let recorded = (c.logical_type.as_str(), c.key_type.as_str());
+                if let Some(e) = logical_mismatch(recorded, side, keys, i, filter, flag) {
                     return Err(e);
                 }
             }
@@ -493,15 +489,30 @@ pub(crate) fn check_key_of(
             side.family()
         )));
     }
-    let uuid = meta.logical_type.as_deref() == Some("UUID");
-    let text = meta.key_type.as_deref().is_some_and(|t| t.contains("Utf8"));
-    let utc = meta.logical_type.as_deref() == Some("TIMETZ");
-    match uuid_text_mismatch(uuid, text, side, keys, 0, filter, flag)
-        .or_else(|| time_utc_filter_mismatch(utc, side, keys, 0, filter, flag))
-    {
+    let recorded = (
+        meta.logical_type.as_deref().unwrap_or_default(),
+        meta.key_type.as_deref().unwrap_or_default(),
+    );
+    match logical_mismatch(recorded, side, keys, 0, filter, flag) {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// The error when key column `i` of `side` (`keys[i]` of option `flag`) does not meet what
+/// the filter's column holds, by the logical type and the Arrow key type it `recorded`: a
+/// UUID against a string either way, a TIMETZ against a local TIME either way.
+fn logical_mismatch(
+    (logical_type, key_type): (&str, &str),
+    side: &SideInput,
+    keys: &[String],
+    i: usize,
+    filter: &str,
+    flag: &str,
+) -> Option<Error> {
+    let (uuid, text) = (logical_type == "UUID", key_type.contains("Utf8"));
+    uuid_text_mismatch(uuid, text, side, keys, i, filter, flag)
+        .or_else(|| time_utc_filter_mismatch(logical_type == "TIMETZ", side, keys, i, filter, flag))
 }
 
 /// Times of day adjusted to UTC (DuckDB's `TIMETZ`) and local ones meet only under a session

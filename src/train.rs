@@ -1431,8 +1431,8 @@ fn finish_sizing(
 }
 
 /// The metadata of a filter of the key `columns` (names; "" for an unnamed one), with their
-/// `families`, Arrow `key_types`, whether each is a UUID (`uuids`; missing ones are not) and
-/// Spark types (`--spark-keys xxhash64` on a composite key), over the rest of `meta`
+/// `families`, Arrow `key_types`, the logical type each records (`logical`: `UUID`, `TIMETZ`;
+/// missing ones none, see [`recorded_logical_type`]) and Spark types (`--spark-keys xxhash64` on a composite key), over the rest of `meta`
 /// (predicate, inputs, shard, fpp).
 fn filter_meta(
     columns: &[String],
@@ -1476,7 +1476,7 @@ fn filter_meta(
 /// The logical type a filter records for key column `column` of `files`, where it changes
 /// what the keys mean: `UUID` (16 bytes, never a string's text), `TIMETZ` (times of day
 /// adjusted to UTC, never met with local ones).
-pub(crate) fn recorded_logical_type(
+fn recorded_logical_type(
     files: &[std::sync::Arc<InputFile>],
     column: &str,
 ) -> Option<&'static str> {
