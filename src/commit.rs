@@ -1004,18 +1004,15 @@ impl PartWriter {
         let props = WriterProperties::clone(&self.props);
         // Columns of a Parquet logical type their Arrow type does not say (a UUID, an
         // INTERVAL) are written with it.
-        let writer =
-            match crate::read::logical::writer_schema(&self.schema, props.coerce_types()) {
-                None => ArrowWriter::try_new(file, self.schema.clone(), Some(props)),
-                Some(schemas) => {
-                    let (plain, descr) = schemas.map_err(perr)?;
-                    let options = parquet::arrow::arrow_writer::ArrowWriterOptions::new()
-                        .with_properties(props)
-                        .with_parquet_schema(descr);
-                    ArrowWriter::try_new_with_options(file, plain, options)
-                }
-            }
-            .map_err(perr)?;
+        let mut schema = self.schema.clone();
+        let mut options = parquet::arrow::arrow_writer::ArrowWriterOptions::new();
+        if let Some(schemas) = crate::read::logical::writer_schema(&schema, props.coerce_types()) {
+            let (plain, descr) = schemas.map_err(perr)?;
+            schema = plain;
+            options = options.with_parquet_schema(descr);
+        }
+        let options = options.with_properties(props);
+        let writer = ArrowWriter::try_new_with_options(file, schema, options).map_err(perr)?;
         self.file = Some(OpenFile {
             writer,
             failed,
