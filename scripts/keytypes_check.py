@@ -250,12 +250,7 @@ def main():
             failed += 1
             continue
         for jt in JOIN_TYPES:
-            if jt in ONE_SIDE:
-                select, sql = ONE_SIDE[jt]
-                want = rows(con, sql.format(l=lpath, r=rpath, on=on))
-            else:
-                select = "lid,rid"
-                want = rows(con, f"SELECT l.lid, r.rid FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r ON {on}")
+            select, want = duck_answer(con, jt, lpath, rpath, on)
             strategies = ["replicated", "reduce-side"] if jt in ("inner", "full") else ["replicated"]
             for strategy in strategies:
                 o = os.path.join(d, f"{jt}-{strategy}")
@@ -384,6 +379,32 @@ FROM (SELECT range AS k,
 """
 
 
+def duck_answer(con, jt, lpath, rpath, on):
+    """(the columns bloomjoin's join of type `jt` selects, DuckDB's rows of it): the files
+    `lpath` and `rpath` joined on `on`."""
+    if jt in ONE_SIDE:
+        select, sql = ONE_SIDE[jt]
+        return select, rows(con, sql.format(l=lpath, r=rpath, on=on))
+    return "lid,rid", rows(
+        con, f"SELECT l.lid, r.rid FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r ON {on}")
+
+
+def every_join_type(binary, con, name, d, filt, lpath, rpath):
+    """(check name, None or why it failed) for every join type of `lpath` and `rpath` on
+    their `k` with the filter `filt`, against DuckDB's."""
+    for jt in JOIN_TYPES:
+        select, want = duck_answer(con, jt, lpath, rpath, "l.k = r.k")
+        o = os.path.join(d, jt)
+        r = run([binary, "-q", "join", "--filter", filt, "--left", lpath, "--left-key", "k",
+                 "--right", rpath, "--right-key", "k", "--type", jt, "--select", select,
+                 "--output", o])
+        if r.returncode != 0:
+            yield f"{name} {jt}", r.stderr.strip()
+            continue
+        got = rows(con, f"SELECT {select} FROM read_parquet('{o}/part-*.parquet')")
+        yield f"{name} {jt}", None if got == want else f"bloomjoin {got}, DuckDB {want}"
+
+
 def timetz(binary, out, con):
     """(check name, None or why it failed): TIMETZ keys (written by DuckDB, Parquet's TIME
     adjusted to UTC) meet by their UTC time in every join type, as DuckDB's; against a local
@@ -404,23 +425,7 @@ def timetz(binary, out, con):
     if r.returncode != 0:
         yield "timetz train", r.stderr.strip()
         return
-    for jt in JOIN_TYPES:
-        if jt in ONE_SIDE:
-            select, sql = ONE_SIDE[jt]
-            want = rows(con, sql.format(l=paths["l"], r=paths["r"], on="l.k = r.k"))
-        else:
-            select = "lid,rid"
-            want = rows(con, f"SELECT l.lid, r.rid FROM '{paths['l']}' l {SQL_JOIN[jt]} "
-                             f"'{paths['r']}' r ON l.k = r.k")
-        o = os.path.join(d, jt)
-        r = run([binary, "-q", "join", "--filter", filt, "--left", paths["l"], "--left-key", "k",
-                 "--right", paths["r"], "--right-key", "k", "--type", jt, "--select", select,
-                 "--output", o])
-        if r.returncode != 0:
-            yield f"timetz {jt}", r.stderr.strip()
-            continue
-        got = rows(con, f"SELECT {select} FROM read_parquet('{o}/part-*.parquet')")
-        yield f"timetz {jt}", None if got == want else f"bloomjoin {got}, DuckDB {want}"
+    yield from every_join_type(binary, con, "timetz", d, filt, paths["l"], paths["r"])
     o = os.path.join(d, "mismatch")
     r = run([binary, "-q", "join", "--left", paths["l"], "--left-key", "k", "--right",
              paths["t"], "--right-key", "k", "--output", o])
@@ -486,23 +491,7 @@ def int96(binary, out, con):
             extra = con.sql(f"SELECT count(*) FROM ((SELECT * FROM {parts} EXCEPT ALL {want}) "
                             f"UNION ALL ({want} EXCEPT ALL SELECT * FROM {parts}))").fetchall()[0][0]
             yield "int96 pass-through", f"{extra} rows differ" if extra else None
-    for jt in JOIN_TYPES:
-        if jt in ONE_SIDE:
-            select, sql = ONE_SIDE[jt]
-            want = rows(con, sql.format(l=lpath, r=rpath, on="l.k = r.k"))
-        else:
-            select = "lid,rid"
-            want = rows(con, f"SELECT l.lid, r.rid FROM '{lpath}' l {SQL_JOIN[jt]} '{rpath}' r "
-                             "ON l.k = r.k")
-        o = os.path.join(d, jt)
-        r = run([binary, "-q", "join", "--filter", filt, "--left", lpath, "--left-key", "k",
-                 "--right", rpath, "--right-key", "k", "--type", jt, "--select", select,
-                 "--output", o])
-        if r.returncode != 0:
-            yield f"int96 {jt}", r.stderr.strip()
-            continue
-        got = rows(con, f"SELECT {select} FROM read_parquet('{o}/part-*.parquet')")
-        yield f"int96 {jt}", None if got == want else f"bloomjoin {got}, DuckDB {want}"
+    yield from every_join_type(binary, con, "int96", d, filt, lpath, rpath)
     cond = "k < TIMESTAMP '1600-01-01' OR k > TIMESTAMP '2262-04-11 23:47:16.854775'"
     o = os.path.join(d, "where")
     r = run([binary, "-q", "join", "--left", rpath, "--left-key", "rid", "--right", lpath,

@@ -1504,6 +1504,18 @@ fn low_level_writer(
     parquet::file::writer::SerializedFileWriter::new(file, schema, Default::default()).unwrap()
 }
 
+/// Write the next column of row group `rg`: `values` of Parquet type `T`, with definition
+/// levels `def` (for nullable columns), and close it.
+fn write_column<T: parquet::data_type::DataType>(
+    rg: &mut parquet::file::writer::SerializedRowGroupWriter<'_, std::fs::File>,
+    values: &[T::T],
+    def: Option<&[i16]>,
+) {
+    let mut col = rg.next_column().unwrap().unwrap();
+    col.typed::<T>().write_batch(values, def, None).unwrap();
+    col.close().unwrap();
+}
+
 /// A Parquet file of one `UUID` column `k` (16 bytes each, Parquet's UUID logical type, as
 /// DuckDB and pyarrow write it) and an `Int64` column `id`, through the crate's low-level
 /// writer (the Arrow writer does not mark UUIDs).
@@ -1514,21 +1526,13 @@ fn write_uuids(path: &Path, uuids: &[u128]) {
         "message m { required fixed_len_byte_array(16) k (UUID); required int64 id; }",
     );
     let mut rg = w.next_row_group().unwrap();
-    let mut col = rg.next_column().unwrap().unwrap();
     let values: Vec<FixedLenByteArray> = uuids
         .iter()
         .map(|u| FixedLenByteArray::from(u.to_be_bytes().to_vec()))
         .collect();
-    col.typed::<FixedLenByteArrayType>()
-        .write_batch(&values, None, None)
-        .unwrap();
-    col.close().unwrap();
-    let mut col = rg.next_column().unwrap().unwrap();
+    write_column::<FixedLenByteArrayType>(&mut rg, &values, None);
     let ids: Vec<i64> = (0..uuids.len() as i64).collect();
-    col.typed::<Int64Type>()
-        .write_batch(&ids, None, None)
-        .unwrap();
-    col.close().unwrap();
+    write_column::<Int64Type>(&mut rg, &ids, None);
     rg.close().unwrap();
     w.close().unwrap();
 }
@@ -1723,11 +1727,7 @@ fn write_logical_types(path: &Path, rows: i64) {
     );
     let mut rg = w.next_row_group().unwrap();
     let ids: Vec<i64> = (0..rows).collect();
-    let mut col = rg.next_column().unwrap().unwrap();
-    col.typed::<Int64Type>()
-        .write_batch(&ids, None, None)
-        .unwrap();
-    col.close().unwrap();
+    write_column::<Int64Type>(&mut rg, &ids, None);
     let flba = |v: Vec<Vec<u8>>| -> Vec<FixedLenByteArray> {
         v.into_iter().map(FixedLenByteArray::from).collect()
     };
@@ -1748,27 +1748,15 @@ fn write_logical_types(path: &Path, rows: i64) {
             .collect(),
     );
     for values in [intervals, uuids] {
-        let mut col = rg.next_column().unwrap().unwrap();
-        col.typed::<FixedLenByteArrayType>()
-            .write_batch(&values, None, None)
-            .unwrap();
-        col.close().unwrap();
+        write_column::<FixedLenByteArrayType>(&mut rg, &values, None);
     }
     let json: Vec<ByteArray> = ids
         .iter()
         .map(|i| ByteArray::from(format!("{{\"i\":{i}}}").into_bytes()))
         .collect();
-    let mut col = rg.next_column().unwrap().unwrap();
-    col.typed::<ByteArrayType>()
-        .write_batch(&json, None, None)
-        .unwrap();
-    col.close().unwrap();
+    write_column::<ByteArrayType>(&mut rg, &json, None);
     let times: Vec<i64> = ids.iter().map(|i| i * 3_600_000_000).collect();
-    let mut col = rg.next_column().unwrap().unwrap();
-    col.typed::<Int64Type>()
-        .write_batch(&times, None, None)
-        .unwrap();
-    col.close().unwrap();
+    write_column::<Int64Type>(&mut rg, &times, None);
     rg.close().unwrap();
     w.close().unwrap();
 }
@@ -2220,11 +2208,7 @@ fn write_int96(path: &Path, days: &[Option<i64>]) {
     );
     let mut rg = w.next_row_group().unwrap();
     let ids: Vec<i64> = (0..days.len() as i64).collect();
-    let mut col = rg.next_column().unwrap().unwrap();
-    col.typed::<Int64Type>()
-        .write_batch(&ids, None, None)
-        .unwrap();
-    col.close().unwrap();
+    write_column::<Int64Type>(&mut rg, &ids, None);
     let nanos: u64 = 12 * 3_600_000_000_000 + 1_000;
     let values: Vec<Int96> = days
         .iter()
@@ -2241,11 +2225,7 @@ fn write_int96(path: &Path, days: &[Option<i64>]) {
             .iter()
             .map(|d| if d.is_some() { present } else { present - 1 })
             .collect();
-        let mut col = rg.next_column().unwrap().unwrap();
-        col.typed::<Int96Type>()
-            .write_batch(&values, Some(&def), None)
-            .unwrap();
-        col.close().unwrap();
+        write_column::<Int96Type>(&mut rg, &values, Some(&def));
     }
     rg.close().unwrap();
     w.close().unwrap();
