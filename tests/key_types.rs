@@ -1723,6 +1723,10 @@ fn write_logical_types(path: &Path, rows: i64) {
                 required fixed_len_byte_array(16) u (UUID);
                 required binary j (JSON);
                 required int64 t (TIME(MICROS,true));
+                required group st {
+                    required fixed_len_byte_array(16) su (UUID);
+                    required int64 stz (TIME(MICROS,true));
+                }
             }",
     );
     let mut rg = w.next_row_group().unwrap();
@@ -1747,8 +1751,8 @@ fn write_logical_types(path: &Path, rows: i64) {
             .map(|&i| (i as u128 + 1).to_be_bytes().to_vec())
             .collect(),
     );
-    for values in [intervals, uuids] {
-        write_column::<FixedLenByteArrayType>(&mut rg, &values, None);
+    for values in [&intervals, &uuids] {
+        write_column::<FixedLenByteArrayType>(&mut rg, values, None);
     }
     let json: Vec<ByteArray> = ids
         .iter()
@@ -1756,6 +1760,9 @@ fn write_logical_types(path: &Path, rows: i64) {
         .collect();
     write_column::<ByteArrayType>(&mut rg, &json, None);
     let times: Vec<i64> = ids.iter().map(|i| i * 3_600_000_000).collect();
+    write_column::<Int64Type>(&mut rg, &times, None);
+    // The struct's UUID and time of day in UTC.
+    write_column::<FixedLenByteArrayType>(&mut rg, &uuids, None);
     write_column::<Int64Type>(&mut rg, &times, None);
     rg.close().unwrap();
     w.close().unwrap();
@@ -1875,6 +1882,9 @@ fn logical_types_pass_through_with_their_values_and_types() {
         "u: Uuid",
         "j: Json",
         "t: TIME(adjusted to UTC: true)",
+        // Inside a struct too.
+        "su: Uuid",
+        "stz: TIME(adjusted to UTC: true)",
     ];
     let want_rows = |keys: &[i64]| -> Vec<IntervalRow> {
         keys.iter()

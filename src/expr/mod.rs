@@ -312,8 +312,11 @@ impl Predicate {
                 continue;
             };
             let a = match kind(i) {
-                // JSON is text and a TIMETZ a time of day, as DuckDB compares them.
-                Some(Annotation::Json | Annotation::TimeUtc) | None => continue,
+                // JSON is text and a TIMETZ a time of day, as DuckDB compares them; the
+                // fields inside a struct, list or map cannot be named in an expression.
+                Some(Annotation::Json | Annotation::TimeUtc | Annotation::Nested { .. }) | None => {
+                    continue
+                }
                 Some(a) => a,
             };
             let ok = match parent[i].map(|p| &nodes[p]) {

@@ -20,6 +20,12 @@
 //! `FIXED_LEN_BYTE_ARRAY` before the Arrow schema is derived from it, so the column is read
 //! as its exact bytes.
 //!
+//! The same types inside a struct, list or map lose them the same way (DuckDB read a
+//! `STRUCT(u UUID)` passed on as `STRUCT(u BLOB)`, and a `TIMETZ` in it as a `TIME`): such a
+//! column's annotation is an [`Annotation::Nested`] naming each annotated field by its
+//! [`Step`]s from the column (struct fields by name, list elements, map keys and values, in
+//! every Parquet list layout), which the writer follows down its own schema.
+//!
 //! Each top-level column's [`Annotation`] is kept in [`InputFile`]; planning puts it on the
 //! output schema's fields ([`annotate`], under the metadata key [`KEY`]) where every input
 //! file that holds the column agrees on it, and the output writer ([`writer_schema`]) gives
@@ -80,6 +86,25 @@ pub enum Annotation {
         /// The variant specification's version, if given.
         version: Option<i8>,
     },
+    /// A struct, list or map column with annotated fields inside (a struct of a UUID, a list
+    /// of intervals): each such field's path from the column, and its annotation.
+    Nested {
+        /// The annotated fields, in the order of the Parquet schema.
+        fields: Vec<(Vec<Step>, Annotation)>,
+    },
+}
+
+/// A step from a column down to a field nested in it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Step {
+    /// A struct's field of this name.
+    Field(String),
+    /// A list's element (also a repeated field outside a list, which reads as a list of it).
+    Element,
+    /// A map's key.
+    Key,
+    /// A map's value.
+    Value,
 }
 
 /// What a time-of-day key holds, for messages: times adjusted to UTC (`utc`, DuckDB's
@@ -111,7 +136,19 @@ impl Annotation {
             Annotation::Geometry { .. } | Annotation::GeoParquet => "GEOMETRY",
             Annotation::Geography { .. } => "GEOGRAPHY",
             Annotation::Variant { .. } => "VARIANT",
+            Annotation::Nested { .. } => "nested column with annotated fields",
         }
+    }
+
+    /// The annotation of a top-level Parquet column: its own, or a [`Annotation::Nested`] of
+    /// the fields inside it that have one.
+    fn of_top(t: &Type) -> Option<Annotation> {
+        if let Some(a) = Annotation::of_column(t) {
+            return Some(a);
+        }
+        let mut fields = Vec::new();
+        nested_fields(t, &mut Vec::new(), &mut fields);
+        (!fields.is_empty()).then_some(Annotation::Nested { fields })
     }
 
     /// The annotation of a top-level Parquet column, if it has one of ours.
@@ -150,7 +187,7 @@ pub fn read_footer(meta: ParquetMetaData) -> (ParquetMetaData, Vec<(String, Anno
         .root_schema()
         .get_fields()
         .iter()
-        .filter_map(|f| Annotation::of_column(f).map(|a| (f.name().to_string(), a)))
+        .filter_map(|f| Annotation::of_top(f).map(|a| (f.name().to_string(), a)))
         .collect();
     let geo: Vec<(String, Annotation)> = geoparquet(&meta)
         .into_iter()
@@ -226,6 +263,87 @@ fn geoparquet(meta: &ParquetMetaData) -> Vec<(String, Annotation)> {
             (name.clone(), a)
         })
         .collect()
+}
+
+/// The element of list group `pt` (of `LIST` type, or a list of the layouts before it), by
+/// Parquet's rules: its one repeated field is the element when that is a leaf, a group of
+/// several fields, or a group named `array` or `<list>_tuple`; otherwise that field's one
+/// field is. `None` when `pt` is not a group of one field.
+fn list_element(pt: &Type) -> Option<TypePtr> {
+    let Type::GroupType { fields, .. } = pt else {
+        return None;
+    };
+    let [rep] = fields.as_slice() else {
+        return None;
+    };
+    Some(match rep.as_ref() {
+        Type::GroupType { fields, .. }
+            if fields.len() == 1
+                && rep.name() != "array"
+                && rep.name() != format!("{}_tuple", pt.name()) =>
+        {
+            Arc::clone(&fields[0])
+        }
+        _ => Arc::clone(rep),
+    })
+}
+
+/// Push onto `out` the annotated fields inside group `t` (at `path` from the top-level
+/// column), walking structs, lists (every Parquet layout, as the crate reads them) and maps
+/// as the parquet crate makes Arrow types of them.
+fn nested_fields(t: &Type, path: &mut Vec<Step>, out: &mut Vec<(Vec<Step>, Annotation)>) {
+    let Type::GroupType { basic_info, fields } = t else {
+        return;
+    };
+    let visit = |f: &Type, path: &mut Vec<Step>, out: &mut Vec<(Vec<Step>, Annotation)>| {
+        match Annotation::of_column(f) {
+            Some(a) => out.push((path.clone(), a)),
+            None => nested_fields(f, path, out),
+        }
+    };
+    let list = matches!(basic_info.logical_type_ref(), Some(LogicalType::List))
+        || basic_info.converted_type() == ConvertedType::LIST;
+    let map = matches!(basic_info.logical_type_ref(), Some(LogicalType::Map))
+        || matches!(
+            basic_info.converted_type(),
+            ConvertedType::MAP | ConvertedType::MAP_KEY_VALUE
+        );
+    if list {
+        if let Some(element) = list_element(t) {
+            path.push(Step::Element);
+            visit(&element, path, out);
+            path.pop();
+        }
+        return;
+    }
+    if map {
+        if let [kv] = fields.as_slice() {
+            if let Type::GroupType { fields: kv, .. } = kv.as_ref() {
+                if let [k, v] = kv.as_slice() {
+                    for (step, f) in [(Step::Key, k), (Step::Value, v)] {
+                        path.push(step);
+                        visit(f, path, out);
+                        path.pop();
+                    }
+                }
+            }
+        }
+        return;
+    }
+    for f in fields {
+        path.push(Step::Field(f.name().to_string()));
+        // A repeated field outside a list is read as a list of it.
+        let repeated = f.get_basic_info().has_repetition()
+            && f.get_basic_info().repetition() == parquet::basic::Repetition::REPEATED;
+        if repeated {
+            path.push(Step::Element);
+        }
+        visit(f, path, out);
+        if repeated {
+            path.pop();
+        }
+        path.pop();
+    }
 }
 
 /// `t` with every `INTERVAL` leaf made a plain `FIXED_LEN_BYTE_ARRAY` of its length.
@@ -345,8 +463,7 @@ fn micros(pt: &Type, dt: &DataType) -> Option<DataType> {
     let field = |pt: &Type, f: &FieldRef| -> Option<FieldRef> {
         micros(pt, f.data_type()).map(|t| Arc::new(f.as_ref().clone().with_data_type(t)))
     };
-    // A list's or map's one repeated child: the element itself (two-level lists, a map's
-    // key-value group) or, holding one field, the group around it (three-level lists).
+    // A map's one repeated child, its key-value group.
     let repeated = |pt: &Type| -> Option<TypePtr> {
         match pt {
             Type::GroupType { fields, .. } if fields.len() == 1 => Some(Arc::clone(&fields[0])),
@@ -384,20 +501,7 @@ fn micros(pt: &Type, dt: &DataType) -> Option<DataType> {
         // A repeated leaf outside a list group: a list of it.
         (Type::PrimitiveType { .. }, DataType::List(f)) => field(pt, f).map(DataType::List),
         (Type::GroupType { .. }, DataType::List(f) | DataType::LargeList(f)) => {
-            let rep = repeated(pt)?;
-            // Parquet's rules for lists written before the three-level layout: the repeated
-            // field is the element when it is a leaf, a group of several fields, or a group
-            // named `array` or `<list>_tuple`; otherwise its one field is.
-            let element = match rep.as_ref() {
-                Type::GroupType { fields, .. }
-                    if fields.len() == 1
-                        && rep.name() != "array"
-                        && rep.name() != format!("{}_tuple", pt.name()) =>
-                {
-                    Arc::clone(&fields[0])
-                }
-                _ => rep,
-            };
+            let element = list_element(pt)?;
             let f = field(&element, f)?;
             Some(match dt {
                 DataType::LargeList(_) => DataType::LargeList(f),
@@ -482,6 +586,11 @@ pub fn writer_schema(
 /// Column `t` (as the converter made it) with `a`'s logical type, where its physical type
 /// can hold it; otherwise `t` as it is.
 fn restore(t: &TypePtr, a: &Annotation) -> parquet::errors::Result<TypePtr> {
+    if let Annotation::Nested { fields } = a {
+        return fields
+            .iter()
+            .try_fold(Arc::clone(t), |t, (path, a)| restore_at(&t, path, a));
+    }
     let info = t.get_basic_info();
     if let Type::GroupType { fields, .. } = t.as_ref() {
         let Annotation::Variant { version } = a else {
@@ -531,6 +640,60 @@ fn restore(t: &TypePtr, a: &Annotation) -> parquet::errors::Result<TypePtr> {
         _ => return Ok(Arc::clone(t)),
     };
     Ok(Arc::new(b.build()?))
+}
+
+/// Column `t` (as the converter made it) with the field at `path` in it restored to `a`'s
+/// logical type; `t` as it is where the path leads nowhere.
+///
+/// The converter writes a list as a `LIST` group around a repeated group around the element,
+/// and a map as a `MAP` group around a repeated key-value group.
+fn restore_at(t: &TypePtr, path: &[Step], a: &Annotation) -> parquet::errors::Result<TypePtr> {
+    let Some((step, rest)) = path.split_first() else {
+        return restore(t, a);
+    };
+    let Type::GroupType { fields, .. } = t.as_ref() else {
+        return Ok(Arc::clone(t));
+    };
+    // The group `g` with its `i`th field replaced by `f`.
+    let with = |g: &TypePtr, i: usize, f: TypePtr| -> TypePtr {
+        match g.as_ref() {
+            Type::GroupType { basic_info, fields } => {
+                let mut fields = fields.clone();
+                fields[i] = f;
+                Arc::new(Type::GroupType {
+                    basic_info: basic_info.clone(),
+                    fields,
+                })
+            }
+            Type::PrimitiveType { .. } => Arc::clone(g),
+        }
+    };
+    let (i, child) = match step {
+        Step::Field(name) => {
+            let Some(i) = fields.iter().position(|f| f.name() == name) else {
+                return Ok(Arc::clone(t));
+            };
+            (i, restore_at(&fields[i], rest, a)?)
+        }
+        Step::Element | Step::Key | Step::Value => {
+            let ([rep], Some(inner)) = (
+                fields.as_slice(),
+                fields.first().and_then(|f| match f.as_ref() {
+                    Type::GroupType { fields, .. } => Some(fields),
+                    Type::PrimitiveType { .. } => None,
+                }),
+            ) else {
+                return Ok(Arc::clone(t));
+            };
+            let j = match (step, inner.len()) {
+                (Step::Element, 1) | (Step::Key, 2) => 0,
+                (Step::Value, 2) => 1,
+                _ => return Ok(Arc::clone(t)),
+            };
+            (0, with(rep, j, restore_at(&inner[j], rest, a)?))
+        }
+    };
+    Ok(with(t, i, child))
 }
 
 #[cfg(test)]
@@ -635,6 +798,97 @@ mod tests {
             .downcast_ref::<FixedSizeBinaryArray>()
             .unwrap();
         assert_eq!(iv.value(0), &interval[..]);
+    }
+
+    #[test]
+    fn annotated_fields_inside_structs_lists_and_maps_are_found_and_restored() {
+        // Every list layout the crate reads: three-level, two-level with a repeated leaf, the
+        // repeated group named `array` or `<list>_tuple` (the element itself), and a repeated
+        // field outside a list.
+        let message = "
+            message m {
+              optional group st {
+                optional fixed_len_byte_array(16) u (UUID);
+                optional group inner { optional binary j (JSON); optional int32 n; }
+              }
+              optional group l3 (LIST) {
+                repeated group list { optional fixed_len_byte_array(12) element (INTERVAL); }
+              }
+              optional group l2 (LIST) { repeated fixed_len_byte_array(16) u (UUID); }
+              optional group la (LIST) {
+                repeated group array { optional fixed_len_byte_array(16) u (UUID); }
+              }
+              optional group lt (LIST) {
+                repeated group lt_tuple { optional int64 t (TIME(MICROS,true)); }
+              }
+              optional group mp (MAP) {
+                repeated group key_value {
+                  required binary key (UTF8);
+                  optional int64 value (TIME(MICROS,true));
+                }
+              }
+              optional group rep { repeated fixed_len_byte_array(16) r (UUID); }
+              optional group none { optional int32 a; }
+              optional int32 plain;
+            }";
+        let root = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
+        let found: Vec<(String, Annotation)> = root
+            .get_fields()
+            .iter()
+            .filter_map(|f| Annotation::of_top(f).map(|a| (f.name().to_string(), a)))
+            .collect();
+        let nested = |fields: Vec<(Vec<Step>, Annotation)>| Annotation::Nested { fields };
+        let field = |n: &str| Step::Field(n.to_string());
+        let want = vec![
+            (
+                "st".to_string(),
+                nested(vec![
+                    (vec![field("u")], Annotation::Uuid),
+                    (vec![field("inner"), field("j")], Annotation::Json),
+                ]),
+            ),
+            (
+                "l3".into(),
+                nested(vec![(vec![Step::Element], Annotation::Interval)]),
+            ),
+            (
+                "l2".into(),
+                nested(vec![(vec![Step::Element], Annotation::Uuid)]),
+            ),
+            (
+                "la".into(),
+                nested(vec![(vec![Step::Element, field("u")], Annotation::Uuid)]),
+            ),
+            (
+                "lt".into(),
+                nested(vec![(vec![Step::Element, field("t")], Annotation::TimeUtc)]),
+            ),
+            (
+                "mp".into(),
+                nested(vec![(vec![Step::Value], Annotation::TimeUtc)]),
+            ),
+            (
+                "rep".into(),
+                nested(vec![(vec![field("r"), Step::Element], Annotation::Uuid)]),
+            ),
+        ];
+        assert_eq!(found, want);
+        // The Arrow schema the reader derives (intervals as their bytes), annotated, written:
+        // the writer's Parquet schema (three-level lists) has the same annotations.
+        let descr = SchemaDescriptor::new(plain_intervals(&root));
+        let arrow = Arc::new(parquet::arrow::parquet_to_arrow_schema(&descr, None).unwrap());
+        let annotated = annotated_schema(&arrow, &found).unwrap();
+        let (plain, written) = writer_schema(&annotated, true).unwrap().unwrap();
+        assert!(plain.fields().iter().all(|f| annotation(f).is_none()));
+        let back: Vec<(String, Annotation)> = written
+            .root_schema()
+            .get_fields()
+            .iter()
+            .filter_map(|f| Annotation::of_top(f).map(|a| (f.name().to_string(), a)))
+            .collect();
+        assert_eq!(back, want);
+        // And the annotation goes through field metadata and back.
+        assert_eq!(annotation(annotated.field(0)), Some(want[0].1.clone()));
     }
 
     #[test]
