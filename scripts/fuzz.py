@@ -986,7 +986,8 @@ def jw_operands(cols, sample):
         lit = lambda rng, name=name: jw_lit(rng, cols, name, sample)
         if kind == "num" and t in g.INT_TYPES:
             # Days for a date: row ids, integers of a small pool (g.days_ok).
-            ops.append(g.Operand(name, kind, refs, lit, (g.INT_DIGITS[t], 0), days=g.days_ok(pool)))
+            ops.append(g.Operand(name, kind, refs, lit, (g.INT_DIGITS[t], 0), days=g.days_ok(pool),
+                                 integer=True))
         elif kind == "num" and t and t.startswith("decimal:"):
             _, p, sc = t.split(":")
             ops.append(g.Operand(name, kind, refs, lit, (int(p), int(sc))))

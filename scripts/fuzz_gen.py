@@ -787,9 +787,10 @@ class Operand:
     +-DAYS_MAX), 'date' or 'ts' (`unit` its unit); `refs(rng)` gives its (bloomjoin text,
     DuckDB text), `lit(rng)` a Lit of its kind."""
 
-    def __init__(self, name, kind, refs, lit, ps=None, days=False, unit=None):
+    def __init__(self, name, kind, refs, lit, ps=None, days=False, unit=None, integer=False):
         self.name, self.kind, self.refs, self.lit, self.ps, self.days = name, kind, refs, lit, ps, days
         self.unit = unit
+        self.integer = integer  # a column of an integer type (not a DECIMAL of scale 0)
         self.zoned = False  # a timestamp column with a time zone (ZONED)
 
 
@@ -816,7 +817,7 @@ def where_operands(info, names):
         refs = lambda rng, n=n: (q(n), q(n))
         lit = lambda rng, n=n: literal_for(rng, info, n)
         if kind == "int":
-            ops.append(Operand(n, "num", refs, lit, (INT_DIGITS[extra], 0), days=days_ok(pool)))
+            ops.append(Operand(n, "num", refs, lit, (INT_DIGITS[extra], 0), days=days_ok(pool), integer=True))
         elif kind == "decimal":
             ops.append(Operand(n, "num", refs, lit, tuple(extra)))
         elif kind == "date" and dates_ok(pool):
@@ -858,6 +859,7 @@ def col_ex(rng, op):
         dk = f"CAST({dk} AS {'TIMESTAMP_NS' if op.unit == 'ns' else 'TIMESTAMP'})"
     e = Ex(bj, dk, op.kind, op.ps, ATOM, {op.name})
     e.zoned = op.zoned
+    e.integer = op.integer
     return e
 
 
@@ -2510,6 +2512,26 @@ def mk_rem(rng, ops, depth, first, x=None, y=None, form=None):
     return e
 
 
+def mk_intdiv(rng, ops, depth, first, form=None):
+    """x // y (divide(x, y)) of an integer column by an integer literal or another integer
+    column: the quotient truncated toward zero, exact (DuckDB's on HUGEINTs); NULL where y is
+    0. Integer types only: DuckDB divides a DECIMAL, even of scale 0, as a DOUBLE (mk_div
+    draws that)."""
+    ints = [o for o in ops if o.kind == "num" and o.integer]
+    x = col_ex(rng, first if first is not None and first.integer else rng.choice(ints))
+    if rng.random() < 0.7 or len(ints) < 2:
+        y = num_lit_ex(str(rng.choice([2, 3, 7, 10, 0, -1, -4, 1000, 86400])))
+    else:
+        y = col_ex(rng, rng.choice(ints))
+    form = form or rng.choice(["op", "op", "divide"])
+    (p1, _), (p2, _) = x.ps, y.ps
+    p = max(p1, p2)
+    MATHS[0] += 1
+    bj = f"({x.bj} // {y.bj})" if form == "op" else f"divide({x.bj}, {y.bj})"
+    dk = f"CAST(CAST({x.dk} AS HUGEINT) // CAST({y.dk} AS HUGEINT) AS DECIMAL(38,0))"
+    return call_ex(bj, dk, "num", x.used | y.used, (p1 + 1, 0), (decimal_width(p), 0))
+
+
 def mk_div(rng, ops, depth, first, x=None, y=None):
     """x / y of numbers: a DOUBLE, as DuckDB's. DuckDB's text divides the operands' DECIMAL(38,
     s), each rounded once to a DOUBLE, as bloomjoin rounds the exact values. The divisor may be
@@ -2525,7 +2547,9 @@ def mk_div(rng, ops, depth, first, x=None, y=None):
         else:
             y = fx(rng, ops, "num", depth + 1)
     FLOATS[0] += 1
-    e = call_ex(f"({x.bj} / {y.bj})", f"({x.dk} / {y.dk})", "float", x.used | y.used)
+    # DuckDB's `//` by a literal with a point divides as `/`, but gives NULL by 0.
+    op = "//" if "." in y.bj and rng.random() < 0.3 else "/"
+    e = call_ex(f"({x.bj} {op} {y.bj})", f"({x.dk} {op} {y.dk})", "float", x.used | y.used)
     if first is not None and first.kind == "num":
         e.mirror = lambda rng, o: mk_div(rng, ops, depth, o, col_ex(rng, o), y)
     return e
@@ -2653,6 +2677,8 @@ MAKERS = {
             (mk_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_rem, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+            (mk_intdiv, lambda ops, f: (f is None and any(o.integer for o in of(ops, "num")))
+             or (f is not None and f.integer)),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_round, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_coalesce, lambda ops, f: f is not None and f.kind == "num"),
@@ -2999,7 +3025,7 @@ CASTS = [0]
 
 # How many divisions and float operations (mk_div, mk_float_arith) they hold.
 FLOATS = [0]
-# How many numeric functions (mk_round, mk_math) they hold.
+# How many numeric functions (mk_round, mk_math) and integer quotients (mk_intdiv) they hold.
 MATHS = [0]
 
 

@@ -473,8 +473,8 @@ fn where_errors_name_the_option_and_the_column() {
             "arithmetic takes",
         ],
     );
-    join("Reputation // 2 > 1500", "Id > 0")
-        .fails(2, &["--left-where", "unsupported: operator //"]);
+    join("Reputation // 2 > 1500", "Id > 0 AND Text // 2 > 0")
+        .fails(2, &["--right-where", "column \"Text\" is a string"]);
     join("name LIKE 'a!' ESCAPE '!'", "Id > 0")
         .fails(2, &["--left-where", "ends with its escape character"]);
     join("abs(name) > 1", "Id > 0").fails(

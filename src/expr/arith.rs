@@ -15,6 +15,9 @@
 //! - `%` (`mod`) of exact numbers is the remainder of the truncated quotient, with the sign
 //!   of the dividend, at the larger scale (`7.5 % 2` is `1.5`, `-7 % 2` is `-1`); `a % 0` is
 //!   NULL.
+//! - `//` (`divide`) of integers is the quotient truncated toward zero (`-7 // 2` is `-3`), an
+//!   integer; `a // 0` is NULL, as `a % 0` is. Of anything else it is `/`, as DuckDB's
+//!   (`7.5 // 2` is 3.75).
 //! - `/` is DuckDB's: a DOUBLE division, of exact numbers too (`7 / 2` is 3.5). Each operand
 //!   is first rounded once to the nearest DOUBLE, as DuckDB 2.0 converts integers and
 //!   decimals; `x / 0` is `inf`, `-inf` or NaN, as in IEEE 754 and DuckDB.
@@ -207,6 +210,12 @@ pub(super) fn binary(
         }),
         _ => None,
     };
+    // DuckDB's `//` divides integers as integers, and anything else as `/` does.
+    let op = match (op, &ka, &kb) {
+        (ArithOp::IntDiv, Kind::Num(_, 0), Kind::Num(_, 0)) => ArithOp::IntDiv,
+        (ArithOp::IntDiv, ..) => ArithOp::Div,
+        _ => op,
+    };
     match (op, &ka, &kb) {
         (_, Kind::Num(..) | Kind::Float(_), Kind::Num(..) | Kind::Float(_))
             if op == ArithOp::Div
@@ -278,6 +287,7 @@ fn why_not(op: ArithOp, a: &Kind, b: &Kind) -> &'static str {
         (ArithOp::Mul, ..) => "only numbers multiply",
         (ArithOp::Div, ..) => "only numbers divide",
         (ArithOp::Rem, ..) => "only numbers have a remainder",
+        (ArithOp::IntDiv, ..) => "only numbers divide",
         (_, Date, Num(..)) | (_, Num(..), Date) => {
             "a date takes a whole number of days (or an INTERVAL), and a number is subtracted \
              from a date, not a date from a number"
@@ -361,6 +371,44 @@ fn kernel(op: ArithOp, a: &Side, b: &Side) -> Result<ArrayRef, arrow::error::Arr
         ArithOp::Mul => numeric::mul(a, b),
         ArithOp::Div => numeric::div(a, b),
         ArithOp::Rem => numeric::rem(a, b),
+        ArithOp::IntDiv => unreachable!("an integer quotient is computed by int_div"),
+    }
+}
+
+/// `a // b` of integers as decimals of scale 0 and one precision, `b`'s zeros NULL: the
+/// quotient truncated toward zero, of the same type (its magnitude is at most `a`'s).
+fn int_div(a: &Side, b: &Side) -> Result<ArrayRef, Reason> {
+    use arrow::array::PrimitiveArray;
+    use arrow::datatypes::{ArrowPrimitiveType, Decimal128Type, Decimal256Type};
+    fn quotients<T: ArrowPrimitiveType>(
+        a: &Side,
+        b: &Side,
+        div: impl Fn(T::Native, T::Native) -> Option<T::Native>,
+    ) -> Result<ArrayRef, Reason> {
+        let (x, y) = (a.array.as_primitive::<T>(), b.array.as_primitive::<T>());
+        let n = if a.one && b.one {
+            1
+        } else if a.one {
+            y.len()
+        } else {
+            x.len()
+        };
+        let at = |s: &Side, arr: &PrimitiveArray<T>, i: usize| {
+            let i = if s.one { 0 } else { i };
+            arr.is_valid(i).then(|| arr.value(i))
+        };
+        let q: PrimitiveArray<T> = (0..n)
+            .map(|i| match (at(a, x, i), at(b, y, i)) {
+                (Some(x), Some(y)) => div(x, y),
+                _ => None,
+            })
+            .collect();
+        Ok(Arc::new(q.with_data_type(a.array.data_type().clone())))
+    }
+    match a.array.data_type() {
+        DataType::Decimal128(..) => quotients::<Decimal128Type>(a, b, |x, y| x.checked_div(y)),
+        DataType::Decimal256(..) => quotients::<Decimal256Type>(a, b, |x, y| x.checked_div(y)),
+        other => Err(format!("an integer quotient of {other}")),
     }
 }
 
@@ -376,6 +424,8 @@ fn numbers(
         ArithOp::Mul => (p1 + p2, s1 + s2),
         // The remainder is smaller than either operand, at their common scale.
         ArithOp::Rem => ((p1 - s1).max(p2 - s2) + s1.max(s2), s1.max(s2)),
+        // An integer quotient is at most the dividend (the divisor's width is for its cast).
+        ArithOp::IntDiv => (p1.max(p2), 0),
         ArithOp::Div => unreachable!("a division is a float's"),
     };
     if s > 76 {
@@ -386,11 +436,14 @@ fn numbers(
     let p = p.min(76) as u8;
     let of = |x: &Side, sx: i32| x.map(|arr| cast(arr, &decimal(p, sx as i8)));
     let (a, b) = (of(a, s1)?, of(b, s2)?);
-    let b = if op == ArithOp::Rem {
+    let b = if matches!(op, ArithOp::Rem | ArithOp::IntDiv) {
         b.map(no_zeros)?
     } else {
         b
     };
+    if op == ArithOp::IntDiv {
+        return int_div(&a, &b);
+    }
     kernel(op, &a, &b).map_err(|e| format!("{e} (beyond 76 digits)"))
 }
 
@@ -432,6 +485,27 @@ fn no_zeros(b: &ArrayRef) -> Result<ArrayRef, Reason> {
         return Ok(Arc::clone(b));
     }
     arrow::compute::nullif(b, &is_zero).map_err(|e| e.to_string())
+}
+
+/// Operand `o` with its zeros (`-0.0` too) made NULL: a divisor DuckDB's `//` gives NULL for.
+pub(super) fn zeros_to_null(o: Operand) -> Result<Operand, Reason> {
+    let nulled = |a: &ArrayRef| -> Result<ArrayRef, Reason> {
+        if !a.data_type().is_floating() {
+            return no_zeros(a);
+        }
+        let f = cast(a, &DataType::Float64)?;
+        let zero: arrow::array::BooleanArray = f
+            .as_primitive::<arrow::datatypes::Float64Type>()
+            .iter()
+            .map(|v| Some(v == Some(0.0)))
+            .collect();
+        arrow::compute::nullif(a, &zero).map_err(|e| e.to_string())
+    };
+    Ok(match o {
+        Operand::Rows(a) => Operand::Rows(nulled(&a)?),
+        Operand::One(a) => Operand::One(nulled(&a)?),
+        other => other,
+    })
 }
 
 /// A date plus (or minus) a whole number of days: a date. An infinite date stays infinite

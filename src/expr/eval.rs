@@ -123,6 +123,23 @@ pub(crate) struct InSet {
     has_null: bool,
 }
 
+/// DuckDB's kind of a number, as `//` needs it (see [`Eval::int_div`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DuckNum {
+    /// Of an integer type (`TINYINT` to `UBIGINT`, an integer literal).
+    Int,
+    /// A `DECIMAL` (a column, a literal with a point).
+    Dec,
+    /// A `DOUBLE` or `FLOAT`.
+    Float,
+    /// A date.
+    Date,
+    /// Not known from the tree (a function's result, a `CASE`).
+    Unknown,
+    /// No number: `//` refuses it as `/` does.
+    Other,
+}
+
 /// Evaluate `tree` on `batch`, every node on every row.
 pub(crate) fn evaluate<'a>(
     tree: &'a Tree,
@@ -248,6 +265,145 @@ impl<'a> Eval<'a, '_> {
         operand(v)
     }
 
+    /// What `a // b` is, as DuckDB binds it: an integer quotient ([`ArithOp::IntDiv`]) when
+    /// both operands are of integer types, else `a / b`. Our arithmetic computes on integers
+    /// as decimals of scale 0, so where an operand's DuckDB type cannot be told (a function's
+    /// result) and the other is an integer, the division is refused.
+    fn int_div(
+        &self,
+        (ai, a): (usize, &arith::Operand),
+        (bi, b): (usize, &arith::Operand),
+    ) -> Result<ArithOp, Reason> {
+        use DuckNum::*;
+        let class = |i: usize, o: &arith::Operand| match (self.duck_num(i), o) {
+            // What only a value tells: a fraction or a float is no integer in DuckDB either,
+            // and what is no number is refused as `/` refuses it.
+            (Unknown, arith::Operand::Rows(x) | arith::Operand::One(x)) => match x.data_type() {
+                DataType::Float16 | DataType::Float32 | DataType::Float64 => Float,
+                DataType::Decimal128(_, s) | DataType::Decimal256(_, s) if *s > 0 => Dec,
+                t if arith::number(t).is_some() => Unknown,
+                _ => Other,
+            },
+            (k, _) => k,
+        };
+        if class(ai, a) == Other || class(bi, b) == Other {
+            return Ok(ArithOp::IntDiv);
+        }
+        if matches!(a, arith::Operand::Null) || matches!(b, arith::Operand::Null) {
+            // NULL whatever it divides.
+            return Ok(ArithOp::IntDiv);
+        }
+        Ok(match (class(ai, a), class(bi, b)) {
+            (Int, Int) => ArithOp::IntDiv,
+            (Unknown, Int | Unknown) | (Int, Unknown) => {
+                let which = if class(ai, a) == Unknown { ai } else { bi };
+                return Err(format!(
+                    "cannot compute {} // {}: DuckDB's // truncates integers and divides other numbers as DOUBLEs, and whether {} is an integer to DuckDB depends on the function; CAST it to BIGINT (or DOUBLE) first",
+                    self.describe(ai),
+                    self.describe(bi),
+                    self.describe(which)
+                ));
+            }
+            _ => ArithOp::Div,
+        })
+    }
+
+    /// DuckDB's kind of number of node `i`, from the tree: its columns' types, its
+    /// literals, and the operations over them.
+    fn duck_num(&self, i: usize) -> DuckNum {
+        use DuckNum::*;
+        let of_type = |t: &DataType| match t {
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64 => Int,
+            // A DECIMAL(p, 0) column is a DECIMAL to DuckDB.
+            DataType::Decimal32(..)
+            | DataType::Decimal64(..)
+            | DataType::Decimal128(..)
+            | DataType::Decimal256(..) => Dec,
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => Float,
+            DataType::Date32 => Date,
+            _ => Unknown,
+        };
+        match &self.tree.nodes[i] {
+            Node::Column(c) => self
+                .batch
+                .schema_ref()
+                .field_with_name(c)
+                .map_or(Unknown, |f| of_type(f.data_type())),
+            Node::Lit(Lit::Num(d)) if d.scale == 0 => Int,
+            Node::Lit(Lit::Num(_)) => Dec,
+            Node::Lit(Lit::Double(_)) => Float,
+            Node::Lit(Lit::Date(_)) => Date,
+            Node::Arith(op, x, y) => match (op, self.duck_num(*x), self.duck_num(*y)) {
+                (ArithOp::Div, ..) => Float,
+                (ArithOp::IntDiv, Int, Int) => Int,
+                (ArithOp::IntDiv, ..) => Float,
+                (ArithOp::Sub, Date, Date) => Int,
+                (_, Float, _) | (_, _, Float) => Float,
+                (_, Dec, _) | (_, _, Dec) => Dec,
+                (_, Int, Int) => Int,
+                _ => Unknown,
+            },
+            Node::Sign(x, _) => self.duck_num(*x),
+            Node::Func(f, _) => {
+                use super::text::Text;
+                use func::Func as F;
+                let node = &self.tree.nodes[i];
+                let args = || (0..).map_while(|k| node.child(k));
+                // The type several values are bound to: an integer when all are.
+                let common = |ks: &mut dyn Iterator<Item = usize>| {
+                    ks.filter(|k| !matches!(self.tree.nodes[*k], Node::Lit(Lit::Null)))
+                        .map(|k| self.duck_num(k))
+                        .reduce(|a, b| match (a, b) {
+                            (Float, _) | (_, Float) => Float,
+                            (Dec, _) | (_, Dec) => Dec,
+                            (Int, Int) => Int,
+                            _ => Unknown,
+                        })
+                        .unwrap_or(Unknown)
+                };
+                match f {
+                    F::Cast(super::cast::Target::Int(_), _)
+                    | F::Length
+                    | F::Part(_)
+                    | F::DateDiff(_)
+                    | F::DateSub(_)
+                    | F::Math(super::math::Math::Sign)
+                    | F::Text(
+                        Text::Strpos | Text::Strlen | Text::LengthGrapheme | Text::BitLength,
+                    ) => Int,
+                    F::Cast(super::cast::Target::Decimal(..), _) => Dec,
+                    F::Cast(super::cast::Target::Float(_), _) => Float,
+                    F::Abs | F::Coalesce | F::Extreme(_) => common(&mut args()),
+                    // Rounding keeps its argument's type (`round(DECIMAL)` a DECIMAL).
+                    F::Math(
+                        super::math::Math::Round(_)
+                        | super::math::Math::Trunc(_)
+                        | super::math::Math::Floor
+                        | super::math::Math::Ceil,
+                    ) => common(&mut args().take(1)),
+                    // The values, not the conditions: every second argument, and the ELSE.
+                    F::Case(has_else) => {
+                        let n = args().count();
+                        let values = args()
+                            .enumerate()
+                            .filter(|(j, _)| j % 2 == 1 || (*has_else && *j == n - 1))
+                            .map(|(_, k)| k);
+                        common(&mut values.collect::<Vec<_>>().into_iter())
+                    }
+                    _ => Unknown,
+                }
+            }
+            _ => Unknown,
+        }
+    }
+
     /// An arithmetic result as a value of every row.
     fn arith_value(&self, v: arith::Value) -> Result<Val<'a>, Reason> {
         arith_value(v, self.rows())
@@ -363,10 +519,24 @@ impl<'a> Eval<'a, '_> {
                     (self.operand(a)?, self.describe(ai)),
                     (self.operand(b)?, self.describe(bi)),
                 ];
+                let mut args = args;
+                let op = match op {
+                    ArithOp::IntDiv => {
+                        let op = self.int_div((ai, &args[0].0), (bi, &args[1].0))?;
+                        // DuckDB's `//` of other numbers divides as `/`, but by 0 (or -0.0)
+                        // it gives NULL (with `error_on_division_by_zero` off), not inf.
+                        if op == ArithOp::Div {
+                            let b = std::mem::replace(&mut args[1].0, arith::Operand::Null);
+                            args[1].0 = arith::zeros_to_null(b)?;
+                        }
+                        op
+                    }
+                    op => *op,
+                };
                 return self.apply(args, |mut args| {
                     let (b, bw) = args.pop().expect("two operands");
                     let (a, aw) = args.pop().expect("two operands");
-                    arith::binary(*op, a, b, (&aw, &bw))
+                    arith::binary(op, a, b, (&aw, &bw))
                 });
             }
             Node::Sign(_, negated) => {
@@ -674,6 +844,7 @@ pub(super) fn describe(tree: &Tree, i: usize) -> String {
             ArithOp::Mul => "a product",
             ArithOp::Div => "a quotient",
             ArithOp::Rem => "a remainder",
+            ArithOp::IntDiv => "an integer quotient",
         }
         .into(),
         Node::Sign(..) => "a negation".into(),

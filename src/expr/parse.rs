@@ -81,6 +81,9 @@ pub(crate) enum ArithOp {
     Div,
     /// `a % b` (`mod(a, b)`): the remainder of the truncated quotient, with the sign of `a`.
     Rem,
+    /// `a // b` (`divide(a, b)`): of integers, the quotient truncated toward zero, an
+    /// integer; of anything else `a / b`, as in DuckDB.
+    IntDiv,
 }
 
 impl ArithOp {
@@ -92,6 +95,7 @@ impl ArithOp {
             ArithOp::Mul => "*",
             ArithOp::Div => "/",
             ArithOp::Rem => "%",
+            ArithOp::IntDiv => "//",
         }
     }
 }
@@ -526,6 +530,7 @@ fn visit(
                 | BinaryOperator::Minus
                 | BinaryOperator::Multiply
                 | BinaryOperator::Divide
+                | BinaryOperator::DuckIntegerDivide
                 | BinaryOperator::Modulo),
             right,
         } => {
@@ -534,6 +539,7 @@ fn visit(
                 BinaryOperator::Minus => ArithOp::Sub,
                 BinaryOperator::Divide => ArithOp::Div,
                 BinaryOperator::Modulo => ArithOp::Rem,
+                BinaryOperator::DuckIntegerDivide => ArithOp::IntDiv,
                 _ => ArithOp::Mul,
             })));
             tasks.push(Task::Visit(right));
@@ -662,17 +668,6 @@ fn visit(
             tasks.push(Task::Make(Make::Func(Func::Text(Text::Strpos), 2)));
             tasks.push(Task::Visit(expr));
             tasks.push(Task::Visit(r#in));
-        }
-        A::BinaryOp {
-            op: BinaryOperator::DuckIntegerDivide,
-            ..
-        } => {
-            return Err(
-                "unsupported: operator // (DuckDB's truncates integers and divides \
-                 anything else as a DOUBLE; write (a - a % b) / b = 2, or a - a % b = 2 * b, \
-                 for the truncated quotient of integers)"
-                    .into(),
-            )
         }
         A::BinaryOp { left, op, right } => {
             let op = match op {
@@ -858,9 +853,12 @@ fn visit(
         A::Function(f) => {
             let (name, mut args) = call_args(f)?;
             match name.as_str() {
-                "mod" => {
+                "mod" | "divide" => {
                     arity(&name, args.len(), 2, 2)?;
-                    tasks.push(Task::Make(Make::Arith(ArithOp::Rem)));
+                    tasks.push(Task::Make(Make::Arith(match name.as_str() {
+                        "mod" => ArithOp::Rem,
+                        _ => ArithOp::IntDiv,
+                    })));
                 }
                 "pi" => {
                     arity(&name, args.len(), 0, 0)?;
@@ -1681,8 +1679,8 @@ mod tests {
             .unwrap_err()
             .contains("function upper2()"));
         assert!(parse("x / 2 = 2").is_ok());
-        assert!(parse("x // 2 = 2").unwrap_err().contains("operator //"));
-        assert!(parse("x // 2 = 2").unwrap_err().contains("a % b"));
+        assert!(parse("x // 2 = 2").is_ok());
+        assert!(parse("divide(x, 2) = 2").is_ok());
         assert!(parse("CAST(x AS BLOB) = 1")
             .unwrap_err()
             .contains("CAST to BLOB"));
