@@ -207,6 +207,70 @@ fn computed_columns_are_their_expressions_on_the_joined_rows() {
     );
 }
 
+/// A --select that starts with a minus sign is the list, not an unknown option (as for
+/// --where): `-score AS neg` negates.
+#[test]
+fn a_select_list_may_start_with_a_minus_sign() {
+    let d = tempfile::tempdir().unwrap();
+    write_sides(d.path());
+    let neg = join(d.path(), "neg", &["--select", "-score AS neg, rid"]);
+    let pos = join(d.path(), "pos", &["--select", "score, rid"]);
+    let sorted = |dir: &Path| {
+        let (mut rows, names) = read_rows(dir);
+        rows.sort();
+        (rows, names)
+    };
+    let ((neg, names), (pos, _)) = (sorted(&neg), sorted(&pos));
+    assert_eq!(names, ["neg", "rid"]);
+    assert!(!pos.is_empty());
+    let mut negated: Vec<String> = pos
+        .iter()
+        .map(|r| {
+            let (score, rid) = r.split_once('|').unwrap();
+            match score {
+                "NULL" => r.clone(),
+                s => format!("{}|{rid}", -s.parse::<i64>().unwrap()),
+            }
+        })
+        .collect();
+    negated.sort();
+    assert_eq!(neg, negated);
+    // The filter job's --select too.
+    let f = d.path().join("k.bjf");
+    run_in(
+        d.path(),
+        &[
+            "-q", "train", "--input", "left", "--column", "k", "--output", "k.bjf",
+        ],
+    )
+    .ok();
+    assert!(f.exists());
+    run_in(
+        d.path(),
+        &[
+            "-q",
+            "filter",
+            "--input",
+            "right",
+            "--key",
+            "rk",
+            "--filter",
+            "k.bjf",
+            "--select",
+            "-rid AS r",
+            "--output",
+            "fneg",
+        ],
+    )
+    .ok();
+    let (rows, names) = read_rows(&d.path().join("fneg"));
+    assert_eq!(names, ["r"]);
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r.starts_with('-')),
+        "{rows:?}"
+    );
+}
+
 #[test]
 fn computed_columns_partition_the_output() {
     let d = tempfile::tempdir().unwrap();

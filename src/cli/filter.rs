@@ -40,7 +40,7 @@ pub struct FilterSpec {
     /// (the --where language: `Score * 2 AS double`), `*`, maybe with DuckDB's `EXCLUDE (a, b)`,
     /// `REPLACE (expression AS a)`, `RENAME (a AS b)` or `LIKE 'pattern'`; `COLUMNS('regex')`
     /// [default: every input column].
-    #[arg(long, value_name = "COLS")]
+    #[arg(long, value_name = "COLS", allow_hyphen_values = true)]
     pub select: Option<String>,
     /// Output directory (a path or an object-store URL).
     #[arg(long, short)]

@@ -75,7 +75,7 @@ pub struct JoinSpec {
     /// name`, `expression AS name`, `*`, `left.*`, `right.*` (after a `*`, DuckDB's `EXCLUDE (a,
     /// b)`, `REPLACE (expression AS a)`, `RENAME (a AS b)`, `LIKE 'pattern'`), `COLUMNS('regex')`
     /// [default: all left columns, then all right columns].
-    #[arg(long, value_name = "COLS")]
+    #[arg(long, value_name = "COLS", allow_hyphen_values = true)]
     pub select: Option<String>,
     /// Reducers (partitions, output parts) of the reduce-side strategy; more when the left
     /// side needs them to fit --memory-limit [default: the number of workers].
