@@ -332,6 +332,12 @@ def canon_table(table):
             # A UUID as DuckDB's Arrow export gives it: its text.
             cols.append([None if v is None else str(v) for v in c.to_pylist()])
             continue
+        if pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t):
+            # Nested values as text, UUIDs inside as their text (bytes stay bytes: a UUID
+            # written back as a BLOB differs).
+            cols.append([None if v is None else json.dumps(v, default=str, sort_keys=True)
+                         for v in c.to_pylist()])
+            continue
         cols.append([canon_value(v) for v in c.to_pylist()])
     return collections.Counter(zip(*cols)) if cols else collections.Counter()
 
@@ -1341,15 +1347,30 @@ def join_case(case, ctx):
             wide.append(c)
         case.notes.append(f"more right string columns: {', '.join(wide)}")
     # Sometimes a UUID column on the right (Parquet's UUID logical type), passed on: the output
-    # must hold it as a UUID with its values (a generator of its own, as above).
+    # must hold it as a UUID with its values (a generator of its own, as above). A third of
+    # the time the UUIDs are inside a struct or a list, which must keep their type too.
     grng = random.Random(f"{ctx.seed}:join-uuid:{case.index}")
     uuids = []
     if grng.random() < 0.2:
         pool = [grng.getrandbits(128).to_bytes(16, "big") for _ in range(grng.randint(1, 20))]
-        right = right.append_column("ru", pa.array(g.draw(grng, pool, nr, g.null_frac(grng)), pa.uuid()))
+        ru = pa.array(g.draw(grng, pool, nr, g.null_frac(grng)), pa.uuid())
+        shape = grng.choice(["flat", "flat", "flat", "flat", "struct", "list"])
+        if shape == "struct":
+            ru = pa.StructArray.from_arrays([ru, pa.array(range(nr), pa.int32())], ["u", "n"])
+        elif shape == "list":
+            # Lists of 0 to 2 UUIDs (NULLs among them), some lists NULL.
+            sizes = [grng.choice([None, 0, 1, 2, 2]) for _ in range(nr)]
+            offsets, at, mask = [0], 0, []
+            for n in sizes:
+                at += n or 0
+                offsets.append(at)
+                mask.append(n is None)
+            flat = pa.array(g.draw(grng, pool, at, g.null_frac(grng)), pa.uuid())
+            ru = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat, mask=pa.array(mask, pa.bool_()))
+        right = right.append_column("ru", ru)
         uuids = ["ru"]
         case.uuids = True
-        case.notes.append("a right UUID column: ru")
+        case.notes.append(f"a right UUID column: ru ({shape})")
     os.makedirs(os.path.join(case.dir, "left"))
     os.makedirs(os.path.join(case.dir, "right"))
     # Sometimes the files of one side hold an integer key in different types, each one that
