@@ -344,8 +344,10 @@ def main():
 # so; also inside structs, lists and maps).
 PASSTHROUGH = """
 SELECT k, iv, u, j, ttz, t, tns, ts, tsns, tss, tsms, tstz, d, dec, hdec, b, bl, s, e, ut,
-       us, ui, ub, lst, st, m, geo, var, nst, lu, liv, mu, lnst
+       us, ui, ub, lst, st, m, geo, geo83, var, nst, lu, liv, mu, lnst
 FROM (SELECT range AS k,
+             -- A CRS Parquet's GEOMETRY type does not hold: GeoParquet's PROJJSON.
+             ('POINT(' || range || ' 1)')::GEOMETRY('OGC:CRS83') AS geo83,
              -- Annotated types inside structs, lists and maps.
              {'u': md5(range::VARCHAR)::UUID, 'iv': to_months(range::INT) + to_days(2),
               'j': ('{"n":' || range || '}')::JSON, 'tz': make_time(range % 24, 1, 2)::TIMETZ,

@@ -1012,7 +1012,16 @@ impl PartWriter {
             options = options.with_parquet_schema(descr);
         }
         let options = options.with_properties(props);
-        let writer = ArrowWriter::try_new_with_options(file, schema, options).map_err(perr)?;
+        let geo = crate::read::logical::geo_metadata(&self.schema);
+        let mut writer = ArrowWriter::try_new_with_options(file, schema, options).map_err(perr)?;
+        // GeoParquet geometry columns of a CRS Parquet's GEOMETRY cannot say are described
+        // in the file's `geo` metadata, as their input's were.
+        if let Some(geo) = geo {
+            writer.append_key_value_metadata(parquet::file::metadata::KeyValue::new(
+                "geo".into(),
+                geo,
+            ));
+        }
         self.file = Some(OpenFile {
             writer,
             failed,

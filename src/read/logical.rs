@@ -12,6 +12,9 @@
 //! | `GEOMETRY`, `GEOGRAPHY`, and GeoParquet's geometry columns (DuckDB's default) | `Binary` | `BLOB` |
 //! | `VARIANT` | `Struct` of its encoded parts | a `STRUCT` of them |
 //!
+//! GeoParquet columns of a CRS other than the default keep their `geo` metadata instead
+//! ([`geo_metadata`]): the output file describes them as the input did.
+//!
 //! INT96 timestamps are read in microseconds ([`int96_as_micros`]).
 //!
 //! The crate reads an `INTERVAL` as `Interval(DayTime)`, which has no months: a join that
@@ -78,8 +81,15 @@ pub enum Annotation {
     /// A GeoParquet geometry column (the file's `geo` metadata names it, well-known binary in
     /// a plain binary column, as DuckDB writes `GEOMETRY` by default) of a CRS other than the
     /// default: its CRS is a PROJJSON object that Parquet's `GEOMETRY` does not hold, so it is
-    /// written as plain binary. (One of the default CRS is a [`Annotation::Geometry`].)
-    GeoParquet,
+    /// written as plain binary again, named in the output file's own `geo` metadata with the
+    /// input's description of it ([`geo_metadata`]). (One of the default CRS is a
+    /// [`Annotation::Geometry`].)
+    GeoParquet {
+        /// The GeoParquet version of the input's `geo` metadata.
+        version: String,
+        /// The column's entry in it (JSON: encoding, CRS, geometry types, ...).
+        column: String,
+    },
     /// `VARIANT`: a group of `metadata`, `value` and shredded `typed_value` columns, read as
     /// a `Struct` of them.
     Variant {
@@ -133,7 +143,7 @@ impl Annotation {
             Annotation::Uuid => "UUID",
             Annotation::Json => "JSON",
             Annotation::TimeUtc => "TIME adjusted to UTC",
-            Annotation::Geometry { .. } | Annotation::GeoParquet => "GEOMETRY",
+            Annotation::Geometry { .. } | Annotation::GeoParquet { .. } => "GEOMETRY",
             Annotation::Geography { .. } => "GEOGRAPHY",
             Annotation::Variant { .. } => "VARIANT",
             Annotation::Nested { .. } => "nested column with annotated fields",
@@ -244,6 +254,11 @@ fn geoparquet(meta: &ParquetMetaData) -> Vec<(String, Annotation)> {
     let Some(columns) = geo.get("columns").and_then(|c| c.as_object()) else {
         return Vec::new();
     };
+    let version = geo
+        .get("version")
+        .and_then(|v| v.as_str())
+        .unwrap_or("1.0.0")
+        .to_string();
     columns
         .iter()
         .filter(|(_, c)| {
@@ -258,7 +273,10 @@ fn geoparquet(meta: &ParquetMetaData) -> Vec<(String, Annotation)> {
                 None => Annotation::Geometry {
                     crs: Some("OGC:CRS84".into()),
                 },
-                Some(_) => Annotation::GeoParquet,
+                Some(_) => Annotation::GeoParquet {
+                    version: version.clone(),
+                    column: c.to_string(),
+                },
             };
             (name.clone(), a)
         })
@@ -535,6 +553,28 @@ pub fn annotation(field: &Field) -> Option<Annotation> {
         .metadata()
         .get(KEY)
         .and_then(|s| serde_json::from_str(s).ok())
+}
+
+/// The GeoParquet `geo` metadata of an output file of `schema`: the columns annotated
+/// [`Annotation::GeoParquet`], each described as its input described it, under its output
+/// name (the first of them the primary column); `None` when there are none.
+pub fn geo_metadata(schema: &Schema) -> Option<String> {
+    let mut version = None;
+    let mut columns = serde_json::Map::new();
+    for f in schema.fields() {
+        if let Some(Annotation::GeoParquet { version: v, column }) = annotation(f) {
+            let entry = serde_json::from_str(&column).ok()?;
+            version.get_or_insert(v);
+            columns.insert(f.name().clone(), entry);
+        }
+    }
+    let primary = columns.keys().next()?.clone();
+    let geo = serde_json::json!({
+        "version": version?,
+        "primary_column": primary,
+        "columns": columns,
+    });
+    Some(geo.to_string())
 }
 
 /// For a writer of `schema` (with the writer's `coerce_types`): when some field carries an
@@ -979,9 +1019,32 @@ mod tests {
                         crs: Some("OGC:CRS84".into())
                     }
                 ),
-                ("b".to_string(), Annotation::GeoParquet),
+                (
+                    "b".to_string(),
+                    Annotation::GeoParquet {
+                        version: "1.0.0".into(),
+                        column:
+                            r#"{"crs":{"id":{"authority":"EPSG","code":3857}},"encoding":"WKB"}"#
+                                .into()
+                    }
+                ),
             ]
         );
+        // An output of column b (renamed) describes it as the input did.
+        let out = Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            annotate(
+                Field::new("b2", DataType::Binary, true),
+                Some(annotations[1].1.clone()),
+            ),
+        ]);
+        let written: serde_json::Value =
+            serde_json::from_str(&geo_metadata(&out).unwrap()).unwrap();
+        let input: serde_json::Value = serde_json::from_str(geo).unwrap();
+        assert_eq!(written["version"], "1.0.0");
+        assert_eq!(written["primary_column"], "b2");
+        assert_eq!(written["columns"]["b2"], input["columns"]["b"]);
+        assert_eq!(geo_metadata(&Schema::new(vec![out.field(0).clone()])), None);
     }
 
     #[test]
