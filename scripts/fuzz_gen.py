@@ -2677,6 +2677,9 @@ MAKERS = {
             (mk_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_cast, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
             (mk_rem, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
+            # Twice: integer columns are among a table's number columns, not all of them.
+            (mk_intdiv, lambda ops, f: (f is None and any(o.integer for o in of(ops, "num")))
+             or (f is not None and f.integer)),
             (mk_intdiv, lambda ops, f: (f is None and any(o.integer for o in of(ops, "num")))
              or (f is not None and f.integer)),
             (mk_abs, lambda ops, f: (f is None and of(ops, "num")) or (f is not None and f.kind == "num")),
