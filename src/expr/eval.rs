@@ -279,7 +279,7 @@ impl<'a> Eval<'a, '_> {
             // What only a value tells: a fraction or a float is no integer in DuckDB either,
             // and what is no number is refused as `/` refuses it.
             (Unknown, arith::Operand::Rows(x) | arith::Operand::One(x)) => match x.data_type() {
-                DataType::Float16 | DataType::Float32 | DataType::Float64 => Float,
+                t if t.is_floating() => Float,
                 DataType::Decimal128(_, s) | DataType::Decimal256(_, s) if *s > 0 => Dec,
                 t if arith::number(t).is_some() => Unknown,
                 _ => Other,
@@ -313,20 +313,10 @@ impl<'a> Eval<'a, '_> {
     fn duck_num(&self, i: usize) -> DuckNum {
         use DuckNum::*;
         let of_type = |t: &DataType| match t {
-            DataType::Int8
-            | DataType::Int16
-            | DataType::Int32
-            | DataType::Int64
-            | DataType::UInt8
-            | DataType::UInt16
-            | DataType::UInt32
-            | DataType::UInt64 => Int,
+            t if t.is_integer() => Int,
+            t if t.is_floating() => Float,
             // A DECIMAL(p, 0) column is a DECIMAL to DuckDB.
-            DataType::Decimal32(..)
-            | DataType::Decimal64(..)
-            | DataType::Decimal128(..)
-            | DataType::Decimal256(..) => Dec,
-            DataType::Float16 | DataType::Float32 | DataType::Float64 => Float,
+            t if arith::number(t).is_some() => Dec,
             DataType::Date32 => Date,
             _ => Unknown,
         };

@@ -189,16 +189,19 @@ impl Annotation {
     }
 }
 
+/// The annotations of the top-level columns of schema `root`, by name.
+fn top_annotations(root: &Type) -> Vec<(String, Annotation)> {
+    root.get_fields()
+        .iter()
+        .filter_map(|f| Annotation::of_top(f).map(|a| (f.name().to_string(), a)))
+        .collect()
+}
+
 /// The footer `meta` with every `INTERVAL` leaf read as plain 12 bytes, and the annotations
 /// of its top-level columns (by name; an `INTERVAL` among them).
 pub fn read_footer(meta: ParquetMetaData) -> (ParquetMetaData, Vec<(String, Annotation)>) {
     let descr = meta.file_metadata().schema_descr();
-    let annotations: Vec<(String, Annotation)> = descr
-        .root_schema()
-        .get_fields()
-        .iter()
-        .filter_map(|f| Annotation::of_top(f).map(|a| (f.name().to_string(), a)))
-        .collect();
+    let annotations = top_annotations(descr.root_schema());
     let geo: Vec<(String, Annotation)> = geoparquet(&meta)
         .into_iter()
         .filter(|(c, _)| {
@@ -872,11 +875,7 @@ mod tests {
               optional int32 plain;
             }";
         let root = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
-        let found: Vec<(String, Annotation)> = root
-            .get_fields()
-            .iter()
-            .filter_map(|f| Annotation::of_top(f).map(|a| (f.name().to_string(), a)))
-            .collect();
+        let found = top_annotations(&root);
         let nested = |fields: Vec<(Vec<Step>, Annotation)>| Annotation::Nested { fields };
         let field = |n: &str| Step::Field(n.to_string());
         let want = vec![
@@ -920,13 +919,7 @@ mod tests {
         let annotated = annotated_schema(&arrow, &found).unwrap();
         let (plain, written) = writer_schema(&annotated, true).unwrap().unwrap();
         assert!(plain.fields().iter().all(|f| annotation(f).is_none()));
-        let back: Vec<(String, Annotation)> = written
-            .root_schema()
-            .get_fields()
-            .iter()
-            .filter_map(|f| Annotation::of_top(f).map(|a| (f.name().to_string(), a)))
-            .collect();
-        assert_eq!(back, want);
+        assert_eq!(top_annotations(written.root_schema()), want);
         // And the annotation goes through field metadata and back.
         assert_eq!(annotation(annotated.field(0)), Some(want[0].1.clone()));
     }
