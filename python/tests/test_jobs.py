@@ -367,9 +367,21 @@ def test_join_where_computes_exactly(tmp_path):
                             join_where="greatest(right.Score, 1) > sqrt(left.UpVotes)",
                             output=str(tmp_path / "roots"))
     assert report["rows_out"] == roots
-    with pytest.raises(bloomjoin.BloomjoinError, match="operator //"):
+    # `//` of integers is DuckDB's: the quotient truncated toward zero (Python's `//` floors).
+    def trunc_half(s):
+        return -(-s // 2) if s < 0 else s // 2
+    quotients = sum(1 for c in comments for up in all_ups.get(c["UserId"], [])
+                    if c["Score"] is not None and trunc_half(c["Score"]) > up)
+    assert quotients > 0
+    report = bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
+                            join_where="right.Score // 2 > left.UpVotes",
+                            output=str(tmp_path / "quotients"))
+    assert report["rows_out"] == quotients
+    # A function whose DuckDB type cannot be told against an integer: refused, nothing written.
+    with pytest.raises(bloomjoin.BloomjoinError, match="depends on the function"):
         bloomjoin.join(left=[USERS], left_key="Id", right=[COMMENTS], right_key="UserId",
-                       join_where="right.Score // 2 > left.UpVotes", output=str(tmp_path / "bad"))
+                       join_where="epoch_ms(right.CreationDate) // 2 > left.UpVotes",
+                       output=str(tmp_path / "bad"))
     assert not (tmp_path / "bad").exists()
 
 
