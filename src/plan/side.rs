@@ -544,6 +544,30 @@ fn time_zone_mismatch(
     )))
 }
 
+/// `t` with no metadata on the fields nested in it (struct fields, list elements, map
+/// entries), which are part of a nested type's equality but not of its values.
+fn without_nested_metadata(t: &DataType) -> DataType {
+    use DataType as D;
+    let field = |f: &arrow::datatypes::FieldRef| {
+        Arc::new(
+            f.as_ref()
+                .clone()
+                .with_data_type(without_nested_metadata(f.data_type()))
+                .with_metadata(std::collections::HashMap::<String, String>::new()),
+        )
+    };
+    match t {
+        D::Struct(fields) => D::Struct(fields.iter().map(field).collect()),
+        D::List(f) => D::List(field(f)),
+        D::LargeList(f) => D::LargeList(field(f)),
+        D::ListView(f) => D::ListView(field(f)),
+        D::LargeListView(f) => D::LargeListView(field(f)),
+        D::FixedSizeList(f, n) => D::FixedSizeList(field(f), *n),
+        D::Map(f, sorted) => D::Map(field(f), *sorted),
+        other => other.clone(),
+    }
+}
+
 /// A type that holds the values of both `a` and `b` (columns of one side in two files), so
 /// that every file's batches can be cast to it without loss: the wider integer (signed when
 /// one is signed: `UInt32` and `Int8` meet in `Int64`), the wider float, the large string or
@@ -556,6 +580,12 @@ fn common_type(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType as D;
     if a == b {
         return Some(a.clone());
+    }
+    // The same type but for the metadata of fields nested in it (pyarrow marks a UUID in a
+    // struct `arrow.uuid`, other writers do not): that type without it.
+    let (plain_a, plain_b) = (without_nested_metadata(a), without_nested_metadata(b));
+    if plain_a == plain_b {
+        return Some(plain_a);
     }
     let value = |t: &DataType| match t {
         D::Dictionary(_, v) => v.as_ref().clone(),
@@ -1653,6 +1683,38 @@ pub(crate) fn resolve_select(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_types_differing_in_field_metadata_alone_meet_without_it() {
+        use arrow::datatypes::Fields;
+        use DataType as D;
+        let uuid = |marked: bool| {
+            let f = Field::new("u", D::FixedSizeBinary(16), true);
+            match marked {
+                true => f.with_metadata(std::collections::HashMap::from([(
+                    "ARROW:extension:name".to_string(),
+                    "arrow.uuid".to_string(),
+                )])),
+                false => f,
+            }
+        };
+        let st = |marked| {
+            D::Struct(Fields::from(vec![
+                uuid(marked),
+                Field::new("n", D::Int32, true),
+            ]))
+        };
+        let list = |marked| D::List(Arc::new(Field::new("item", st(marked), true)));
+        // Found by the fuzzer (seed 8406, join case 372): pyarrow marks a UUID in a struct,
+        // Polars does not, and the side's two files were refused.
+        assert_eq!(common_type(&st(false), &st(true)), Some(st(false)));
+        assert_eq!(common_type(&st(true), &st(false)), Some(st(false)));
+        assert_eq!(common_type(&list(true), &list(false)), Some(list(false)));
+        assert_eq!(common_type(&st(true), &st(true)), Some(st(true)));
+        // Different fields still do not meet.
+        let other = D::Struct(Fields::from(vec![uuid(false)]));
+        assert_eq!(common_type(&st(false), &other), None);
+    }
 
     #[test]
     fn common_types_hold_both_files_values() {
