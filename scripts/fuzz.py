@@ -11,7 +11,9 @@ Kinds (with --kind all, case i is join, where, join, where, decoder for i mod 5 
   join     random left and right tables (every key type bloomjoin accepts, nulls and
            duplicates on both sides, sorted or not, in a third of the cases 2 or 3 more
            string columns on the right, in a fifth a UUID column on the right (Parquet's
-           UUID type, which the output must keep), 1 to 3 files, row groups of 1 to 100,000
+           UUID type, which the output must keep; when flat, in 60 % of those cases a
+           condition on it, ANDed or ORed to the right side's: compared with text literals
+           in DuckDB's lenient forms, IN lists, BETWEEN, or cast to text), 1 to 3 files, row groups of 1 to 100,000
            rows, statistics and dictionaries on or off, Parquet Bloom filters in a third of
            pyarrow's files; sides in Hive partition directories, whose column may be a
            side's `--where`, join the key or be the whole key (a file then holds one key, and
@@ -227,6 +229,7 @@ class Case:
         self.columns = False  # --select COLUMNS('regex')
         self.time_keys = False  # a key component of times of day
         self.uuids = False  # a UUID column passed on
+        self.uuid_where = False  # a condition on it, compared with text
 
     def run(self, args, check_ok=True):
         """Run bloomjoin; returns (exit code, stdout, stderr). Crashes always fail the case."""
@@ -727,6 +730,47 @@ def key_kind(tname):
     if tname in KEY_TYPES_BIN:
         return ("bin", None)
     return ("str", None)
+
+
+def uuid_text(rng, b):
+    """UUID `b` (16 bytes) as text DuckDB reads as it: canonical, upper case, without hyphens,
+    in braces, or with hyphens elsewhere."""
+    h = b.hex()
+    form = rng.randrange(5)
+    if form == 0:
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    if form == 1:
+        return h.upper()
+    if form == 2:
+        return "{" + f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}" + "}"
+    if form == 3:
+        return h
+    cut = sorted(rng.sample(range(1, 32), 3))
+    return "-".join(h[a:b] for a, b in zip([0] + cut, cut + [32]))
+
+
+def uuid_condition(rng, pool):
+    """A condition on the right UUID column `ru`: compared with text literals (UUIDs of its
+    rows and others), IN lists (long ones too), BETWEEN, IS DISTINCT FROM, or cast to text."""
+    def lit():
+        b = rng.choice(pool) if rng.random() < 0.6 else rng.getrandbits(128).to_bytes(16, "big")
+        return "'" + uuid_text(rng, b) + "'"
+    kind = rng.randrange(7)
+    if kind == 0:
+        return f"ru {rng.choice(['=', '<>', '<', '<=', '>', '>='])} {lit()}"
+    if kind == 1:
+        n = rng.choice([1, 3, 20])
+        return f"ru {rng.choice(['IN', 'NOT IN'])} ({', '.join(lit() for _ in range(n))})"
+    if kind == 2:
+        return f"ru {rng.choice(['BETWEEN', 'NOT BETWEEN'])} {lit()} AND {lit()}"
+    if kind == 3:
+        return f"ru IS {rng.choice(['', 'NOT '])}DISTINCT FROM {lit()}"
+    if kind == 4:
+        return f"{lit()} {rng.choice(['=', '<', '>='])} ru"
+    if kind == 5:
+        prefix = rng.choice(pool).hex()[:rng.randint(1, 3)]
+        return f"ru::VARCHAR LIKE '{prefix}%'"
+    return f"CAST(ru AS VARCHAR) {rng.choice(['=', '<', '>'])} {lit().lower()}"
 
 
 def key_type_per_file(ctx, column, other):
@@ -1465,6 +1509,19 @@ def join_case(case, ctx):
                 lwhere = w
             else:
                 rwhere = w
+    # With a (flat) right UUID column, sometimes a condition on it, alone or ANDed or ORed to
+    # the right side's: compared with text read as a UUID, in DuckDB's lenient forms, or cast
+    # to text (a generator of its own, so that a seed's other draws stay what they were).
+    qrng = random.Random(f"{ctx.seed}:join-uuid-where:{case.index}")
+    if uuids and shape == "flat" and qrng.random() < 0.6:
+        c = uuid_condition(qrng, pool)
+        case.uuid_where = True
+        case.notes.append(f"a condition on the right UUID column: {c}")
+        if rwhere is None:
+            rwhere = (c, c)
+        else:
+            op = qrng.choice(["AND", "OR"])
+            rwhere = (f"({rwhere[0]}) {op} {c}", f"({rwhere[1]}) {op} {c}") + tuple(rwhere[2:])
     train_where = lwhere if r < 0.5 else None
 
     # Parquet's own filter (`sbbf`) holds one column's values: not drawn for composite keys.
@@ -2702,6 +2759,7 @@ def run_case(job):
     r["columns"] = case.columns
     r["time_keys"] = case.time_keys
     r["uuids"] = case.uuids
+    r["uuid_where"] = case.uuid_where
     return r
 
 
@@ -2767,7 +2825,7 @@ def run_all(args, s3_port):
             funcs["pass" if r["outcome"].startswith("pass") else "other"] += 1
             funcs["jw"] += r["jw_funcs"] > 0
         # Cases by what their conditions hold, and how many of them passed.
-        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "at_zones", "diffs", "computed", "fcomputed", "star", "star_mods", "columns", "time_keys", "uuids"):
+        for what in ("casts", "floats", "maths", "times", "infinities", "texts", "zoned", "units", "at_zones", "diffs", "computed", "fcomputed", "star", "star_mods", "columns", "time_keys", "uuids", "uuid_where"):
             if r.get(what):
                 funcs[what] += 1
                 funcs[f"{what} passed"] += r["outcome"].startswith("pass")
@@ -2826,6 +2884,9 @@ def run_all(args, s3_port):
         skipped += f"; {funcs['time_keys']} joins on a time-of-day key component ({funcs['time_keys passed']} passed)"
     if funcs["uuids"]:
         skipped += f"; {funcs['uuids']} joins with a UUID column on the right ({funcs['uuids passed']} passed)"
+    if funcs["uuid_where"]:
+        skipped += (f"; {funcs['uuid_where']} joins with a condition on it, compared with text "
+                    f"({funcs['uuid_where passed']} passed)")
     if funcs["times"]:
         skipped += f"; {funcs['times']} cases compared times of day ({funcs['times passed']} passed)"
     if funcs["infinities"]:

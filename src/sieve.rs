@@ -466,7 +466,7 @@ fn plan(
                         side.schema.field(*i).data_type(),
                         crate::read::logical::annotation(side.schema.field(*i)),
                     ),
-                    Output::Computed(c) => (c.data_type(), None),
+                    Output::Computed(c) => (c.data_type(), c.annotation()),
                 };
                 crate::read::logical::annotate(
                     Field::new(name, data_type.clone(), true),

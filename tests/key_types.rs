@@ -2016,11 +2016,11 @@ fn logical_types_pass_through_with_their_values_and_types() {
                 "--right-key",
                 "k",
                 "--left-where",
-                "u = '00000000-0000-0000-0000-000000000001'",
+                "lower(u) = '00000000-0000-0000-0000-000000000001'",
                 "--output",
                 "bad",
             ],
-            vec!["column \"u\" is a UUID"],
+            vec!["column \"u\" is a UUID", "CAST it to VARCHAR"],
         ),
         (
             vec![
@@ -2054,7 +2054,7 @@ fn logical_types_pass_through_with_their_values_and_types() {
                 "--output",
                 "bad",
             ],
-            vec!["column \"u\" is a UUID"],
+            vec!["could not convert string 'x' to UUID", "column \"u\""],
         ),
     ] {
         let err = run_in(d, &args).fails(2, &needles);
@@ -2351,4 +2351,124 @@ fn int96_timestamps_keep_dates_past_2262() {
     )
     .ok();
     assert_eq!(read_rows(&d.join("o3")).0, ["0", "1", "3"]);
+}
+
+/// A UUID column in a condition compares with text read as a UUID, as in DuckDB (`k =
+/// '<any case, hyphens anywhere, braces>'`, `IN`, `BETWEEN`), `k::VARCHAR` is its canonical
+/// text, and `CAST(text AS UUID)` in a
+/// `--select` is a Parquet UUID column; text that is no UUID fails with one line and writes
+/// nothing. Before, every comparison of a UUID with text was refused.
+#[test]
+fn uuid_columns_compare_with_text_in_conditions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let uuids: Vec<u128> = (1..=4)
+        .map(|i| i * 0x0123_4567_89ab_cdef_0011_2233_4455_6677)
+        .collect();
+    let hex = |u: u128| format!("{u:032x}");
+    let text = |u: u128| {
+        let h = hex(u);
+        format!(
+            "{}-{}-{}-{}-{}",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..]
+        )
+    };
+    write_uuids(&d.join("u/u.parquet"), &uuids);
+    let w = format!(
+        "k IN ('{}', '{{{}}}') AND k BETWEEN '{}' AND '{}'",
+        hex(uuids[2]).to_uppercase(),
+        text(uuids[3]),
+        text(uuids[1]),
+        &hex(uuids[2])[..10]
+            .chars()
+            .chain("-".chars())
+            .chain(hex(uuids[2])[10..].chars())
+            .collect::<String>(),
+    );
+    run_in(d, &["train", "-q", "-i", "u", "-c", "id", "-o", "id.bjf"]).ok();
+    let f = "id.bjf";
+    run_in(
+        d,
+        &[
+            "filter",
+            "-q",
+            "--filter",
+            f,
+            "--input",
+            "u",
+            "--key",
+            "id",
+            "--where",
+            &w,
+            "--select",
+            "id, k::VARCHAR AS t, CAST(upper(k::VARCHAR) AS UUID) AS u2",
+            "--output",
+            "o1",
+        ],
+    )
+    .ok();
+    let (rows, names) = read_rows(&d.join("o1"));
+    assert_eq!(names, ["id", "t", "u2"]);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(
+        rows[0].starts_with(&format!("2|{}|", text(uuids[2]))),
+        "{rows:?}"
+    );
+    // u2 is a Parquet UUID, as DuckDB writes `CAST(.. AS UUID)`.
+    let part = files_below(&d.join("o1"))
+        .into_iter()
+        .find(|f| f.ends_with(".parquet"))
+        .unwrap();
+    let file = std::fs::File::open(d.join("o1").join(part)).unwrap();
+    let r = parquet::file::reader::SerializedFileReader::new(file).unwrap();
+    use parquet::file::reader::FileReader;
+    let schema = r.metadata().file_metadata().schema_descr_ptr();
+    assert_eq!(
+        schema.column(2).logical_type_ref(),
+        Some(&parquet::basic::LogicalType::Uuid)
+    );
+    // The join's --right-where, and a --join-where of UUIDs against text.
+    run_in(
+        d,
+        &[
+            "join",
+            "-q",
+            "--left",
+            "u",
+            "--left-key",
+            "id",
+            "--right",
+            "u",
+            "--right-key",
+            "id",
+            "--right-where",
+            &format!("k > '{}'", text(uuids[1])),
+            "--join-where",
+            &format!("left.k::VARCHAR <> '{}'", text(uuids[3])),
+            "--select",
+            "left.id",
+            "--output",
+            "o2",
+        ],
+    )
+    .ok();
+    assert_eq!(read_rows(&d.join("o2")).0, sorted(&["2"]));
+    for (w, says) in [
+        ("k = 'zz'", "could not convert string 'zz' to UUID"),
+        ("k = 7", "cannot compare column \"k\" (a UUID) with 7"),
+        ("lower(k) = 'a'", "column \"k\" is a UUID"),
+    ] {
+        run_in(
+            d,
+            &[
+                "train", "-q", "-i", "u", "-c", "id", "--where", w, "-o", "f.bjf",
+            ],
+        )
+        .fails(2, &[says]);
+        assert!(!d.join("f.bjf").exists(), "{w}");
+    }
 }

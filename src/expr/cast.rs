@@ -48,6 +48,8 @@ pub(crate) enum Target {
     /// `DOUBLE` (`true`) or `FLOAT` (`REAL`).
     Float(bool),
     Varchar,
+    /// `UUID`: text read as a UUID ([`super::uuid`]).
+    Uuid,
 }
 
 /// The integer types, by DuckDB's names.
@@ -116,6 +118,7 @@ impl Target {
             Target::Float(true) => "DOUBLE".into(),
             Target::Float(false) => "FLOAT".into(),
             Target::Varchar => "VARCHAR".into(),
+            Target::Uuid => "UUID".into(),
         }
     }
 }
@@ -129,8 +132,26 @@ pub(super) fn cast(t: Target, try_: bool, a: &ArrayRef, what: &str) -> Result<Ar
     );
     match t {
         Target::Varchar => to_varchar(a, &call, what),
+        Target::Uuid => to_uuid(a, try_, &call, what),
         Target::Float(double) => to_float(double, try_, a, &call, what),
         Target::Int(_) | Target::Decimal(..) => to_number(t, try_, a, &call, what),
+    }
+}
+
+/// `CAST(a AS UUID)` of text (a UUID column's own cast is itself, [`super::eval`]).
+fn to_uuid(a: &ArrayRef, try_: bool, call: &str, what: &str) -> Result<ArrayRef, Reason> {
+    if *a.data_type() == DataType::Null {
+        return Ok(arrow::array::new_null_array(
+            &DataType::FixedSizeBinary(16),
+            a.len(),
+        ));
+    }
+    match super::uuid::from_strings(a, try_, &format!("{call} of {what}")) {
+        Some(r) => r,
+        None => Err(format!(
+            "{call} takes a string or a UUID, {what} is {}",
+            a.data_type()
+        )),
     }
 }
 
@@ -260,7 +281,7 @@ fn to_number(
             let top = 10i128.pow(p.into()) - 1;
             (-top, top, s)
         }
-        Target::Varchar | Target::Float(_) => unreachable!("not an exact number"),
+        Target::Varchar | Target::Uuid | Target::Float(_) => unreachable!("not an exact number"),
     };
     let in_range = |v: &i128| (lo..=hi).contains(v);
     let dt = a.data_type();
@@ -326,7 +347,9 @@ fn to_number(
                 match t {
                     Target::Int(ty) => parse_int(s.as_bytes(), ty),
                     Target::Decimal(p, scale) => parse_decimal(s.as_bytes(), p, scale as u8),
-                    Target::Varchar | Target::Float(_) => unreachable!("not an exact number"),
+                    Target::Varchar | Target::Uuid | Target::Float(_) => {
+                        unreachable!("not an exact number")
+                    }
                 }
                 .ok_or(false)
             })
@@ -437,7 +460,7 @@ fn build(t: Target, values: Vec<i128>, nulls: Option<NullBuffer>) -> Result<Arra
                 .with_precision_and_scale(p, s)
                 .map_err(|e| e.to_string())?,
         ),
-        Target::Varchar | Target::Float(_) => unreachable!("not an exact number"),
+        Target::Varchar | Target::Uuid | Target::Float(_) => unreachable!("not an exact number"),
     })
 }
 

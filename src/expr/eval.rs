@@ -31,6 +31,7 @@ use arrow::datatypes::*;
 use arrow::error::ArrowError;
 
 use super::arith;
+use super::cast::Target;
 use super::func;
 use super::lazy::Lazy;
 use super::lit::{self, Lit, Raw, DAY_NS, INFINITE_NS};
@@ -537,7 +538,20 @@ impl<'a> Eval<'a, '_> {
                     arith::sign(a, *negated, &what)
                 });
             }
-            Node::Func(func, _) => {
+            Node::Func(func, children) => {
+                // A UUID column's casts: to its text, or to itself.
+                if let (func::Func::Cast(t @ (Target::Varchar | Target::Uuid), _), [c]) =
+                    (func, children.as_slice())
+                {
+                    if self.uuid_at(*c) {
+                        let (v, _) = arg();
+                        let a = to_array(&v);
+                        return Ok(Val::Arr(match t {
+                            Target::Varchar => super::uuid::texts(&a)?,
+                            _ => a,
+                        }));
+                    }
+                }
                 let mut args = Vec::new();
                 for (v, i) in vals {
                     args.push((self.operand(v)?, self.describe(i)));
@@ -710,7 +724,8 @@ impl<'a> Eval<'a, '_> {
         v: &Val,
     ) -> Result<Option<BooleanArray>, Reason> {
         let Val::Arr(col) = v else { return Ok(None) };
-        if items.len() - 1 < IN_SET_MIN {
+        // A UUID's list is read as UUIDs, one value at a time.
+        if items.len() - 1 < IN_SET_MIN || self.uuid_at(items[0]) {
             return Ok(None);
         }
         let dt = col.data_type();
@@ -738,6 +753,67 @@ impl<'a> Eval<'a, '_> {
         })
     }
 
+    /// Whether node `i` is a UUID: a column of Parquet's `UUID` type (16 bytes to Arrow, its
+    /// [`Annotation`](crate::read::logical::Annotation) in its field's metadata), or a `CAST(..
+    /// AS UUID)`.
+    fn uuid_at(&self, i: usize) -> bool {
+        use crate::read::logical::{annotation, Annotation};
+        match &self.tree.nodes[i] {
+            Node::Column(c) => self
+                .batch
+                .schema_ref()
+                .field_with_name(c)
+                .ok()
+                .and_then(annotation)
+                .is_some_and(|a| a == Annotation::Uuid),
+            Node::Func(func::Func::Cast(Target::Uuid, _), _) => true,
+            _ => false,
+        }
+    }
+
+    /// `u op x` of a UUID `u` and a value `x` that is not one: as DuckDB, `x` must be text,
+    /// which is read as a UUID ([`super::uuid`]; a string that is none fails), or NULL.
+    fn compare_uuid(
+        &self,
+        op: CmpOp,
+        (u, ui): (&Val, usize),
+        (x, xi): (&Val, usize),
+    ) -> Result<BooleanArray, Reason> {
+        let n = self.rows();
+        let u = to_array(u);
+        let what = || format!("compared with {}, a UUID", self.describe(ui));
+        match x {
+            Val::Lit(Lit::Null) => Ok(BooleanArray::new_null(n)),
+            Val::Lit(Lit::Str(s)) => {
+                let bytes = super::uuid::parse(s).ok_or_else(|| super::uuid::not_a_uuid(s, &what()))?;
+                kernel_cmp(&u, op, &Scalar::new(super::uuid::one(bytes)))
+            }
+            Val::Arr(a) if *a.data_type() == DataType::Null => Ok(BooleanArray::new_null(n)),
+            // DuckDB casts text that is not a literal to a UUID for `=` and `<>` (and so `IN`
+            // and `IS DISTINCT FROM`), but wants the cast written to order them.
+            Val::Arr(a) if !matches!(op, CmpOp::Eq | CmpOp::NotEq) && func::str_values(a).is_some() => {
+                Err(format!(
+                    "cannot order {} (a UUID) against {} (text): CAST it AS UUID first (DuckDB wants the cast written, as for any text but a literal)",
+                    self.describe(ui),
+                    self.describe(xi),
+                ))
+            }
+            Val::Arr(a) => match super::uuid::from_strings(a, false, &what()) {
+                Some(r) => kernel_cmp(&u, op, &r?),
+                None => Err(self.uuid_mismatch(ui, xi, &format!("of type {}", a.data_type()))),
+            },
+            other => Err(self.uuid_mismatch(ui, xi, &self.type_of(other))),
+        }
+    }
+
+    fn uuid_mismatch(&self, ui: usize, xi: usize, kind: &str) -> Reason {
+        format!(
+            "cannot compare {} (a UUID) with {} ({kind}): a UUID compares with a UUID or with text, which is read as one",
+            self.describe(ui),
+            self.describe(xi),
+        )
+    }
+
     /// `a op b` for any two operands.
     fn compare(
         &self,
@@ -755,6 +831,11 @@ impl<'a> Eval<'a, '_> {
                 self.type_of(b)
             )
         };
+        match (self.uuid_at(ai), self.uuid_at(bi)) {
+            (true, false) => return self.compare_uuid(op, (a, ai), (b, bi)),
+            (false, true) => return self.compare_uuid(op.flip(), (b, bi), (a, ai)),
+            _ => {}
+        }
         match (a, b) {
             (Val::Lit(x), Val::Lit(y)) => {
                 // Both literals: compare once, on a one-row array of the first.

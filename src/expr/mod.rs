@@ -78,6 +78,7 @@ pub(crate) mod stats;
 mod strftime;
 mod strtime;
 mod text;
+mod uuid;
 mod zone;
 
 use std::sync::Arc;
@@ -288,8 +289,9 @@ impl Predicate {
 
     /// Refuse what the expression does with a column whose Arrow type is not its value (see
     /// [`crate::read::logical`]), where DuckDB would answer otherwise: a UUID may be tested
-    /// with `IS [NOT] NULL` or compared with another UUID column (their bytes are equal
-    /// exactly when the UUIDs are, and order as DuckDB orders UUIDs); an `INTERVAL`, a
+    /// with `IS [NOT] NULL`, compared (`=`, `<`, `IN`, `BETWEEN`, `IS DISTINCT FROM`) with a
+    /// UUID or with text, which is read as one (their bytes are equal exactly when the UUIDs
+    /// are, and order as DuckDB orders UUIDs), and cast to `VARCHAR`; an `INTERVAL`, a
     /// `GEOMETRY`, a `GEOGRAPHY` or a `VARIANT` may only be tested with `IS [NOT] NULL`. A
     /// column alone (`--select` passing it on) is fine.
     pub(crate) fn check_logical(&self, schema: &Schema) -> Result<()> {
@@ -321,18 +323,25 @@ impl Predicate {
             };
             let ok = match parent[i].map(|p| &nodes[p]) {
                 None | Some(parse::Node::IsNull(..)) => true,
-                // UUIDs order as their bytes, in DuckDB too.
-                Some(parse::Node::Cmp(_, x, y) | parse::Node::Distinct(x, y, _)) => {
-                    a == Annotation::Uuid
-                        && kind(*x).as_ref() == Some(&a)
-                        && kind(*y).as_ref() == Some(&a)
-                }
+                // A UUID compares with a UUID (they order as their bytes, in DuckDB too) or
+                // with text read as one, and casts to its text (the evaluation's
+                // `compare_uuid`).
+                Some(
+                    parse::Node::Cmp(..)
+                    | parse::Node::Distinct(..)
+                    | parse::Node::InList(..)
+                    | parse::Node::Between(..)
+                    | parse::Node::Func(
+                        func::Func::Cast(cast::Target::Varchar | cast::Target::Uuid, _),
+                        _,
+                    ),
+                ) => a == Annotation::Uuid,
                 _ => false,
             };
             if !ok {
                 let reason = match a {
                     Annotation::Uuid => format!(
-                        "column {c:?} is a UUID, read as its 16 bytes: it can be tested with IS [NOT] NULL and compared with another UUID column, not with text or anything else (DuckDB would cast text to a UUID; its bytes are not its text)"
+                        "column {c:?} is a UUID, read as its 16 bytes: it can be tested with IS [NOT] NULL, compared with a UUID or with text (read as a UUID) and cast to VARCHAR; CAST it to VARCHAR for anything else"
                     ),
                     Annotation::Interval => format!(
                         "column {c:?} is a Parquet INTERVAL, read as its 12 bytes (months, days, milliseconds): it can be tested with IS [NOT] NULL and passed on, not compared or computed on (DuckDB compares intervals normalized: '1 month' equals '30 days')"
@@ -349,6 +358,17 @@ impl Predicate {
             }
         }
         Ok(())
+    }
+
+    /// What the expression's values are where their Arrow type does not say: a UUID for a
+    /// `CAST(.. AS UUID)` (16 bytes), so that an output column of them is a Parquet `UUID`.
+    pub(crate) fn value_annotation(&self) -> Option<crate::read::logical::Annotation> {
+        match &self.tree.nodes[self.tree.root()] {
+            parse::Node::Func(func::Func::Cast(cast::Target::Uuid, _), _) => {
+                Some(crate::read::logical::Annotation::Uuid)
+            }
+            _ => None,
+        }
     }
 
     /// The error for column `c` of the expression, which `schema` (of `file`) lacks.

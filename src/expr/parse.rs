@@ -804,8 +804,8 @@ fn visit(
                     None => {
                         return Err(format!(
                             "unsupported: CAST to {other} (CAST takes DATE, TIMESTAMP (and _S, \
-                             _MS, _NS), TIMESTAMPTZ, TIME, VARCHAR, DECIMAL(p, s) and the \
-                             integer types TINYINT to UBIGINT)"
+                             _MS, _NS), TIMESTAMPTZ, TIME, VARCHAR, UUID, DECIMAL(p, s) and \
+                             the integer types TINYINT to UBIGINT)"
                         ))
                     }
                 },
@@ -1506,6 +1506,7 @@ fn cast_target(t: &ast::DataType) -> Result<Option<Target>, String> {
     use ast::DataType as D;
     Ok(Some(match t {
         D::Varchar(_) | D::Text | D::String(_) | D::Char(_) | D::Nvarchar(_) => Target::Varchar,
+        D::Uuid => Target::Uuid,
         D::Decimal(info) | D::Numeric(info) | D::Dec(info) => {
             let (p, s) = match *info {
                 // DuckDB's DECIMAL is DECIMAL(18,3).

@@ -430,7 +430,8 @@ impl Judge<'_> {
         if self.tests > MAX_TESTS {
             return None;
         }
-        let s = self.column(c)?;
+        let c = &self.field(c)?;
+        let s = self.column(c.name())?;
         // A comparison with NULL is never TRUE.
         if *lit == Lit::Null {
             return Some(BooleanBuffer::new_unset(s.rows.len()));
@@ -453,7 +454,8 @@ impl Judge<'_> {
     /// The units where `c BETWEEN lo AND hi` (`negated`: `NOT BETWEEN`) may be TRUE.
     fn between(&mut self, c: &str, lo: &Lit, hi: &Lit, negated: bool) -> Option<BooleanBuffer> {
         self.tests += 1;
-        let s = self.column(c)?;
+        let c = &self.field(c)?;
+        let s = self.column(c.name())?;
         // From values at least `low` and at most `high`.
         let sides = |low: &ArrayRef, high: &ArrayRef| -> Option<BooleanBuffer> {
             Some(match negated {
@@ -482,6 +484,11 @@ impl Judge<'_> {
                 })
                 .collect(),
         )
+    }
+
+    /// Column `c`'s field in the file's schema.
+    fn field(&self, c: &str) -> Option<Field> {
+        self.schema.field_with_name(c).ok().cloned()
     }
 
     /// Column `c`'s statistics; `None` when they decide nothing.
@@ -614,20 +621,24 @@ fn judged(t: &DataType) -> bool {
 
 /// The row groups where `bound op lit` is TRUE or unknown (`bound`: the mins or the maxes of
 /// column `c`), by the condition's own comparison; `None` when it cannot be evaluated.
-fn test(c: &str, bound: &ArrayRef, op: CmpOp, lit: &Lit) -> Option<BooleanBuffer> {
+///
+/// `c` is the column's field in the file's schema: its metadata says how its values read (a
+/// UUID's 16 bytes compare with text read as a UUID, [`crate::read::logical`]).
+fn test(c: &Field, bound: &ArrayRef, op: CmpOp, lit: &Lit) -> Option<BooleanBuffer> {
     let tree = Tree {
         nodes: vec![
-            Node::Column(c.to_string()),
+            Node::Column(c.name().clone()),
             Node::Lit(lit.clone()),
             Node::Cmp(op, 0, 1),
         ],
     };
     let batch = RecordBatch::try_new(
         std::sync::Arc::new(Schema::new(vec![Field::new(
-            c,
+            c.name(),
             bound.data_type().clone(),
             true,
-        )])),
+        )
+        .with_metadata(c.metadata().clone())])),
         vec![bound.clone()],
     )
     .ok()?;

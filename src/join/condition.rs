@@ -364,6 +364,12 @@ impl Computed {
         &self.data_type
     }
 
+    /// What the column's values are where its type does not say (a `CAST(.. AS UUID)`'s
+    /// 16 bytes are a UUID), for the output's Parquet type.
+    pub(crate) fn annotation(&self) -> Option<crate::read::logical::Annotation> {
+        self.predicate.value_annotation()
+    }
+
     /// The values of the rows `li` of `left`, each with row `ri` of `right` (`None`: rows
     /// without a right side, whose right columns are NULL).
     pub(crate) fn evaluate(

@@ -304,7 +304,10 @@ pub(crate) fn plan_join(
                 &left.schema,
                 &right.schema,
             )?;
-            out_fields.push(Field::new(&o.name, c.data_type().clone(), true));
+            out_fields.push(logical::annotate(
+                Field::new(&o.name, c.data_type().clone(), true),
+                c.annotation(),
+            ));
             out_columns.push(OutColumn {
                 side: Side::Left,
                 index: 0,
