@@ -583,7 +583,7 @@ def passthrough(binary, out, con):
     # UUID columns compared with text, which DuckDB reads as a UUID (any case, hyphens
     # anywhere, braces), and cast to their text; as a side's where (its row groups of 4 rows
     # judged by their statistics too), a --join-where, and a --select.
-    lits = [u for (u,) in con.sql(f"SELECT u::VARCHAR FROM '{lpath}' WHERE u IS NOT NULL ORDER BY k").fetchall()]
+    lits = [u for (u,) in con.sql(f"SELECT u::VARCHAR FROM '{lpath}' WHERE u IS NOT NULL ORDER BY u").fetchall()]
     a, b = lits[len(lits) // 3], lits[2 * len(lits) // 3]
     for i, (where, jw) in enumerate([
         (f"u = '{a.upper().replace('-', '')}'", None),
@@ -603,10 +603,10 @@ def passthrough(binary, out, con):
         cond = f"l.b = r.b"
         if where:
             args += ["--left-where", where]
-            cond += " AND " + re.sub(r"\b(u|s)\b", r"l.\1", where)
+            cond += " AND (" + re.sub(r"\b(u|s)\b", r"l.\1", where) + ")"
         if jw:
             args += ["--join-where", jw]
-            cond += " AND " + jw.replace("left.", "l.").replace("right.", "r.")
+            cond += " AND (" + jw.replace("left.", "l.").replace("right.", "r.") + ")"
         r = run(args)
         name = f"uuid vs text: {where or jw}"
         if r.returncode != 0:
