@@ -412,7 +412,7 @@ def compare_in_duckdb(case, con, path, sql, n_theirs, names, pby=None, parts=Non
 # Arrow type of bloomjoin's holds it).
 PARTITION_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER",
                    "UBIGINT", "BOOLEAN", "VARCHAR", "DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS",
-                   "TIMESTAMP_NS")
+                   "TIMESTAMP_NS", "UUID")
 
 
 # Partitioned outputs of more rows than this only by columns of at most MANY_DIRS values (or

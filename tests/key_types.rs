@@ -2357,7 +2357,8 @@ fn int96_timestamps_keep_dates_past_2262() {
 /// '<any case, hyphens anywhere, braces>'`, `IN`, `BETWEEN`), `k::VARCHAR` is its canonical
 /// text, and `CAST(text AS UUID)` in a
 /// `--select` is a Parquet UUID column; text that is no UUID fails with one line and writes
-/// nothing. Before, every comparison of a UUID with text was refused.
+/// nothing. Before, every comparison of a UUID with text was refused. A UUID column
+/// partitions the output (`--partition-by`) by its text; it was refused.
 #[test]
 fn uuid_columns_compare_with_text_in_conditions() {
     let dir = tempfile::tempdir().unwrap();
@@ -2431,6 +2432,32 @@ fn uuid_columns_compare_with_text_in_conditions() {
         schema.column(2).logical_type_ref(),
         Some(&parquet::basic::LogicalType::Uuid)
     );
+    // A UUID output partitions by its canonical text, as DuckDB's PARTITION_BY writes it.
+    run_in(
+        d,
+        &[
+            "filter",
+            "-q",
+            "--filter",
+            f,
+            "--input",
+            "u",
+            "--key",
+            "id",
+            "--partition-by",
+            "k",
+            "--output",
+            "o3",
+        ],
+    )
+    .ok();
+    let dirs: Vec<String> = files_below(&d.join("o3"))
+        .iter()
+        .filter_map(|f| f.split_once('/').map(|(dir, _)| dir.to_string()))
+        .collect();
+    let mut want: Vec<String> = uuids.iter().map(|&u| format!("k={}", text(u))).collect();
+    want.sort();
+    assert_eq!(dirs, want);
     // The join's --right-where, and a --join-where of UUIDs against text.
     run_in(
         d,

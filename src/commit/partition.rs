@@ -87,10 +87,19 @@ pub(crate) struct OutputPartitioning {
     names: Vec<String>,
     /// The escaped `name=` of each.
     prefixes: Vec<String>,
+    /// Whether each is a UUID (Parquet's `UUID`, 16 bytes): its directory holds its text.
+    uuids: Vec<bool>,
     /// Positions of the columns the files hold (every other output column, in order).
     kept: Vec<usize>,
     /// The files' schema.
     file_schema: SchemaRef,
+}
+
+/// Whether `field` is a UUID (16 bytes of Parquet's `UUID`), whose partition value is its
+/// canonical text, as DuckDB writes it.
+fn is_uuid(field: &arrow::datatypes::Field) -> bool {
+    field.data_type() == &DataType::FixedSizeBinary(16)
+        && crate::read::logical::annotation(field) == Some(crate::read::logical::Annotation::Uuid)
 }
 
 /// True when a partition column of this type can be written: values with one plain text
@@ -136,9 +145,9 @@ impl OutputPartitioning {
             if columns.contains(&i) {
                 return Err(param(format!("{name:?} is named twice")));
             }
-            if !partitionable(field.data_type()) {
+            if !partitionable(field.data_type()) && !is_uuid(field) {
                 return Err(param(format!(
-                    "{name:?} is a {} column; partition values are integers, decimals, booleans, strings, dates or timestamps",
+                    "{name:?} is a {} column; partition values are integers, decimals, booleans, strings, dates, timestamps or UUIDs",
                     field.data_type()
                 )));
             }
@@ -162,10 +171,12 @@ impl OutputPartitioning {
             .iter()
             .map(|&i| format!("{}=", escape(schema.field(i).name())))
             .collect();
+        let uuids = columns.iter().map(|&i| is_uuid(schema.field(i))).collect();
         Ok(OutputPartitioning {
             columns,
             names: names.to_vec(),
             prefixes,
+            uuids,
             kept,
             file_schema,
         })
@@ -175,8 +186,19 @@ impl OutputPartitioning {
     /// (`dt=2024-01-01/region=EU`); a name over [`MAX_NAME_BYTES`] is an error.
     fn dir_of(&self, cols: &[ArrayRef], i: usize) -> Result<String> {
         let mut dirs = Vec::with_capacity(cols.len());
-        for ((c, name), prefix) in cols.iter().zip(&self.names).zip(&self.prefixes) {
-            let dir = format!("{prefix}{}", value_text(name, c.as_ref(), i)?);
+        for (((c, name), prefix), &uuid) in cols
+            .iter()
+            .zip(&self.names)
+            .zip(&self.prefixes)
+            .zip(&self.uuids)
+        {
+            let value = match uuid {
+                true if c.is_valid(i) => {
+                    crate::expr::uuid::text(arrow::array::AsArray::as_fixed_size_binary(c).value(i))
+                }
+                _ => value_text(name, c.as_ref(), i)?,
+            };
+            let dir = format!("{prefix}{value}");
             if dir.len() > MAX_NAME_BYTES {
                 return Err(Error::param(
                     "--partition-by",

@@ -78,7 +78,7 @@ pub(crate) mod stats;
 mod strftime;
 mod strtime;
 mod text;
-mod uuid;
+pub(crate) mod uuid;
 mod zone;
 
 use std::sync::Arc;
