@@ -2391,27 +2391,17 @@ fn uuid_columns_compare_with_text_in_conditions() {
             .collect::<String>(),
     );
     run_in(d, &["train", "-q", "-i", "u", "-c", "id", "-o", "id.bjf"]).ok();
-    let f = "id.bjf";
-    run_in(
-        d,
-        &[
-            "filter",
-            "-q",
-            "--filter",
-            f,
-            "--input",
-            "u",
-            "--key",
-            "id",
-            "--where",
-            &w,
-            "--select",
-            "id, k::VARCHAR AS t, CAST(upper(k::VARCHAR) AS UUID) AS u2",
-            "--output",
-            "o1",
-        ],
-    )
-    .ok();
+    // The filter job over `u`, with `extra` options, into `out`.
+    let filter = |extra: &[&str], out: &str| {
+        let mut a = vec![
+            "filter", "-q", "--filter", "id.bjf", "--input", "u", "--key", "id",
+        ];
+        a.extend_from_slice(extra);
+        a.extend(["--output", out]);
+        run_in(d, &a).ok()
+    };
+    let select = "id, k::VARCHAR AS t, CAST(upper(k::VARCHAR) AS UUID) AS u2";
+    filter(&["--where", &w, "--select", select], "o1");
     let (rows, names) = read_rows(&d.join("o1"));
     assert_eq!(names, ["id", "t", "u2"]);
     assert_eq!(rows.len(), 1, "{rows:?}");
@@ -2433,24 +2423,7 @@ fn uuid_columns_compare_with_text_in_conditions() {
         Some(&parquet::basic::LogicalType::Uuid)
     );
     // A UUID output partitions by its canonical text, as DuckDB's PARTITION_BY writes it.
-    run_in(
-        d,
-        &[
-            "filter",
-            "-q",
-            "--filter",
-            f,
-            "--input",
-            "u",
-            "--key",
-            "id",
-            "--partition-by",
-            "k",
-            "--output",
-            "o3",
-        ],
-    )
-    .ok();
+    filter(&["--partition-by", "k"], "o3");
     let dirs: Vec<String> = files_below(&d.join("o3"))
         .iter()
         .filter_map(|f| f.split_once('/').map(|(dir, _)| dir.to_string()))

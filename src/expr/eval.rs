@@ -806,6 +806,7 @@ impl<'a> Eval<'a, '_> {
         }
     }
 
+    /// The error for a UUID (node `ui`) compared with a value of another kind (node `xi`).
     fn uuid_mismatch(&self, ui: usize, xi: usize, kind: &str) -> Reason {
         format!(
             "cannot compare {} (a UUID) with {} ({kind}): a UUID compares with a UUID or with text, which is read as one",
