@@ -7,7 +7,9 @@
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use parquet::arrow::arrow_reader::{RowFilter, RowSelectionPolicy};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, RowFilter, RowSelectionPolicy,
+};
 use parquet::arrow::push_decoder::{ParquetPushDecoder, ParquetPushDecoderBuilder};
 use parquet::arrow::ProjectionMask;
 use parquet::basic::Type as PhysicalType;
@@ -66,6 +68,103 @@ pub struct ReadOptions {
     /// The rows of the row groups to read, when a `--where`'s page statistics ruled some
     /// out ([`pages`]); the row groups are then its row groups, in its order.
     pub(crate) pages: Option<pages::Pages>,
+    /// Top-level columns that may be handed on in their stored form (see [`stored_form`]):
+    /// columns no row filter reads, whose kept rows the caller converts to the file's types.
+    pub stored_form: Vec<usize>,
+}
+
+/// `metadata` reading some of `columns` (top-level indices) closer to how Parquet stores them,
+/// for the caller to convert the rows it keeps to the file's Arrow types:
+/// - decimals stored as `INT32` or `INT64` at that width, `Decimal32` or `Decimal64` instead
+///   of `Decimal128`;
+/// - strings and binaries whose column chunks are dictionary-encoded in every row group (every
+///   data page, as the footer says it) as Arrow dictionaries of the file's type.
+///
+/// The parquet crate decodes an integer-stored decimal into 64-bit integers and widens every
+/// value to 128 bits, and gathers every string's view from the dictionary page, before a row
+/// filter's selection is applied (with a mask, every row of the batch; the mask's filter then
+/// copies 16 bytes a value). Read in their stored form, the decimals are reinterpreted in
+/// place and filtered at 8 bytes, the strings' dictionary indices at 4, and only the rows that
+/// survive are widened or gathered by the caller (`conform` in the map task casts each column
+/// to the side's type). See docs/BENCHMARKS.md, "Columns read in their stored form". The
+/// metadata is returned as it is when no column changes.
+pub(crate) fn stored_form(
+    metadata: ArrowReaderMetadata,
+    columns: &[usize],
+) -> std::result::Result<ArrowReaderMetadata, parquet::errors::ParquetError> {
+    use arrow::datatypes::{DataType, Field, Schema};
+    if columns.is_empty() {
+        return Ok(metadata);
+    }
+    let parquet = metadata.metadata();
+    let descr = parquet.file_metadata().schema_descr_ptr();
+    let schema = metadata.schema();
+    let roots = descr.root_schema().get_fields();
+    if schema.fields().len() != roots.len() {
+        return Ok(metadata);
+    }
+    // The leaf of each primitive top-level column.
+    let leaf =
+        |root: usize| (0..descr.num_columns()).find(|&l| descr.get_column_root_idx(l) == root);
+    let all_dictionary = |l: usize| {
+        !parquet.row_groups().is_empty()
+            && parquet
+                .row_groups()
+                .iter()
+                .all(|rg| dictionary::all_dictionary(rg.column(l)) == Some(true))
+    };
+    let mut changed = false;
+    let fields: Vec<_> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let root = &roots[i];
+            let stored = match (f.data_type(), root.is_primitive() && columns.contains(&i)) {
+                (_, false) => None,
+                (DataType::Decimal128(p, s), true) => match root.get_physical_type() {
+                    PhysicalType::INT32 => Some(DataType::Decimal32(*p, *s)),
+                    PhysicalType::INT64 => Some(DataType::Decimal64(*p, *s)),
+                    _ => None,
+                },
+                (
+                    t @ (DataType::Utf8
+                    | DataType::Utf8View
+                    | DataType::LargeUtf8
+                    | DataType::Binary
+                    | DataType::BinaryView
+                    | DataType::LargeBinary),
+                    true,
+                ) if root.get_physical_type() == PhysicalType::BYTE_ARRAY
+                    && leaf(i).is_some_and(all_dictionary) =>
+                {
+                    Some(DataType::Dictionary(
+                        Box::new(DataType::Int32),
+                        Box::new(t.clone()),
+                    ))
+                }
+                _ => None,
+            };
+            match stored {
+                Some(t) => {
+                    changed = true;
+                    Arc::new(
+                        Field::new(f.name(), t, f.is_nullable())
+                            .with_metadata(f.metadata().clone()),
+                    )
+                }
+                None => Arc::clone(f),
+            }
+        })
+        .collect();
+    if !changed {
+        return Ok(metadata);
+    }
+    let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    ArrowReaderMetadata::try_new(
+        Arc::clone(metadata.metadata()),
+        ArrowReaderOptions::new().with_schema(schema),
+    )
 }
 
 /// An iterator over the record batches of one split.
@@ -96,6 +195,7 @@ impl SplitReader {
             Some(p) => (p.metadata, Some(p.selections)),
             None => (file.metadata.clone(), None),
         };
+        let metadata = stored_form(metadata, &opts.stored_form).map_err(perr)?;
         let builder = ParquetPushDecoderBuilder::new_with_metadata(metadata);
         let schema = builder.parquet_schema();
         let mask = ProjectionMask::roots(schema, opts.columns.iter().copied());
@@ -177,6 +277,208 @@ impl Iterator for SplitReader {
                     crate::map::panic_message(p.as_ref())
                 ),
             })),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::array::{Array, Decimal128Array, Int64Array, RecordBatch};
+    use arrow::compute::cast;
+    use arrow::datatypes::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+
+    use super::*;
+    use crate::plan::{self, SplitOptions};
+    use crate::store::Location;
+
+    /// Decimals stored as INT32, INT64 and FIXED_LEN_BYTE_ARRAY (by their precision), with
+    /// nulls, and an integer column.
+    fn decimal_file(dir: &str) -> Arc<Schema> {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("d4", DataType::Decimal128(4, 2), true),
+            Field::new("d15", DataType::Decimal128(15, 2), true),
+            Field::new("d30", DataType::Decimal128(30, 2), true),
+            Field::new("id", DataType::Int64, false),
+        ]));
+        let n = 300i64;
+        let dec = |p: u8, scale: i128| {
+            let a: Decimal128Array = (0..n)
+                .map(|i| (i % 7 != 3).then(|| (i as i128 - 150) * scale))
+                .collect();
+            Arc::new(a.with_precision_and_scale(p, 2).unwrap()) as Arc<dyn Array>
+        };
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                dec(4, 13),
+                dec(15, 10_000_000_003),
+                dec(30, 10_000_000_000_000_000_007),
+                Arc::new(Int64Array::from_iter_values(0..n)),
+            ],
+        )
+        .unwrap();
+        let mut buf = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), None).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        Location::parse(&format!("memory:///{dir}/d.parquet"))
+            .unwrap()
+            .put(buf, true)
+            .unwrap();
+        schema
+    }
+
+    fn read(dir: &str, narrow: Vec<usize>) -> Vec<RecordBatch> {
+        let plan =
+            plan::plan(&[format!("memory:///{dir}")], |_| SplitOptions::at_least(1)).unwrap();
+        let split = &plan.splits[0];
+        SplitReader::try_new(
+            plan.files[split.file].clone(),
+            split,
+            ReadOptions {
+                columns: vec![0, 1, 2, 3],
+                batch_size: 128,
+                row_filter: None,
+                ahead: None,
+                pages: None,
+                stored_form: narrow,
+            },
+        )
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect()
+    }
+
+    #[test]
+    fn decimals_stored_as_integers_are_read_at_their_width_and_widen_to_the_same_values() {
+        let schema = decimal_file("narrow-decimals");
+        let wide = read("narrow-decimals", Vec::new());
+        let narrow = read("narrow-decimals", vec![0, 1, 2, 3]);
+        let types = |b: &RecordBatch| -> Vec<DataType> {
+            b.columns().iter().map(|c| c.data_type().clone()).collect()
+        };
+        assert_eq!(
+            types(&wide[0]),
+            schema
+                .fields()
+                .iter()
+                .map(|f| f.data_type().clone())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            types(&narrow[0]),
+            vec![
+                DataType::Decimal32(4, 2),
+                DataType::Decimal64(15, 2),
+                DataType::Decimal128(30, 2),
+                DataType::Int64
+            ]
+        );
+        assert_eq!(wide.len(), narrow.len());
+        for (w, n) in wide.iter().zip(&narrow) {
+            for (i, f) in schema.fields().iter().enumerate() {
+                let widened = cast(n.column(i), f.data_type()).unwrap();
+                assert_eq!(&widened, w.column(i), "column {}", f.name());
+            }
+        }
+        // Only the columns asked for change.
+        let one = read("narrow-decimals", vec![1]);
+        assert_eq!(
+            types(&one[0]),
+            vec![
+                DataType::Decimal128(4, 2),
+                DataType::Decimal64(15, 2),
+                DataType::Decimal128(30, 2),
+                DataType::Int64
+            ]
+        );
+    }
+
+    /// A string column dictionary-encoded in every row group, and one whose dictionary grew
+    /// past the writer's limit and fell back to plain pages.
+    fn string_file(dir: &str) -> Arc<Schema> {
+        use arrow::array::StringArray;
+        use parquet::file::properties::WriterProperties;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("mode", DataType::Utf8, true),
+            Field::new("comment", DataType::Utf8, false),
+        ]));
+        let n = 3000;
+        let modes: StringArray = (0..n)
+            .map(|i| (i % 11 != 5).then(|| ["AIR", "RAIL", "SHIP"][i % 3]))
+            .collect();
+        let comments: StringArray = (0..n)
+            .map(|i| Some(format!("comment number {i}")))
+            .collect();
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(modes), Arc::new(comments)])
+            .unwrap();
+        let props = WriterProperties::builder()
+            .set_dictionary_page_size_limit(1024)
+            .set_max_row_group_row_count(Some(1000))
+            .build();
+        let mut buf = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        Location::parse(&format!("memory:///{dir}/s.parquet"))
+            .unwrap()
+            .put(buf, true)
+            .unwrap();
+        schema
+    }
+
+    #[test]
+    fn strings_dictionary_encoded_in_every_row_group_are_read_as_dictionaries() {
+        let schema = string_file("stored-strings");
+        let plan = plan::plan(&["memory:///stored-strings".to_string()], |_| {
+            SplitOptions::at_least(1)
+        })
+        .unwrap();
+        let read = |stored: Vec<usize>| -> Vec<RecordBatch> {
+            plan.splits
+                .iter()
+                .flat_map(|split| {
+                    SplitReader::try_new(
+                        plan.files[split.file].clone(),
+                        split,
+                        ReadOptions {
+                            columns: vec![0, 1],
+                            batch_size: 700,
+                            row_filter: None,
+                            ahead: None,
+                            pages: None,
+                            stored_form: stored.clone(),
+                        },
+                    )
+                    .unwrap()
+                    .map(|b| b.unwrap())
+                })
+                .collect()
+        };
+        let plain = read(Vec::new());
+        let stored = read(vec![0, 1]);
+        let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        // The comments fell back to plain pages: they stay strings.
+        for b in &stored {
+            assert_eq!(b.column(0).data_type(), &dict);
+            assert_eq!(b.column(1).data_type(), &DataType::Utf8);
+        }
+        let rows = |bs: &[RecordBatch]| bs.iter().map(|b| b.num_rows()).sum::<usize>();
+        assert_eq!(rows(&plain), 3000);
+        assert_eq!(rows(&stored), 3000);
+        let concat = |bs: &[RecordBatch], i: usize| {
+            let cols: Vec<_> = bs
+                .iter()
+                .map(|b| cast(b.column(i), schema.field(i).data_type()).unwrap())
+                .collect();
+            arrow::compute::concat(&cols.iter().map(|c| c.as_ref()).collect::<Vec<_>>()).unwrap()
+        };
+        for i in 0..2 {
+            let (a, b) = (concat(&stored, i), concat(&plain, i));
+            assert_eq!(a.as_ref(), b.as_ref(), "column {i}");
         }
     }
 }

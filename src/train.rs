@@ -1090,6 +1090,7 @@ pub fn run(job: &TrainJob, show_progress: bool) -> Result<TrainReport> {
                     columns: fk.columns.clone(),
                     batch_size: job.batch_size.get(),
                     row_filter: None,
+                    stored_form: Vec::new(),
                     ahead,
                     pages,
                 },

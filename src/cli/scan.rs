@@ -75,6 +75,7 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                         columns: vec![col],
                         batch_size: args.batch_size,
                         row_filter: None,
+                        stored_form: Vec::new(),
                         ahead,
                         pages: None,
                     },

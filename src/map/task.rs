@@ -117,7 +117,9 @@ impl MapCounters {
     }
 }
 
-/// Cast a decoded column to the side's (first file's) type when a later file differs.
+/// Cast a decoded column to the side's (first file's) type when a later file differs, or when
+/// it was read in its stored form ([`crate::read::stored_form`]): the rows the row filter kept
+/// are widened or gathered here.
 fn conform(
     batch: &RecordBatch,
     fp: &FileProjection,
@@ -477,6 +479,19 @@ impl SideReader<'_> {
             )));
         }
         let row_filter = (!predicates.is_empty()).then(|| RowFilter::new(predicates));
+        // The columns no row filter reads come at their stored width and are widened by
+        // `conform` after the filter, for the rows kept.
+        let filtered: Vec<usize> = key_tops
+            .iter()
+            .chain(fp.where_positions.iter().map(|i| &fp.decode[*i]))
+            .copied()
+            .collect();
+        let stored_form = fp
+            .decode
+            .iter()
+            .copied()
+            .filter(|c| !filtered.contains(c))
+            .collect();
         let mut reader = SplitReader::with_row_groups(
             file.clone(),
             row_groups,
@@ -486,6 +501,7 @@ impl SideReader<'_> {
                 row_filter,
                 ahead,
                 pages,
+                stored_form,
             },
         )?;
         for batch in reader.by_ref() {

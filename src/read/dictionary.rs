@@ -298,7 +298,7 @@ fn plain_type(arrow: &DataType, physical: PhysicalType, logical: Option<&Logical
 /// footer does not say: a list with `PLAIN` (version 2 writers encode the dictionary page itself
 /// as `PLAIN`, so a plain data page would not show), as Polars writes it; the data pages'
 /// headers then decide ([`data_pages_all_dictionary`]).
-fn all_dictionary(chunk: &ColumnChunkMetaData) -> Option<bool> {
+pub(crate) fn all_dictionary(chunk: &ColumnChunkMetaData) -> Option<bool> {
     let dict = |e: Encoding| matches!(e, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY);
     if chunk.dictionary_page_offset().is_none() {
         return Some(false);

@@ -289,6 +289,7 @@ mod tests {
                 columns: vec![0, 1],
                 batch_size: 7,
                 row_filter: None,
+                stored_form: Vec::new(),
                 ahead: None,
                 pages: plan.pages,
             },
