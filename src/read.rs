@@ -320,43 +320,60 @@ mod tests {
             ],
         )
         .unwrap();
-        let mut buf = Vec::new();
-        let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), None).unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
-        Location::parse(&format!("memory:///{dir}/d.parquet"))
-            .unwrap()
-            .put(buf, true)
-            .unwrap();
+        put(&format!("memory:///{dir}/d.parquet"), &batch, None);
         schema
     }
 
-    fn read(dir: &str, narrow: Vec<usize>) -> Vec<RecordBatch> {
+    /// `batch` written as one Parquet object at `url` of the in-process store.
+    fn put(
+        url: &str,
+        batch: &RecordBatch,
+        props: Option<parquet::file::properties::WriterProperties>,
+    ) {
+        let mut buf = Vec::new();
+        let mut w = ArrowWriter::try_new(&mut buf, batch.schema(), props).unwrap();
+        w.write(batch).unwrap();
+        w.close().unwrap();
+        Location::parse(url).unwrap().put(buf, true).unwrap();
+    }
+
+    /// Every batch of every split of the table under `dir`, read with `stored` in their
+    /// stored form.
+    fn read_all(
+        dir: &str,
+        columns: Vec<usize>,
+        stored: Vec<usize>,
+        batch_size: usize,
+    ) -> Vec<RecordBatch> {
         let plan =
             plan::plan(&[format!("memory:///{dir}")], |_| SplitOptions::at_least(1)).unwrap();
-        let split = &plan.splits[0];
-        SplitReader::try_new(
-            plan.files[split.file].clone(),
-            split,
-            ReadOptions {
-                columns: vec![0, 1, 2, 3],
-                batch_size: 128,
-                row_filter: None,
-                ahead: None,
-                pages: None,
-                stored_form: narrow,
-            },
-        )
-        .unwrap()
-        .map(|b| b.unwrap())
-        .collect()
+        plan.splits
+            .iter()
+            .flat_map(|split| {
+                SplitReader::try_new(
+                    plan.files[split.file].clone(),
+                    split,
+                    ReadOptions {
+                        columns: columns.clone(),
+                        batch_size,
+                        row_filter: None,
+                        ahead: None,
+                        pages: None,
+                        stored_form: stored.clone(),
+                    },
+                )
+                .unwrap()
+                .map(|b| b.unwrap())
+                .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     #[test]
     fn decimals_stored_as_integers_are_read_at_their_width_and_widen_to_the_same_values() {
         let schema = decimal_file("narrow-decimals");
-        let wide = read("narrow-decimals", Vec::new());
-        let narrow = read("narrow-decimals", vec![0, 1, 2, 3]);
+        let wide = read_all("narrow-decimals", vec![0, 1, 2, 3], Vec::new(), 128);
+        let narrow = read_all("narrow-decimals", vec![0, 1, 2, 3], vec![0, 1, 2, 3], 128);
         let types = |b: &RecordBatch| -> Vec<DataType> {
             b.columns().iter().map(|c| c.data_type().clone()).collect()
         };
@@ -368,15 +385,16 @@ mod tests {
                 .map(|f| f.data_type().clone())
                 .collect::<Vec<_>>()
         );
-        assert_eq!(
-            types(&narrow[0]),
+        // Stored as INT32, INT64, FIXED_LEN_BYTE_ARRAY; then the integer column.
+        let stored = |d4: DataType| {
             vec![
-                DataType::Decimal32(4, 2),
+                d4,
                 DataType::Decimal64(15, 2),
                 DataType::Decimal128(30, 2),
-                DataType::Int64
+                DataType::Int64,
             ]
-        );
+        };
+        assert_eq!(types(&narrow[0]), stored(DataType::Decimal32(4, 2)));
         assert_eq!(wide.len(), narrow.len());
         for (w, n) in wide.iter().zip(&narrow) {
             for (i, f) in schema.fields().iter().enumerate() {
@@ -385,16 +403,8 @@ mod tests {
             }
         }
         // Only the columns asked for change.
-        let one = read("narrow-decimals", vec![1]);
-        assert_eq!(
-            types(&one[0]),
-            vec![
-                DataType::Decimal128(4, 2),
-                DataType::Decimal64(15, 2),
-                DataType::Decimal128(30, 2),
-                DataType::Int64
-            ]
-        );
+        let one = read_all("narrow-decimals", vec![0, 1, 2, 3], vec![1], 128);
+        assert_eq!(types(&one[0]), stored(DataType::Decimal128(4, 2)));
     }
 
     /// A string column dictionary-encoded in every row group, and one whose dictionary grew
@@ -419,47 +429,15 @@ mod tests {
             .set_dictionary_page_size_limit(1024)
             .set_max_row_group_row_count(Some(1000))
             .build();
-        let mut buf = Vec::new();
-        let mut w = ArrowWriter::try_new(&mut buf, schema.clone(), Some(props)).unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
-        Location::parse(&format!("memory:///{dir}/s.parquet"))
-            .unwrap()
-            .put(buf, true)
-            .unwrap();
+        put(&format!("memory:///{dir}/s.parquet"), &batch, Some(props));
         schema
     }
 
     #[test]
     fn strings_dictionary_encoded_in_every_row_group_are_read_as_dictionaries() {
         let schema = string_file("stored-strings");
-        let plan = plan::plan(&["memory:///stored-strings".to_string()], |_| {
-            SplitOptions::at_least(1)
-        })
-        .unwrap();
-        let read = |stored: Vec<usize>| -> Vec<RecordBatch> {
-            plan.splits
-                .iter()
-                .flat_map(|split| {
-                    SplitReader::try_new(
-                        plan.files[split.file].clone(),
-                        split,
-                        ReadOptions {
-                            columns: vec![0, 1],
-                            batch_size: 700,
-                            row_filter: None,
-                            ahead: None,
-                            pages: None,
-                            stored_form: stored.clone(),
-                        },
-                    )
-                    .unwrap()
-                    .map(|b| b.unwrap())
-                })
-                .collect()
-        };
-        let plain = read(Vec::new());
-        let stored = read(vec![0, 1]);
+        let plain = read_all("stored-strings", vec![0, 1], Vec::new(), 700);
+        let stored = read_all("stored-strings", vec![0, 1], vec![0, 1], 700);
         let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
         // The comments fell back to plain pages: they stay strings.
         for b in &stored {
