@@ -1516,6 +1516,26 @@ fn write_column<T: parquet::data_type::DataType>(
     col.close().unwrap();
 }
 
+/// Four distinct UUIDs (as 128-bit integers) for the UUID tests.
+fn four_uuids() -> Vec<u128> {
+    (1..=4)
+        .map(|i| i * 0x0123_4567_89ab_cdef_0011_2233_4455_6677)
+        .collect()
+}
+
+/// A UUID's canonical text: lower-case hex in groups of 8-4-4-4-12.
+fn uuid_text(u: u128) -> String {
+    let h = format!("{u:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
 /// A Parquet file of one `UUID` column `k` (16 bytes each, Parquet's UUID logical type, as
 /// DuckDB and pyarrow write it) and an `Int64` column `id`, through the crate's low-level
 /// writer (the Arrow writer does not mark UUIDs).
@@ -1548,20 +1568,8 @@ fn write_uuids(path: &Path, uuids: &[u128]) {
 fn uuid_keys_never_meet_strings_silently() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let uuids: Vec<u128> = (1..=4)
-        .map(|i| i * 0x0123_4567_89ab_cdef_0011_2233_4455_6677)
-        .collect();
-    let text = |u: u128| {
-        let h = format!("{u:032x}");
-        format!(
-            "{}-{}-{}-{}-{}",
-            &h[..8],
-            &h[8..12],
-            &h[12..16],
-            &h[16..20],
-            &h[20..]
-        )
-    };
+    let uuids = four_uuids();
+    let text = uuid_text;
     write_uuids(&d.join("u/u.parquet"), &uuids);
     write_parquet(
         &d.join("s/s.parquet"),
@@ -2363,21 +2371,9 @@ fn int96_timestamps_keep_dates_past_2262() {
 fn uuid_columns_compare_with_text_in_conditions() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let uuids: Vec<u128> = (1..=4)
-        .map(|i| i * 0x0123_4567_89ab_cdef_0011_2233_4455_6677)
-        .collect();
+    let uuids = four_uuids();
     let hex = |u: u128| format!("{u:032x}");
-    let text = |u: u128| {
-        let h = hex(u);
-        format!(
-            "{}-{}-{}-{}-{}",
-            &h[..8],
-            &h[8..12],
-            &h[12..16],
-            &h[16..20],
-            &h[20..]
-        )
-    };
+    let text = uuid_text;
     write_uuids(&d.join("u/u.parquet"), &uuids);
     let w = format!(
         "k IN ('{}', '{{{}}}') AND k BETWEEN '{}' AND '{}'",
