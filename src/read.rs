@@ -29,31 +29,52 @@ const PREDICATE_CACHE_BYTES: usize = 100 << 20;
 
 /// The average run length (selected or skipped rows) of a row filter's selection from which
 /// the other columns skip the rows the filter dropped instead of decoding them all and
-/// filtering afterwards (a mask), for projections of fewer than [`WIDE_STRING_COLUMNS`]
-/// variable-length columns. The parquet crate's default is 32, which decodes every row of
-/// lineitem for a join that keeps 5 % of them (runs of about 10 rows): 8 takes the skipping
-/// path there and keeps the mask where a filter keeps 20 % or more (orders x customer, runs
-/// of about 3 rows), where skipping costs more. TPC-H scale 5, narrow joins, medians of 5
-/// (2026-11-24): lineitem x part 1.31 -> 1.25 s, 2.52 -> 2.42 CPU s, 155 -> 133 MiB; lineitem
-/// x partsupp 1.30 -> 1.27 s, 153 -> 129 MiB; orders x customer unchanged (always skipping:
-/// 1.09 -> 1.34 CPU s); see docs/BENCHMARKS.md, "Decode less".
+/// filtering afterwards (a mask), when most projected columns are not dictionary-encoded
+/// ([`selection_threshold`]). Skipping a run of a plain or delta-encoded page's values moves a
+/// position, so a join that keeps 5 % of lineitem (runs of about 10 rows) skips: the parquet
+/// crate's default of 32 would decode every row. 8 keeps the mask where a filter keeps 20 %
+/// or more (runs of about 3 rows), where skipping costs more (orders x customer, always
+/// skipping: 1.09 -> 1.34 CPU s). TPC-H scale 5 with every column written PLAIN, lineitem
+/// right-semi part, medians of 5 (2026-12-04), CPU s at 8 against 32: the 7 narrow columns
+/// 2.47 against 2.77, `*` 6.52 against 7.21 (docs/BENCHMARKS.md, "Skip or mask, by
+/// encoding").
 const SELECTOR_THRESHOLD: usize = 8;
 
-/// The threshold for projections of [`WIDE_STRING_COLUMNS`] or more variable-length columns:
-/// the crate's default, which takes the mask on lineitem at 5 %.
-const WIDE_SELECTOR_THRESHOLD: usize = 32;
+/// The threshold when most projected columns are dictionary-encoded in every row group read:
+/// the crate's default, which takes the mask on lineitem at 5 %. A selector on a dictionary
+/// page is a call per run and per column into the index decoder, while the mask decodes the
+/// indices in bulk; with the stored form ([`stored_form`]) the mask's filter moves 4-byte
+/// indices and unwidened decimals. TPC-H scale 5 as written by `tpchgen-cli` (every column a
+/// dictionary), medians of 5, CPU s at 8 against 32: lineitem right-semi part, 7 columns,
+/// 2.05 against 1.84; lineitem x part, narrow, 2.49 against 2.31; lineitem x partsupp,
+/// narrow, 2.24 against 2.10; `*` 4.49 against 3.81.
+const DICTIONARY_SELECTOR_THRESHOLD: usize = 32;
 
-/// From this many projected `BYTE_ARRAY` columns (strings, binaries) a selection is applied
-/// with [`WIDE_SELECTOR_THRESHOLD`]. Skipping a run of such a column's rows costs about what
-/// decoding them does (a plain page's lengths are walked either way, a dictionary page's
-/// views are cheap to make), and every selector is paid once per column, while a mask's
-/// filter is planned once per batch for all of them. TPC-H scale 5, lineitem right-semi part
-/// (5 % of lineitem kept), medians of 5, wall s / CPU s at 8 against 32: `*` (5 string
-/// columns of 16) 1.75 / 3.40 against 1.64 / 3.19; 15 columns with 4 strings 1.16 / 2.25
-/// against 1.10 / 2.15; 9 columns with 2 strings 0.81 / 1.59 against 0.81 / 1.57; 8 with `l_comment`
-/// 1.24 / 2.41 against 1.23 / 2.41; 11 without strings 0.88 / 1.70 against 0.89 / 1.73; the 7
-/// narrow columns 0.66 / 1.29 against 0.69 / 1.34 (docs/BENCHMARKS.md, "Wide projections").
-const WIDE_STRING_COLUMNS: usize = 3;
+/// How a row filter's selection is applied to the projected leaves `leaves` of `row_groups`:
+/// the average run length from which runs are skipped rather than masked, by the columns'
+/// encodings (the footer's page encoding statistics, [`dictionary::all_dictionary`]):
+/// [`DICTIONARY_SELECTOR_THRESHOLD`] when at least half the leaves are dictionary-encoded in
+/// every row group, [`SELECTOR_THRESHOLD`] otherwise.
+fn selection_threshold(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    leaves: &[usize],
+    row_groups: &[usize],
+) -> usize {
+    let dictionary = leaves
+        .iter()
+        .filter(|&&l| {
+            !row_groups.is_empty()
+                && row_groups.iter().all(|&rg| {
+                    dictionary::all_dictionary(metadata.row_group(rg).column(l)) == Some(true)
+                })
+        })
+        .count();
+    if !leaves.is_empty() && 2 * dictionary >= leaves.len() {
+        DICTIONARY_SELECTOR_THRESHOLD
+    } else {
+        SELECTOR_THRESHOLD
+    }
+}
 
 /// What to read from a split.
 pub struct ReadOptions {
@@ -199,17 +220,10 @@ impl SplitReader {
         let builder = ParquetPushDecoderBuilder::new_with_metadata(metadata);
         let schema = builder.parquet_schema();
         let mask = ProjectionMask::roots(schema, opts.columns.iter().copied());
-        let strings = (0..schema.num_columns())
-            .filter(|&i| {
-                schema.column(i).physical_type() == PhysicalType::BYTE_ARRAY
-                    && opts.columns.contains(&schema.get_column_root_idx(i))
-            })
-            .count();
-        let threshold = if strings >= WIDE_STRING_COLUMNS {
-            WIDE_SELECTOR_THRESHOLD
-        } else {
-            SELECTOR_THRESHOLD
-        };
+        let leaves: Vec<usize> = (0..schema.num_columns())
+            .filter(|&i| opts.columns.contains(&schema.get_column_root_idx(i)))
+            .collect();
+        let threshold = selection_threshold(builder.metadata(), &leaves, &row_groups);
         let builder = match selections {
             Some(s) => builder.with_row_group_selections(s),
             None => builder.with_row_groups(row_groups),
@@ -224,7 +238,7 @@ impl SplitReader {
             .with_max_predicate_cache_size(PREDICATE_CACHE_BYTES);
         // How a row filter's selection is applied to the other columns: skipping runs of
         // rows (selectors) or decoding every row and filtering (a mask), by the average run
-        // length and the projection's string columns (see SELECTOR_THRESHOLD).
+        // length and the projected columns' encodings (see `selection_threshold`).
         builder = builder.with_row_selection_policy(RowSelectionPolicy::Auto { threshold });
         if let Some(f) = opts.row_filter {
             builder = builder.with_row_filter(f);
@@ -458,5 +472,72 @@ mod tests {
             let (a, b) = (concat(&stored, i), concat(&plain, i));
             assert_eq!(a.as_ref(), b.as_ref(), "column {i}");
         }
+    }
+
+    /// A row filter's selection is masked when at least half the projected columns are
+    /// dictionary-encoded in every row group read, and skipped by runs otherwise.
+    #[test]
+    fn selections_are_masked_when_most_projected_columns_are_dictionaries() {
+        use arrow::array::StringArray;
+        use parquet::file::properties::WriterProperties;
+        use parquet::schema::types::ColumnPath;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("mode", DataType::Utf8, false),
+            Field::new("comment", DataType::Utf8, false),
+            Field::new("qty", DataType::Int64, false),
+            Field::new("price", DataType::Int64, false),
+            Field::new("code", DataType::Utf8, false),
+        ]));
+        let n = 3000;
+        let strings = |f: &dyn Fn(usize) -> String| -> Arc<dyn Array> {
+            Arc::new((0..n).map(|i| Some(f(i))).collect::<StringArray>())
+        };
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                strings(&|i| ["AIR", "RAIL", "SHIP"][i % 3].to_string()),
+                strings(&|i| format!("comment number {i}")),
+                Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| i % 5))),
+                Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| i * 7))),
+                // One value in the first row group; then a value a row, past the dictionary
+                // page's limit.
+                strings(&|i| {
+                    if i < 1000 {
+                        "x".into()
+                    } else {
+                        format!("code {i:040}")
+                    }
+                }),
+            ],
+        )
+        .unwrap();
+        let props = WriterProperties::builder()
+            .set_dictionary_page_size_limit(1024)
+            .set_max_row_group_row_count(Some(1000))
+            .set_column_dictionary_enabled(ColumnPath::from("price"), false)
+            .build();
+        put("memory:///threshold/t.parquet", &batch, Some(props));
+        let plan = plan::plan(&["memory:///threshold".to_string()], |_| {
+            SplitOptions::at_least(1)
+        })
+        .unwrap();
+        let md = plan.files[0].parquet();
+        let (mask, skip) = (DICTIONARY_SELECTOR_THRESHOLD, SELECTOR_THRESHOLD);
+        let t = |leaves: &[usize], groups: &[usize]| selection_threshold(md, leaves, groups);
+        let all = [0, 1, 2];
+        assert_eq!(t(&[0, 2], &all), mask, "dictionary strings and integers");
+        assert_eq!(t(&[0, 3], &all), mask, "half");
+        assert_eq!(
+            t(&[0, 1, 3], &all),
+            skip,
+            "a fallen-back string and a plain integer"
+        );
+        assert_eq!(t(&[1], &all), skip);
+        assert_eq!(t(&[3], &all), skip);
+        // A dictionary in one row group and not the next: by the row groups read.
+        assert_eq!(t(&[4], &[0]), mask);
+        assert_eq!(t(&[4], &[0, 1]), skip);
+        assert_eq!(t(&[], &all), skip);
+        assert_eq!(t(&[0], &[]), skip);
     }
 }
