@@ -2547,8 +2547,13 @@ def mk_div(rng, ops, depth, first, x=None, y=None):
         else:
             y = fx(rng, ops, "num", depth + 1)
     FLOATS[0] += 1
-    # DuckDB's `//` by a literal with a point divides as `/`, but gives NULL by 0.
-    op = "//" if "." in y.bj and rng.random() < 0.3 else "/"
+    # DuckDB's `//` by a literal with a point divides as `/`, but gives NULL by 0. Only by a
+    # literal: in a join condition a column's name has a point too (`right.rid`), and
+    # bloomjoin's `//` of two integer columns truncates, while DuckDB's of their DECIMAL(38,0)
+    # texts gives the DOUBLE quotient (seed 9201, join case 23). The draw stays where it was,
+    # so that a seed's other cases do not change.
+    floor = "." in y.bj and rng.random() < 0.3
+    op = "//" if floor and re.fullmatch(r"-?[0-9]*\.[0-9]+", y.bj) else "/"
     e = call_ex(f"({x.bj} {op} {y.bj})", f"({x.dk} {op} {y.dk})", "float", x.used | y.used)
     if first is not None and first.kind == "num":
         e.mirror = lambda rng, o: mk_div(rng, ops, depth, o, col_ex(rng, o), y)
