@@ -555,26 +555,8 @@ mod tests {
     /// dictionary encoding counts as a dictionary; a chunk without one does not.
     #[test]
     fn without_page_statistics_a_dictionary_page_counts() {
-        use parquet::basic::{Encoding, Type as T};
-        use parquet::file::metadata::ColumnChunkMetaData;
-        use parquet::schema::types::{ColumnDescriptor, ColumnPath, Type as SchemaType};
-        let leaf = SchemaType::primitive_type_builder("k", T::INT64)
-            .build()
-            .unwrap();
-        let descr = Arc::new(ColumnDescriptor::new(
-            Arc::new(leaf),
-            1,
-            0,
-            ColumnPath::from("k"),
-        ));
-        let chunk = |encodings: Vec<Encoding>, dictionary: Option<i64>| {
-            ColumnChunkMetaData::builder(descr.clone())
-                .set_encodings(encodings)
-                .set_dictionary_page_offset(dictionary)
-                .set_data_page_offset(100)
-                .build()
-                .unwrap()
-        };
+        use crate::read::dictionary::tests::chunk_without_statistics as chunk;
+        use parquet::basic::Encoding;
         use Encoding::*;
         assert!(dictionary_like(&chunk(
             vec![PLAIN, RLE, RLE_DICTIONARY],
