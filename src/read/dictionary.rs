@@ -514,7 +514,7 @@ impl ChunkReader for Fetched {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use arrow::array::{Array, AsArray, RecordBatch};
     use arrow::datatypes::{Field, Schema};
@@ -726,12 +726,12 @@ pub(crate) mod tests {
         assert!(utf8.is_none());
     }
 
-    /// An INT64 column chunk's metadata with `encodings` and a dictionary page at
-    /// `dictionary`, and no page encoding statistics.
-    pub(crate) fn chunk_without_statistics(
-        encodings: Vec<Encoding>,
-        dictionary: Option<i64>,
-    ) -> ColumnChunkMetaData {
+    /// Without page encoding statistics, the encodings list settles it as parquet-mr's
+    /// dictionary filter does (only a version 1 dictionary, `PLAIN_DICTIONARY`, and level
+    /// encodings: yes; no dictionary: no), or leaves it to the data pages' headers.
+    #[test]
+    #[allow(deprecated)] // BIT_PACKED
+    fn without_page_statistics_the_encoding_list_settles_it_or_leaves_it_to_the_headers() {
         use parquet::basic::Type as T;
         use parquet::schema::types::{ColumnDescriptor, ColumnPath, Type as SchemaType};
         let leaf = SchemaType::primitive_type_builder("k", T::INT64)
@@ -743,21 +743,14 @@ pub(crate) mod tests {
             0,
             ColumnPath::from("k"),
         ));
-        ColumnChunkMetaData::builder(descr)
-            .set_encodings(encodings)
-            .set_dictionary_page_offset(dictionary)
-            .set_data_page_offset(100)
-            .build()
-            .unwrap()
-    }
-
-    /// Without page encoding statistics, the encodings list settles it as parquet-mr's
-    /// dictionary filter does (only a version 1 dictionary, `PLAIN_DICTIONARY`, and level
-    /// encodings: yes; no dictionary: no), or leaves it to the data pages' headers.
-    #[test]
-    #[allow(deprecated)] // BIT_PACKED
-    fn without_page_statistics_the_encoding_list_settles_it_or_leaves_it_to_the_headers() {
-        let chunk = chunk_without_statistics;
+        let chunk = |encodings: Vec<Encoding>, dictionary: Option<i64>| {
+            ColumnChunkMetaData::builder(descr.clone())
+                .set_encodings(encodings)
+                .set_dictionary_page_offset(dictionary)
+                .set_data_page_offset(100)
+                .build()
+                .unwrap()
+        };
         use Encoding::*;
         for (encodings, dictionary, all) in [
             (vec![PLAIN_DICTIONARY], Some(4), Some(true)),
