@@ -57,7 +57,9 @@ const DICTIONARY_SELECTOR_THRESHOLD: usize = 32;
 /// every row group, [`SELECTOR_THRESHOLD`] otherwise. Half, not a third: lineitem written by
 /// pyarrow with 1, 2 or 3 of the 7 narrow columns dictionary-encoded skips 12-16 % cheaper
 /// than it masks. (Polars' files, whose footers do not say, count as having no dictionary;
-/// their narrow projection, 3 of 7 dictionaries, masks 15 % cheaper, for a reason not found:
+/// their narrow projection, 3 of 7 dictionaries, masks 15 % cheaper. What those pyarrow
+/// files have and Polars' do not is decimals stored as FIXED_LEN_BYTE_ARRAY, which the mask
+/// converts for every row: a rule by physical type would fit every file measured;
 /// docs/BENCHMARKS.md, "Skip or mask, by encoding".)
 fn selection_threshold(
     metadata: &parquet::file::metadata::ParquetMetaData,
