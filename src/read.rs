@@ -68,18 +68,26 @@ fn selection_threshold(
 ) -> usize {
     let dictionary = leaves
         .iter()
-        .filter(|&&l| {
-            !row_groups.is_empty()
-                && row_groups.iter().all(|&rg| {
-                    dictionary::all_dictionary(metadata.row_group(rg).column(l)) == Some(true)
-                })
-        })
+        .filter(|&&l| dictionary_in(metadata, l, row_groups.iter().copied()))
         .count();
     if !leaves.is_empty() && 2 * dictionary >= leaves.len() {
         DICTIONARY_SELECTOR_THRESHOLD
     } else {
         SELECTOR_THRESHOLD
     }
+}
+
+/// Whether leaf column `leaf` is dictionary-encoded in every one of `row_groups`, as the
+/// footer says it ([`dictionary::all_dictionary`]); false for no row groups.
+fn dictionary_in(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    leaf: usize,
+    row_groups: impl IntoIterator<Item = usize>,
+) -> bool {
+    let mut groups = row_groups.into_iter().peekable();
+    groups.peek().is_some()
+        && groups
+            .all(|rg| dictionary::all_dictionary(metadata.row_group(rg).column(leaf)) == Some(true))
 }
 
 /// What to read from a split.
@@ -133,13 +141,7 @@ pub(crate) fn stored_form(
     // The leaf of each primitive top-level column.
     let leaf =
         |root: usize| (0..descr.num_columns()).find(|&l| descr.get_column_root_idx(l) == root);
-    let all_dictionary = |l: usize| {
-        !parquet.row_groups().is_empty()
-            && parquet
-                .row_groups()
-                .iter()
-                .all(|rg| dictionary::all_dictionary(rg.column(l)) == Some(true))
-    };
+    let all_dictionary = |l: usize| dictionary_in(parquet, l, 0..parquet.num_row_groups());
     let mut changed = false;
     let fields: Vec<_> = schema
         .fields()
