@@ -28,52 +28,69 @@ pub(crate) mod pages;
 const PREDICATE_CACHE_BYTES: usize = 100 << 20;
 
 /// The average run length (selected or skipped rows) of a row filter's selection from which
-/// the other columns skip the rows the filter dropped instead of decoding them all and
-/// filtering afterwards (a mask), when most projected columns are not dictionary-encoded
-/// ([`selection_threshold`]). Skipping a run of a plain or delta-encoded page's values moves a
+/// the other columns skip the rows the filter dropped instead of decoding every row and
+/// filtering afterwards (a mask), when the mask would have to convert or copy every row of
+/// costly columns ([`selection_threshold`]). Skipping a run of a plain page's values moves a
 /// position, so a join that keeps 5 % of lineitem (runs of about 10 rows) skips: the parquet
 /// crate's default of 32 would decode every row. 8 keeps the mask where a filter keeps 20 %
 /// or more (runs of about 3 rows), where skipping costs more (orders x customer, always
-/// skipping: 1.09 -> 1.34 CPU s). TPC-H scale 5 with every column written PLAIN, lineitem
-/// right-semi part, medians of 5 (2026-12-04), CPU s at 8 against 32: the 7 narrow columns
-/// 2.47 against 2.77, `*` 6.52 against 7.21 (docs/BENCHMARKS.md, "Skip or mask, by
-/// encoding").
-const SELECTOR_THRESHOLD: usize = 8;
+/// skipping: 1.09 -> 1.34 CPU s).
+const SKIP_THRESHOLD: usize = 8;
 
-/// The threshold when most projected columns are dictionary-encoded in every row group read:
-/// the crate's default, which takes the mask on lineitem at 5 %. A selector on a dictionary
-/// page is a call per run and per column into the index decoder, while the mask decodes the
-/// indices in bulk; with the stored form ([`stored_form`]) the mask's filter moves 4-byte
-/// indices and unwidened decimals. TPC-H scale 5 as written by `tpchgen-cli` (every column a
-/// dictionary), medians of 5, CPU s at 8 against 32: lineitem right-semi part, 7 columns,
-/// 2.05 against 1.84; lineitem x part, narrow, 2.49 against 2.31; lineitem x partsupp,
-/// narrow, 2.24 against 2.10; `*` 4.49 against 3.81.
-const DICTIONARY_SELECTOR_THRESHOLD: usize = 32;
+/// The threshold otherwise: the crate's default, which takes the mask on lineitem at 5 %. A
+/// selector is a call per run and per column into the page's decoder (for a dictionary page,
+/// into the index decoder), while the mask decodes integers, dictionary indices and 8-byte
+/// decimals in bulk ([`stored_form`]) and filters them at their width.
+const MASK_THRESHOLD: usize = 32;
 
 /// How a row filter's selection is applied to the projected leaves `leaves` of `row_groups`:
-/// the average run length from which runs are skipped rather than masked, by the columns'
-/// encodings (the footer's page encoding statistics, [`dictionary::all_dictionary`]):
-/// [`DICTIONARY_SELECTOR_THRESHOLD`] when at least half the leaves are dictionary-encoded in
-/// every row group, [`SELECTOR_THRESHOLD`] otherwise. Half, not a third: lineitem written by
-/// pyarrow with 1, 2 or 3 of the 7 narrow columns dictionary-encoded skips 12-16 % cheaper
-/// than it masks. (Polars' files, whose footers do not say, count as having no dictionary;
-/// their narrow projection, 3 of 7 dictionaries, masks 15 % cheaper. What those pyarrow
-/// files have and Polars' do not is decimals stored as FIXED_LEN_BYTE_ARRAY, which the mask
-/// converts for every row: a rule by physical type would fit every file measured;
-/// docs/BENCHMARKS.md, "Skip or mask, by encoding".)
+/// the average run length from which runs are skipped rather than masked. Skip
+/// ([`SKIP_THRESHOLD`]) when a leaf is a decimal stored as FIXED_LEN_BYTE_ARRAY (the mask
+/// converts every row's big-endian bytes), or when at least a quarter of the leaves are byte
+/// arrays not dictionary-encoded in every row group read, as the footer says it (the mask
+/// copies every row's bytes; [`dictionary::all_dictionary`], a footer that does not say counts
+/// as not); mask ([`MASK_THRESHOLD`]) otherwise. TPC-H scale 5, lineitem right-semi part,
+/// medians of 5 (2026-12-05), CPU s skipping against masking (docs/BENCHMARKS.md, "Skip or
+/// mask, by what the mask converts"):
+/// - every column a dictionary (`tpchgen-cli`), 7 columns 2.05 against 1.84, `*` 4.49
+///   against 3.81;
+/// - written PLAIN by pyarrow, decimals as FIXED_LEN_BYTE_ARRAY, 7 columns 2.59 against
+///   2.78, `*` 6.77 against 7.87;
+/// - PLAIN with decimals as INT64, 7 columns 2.63 against 2.04; adding 1 of lineitem's
+///   strings 3.93 against 3.67, 3 of them (3 of 10 leaves) 4.94 against 5.20;
+/// - written by Polars, 7 columns 2.91 against 2.49, `*` (5 of 16 leaves strings whose
+///   encodings the footer does not give) 6.44 against 6.68.
 fn selection_threshold(
     metadata: &parquet::file::metadata::ParquetMetaData,
     leaves: &[usize],
     row_groups: &[usize],
 ) -> usize {
-    let dictionary = leaves
+    let descr = metadata.file_metadata().schema_descr();
+    let fixed_decimal = |l: usize| {
+        let c = descr.column(l);
+        c.physical_type() == PhysicalType::FIXED_LEN_BYTE_ARRAY
+            && (c.converted_type() == parquet::basic::ConvertedType::DECIMAL
+                || matches!(
+                    c.logical_type_ref(),
+                    Some(parquet::basic::LogicalType::Decimal { .. })
+                ))
+    };
+    if leaves.iter().any(|&l| fixed_decimal(l)) {
+        return SKIP_THRESHOLD;
+    }
+    let copied = leaves
         .iter()
-        .filter(|&&l| dictionary_in(metadata, l, row_groups.iter().copied()))
+        .filter(|&&l| {
+            matches!(
+                descr.column(l).physical_type(),
+                PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY
+            ) && !dictionary_in(metadata, l, row_groups.iter().copied())
+        })
         .count();
-    if !leaves.is_empty() && 2 * dictionary >= leaves.len() {
-        DICTIONARY_SELECTOR_THRESHOLD
+    if !leaves.is_empty() && 4 * copied >= leaves.len() {
+        SKIP_THRESHOLD
     } else {
-        SELECTOR_THRESHOLD
+        MASK_THRESHOLD
     }
 }
 
@@ -111,7 +128,8 @@ pub struct ReadOptions {
 /// `metadata` reading some of `columns` (top-level indices) closer to how Parquet stores them,
 /// for the caller to convert the rows it keeps to the file's Arrow types:
 /// - decimals stored as `INT32` or `INT64` at that width, `Decimal32` or `Decimal64` instead
-///   of `Decimal128`;
+///   of `Decimal128`, and decimals stored as `FIXED_LEN_BYTE_ARRAY` of up to 4 or 8 bytes
+///   (pyarrow's default) at 32 or 64 bits;
 /// - strings and binaries whose column chunks are dictionary-encoded in every row group (every
 ///   data page, as the footer says it) as Arrow dictionaries of the file's type.
 ///
@@ -154,6 +172,16 @@ pub(crate) fn stored_form(
                 (DataType::Decimal128(p, s), true) => match root.get_physical_type() {
                     PhysicalType::INT32 => Some(DataType::Decimal32(*p, *s)),
                     PhysicalType::INT64 => Some(DataType::Decimal64(*p, *s)),
+                    // The crate converts a fixed-length decimal to a width its bytes fit.
+                    PhysicalType::FIXED_LEN_BYTE_ARRAY => match leaf(i).map(|l| descr.column(l)) {
+                        Some(c) if *p <= 9 && c.type_length() <= 4 => {
+                            Some(DataType::Decimal32(*p, *s))
+                        }
+                        Some(c) if *p <= 18 && c.type_length() <= 8 => {
+                            Some(DataType::Decimal64(*p, *s))
+                        }
+                        _ => None,
+                    },
                     _ => None,
                 },
                 (
@@ -429,6 +457,105 @@ mod tests {
         assert_eq!(types(&one[0]), stored(DataType::Decimal128(4, 2)));
     }
 
+    /// Decimals stored as FIXED_LEN_BYTE_ARRAY, as pyarrow writes them by default: precision
+    /// 5 in 3 bytes, 15 in 7, and 10 in 16 (wider than it needs), and then an integer.
+    fn fixed_decimal_file(dir: &str) {
+        use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType, Int64Type};
+        use parquet::file::writer::SerializedFileWriter;
+        let message = "message t {
+            optional fixed_len_byte_array(3) d5 (DECIMAL(5,2));
+            required fixed_len_byte_array(7) d15 (DECIMAL(15,2));
+            required fixed_len_byte_array(16) d10 (DECIMAL(10,2));
+            required int64 id;
+        }";
+        let schema = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
+        let n = 300i64;
+        // Big-endian two's complement, `width` bytes.
+        let be = |v: i64, width: usize| -> FixedLenByteArray {
+            let b = (v as i128).to_be_bytes();
+            b[16 - width..].to_vec().into()
+        };
+        let mut buf = Vec::new();
+        let mut w = SerializedFileWriter::new(&mut buf, schema, Default::default()).unwrap();
+        let mut rg = w.next_row_group().unwrap();
+        let values = |scale: i64| (0..n).map(move |i| (i - 150) * scale);
+        let mut c = rg.next_column().unwrap().unwrap();
+        let d5: Vec<_> = values(61)
+            .filter(|v| v % 7 != 3)
+            .map(|v| be(v, 3))
+            .collect();
+        let def: Vec<i16> = values(61).map(|v| i16::from(v % 7 != 3)).collect();
+        c.typed::<FixedLenByteArrayType>()
+            .write_batch(&d5, Some(&def), None)
+            .unwrap();
+        c.close().unwrap();
+        for (scale, width) in [(1_000_000_000_007, 7), (10_000_009, 16)] {
+            let mut c = rg.next_column().unwrap().unwrap();
+            let v: Vec<_> = values(scale).map(|v| be(v, width)).collect();
+            c.typed::<FixedLenByteArrayType>()
+                .write_batch(&v, None, None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        let mut c = rg.next_column().unwrap().unwrap();
+        let ids: Vec<i64> = (0..n).collect();
+        c.typed::<Int64Type>()
+            .write_batch(&ids, None, None)
+            .unwrap();
+        c.close().unwrap();
+        rg.close().unwrap();
+        w.close().unwrap();
+        Location::parse(&format!("memory:///{dir}/f.parquet"))
+            .unwrap()
+            .put(buf, true)
+            .unwrap();
+    }
+
+    #[test]
+    fn fixed_length_decimals_are_read_at_the_width_their_bytes_fit_and_widen_to_the_same_values() {
+        fixed_decimal_file("fixed-decimals");
+        let wide = read_all("fixed-decimals", vec![0, 1, 2, 3], Vec::new(), 128);
+        let narrow = read_all("fixed-decimals", vec![0, 1, 2, 3], vec![0, 1, 2, 3], 128);
+        let types = |b: &RecordBatch| -> Vec<DataType> {
+            b.columns().iter().map(|c| c.data_type().clone()).collect()
+        };
+        assert_eq!(
+            types(&wide[0]),
+            [
+                DataType::Decimal128(5, 2),
+                DataType::Decimal128(15, 2),
+                DataType::Decimal128(10, 2),
+                DataType::Int64
+            ]
+        );
+        // 16 bytes do not fit 64 bits: that one stays at 128.
+        assert_eq!(
+            types(&narrow[0]),
+            [
+                DataType::Decimal32(5, 2),
+                DataType::Decimal64(15, 2),
+                DataType::Decimal128(10, 2),
+                DataType::Int64
+            ]
+        );
+        assert_eq!(wide.len(), narrow.len());
+        let mut negative = 0;
+        for (w, n) in wide.iter().zip(&narrow) {
+            for i in 0..4 {
+                let widened = cast(n.column(i), w.column(i).data_type()).unwrap();
+                assert_eq!(&widened, w.column(i), "column {i}");
+            }
+            use arrow::array::AsArray;
+            let d15 = w
+                .column(1)
+                .as_primitive::<arrow::datatypes::Decimal128Type>();
+            negative += d15.values().iter().filter(|&&v| v < 0).count();
+        }
+        assert_eq!(negative, 150, "sign extension is exercised");
+        let nulls: usize = wide.iter().map(|b| b.column(0).null_count()).sum();
+        assert_eq!(nulls, 22);
+    }
+
     /// A string column dictionary-encoded in every row group, and one whose dictionary grew
     /// past the writer's limit and fell back to plain pages.
     fn string_file(dir: &str) -> Arc<Schema> {
@@ -482,10 +609,11 @@ mod tests {
         }
     }
 
-    /// A row filter's selection is masked when at least half the projected columns are
-    /// dictionary-encoded in every row group read, and skipped by runs otherwise.
+    /// A row filter's selection is skipped by runs when the mask would copy the bytes of
+    /// at least a quarter of the projected leaves (byte arrays not dictionary-encoded in every
+    /// row group read) or convert a fixed-length decimal, and masked otherwise.
     #[test]
-    fn selections_are_masked_when_most_projected_columns_are_dictionaries() {
+    fn selections_are_skipped_when_the_mask_would_copy_or_convert_much() {
         use arrow::array::StringArray;
         use parquet::file::properties::WriterProperties;
         use parquet::schema::types::ColumnPath;
@@ -530,22 +658,38 @@ mod tests {
         })
         .unwrap();
         let md = plan.files[0].parquet();
-        let (mask, skip) = (DICTIONARY_SELECTOR_THRESHOLD, SELECTOR_THRESHOLD);
+        let (mask, skip) = (MASK_THRESHOLD, SKIP_THRESHOLD);
         let t = |leaves: &[usize], groups: &[usize]| selection_threshold(md, leaves, groups);
         let all = [0, 1, 2];
         assert_eq!(t(&[0, 2], &all), mask, "dictionary strings and integers");
-        assert_eq!(t(&[0, 3], &all), mask, "half");
+        assert_eq!(t(&[0, 3], &all), mask, "a plain integer");
+        assert_eq!(t(&[3], &all), mask);
         assert_eq!(
             t(&[0, 1, 3], &all),
             skip,
-            "a fallen-back string and a plain integer"
+            "a fallen-back string among three leaves"
         );
         assert_eq!(t(&[1], &all), skip);
-        assert_eq!(t(&[3], &all), skip);
+        assert_eq!(t(&[1, 0, 2, 3], &all), skip, "a quarter");
         // A dictionary in one row group and not the next: by the row groups read.
         assert_eq!(t(&[4], &[0]), mask);
         assert_eq!(t(&[4], &[0, 1]), skip);
-        assert_eq!(t(&[], &all), skip);
-        assert_eq!(t(&[0], &[]), skip);
+        assert_eq!(t(&[0, 1, 2, 3, 4], &[0]), mask, "one copied of five");
+        assert_eq!(t(&[0, 1, 2, 3, 4], &[0, 1]), skip, "two of five");
+        assert_eq!(t(&[], &all), mask);
+        assert_eq!(t(&[0], &[]), skip, "no row group says it is a dictionary");
+
+        // Decimals stored as FIXED_LEN_BYTE_ARRAY: skipped, whatever else is read.
+        fixed_decimal_file("threshold-fixed");
+        let plan = plan::plan(&["memory:///threshold-fixed".to_string()], |_| {
+            SplitOptions::at_least(1)
+        })
+        .unwrap();
+        let md = plan.files[0].parquet();
+        let t = |leaves: &[usize]| selection_threshold(md, leaves, &[0]);
+        assert_eq!(t(&[3]), mask, "an integer");
+        assert_eq!(t(&[0]), skip);
+        assert_eq!(t(&[2, 3]), skip, "16 bytes");
+        assert_eq!(t(&[1, 3, 3, 3, 3, 3, 3, 3]), skip, "one of eight");
     }
 }
