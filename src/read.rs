@@ -419,14 +419,20 @@ mod tests {
             .collect()
     }
 
+    /// The data types of `batch`'s columns.
+    fn types(batch: &RecordBatch) -> Vec<DataType> {
+        batch
+            .columns()
+            .iter()
+            .map(|c| c.data_type().clone())
+            .collect()
+    }
+
     #[test]
     fn decimals_stored_as_integers_are_read_at_their_width_and_widen_to_the_same_values() {
         let schema = decimal_file("narrow-decimals");
         let wide = read_all("narrow-decimals", vec![0, 1, 2, 3], Vec::new(), 128);
         let narrow = read_all("narrow-decimals", vec![0, 1, 2, 3], vec![0, 1, 2, 3], 128);
-        let types = |b: &RecordBatch| -> Vec<DataType> {
-            b.columns().iter().map(|c| c.data_type().clone()).collect()
-        };
         assert_eq!(
             types(&wide[0]),
             schema
@@ -516,9 +522,6 @@ mod tests {
         fixed_decimal_file("fixed-decimals");
         let wide = read_all("fixed-decimals", vec![0, 1, 2, 3], Vec::new(), 128);
         let narrow = read_all("fixed-decimals", vec![0, 1, 2, 3], vec![0, 1, 2, 3], 128);
-        let types = |b: &RecordBatch| -> Vec<DataType> {
-            b.columns().iter().map(|c| c.data_type().clone()).collect()
-        };
         assert_eq!(
             types(&wide[0]),
             [
