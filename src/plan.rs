@@ -591,6 +591,17 @@ impl std::fmt::Display for Extent {
     }
 }
 
+/// How many splits a worker gets by default, when the row groups are small enough.
+///
+/// Workers take the next split when done with one, so the job ends at most one split after
+/// the first worker runs out: the smaller the splits, the less the other workers wait at the
+/// end. Four a worker cut TPC-H lineitem at scale 1 (53 row groups) into 8 splits of 6 or 7
+/// row groups, one worker got 28 and the other 25, and the joins over it took 3 % more wall
+/// time than with one row group a split (docs/BENCHMARKS.md, "Splits of a row group"). A
+/// split costs its reader's setup, too little to measure at 262 splits of lineitem at scale 5;
+/// the cap keeps files of thousands of tiny row groups from making a split of each.
+pub const SPLITS_PER_WORKER: u64 = 32;
+
 /// How to cut row groups into splits.
 #[derive(Debug, Clone, Copy)]
 pub struct SplitOptions {
@@ -622,10 +633,10 @@ impl SplitOptions {
         }
     }
 
-    /// The default: about four splits per worker, at least one row group each, each as
-    /// near that size as the row groups allow.
+    /// The default: about [`SPLITS_PER_WORKER`] splits per worker, at least one row group
+    /// each, each as near that size as the row groups allow.
     pub fn for_workers(total_rows: u64, workers: usize) -> Self {
-        let target = total_rows / (workers as u64 * 4).max(1);
+        let target = total_rows / (workers as u64 * SPLITS_PER_WORKER).max(1);
         SplitOptions {
             target_rows: target.max(1),
             nearest: true,
@@ -1171,21 +1182,33 @@ mod tests {
 
     #[test]
     fn default_splits_are_as_near_the_target_as_the_row_groups_allow() {
-        // TPC-H part at scale 5: 10 row groups of 100,000 rows, 2 workers (target 125,000).
+        // TPC-H part at scale 5: 10 row groups of 100,000 rows, 2 workers (target 15,625).
         let part = [100_000u64; 10];
         let opts = SplitOptions::for_workers(1_000_000, 2);
         assert_eq!(sizes(&part, opts), vec![100_000; 10]);
+        // lineitem at scale 1: 53 row groups of about 113,000 rows, a split each (target
+        // 93,769); at scale 5, 262 of them, by fours (target 468,746; four make 458,000).
+        assert_eq!(
+            sizes(&[113_000; 53], SplitOptions::for_workers(6_001_215, 2)).len(),
+            53
+        );
+        assert_eq!(
+            sizes(&[114_500; 262], SplitOptions::for_workers(29_999_795, 2)),
+            [vec![458_000; 65], vec![229_000]].concat()
+        );
         // --split-rows 125000 means at least that many: pairs.
         assert_eq!(
             sizes(&part, SplitOptions::at_least(125_000)),
             vec![200_000; 5]
         );
-        // Small row groups still gather up to the target (12,500: a tie goes to the larger).
+        // Small row groups still gather up to the target (1,562: 2,000 is nearer than 1,000),
+        // so that thousands of them do not make a split each.
         let small = [1_000u64; 100];
         let opts = SplitOptions::for_workers(100_000, 2);
-        let mut want = vec![13_000; 7];
-        want.push(9_000);
-        assert_eq!(sizes(&small, opts), want);
+        assert_eq!(sizes(&small, opts), vec![2_000; 50]);
+        let tiny = [10u64; 100_000];
+        let opts = SplitOptions::for_workers(1_000_000, 2);
+        assert_eq!(sizes(&tiny, opts).len(), 64);
         // Uneven row groups, and a last one that closes whatever is held.
         assert_eq!(
             sizes(

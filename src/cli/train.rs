@@ -88,7 +88,7 @@ pub struct TrainSpec {
     /// Rows per decoded batch.
     #[arg(long, default_value_t = 65_536, value_name = "ROWS")]
     pub batch_size: usize,
-    /// Close a split once it holds this many rows [default: as near total rows / (4 x workers)
+    /// Close a split once it holds this many rows [default: as near total rows / (32 x workers)
     /// as the row groups allow].
     #[arg(long, value_name = "ROWS")]
     pub split_rows: Option<u64>,
