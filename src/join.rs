@@ -126,7 +126,7 @@ pub struct JoinJob {
     pub(crate) write_mode: WriteMode,
     /// Rows per decoded batch.
     pub(crate) batch_size: NonZeroUsize,
-    /// Rows per split (`None`: about [`crate::plan::SPLITS_PER_WORKER`] splits per worker).
+    /// Rows per split (`None`: [`crate::plan::SplitOptions::for_workers`]).
     pub(crate) split_rows: Option<NonZeroU64>,
     /// Bytes the build side may hold.
     pub(crate) memory_limit: u64,

@@ -602,11 +602,20 @@ impl std::fmt::Display for Extent {
 /// the cap keeps files of thousands of tiny row groups from making a split of each.
 pub const SPLITS_PER_WORKER: u64 = 32;
 
+/// [`SPLITS_PER_WORKER`] for files in an object store. There a split's requests are what it
+/// costs: the reads ahead ([`crate::read::ahead`]) fetch a split's ranges together and the
+/// Parquet Bloom filter tier fetches a split's filters together, so a split per row group
+/// would make a request (a round trip, and a priced GET) of every row group where four a
+/// worker make one of several.
+pub const REMOTE_SPLITS_PER_WORKER: u64 = 4;
+
 /// How to cut row groups into splits.
 #[derive(Debug, Clone, Copy)]
 pub struct SplitOptions {
     /// Close a split once it holds at least this many rows.
     pub target_rows: u64,
+    /// [`Self::target_rows`] for a file in an object store.
+    pub remote_target_rows: u64,
     /// Instead, close a split before the row group that would take it further from
     /// `target_rows` than it is (the nearest size, not the next one above). Without it, row
     /// groups a little smaller than the target pair up: TPC-H part at scale 5 (10 row groups
@@ -620,6 +629,7 @@ impl SplitOptions {
     pub fn at_least(rows: u64) -> Self {
         SplitOptions {
             target_rows: rows,
+            remote_target_rows: rows,
             nearest: false,
         }
     }
@@ -633,12 +643,14 @@ impl SplitOptions {
         }
     }
 
-    /// The default: about [`SPLITS_PER_WORKER`] splits per worker, at least one row group
+    /// The default: about [`SPLITS_PER_WORKER`] splits per worker
+    /// ([`REMOTE_SPLITS_PER_WORKER`] of files in an object store), at least one row group
     /// each, each as near that size as the row groups allow.
     pub fn for_workers(total_rows: u64, workers: usize) -> Self {
-        let target = total_rows / (workers as u64 * SPLITS_PER_WORKER).max(1);
+        let target = |per_worker: u64| (total_rows / (workers as u64 * per_worker).max(1)).max(1);
         SplitOptions {
-            target_rows: target.max(1),
+            target_rows: target(SPLITS_PER_WORKER),
+            remote_target_rows: target(REMOTE_SPLITS_PER_WORKER),
             nearest: true,
         }
     }
@@ -772,6 +784,13 @@ pub fn make_splits(files: &[Arc<InputFile>], opts: SplitOptions) -> Vec<Split> {
         let rows: Vec<u64> = (0..f.num_row_groups())
             .map(|rg| f.row_group_rows(rg))
             .collect();
+        let opts = match f.location.local_path() {
+            Some(_) => opts,
+            None => SplitOptions {
+                target_rows: opts.remote_target_rows,
+                ..opts
+            },
+        };
         for (row_groups, rows) in cut_row_groups(&rows, opts) {
             splits.push(Split {
                 file: fi,
@@ -1209,12 +1228,23 @@ mod tests {
         let tiny = [10u64; 100_000];
         let opts = SplitOptions::for_workers(1_000_000, 2);
         assert_eq!(sizes(&tiny, opts).len(), 64);
+        // Files in an object store: about four splits a worker, as before (lineitem at scale
+        // 1: target 750,151, 7 row groups of 113,000 make 791,000; 8 splits, the last of 4).
+        let remote = SplitOptions {
+            target_rows: SplitOptions::for_workers(6_001_215, 2).remote_target_rows,
+            ..opts
+        };
+        assert_eq!(
+            sizes(&[113_000; 53], remote),
+            [vec![791_000; 7], vec![452_000]].concat()
+        );
         // Uneven row groups, and a last one that closes whatever is held.
         assert_eq!(
             sizes(
                 &[5, 50, 5, 5, 100, 1],
                 SplitOptions {
                     target_rows: 40,
+                    remote_target_rows: 40,
                     nearest: true
                 }
             ),

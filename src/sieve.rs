@@ -66,7 +66,7 @@ pub struct FilterJob {
     pub(crate) workers: usize,
     /// Rows per decoded batch.
     pub(crate) batch_size: usize,
-    /// Rows per split (`None`: about [`crate::plan::SPLITS_PER_WORKER`] splits per worker).
+    /// Rows per split (`None`: [`crate::plan::SplitOptions::for_workers`]).
     pub(crate) split_rows: Option<u64>,
     /// Where to write the report JSON.
     pub(crate) report: Option<String>,

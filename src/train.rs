@@ -53,7 +53,7 @@ pub struct TrainJob {
     pub(crate) shard: Option<Shard>,
     /// Rows per decoded batch.
     pub(crate) batch_size: NonZeroUsize,
-    /// Rows per split (`None`: as near total rows / (32 x workers) as the row groups allow).
+    /// Rows per split (`None`: [`crate::plan::SplitOptions::for_workers`]).
     pub(crate) split_rows: Option<NonZeroU64>,
     /// Read `name=value` directories as columns (off with `--no-hive-partitioning`).
     pub(crate) hive_partitioning: bool,

@@ -101,7 +101,7 @@ pub struct FilterSpec {
     #[arg(long, default_value_t = 8192, value_name = "ROWS")]
     pub batch_size: usize,
     /// Close a split once it holds this many rows [default: as near total rows / (32 x
-    /// workers) as the row groups allow].
+    /// workers) as the row groups allow, / (4 x workers) for files in an object store].
     #[arg(long, value_name = "ROWS")]
     pub split_rows: Option<u64>,
     /// Do not read `name=value` directories as columns.

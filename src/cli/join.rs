@@ -107,8 +107,8 @@ pub struct JoinSpec {
     /// Rows per decoded batch.
     #[arg(long, default_value_t = 8192, value_name = "ROWS")]
     pub batch_size: usize,
-    /// Close a split once it holds this many rows [default: as near total rows / (32 x workers)
-    /// as the row groups allow].
+    /// Close a split once it holds this many rows [default: as near total rows / (32 x
+    /// workers) as the row groups allow, / (4 x workers) for files in an object store].
     #[arg(long, value_name = "ROWS")]
     pub split_rows: Option<u64>,
     /// Memory for the build (left) side, e.g. 2GiB [default: half the machine's memory].

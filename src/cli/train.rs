@@ -88,8 +88,8 @@ pub struct TrainSpec {
     /// Rows per decoded batch.
     #[arg(long, default_value_t = 65_536, value_name = "ROWS")]
     pub batch_size: usize,
-    /// Close a split once it holds this many rows [default: as near total rows / (32 x workers)
-    /// as the row groups allow].
+    /// Close a split once it holds this many rows [default: as near total rows / (32 x
+    /// workers) as the row groups allow, / (4 x workers) for files in an object store].
     #[arg(long, value_name = "ROWS")]
     pub split_rows: Option<u64>,
     /// Do not read `name=value` directories in the inputs' paths (`dt=2024-01-01/`) as
