@@ -654,6 +654,14 @@ impl SplitOptions {
             nearest: true,
         }
     }
+
+    /// These options for a file in an object store: [`Self::remote_target_rows`] is the target.
+    fn remote(self) -> Self {
+        SplitOptions {
+            target_rows: self.remote_target_rows,
+            ..self
+        }
+    }
 }
 
 /// Expand, open and split `inputs`. The files are opened in parallel on the current pool.
@@ -786,10 +794,7 @@ pub fn make_splits(files: &[Arc<InputFile>], opts: SplitOptions) -> Vec<Split> {
             .collect();
         let opts = match f.location.local_path() {
             Some(_) => opts,
-            None => SplitOptions {
-                target_rows: opts.remote_target_rows,
-                ..opts
-            },
+            None => opts.remote(),
         };
         for (row_groups, rows) in cut_row_groups(&rows, opts) {
             splits.push(Split {
@@ -1230,12 +1235,11 @@ mod tests {
         assert_eq!(sizes(&tiny, opts).len(), 64);
         // Files in an object store: about four splits a worker, as before (lineitem at scale
         // 1: target 750,151, 7 row groups of 113,000 make 791,000; 8 splits, the last of 4).
-        let remote = SplitOptions {
-            target_rows: SplitOptions::for_workers(6_001_215, 2).remote_target_rows,
-            ..opts
-        };
         assert_eq!(
-            sizes(&[113_000; 53], remote),
+            sizes(
+                &[113_000; 53],
+                SplitOptions::for_workers(6_001_215, 2).remote()
+            ),
             [vec![791_000; 7], vec![452_000]].concat()
         );
         // Uneven row groups, and a last one that closes whatever is held.
