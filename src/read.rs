@@ -16,7 +16,7 @@ use parquet::basic::Type as PhysicalType;
 use parquet::DecodeResult;
 
 use crate::error::{Error, Result};
-use crate::plan::{InputFile, RangeReader, Split};
+use crate::plan::{InputFile, RangeReader};
 
 pub(crate) mod ahead;
 pub mod dictionary;
@@ -233,8 +233,13 @@ pub struct SplitReader {
 }
 
 impl SplitReader {
-    /// Start reading `split` of `file`.
-    pub fn try_new(file: Arc<InputFile>, split: &Split, opts: ReadOptions) -> Result<Self> {
+    /// Start reading `split` of `file` (tests; the jobs pass the row groups they kept).
+    #[cfg(test)]
+    pub fn try_new(
+        file: Arc<InputFile>,
+        split: &crate::plan::Split,
+        opts: ReadOptions,
+    ) -> Result<Self> {
         SplitReader::with_row_groups(file, split.row_groups.clone().collect(), opts)
     }
 

@@ -1020,6 +1020,131 @@ fn scan_counts_every_column_and_sums_integers_only() {
     assert!(!out.contains("sum"), "{out}");
 }
 
+/// `scan --where`, the baseline of a train with a `--where`: it counts the rows `train
+/// --where` keeps (the same predicate over files unioned by name, with row groups and pages
+/// pruned by statistics), sums their keys, and refuses a predicate on a column no file has.
+#[test]
+fn scan_with_a_where_counts_the_rows_train_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // t1: ids 1..=300 in row groups of 64, grp cycling a, b, null; t2: ids 301..=400, no grp.
+    let ids: Vec<i64> = (1..=300).collect();
+    let grp: Vec<Option<&str>> = (1..=300)
+        .map(|i| ["a", "b", ""][i % 3])
+        .map(|g| (!g.is_empty()).then_some(g))
+        .collect();
+    write_parquet(
+        &d.join("t1.parquet"),
+        vec![
+            ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+            ("grp", Arc::new(StringArray::from(grp.clone())) as ArrayRef),
+        ],
+        64,
+    );
+    let more: Vec<i64> = (301..=400).collect();
+    write_parquet(
+        &d.join("t2.parquet"),
+        vec![("id", Arc::new(Int64Array::from(more.clone())) as ArrayRef)],
+        64,
+    );
+    let all: Vec<(i64, Option<&str>)> = ids
+        .iter()
+        .copied()
+        .zip(grp.iter().copied())
+        .chain(more.iter().map(|&i| (i, None)))
+        .collect();
+    for (text, pass) in [
+        (
+            "grp = 'a'",
+            &(|_: i64, g: Option<&str>| g == Some("a")) as &dyn Fn(i64, Option<&str>) -> bool,
+        ),
+        ("grp IS NULL", &|_, g| g.is_none()),
+        ("id > 250 AND id <= 320", &|i, _| i > 250 && i <= 320),
+        ("id < 0", &|_, _| false),
+    ] {
+        let want: Vec<i64> = all
+            .iter()
+            .filter(|(i, g)| pass(*i, *g))
+            .map(|(i, _)| *i)
+            .collect();
+        for workers in ["1", "2"] {
+            let out = run_in(
+                d,
+                &[
+                    "scan",
+                    "-i",
+                    "t1.parquet",
+                    "t2.parquet",
+                    "-c",
+                    "id",
+                    "--where",
+                    text,
+                    "-w",
+                    workers,
+                ],
+            )
+            .ok();
+            let sum = if want.is_empty() {
+                String::new()
+            } else {
+                format!(", wrapping sum {}", want.iter().sum::<i64>())
+            };
+            assert!(
+                out.contains(&format!("{} rows pass --where of ", want.len()))
+                    && out.contains(&format!(" read, 0 nulls{sum} in ")),
+                "{text}: {out}"
+            );
+        }
+        // train keeps the same rows.
+        run_in(
+            d,
+            &[
+                "train",
+                "-q",
+                "-i",
+                "t1.parquet",
+                "t2.parquet",
+                "-c",
+                "id",
+                "--where",
+                text,
+                "--expected-items",
+                "1000",
+                "-o",
+                "f.bjf",
+                "--overwrite",
+                "--report",
+                "r.json",
+            ],
+        )
+        .ok();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+        assert_eq!(report["rows_passing_where"], want.len() as u64, "{text}");
+    }
+    run_in(
+        d,
+        &[
+            "scan",
+            "-i",
+            "t1.parquet",
+            "-c",
+            "id",
+            "--where",
+            "gpr = 'a'",
+        ],
+    )
+    .fails(
+        2,
+        &["t1.parquet", "\"gpr\"", "--where", "did you mean \"grp\""],
+    );
+    run_in(
+        d,
+        &["scan", "-i", "t1.parquet", "-c", "id", "--where", "grp >"],
+    )
+    .fails(2, &["--where"]);
+}
+
 /// Found by an audit (2026-11-26): `--layout blocked --fpp 1e-15` panicked (the search for
 /// its number of hashes had an empty range above the most hashes allowed), and an fpp too
 /// small for any filter printed "need inf bits" with the rate as 300 digits. Now: tiny rates
