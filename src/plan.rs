@@ -667,7 +667,9 @@ impl SplitOptions {
 /// Expand, open and split `inputs`. The files are opened in parallel on the current pool.
 ///
 /// A file reached more than once (as a directory, a glob and a file; through a symlink or
-/// another spelling of its path) is read once, at its first place in that order.
+/// another spelling of its path) is read once, at its first place in that order. (Tests; the
+/// jobs plan with [`plan_with`].)
+#[cfg(test)]
 pub fn plan(inputs: &[String], split: impl Fn(u64) -> SplitOptions) -> Result<Plan> {
     plan_with(inputs, &InputOptions::default(), split)
 }

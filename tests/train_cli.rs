@@ -1122,6 +1122,59 @@ fn scan_with_a_where_counts_the_rows_train_keeps() {
             serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
         assert_eq!(report["rows_passing_where"], want.len() as u64, "{text}");
     }
+    // Partition directories: their column in --where (the other year's file is not opened)
+    // and as the scanned column, as train reads them. (`id <= 12` reads 14 rows: 2021's
+    // row groups of ids 15 to 20 are ruled out by their statistics.)
+    for (year, ids) in [(2020, 1..=10), (2021, 11..=20)] {
+        let dir = d.join(format!("hive/year={year}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ids: Vec<i64> = ids.collect();
+        write_parquet(
+            &dir.join("p.parquet"),
+            vec![("id", Arc::new(Int64Array::from(ids)) as ArrayRef)],
+            4,
+        );
+    }
+    let out = run_in(
+        d,
+        &[
+            "scan",
+            "-i",
+            "hive",
+            "-c",
+            "id",
+            "--where",
+            "year = 2021 AND id % 2 = 0",
+        ],
+    )
+    .ok();
+    assert!(
+        out.contains("5 rows pass --where of 10 read, 0 nulls, wrapping sum 80 in "),
+        "{out}"
+    );
+    let out = run_in(
+        d,
+        &["scan", "-i", "hive", "-c", "year", "--where", "id <= 12"],
+    )
+    .ok();
+    assert!(
+        out.contains("12 rows pass --where of 14 read, 0 nulls, wrapping sum 24242 in "),
+        "{out}"
+    );
+    run_in(
+        d,
+        &[
+            "scan",
+            "-i",
+            "hive",
+            "-c",
+            "id",
+            "--where",
+            "year = 2021",
+            "--no-hive-partitioning",
+        ],
+    )
+    .fails(2, &["\"year\"", "no such column"]);
     run_in(
         d,
         &[

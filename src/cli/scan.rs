@@ -13,7 +13,7 @@ use arrow::datatypes::{DataType, Int64Type};
 
 use crate::error::{Error, Result};
 use crate::expr::Predicate;
-use crate::plan::side::Filled;
+use crate::plan::side::{Filled, Source};
 use crate::plan::{self, InputFile, Plan, RangeReader, SplitOptions};
 use crate::read::{ReadOptions, SplitReader};
 
@@ -30,6 +30,10 @@ pub struct Args {
     /// its columns are read beside the column, as `train --where` reads them.
     #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
     pub predicate: Option<String>,
+    /// Do not read `name=value` directories in the inputs' paths (`dt=2024-01-01/`) as
+    /// columns of their files' rows (for --column and --where), as `train` does.
+    #[arg(long)]
+    pub no_hive_partitioning: bool,
     /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, short, value_name = "W")]
     pub workers: Option<usize>,
@@ -38,12 +42,12 @@ pub struct Args {
     pub batch_size: usize,
 }
 
-/// What a file gives the scan: the file's columns to decode (sorted), the scanned column's
-/// position among them, and the `--where` columns the file lacks (see
-/// [`crate::plan::side::where_fill`]).
+/// What a file gives the scan: the file's columns to decode (sorted), the scanned column (a
+/// position among them, or a partition directory's value), and the `--where` columns the
+/// file lacks (see [`crate::plan::side::where_fill`]).
 struct FileColumns {
     columns: Vec<usize>,
-    key_pos: usize,
+    key: Source,
     where_fill: Vec<Filled>,
 }
 
@@ -72,17 +76,29 @@ fn file_columns(
         .iter()
         .enumerate()
         .map(|(i, f)| {
+            let mut partition = None;
             let schema = f.schema();
             let file = f.location.to_string();
-            let key = schema.index_of(column).map_err(|_| Error::Column {
-                file: file.clone(),
-                column: column.to_string(),
-                reason: match crate::error::did_you_mean(column, schema) {
-                    Some(hint) => format!("no such column ({hint})"),
-                    None => "no such column".into(),
+            let key = match schema.index_of(column) {
+                Ok(k) => Some(k),
+                Err(_) => match crate::plan::side::partition_column(plan, i, column) {
+                    Some((_, value)) => {
+                        partition = Some(value);
+                        None
+                    }
+                    None => {
+                        return Err(Error::Column {
+                            file: file.clone(),
+                            column: column.to_string(),
+                            reason: match crate::error::did_you_mean(column, schema) {
+                                Some(hint) => format!("no such column ({hint})"),
+                                None => "no such column".into(),
+                            },
+                        })
+                    }
                 },
-            })?;
-            let mut columns = vec![key];
+            };
+            let mut columns: Vec<usize> = key.into_iter().collect();
             let mut missing = Vec::new();
             if let Some(p) = predicate {
                 let (checked, absent) = crate::plan::side::with_missing(schema, &where_fields);
@@ -92,11 +108,15 @@ fn file_columns(
             }
             columns.sort_unstable();
             columns.dedup();
+            let key = match (key, partition) {
+                (Some(k), _) => {
+                    Source::Decoded(columns.iter().position(|c| *c == k).expect("projected"))
+                }
+                (None, Some(value)) => Source::Partition(value),
+                (None, None) => Source::Null,
+            };
             Ok(FileColumns {
-                key_pos: columns
-                    .iter()
-                    .position(|c| *c == key)
-                    .expect("key is projected"),
+                key,
                 columns,
                 where_fill: crate::plan::side::where_fill(plan, i, missing),
             })
@@ -118,7 +138,15 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
     let pool = crate::map::worker_pool(workers)?;
     let totals = Totals::default();
     pool.install(|| -> Result<()> {
-        let plan = plan::plan(&args.input, |t| SplitOptions::for_workers(t, workers))?;
+        // As train plans: files whose partition values fail --where are not opened.
+        let inputs = plan::InputOptions {
+            hive_partitioning: !args.no_hive_partitioning,
+            predicate: predicate.cloned(),
+            key_filter: None,
+        };
+        let plan = plan::plan_with(&args.input, &inputs, |t| {
+            SplitOptions::for_workers(t, workers)
+        })?;
         let files = file_columns(&plan, &args.column, predicate)?;
         // The row groups of each split that --where may pass, by their statistics, as
         // train keeps them.
@@ -228,13 +256,17 @@ fn scan_groups(
         totals
             .read
             .fetch_add(b.num_rows() as u64, Ordering::Relaxed);
+        let column = match &fc.key {
+            Source::Decoded(pos) => b.column(*pos).clone(),
+            Source::Partition(value) => crate::plan::hive::repeat(value, b.num_rows())?,
+            Source::Null => return Err(Error::Internal("a scanned column of nulls".into())),
+        };
         let c: ArrayRef = match predicate {
             Some(p) => {
                 let mask = p.evaluate_filling(&b, &fc.where_fill)?;
-                arrow::compute::filter(b.column(fc.key_pos), &mask)
-                    .map_err(|e| Error::arrow("--where", e))?
+                arrow::compute::filter(&column, &mask).map_err(|e| Error::arrow("--where", e))?
             }
-            None => b.column(fc.key_pos).clone(),
+            None => column,
         };
         totals.rows.fetch_add(c.len() as u64, Ordering::Relaxed);
         totals
