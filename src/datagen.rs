@@ -71,7 +71,7 @@ pub struct DatagenSpec {
     #[arg(long, value_enum, default_value = "zstd", value_name = "CODEC")]
     pub compression: Codec,
     /// Level of --compression: zstd -131072 to 22 [default: 3, for small files], gzip 0 to 9
-    /// [6], brotli 0 to 11 [1]; snappy, lz4 and none have no levels.
+    /// (default 6), brotli 0 to 11 (default 1); snappy, lz4 and none have no levels.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub compression_level: Option<i32>,
     /// Worker threads (one file at a time each) [default: all cores].

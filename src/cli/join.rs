@@ -150,8 +150,8 @@ pub struct JoinSpec {
     /// Codec of the output's pages.
     #[arg(long, value_enum, default_value = "zstd", value_name = "CODEC")]
     pub compression: Codec,
-    /// Level of --compression: zstd -131072 to 22 [default: 1], gzip 0 to 9 [6], brotli 0
-    /// to 11 [1]; snappy, lz4 and none have no levels.
+    /// Level of --compression: zstd -131072 to 22 [default: 1], gzip 0 to 9 (default 6),
+    /// brotli 0 to 11 (default 1); snappy, lz4 and none have no levels.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub compression_level: Option<i32>,
     /// The most rows of an output row group (DuckDB's ROW_GROUP_SIZE) [default: 1048576].
@@ -162,7 +162,7 @@ pub struct JoinSpec {
     #[arg(long, value_name = "SIZE")]
     pub row_group_size: Option<String>,
     /// The most rows of an output file (Spark's maxRecordsPerFile): a part's further rows go
-    /// on in further files (part-00000-1-<run>.parquet, ...) [default: no limit].
+    /// on in further files (`part-00000-1-<run>.parquet`, ...) [default: no limit].
     #[arg(long, value_name = "N")]
     pub max_rows_per_file: Option<u64>,
     /// About the most bytes of an output file, e.g. 256MiB (DuckDB's FILE_SIZE_BYTES): a file

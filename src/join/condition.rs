@@ -123,7 +123,7 @@ pub(crate) struct Split {
     pub right: Vec<Predicate>,
 }
 
-/// The texts of the conjuncts a [`Split`] pushed into each side's where (for the summary,
+/// The texts of the conjuncts a `Split` pushed into each side's where (for the summary,
 /// the dry run and the report).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Pushed {
