@@ -2532,6 +2532,15 @@ def where_case(case, ctx):
             passing = json.load(f)["rows_passing_where"]
         if passing != theirs.num_rows:
             raise CaseFailed(f"train --where: {passing} rows pass, DuckDB {theirs.num_rows}")
+        # `scan --where` (the train benchmark's baseline) reads the same rows: it counts those
+        # that pass and sums their rid, which DuckDB's rows give too. (No draw of the seed.)
+        _, out, _ = case.run([ctx.bin, "scan", "-i", "t", "-c", "rid", "--where", bj, "--workers", "2"])
+        m = re.search(r": (\d+) rows pass --where of \d+ read, 0 nulls(?:, wrapping sum (-?\d+))? in ", out)
+        if not m:
+            raise CaseFailed(f"scan --where printed {out.strip()!r}")
+        want = sum(v for v in theirs.column("rid").to_pylist() if v is not None)
+        if int(m.group(1)) != theirs.num_rows or int(m.group(2) or 0) != want:
+            raise CaseFailed(f"scan --where: {m.group(1)} rows, sum {m.group(2)}; DuckDB {theirs.num_rows} rows, sum {want}")
     join = [ctx.bin, "--quiet", "join", "--filter", "f.bjf", "--left", "t", "--left-key", "rid",
             "--right", "t", "--right-key", "rid", "--type", "left-semi", "--select", "rid",
             "--workers", str(rng.randint(1, 3)), "-o", "out", "--report", "join.json",
