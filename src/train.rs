@@ -492,9 +492,9 @@ fn check_inputs(
         let mut columns: Vec<usize> = key_idx.iter().flatten().copied().collect();
         let mut where_missing = Vec::new();
         if let Some(p) = predicate {
-            let (checked, missing) = crate::plan::side::with_missing(schema, &where_fields);
-            p.check(&checked, &file)?;
-            columns.extend(p.columns().iter().filter_map(|c| schema.index_of(c).ok()));
+            let (read, missing) =
+                crate::plan::side::where_columns(p, schema, &file, &where_fields)?;
+            columns.extend(read);
             where_missing = missing;
         }
         let where_fill = crate::plan::side::where_fill(plan, file_index, where_missing);

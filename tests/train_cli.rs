@@ -1096,30 +1096,17 @@ fn scan_with_a_where_counts_the_rows_train_keeps() {
             );
         }
         // train keeps the same rows.
-        run_in(
-            d,
-            &[
-                "train",
-                "-q",
-                "-i",
-                "t1.parquet",
-                "t2.parquet",
-                "-c",
-                "id",
-                "--where",
-                text,
-                "--expected-items",
-                "1000",
-                "-o",
-                "f.bjf",
-                "--overwrite",
-                "--report",
-                "r.json",
-            ],
-        )
-        .ok();
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+        let args = [
+            "-i",
+            "t1.parquet",
+            "t2.parquet",
+            "-c",
+            "id",
+            "--where",
+            text,
+            "--overwrite",
+        ];
+        let (_, report) = train_with_report(d, "f.bjf", &args);
         assert_eq!(report["rows_passing_where"], want.len() as u64, "{text}");
     }
     // Partition directories: their column in --where (the other year's file is not opened)

@@ -87,23 +87,22 @@ fn file_columns(
                         None
                     }
                     None => {
-                        return Err(Error::Column {
-                            file: file.clone(),
-                            column: column.to_string(),
-                            reason: match crate::error::did_you_mean(column, schema) {
-                                Some(hint) => format!("no such column ({hint})"),
-                                None => "no such column".into(),
-                            },
-                        })
+                        return Err(crate::plan::side::missing_key(
+                            plan,
+                            &file,
+                            column,
+                            schema,
+                            "scanned column",
+                        ))
                     }
                 },
             };
             let mut columns: Vec<usize> = key.into_iter().collect();
             let mut missing = Vec::new();
             if let Some(p) = predicate {
-                let (checked, absent) = crate::plan::side::with_missing(schema, &where_fields);
-                p.check(&checked, &file)?;
-                columns.extend(p.columns().iter().filter_map(|c| schema.index_of(c).ok()));
+                let (read, absent) =
+                    crate::plan::side::where_columns(p, schema, &file, &where_fields)?;
+                columns.extend(read);
                 missing = absent;
             }
             columns.sort_unstable();

@@ -827,6 +827,22 @@ pub(crate) fn partition_column(plan: &Plan, file: usize, c: &str) -> Option<(Fie
     Some((p.field(c)?.clone(), p.value(file, c)?))
 }
 
+/// A `--where`'s columns in a file of schema `schema` (named `file`): the predicate is checked
+/// against the file's columns with the `where_fields` ([`where_fields`]) it lacks appended
+/// (nulls there, or a partition directory's value); returns the indices of the file's columns
+/// it reads and the fields the file lacks (for [`where_fill`]).
+pub(crate) fn where_columns(
+    p: &Predicate,
+    schema: &Schema,
+    file: &str,
+    where_fields: &[FieldRef],
+) -> Result<(Vec<usize>, Vec<FieldRef>)> {
+    let (checked, missing) = with_missing(schema, where_fields);
+    p.check(&checked, file)?;
+    let read = p.columns().iter().filter_map(|c| schema.index_of(c).ok());
+    Ok((read.collect(), missing))
+}
+
 /// `schema` with the `wanted` fields it lacks appended (for checking a `--where` against a
 /// file without some of its columns), and those fields.
 pub(crate) fn with_missing(schema: &Schema, wanted: &[FieldRef]) -> (Schema, Vec<FieldRef>) {
