@@ -1067,23 +1067,18 @@ fn scan_with_a_where_counts_the_rows_train_keeps() {
             .filter(|(i, g)| pass(*i, *g))
             .map(|(i, _)| *i)
             .collect();
+        let inputs = [
+            "-i",
+            "t1.parquet",
+            "t2.parquet",
+            "-c",
+            "id",
+            "--where",
+            text,
+        ];
         for workers in ["1", "2"] {
-            let out = run_in(
-                d,
-                &[
-                    "scan",
-                    "-i",
-                    "t1.parquet",
-                    "t2.parquet",
-                    "-c",
-                    "id",
-                    "--where",
-                    text,
-                    "-w",
-                    workers,
-                ],
-            )
-            .ok();
+            let args = [&["scan"], &inputs[..], &["-w", workers]].concat();
+            let out = run_in(d, &args).ok();
             let sum = if want.is_empty() {
                 String::new()
             } else {
@@ -1096,16 +1091,7 @@ fn scan_with_a_where_counts_the_rows_train_keeps() {
             );
         }
         // train keeps the same rows.
-        let args = [
-            "-i",
-            "t1.parquet",
-            "t2.parquet",
-            "-c",
-            "id",
-            "--where",
-            text,
-            "--overwrite",
-        ];
+        let args = [&inputs[..], &["--overwrite"]].concat();
         let (_, report) = train_with_report(d, "f.bjf", &args);
         assert_eq!(report["rows_passing_where"], want.len() as u64, "{text}");
     }
@@ -1122,46 +1108,22 @@ fn scan_with_a_where_counts_the_rows_train_keeps() {
             4,
         );
     }
-    let out = run_in(
-        d,
-        &[
-            "scan",
-            "-i",
-            "hive",
-            "-c",
-            "id",
-            "--where",
-            "year = 2021 AND id % 2 = 0",
-        ],
-    )
-    .ok();
+    let scan_hive = |column: &str, text: &str, more: &[&str]| {
+        let args = [&["scan", "-i", "hive", "-c", column, "--where", text], more].concat();
+        run_in(d, &args)
+    };
+    let out = scan_hive("id", "year = 2021 AND id % 2 = 0", &[]).ok();
     assert!(
         out.contains("5 rows pass --where of 10 read, 0 nulls, wrapping sum 80 in "),
         "{out}"
     );
-    let out = run_in(
-        d,
-        &["scan", "-i", "hive", "-c", "year", "--where", "id <= 12"],
-    )
-    .ok();
+    let out = scan_hive("year", "id <= 12", &[]).ok();
     assert!(
         out.contains("12 rows pass --where of 14 read, 0 nulls, wrapping sum 24242 in "),
         "{out}"
     );
-    run_in(
-        d,
-        &[
-            "scan",
-            "-i",
-            "hive",
-            "-c",
-            "id",
-            "--where",
-            "year = 2021",
-            "--no-hive-partitioning",
-        ],
-    )
-    .fails(2, &["\"year\"", "no such column"]);
+    scan_hive("id", "year = 2021", &["--no-hive-partitioning"])
+        .fails(2, &["\"year\"", "no such column"]);
     run_in(
         d,
         &[
