@@ -76,16 +76,14 @@ fn file_columns(
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let mut partition = None;
             let schema = f.schema();
             let file = f.location.to_string();
+            // The scanned column: the file's (its index in the file, made a position in the
+            // decoded batch below), or a partition directory's value.
             let key = match schema.index_of(column) {
-                Ok(k) => Some(k),
+                Ok(k) => Source::Decoded(k),
                 Err(_) => match crate::plan::side::partition_column(plan, i, column) {
-                    Some((_, value)) => {
-                        partition = Some(value);
-                        None
-                    }
+                    Some((_, value)) => Source::Partition(value),
                     None => {
                         return Err(crate::plan::side::missing_key(
                             plan,
@@ -97,7 +95,10 @@ fn file_columns(
                     }
                 },
             };
-            let mut columns: Vec<usize> = key.into_iter().collect();
+            let mut columns: Vec<usize> = match key {
+                Source::Decoded(k) => vec![k],
+                _ => Vec::new(),
+            };
             let mut missing = Vec::new();
             if let Some(p) = predicate {
                 let (read, absent) =
@@ -107,12 +108,11 @@ fn file_columns(
             }
             columns.sort_unstable();
             columns.dedup();
-            let key = match (key, partition) {
-                (Some(k), _) => {
+            let key = match key {
+                Source::Decoded(k) => {
                     Source::Decoded(columns.iter().position(|c| *c == k).expect("projected"))
                 }
-                (None, Some(value)) => Source::Partition(value),
-                (None, None) => Source::Null,
+                other => other,
             };
             Ok(FileColumns {
                 key,
@@ -202,7 +202,16 @@ pub fn run(args: Args, quiet: bool) -> Result<()> {
                 if groups.is_empty() {
                     return Ok(());
                 }
-                scan_groups(&file, groups, fc, predicate, &args, ahead, pages, &totals)
+                scan_groups(
+                    &file,
+                    groups,
+                    fc,
+                    predicate,
+                    args.batch_size,
+                    ahead,
+                    pages,
+                    &totals,
+                )
             },
         )?;
         Ok(())
@@ -233,7 +242,7 @@ fn scan_groups(
     groups: Vec<usize>,
     fc: &FileColumns,
     predicate: Option<&Predicate>,
-    args: &Args,
+    batch_size: usize,
     ahead: Option<crate::read::ahead::Prefetched>,
     pages: Option<crate::read::pages::Pages>,
     totals: &Totals,
@@ -243,7 +252,7 @@ fn scan_groups(
         groups,
         ReadOptions {
             columns: fc.columns.clone(),
-            batch_size: args.batch_size,
+            batch_size,
             row_filter: None,
             stored_form: Vec::new(),
             ahead,
@@ -286,6 +295,7 @@ fn scan_groups(
     }
     Ok(())
 }
+
 /// Whether the scan sums a column's values (as 64-bit integers): integer and date columns.
 fn summed(t: &DataType) -> bool {
     t.is_integer() || matches!(t, DataType::Date32 | DataType::Date64)
