@@ -490,13 +490,9 @@ fn check_inputs(
             })
             .collect();
         let mut columns: Vec<usize> = key_idx.iter().flatten().copied().collect();
-        let mut where_missing = Vec::new();
-        if let Some(p) = predicate {
-            let (read, missing) =
-                crate::plan::side::where_columns(p, schema, &file, &where_fields)?;
-            columns.extend(read);
-            where_missing = missing;
-        }
+        let (read, where_missing) =
+            crate::plan::side::where_columns(predicate, schema, &file, &where_fields)?;
+        columns.extend(read);
         let where_fill = crate::plan::side::where_fill(plan, file_index, where_missing);
         columns.sort_unstable();
         columns.dedup();

@@ -99,13 +99,9 @@ fn file_columns(
                 Source::Decoded(k) => vec![k],
                 _ => Vec::new(),
             };
-            let mut missing = Vec::new();
-            if let Some(p) = predicate {
-                let (read, absent) =
-                    crate::plan::side::where_columns(p, schema, &file, &where_fields)?;
-                columns.extend(read);
-                missing = absent;
-            }
+            let (read, missing) =
+                crate::plan::side::where_columns(predicate, schema, &file, &where_fields)?;
+            columns.extend(read);
             columns.sort_unstable();
             columns.dedup();
             let key = match key {

@@ -830,13 +830,16 @@ pub(crate) fn partition_column(plan: &Plan, file: usize, c: &str) -> Option<(Fie
 /// A `--where`'s columns in a file of schema `schema` (named `file`): the predicate is checked
 /// against the file's columns with the `where_fields` ([`where_fields`]) it lacks appended
 /// (nulls there, or a partition directory's value); returns the indices of the file's columns
-/// it reads and the fields the file lacks (for [`where_fill`]).
+/// it reads and the fields the file lacks (for [`where_fill`]). Without a predicate, none.
 pub(crate) fn where_columns(
-    p: &Predicate,
+    predicate: Option<&Predicate>,
     schema: &Schema,
     file: &str,
     where_fields: &[FieldRef],
 ) -> Result<(Vec<usize>, Vec<FieldRef>)> {
+    let Some(p) = predicate else {
+        return Ok((Vec::new(), Vec::new()));
+    };
     let (checked, missing) = with_missing(schema, where_fields);
     p.check(&checked, file)?;
     let read = p.columns().iter().filter_map(|c| schema.index_of(c).ok());
@@ -995,19 +998,9 @@ pub(crate) fn project_side(
             // The file's column index, turned into its position in the batch below.
             col_idx.push(Source::Decoded(i));
         }
-        let mut where_idx = Vec::new();
-        let mut where_missing = Vec::new();
-        if let Some(p) = &predicate {
-            let (checked, missing) = with_missing(schema, &where_fields);
-            p.check(&checked, &file)?;
-            for c in p.columns() {
-                if let Ok(i) = schema.index_of(c) {
-                    decode.push(i);
-                    where_idx.push(i);
-                }
-            }
-            where_missing = missing;
-        }
+        let (where_idx, where_missing) =
+            where_columns(predicate.as_ref(), schema, &file, &where_fields)?;
+        decode.extend(&where_idx);
         let where_fill = where_fill(&plan, file_index, where_missing);
         decode.sort_unstable();
         decode.dedup();
